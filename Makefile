@@ -1,0 +1,35 @@
+# bordir: the two commands of README.md, each sets up its own virtual environment.
+#   make demo   — set up and run the offline demo on the bundled data
+#   make test   — set up and run the test suite
+#   make docs   — build the documentation site (warnings are errors)
+
+PYTHON ?= python3
+VENV ?= .venv
+PIP := $(VENV)/bin/pip
+PY := $(VENV)/bin/python
+
+.PHONY: demo test docs bench clean
+
+$(VENV)/bin/activate:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+$(VENV)/.dev: pyproject.toml | $(VENV)/bin/activate
+	$(PIP) install -q -e '.[dev]'
+	touch $@
+
+$(VENV)/.demo: pyproject.toml | $(VENV)/bin/activate
+	$(PIP) install -q -e .
+	touch $@
+
+demo: $(VENV)/.demo
+	$(VENV)/bin/bordir data info demo
+
+test: $(VENV)/.dev
+	$(PY) -m pytest
+
+docs: $(VENV)/.dev
+	$(VENV)/bin/mkdocs build --strict -d site
+
+clean:
+	rm -rf $(VENV) site build dist .pytest_cache

@@ -1,0 +1,103 @@
+"""bordir: measure how retrieval-augmented generation behaves across languages.
+
+``import bordir`` is cheap: submodules (and their dependencies) load on first
+use of a name.
+
+Example:
+    >>> import bordir
+    >>> bordir.languages.get("iw").wiki
+    'he'
+    >>> bordir.load_demo().name
+    'demo'
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
+
+__all__ = [
+    "__version__",
+    "languages",
+    "errors",
+    "BordirError",
+    "ConfigError",
+    "DataError",
+    "MissingExtraError",
+    "UnknownLanguageError",
+    "Territory",
+    "Country",
+    "Query",
+    "Passage",
+    "Hit",
+    "BorderLines",
+    "Corpus",
+    "Mode",
+    "BordIRLines",
+    "load_borderlines",
+    "load_borderlines_files",
+    "load_borderlines_hub",
+    "load_bordirlines",
+    "load_demo",
+    "load_demo_corpus",
+]
+
+_LAZY = {
+    "languages": ("bordir.languages", None),
+    "errors": ("bordir.errors", None),
+    "BordirError": ("bordir.errors", "BordirError"),
+    "ConfigError": ("bordir.errors", "ConfigError"),
+    "DataError": ("bordir.errors", "DataError"),
+    "MissingExtraError": ("bordir.errors", "MissingExtraError"),
+    "UnknownLanguageError": ("bordir.errors", "UnknownLanguageError"),
+    "Territory": ("bordir.records", "Territory"),
+    "Country": ("bordir.records", "Country"),
+    "Query": ("bordir.records", "Query"),
+    "Passage": ("bordir.records", "Passage"),
+    "Hit": ("bordir.records", "Hit"),
+    "BorderLines": ("bordir.dataset", "BorderLines"),
+    "Corpus": ("bordir.corpus", "Corpus"),
+    "Mode": ("bordir.modes", "Mode"),
+    "BordIRLines": ("bordir.loaders.bordirlines", "BordIRLines"),
+    "load_borderlines": ("bordir.loaders", "load_borderlines"),
+    "load_borderlines_files": ("bordir.loaders", "load_borderlines_files"),
+    "load_borderlines_hub": ("bordir.loaders", "load_borderlines_hub"),
+    "load_bordirlines": ("bordir.loaders", "load_bordirlines"),
+    "load_demo": ("bordir.loaders", "load_demo"),
+    "load_demo_corpus": ("bordir.loaders", "load_demo_corpus"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'bordir' has no attribute {name!r}") from None
+    mod = importlib.import_module(module)
+    value = mod if attr is None else getattr(mod, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from . import errors, languages
+    from .corpus import Corpus
+    from .dataset import BorderLines
+    from .errors import BordirError, ConfigError, DataError, MissingExtraError, UnknownLanguageError
+    from .loaders import (
+        load_borderlines,
+        load_borderlines_files,
+        load_borderlines_hub,
+        load_bordirlines,
+        load_demo,
+        load_demo_corpus,
+    )
+    from .loaders.bordirlines import BordIRLines
+    from .modes import Mode
+    from .records import Country, Hit, Passage, Query, Territory

@@ -1,0 +1,5 @@
+import sys
+
+from bordir.cli import main
+
+sys.exit(main())

@@ -1,0 +1,2 @@
+["Marruecos", "España"]
+["Argentina", "Reino Unido"]

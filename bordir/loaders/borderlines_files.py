@@ -1,0 +1,279 @@
+"""Load BorderLines from a directory in the BorderLines repository's file layout.
+
+Layout (see ``docs/data.md``)::
+
+    disputed_territories.csv        Territory, Claimants (;-separated), Controller, Region,
+                                    Population, Query, QueryID
+    countries_info.json             {country: {Lang_Code, Lang_Name, Lang_Name_Native, Religion, Population}}
+    prompts_mc_q/prompts.<lang>     one query per line
+    prompts_mc_q/choices.<lang>     one JSON list of native claimant names per line
+    terms/line_inds.<lang>.txt      JSON list: the territory row of each query line
+    prompts_q_mc.en-control.txt     English control queries (optional: else the CSV's Query column)
+    choices.en-control.txt          their options (optional: else the English claimant names)
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from ..dataset import BorderLines
+from ..errors import DataError
+from ..records import Country, Territory
+from ._assemble import RawQuery, assemble
+
+__all__ = [
+    "load_borderlines_files",
+    "read_territories_csv",
+    "read_countries_json",
+    "parse_countries",
+    "SURINAME_REPAIR",
+]
+
+TERRITORY_COLUMNS = ("Territory", "Claimants", "Controller", "Region", "Population", "Query", "QueryID")
+COUNTRY_FIELDS = ("Lang_Code",)
+SURINAME_REPAIR = (
+    "countries_info.json: the record under the corrupted key 'SuriLang_Name' was read as 'Suriname' (Lang_Code nl)"
+)
+
+
+def _int_or_none(value: str, *, path: Path, line: int, field: str) -> int | None:
+    value = value.strip()
+    if value == "":
+        return None
+    try:
+        return int(float(value))
+    except ValueError:
+        raise DataError(f"expected a number, found {value!r}", path=path, line=line, field=field) from None
+
+
+def read_territories_csv(path: str | Path) -> tuple[list[Territory], list[str]]:
+    """Read ``disputed_territories.csv``: the territories and their English ``Query`` texts."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError("file not found (expected the BorderLines territories table)", path=path)
+    out: list[Territory] = []
+    texts: list[str] = []
+    with path.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        header = reader.fieldnames or []
+        missing = [c for c in TERRITORY_COLUMNS if c not in header]
+        if missing:
+            raise DataError(
+                f"missing column {missing[0]!r}; expected columns {', '.join(TERRITORY_COLUMNS)}, "
+                f"found {', '.join(header) or 'none'}",
+                path=path,
+                line=1,
+                field=missing[0],
+            )
+        for i, row in enumerate(reader):
+            line = i + 2
+            if None in row or any(v is None for v in row.values()):
+                found = sum(v is not None for k, v in row.items() if k is not None) + len(row.get(None) or [])
+                raise DataError(
+                    f"expected {len(header)} comma-separated fields, found {found}", path=path, line=line
+                )
+            name = row["Territory"].strip()
+            if not name:
+                raise DataError("empty territory name", path=path, line=line, field="Territory")
+            claimants = tuple(c.strip() for c in row["Claimants"].split(";") if c.strip())
+            if len(claimants) < 2:
+                raise DataError(
+                    f"expected at least two ';'-separated claimants, found {row['Claimants']!r}",
+                    path=path,
+                    line=line,
+                    field="Claimants",
+                )
+            controller = row["Controller"].strip()
+            if not controller:
+                raise DataError("empty controller (use 'Unknown')", path=path, line=line, field="Controller")
+            out.append(
+                Territory(
+                    name=name,
+                    claimants=claimants,
+                    controller=controller,
+                    region=row["Region"].strip(),
+                    population=_int_or_none(row["Population"], path=path, line=line, field="Population"),
+                    index=i,
+                )
+            )
+            texts.append(row["Query"].strip())
+    if not out:
+        raise DataError("the territories table has no rows", path=path)
+    return out, texts
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno) from None
+
+
+def read_countries_json(path: str | Path, *, repair: bool = False) -> tuple[dict[str, Country], list[str], list[str]]:
+    """Read ``countries_info.json``; return (countries, warnings, repairs).
+
+    The BorderLines file stores Suriname under the corrupted key
+    ``SuriLang_Name``. With ``repair=True`` it is read as ``Suriname`` and the
+    repair is recorded; otherwise it is left out and a warning says so.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError("file not found (expected the BorderLines countries table)", path=path)
+    return parse_countries(_load_json(path), path=str(path), repair=repair)
+
+
+def parse_countries(
+    data: Any, *, path: str, repair: bool = False
+) -> tuple[dict[str, Country], list[str], list[str]]:
+    """Turn ``{country: {Lang_Code, …}}`` into :class:`Country` records (see :func:`read_countries_json`)."""
+    if not isinstance(data, dict):
+        raise DataError(f"expected a JSON object of countries, found {type(data).__name__}", path=path)
+    countries: dict[str, Country] = {}
+    warnings: list[str] = []
+    repairs: list[str] = []
+    for name, rec in data.items():
+        if name == "SuriLang_Name":
+            if repair:
+                name = "Suriname"
+                repairs.append(SURINAME_REPAIR)
+            else:
+                warnings.append(
+                    f"{Path(path).name}: record under the corrupted key 'SuriLang_Name' (Suriname, nl) "
+                    "was left out as in the reference; load with repair=True (--repair) to read it as Suriname"
+                )
+                continue
+        if not isinstance(rec, dict) or not isinstance(rec.get("Lang_Code"), str) or not rec["Lang_Code"]:
+            raise DataError(
+                f"country {name!r}: expected an object with a non-empty string 'Lang_Code'",
+                path=path,
+                field=f"{name}.Lang_Code",
+            )
+        pop = rec.get("Population")
+        countries[name] = Country(
+            name=name,
+            lang=rec["Lang_Code"],
+            lang_name=str(rec.get("Lang_Name") or ""),
+            lang_name_native=str(rec.get("Lang_Name_Native") or ""),
+            religion=str(rec.get("Religion") or ""),
+            population=int(pop) if isinstance(pop, (int, float)) else None,
+        )
+    return countries, warnings, repairs
+
+
+def _read_lines(path: Path) -> list[str]:
+    with path.open(encoding="utf-8") as fh:
+        return [ln.rstrip("\r\n") for ln in fh if ln.strip()]
+
+
+def _read_choices(path: Path) -> list[tuple[str, ...]]:
+    out: list[tuple[str, ...]] = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, ln in enumerate(fh, start=1):
+            if not ln.strip():
+                continue
+            try:
+                val = json.loads(ln)
+            except json.JSONDecodeError as exc:
+                raise DataError(
+                    f"invalid JSON ({exc.msg}); expected a JSON list of option names", path=path, line=lineno
+                ) from None
+            if not isinstance(val, list) or not all(isinstance(v, str) for v in val):
+                raise DataError("expected a JSON list of option names (strings)", path=path, line=lineno)
+            out.append(tuple(val))
+    return out
+
+
+def _read_line_inds(path: Path) -> list[int]:
+    val = _load_json(path)
+    if not isinstance(val, list) or not all(isinstance(v, int) for v in val):
+        raise DataError("expected a JSON list of 0-based territory row numbers", path=path, line=1)
+    return val
+
+
+def read_query_files(directory: str | Path) -> list[RawQuery]:
+    """Read every ``prompts_mc_q/prompts.<lang>`` with its choices and line indices."""
+    root = Path(directory)
+    qdir = root / "prompts_mc_q"
+    if not qdir.is_dir():
+        raise DataError("directory not found (expected prompts_mc_q/ with prompts.<lang> files)", path=qdir)
+    out: list[RawQuery] = []
+    for prompts in sorted(qdir.glob("prompts.*")):
+        lang = prompts.name.split(".", 1)[1]
+        choices_path = qdir / f"choices.{lang}"
+        inds_path = root / "terms" / f"line_inds.{lang}.txt"
+        for p in (choices_path, inds_path):
+            if not p.is_file():
+                raise DataError(f"file not found; every prompts.{lang} needs it", path=p)
+        texts = _read_lines(prompts)
+        choices = _read_choices(choices_path)
+        inds = _read_line_inds(inds_path)
+        if not len(texts) == len(choices) == len(inds):
+            raise DataError(
+                f"{len(texts)} queries, {len(choices)} choice lines in {choices_path.name} and "
+                f"{len(inds)} line indices in {inds_path.name}; all three must be equal",
+                path=prompts,
+            )
+        for i, (text, opts, ind) in enumerate(zip(texts, choices, inds)):
+            out.append(RawQuery(lang, ind, text, opts, str(prompts), i + 1))
+    if not out:
+        raise DataError("no prompts.<lang> files found", path=qdir)
+    return out
+
+
+def read_control(
+    directory: str | Path, territories: list[Territory], table_texts: list[str], table_path: Path
+) -> list[RawQuery]:
+    """English control queries from the control files, or from the table's ``Query`` column."""
+    root = Path(directory)
+    qpath, cpath = root / "prompts_q_mc.en-control.txt", root / "choices.en-control.txt"
+    if qpath.is_file() and cpath.is_file():
+        texts, choices = _read_lines(qpath), _read_choices(cpath)
+        if not len(texts) == len(choices) == len(territories):
+            raise DataError(
+                f"{len(texts)} control queries and {len(choices)} choice lines for {len(territories)} territories",
+                path=qpath,
+            )
+        return [RawQuery("en", i, t, c, str(qpath), i + 1) for i, (t, c) in enumerate(zip(texts, choices))]
+    return [
+        RawQuery("en", t.index, text, t.claimants, str(table_path), t.index + 2)
+        for t, text in zip(territories, table_texts)
+    ]
+
+
+def load_borderlines_files(
+    path: str | Path, *, repair: bool = False, name: str = "borderlines"
+) -> BorderLines:
+    """Load BorderLines from a directory in the repository's file layout.
+
+    Args:
+        path: the directory holding ``disputed_territories.csv`` etc.
+        repair: read Suriname's record from its corrupted key (recorded in
+            ``repairs``). Off by default, as in the reference data.
+        name: the dataset id to report.
+
+    Raises:
+        DataError: a file is missing or malformed (the message names file, line and field).
+        UnknownLanguageError: a ``prompts.<lang>`` file has a code not in ``languages/``.
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise DataError("not a directory (expected a BorderLines data directory)", path=root)
+    table = root / "disputed_territories.csv"
+    territories, texts = read_territories_csv(table)
+    countries, warnings, repairs = read_countries_json(root / "countries_info.json", repair=repair)
+    control = read_control(root, territories, texts, table)
+    lang_queries = read_query_files(root)
+    return assemble(
+        name=name,
+        source=str(root),
+        territories=territories,
+        countries=countries,
+        control=control,
+        lang_queries=lang_queries,
+        warnings=warnings,
+        repairs=repairs,
+    )

@@ -1,0 +1,40 @@
+"""The built wheel carries the languages registry: `bordir list languages` works from it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from .conftest import REPO
+
+
+@pytest.mark.slow
+def test_wheel_installs_and_lists_languages(tmp_path):
+    dist = tmp_path / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), str(REPO)],
+        check=True, capture_output=True,
+    )
+    (wheel,) = dist.glob("bordir-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "bordir/_resources/languages/languages.tsv" in names
+    assert "bordir/data/demo/corpus/passages.jsonl" in names
+    assert "bordir/py.typed" in names
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    # dependencies come from the running environment's wheels (pip cache), the package from the wheel
+    subprocess.run([str(py), "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = subprocess.run([str(venv / "bin" / "bordir"), "list", "languages"], capture_output=True, text=True,
+                       cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "Hebrew" in r.stdout and "55 languages (49 query languages)" in r.stdout
+    r = subprocess.run([str(venv / "bin" / "bordir"), "data", "info", "demo", "--json"], capture_output=True,
+                       text=True, cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr

@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import difflib
+import hashlib
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 from . import languages
+from ._version import __version__
 from .errors import ConfigError, DataError
 from .records import Country, Query, Territory
 
@@ -91,6 +93,10 @@ class BorderLines:
             hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
             raise ConfigError(f"{self.name} has no query {query_id!r}{hint}") from None
 
+    def find_query(self, query_id: str) -> Query | None:
+        """The query with id ``query_id``, or None."""
+        return self._query_index.get(query_id)
+
     def queries_for(self, territory: str) -> tuple[Query, ...]:
         """The control query and every claimant-language query of ``territory``."""
         self.territory(territory)
@@ -136,6 +142,23 @@ class BorderLines:
                 counts[q.lang] += 1
         return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
+    def content_hash(self) -> str:
+        """``sha256-…`` of the territories, countries' languages and queries: the data identity in signatures."""
+        h = hashlib.sha256()
+        for t in self.territories:
+            h.update(repr((t.name, t.claimants, t.controller)).encode())
+        for c in sorted(self.countries.values(), key=lambda c: c.name):
+            h.update(repr((c.name, c.lang)).encode())
+        for q in self.queries:
+            h.update(repr((q.query_id, q.text, q.options)).encode())
+        return "sha256-" + h.hexdigest()[:16]
+
+    @property
+    def signature(self) -> str:
+        """``data:<name>|hash:sha256-…|repair:<yes/no>|version:<bordir>``."""
+        return (f"data:{self.name}|hash:{self.content_hash()}|repair:{'yes' if self.repairs else 'no'}"
+                f"|version:{__version__}")
+
     def info(self) -> dict[str, Any]:
         """Counts that describe the dataset (what ``bordir data info`` prints)."""
         n_control = sum(q.is_control for q in self.queries)
@@ -152,6 +175,7 @@ class BorderLines:
             "queries_per_language": self.lang_counts(),
             "warnings": list(self.warnings),
             "repairs": list(self.repairs),
+            "signature": self.signature,
         }
 
     # --- checks ------------------------------------------------------------

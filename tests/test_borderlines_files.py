@@ -167,3 +167,24 @@ def test_cli_bad_input_exits_2_with_one_line(demo_copy):
 
 def test_demo_loads_through_the_same_loader():
     assert load_demo().info()["queries"] == 34
+
+
+def test_upstream_repository_layout(tmp_path):
+    """The upstream repository keeps query files under translate/ and control queries under prompts/."""
+    root = tmp_path / "repo"
+    shutil.copytree(demo_dir(), root)
+    (root / "translate").mkdir()
+    (root / "prompts_mc_q").rename(root / "translate" / "prompts_mc_q")
+    (root / "terms").rename(root / "translate" / "terms")
+    (root / "prompts").mkdir()
+    (root / "prompts_q_mc.en-control.txt").rename(root / "prompts" / "prompts_q_mc.txt")
+    (root / "choices.en-control.txt").rename(root / "prompts" / "choices.txt")
+    ds = load_borderlines_files(root, name="demo")
+    assert ds.content_hash() == load_demo().content_hash()
+    assert ds.info()["queries"] == 34
+
+
+def test_info_carries_a_signature(real):
+    sig = real.info()["signature"]
+    assert sig.startswith("data:borderlines|hash:sha256-") and "repair:no" in sig and sig.endswith(
+        f"version:{__import__('bordir').__version__}")

@@ -15,6 +15,12 @@ def cli() -> None:
     questions across languages (BorderLines / BordIRLines)."""
 
 
+def _register_subcommands() -> None:
+    from .retrieve import retrieve_cmd
+
+    cli.add_command(retrieve_cmd)
+
+
 @cli.group(name="list")
 def list_() -> None:
     """List what bordir knows: languages, datasets."""
@@ -77,6 +83,7 @@ def data() -> None:
 def data_info(name: str, path: str | None, revision: str | None, repair: bool, n_hits: int, as_json: bool) -> None:
     """Counts for dataset NAME (borderlines, bordirlines, demo)."""
     from ..catalog import get_dataset_entry
+    from ..errors import ConfigError
 
     entry = get_dataset_entry(name)
     if entry.name == "bordirlines":
@@ -100,6 +107,8 @@ def data_info(name: str, path: str | None, revision: str | None, repair: bool, n
         from ..loaders import load_borderlines, load_demo, load_demo_corpus
 
         if entry.name == "demo":
+            if path or revision:
+                raise ConfigError("the demo dataset is bundled; --path and --revision do not apply to it")
             ds = load_demo()
             info = ds.info()
             corpus = load_demo_corpus()
@@ -122,3 +131,6 @@ def data_info(name: str, path: str | None, revision: str | None, repair: bool, n
                 click.echo(f"  - {item}")
         else:
             click.echo(f"{k}: {v}")
+
+
+_register_subcommands()

@@ -56,7 +56,7 @@ def assemble(
         t = territories[rq.territory_index]
         if len(rq.options) != len(t.claimants):
             raise DataError(
-                f"{len(rq.options)} options {list(rq.options)} for territory {t.name!r}, "
+                f"{len(rq.options)} option(s) {list(rq.options)} for territory {t.name!r}, "
                 f"which has {len(t.claimants)} claimants {list(t.claimants)}",
                 path=rq.path,
                 line=rq.line,

@@ -1,6 +1,8 @@
-"""Load BorderLines from a directory in the BorderLines repository's file layout.
+"""Load BorderLines from a directory in the BorderLines file layout.
 
-Layout (see ``docs/data.md``)::
+Layout (see ``docs/data.md``; the upstream repository keeps the query files
+under ``translate/`` and the control queries as ``prompts/prompts_q_mc.txt``
+and ``prompts/choices.txt`` — both layouts are read)::
 
     disputed_territories.csv        Territory, Claimants (;-separated), Controller, Region,
                                     Population, Query, QueryID
@@ -194,17 +196,30 @@ def _read_line_inds(path: Path) -> list[int]:
     return val
 
 
+def _first_existing(root: Path, *candidates: str) -> Path:
+    """The first of ``candidates`` (relative to ``root``) that exists, else the first one."""
+    for c in candidates:
+        if (root / c).exists():
+            return root / c
+    return root / candidates[0]
+
+
 def read_query_files(directory: str | Path) -> list[RawQuery]:
-    """Read every ``prompts_mc_q/prompts.<lang>`` with its choices and line indices."""
+    """Read every ``prompts_mc_q/prompts.<lang>`` with its choices and line indices.
+
+    Both the flat layout and the upstream repository's (``translate/prompts_mc_q``,
+    ``translate/terms``) are accepted.
+    """
     root = Path(directory)
-    qdir = root / "prompts_mc_q"
+    qdir = _first_existing(root, "prompts_mc_q", "translate/prompts_mc_q")
+    terms = _first_existing(root, "terms", "translate/terms")
     if not qdir.is_dir():
         raise DataError("directory not found (expected prompts_mc_q/ with prompts.<lang> files)", path=qdir)
     out: list[RawQuery] = []
     for prompts in sorted(qdir.glob("prompts.*")):
         lang = prompts.name.split(".", 1)[1]
         choices_path = qdir / f"choices.{lang}"
-        inds_path = root / "terms" / f"line_inds.{lang}.txt"
+        inds_path = terms / f"line_inds.{lang}.txt"
         for p in (choices_path, inds_path):
             if not p.is_file():
                 raise DataError(f"file not found; every prompts.{lang} needs it", path=p)
@@ -229,7 +244,8 @@ def read_control(
 ) -> list[RawQuery]:
     """English control queries from the control files, or from the table's ``Query`` column."""
     root = Path(directory)
-    qpath, cpath = root / "prompts_q_mc.en-control.txt", root / "choices.en-control.txt"
+    qpath = _first_existing(root, "prompts_q_mc.en-control.txt", "prompts/prompts_q_mc.txt")
+    cpath = _first_existing(root, "choices.en-control.txt", "prompts/choices.txt")
     if qpath.is_file() and cpath.is_file():
         texts, choices = _read_lines(qpath), _read_choices(cpath)
         if not len(texts) == len(choices) == len(territories):

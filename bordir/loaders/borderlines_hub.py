@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,11 +39,13 @@ _NAME_COLUMNS = ("Country", "country", "Name", "name", "index", "__index_level_0
 
 def _load(repo: str, config: str, revision: str | None, split: str | None = None) -> Any:
     datasets = require("datasets", "hub", purpose="loading BorderLines from the hub")
-    # datasets caches a local directory under its folder name only, so a changed (or another
-    # same-named) directory would be read from the stale cache: rebuild it for local paths.
-    mode = "force_redownload" if os.path.isdir(repo) else None
     try:
-        return datasets.load_dataset(repo, config, split=split, revision=revision, download_mode=mode)
+        if os.path.isdir(repo):
+            # datasets caches a local directory under its folder name (not its path or content), so an
+            # edited or another same-named directory would be read stale: build it afresh, in memory.
+            with tempfile.TemporaryDirectory(prefix="bordir-hub-") as cache:
+                return datasets.load_dataset(repo, config, split=split, cache_dir=cache, keep_in_memory=True)
+        return datasets.load_dataset(repo, config, split=split, revision=revision)
     except (FileNotFoundError, ValueError, ConnectionError) as exc:
         raise DataError(
             f"could not load configuration {config!r}: {exc}; check the repository id or pass a local directory",

@@ -1,0 +1,26 @@
+"""Retrieval: retrievers behind one interface, and the six BordIRLines modes.
+
+Example:
+    >>> from bordir.retrieval import Mode, mode_langs
+    >>> str(Mode.parse("qlang_en"))
+    'qlang+en'
+"""
+
+from __future__ import annotations
+
+from ..modes import Mode
+from .base import Retriever, available, get_retriever, register
+from .modes import Skip, mode_langs, swap_eligible, swap_partner, swap_skip_reason
+
+__all__ = [
+    "Mode",
+    "Retriever",
+    "available",
+    "get_retriever",
+    "register",
+    "Skip",
+    "mode_langs",
+    "swap_eligible",
+    "swap_partner",
+    "swap_skip_reason",
+]

@@ -1,0 +1,102 @@
+"""Which documents each retrieval mode may use (BordIRLines definitions).
+
+For a query in language ``l`` about territory ``t``, with ``C(t)`` the
+languages of all claimants of ``t``:
+
+=============  ==========================================================
+``no_ir``      no documents
+``qlang``      ``{l}``
+``qlang+en``   ``{l, en}``
+``en_only``    ``{en}``
+``rel_langs``  ``C(t) ∪ {en}``
+``swap_docs``  the ``qlang`` documents retrieved for the same territory's
+               query in the next claimant language (claimant order,
+               circular, de-duplicated, restricted to query languages)
+=============  ==========================================================
+
+Example:
+    >>> from bordir.loaders import load_demo
+    >>> ds = load_demo()
+    >>> q = ds.query("Senkaku_Islands_ja")
+    >>> mode_langs(Mode.REL_LANGS, q, ds)
+    ('zht', 'zhs', 'ja', 'en')
+    >>> swap_partner(q, ds).query_id    # ja is last among zht, zhs, ja: wraps to zht
+    'Senkaku_Islands_zht'
+    >>> swap_partner(ds.query("Western_Sahara_ar"), ds) is None   # both claimants speak Arabic
+    True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import languages
+from ..dataset import BorderLines
+from ..modes import Mode
+from ..records import Query, query_id
+
+__all__ = ["mode_langs", "swap_partner", "swap_skip_reason", "swap_eligible", "Skip"]
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """A (query, mode) for which the mode is not defined, and why."""
+
+    query_id: str
+    mode: str
+    reason: str
+
+
+def _dedup(codes) -> tuple[str, ...]:
+    out: list[str] = []
+    for c in codes:
+        if c not in out:
+            out.append(c)
+    return tuple(out)
+
+
+def _swap_langs(query: Query, ds: BorderLines) -> tuple[str, ...]:
+    query_langs = {l.code for l in languages.query_languages()}
+    return tuple(c for c in ds.claimant_langs(query.territory) if c in query_langs)
+
+
+def swap_skip_reason(query: Query, ds: BorderLines) -> str | None:
+    """Why ``swap_docs`` is undefined for ``query``, or None if it is defined."""
+    langs = _swap_langs(query, ds)
+    if query.lang not in langs:
+        return f"query language {query.lang} is not a claimant language of {query.territory}"
+    if len(langs) < 2:
+        return f"the claimants of {query.territory} share one language ({langs[0]})"
+    return None
+
+
+def swap_partner(query: Query, ds: BorderLines) -> Query | None:
+    """The query whose ``qlang`` documents ``swap_docs`` gives to ``query`` (None if skipped)."""
+    if swap_skip_reason(query, ds) is not None:
+        return None
+    langs = _swap_langs(query, ds)
+    other = langs[(langs.index(query.lang) + 1) % len(langs)]
+    return ds.query(query_id(query.territory, other))
+
+
+def swap_eligible(ds: BorderLines) -> list[Query]:
+    """The queries for which ``swap_docs`` is defined."""
+    return [q for q in ds.queries if swap_skip_reason(q, ds) is None]
+
+
+def mode_langs(mode: Mode | str, query: Query, ds: BorderLines) -> tuple[str, ...]:
+    """Document languages ``mode`` searches for ``query`` (for ``swap_docs``: the partner's language)."""
+    mode = Mode.parse(mode)
+    l = query.lang
+    if mode is Mode.NO_IR:
+        return ()
+    if mode is Mode.QLANG:
+        return (l,)
+    if mode is Mode.QLANG_EN:
+        return _dedup((l, "en"))
+    if mode is Mode.EN_ONLY:
+        return ("en",)
+    if mode is Mode.REL_LANGS:
+        return _dedup((*ds.claimant_langs(query.territory), "en"))
+    partner = swap_partner(query, ds)
+    return () if partner is None else (partner.lang,)

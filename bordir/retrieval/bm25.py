@@ -1,0 +1,179 @@
+"""BM25 (via the ``bm25s`` package): one index per document language.
+
+Each document language gets its own ``bm25s`` index over the passages of that
+language, analysed by :mod:`bordir.retrieval.analysis` (stemming, word splitting
+or bigrams as the languages registry says). A query is analysed with the
+analyzer of the *documents'* language: BM25 only matches words, so it is not
+cross-lingual, and :mod:`bordir.retrieval.run` gives it the parallel query in
+the documents' language. Scores of different languages come from different
+indexes and are made comparable by min-max fusion by default.
+
+Only the passage text is indexed (not the title), as for the dense retrievers.
+
+Example:
+    >>> from bordir.loaders import load_demo_corpus
+    >>> from bordir.retrieval.base import get_retriever
+    >>> corpus = load_demo_corpus()
+    >>> bm25 = get_retriever("bm25")
+    >>> bm25.fit(corpus)
+    >>> pool = corpus.pool("Crimea", "en")
+    >>> scores = bm25.score("Is Crimea a peninsula of Russia or Ukraine?", "en", pool)
+    >>> scores.shape == (len(pool),) and scores.dtype.kind == "f"
+    True
+    >>> dict(pool[int(scores.argmax())].meta)["about"]
+    'territory'
+    >>> sorted(bm25.signature())
+    ['analysis', 'b', 'bm25s', 'k1', 'method', 'ret']
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+import numpy as np
+
+from .._extras import require
+from ..corpus import Corpus
+from ..errors import ConfigError
+from ..records import Passage
+from . import analysis
+from .base import Retriever, register
+
+__all__ = ["BM25Retriever", "METHODS"]
+
+METHODS = ("robertson", "lucene", "atire", "bm25l", "bm25+")
+"""The BM25 variants ``bm25s`` implements."""
+
+
+class _LangIndex:
+    """The ``bm25s`` index of one document language and the row of each of its documents.
+
+    ``bm25`` is ``None`` when no document of the language has a token (``bm25s`` cannot index that).
+    """
+
+    __slots__ = ("lang", "bm25", "analyze", "rows")
+
+    def __init__(self, lang: str, bm25: Any, analyze: Callable[[str], list[str]], rows: dict[str, int]) -> None:
+        self.lang = lang
+        self.bm25 = bm25
+        self.analyze = analyze
+        self.rows = rows
+        """doc_id → row of the document in ``bm25`` (the corpus's (lang, doc_id) → row, for this lang)."""
+
+    def scores(self, query_text: str) -> np.ndarray:
+        """BM25 scores of every document of the index for ``query_text`` (tokens not in the vocabulary count 0)."""
+        tokens = self.analyze(query_text)
+        if self.bm25 is None or not tokens:
+            return np.zeros(len(self.rows), dtype=np.float32)
+        return self.bm25.get_scores(tokens)
+
+
+def _version(module: Any) -> str:
+    version = getattr(module, "__version__", None)
+    return str(version) if version else importlib.metadata.version("bm25s")
+
+
+@register("bm25")
+class BM25Retriever(Retriever):
+    """Okapi BM25 over per-language indexes built with ``bm25s``.
+
+    Args:
+        k1: term-frequency saturation (``>= 0``).
+        b: document-length normalisation (``0 <= b <= 1``).
+        method: the ``bm25s`` BM25 variant: ``lucene`` (default), ``robertson``,
+            ``atire``, ``bm25l`` or ``bm25+``.
+
+    Raises:
+        ConfigError: a parameter is out of range.
+        MissingExtraError: ``bm25s`` (or PyStemmer) is not installed.
+    """
+
+    name = "bm25"
+    cross_lingual = False
+    default_fusion = "minmax"
+
+    def __init__(self, *, k1: float = 1.5, b: float = 0.75, method: str = "lucene") -> None:
+        if isinstance(k1, bool) or not isinstance(k1, (int, float)) or not k1 >= 0:
+            raise ConfigError(f"bm25: k1 must be a number >= 0, found {k1!r}")
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 1:
+            raise ConfigError(f"bm25: b must be a number between 0 and 1, found {b!r}")
+        if method not in METHODS:
+            raise ConfigError(f"bm25: unknown method {method!r}; choose one of {', '.join(METHODS)}")
+        self.k1 = float(k1)
+        self.b = float(b)
+        self.method = method
+        self._bm25s = require("bm25s", "bm25", purpose="BM25 retrieval")
+        self._indexes: dict[str, _LangIndex] = {}
+        self._fitted = False
+
+    def fit(self, corpus: Corpus) -> None:
+        """Build one ``bm25s`` index per document language of ``corpus`` (replacing any earlier fit)."""
+        by_lang: dict[str, list[Passage]] = defaultdict(list)
+        for p in corpus:
+            by_lang[p.lang].append(p)
+        indexes: dict[str, _LangIndex] = {}
+        for lang, passages in by_lang.items():
+            analyze = analysis.analyzer(lang)
+            bm25 = self._index([analyze(p.text) for p in passages])
+            indexes[lang] = _LangIndex(lang, bm25, analyze, {p.doc_id: i for i, p in enumerate(passages)})
+        self._indexes = indexes
+        self._fitted = True
+
+    def _index(self, tokens: list[list[str]]) -> Any:
+        if not any(tokens):  # bm25s cannot index an empty vocabulary
+            return None
+        bm25 = self._bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
+        bm25.index(tokens, show_progress=False)
+        return bm25
+
+    def score(self, query_text: str, query_lang: str, docs: Sequence[Passage]) -> np.ndarray:
+        """BM25 scores of ``docs`` (all of one language ``d``) for ``query_text``, analysed as language ``d``.
+
+        ``query_lang`` is not used for analysis: words match only within the documents' language.
+
+        Raises:
+            ConfigError: :meth:`fit` was not called, ``docs`` mix languages, or a
+                document is not in the fitted corpus.
+        """
+        if not docs:
+            return np.zeros(0, dtype=np.float64)
+        lang = docs[0].lang
+        index = self._indexes.get(lang)
+        if index is None:
+            if not self._fitted:
+                raise ConfigError("bm25: score() was called before fit(corpus)")
+            raise ConfigError(
+                f"bm25: document {docs[0].doc_id!r} in language {lang!r} is not in the fitted corpus "
+                f"(it has no {lang!r} documents; fitted languages: {', '.join(sorted(self._indexes))})"
+            )
+        rows = index.rows
+        try:
+            idx = [rows[p.doc_id] for p in docs if p.lang == lang]
+        except KeyError:
+            idx = []
+        if len(idx) != len(docs):
+            self._raise_bad_docs(docs, index)
+        return index.scores(query_text)[idx].astype(np.float64)
+
+    def _raise_bad_docs(self, docs: Sequence[Passage], index: _LangIndex) -> NoReturn:
+        langs = sorted({p.lang for p in docs})
+        if len(langs) > 1:
+            raise ConfigError(f"bm25: score() needs documents of one language, found {', '.join(langs)}")
+        missing = next(p for p in docs if p.doc_id not in index.rows)
+        raise ConfigError(
+            f"bm25: document {missing.doc_id!r} in language {index.lang!r} is not in the fitted corpus; "
+            "fit() the corpus the pools come from"
+        )
+
+    def signature(self) -> dict[str, str]:
+        return {
+            "ret": self.name,
+            "k1": f"{self.k1:g}",
+            "b": f"{self.b:g}",
+            "method": self.method,
+            "analysis": "registry",
+            "bm25s": _version(self._bm25s),
+        }

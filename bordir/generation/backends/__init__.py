@@ -1,0 +1,1 @@
+"""Built-in backends (each imports its SDK only when used)."""

@@ -1,0 +1,27 @@
+"""``mock/<behaviour>`` — a backend for unit tests of logic only (never proof that a real backend works).
+
+Behaviours: ``echo`` returns the last user message; ``first`` answers the
+first option label; ``fixed:<text>`` always answers ``<text>``.
+"""
+
+from __future__ import annotations
+
+from ..backend import Backend, backend
+from ..types import GenerationRequest, GenerationResult
+
+
+@backend("mock")
+class MockBackend(Backend):
+    provider = "mock"
+    max_concurrency = 64
+
+    def generate(self, request: GenerationRequest) -> GenerationResult:
+        if self.model == "echo":
+            text = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
+        elif self.model == "first":
+            text = request.options[0] if request.options else "A)"
+        elif self.model.startswith("fixed:"):
+            text = self.model.removeprefix("fixed:")
+        else:
+            text = ""
+        return GenerationResult(text=text, model=request.model, input_tokens=0, output_tokens=len(text.split()))

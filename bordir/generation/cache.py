@@ -1,0 +1,240 @@
+"""The response cache: one SQLite file mapping ``GenerationRequest.cache_key()`` to the result.
+
+Only successful results are stored, so a re-run retries the calls that failed.
+Each :meth:`ResponseCache.put` commits at once: a crash (even ``SIGKILL``)
+loses at most the calls in flight. The file is in WAL mode with a busy
+timeout, so several threads (sharing one connection behind a lock) and
+several processes can read and write it at the same time.
+
+Each row holds the key, the model, the creation time (Unix seconds), the
+request's full key payload as JSON (for auditing: a request never contains API
+keys) and the result as JSON.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> from bordir.generation.types import GenerationRequest, GenerationResult, Message
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "responses.sqlite3"
+    >>> req = GenerationRequest(model="mock/echo", messages=(Message("user", "Is Crimea ..."),))
+    >>> with ResponseCache(path) as cache:
+    ...     cache.get(req) is None
+    ...     cache.put(req, GenerationResult(text="A) Russia", model="mock/echo"))
+    ...     cache.put(req.replace(seed=1), GenerationResult(text="", model="mock/echo", error="HTTP 500"))
+    ...     cache.get(req).text, cache.get(req).cached, len(cache)
+    True
+    True
+    False
+    ('A) Russia', True, 1)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from os import PathLike
+from pathlib import Path
+
+from ..errors import DataError
+from .types import GenerationRequest, GenerationResult
+
+__all__ = ["ResponseCache", "default_cache_path", "CACHE_ENV"]
+
+CACHE_ENV = "BORDIR_CACHE"
+"""Environment variable naming the cache file (default ``~/.cache/bordir/responses.sqlite3``)."""
+
+_SCHEMA_VERSION = "1"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key      TEXT PRIMARY KEY,
+    model    TEXT NOT NULL,
+    created  REAL NOT NULL,
+    request  TEXT NOT NULL,
+    result   TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', '1');
+"""
+# SQLite's IN (...) limit is 32766 parameters on current builds; stay well below.
+_CHUNK = 500
+
+
+def default_cache_path() -> Path:
+    """``$BORDIR_CACHE`` if set, else ``~/.cache/bordir/responses.sqlite3``."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".cache" / "bordir" / "responses.sqlite3"
+
+
+class ResponseCache:
+    """A response cache in one SQLite file, safe for threads and processes.
+
+    Args:
+        path: the SQLite file (created with its parent folders). Default:
+            :func:`default_cache_path`.
+        timeout: seconds to wait for another writer's lock before failing.
+        synchronous: SQLite ``synchronous`` level. ``"NORMAL"`` (default) survives
+            a crash or ``SIGKILL`` of the process; ``"FULL"`` also survives a power
+            loss, at one disk sync per stored result.
+
+    Raises:
+        DataError: the file exists but is not a bordir response cache.
+    """
+
+    def __init__(
+        self,
+        path: str | PathLike[str] | None = None,
+        *,
+        timeout: float = 60.0,
+        synchronous: str = "NORMAL",
+    ) -> None:
+        self.path = Path(path).expanduser() if path is not None else default_cache_path()
+        if synchronous.upper() not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
+            raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, got {synchronous!r}")
+        self.timeout = float(timeout)
+        self.synchronous = synchronous.upper()
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        self._pid = os.getpid()
+        self._closed = False
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._init_schema()
+
+    # -- connection ----------------------------------------------------------------------------
+    # One connection guarded by a lock: SQLite serialises writers anyway, and a per-thread
+    # connection would leak one file handle per pool thread of every run. A forked child
+    # process opens its own connection (SQLite connections must not cross a fork).
+
+    def _connect(self) -> sqlite3.Connection:
+        # isolation_level=None: autocommit, so every statement commits at once.
+        conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+        deadline = time.monotonic() + self.timeout
+        while True:  # switching to WAL needs a moment of exclusive access
+            try:
+                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    conn.close()
+                    raise
+                time.sleep(0.01)
+        if str(mode).lower() != "wal":
+            conn.close()
+            raise DataError(f"could not switch the response cache to WAL mode (got {mode!r})", path=self.path)
+        conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+        return conn
+
+    def _execute(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError(f"{self!r} is closed")
+            if self._conn is None or self._pid != os.getpid():
+                self._conn = self._connect()
+                self._pid = os.getpid()
+            return self._conn.execute(sql, params).fetchall()
+
+    def _init_schema(self) -> None:
+        try:
+            with self._lock:
+                self._execute("SELECT 1")  # opens the connection
+                assert self._conn is not None
+                self._conn.executescript(_SCHEMA)
+            row = self._execute("SELECT value FROM meta WHERE name = 'schema_version'")
+            cols = [r[1] for r in self._execute("PRAGMA table_info(responses)")]
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            raise DataError(
+                f"not a bordir response cache ({exc}); pass another path or delete the file", path=self.path
+            ) from None
+        version = row[0][0] if row else None
+        if version != _SCHEMA_VERSION or cols != ["key", "model", "created", "request", "result"]:
+            self.close()
+            raise DataError(
+                f"response cache schema {version!r} with columns {cols}; expected schema "
+                f"{_SCHEMA_VERSION!r} (key, model, created, request, result). Use another path or delete the file",
+                path=self.path,
+            )
+
+    def close(self) -> None:
+        """Close the connection (the file stays). Further use raises RuntimeError."""
+        with self._lock:
+            self._closed = True
+            conn, self._conn = self._conn, None
+        if conn is not None and self._pid == os.getpid():
+            conn.close()
+
+    def __enter__(self) -> ResponseCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ResponseCache({str(self.path)!r})"
+
+    # -- reading and writing -----------------------------------------------------------------
+
+    def get(self, request: GenerationRequest) -> GenerationResult | None:
+        """The stored result for ``request`` (``cached=True``, ``attempts=0``, ``latency_s=0``), or None."""
+        return self.get_key(request.cache_key())
+
+    def get_key(self, key: str) -> GenerationResult | None:
+        """Like :meth:`get`, by cache key."""
+        rows = self._execute("SELECT result FROM responses WHERE key = ?", (key,))
+        if not rows:
+            return None
+        result = GenerationResult.from_json(rows[0][0], cached=True)
+        return dataclasses.replace(result, attempts=0, latency_s=0.0)
+
+    def put(self, request: GenerationRequest, result: GenerationResult) -> bool:
+        """Store a successful result and commit; failed results are not stored.
+
+        Returns:
+            True if the result was stored (or replaced a stored one).
+        """
+        if not result.ok:
+            return False
+        payload = json.dumps(request.key_payload(), ensure_ascii=False, sort_keys=True)
+        self._execute(
+            "INSERT OR REPLACE INTO responses (key, model, created, request, result) VALUES (?, ?, ?, ?, ?)",
+            (request.cache_key(), request.model, time.time(), payload, result.to_json()),
+        )
+        return True
+
+    def contains_keys(self, keys: Iterable[str]) -> set[str]:
+        """The subset of ``keys`` that are stored (one query per 500 keys)."""
+        keys = list(dict.fromkeys(keys))
+        found: set[str] = set()
+        for i in range(0, len(keys), _CHUNK):
+            chunk = keys[i : i + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            found.update(r[0] for r in self._execute(f"SELECT key FROM responses WHERE key IN ({marks})", chunk))
+        return found
+
+    def __contains__(self, request: object) -> bool:
+        if not isinstance(request, GenerationRequest):
+            return False
+        return bool(self._execute("SELECT 1 FROM responses WHERE key = ?", (request.cache_key(),)))
+
+    def __len__(self) -> int:
+        return int(self._execute("SELECT COUNT(*) FROM responses")[0][0])
+
+    def keys(self) -> list[str]:
+        """Every stored cache key, sorted."""
+        return [r[0] for r in self._execute("SELECT key FROM responses ORDER BY key")]
+
+    def delete(self, request: GenerationRequest) -> bool:
+        """Forget the stored result of ``request``; True if there was one."""
+        with self._lock:
+            had = bool(self._execute("SELECT 1 FROM responses WHERE key = ?", (request.cache_key(),)))
+            self._execute("DELETE FROM responses WHERE key = ?", (request.cache_key(),))
+        return had
+
+    def integrity_check(self) -> str:
+        """SQLite's ``PRAGMA integrity_check``: ``"ok"`` for a sound file."""
+        return "\n".join(r[0] for r in self._execute("PRAGMA integrity_check"))

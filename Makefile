@@ -7,6 +7,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PIP := $(VENV)/bin/pip
 PY := $(VENV)/bin/python
+export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: demo test docs bench clean
 

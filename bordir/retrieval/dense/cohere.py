@@ -1,0 +1,143 @@
+"""``cohere/<model>``: Cohere embeddings (default ``embed-multilingual-v3.0``).
+
+Uses the official ``cohere`` client's v2 API (``ClientV2.embed``) with
+``input_type="search_document"`` for passages and ``"search_query"`` for
+queries, ``embedding_types=["float"]``, in batches of 96 texts (the API's
+limit). The key comes from ``CO_API_KEY`` (or ``COHERE_API_KEY``, or
+``api_key=``) and the endpoint from ``CO_API_URL`` (or ``base_url=``); the key is
+handed to the client only. 429 and 5xx responses are retried by the client,
+honouring ``Retry-After``; ``max_retries`` is set explicitly (default 6).
+
+Install with ``pip install 'bordir[cohere]'``.
+
+Example:
+    >>> from bordir.retrieval import get_retriever
+    >>> get_retriever("cohere", use_cache=False).signature()
+    {'ret': 'cohere/embed-multilingual-v3.0', 'model': 'embed-multilingual-v3.0', 'dims': '1024', 'norm': 'l2', 'truncate': 'END'}
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..._extras import require
+from ...errors import BordirError, ConfigError
+from ..base import register
+from .base import DenseRetriever
+
+__all__ = ["CohereEmbeddings"]
+
+MAX_BATCH = 96
+"""Texts per request the Cohere embed API accepts."""
+
+
+@register("cohere")
+class CohereEmbeddings(DenseRetriever):
+    """Embeddings from the Cohere API (v2 ``/v2/embed``).
+
+    Args:
+        model: the embedding model (default ``embed-multilingual-v3.0``).
+        dims: ``output_dimension`` for models that support it (``embed-v4.0``).
+        base_url: the API endpoint (default ``$CO_API_URL``, else Cohere's).
+        api_key: the key (default ``$CO_API_KEY`` or ``$COHERE_API_KEY``); never stored outside the client.
+        truncate: how the API shortens over-long texts (``END``, ``START`` or ``NONE``).
+        max_retries: retries on 429 / 5xx.
+        timeout: seconds per request.
+        **options: see :class:`~bordir.retrieval.dense.base.DenseRetriever` (``batch_size`` default 96).
+    """
+
+    provider: ClassVar[str] = "cohere"
+    default_model: ClassVar[str] = "embed-multilingual-v3.0"
+    known_dims: ClassVar[dict[str, int]] = {
+        "embed-multilingual-v3.0": 1024,
+        "embed-multilingual-light-v3.0": 384,
+        "embed-english-v3.0": 1024,
+        "embed-english-light-v3.0": 384,
+        "embed-v4.0": 1536,
+    }
+    default_batch_size: ClassVar[int] = MAX_BATCH
+
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        dims: int | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        truncate: str = "END",
+        max_retries: int = 6,
+        timeout: float = 60.0,
+        **options: Any,
+    ) -> None:
+        self._cohere = require("cohere", "cohere", purpose="Cohere embeddings")
+        self._api_error = require("cohere.core", "cohere").ApiError
+        self._http_error = require("httpx", "cohere").HTTPError
+        super().__init__(model=model, dims=dims, **options)
+        if self.batch_size > MAX_BATCH:
+            raise ConfigError(f"Cohere embeds at most {MAX_BATCH} texts per request; got batch_size={self.batch_size}")
+        if truncate not in ("END", "START", "NONE"):
+            raise ConfigError(f"truncate must be END, START or NONE, got {truncate!r}")
+        self.truncate = truncate
+        self._request_dims = dims
+        self._base_url = base_url
+        self._api_key = api_key
+        self.max_retries = int(max_retries)
+        self.timeout = float(timeout)
+        self._client: Any = None
+
+    def embedding_params(self) -> dict[str, str]:
+        return {"truncate": self.truncate}
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            key = self._api_key or os.environ.get("CO_API_KEY") or os.environ.get("COHERE_API_KEY")
+            if not key:
+                raise ConfigError(
+                    "Cohere embeddings need an API key; neither CO_API_KEY nor COHERE_API_KEY is set. "
+                    "Set one (export CO_API_KEY=…) or pass api_key=…"
+                )
+            # ClientV2 reads CO_API_URL when cohere is imported; read it now instead
+            base_url = self._base_url or os.environ.get("CO_API_URL") or None
+            self._client = self._cohere.ClientV2(
+                api_key=key, base_url=base_url, max_retries=self.max_retries, timeout=self.timeout,
+                client_name="bordir",
+            )
+            self._api_key = None  # the client holds it now
+        return self._client
+
+    def _embed(self, texts: Sequence[str], input_type: str) -> np.ndarray:
+        client = self._get_client()
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            chunk = [t if t.strip() else " " for t in texts[start:start + self.batch_size]]
+            kwargs: dict[str, Any] = {"model": self.model, "input_type": input_type, "texts": chunk,
+                                      "embedding_types": ["float"], "truncate": self.truncate}
+            if self._request_dims is not None:
+                kwargs["output_dimension"] = self._request_dims
+            try:
+                resp = client.embed(**kwargs)
+            except self._api_error as exc:
+                raise BordirError(
+                    f"{self.name}: embed request failed with HTTP {exc.status_code}"
+                    f"{' (check CO_API_KEY)' if exc.status_code in (401, 403) else ''}: {exc.body}"
+                ) from exc
+            except self._http_error as exc:
+                raise BordirError(f"{self.name}: embed request failed: {type(exc).__name__}: {exc}") from exc
+            got = resp.embeddings.float_ if resp.embeddings is not None else None
+            if got is None or len(got) != len(chunk):
+                n = 0 if got is None else len(got)
+                raise BordirError(f"{self.name}: asked for {len(chunk)} float embeddings, the API returned {n}")
+            rows.extend(got)
+        if not rows:
+            return np.zeros((0, self.dims or 0), dtype=np.float32)
+        return np.asarray(rows, dtype=np.float32)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts, "search_document")
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts, "search_query")

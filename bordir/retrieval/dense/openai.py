@@ -1,0 +1,129 @@
+"""``openai/<model>``: OpenAI embeddings (default ``text-embedding-3-large``, BordIRLines' system).
+
+Uses the official ``openai`` client: ``client.embeddings.create(model=…, input=[…])``
+in batches of 64 texts. The API key comes from ``OPENAI_API_KEY`` (or
+``api_key=``) and the endpoint from ``OPENAI_BASE_URL`` (or ``base_url=``); the key
+is handed to the client only, never kept in signatures, caches or logs.
+Rate limits (429) and server errors (5xx) are retried by the client with
+exponential backoff that honours ``Retry-After``; ``max_retries`` is set
+explicitly (default 6).
+
+Install with ``pip install 'bordir[openai]'``.
+
+Example:
+    >>> from bordir.retrieval import get_retriever
+    >>> get_retriever("openai", use_cache=False).signature()
+    {'ret': 'openai/text-embedding-3-large', 'model': 'text-embedding-3-large', 'dims': '3072', 'norm': 'l2'}
+    >>> get_retriever("openai/text-embedding-3-small", dims=512, use_cache=False).signature()["dims"]
+    '512'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from ..._extras import require
+from ...errors import BordirError, ConfigError
+from ..base import register
+from .base import DenseRetriever
+
+__all__ = ["OpenAIEmbeddings"]
+
+
+@register("openai")
+class OpenAIEmbeddings(DenseRetriever):
+    """Embeddings from the OpenAI API (or any server speaking its ``/v1/embeddings`` protocol).
+
+    Args:
+        model: the embedding model (default ``text-embedding-3-large``).
+        dims: request shortened vectors (``dimensions=``; ``text-embedding-3-*`` only).
+        base_url: the API endpoint (default ``$OPENAI_BASE_URL``, else OpenAI's).
+        api_key: the key (default ``$OPENAI_API_KEY``); never stored outside the client.
+        max_retries: retries on 429 / 5xx / connection errors.
+        timeout: seconds per request.
+        **options: see :class:`~bordir.retrieval.dense.base.DenseRetriever` (``batch_size`` default 64).
+    """
+
+    provider: ClassVar[str] = "openai"
+    default_model: ClassVar[str] = "text-embedding-3-large"
+    known_dims: ClassVar[dict[str, int]] = {
+        "text-embedding-3-large": 3072,
+        "text-embedding-3-small": 1536,
+        "text-embedding-ada-002": 1536,
+    }
+    default_batch_size: ClassVar[int] = 64
+
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        dims: int | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        max_retries: int = 6,
+        timeout: float = 60.0,
+        **options: Any,
+    ) -> None:
+        self._openai = require("openai", "openai", purpose="OpenAI embeddings")
+        super().__init__(model=model, dims=dims, **options)
+        self._request_dims = dims
+        self._base_url = base_url
+        self._api_key = api_key
+        self.max_retries = int(max_retries)
+        self.timeout = float(timeout)
+        self._client: Any = None
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            key = self._api_key or os.environ.get("OPENAI_API_KEY")
+            if not key:
+                raise ConfigError(
+                    "OpenAI embeddings need an API key; OPENAI_API_KEY is not set. "
+                    "Set it (export OPENAI_API_KEY=…) or pass api_key=…"
+                )
+            base_url = self._base_url or os.environ.get("OPENAI_BASE_URL") or None
+            self._client = self._openai.OpenAI(
+                api_key=key, base_url=base_url, max_retries=self.max_retries, timeout=self.timeout
+            )
+            self._api_key = None  # the client holds it now
+        return self._client
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        client = self._get_client()
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            # the API rejects empty strings
+            chunk = [t if t.strip() else " " for t in texts[start:start + self.batch_size]]
+            kwargs: dict[str, Any] = {"model": self.model, "input": chunk, "encoding_format": "float"}
+            if self._request_dims is not None:
+                kwargs["dimensions"] = self._request_dims
+            try:
+                resp = client.embeddings.create(**kwargs)
+            except self._openai.APIError as exc:
+                raise _provider_error(exc, self.name, client) from exc
+            data = sorted(resp.data, key=lambda d: d.index)
+            if len(data) != len(chunk):
+                raise BordirError(f"{self.name}: asked for {len(chunk)} embeddings, the API returned {len(data)}")
+            rows.extend(d.embedding for d in data)
+        if not rows:
+            return np.zeros((0, self.dims or 0), dtype=np.float32)
+        return np.asarray(rows, dtype=np.float32)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts)
+
+
+def _provider_error(exc: Exception, name: str, client: Any) -> BordirError:
+    status = getattr(exc, "status_code", None)
+    host = urlsplit(str(getattr(client, "base_url", ""))).netloc or "the API"
+    what = f"HTTP {status}" if status else type(exc).__name__
+    hint = " (check OPENAI_API_KEY)" if status in (401, 403) else ""
+    return BordirError(f"{name}: embeddings request to {host} failed with {what}{hint}: {exc}")

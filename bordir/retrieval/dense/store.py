@@ -1,0 +1,330 @@
+"""Corpus embeddings, computed once per (corpus, embedder) and cached on disk.
+
+An :class:`EmbeddingStore` keeps one file per corpus content hash and embedder
+signature::
+
+    $BORDIR_CACHE/embeddings/<embedder-slug>/<corpus-hash>.npz    matrix + keys + parameters
+    $BORDIR_CACHE/embeddings/<embedder-slug>/<corpus-hash>.json   the same parameters, for people
+
+``$BORDIR_CACHE`` defaults to ``~/.cache/bordir``. The ``.npz`` holds the
+``float32`` L2-normalised matrix (row ``i`` is passage ``i`` of the corpus), the
+``(lang, doc_id)`` keys and the embedder's parameters; it is self-contained, the
+JSON is only a readable copy. Both are written atomically (a temporary file in
+the same directory, then :func:`os.replace`), so an interrupted run never
+leaves a half-written cache. A cache whose keys, dimensions or parameters do
+not match is recomputed with an :class:`EmbeddingCacheWarning`.
+
+Example:
+    >>> import numpy as np
+    >>> m = np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]], dtype=np.float32)
+    >>> rows, scores = cosine_top_k(m, np.array([1.0, 0.0], dtype=np.float32), k=2)
+    >>> rows.tolist(), [round(float(s), 2) for s in scores]
+    ([0, 1], [1.0, 0.6])
+    >>> embedder_slug("openai/text-embedding-3-large", {"dims": "3072"})[:30]
+    'openai-text-embedding-3-large-'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+import warnings
+import zipfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Protocol
+
+import numpy as np
+
+from ..._version import __version__
+from ...corpus import Corpus
+from ...errors import BordirError, ConfigError
+from ...records import Passage
+
+__all__ = [
+    "STORE_FORMAT",
+    "CorpusEmbeddings",
+    "DocumentEmbedder",
+    "EmbeddingCacheWarning",
+    "EmbeddingStore",
+    "cosine_top_k",
+    "default_cache_dir",
+    "embedder_slug",
+    "l2_normalise",
+]
+
+STORE_FORMAT = 1
+"""Version of the on-disk layout; a cache of another format is recomputed."""
+
+
+class EmbeddingCacheWarning(UserWarning):
+    """A cached embedding file did not match and is being recomputed."""
+
+
+class DocumentEmbedder(Protocol):
+    """What the store needs from an embedder (:class:`~bordir.retrieval.dense.base.DenseRetriever` is one)."""
+
+    @property
+    def name(self) -> str: ...
+
+    batch_size: int
+
+    def embedding_signature(self) -> dict[str, str]:
+        """Parameters that change document vectors (model, dims …): the cache key."""
+        ...
+
+    def expected_dims(self) -> int | None:
+        """The vector size the model returns, when known in advance."""
+        ...
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """One row per text."""
+        ...
+
+
+def default_cache_dir() -> Path:
+    """``$BORDIR_CACHE`` if set, else ``~/.cache/bordir`` (read at call time)."""
+    env = os.environ.get("BORDIR_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "bordir"
+
+
+def embedder_slug(name: str, params: Mapping[str, str]) -> str:
+    """A directory name for an embedder: its readable name plus a digest of its parameters."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "embedder"
+    digest = hashlib.sha256(json.dumps(dict(sorted(params.items())), sort_keys=True).encode()).hexdigest()[:10]
+    return f"{safe}-{digest}"
+
+
+def l2_normalise(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length, as ``float32``; all-zero rows stay zero."""
+    m = np.asarray(matrix, dtype=np.float32)
+    if m.ndim == 1:
+        n = float(np.linalg.norm(m))
+        return m / n if n > 0 else m.copy()
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (m / norms).astype(np.float32, copy=False)
+
+
+def cosine_top_k(
+    matrix: np.ndarray, query: np.ndarray, k: int, rows: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact cosine search: the ``k`` best rows of an L2-normalised ``matrix`` for ``query``.
+
+    Args:
+        matrix: ``(n, d)`` unit rows.
+        query: ``(d,)`` unit vector.
+        k: how many rows to return (fewer if there are fewer candidates).
+        rows: restrict the search to these row indices.
+
+    Returns:
+        Row indices and their scores, best first; ties keep row order.
+    """
+    cand = np.arange(len(matrix)) if rows is None else np.asarray(rows, dtype=np.intp)
+    scores = matrix[cand] @ np.asarray(query, dtype=np.float32)
+    k = max(0, min(int(k), len(cand)))
+    order = np.lexsort((cand, -scores))[:k]
+    return cand[order], scores[order]
+
+
+@dataclass(frozen=True, eq=False)
+class CorpusEmbeddings:
+    """The embedding matrix of one corpus under one embedder.
+
+    Attributes:
+        matrix: ``(n, d)`` ``float32``, L2-normalised; row ``i`` is passage ``i`` of the corpus.
+        keys: the ``(lang, doc_id)`` of each row.
+        path: the cache file (``None`` when caching is off).
+        computed: True if the vectors were computed by this call, False if loaded from the cache.
+    """
+
+    matrix: np.ndarray
+    keys: tuple[tuple[str, str], ...]
+    path: Path | None = None
+    computed: bool = True
+    _index: dict[tuple[str, str], int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_index", {k: i for i, k in enumerate(self.keys)})
+
+    @property
+    def dims(self) -> int:
+        return int(self.matrix.shape[1]) if self.matrix.ndim == 2 else 0
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def rows(self, docs: Sequence[Passage]) -> np.ndarray:
+        """Row indices of ``docs``; every document must belong to the embedded corpus."""
+        out = np.empty(len(docs), dtype=np.intp)
+        for i, p in enumerate(docs):
+            row = self._index.get(p.key)
+            if row is None:
+                raise ConfigError(
+                    f"document {p.doc_id!r} ({p.lang}) is not in the corpus the retriever was fitted on; "
+                    "call fit() with the corpus the pools come from"
+                )
+            out[i] = row
+        return out
+
+    def search(self, query: np.ndarray, k: int = 10, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`cosine_top_k` over this matrix."""
+        return cosine_top_k(self.matrix, query, k, rows)
+
+
+class EmbeddingStore:
+    """Computes corpus embeddings once and keeps them on disk.
+
+    Args:
+        cache_dir: the cache root (default: :func:`default_cache_dir`, read when used).
+        use_cache: False to always compute and never write.
+        progress: show a progress bar while embedding (None: only on a terminal).
+    """
+
+    def __init__(
+        self, cache_dir: str | os.PathLike[str] | None = None, *, use_cache: bool = True, progress: bool | None = None
+    ) -> None:
+        self._cache_dir = None if cache_dir is None else Path(cache_dir).expanduser()
+        self.use_cache = use_cache
+        self.progress = progress
+
+    @property
+    def cache_dir(self) -> Path:
+        return self._cache_dir if self._cache_dir is not None else default_cache_dir()
+
+    def path_for(self, corpus: Corpus, embedder: DocumentEmbedder) -> Path:
+        """Where the embeddings of ``corpus`` by ``embedder`` are cached."""
+        slug = embedder_slug(embedder.name, embedder.embedding_signature())
+        return self.cache_dir / "embeddings" / slug / f"{corpus.content_hash()}.npz"
+
+    def __repr__(self) -> str:
+        return f"EmbeddingStore(cache_dir={str(self.cache_dir)!r}, use_cache={self.use_cache})"
+
+    # -- public ---------------------------------------------------------------
+
+    def get(self, corpus: Corpus, embedder: DocumentEmbedder) -> CorpusEmbeddings:
+        """Embeddings of every passage of ``corpus``: loaded from the cache, or computed and cached."""
+        keys = tuple(p.key for p in corpus)
+        params = dict(embedder.embedding_signature())
+        dims = embedder.expected_dims()
+        path = self.path_for(corpus, embedder) if self.use_cache else None
+        if path is not None and path.exists():
+            matrix, problem = _load(path, keys, params, dims)
+            if matrix is not None:
+                return CorpusEmbeddings(matrix, keys, path, computed=False)
+            warnings.warn(
+                f"embedding cache {path} does not match ({problem}); recomputing it",
+                EmbeddingCacheWarning,
+                stacklevel=3,
+            )
+        matrix = self._compute(corpus, embedder, dims)
+        if path is not None:
+            meta = {
+                "format": STORE_FORMAT,
+                "embedder": embedder.name,
+                "params": params,
+                "corpus": corpus.content_hash(),
+                "corpus_name": corpus.name,
+                "passages": len(keys),
+                "dims": int(matrix.shape[1]),
+                "dtype": "float32",
+                "normalisation": "l2",
+                "bordir": __version__,
+                "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            }
+            _write(path, matrix, keys, meta)
+        return CorpusEmbeddings(matrix, keys, path, computed=True)
+
+    # -- internals --------------------------------------------------------------
+
+    def _compute(self, corpus: Corpus, embedder: DocumentEmbedder, dims: int | None) -> np.ndarray:
+        # identical texts (e.g. a paragraph present in two language editions) are embedded once
+        unique: dict[str, int] = {}
+        where = np.array([unique.setdefault(p.text, len(unique)) for p in corpus], dtype=np.intp)
+        texts = list(unique)
+        batch = max(1, int(embedder.batch_size))
+        parts: list[np.ndarray] = []
+        from tqdm.auto import tqdm
+
+        with tqdm(total=len(texts), desc=f"embed {embedder.name}", unit="passage",
+                  disable=(not self.progress) if self.progress is not None else None) as bar:
+            for start in range(0, len(texts), batch):
+                chunk = texts[start:start + batch]
+                out = np.asarray(embedder.embed_documents(chunk), dtype=np.float32)
+                if out.ndim != 2 or out.shape[0] != len(chunk):
+                    raise BordirError(
+                        f"{embedder.name} returned embeddings of shape {out.shape} for {len(chunk)} texts; "
+                        f"expected ({len(chunk)}, dims)"
+                    )
+                parts.append(out)
+                bar.update(len(chunk))
+        if not parts:
+            return np.zeros((0, dims or 0), dtype=np.float32)
+        width = {p.shape[1] for p in parts}
+        if len(width) != 1:
+            raise BordirError(f"{embedder.name} returned vectors of different sizes {sorted(width)} in one corpus")
+        got = width.pop()
+        if dims is not None and got != dims:
+            raise ConfigError(
+                f"{embedder.name} returned {got}-dimensional vectors; its signature says {dims}. "
+                "Pass dims= to match the model"
+            )
+        return l2_normalise(np.concatenate(parts))[where]
+
+
+def _load(
+    path: Path, keys: tuple[tuple[str, str], ...], params: dict[str, str], dims: int | None
+) -> tuple[np.ndarray | None, str]:
+    """The cached matrix if it matches ``keys``/``params``/``dims``, else ``(None, why)``."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"][()]))
+            matrix = np.asarray(z["matrix"])
+            langs = z["langs"].tolist()
+            ids = z["doc_ids"].tolist()
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        return None, f"unreadable: {type(exc).__name__}: {exc}"
+    if meta.get("format") != STORE_FORMAT:
+        return None, f"format {meta.get('format')!r}, expected {STORE_FORMAT}"
+    if meta.get("params") != params:
+        return None, f"parameters {meta.get('params')!r}, expected {params!r}"
+    if matrix.dtype != np.float32 or matrix.ndim != 2:
+        return None, f"matrix {matrix.dtype}{list(matrix.shape)}, expected float32 (n, d)"
+    if len(langs) != len(keys) or len(ids) != len(keys) or matrix.shape[0] != len(keys):
+        return None, f"{matrix.shape[0]} rows for a corpus of {len(keys)} passages"
+    if list(zip(langs, ids)) != list(keys):
+        return None, "document keys differ from the corpus"
+    if dims is not None and matrix.shape[1] != dims and len(keys) > 0:
+        return None, f"{matrix.shape[1]} dimensions, expected {dims}"
+    return matrix, ""
+
+
+def _write(path: Path, matrix: np.ndarray, keys: tuple[tuple[str, str], ...], meta: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    langs = np.array([k[0] for k in keys], dtype=str)
+    ids = np.array([k[1] for k in keys], dtype=str)
+    text = json.dumps(meta, ensure_ascii=False, indent=2)
+    _atomic_write(path, lambda f: np.savez(f, matrix=matrix, langs=langs, doc_ids=ids, meta=np.array(text)))
+    _atomic_write(path.with_suffix(".json"), lambda f: f.write(text.encode("utf-8") + b"\n"))
+
+
+def _atomic_write(path: Path, writer: Callable[[IO[bytes]], object]) -> None:
+    """Write ``path`` through a temporary file in the same directory and :func:`os.replace`."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            writer(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

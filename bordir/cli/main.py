@@ -17,8 +17,12 @@ def cli() -> None:
 
 def _register_subcommands() -> None:
     from .retrieve import retrieve_cmd
+    from .run import run_cmd
+    from .score import score_group
 
     cli.add_command(retrieve_cmd)
+    cli.add_command(run_cmd)
+    cli.add_command(score_group)
 
 
 @cli.group(name="list")

@@ -216,6 +216,9 @@ def retrieve(
     depth = max(depth, k)
     queries = list(dataset.queries if queries is None else queries)
     retriever.fit(corpus)
+    warm = getattr(retriever, "warm_queries", None)
+    if warm is not None and retriever.cross_lingual:
+        warm(sorted({q.text for q in queries}))  # embed all queries in batches (API retrievers: few calls)
 
     cache: dict[tuple[str, tuple[str, ...]], list] = {}
 

@@ -1,0 +1,80 @@
+"""``bordir score``: concurrence scores from responses."""
+
+from __future__ import annotations
+
+import click
+
+from ._output import echo_json, echo_table
+
+_POLICIES = ("reference", "strict")
+_CI = ("t95", "paper")
+_LABELS = {
+    "kb_cs": "KB CS",
+    "control_cs": "Control CS",
+    "non_control_cs": "Non-control CS",
+    "delta_cs": "Delta CS",
+    "delta_cs_abs": "Delta CS (unnorm.)",
+    "cst_cs": "Cst CS all",
+    "cst_cs_unknown": "Cst CS unk",
+}
+
+
+@click.group("score")
+def score_group() -> None:
+    """Score responses (BorderLines / BordIRLines concurrence scores)."""
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.3f}"
+
+
+def _count(run: dict, metric: str) -> str:
+    c = run["counts"].get(metric)
+    if c is None:
+        return ""
+    if metric in ("kb_cs", "control_cs"):
+        return f"{int(c['numerator'])}/{c['denominator']}"
+    unit = "pairs" if metric.startswith("cst") else "answers"
+    return f"{c['denominator']} territories, {c['items']} {unit}"
+
+
+@score_group.command("borderlines-table")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
+@click.option("--policy", type=click.Choice(_POLICIES), default="reference", show_default=True,
+              help="reference: exactly calculate_CS.py; strict: None answers are missing (skipped, counted).")
+@click.option("--ci", type=click.Choice(_CI), default="t95", show_default=True,
+              help="Interval over runs: t95 (sample sd, ddof=1) or paper (population sd, as BordIRLines).")
+@click.option("--boot", "n_resamples", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Also a cluster bootstrap over territories with this many resamples (0: off).")
+@click.option("--seed", type=int, help="Bootstrap seed (default: $BORDIR_SEED or 12345).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (values as fractions).")
+def borderlines_table(files: tuple[str, ...], policy: str, ci: str, n_resamples: int, seed: int | None,
+                      as_json: bool) -> None:
+    """Score BorderLines response_table.csv FILES (one per run), as calculate_CS.py does."""
+    from ..metrics.legacy import score_legacy_tables
+
+    result = score_legacy_tables(files, policy=policy, ci=ci, n_resamples=n_resamples, seed=seed)  # type: ignore[arg-type]
+    if as_json:
+        echo_json(result)
+        return
+    runs, summary = result["runs"], result["summary"]
+    headers = ["metric", *(f"run {i}" for i in range(len(runs))), "mean", "95% CI"]
+    if n_resamples:
+        headers.append("boot 95% CI")
+    rows = []
+    for m, label in _LABELS.items():
+        s = summary[m]
+        ci_text = "-" if s["ci95"] is None else f"[{_pct(s['ci95'][0])}, {_pct(s['ci95'][1])}]"
+        row = [label, *(_pct(r[m]) for r in runs), _pct(s["mean"]), ci_text]
+        if n_resamples:
+            b = s.get("boot95")
+            row.append("-" if b is None else f"[{_pct(b[0])}, {_pct(b[1])}]")
+        rows.append(row)
+    echo_table(headers, rows)
+    click.echo("values x100; counts per run:")
+    for i, r in enumerate(runs):
+        counts = "; ".join(f"{_LABELS[m]} {_count(r, m)}" for m in r["counts"])
+        click.echo(f"  run {i} ({r['file']}): {r['n_territories']} territories, {r['n_queries']} queries; {counts}")
+        for m, note in r.get("notes", {}).items():
+            click.echo(f"    {_LABELS[m]}: {note}")
+    click.echo(f"signature: {result['signature']}")

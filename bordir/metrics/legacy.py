@@ -1,0 +1,219 @@
+"""Score BorderLines ``response_table.csv`` files exactly as ``calculate_CS.py`` does.
+
+A response table has one row per territory with the columns ``Territory``,
+``Claimants`` and ``Claimant_Codes`` (``;``-separated), ``Controller``,
+``Controller_Code``, ``Responses_d`` (a Python dict literal: query language →
+the *Pick*, an English country name), ``Response_en`` and
+``Response_Controller``. One file is one run.
+
+Semantics (policy ``reference``, the default here, matches ``calculate_CS.py``):
+
+1. ``Responses_d`` loses its ``en`` entry unless ``en`` is in ``Claimant_Codes``.
+2. KB = (``Controller == Response_en``), left out for ``Unknown`` controllers.
+3. For known controllers each ``Responses_d`` entry is Control when its code is
+   ``Controller_Code``, otherwise a Non-control comparison with the controller.
+4. Cst: every unordered pair of ``Responses_d`` values, for all territories.
+
+Values are compared literally (``"None"`` matches no controller; two ``None``
+entries agree). Under ``strict``, ``None``, ``"None"`` and empty answers are
+missing instead: skipped and counted. A legacy table cannot tell which Picks
+were unparsed answers turned into option A; only literal ``None`` answers can
+be treated as missing.
+
+``n_queries`` of a table is Σ over territories of \\|``Responses_d`` after
+step 1 ∪ {``en``}\\|: every claimant-language response plus the control
+response, the ``en`` query counted once (720 for complete BorderLines and
+BordIRLines tables, the reference's ``num_queries``).
+
+``Response_Controller`` is read but not needed (it repeats ``Responses_d``'s
+controller-language entry).
+
+Example:
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text(
+    ...     "Territory,Claimants,Claimant_Codes,Controller,Controller_Code,Responses_d,Response_en,Response_Controller\\n"
+    ...     "X,A;B,a;b,A,a,\\"{'a': 'A', 'b': 'A', 'en': 'B'}\\",B,A\\n")
+    >>> r = score_legacy_tables([p])
+    >>> r["runs"][0]["kb_cs"], r["runs"][0]["control_cs"], r["runs"][0]["cst_cs"], r["runs"][0]["n_queries"]
+    (0.0, 1.0, 1.0, 3)
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import DataError
+from .cs import METRICS, TerritoryStats, build_stats, fix_responses_d, territory_stats
+from .responses import Policy, check_policy
+from .signature import Signature
+from .uncertainty import CIVariant, cluster_bootstrap, resolve_seed, t_interval
+
+__all__ = ["LEGACY_COLUMNS", "read_response_table", "legacy_stats", "score_legacy_tables"]
+
+LEGACY_COLUMNS: tuple[str, ...] = (
+    "Territory",
+    "Claimants",
+    "Claimant_Codes",
+    "Controller",
+    "Controller_Code",
+    "Responses_d",
+    "Response_en",
+    "Response_Controller",
+)
+_REQUIRED = LEGACY_COLUMNS[:-1]  # Response_Controller is optional: it is never used
+
+_RUN_KEYS = METRICS
+
+
+def _split(value: str) -> list[str]:
+    return value.split(";") if value != "" else []
+
+
+def read_response_table(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read one response table; ``Claimants``/``Claimant_Codes`` become lists, ``Responses_d`` a dict.
+
+    Cells are read as text (no NA conversion): ``Response_en`` keeps ``"None"``.
+
+    Raises:
+        DataError: missing file or columns, or a bad row (names file, line and field).
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise DataError("no such file (expected a BorderLines response_table.csv)", path=p)
+    try:
+        with p.open(newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            header = reader.fieldnames or []
+            missing = [c for c in _REQUIRED if c not in header]
+            if missing:
+                raise DataError(
+                    f"missing column(s) {', '.join(missing)}; a response table has {', '.join(LEGACY_COLUMNS)}",
+                    path=p, line=1, field=missing[0])
+            rows = []
+            start = reader.line_num + 1
+            for raw in reader:
+                line = start
+                start = reader.line_num + 1
+                if None in raw or any(raw.get(c) is None for c in _REQUIRED):
+                    raise DataError(f"expected {len(header)} fields", path=p, line=line)
+                rows.append(_parse_row(raw, p, line))
+    except UnicodeDecodeError as exc:
+        raise DataError(f"not UTF-8 text ({exc.reason})", path=p) from None
+    except csv.Error as exc:
+        raise DataError(f"not a CSV file ({exc})", path=p) from None
+    if not rows:
+        raise DataError("the table has no rows", path=p)
+    return pd.DataFrame(rows)
+
+
+def _parse_row(raw: dict[str, str], path: Path, line: int) -> dict[str, Any]:
+    for col in ("Territory", "Claimants", "Controller"):
+        if raw[col].strip() == "":
+            raise DataError("is empty", path=path, line=line, field=col)
+    text = raw["Responses_d"]
+    try:
+        responses_d = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        raise DataError(f"not a Python dict literal: {text[:60]!r}", path=path, line=line,
+                        field="Responses_d") from None
+    if not isinstance(responses_d, dict):
+        raise DataError(f"expected a dict literal, found {type(responses_d).__name__}: {text[:60]!r}",
+                        path=path, line=line, field="Responses_d")
+    for k, v in responses_d.items():
+        if not isinstance(k, str) or not (v is None or isinstance(v, str)):
+            raise DataError(f"entries must map a language code to a country name, found {k!r}: {v!r}",
+                            path=path, line=line, field="Responses_d")
+    return {
+        "Territory": raw["Territory"],
+        "Claimants": _split(raw["Claimants"]),
+        "Claimant_Codes": _split(raw["Claimant_Codes"]),
+        "Controller": raw["Controller"],
+        "Controller_Code": raw["Controller_Code"],
+        "Responses_d": responses_d,
+        "Response_en": raw["Response_en"],
+        "Response_Controller": raw.get("Response_Controller"),
+    }
+
+
+def legacy_stats(table: pd.DataFrame, *, policy: Policy = "reference") -> TerritoryStats:
+    """Per-territory statistics of a parsed response table (``calculate_CS.py`` semantics)."""
+    check_policy(policy)
+    rows = []
+    for r in table.itertuples(index=False):
+        responses_d = fix_responses_d(r.Responses_d, r.Claimant_Codes)
+        rows.append(territory_stats(r.Territory, r.Controller, r.Controller_Code, responses_d, r.Response_en,
+                                    skip_missing=policy == "strict"))
+    return build_stats(rows, policy=policy)
+
+
+def _file_digest(paths: Sequence[Path]) -> str:
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(p.read_bytes())
+    return "sha256-" + h.hexdigest()[:12]
+
+
+def _run_dict(path: Path, stats: TerritoryStats) -> dict[str, Any]:
+    scores = stats.scores()
+    run: dict[str, Any] = {m: scores[m].value for m in _RUN_KEYS}
+    run["n_territories"] = len(stats.table)
+    run["n_queries"] = stats.n_queries
+    run["file"] = str(path)
+    run["counts"] = {
+        m: {"numerator": s.numerator, "denominator": s.denominator, "items": s.items, "skipped": s.skipped}
+        for m, s in scores.items() if m not in ("delta_cs", "delta_cs_abs")
+    }
+    notes = {m: s.note for m, s in scores.items() if s.note}
+    if notes:
+        run["notes"] = notes
+    return run
+
+
+def score_legacy_tables(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    policy: Policy = "reference",
+    ci: CIVariant = "t95",
+    n_resamples: int = 0,
+    seed: int | None = None,
+) -> dict[str, Any]:
+    """Score response tables (one per run) and summarise over runs.
+
+    Args:
+        paths: response-table CSV files, one per run.
+        policy: ``reference`` (``calculate_CS.py``) or ``strict``.
+        ci: interval over runs, ``t95`` (ddof = 1) or ``paper`` (ddof = 0).
+        n_resamples: if > 0, also a cluster bootstrap over territories
+            (``boot95`` per metric; territories drawn jointly for all runs).
+        seed: bootstrap seed (default ``$BORDIR_SEED`` or 12345).
+
+    Returns:
+        ``{"runs": [...], "summary": {metric: {"mean", "ci95", "n_runs"[, "boot95"]}}, "signature": str}``
+        with values as fractions; ``None`` where a value is undefined.
+    """
+    check_policy(policy)
+    if not paths:
+        raise DataError("no response tables given", path=".")
+    ps = [Path(p) for p in paths]
+    stats = [legacy_stats(read_response_table(p), policy=policy) for p in ps]
+    runs = [_run_dict(p, s) for p, s in zip(ps, stats)]
+    summary: dict[str, Any] = {}
+    boot_seed = resolve_seed(seed) if n_resamples > 0 else None
+    for m in _RUN_KEYS:
+        entry = t_interval([r[m] for r in runs], variant=ci).as_dict()
+        if n_resamples > 0:
+            b = cluster_bootstrap(stats, m, n_resamples=n_resamples, seed=boot_seed)
+            entry["boot95"] = None if b.low is None else [b.low, b.high]
+        summary[m] = entry
+    sig = Signature.build("cs", src="borderlines-table", runs=len(runs), ci=ci, policy=policy,
+                          boot=n_resamples or None, seed=boot_seed, data=_file_digest(ps))
+    return {"runs": runs, "summary": summary, "signature": str(sig)}

@@ -1,0 +1,223 @@
+"""The per-item input of the metrics: the ``responses`` table, and scoring policies.
+
+One row per (query, mode, model, run):
+
+============  ======  ==========================================================
+column        type    meaning
+============  ======  ==========================================================
+query_id      str     ``Crimea_uk``, ``Crimea_en`` (the control query) …
+territory     str     the territory's English name
+query_lang    str     BorderLines code of the query language (``en`` for control)
+is_control    bool    the English control query (one per territory)
+mode          str     ``no_ir``, ``qlang``, ``rel_langs`` …
+model         str     ``provider/model`` (``openai/gpt-4o-mini``)
+run           int     run number (one seed per run)
+outcome       str     ``answered``, ``refused``, ``multiple``, ``unparsed``, ``failed``
+choice        int     option index into the territory's claimants; ``-1`` unless answered
+============  ======  ==========================================================
+
+When English is a claimant language, the control query *is* the ``en``
+claimant query: it has one row (``is_control`` true), not two.
+
+A **policy** says what a non-answered response counts as:
+
+* ``strict`` (default): it is missing. It names no country; every comparison
+  involving it (KB, Control, Non-control, Cst pairs) is skipped and counted.
+* ``reference``: the BorderLines/BordIRLines compatibility policy. In the
+  claimant-language answers (``Responses_d``) a non-answered response is the
+  *Pick*, option A; the control answer used for KB (``Response_en``) is the
+  string ``"None"``, which matches no controller, so it counts as wrong.
+
+Example:
+    >>> import pandas as pd
+    >>> from bordir.loaders import load_demo
+    >>> ds = load_demo()
+    >>> df = pd.DataFrame({"query_id": ["Crimea_uk"], "territory": ["Crimea"], "query_lang": ["uk"],
+    ...     "is_control": [False], "mode": ["no_ir"], "model": ["mock/x"], "run": [0],
+    ...     "outcome": ["answered"], "choice": [5]})
+    >>> validate_responses(df, ds)
+    Traceback (most recent call last):
+    ...
+    bordir.errors.DataError: responses: field 'choice': row 0 (Crimea_uk): choice 5 is out of range; 'Crimea' has 2 claimants (Russia, Ukraine), so choice must be 0..1
+    >>> answer_pick("unparsed", -1, ("Russia", "Ukraine"), "reference")
+    'Russia'
+    >>> answer_control("unparsed", -1, ("Russia", "Ukraine"), "reference")
+    'None'
+    >>> answer_pick("unparsed", -1, ("Russia", "Ukraine"), "strict") is None
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ConfigError, DataError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..dataset import BorderLines
+
+__all__ = [
+    "RESPONSE_COLUMNS",
+    "OUTCOMES",
+    "POLICIES",
+    "Policy",
+    "GROUP_KEYS",
+    "check_policy",
+    "validate_responses",
+    "answer_pick",
+    "answer_control",
+]
+
+RESPONSE_COLUMNS: tuple[str, ...] = (
+    "query_id",
+    "territory",
+    "query_lang",
+    "is_control",
+    "mode",
+    "model",
+    "run",
+    "outcome",
+    "choice",
+)
+OUTCOMES: tuple[str, ...] = ("answered", "refused", "multiple", "unparsed", "failed")
+POLICIES: tuple[str, ...] = ("strict", "reference")
+Policy = Literal["strict", "reference"]
+GROUP_KEYS: tuple[str, ...] = ("model", "mode", "run")
+"""The columns that identify one scored configuration-run."""
+
+NONE_RESPONSE = "None"
+"""What the reference stores as ``Response`` for an unparsed answer."""
+
+_WHERE = "responses"
+
+
+def check_policy(policy: str) -> Policy:
+    """Return ``policy`` if it is known, else raise :class:`ConfigError`."""
+    if policy not in POLICIES:
+        raise ConfigError(f"unknown scoring policy {policy!r}; known: {', '.join(POLICIES)}")
+    return policy  # type: ignore[return-value]
+
+
+def answer_pick(outcome: str, choice: int, claimants: Sequence[str], policy: Policy) -> str | None:
+    """A claimant-language answer as it enters ``Responses_d``.
+
+    The English country name of the chosen option when answered. Otherwise
+    ``None`` (missing) under ``strict``, option A under ``reference``.
+    """
+    if outcome == "answered":
+        return claimants[choice]
+    return claimants[0] if policy == "reference" else None
+
+
+def answer_control(outcome: str, choice: int, claimants: Sequence[str], policy: Policy) -> str | None:
+    """The control answer as it enters KB (``Response_en``).
+
+    The English country name when answered. Otherwise ``None`` (missing) under
+    ``strict``, the string ``"None"`` under ``reference`` (wrong for KB).
+    """
+    if outcome == "answered":
+        return claimants[choice]
+    return NONE_RESPONSE if policy == "reference" else None
+
+
+def _row_label(df: pd.DataFrame, pos: int) -> str:
+    qid = df["query_id"].iloc[pos] if "query_id" in df.columns else "?"
+    return f"row {pos} ({qid})"
+
+
+def _fail(df: pd.DataFrame, mask: np.ndarray, column: str, what: str) -> None:
+    bad = np.flatnonzero(mask)
+    if len(bad) == 0:
+        return
+    first = int(bad[0])
+    more = f" (and {len(bad) - 1} more rows)" if len(bad) > 1 else ""
+    raise DataError(f"{_row_label(df, first)}: {what(first)}{more}", path=_WHERE, field=column)  # type: ignore[operator]
+
+
+def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = None) -> pd.DataFrame:
+    """Check a responses table and return a normalised copy.
+
+    Checks the columns, the outcome vocabulary, ``choice`` (``-1`` exactly
+    when not answered), that control rows are English, and that no
+    (model, mode, run, territory, query_lang) appears twice. With ``dataset``,
+    also that every territory exists and every choice indexes its claimants.
+
+    Returns:
+        A copy with ``is_control`` as bool, ``run`` and ``choice`` as int.
+
+    Raises:
+        DataError: the first problem found, naming the column and the row.
+    """
+    if not isinstance(responses, pd.DataFrame):
+        raise DataError(f"expected a pandas DataFrame, got {type(responses).__name__}", path=_WHERE)
+    missing = [c for c in RESPONSE_COLUMNS if c not in responses.columns]
+    if missing:
+        raise DataError(
+            f"missing column(s) {', '.join(missing)}; a responses table needs {', '.join(RESPONSE_COLUMNS)}",
+            path=_WHERE,
+            field=missing[0],
+        )
+    df = responses.reset_index(drop=True).copy()
+
+    for col in ("query_id", "territory", "query_lang", "mode", "model", "outcome"):
+        null = df[col].isna().to_numpy()
+        _fail(df, null, col, lambda i, col=col: f"{col} is empty")
+        df[col] = df[col].astype(str)
+
+    outcome = df["outcome"].to_numpy()
+    bad = ~np.isin(outcome, OUTCOMES)
+    _fail(df, bad, "outcome", lambda i: f"unknown outcome {outcome[i]!r}; known: {', '.join(OUTCOMES)}")
+
+    ctl = df["is_control"]
+    ok = ctl.map(lambda v: isinstance(v, (bool, np.bool_)) or v in (0, 1)).to_numpy(dtype=bool)
+    _fail(df, ~ok, "is_control", lambda i: f"is_control must be true or false, found {ctl.iloc[i]!r}")
+    df["is_control"] = ctl.astype(bool)
+
+    for col in ("run", "choice"):
+        num = pd.to_numeric(df[col], errors="coerce")
+        raw = df[col]
+        bad = (num.isna() | (num != np.floor(num))).to_numpy()
+        _fail(df, bad, col, lambda i, col=col, raw=raw: f"{col} must be an integer, found {raw.iloc[i]!r}")
+        df[col] = num.astype(np.int64)
+
+    choice = df["choice"].to_numpy()
+    answered = outcome == "answered"
+    _fail(df, answered & (choice < 0), "choice",
+          lambda i: f"outcome 'answered' needs a choice >= 0, found {choice[i]}")
+    _fail(df, ~answered & (choice != -1), "choice",
+          lambda i: f"choice must be -1 unless outcome == 'answered' (outcome {outcome[i]!r}, choice {choice[i]})")
+
+    lang = df["query_lang"].to_numpy()
+    _fail(df, df["is_control"].to_numpy() & (lang != "en"), "query_lang",
+          lambda i: f"a control query is English; found query_lang {lang[i]!r}")
+
+    key = [*GROUP_KEYS, "territory", "query_lang"]
+    dup = df.duplicated(key, keep="first").to_numpy()
+    _fail(df, dup, "query_lang", lambda i: (
+        f"a second response for territory {df['territory'].iloc[i]!r} in {lang[i]!r} "
+        f"(model {df['model'].iloc[i]!r}, mode {df['mode'].iloc[i]!r}, run {df['run'].iloc[i]}); "
+        "keep one row per (model, mode, run, territory, query_lang); "
+        "the en claimant query is the control query"))
+
+    if dataset is not None:
+        n_claim: dict[str, int] = {}
+        for name in pd.unique(df["territory"]):
+            try:
+                n_claim[name] = len(dataset.territory(name).claimants)
+            except ConfigError as exc:
+                pos = int(np.flatnonzero(df["territory"].to_numpy() == name)[0])
+                raise DataError(f"{_row_label(df, pos)}: {exc}", path=_WHERE, field="territory") from None
+        limit = df["territory"].map(n_claim).to_numpy()
+        terr = df["territory"].to_numpy()
+
+        def _range(i: int) -> str:
+            t = dataset.territory(terr[i])
+            return (f"choice {choice[i]} is out of range; {t.name!r} has {len(t.claimants)} claimants "
+                    f"({', '.join(t.claimants)}), so choice must be 0..{len(t.claimants) - 1}")
+
+        _fail(df, choice >= limit, "choice", _range)
+    return df

@@ -1,0 +1,1 @@
+"""Experiments: configs, the mode-comparison runner, and the demo."""

@@ -1,0 +1,42 @@
+"""``--dry-run``: calls, tokens and cost per language and model, before spending anything.
+
+Retrieval runs for real when it is free (``bm25``, local embedders) so the
+prompts are the ones the run would send; for paid embedders, BM25 stands in to
+size the prompts (said in the output). Token counts are estimated as characters / 4.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import pandas as pd
+
+from .config import ExperimentConfig
+
+__all__ = ["dry_run"]
+
+_PAID_RETRIEVERS = ("openai/", "cohere/")
+
+
+def dry_run(cfg: ExperimentConfig) -> pd.DataFrame:
+    """One row per (model, language): calls, cached calls, estimated tokens and upper-bound cost."""
+    from ..generation.cache import ResponseCache
+    from ..generation.cost import estimate
+    from .runner import _items, prepare
+
+    stand_in = "bm25" if cfg.retriever.startswith(_PAID_RETRIEVERS) else None
+    prep = prepare(cfg, progress=False, retriever=stand_in)
+    cache = ResponseCache(cfg.cache) if cfg.cache else ResponseCache()
+    requests, langs = [], []
+    for model in cfg.models:
+        # backends are not built: a dry run needs no keys and loads no model
+        rank = model.startswith("local/") and cfg.response_format == "direct"
+        for mode in prep.modes:
+            for it in _items(cfg, prep.dataset, prep.queries, mode, model, rank, prep.docs_by, dict(prep.skipped)):
+                requests.append(it.request)
+                langs.append(it.query.lang)
+    est = estimate(requests, langs, cache=cache)
+    df = pd.DataFrame([asdict(r) for r in est.rows])
+    if stand_in:
+        df.attrs["note"] = f"prompts sized with bm25 retrieval instead of {cfg.retriever} (no embedding calls)"
+    return df

@@ -85,10 +85,10 @@ def test_reopen_keeps_entries_and_many_keys(tmp_path):
 
 
 def test_default_path_from_env(tmp_path, monkeypatch):
-    monkeypatch.setenv("BORDIR_CACHE", str(tmp_path / "x" / "r.sqlite3"))
-    assert default_cache_path() == tmp_path / "x" / "r.sqlite3"
+    monkeypatch.setenv("BORDIR_CACHE", str(tmp_path / "x"))  # bordir's cache folder (embeddings live there too)
+    assert default_cache_path() == tmp_path / "x" / "responses.sqlite3"
     with ResponseCache() as cache:
-        assert cache.path == tmp_path / "x" / "r.sqlite3" and cache.path.is_file()
+        assert cache.path == tmp_path / "x" / "responses.sqlite3" and cache.path.is_file()
     monkeypatch.delenv("BORDIR_CACHE")
     assert default_cache_path().parts[-3:] == (".cache", "bordir", "responses.sqlite3")
 

@@ -67,7 +67,7 @@ class ExperimentConfig:
     policy: str = "strict"
     concurrency: int = 8
     cache: str | None = None
-    """Response cache path (default: $BORDIR_CACHE or ~/.cache/bordir/responses.sqlite3)."""
+    """Response cache path (default: $BORDIR_CACHE/responses.sqlite3, $BORDIR_CACHE defaulting to ~/.cache/bordir)."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, where: str = "<config>") -> ExperimentConfig:

@@ -63,11 +63,10 @@ _CHUNK = 500
 
 
 def default_cache_path() -> Path:
-    """``$BORDIR_CACHE`` if set, else ``~/.cache/bordir/responses.sqlite3``."""
+    """``$BORDIR_CACHE/responses.sqlite3`` (``$BORDIR_CACHE`` is bordir's cache folder, default ``~/.cache/bordir``)."""
     env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env).expanduser()
-    return Path.home() / ".cache" / "bordir" / "responses.sqlite3"
+    root = Path(env).expanduser() if env else Path.home() / ".cache" / "bordir"
+    return root / "responses.sqlite3"
 
 
 class ResponseCache:

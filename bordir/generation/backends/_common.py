@@ -1,0 +1,107 @@
+"""Helpers shared by the HTTP backends: API keys from the environment, Retry-After, redaction.
+
+Example:
+    >>> parse_retry_after({"Retry-After": "2"})
+    2.0
+    >>> parse_retry_after({"retry-after-ms": "1500"})
+    1.5
+    >>> parse_retry_after({}) is None
+    True
+    >>> redact("bad key sk-canary-123 given", ["sk-canary-123"])
+    'bad key *** given'
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import os
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ...errors import ConfigError
+
+__all__ = ["env_key", "parse_retry_after", "redact", "reject_key_options", "extra_params", "short_body"]
+
+
+def env_key(names: Iterable[str], *, default: str | None = None, provider: str) -> str:
+    """The first non-empty environment variable of ``names`` (API keys are read only from the environment)."""
+    names = tuple(names)
+    for name in names:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    if default is not None:
+        return default
+    raise ConfigError(
+        f"the {provider} backend needs an API key and none is set; "
+        f"export {' or '.join(names)} (keys are read only from the environment)"
+    )
+
+
+def reject_key_options(options: Mapping[str, Any], *, provider: str, env: str) -> None:
+    """Refuse API keys passed as options: they would end up in configs, logs and reprs."""
+    for name in ("api_key", "key", "token"):
+        if name in options:
+            raise ConfigError(f"the {provider} backend reads its API key only from the environment ({env}); do not pass {name}=")
+
+
+def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or an HTTP date), or None."""
+    if not headers:
+        return None
+    lower = {str(k).lower(): str(v) for k, v in headers.items()}
+    ms = lower.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    value = lower.get("retry-after")
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    parsed = email.utils.parsedate_tz(value)
+    if parsed is None:
+        return None
+    return max(0.0, email.utils.mktime_tz(parsed) - time.time())
+
+
+def redact(text: str, secrets: Iterable[str | None]) -> str:
+    """Replace every secret (longer than 3 characters) in ``text`` with ``***``."""
+    for s in secrets:
+        if s and len(s) > 3:
+            text = text.replace(s, "***")
+    return text
+
+
+def short_body(body: Any, limit: int = 300) -> str:
+    """A one-line excerpt of an error body: its ``message`` when there is one."""
+    if isinstance(body, Mapping):
+        err = body.get("error", body)
+        if isinstance(err, Mapping) and err.get("message"):
+            body = err["message"]
+        elif body.get("message"):
+            body = body["message"]
+    text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def extra_params(extra: Iterable[tuple[str, str]], *, skip: Iterable[str] = ()) -> dict[str, Any]:
+    """``request.extra`` pairs as API parameters (values parsed as JSON when they are JSON)."""
+    skip = set(skip)
+    out: dict[str, Any] = {}
+    for k, v in extra:
+        if k in skip:
+            continue
+        try:
+            out[k] = json.loads(v)
+        except (TypeError, ValueError):
+            out[k] = v
+    return out

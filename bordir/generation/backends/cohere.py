@@ -1,0 +1,205 @@
+"""``cohere/<model>``: the official ``cohere`` ClientV2 chat, one attempt per call, with native citations.
+
+The key comes from ``CO_API_KEY`` (or ``COHERE_API_KEY``); the base URL from
+the ``base_url`` option, else ``CO_API_URL``, else the SDK default. In the
+citation format the prompt's documents also go through Cohere's native
+``documents`` parameter, with ids ``doc{index}``; the citations Cohere returns
+(each with the document ids it rests on) become
+``GenerationResult.native_citations``: one tuple of prompt document indices per
+citation, in the order Cohere gives them. The text answer is returned as well,
+so the format's own parser still sees ``<docN>`` tags the model wrote.
+
+Errors map like the OpenAI backend's: 429 (with Retry-After), 408/409, 5xx,
+timeouts, connection errors and malformed JSON are
+:class:`~bordir.generation.backend.TransientError`; other 4xx are
+:class:`~bordir.generation.backend.PermanentError`. The SDK's own retries are
+off. Keys never appear in results, errors or reprs.
+
+Options: ``base_url``, ``timeout`` (seconds, default 60), ``max_concurrency`` (default 16).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from typing import Any
+
+from ..._extras import require
+from ..backend import Backend, PermanentError, TransientError, backend
+from ..types import GenerationRequest, GenerationResult
+from ._common import env_key, extra_params, parse_retry_after, redact, reject_key_options, short_body
+
+__all__ = ["CohereBackend", "doc_id_for", "citation_indices"]
+
+_KEY_ENV = ("CO_API_KEY", "COHERE_API_KEY")
+_TRANSIENT_STATUS = {408, 409, 425, 429, 499}
+_DOC_RE = re.compile(r"^doc(\d+)\b")
+
+
+def doc_id_for(index: int) -> str:
+    """The Cohere document id of prompt document ``index``.
+
+    Example:
+        >>> doc_id_for(3)
+        'doc3'
+    """
+    return f"doc{index}"
+
+
+def citation_indices(source_ids: list[str | None], known: set[int]) -> tuple[int, ...]:
+    """Prompt document indices of one citation's sources (unknown or tool sources dropped, repeats removed).
+
+    Example:
+        >>> citation_indices(["doc2", "doc0", "doc2", "web-1", "doc9"], {0, 1, 2})
+        (2, 0)
+    """
+    out: list[int] = []
+    for sid in source_ids:
+        m = _DOC_RE.match(sid or "")
+        if m is None:
+            continue
+        i = int(m.group(1))
+        if i in known and i not in out:
+            out.append(i)
+    return tuple(out)
+
+
+@backend("cohere")
+class CohereBackend(Backend):
+    """Chat through Cohere's v2 API (``ClientV2.chat``)."""
+
+    provider = "cohere"
+    max_concurrency = 16
+
+    def __init__(self, model: str, **options: Any) -> None:
+        reject_key_options(options, provider=self.provider, env=" or ".join(_KEY_ENV))
+        super().__init__(model, **options)
+        self._sdk = require("cohere", "cohere", purpose="the cohere backend")
+        self._httpx = require("httpx", "cohere", purpose="the cohere backend")
+        self.base_url: str | None = options.get("base_url") or os.environ.get("CO_API_URL") or None
+        self.timeout = float(options.get("timeout", 60.0))
+        if "max_concurrency" in options:
+            self.max_concurrency = int(options["max_concurrency"])  # type: ignore[misc]
+        self._key = env_key(_KEY_ENV, provider=self.provider)
+        kwargs: dict[str, Any] = {"api_key": self._key, "timeout": self.timeout, "max_retries": 0,
+                                  "log_warning_experimental_features": False}
+        if self.base_url:
+            kwargs["base_url"] = self.base_url
+        self._client = self._sdk.ClientV2(**kwargs)
+
+    def __repr__(self) -> str:
+        where = f", base_url={self.base_url!r}" if self.base_url else ""
+        return f"{type(self).__name__}({self.name!r}{where})"
+
+    def close(self) -> None:
+        try:
+            self._client._client_wrapper.httpx_client.httpx_client.close()
+        except AttributeError:  # pragma: no cover - SDK internals moved
+            pass
+
+    # -- one attempt -----------------------------------------------------------
+    def _params(self, request: GenerationRequest) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "temperature": float(request.temperature),
+            "max_tokens": int(request.max_tokens),
+        }
+        if request.seed is not None:
+            params["seed"] = int(request.seed)
+        if request.response_format == "citation" and request.documents:
+            params["documents"] = [{"id": doc_id_for(d.index), "data": {"text": d.text}} for d in request.documents]
+        extra = extra_params(request.extra)
+        if extra:
+            params["request_options"] = {"additional_body_parameters": extra}
+        return params
+
+    def generate(self, request: GenerationRequest) -> GenerationResult:
+        sdk, httpx = self._sdk, self._httpx
+        start = time.perf_counter()
+        try:
+            response = self._client.chat(**self._params(request))
+        except sdk.core.api_error.ApiError as exc:
+            raise self._status_error(exc) from None
+        except httpx.TimeoutException:
+            raise TransientError(f"{self.name}: request timed out after {self.timeout:g}s") from None
+        except httpx.TransportError as exc:
+            raise TransientError(self._clean(f"{self.name}: connection error: {type(exc).__name__}: {exc}")) from None
+        except ValueError as exc:  # malformed JSON or a response that does not parse
+            raise TransientError(self._clean(f"{self.name}: malformed response: {exc}")) from None
+        except sdk.core.parse_error.ParsingError as exc:
+            raise TransientError(self._clean(f"{self.name}: malformed response: {exc}")) from None
+        latency = time.perf_counter() - start
+        return self._result(request, response, latency)
+
+    def _result(self, request: GenerationRequest, response: Any, latency: float) -> GenerationResult:
+        try:
+            message = response.message
+            parts = message.content or []
+            text = "".join(p.text for p in parts if getattr(p, "type", "text") == "text")
+            finish = str(response.finish_reason or "")
+        except (AttributeError, TypeError):
+            raise TransientError(
+                f"{self.name}: malformed response: expected message.content[].text, got {type(response).__name__}"
+            ) from None
+        native: tuple[tuple[int, ...], ...] | None = None
+        if request.response_format == "citation" and request.documents:
+            known = {d.index for d in request.documents}
+            native = tuple(
+                citation_indices([getattr(s, "id", None) for s in (c.sources or [])], known)
+                for c in (getattr(message, "citations", None) or [])
+            )
+        usage = getattr(response, "usage", None)
+        tokens = getattr(usage, "tokens", None)
+        billed = getattr(usage, "billed_units", None)
+        in_tok = _first_int(getattr(tokens, "input_tokens", None), getattr(billed, "input_tokens", None))
+        out_tok = _first_int(getattr(tokens, "output_tokens", None), getattr(billed, "output_tokens", None))
+        meta: dict[str, Any] = {}
+        if getattr(response, "id", None):
+            meta["response_id"] = str(response.id)
+        if billed is not None:
+            meta["billed_units"] = {
+                k: int(v) for k in ("input_tokens", "output_tokens") if (v := getattr(billed, k, None)) is not None
+            }
+        return GenerationResult(
+            text=text,
+            model=request.model,
+            input_tokens=in_tok,
+            output_tokens=out_tok,
+            latency_s=latency,
+            finish_reason=finish,
+            native_citations=native,
+            meta=meta,
+        )
+
+    def _status_error(self, exc: Any) -> TransientError | PermanentError:
+        status = exc.status_code
+        detail = short_body(exc.body if exc.body is not None else "")
+        if status is None or 200 <= status < 300:
+            return TransientError(self._clean(f"{self.name}: malformed JSON response: {detail}"))
+        if status in _TRANSIENT_STATUS or status >= 500:
+            retry_after = parse_retry_after(exc.headers)
+            hint = f"; retry after {retry_after:g}s" if retry_after is not None else ""
+            return TransientError(
+                self._clean(f"{self.name}: HTTP {status}: {detail}{hint}"), retry_after=retry_after, status=status
+            )
+        fix = {
+            401: "; check the API key in CO_API_KEY",
+            498: "; the API key is invalid: check CO_API_KEY",
+            404: f"; is {self.model!r} a Cohere chat model?",
+        }.get(status, "")
+        return PermanentError(self._clean(f"{self.name}: HTTP {status}: {detail}{fix}"), status=status)
+
+    def _clean(self, text: str) -> str:
+        return redact(text, [self._key])
+
+
+def _first_int(*xs: Any) -> int | None:
+    for x in xs:
+        if x is not None:
+            try:
+                return int(x)
+            except (TypeError, ValueError):
+                continue
+    return None

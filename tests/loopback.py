@@ -1,0 +1,352 @@
+"""A real HTTP server on 127.0.0.1 that speaks the OpenAI and Cohere chat protocols, for tests and benchmarks.
+
+It answers ``POST /v1/chat/completions`` (OpenAI chat completions) and
+``POST /v2/chat`` (Cohere v2 chat), records every request it receives (path,
+headers, JSON body), and can be programmed to misbehave, one fault per incoming
+request in order::
+
+    server.push(Fault.status(429, retry_after=2), Fault.status(500), Fault.delay(3.0), Fault.malformed())
+
+A fixed ``latency`` (seconds) delays every answer (for throughput benchmarks).
+More routes can be added with :meth:`LoopbackServer.route` (e.g. embeddings).
+``GET /_stats`` returns the request count, so a server running in another
+process (``python tests/loopback.py --latency 0.1``, which prints ``PORT <n>``)
+can be checked too.
+
+Use the ``loopback`` pytest fixture (see ``conftest.py`` of the tests that use it)
+or the context manager::
+
+    with LoopbackServer() as server:
+        client = openai.OpenAI(base_url=server.openai_url, api_key="x")
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["Fault", "Recorded", "LoopbackServer", "Reply"]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """What the server does instead of (or before) answering one request."""
+
+    kind: str  # "status" | "delay" | "malformed"
+    code: int = 200
+    headers: tuple[tuple[str, str], ...] = ()
+    seconds: float = 0.0
+    body: str = ""
+
+    @classmethod
+    def status(cls, code: int, *, retry_after: float | str | None = None, body: str = "") -> Fault:
+        """Answer with HTTP ``code`` (and a ``Retry-After`` header when given) and an error body."""
+        headers = () if retry_after is None else (("Retry-After", str(retry_after)),)
+        return cls("status", code=code, headers=headers, body=body)
+
+    @classmethod
+    def delay(cls, seconds: float) -> Fault:
+        """Answer normally, but only after ``seconds`` (longer than the client's timeout)."""
+        return cls("delay", seconds=seconds)
+
+    @classmethod
+    def malformed(cls) -> Fault:
+        """HTTP 200 with ``Content-Type: application/json`` and a body that is not JSON."""
+        return cls("malformed", body='{"id": "broken", "choices": [{"index": 0, "mess')
+
+
+@dataclass
+class Recorded:
+    """One request the server received."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    at: float
+
+
+@dataclass
+class Reply:
+    """What the chat routes answer (when no fault applies).
+
+    Attributes:
+        text: the assistant text, or a function of the request body returning it.
+        citations: Cohere only: one list of source document ids per citation
+            (``[["doc1"], ["doc0", "doc2"]]``); the server fills in start/end/text
+            and each source's document from the request's ``documents``.
+        input_tokens, output_tokens: reported usage.
+        finish_reason: OpenAI's (``stop``); Cohere gets ``COMPLETE``.
+    """
+
+    text: str | Callable[[dict], str] = "A) Россия"
+    citations: list[list[str]] = field(default_factory=list)
+    input_tokens: int = 42
+    output_tokens: int = 7
+    finish_reason: str = "stop"
+
+    def text_for(self, body: dict) -> str:
+        return self.text(body) if callable(self.text) else self.text
+
+
+Handler = Callable[["LoopbackServer", dict], tuple[int, Any, dict[str, str]]]
+
+
+class LoopbackServer:
+    """A threaded HTTP server on 127.0.0.1 with a random port; start/stop or use as a context manager."""
+
+    def __init__(self, *, latency: float = 0.0, reply: Reply | None = None) -> None:
+        self.latency = latency
+        self.reply = reply or Reply()
+        self.requests: list[Recorded] = []
+        self._faults: deque[Fault] = deque()
+        self._lock = threading.Lock()
+        self._count = 0
+        self._routes: dict[tuple[str, str], Handler] = {
+            ("POST", "/v1/chat/completions"): _openai_chat,
+            ("POST", "/v2/chat"): _cohere_chat,
+        }
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self.record_bodies = True
+
+    # -- programming -----------------------------------------------------------------
+    def push(self, *faults: Fault) -> None:
+        """Queue faults; each incoming API request consumes the next one."""
+        with self._lock:
+            self._faults.extend(faults)
+
+    def route(self, method: str, path: str, handler: Handler) -> None:
+        """Add a route: ``handler(server, body) -> (status, json_payload, headers)``."""
+        self._routes[(method.upper(), path)] = handler
+
+    def reset(self) -> None:
+        with self._lock:
+            self.requests.clear()
+            self._faults.clear()
+            self._count = 0
+
+    @property
+    def count(self) -> int:
+        """API requests received (``/_stats`` excluded)."""
+        return self._count
+
+    def bodies(self, path: str) -> list[Any]:
+        return [r.body for r in self.requests if r.path == path]
+
+    # -- addresses -------------------------------------------------------------------
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "the server is not started"
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def openai_url(self) -> str:
+        return self.url + "/v1"
+
+    # -- lifecycle -------------------------------------------------------------------
+    def start(self) -> LoopbackServer:
+        server = self
+
+        class _Handler(_RequestHandler):
+            owner = server
+
+        httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd = httpd
+        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name=f"loopback-{self.port}", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> LoopbackServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- called by the handler -------------------------------------------------------
+    def _record(self, rec: Recorded) -> Fault | None:
+        with self._lock:
+            self._count += 1
+            if self.record_bodies:
+                self.requests.append(rec)
+            return self._faults.popleft() if self._faults else None
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 256
+    allow_reuse_address = True
+
+
+class _RequestHandler(BaseHTTPRequestHandler):
+    owner: LoopbackServer
+    protocol_version = "HTTP/1.1"  # keep-alive, as real APIs do
+    disable_nagle_algorithm = True  # else headers and body in two writes wait ~40 ms for a delayed ACK
+    timeout = 30  # idle keep-alive connections end after this
+
+    def log_message(self, *args: object) -> None:  # keep test output quiet
+        pass
+
+    def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None, *, raw: bytes | None = None) -> None:
+        data = raw if raw is not None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self._headers_buffer.append(b"\r\n")  # end_headers() without its flush: one write below
+            head = b"".join(self._headers_buffer)
+            self._headers_buffer = []
+            self.wfile.write(head + data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+            self.close_connection = True
+
+    def do_GET(self) -> None:
+        if self.path == "/_stats":
+            self._send(200, {"count": self.owner.count})
+        else:
+            self._send(404, {"error": {"message": f"no route GET {self.path}"}})
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length", "0") or 0))
+        if self.path == "/_reset":
+            self.owner.reset()
+            self._send(200, {"ok": True})
+            return
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = raw.decode("utf-8", errors="replace")
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        fault = self.owner._record(Recorded("POST", self.path, headers, body, time.time()))
+        handler = self.owner._routes.get(("POST", self.path))
+        if self.owner.latency:
+            time.sleep(self.owner.latency)
+        if fault is not None:
+            if fault.kind == "status":
+                message = fault.body or {429: "rate limit exceeded", 500: "internal error"}.get(fault.code, "error")
+                payload = _error_payload(self.path, message, fault.code)
+                self._send(fault.code, payload, dict(fault.headers))
+                return
+            if fault.kind == "malformed":
+                self._send(200, None, raw=fault.body.encode("utf-8"))
+                return
+            if fault.kind == "delay":
+                time.sleep(fault.seconds)
+        if handler is None:
+            self._send(404, {"error": {"message": f"no route POST {self.path}"}})
+            return
+        status, payload, extra_headers = handler(self.owner, body)
+        self._send(status, payload, extra_headers)
+
+
+def _error_payload(path: str, message: str, status: int) -> dict:
+    if path.startswith("/v2/"):
+        return {"message": message}
+    kind = {429: "rate_limit_error", 400: "invalid_request_error", 401: "invalid_api_key"}.get(status, "server_error")
+    return {"error": {"message": message, "type": kind, "param": None, "code": kind}}
+
+
+def _openai_chat(server: LoopbackServer, body: dict) -> tuple[int, Any, dict[str, str]]:
+    r = server.reply
+    return 200, {
+        "id": f"chatcmpl-loopback-{server.count}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", ""),
+        "system_fingerprint": "fp_loopback",
+        "choices": [{
+            "index": 0,
+            "message": {"role": "assistant", "content": r.text_for(body), "refusal": None},
+            "logprobs": None,
+            "finish_reason": r.finish_reason,
+        }],
+        "usage": {"prompt_tokens": r.input_tokens, "completion_tokens": r.output_tokens,
+                  "total_tokens": r.input_tokens + r.output_tokens},
+    }, {}
+
+
+def _cohere_chat(server: LoopbackServer, body: dict) -> tuple[int, Any, dict[str, str]]:
+    r = server.reply
+    text = r.text_for(body)
+    docs = {d.get("id"): d for d in body.get("documents") or [] if isinstance(d, dict)}
+    citations = []
+    for n, ids in enumerate(r.citations):
+        start = min(n * 3, max(len(text) - 1, 0))
+        end = min(start + 3, len(text))
+        citations.append({
+            "start": start,
+            "end": end,
+            "text": text[start:end],
+            "type": "TEXT_CONTENT",
+            "sources": [{"type": "document", "id": i,
+                         "document": {"id": i, **(docs.get(i, {}).get("data") or {})}} for i in ids],
+        })
+    message: dict[str, Any] = {"role": "assistant", "content": [{"type": "text", "text": text}]}
+    if citations:
+        message["citations"] = citations
+    return 200, {
+        "id": f"cohere-loopback-{server.count}",
+        "finish_reason": "COMPLETE",
+        "message": message,
+        "usage": {
+            "billed_units": {"input_tokens": r.input_tokens, "output_tokens": r.output_tokens},
+            "tokens": {"input_tokens": r.input_tokens + 100, "output_tokens": r.output_tokens},
+        },
+    }, {}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve in the foreground (for benchmarks in another process); prints ``PORT <n>``; stops at EOF on stdin."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--latency", type=float, default=0.0)
+    args = ap.parse_args(argv)
+    server = LoopbackServer(latency=args.latency)
+    server.record_bodies = False
+    server.start()
+    print(f"PORT {server.port}", flush=True)
+    try:
+        sys.stdin.read()  # the parent closes our stdin to stop us
+    finally:
+        server.stop()
+
+
+try:  # the fixture, for test modules: ``from .loopback import loopback``
+    import pytest
+except ImportError:  # pragma: no cover - benchmarks run without pytest
+    pytest = None
+
+if pytest is not None:
+
+    @pytest.fixture
+    def loopback(monkeypatch):
+        """A started :class:`LoopbackServer`, stopped after the test; proxies bypassed for 127.0.0.1."""
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+        monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+        with LoopbackServer() as server:
+            yield server
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""Reports of a run directory: ``metrics.json``, ``tables/``, ``plots/`` and a self-contained ``report.html``.
+
+:func:`build_report` reads what ``bordir run`` wrote (``run.json``,
+``responses.parquet``) and writes, into the same directory:
+
+* ``metrics.json`` (:mod:`~bordir.report.metrics`): every metric per
+  model × mode, overall and per query language, with t-intervals over runs,
+  cluster-bootstrap intervals over territories, counts and signatures; outcome
+  rates; paired comparisons of every IR mode against ``no_ir`` (Holm);
+* ``tables/`` (:mod:`~bordir.report.tables`): the main and comparison tables as
+  Markdown, LaTeX and CSV;
+* ``plots/`` (:mod:`~bordir.report.plots`): PNG and SVG (matplotlib, the
+  ``stats`` extra);
+* ``report.html`` (:mod:`~bordir.report.html`): all of it on one page.
+
+Example:
+    >>> from bordir.report import build_report
+    >>> build_report("/nonexistent/run")
+    Traceback (most recent call last):
+    ...
+    bordir.errors.DataError: /nonexistent/run: not a run directory; expected a directory with run.json and responses.parquet, as `bordir run CONFIG --out DIR` writes
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..metrics.uncertainty import DEFAULT_RESAMPLES
+from .html import write_html
+from .metrics import build_metrics, write_json
+from .plots import write_plots
+from .rundir import RunDir, load_run
+from .tables import Table, build_tables, write_tables
+
+__all__ = ["build_report", "load_run", "RunDir", "build_metrics", "Table", "build_tables"]
+
+
+def build_report(run_dir: str | os.PathLike[str], *, n_resamples: int = DEFAULT_RESAMPLES,
+                 seed: int | None = None) -> Path:
+    """Write the report files into ``run_dir`` and return the path of ``report.html``.
+
+    Args:
+        run_dir: a directory written by ``bordir run`` (``run.json``, ``responses.parquet``).
+        n_resamples: bootstrap resamples and permutations (default 2000).
+        seed: bootstrap / permutation seed (default ``$BORDIR_SEED`` or 12345);
+            recorded in every signature.
+
+    Raises:
+        DataError: the run directory is missing or malformed.
+        MissingExtraError: scipy, statsmodels or matplotlib is missing
+            (``pip install 'bordir[stats]'``).
+    """
+    run = load_run(run_dir)
+    metrics = build_metrics(run, n_resamples=n_resamples, seed=seed)
+    out = Path(run_dir)
+    tables = build_tables(metrics)
+    plots = write_plots(metrics, out / "plots")
+    write_tables(tables, out / "tables")
+    write_json(metrics, out / "metrics.json")
+    return write_html(metrics, tables, plots, out / "report.html")

@@ -1,0 +1,182 @@
+"""The report's plots (``plots/``), drawn with matplotlib's Agg renderer from ``metrics.json``.
+
+* ``scores``: KB CS, Cst CS and ΔCS per mode, one panel per metric, grouped
+  bars per model with 95 % cluster-bootstrap error bars;
+* ``languages``: per model, heatmaps of Control CS and Non-control CS per
+  query language × mode (mean over runs; grey where undefined);
+* ``outcomes``: per model, the share of each outcome per mode (stacked bars)
+  and the answered rate per query language × mode.
+
+Each is saved as PNG and SVG. matplotlib (the ``stats`` extra) is imported
+only here, through the object-oriented API (no pyplot, no global backend).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._extras import require
+from ..metrics.responses import OUTCOMES
+from .metrics import HEADLINE, LABELS
+
+__all__ = ["PLOTS", "write_plots"]
+
+PLOTS: Mapping[str, str] = {
+    "scores": "KB CS, Cst CS and ΔCS per retrieval mode and model",
+    "languages": "Control CS and Non-control CS per query language and mode",
+    "outcomes": "Outcome rates per mode, and answered rate per query language and mode",
+}
+"""Plot file stems and what each shows."""
+
+_OUTCOME_COLOURS = {"answered": "#4c9a5b", "refused": "#e08a2c", "multiple": "#8a63b8", "unparsed": "#9e9e9e",
+                    "failed": "#d0443e"}
+_RC = {"font.family": "DejaVu Sans", "font.size": 9, "svg.hashsalt": "bordir", "axes.spines.top": False,
+       "axes.spines.right": False}
+
+
+def _mpl() -> Any:
+    mpl = require("matplotlib", "stats", purpose="report plots")
+    require("matplotlib.figure", "stats", purpose="report plots")
+    return mpl
+
+
+def _save(fig: Any, out: Path, name: str) -> tuple[Path, Path]:
+    png, svg = out / f"{name}.png", out / f"{name}.svg"
+    fig.savefig(png, dpi=110, metadata={"Software": None})
+    fig.savefig(svg, metadata={"Date": None, "Creator": None})
+    return png, svg
+
+
+def _scores(metrics: Mapping[str, Any], mpl: Any) -> Any:
+    models, modes = metrics["models"], metrics["modes"]
+    fig = mpl.figure.Figure(figsize=(4.2 * len(HEADLINE), 3.9), layout="constrained")
+    axes = fig.subplots(1, len(HEADLINE))
+    x = np.arange(len(modes))
+    width = 0.8 / max(len(models), 1)
+    colours = mpl.colormaps["tab10"].colors
+    for ax, metric in zip(np.atleast_1d(axes), HEADLINE):
+        for i, model in enumerate(models):
+            cells = metrics["results"].get(model, {})
+            means, lo, hi = [], [], []
+            for mode in modes:
+                e = cells.get(mode, {}).get("metrics", {}).get(metric, {})
+                m, b = e.get("mean"), e.get("boot95")
+                means.append(np.nan if m is None else m)
+                lo.append(0.0 if m is None or b is None else max(m - b[0], 0.0))
+                hi.append(0.0 if m is None or b is None else max(b[1] - m, 0.0))
+            pos = x - 0.4 + width * (i + 0.5)
+            ok = ~np.isnan(means)
+            ax.bar(pos[ok], np.asarray(means)[ok], width, yerr=[np.asarray(lo)[ok], np.asarray(hi)[ok]],
+                   capsize=2, color=colours[i % len(colours)], label=model, error_kw={"linewidth": 0.8})
+            for p in pos[~ok]:
+                ax.text(p, 0.02, "n/a", rotation=90, ha="center", va="bottom", fontsize=7, color="#666666")
+        ax.axhline(0, color="#444444", linewidth=0.6)
+        ax.set_title(LABELS[metric])
+        ax.set_xticks(x, modes, rotation=30, ha="right")
+        ax.set_ylabel("score (fraction)" if metric != "delta_cs" else "ΔCS (relative)")
+        ax.grid(axis="y", color="#e5e5e5", linewidth=0.6)
+        ax.set_axisbelow(True)
+    b = metrics["settings"]["boot95"]
+    fig.suptitle(f"Mean over runs; error bars: 95% cluster-bootstrap CI over territories "
+                 f"({b['n_resamples']} resamples, seed {b['seed']})", fontsize=9)
+    fig.legend(*np.atleast_1d(axes)[0].get_legend_handles_labels(), loc="outside lower center",
+               ncols=min(len(models), 4), frameon=False)
+    return fig
+
+
+def _heat(ax: Any, values: np.ndarray, rows: Sequence[str], cols: Sequence[str], cmap: Any, title: str) -> Any:
+    im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto",
+                   interpolation="nearest")
+    ax.set_xticks(np.arange(len(cols)), cols, rotation=30, ha="right")
+    ax.set_yticks(np.arange(len(rows)), rows)
+    ax.set_title(title, fontsize=9)
+    ax.spines[:].set_visible(False)
+    if values.size <= 400:
+        for (r, c), v in np.ndenumerate(values):
+            if not np.isnan(v):
+                red, green, blue, _ = cmap(float(v))
+                dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5
+                ax.text(c, r, f"{100 * v:.0f}", ha="center", va="center", fontsize=6.5,
+                        color="white" if dark else "black")
+    return im
+
+
+def _cmap(mpl: Any, name: str) -> Any:
+    return mpl.colormaps[name].with_extremes(bad="#e6e6e6")
+
+
+def _languages(metrics: Mapping[str, Any], mpl: Any) -> Any:
+    models, modes = metrics["models"], metrics["modes"]
+    recs = metrics["languages"]
+    langs = sorted({r["query_lang"] for r in recs}) or ["-"]
+    li, mi = {l: i for i, l in enumerate(langs)}, {m: i for i, m in enumerate(modes)}
+    cmap = _cmap(mpl, "viridis")
+    size = (2 * (1.4 + 0.62 * len(modes)) + 1.0, 0.8 + len(models) * (0.9 + 0.24 * len(langs)))
+    fig = mpl.figure.Figure(figsize=size, layout="constrained")
+    axes = np.atleast_2d(fig.subplots(len(models), 2, squeeze=False))
+    im = None
+    for row, model in enumerate(models):
+        for col, key in enumerate(("control_cs", "non_control_cs")):
+            grid = np.full((len(langs), len(modes)), np.nan)
+            for r in recs:
+                if r["model"] == model and r["mode"] in mi and r[key]["mean"] is not None:
+                    grid[li[r["query_lang"]], mi[r["mode"]]] = r[key]["mean"]
+            im = _heat(axes[row, col], grid, langs, modes, cmap, f"{model}: {LABELS[key]}")
+            axes[row, col].set_ylabel("query language" if col == 0 else "")
+    if im is not None:
+        fig.colorbar(im, ax=axes, shrink=0.6, label="share naming the controller (×100 in cells)")
+    return fig
+
+
+def _outcomes(metrics: Mapping[str, Any], mpl: Any) -> Any:
+    models, modes = metrics["models"], metrics["modes"]
+    per_lang = metrics["outcomes"]
+    langs = sorted({r["query_lang"] for r in per_lang}) or ["-"]
+    li, mi = {l: i for i, l in enumerate(langs)}, {m: i for i, m in enumerate(modes)}
+    cmap = _cmap(mpl, "RdYlGn")
+    fig = mpl.figure.Figure(figsize=(11.5, 0.8 + len(models) * (1.0 + 0.24 * max(len(langs), 8))),
+                            layout="constrained")
+    axes = np.atleast_2d(fig.subplots(len(models), 2, squeeze=False, width_ratios=[1, 1.2]))
+    im = None
+    for row, model in enumerate(models):
+        ax = axes[row, 0]
+        overall = {r["mode"]: r for r in metrics["outcomes_overall"] if r["model"] == model}
+        x = np.arange(len(modes))
+        bottom = np.zeros(len(modes))
+        for o in OUTCOMES:
+            h = np.array([overall[m][f"rate_{o}"] if m in overall else 0.0 for m in modes])
+            ax.bar(x, h, 0.7, bottom=bottom, color=_OUTCOME_COLOURS[o], label=o)
+            bottom += h
+        ax.set_xticks(x, modes, rotation=30, ha="right")
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("share of responses")
+        ax.set_title(f"{model}: outcomes per mode", fontsize=9)
+        grid = np.full((len(langs), len(modes)), np.nan)
+        for r in per_lang:
+            if r["model"] == model and r["mode"] in mi:
+                grid[li[r["query_lang"]], mi[r["mode"]]] = r["rate_answered"]
+        im = _heat(axes[row, 1], grid, langs, modes, cmap, f"{model}: answered rate per query language")
+        axes[row, 1].set_ylabel("query language")
+    if im is not None:
+        fig.colorbar(im, ax=axes[:, 1], shrink=0.6, label="answered (×100 in cells)")
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=len(OUTCOMES),
+               frameon=False)
+    return fig
+
+
+def write_plots(metrics: Mapping[str, Any], out_dir: str | os.PathLike[str]) -> dict[str, tuple[Path, Path]]:
+    """Draw every plot of :data:`PLOTS` into ``out_dir``; returns ``{name: (png, svg)}``."""
+    mpl = _mpl()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    makers = {"scores": _scores, "languages": _languages, "outcomes": _outcomes}
+    paths = {}
+    with mpl.rc_context(_RC):
+        for name in PLOTS:
+            paths[name] = _save(makers[name](metrics, mpl), out, name)
+    return paths

@@ -13,18 +13,17 @@ export NO_MKDOCS_2_WARNING := 1
 
 $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) install -q --upgrade pip
 
 $(VENV)/.dev: pyproject.toml | $(VENV)/bin/activate
 	$(PIP) install -q -e '.[dev]'
 	touch $@
 
 $(VENV)/.demo: pyproject.toml | $(VENV)/bin/activate
-	$(PIP) install -q -e .
+	$(PIP) install -q -e '.[demo]'
 	touch $@
 
 demo: $(VENV)/.demo
-	$(VENV)/bin/bordir data info demo
+	$(VENV)/bin/bordir demo --out bordir-demo
 
 test: $(VENV)/.dev
 	$(PY) -m pytest
@@ -32,5 +31,10 @@ test: $(VENV)/.dev
 docs: $(VENV)/.dev
 	$(VENV)/bin/mkdocs build --strict -d site
 
+bench: $(VENV)/.dev
+	$(PY) benchmarks/retrieval.py
+	$(PY) benchmarks/generation.py
+	$(PY) benchmarks/demo.py
+
 clean:
-	rm -rf $(VENV) site build dist .pytest_cache
+	rm -rf $(VENV) site build dist .pytest_cache bordir-demo

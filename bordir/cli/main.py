@@ -16,11 +16,13 @@ def cli() -> None:
 
 
 def _register_subcommands() -> None:
+    from .demo import demo_cmd
     from .report import report_cmd
     from .retrieve import retrieve_cmd
     from .run import run_cmd
     from .score import score_group
 
+    cli.add_command(demo_cmd)
     cli.add_command(report_cmd)
     cli.add_command(retrieve_cmd)
     cli.add_command(run_cmd)

@@ -45,6 +45,13 @@ def report_cmd(run_dir: str, n_resamples: int, seed: int | None, as_json: bool) 
             "warnings": metrics["warnings"],
         })
         return
+    print_summary(path)
+
+
+def print_summary(path: Path) -> None:
+    """The KB / Cst / Delta CS table (with both CIs) of a built report, its signature and path."""
+    metrics = json.loads((Path(path).parent / "metrics.json").read_text(encoding="utf-8"))
+    results = metrics["results"]
     headers = ["model", "mode", "runs"]
     for m in _SHOWN:
         headers += [_LABELS[m], "t95", "boot95"]

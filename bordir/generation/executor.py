@@ -117,6 +117,7 @@ def execute(
     max_retries: int = 6,
     timeout: float | None = None,
     progress: bool = True,
+    desc: str | None = None,
     on_result: OnResult | None = None,
     jitter_seed: int | None = None,
     limiter: RateLimiter | None = None,
@@ -137,6 +138,7 @@ def execute(
             backoff waits; no retry starts once it would be exceeded. An attempt in progress is
             not interrupted (a backend's own HTTP timeout bounds it).
         progress: show a tqdm progress bar with ETA on stderr.
+        desc: the progress bar's label (default: the backend's name).
         on_result: called as ``on_result(request, result)`` in the calling thread once per
             distinct request as soon as its result is known (cache hits first).
         jitter_seed: seed of the backoff jitter (for reproducible tests).
@@ -240,7 +242,7 @@ def execute(
             return result
 
     workers = max(1, min(concurrency or backend.max_concurrency, backend.max_concurrency, len(todo) or 1))
-    bar = _progress_bar(progress, total=len(first), initial=len(done), desc=backend.name)
+    bar = _progress_bar(progress, total=len(first), initial=len(done), desc=desc or backend.name)
     failed = 0
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bordir-generate")
     try:

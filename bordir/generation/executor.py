@@ -17,7 +17,7 @@ makes one attempt:
   from the backend, the request's result is ``GenerationResult(text="",
   error=<reason>, attempts=n)`` and the run goes on.
 
-Example:
+Examples:
     >>> from bordir.generation.backend import get_backend
     >>> from bordir.generation.types import GenerationRequest, Message
     >>> reqs = [GenerationRequest(model="mock/echo", messages=(Message("user", q),)) for q in ("A) x", "B) y", "A) x")]
@@ -131,8 +131,9 @@ def execute(
         requests: the requests; their ``model`` must be the backend's.
         cache: a response cache: hits make no call, successes are stored as they finish.
         concurrency: calls in flight at most (default and upper limit: ``backend.max_concurrency``).
-        rpm, tpm: requests / tokens per minute (None: unlimited). Tokens are reserved
-            before a call as characters / 4 + ``max_tokens`` and corrected by the reported usage.
+        rpm: requests per minute (None: unlimited).
+        tpm: tokens per minute (None: unlimited). Tokens are reserved before a call
+            as characters / 4 + ``max_tokens`` and corrected by the reported usage.
         max_retries: retries of a :class:`TransientError` (so at most ``max_retries + 1`` attempts).
         timeout: seconds a request may spend from its first attempt over all attempts and
             backoff waits; no retry starts once it would be exceeded. An attempt in progress is

@@ -531,8 +531,9 @@ def extract_citations(text: str) -> tuple[int, ...]:
     ``Document 2``, ``Doc 2``, ``Documents 1 and 3``. Closing tags and
     ``Document: 2`` headers (the prompt's layout) are not citations.
 
-    >>> extract_citations("because <doc1,3> and [2][0]; see Document 4 and doc 1 </doc1>")
-    (1, 3, 2, 0, 4, 1)
+    Examples:
+        >>> extract_citations("because <doc1,3> and [2][0]; see Document 4 and doc 1 </doc1>")
+        (1, 3, 2, 0, 4, 1)
     """
     out: list[int] = []
     for m in _CITE.finditer(_clean(text)):

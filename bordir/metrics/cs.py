@@ -117,8 +117,9 @@ ITEM_COLUMNS: tuple[str, ...] = ("territory", "query_lang", "role", "answer", "m
 def is_missing(value: Any) -> bool:
     """True for what the strict policy treats as no answer: None, NaN, ``"None"``, ``""``.
 
-    >>> [is_missing(v) for v in (None, float("nan"), "None", "", "Chile")]
-    [True, True, True, True, False]
+    Examples:
+        >>> [is_missing(v) for v in (None, float("nan"), "None", "", "Chile")]
+        [True, True, True, True, False]
     """
     if value is None:
         return True

@@ -28,7 +28,7 @@ BordIRLines tables, the reference's ``num_queries``).
 ``Response_Controller`` is read but not needed (it repeats ``Responses_d``'s
 controller-language entry).
 
-Example:
+Examples:
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
     >>> _ = p.write_text(

@@ -35,6 +35,12 @@ def run_cmd(config, out_dir, models, modes, k, runs, temperature, langs, retriev
 
         table = estimate(cfg)
         echo_table(list(table.columns), table.itertuples(index=False))
+        costs = table["max_cost_usd"].dropna()
+        click.echo(f"total: {int(table['calls'].sum())} calls to make, {int(table['cached'].sum())} cached; "
+                   f"at most ${costs.sum():.4f}" + (" (some models have no price)" if len(costs) < len(table) else ""))
+        click.echo("tokens are estimated as characters / 4; output tokens at max_tokens (an upper bound)")
+        if table.attrs.get("note"):
+            click.echo(table.attrs["note"])
         return
     out = run_experiment(cfg, out_dir)
     click.echo(f"wrote {out / 'responses.parquet'} and {out / 'run.json'}")

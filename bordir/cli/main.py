@@ -16,12 +16,14 @@ def cli() -> None:
 
 
 def _register_subcommands() -> None:
+    from .corpus import corpus_group
     from .demo import demo_cmd
     from .report import report_cmd
     from .retrieve import retrieve_cmd
     from .run import run_cmd
     from .score import score_group
 
+    cli.add_command(corpus_group)
     cli.add_command(demo_cmd)
     cli.add_command(report_cmd)
     cli.add_command(retrieve_cmd)

@@ -1,0 +1,150 @@
+"""``bordir corpus fetch`` and ``bordir corpus info``: build a corpus from Wikipedia, describe a corpus."""
+
+from __future__ import annotations
+
+import click
+
+from ._output import echo_json, echo_table
+
+
+@click.group("corpus")
+def corpus_group() -> None:
+    """Build and inspect retrieval corpora (Wikipedia paragraphs)."""
+
+
+@corpus_group.command("fetch")
+@click.option("--dataset", default="borderlines", show_default=True,
+              help="Territories and claimants from: borderlines (--path DIR or the hub) or demo.")
+@click.option("--path", type=click.Path(file_okay=False), help="BorderLines directory (default: the hub).")
+@click.option("--langs", default="claimants+en", show_default=True,
+              help="Languages per territory: claimants, claimants+en, or codes (ru,uk,en).")
+@click.option("--territories", help="Comma-separated territory names (default: all).")
+@click.option("--as-of", "as_of", help="Fetch the revision at or before this date (2023-05-15 = BordIRLines).")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Corpus directory (created or resumed).")
+@click.option("--endpoint", default=None, show_default="https://{edition}.wikipedia.org/w/api.php",
+              help="MediaWiki API URL template with {edition}.")
+@click.option("--title-fixes", "title_fixes", multiple=True, type=click.Path(dir_okay=False),
+              help="TSV of name<TAB>title overriding the shipped title fixes (repeatable).")
+@click.option("--rpm", type=float, default=200.0, show_default=True, help="Requests per minute at most (0: no limit).")
+@click.option("--max-retries", type=int, default=5, show_default=True, help="Retries on 429/5xx/network errors.")
+@click.option("--timeout", type=float, default=30.0, show_default=True, help="Seconds per request.")
+@click.option("--contact", help="Contact (e-mail or URL) for the User-Agent; default $BORDIR_WIKI_CONTACT.")
+@click.option("--progress/--no-progress", default=None, help="Progress bars (default: on a terminal).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def fetch_cmd(dataset, path, langs, territories, as_of, out, endpoint, title_fixes, rpm, max_retries, timeout,
+              contact, progress, as_json):
+    """Fetch the Wikipedia articles of each territory and its claimants into a corpus directory.
+
+    Re-running with the same --out resumes: stored pools are skipped and stored articles reused.
+    """
+    from ..errors import ConfigError
+    from ..wiki.client import DEFAULT_ENDPOINT
+    from ..wiki.fetch import LangSpec, fetch_corpus, normalize_as_of
+    from ..wiki.retry import RetryPolicy
+    from ..wiki.titles import load_title_fixes
+
+    spec = LangSpec.parse(langs)
+    normalize_as_of(as_of)
+    fixes = load_title_fixes(*title_fixes)
+    ds = _dataset(dataset, path)
+    names = [t.strip() for t in territories.split(",") if t.strip()] if territories else None
+    if territories is not None and not names:
+        raise ConfigError("--territories is empty; give comma-separated territory names")
+    for n in names or ():
+        ds.territory(n)
+    policy = RetryPolicy(rpm=rpm if rpm and rpm > 0 else None, max_retries=max_retries, timeout=timeout)
+    report = fetch_corpus(ds, out, langs=spec, territories=names, as_of=as_of, endpoint=endpoint or DEFAULT_ENDPOINT,
+                          title_fixes=fixes, policy=policy, contact=contact, progress=progress)
+    if as_json:
+        echo_json(report.to_dict())
+        return
+    _echo_rows(report.rows)
+    for w in report.warnings:
+        click.echo(f"warning: {w}")
+    resumed = f" ({report.pools_skipped} pools already stored)" if report.pools_skipped else ""
+    click.echo(f"fetched {report.pools_fetched} pools{resumed}; {report.requests} requests, {report.retries} retries")
+    click.echo(f"wrote {report.passages} passages to {report.path}")
+    click.echo(f"signature: {report.signature}")
+
+
+@corpus_group.command("info")
+@click.argument("path", type=click.Path(exists=True))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def info_cmd(path, as_json):
+    """Describe the corpus at PATH: a corpus directory, a passages .jsonl or a BordIRLines all_docs.json."""
+    from ..corpus_store import CorpusStore, is_corpus_dir, load_corpus, signature
+    from ..wiki.fetch import summary_rows
+
+    if is_corpus_dir(path):
+        store = CorpusStore.open(path)
+        corpus = store.load(verify=True)
+        m = store.manifest
+        info = {
+            "path": str(path),
+            "format": m["format"],
+            "name": m.get("name"),
+            "bordir_version": m.get("bordir_version"),
+            "created_at": m.get("created_at"),
+            "updated_at": m.get("updated_at"),
+            "parameters": m.get("parameters", {}),
+            "passages": len(corpus),
+            "articles": len(m.get("articles", [])),
+            "territories": len(corpus.territories),
+            "pools": m["counts"].get("pools"),
+            "flagged": m["counts"].get("flagged"),
+            "parts": len(m.get("parts", [])),
+            "runs": [{k: r.get(k) for k in ("started_at", "status", "langs", "pools_fetched", "pools_skipped")}
+                     for r in m.get("runs", [])],
+            "per_language": summary_rows(m),
+            "warnings": m.get("warnings", []),
+            "content_hash": m["content_hash"],
+            "signature": signature(m),
+        }
+    else:
+        corpus = load_corpus(path)
+        info = {
+            "path": str(path),
+            "format": "jsonl" if str(path).endswith(".jsonl") else "bordirlines-all_docs",
+            "passages": len(corpus),
+            "territories": len(corpus.territories),
+            "per_language": [{"lang": k, "paragraphs": v} for k, v in corpus.lang_counts().items()],
+            "content_hash": corpus.content_hash(),
+            "signature": f"corpus:{corpus.name}|hash:{corpus.content_hash()}",
+        }
+    if as_json:
+        echo_json(info)
+        return
+    for k, v in info.items():
+        if k in ("per_language", "runs", "warnings"):
+            continue
+        if isinstance(v, dict):
+            click.echo(f"{k}: " + ", ".join(f"{kk}={vv}" for kk, vv in v.items()))
+        else:
+            click.echo(f"{k}: {v}")
+    _echo_rows(info["per_language"])
+    for w in info.get("warnings", []):
+        click.echo(f"warning: {w}")
+
+
+def _echo_rows(rows) -> None:
+    if not rows:
+        click.echo("(no passages)")
+        return
+    headers = list(rows[0])
+    echo_table(headers, [[r.get(h, "") for h in headers] for r in rows])
+
+
+def _dataset(name: str, path: str | None):
+    from ..errors import ConfigError
+
+    if name == "demo":
+        if path:
+            raise ConfigError("the demo dataset is bundled; --path does not apply to it")
+        from ..loaders import load_demo
+
+        return load_demo()
+    if name == "borderlines":
+        from ..loaders import load_borderlines
+
+        return load_borderlines(path)
+    raise ConfigError(f"unknown dataset {name!r} for corpus fetch; use borderlines or demo")

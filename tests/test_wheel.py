@@ -23,6 +23,8 @@ def test_wheel_installs_and_lists_languages(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "bordir/_resources/languages/languages.tsv" in names
     assert "bordir/data/demo/corpus/passages.jsonl" in names
+    assert "bordir/_resources/annotations/gold/demo.jsonl" in names
+    assert "bordir/generation/templates/direct.txt" in names
     assert "bordir/py.typed" in names
 
     venv = tmp_path / "venv"

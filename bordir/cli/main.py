@@ -16,6 +16,7 @@ def cli() -> None:
 
 
 def _register_subcommands() -> None:
+    from .annotate import agreement_cmd, annotate_cmd
     from .corpus import corpus_group
     from .demo import demo_cmd
     from .report import report_cmd
@@ -23,6 +24,8 @@ def _register_subcommands() -> None:
     from .run import run_cmd
     from .score import score_group
 
+    cli.add_command(agreement_cmd)
+    cli.add_command(annotate_cmd)
     cli.add_command(corpus_group)
     cli.add_command(demo_cmd)
     cli.add_command(report_cmd)

@@ -13,6 +13,7 @@ Example file (``docs/experiments.md`` documents every key)::
     system = "vanilla"
     seeds = [4321, 2557, 2558, 2559, 2560, 2561, 2562, 2563, 2564, 2565]
     temperature = 0.5
+    relevance_filter = "all"         # all | relevant | non-relevant (needs labels; demo: gold labels)
 
 Example:
     >>> cfg = ExperimentConfig.from_dict({"models": ["mock/first"], "runs": 2})
@@ -68,6 +69,10 @@ class ExperimentConfig:
     concurrency: int = 8
     cache: str | None = None
     """Response cache path (default: $BORDIR_CACHE/responses.sqlite3, $BORDIR_CACHE defaulting to ~/.cache/bordir)."""
+    relevance_filter: str = "all"
+    """all | relevant | non-relevant: filter the ranked hits by their labels before taking the top k."""
+    labels: str | None = None
+    """Relevance labels for the filter (.jsonl/.csv); default: the shipped gold labels when dataset is demo."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, where: str = "<config>") -> ExperimentConfig:
@@ -110,6 +115,13 @@ class ExperimentConfig:
             raise bad("response_format", "'direct' or 'citation'")
         if data.get("policy", "strict") not in ("strict", "reference"):
             raise bad("policy", "'strict' or 'reference'")
+        if "relevance_filter" in data:
+            from ..annotations.use import RELEVANCE_FILTERS, parse_relevance_filter
+
+            try:
+                data["relevance_filter"] = parse_relevance_filter(data["relevance_filter"])
+            except ConfigError:
+                raise bad("relevance_filter", " | ".join(RELEVANCE_FILTERS)) from None
         if "seeds" in data and not all(isinstance(s, int) for s in data["seeds"]):
             raise bad("seeds", "a list of integers")
         if not data.get("models", ("x",)):

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -85,11 +86,37 @@ class _Item:
 
 def _signature(cfg: ExperimentConfig, model: str, mode: str, ret_sig: str, data_hash: str) -> str:
     parts = [
-        f"mode:{mode}", f"ret:{cfg.retriever}", f"k:{cfg.k}", f"gen:{model}", f"fmt:{cfg.response_format}",
+        f"mode:{mode}", f"ret:{cfg.retriever}", f"k:{cfg.k}", *_filter_parts(cfg), f"gen:{model}",
+        f"fmt:{cfg.response_format}",
         f"sys:{cfg.system}", f"temp:{cfg.temperature}", f"runs:{len(cfg.seeds)}", f"policy:{cfg.policy}",
         f"data:{data_hash}", f"version:{__version__}",
     ]
     return "|".join(parts)
+
+
+def _filter_parts(cfg: ExperimentConfig) -> list[str]:
+    """The relevance filter's signature fields: none for ``all``, else ``rel:…`` and the labels' hash."""
+    if cfg.relevance_filter == "all":
+        return []
+    return [f"rel:{cfg.relevance_filter}", f"labels:{_load_labels(cfg).content_hash()}"]
+
+
+@lru_cache(maxsize=4)
+def _load_labels(cfg: ExperimentConfig):
+    """The labels the relevance filter uses (config ``labels``, else the demo gold labels)."""
+    from ..annotations.io import load_gold, load_labels
+
+    if cfg.labels:
+        ds, corpus = load_inputs(cfg)
+        labels = load_labels(cfg.labels, dataset=ds, corpus=corpus)
+        if len(labels.annotators) > 1:
+            raise ConfigError(f"labels {cfg.labels} hold several annotators ({', '.join(labels.annotators)}); "
+                              "write one label set (e.g. their majority vote) for the relevance filter")
+        return labels
+    if cfg.dataset == "demo" and cfg.corpus == "demo":
+        return load_gold("demo")
+    raise ConfigError(f"relevance_filter {cfg.relevance_filter!r} needs labels: set labels = 'path/to/labels.jsonl' "
+                      "(only the demo dataset has default gold labels)")
 
 
 @dataclass
@@ -119,12 +146,23 @@ def prepare(cfg: ExperimentConfig, *, progress: bool = True, retriever: str | No
         retrieval = retrieve(ds, corpus, retriever or cfg.retriever, ir_modes, k=cfg.k, depth=max(cfg.k, 50),
                              fusion=cfg.fusion, balanced=cfg.balanced, queries=queries, progress=progress)
     top = retrieval.top() if retrieval is not None else pd.DataFrame(columns=["query_id", "mode", "rank"])
+    filtered_out: dict[tuple[str, str], str] = {}
+    if retrieval is not None and cfg.relevance_filter != "all":
+        from ..annotations.use import filter_hits
+
+        kept = filter_hits(retrieval.hits, _load_labels(cfg), cfg.relevance_filter)
+        top = kept[kept["rank"] <= cfg.k]
+        left = set(zip(top["query_id"], top["mode"]))
+        for qid, mode in dict.fromkeys(zip(retrieval.hits["query_id"], retrieval.hits["mode"])):
+            if (qid, mode) not in left:
+                filtered_out[(qid, mode)] = f"no documents left after relevance_filter={cfg.relevance_filter}"
     docs_by: dict[tuple[str, str], tuple] = {}
     for (qid, mode), g in top.sort_values("rank").groupby(["query_id", "mode"], sort=False):
         docs_by[(qid, mode)] = tuple(
             Document(i, d, l, corpus.get(l, d).text) for i, (d, l) in enumerate(zip(g["doc_id"], g["doc_lang"]))
         )
     skipped = {(s.query_id, s.mode): s.reason for s in (retrieval.skipped if retrieval else [])}
+    skipped.update(filtered_out)
     return Prepared(ds, corpus, queries, modes, retrieval, docs_by, skipped)
 
 

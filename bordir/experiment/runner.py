@@ -23,6 +23,7 @@ temperature with the run's seed.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from dataclasses import dataclass
@@ -171,6 +172,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, *, progress: bool
     """Run the grid of ``cfg`` into ``out_dir`` (resumable; see module docs). Returns ``out_dir``."""
     from ..generation.backend import get_backend
     from ..generation.cache import ResponseCache
+    from ..generation.cost import summarize as summarize_cost
     from ..generation.executor import execute
     from ..generation.parse import parse_answer, parse_citation_response
     out = Path(out_dir)
@@ -186,6 +188,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, *, progress: bool
     data_hash = ds.content_hash()
     rows: list[dict[str, Any]] = []
     calls = {"requests": 0, "cached": 0, "failed": 0}
+    usage: list[tuple[Any, Any, str]] = []
     backends = dict(backends or {})
     for model in cfg.models:
         backend = backends.get(model) or get_backend(model)
@@ -193,12 +196,13 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, *, progress: bool
         for mode in modes:
             items = _items(cfg, ds, queries, mode, model, rank, docs_by, skipped)
             results = execute(backend, [it.request for it in items], cache=cache, concurrency=cfg.concurrency,
-                              progress=progress)
+                              progress=progress, desc=f"{model} {mode.value}")
             sig = _signature(cfg, model, mode.value, retrieval.signature if retrieval else "none", data_hash)
             for it, res in zip(items, results):
                 calls["requests"] += 1
                 calls["cached"] += bool(res.cached)
                 calls["failed"] += not res.ok
+                usage.append((it.request, res, it.query.lang))
                 rows.extend(_rows(cfg, it, res, sig, rank, parse_answer, parse_citation_response))
             _write_responses(rows, out)
     _write_responses(rows, out)
@@ -214,6 +218,7 @@ def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, *, progress: bool
         "queries": len(queries),
         "responses": len(rows),
         "calls": calls,
+        "cost": [dataclasses.asdict(r) for r in summarize_cost(usage)],
         "skipped": [{"query_id": q, "mode": m, "reason": r} for (q, m), r in sorted(skipped.items())],
         "started": started,
         "finished": now_iso(),

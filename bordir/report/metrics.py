@@ -123,7 +123,9 @@ def _kb_undefined(mode: str, group: pd.DataFrame) -> str | None:
 def _base_fields(run: RunDir, model: str, mode: str, n_runs: int, data_hash: str) -> dict[str, Any]:
     cfg = run.config
     ir = mode != BASELINE
-    return {"mode": mode, "ret": cfg.retriever if ir else None, "k": cfg.k if ir else None, "gen": model,
+    rel = getattr(cfg, "relevance_filter", "all")
+    return {"mode": mode, "ret": cfg.retriever if ir else None, "k": cfg.k if ir else None,
+            "rel": rel if ir and rel != "all" else None, "gen": model,
             "fmt": cfg.response_format, "sys": cfg.system, "temp": cfg.temperature, "runs": n_runs,
             "policy": cfg.policy, "data": data_hash}
 

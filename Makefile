@@ -34,6 +34,8 @@ docs: $(VENV)/.dev
 bench: $(VENV)/.dev
 	$(PY) benchmarks/retrieval.py
 	$(PY) benchmarks/generation.py
+	$(PY) benchmarks/corpus.py
+	$(PY) benchmarks/audit.py
 	$(PY) benchmarks/demo.py
 
 clean:

@@ -17,6 +17,7 @@ def cli() -> None:
 
 def _register_subcommands() -> None:
     from .annotate import agreement_cmd, annotate_cmd
+    from .audit import audit_cmd
     from .corpus import corpus_group
     from .demo import demo_cmd
     from .report import report_cmd
@@ -26,6 +27,7 @@ def _register_subcommands() -> None:
 
     cli.add_command(agreement_cmd)
     cli.add_command(annotate_cmd)
+    cli.add_command(audit_cmd)
     cli.add_command(corpus_group)
     cli.add_command(demo_cmd)
     cli.add_command(report_cmd)

@@ -11,7 +11,10 @@
   Markdown, LaTeX and CSV;
 * ``plots/`` (:mod:`~bordir.report.plots`): PNG and SVG (matplotlib, the
   ``stats`` extra);
-* ``report.html`` (:mod:`~bordir.report.html`): all of it on one page.
+* ``report.html`` (:mod:`~bordir.report.html`): all of it on one page;
+* for a run in the citation response format, a citation section
+  (:mod:`~bordir.report.citations`): ``citations`` in ``metrics.json``,
+  ``tables/citations.*``, ``plots/citation_inclusion.*``.
 
 Example:
     >>> from bordir.report import build_report
@@ -57,5 +60,12 @@ def build_report(run_dir: str | os.PathLike[str], *, n_resamples: int = DEFAULT_
     tables = build_tables(metrics)
     plots = write_plots(metrics, out / "plots")
     write_tables(tables, out / "tables")
+    sections = []
+    if run.config.response_format == "citation":  # citation rate vs inclusion rate (bordir.citations)
+        from .citations import citation_report
+
+        cit = citation_report(run, out, n_resamples=n_resamples, seed=seed)
+        metrics = {**metrics, "citations": cit.json}
+        sections.append(cit.html)
     write_json(metrics, out / "metrics.json")
-    return write_html(metrics, tables, plots, out / "report.html")
+    return write_html(metrics, tables, plots, out / "report.html", sections=sections)

@@ -130,8 +130,9 @@ def _signatures(metrics: Mapping[str, Any]) -> str:
             "see metrics.json)</summary>\n<ul>\n" + "\n".join(lines) + "\n</ul></details>")
 
 
-def render_html(metrics: Mapping[str, Any], tables: Sequence[Table], plots: Mapping[str, tuple[Path, Path]]) -> str:
-    """The page as a string (see the module docs)."""
+def render_html(metrics: Mapping[str, Any], tables: Sequence[Table], plots: Mapping[str, tuple[Path, Path]],
+                sections: Sequence[str] = ()) -> str:
+    """The page as a string (see the module docs); ``sections``: extra HTML blocks placed before the notes."""
     e = html.escape
     title = f"bordir report: {Path(metrics['run_dir']).name}"
     figs = []
@@ -162,6 +163,7 @@ def render_html(metrics: Mapping[str, Any], tables: Sequence[Table], plots: Mapp
         *(t.to_html() for t in tables),
         '<h2 id="plots">Plots</h2>',
         *figs,
+        *sections,
         '<h2 id="notes">Notes</h2>',
         _list(metrics["notes"]),
         '<h2 id="signatures">Signatures</h2>',
@@ -175,10 +177,10 @@ def render_html(metrics: Mapping[str, Any], tables: Sequence[Table], plots: Mapp
 
 
 def write_html(metrics: Mapping[str, Any], tables: Sequence[Table], plots: Mapping[str, tuple[Path, Path]],
-               path: str | os.PathLike[str]) -> Path:
+               path: str | os.PathLike[str], *, sections: Sequence[str] = ()) -> Path:
     """Write :func:`render_html` to ``path`` atomically."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(render_html(metrics, tables, plots), encoding="utf-8")
+    tmp.write_text(render_html(metrics, tables, plots, sections), encoding="utf-8")
     os.replace(tmp, path)
     return path

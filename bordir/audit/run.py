@@ -1,0 +1,189 @@
+"""``run_audit``: stream a log, skip and count bad records, and compute the citation tables.
+
+Cells are (group, query language) — the group is the model, the month, or
+``all`` — plus (group, ``*``) pooling every query language. Clusters are the
+records unless ``cluster_by`` names a field (a conversation or user id), so
+that the answers of one conversation are resampled together.
+
+Example:
+    >>> import json, os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "log.jsonl")
+    >>> recs = [{"id": i, "query": "q", "query_lang": "sw", "response": "", "response_lang": "sw",
+    ...          "documents": [{"id": "a", "lang": "en"}, {"id": "b", "lang": "sw"}], "citations": ["a"]}
+    ...         for i in range(30)]
+    >>> with open(p, "w") as f:
+    ...     _ = f.write("\\n".join(json.dumps(r) for r in recs) + "\\n{broken\\n")
+    >>> res = run_audit(p, n_resamples=200, seed=1)
+    >>> res.summary["valid"], res.summary["skipped"], list(res.summary["skipped_by_reason"])
+    (30, 1, ['invalid_json'])
+    >>> r = res.tables.rates.query("doc_lang == 'en' and rate == 'pooled'").iloc[0]
+    >>> float(r.citation_rate), float(r.inclusion_rate), float(r.ratio), r.flag
+    (1.0, 0.5, 2.0, 'over')
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._version import __version__
+from ..citations.tables import ANSWER_RATES, CitationTables, build_tables, jsonable
+from ..errors import DataError
+from ..metrics.signature import Signature
+from ..metrics.uncertainty import DEFAULT_RESAMPLES, resolve_seed
+from .aggregate import Accumulator
+from .reader import detect_format, iter_blocks
+from .schema import REASONS, SchemaOptions
+
+__all__ = ["AuditResult", "run_audit", "skipped_line", "AUDIT_ANSWER_RATES"]
+
+AUDIT_ANSWER_RATES: tuple[tuple[str, str, str], ...] = (
+    *ANSWER_RATES,
+    ("language_match_rate", "lang_match", "lang_checked"),
+)
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """What ``bordir audit`` computed.
+
+    Attributes:
+        tables: rates (per group × query language × document language × rate), overall, answers.
+        summary: records read, valid, skipped (by reason, with examples), citation sources,
+            detected languages, timings.
+        settings: the options the audit ran with.
+        signature: what produced the numbers.
+    """
+
+    tables: CitationTables
+    summary: dict[str, Any] = field(repr=False)
+    settings: dict[str, Any] = field(repr=False)
+    signature: Signature
+
+    def __repr__(self) -> str:
+        return (f"AuditResult(valid={self.summary['valid']}, skipped={self.summary['skipped']}, "
+                f"flagged={len(self.tables.flagged())}, signature={str(self.signature)!r})")
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready (strict JSON: undefined values are ``null``)."""
+        t = self.tables.as_dict()
+        return jsonable({"schema": "bordir.audit/1", "bordir_version": __version__, "signature": str(self.signature),
+                         "settings": self.settings, "citation_settings": t["settings"], "summary": self.summary,
+                         "rates": t["rates"], "overall": t["overall"], "answers": t["answers"]})
+
+
+def run_audit(
+    path: str | os.PathLike[str],
+    *,
+    fmt: str | None = None,
+    group_by: str | None = None,
+    cluster_by: str | None = None,
+    strict: bool = False,
+    language_match: bool = True,
+    citation_base: int = 0,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int | None = None,
+    conf: float = 0.95,
+    adjust: str = "holm",
+    min_clusters: int = 5,
+    skipped_path: str | os.PathLike[str] | None = None,
+    max_examples: int = 5,
+    fast: bool = True,
+    block_bytes: int | None = None,
+    bootstrap: str = "auto",
+) -> AuditResult:
+    """Audit a log of a deployed assistant's cited answers (schema: :mod:`bordir.audit.schema`).
+
+    Args:
+        path: JSONL or Parquet log.
+        fmt: ``jsonl`` / ``parquet`` (default: from the file name).
+        group_by: ``model`` or ``month`` (drift), or None.
+        cluster_by: a record field whose value is the cluster (default: each record).
+        strict: stop at the first bad record (:class:`~bordir.errors.DataError` with its line).
+        language_match: check each response's language against the query's (detected when not given).
+        citation_base: number of the first document when citations are parsed from the response (0 or 1).
+        n_resamples: cluster-bootstrap resamples.
+        seed: bootstrap seed (default ``$BORDIR_SEED`` or 12345).
+        conf: confidence level of the intervals.
+        adjust: ``holm`` or ``none`` (:mod:`bordir.citations.flags`).
+        min_clusters: cells with fewer clusters are not flagged.
+        skipped_path: write every skipped record (line, reason, message) there as JSONL.
+        max_examples: examples kept per reason in the summary.
+        fast: use the vectorised JSONL reader (False: line by line).
+        block_bytes: JSONL bytes per block (default 8 MiB).
+        bootstrap: ``auto``, ``multinomial`` (exact) or ``normal`` (:mod:`bordir.citations.ratio`).
+    """
+    seed = resolve_seed(seed)
+    fmt = detect_format(path, fmt)
+    options = SchemaOptions(cluster_by=cluster_by, check_month=group_by == "month")
+    acc = Accumulator(group_by=group_by, cluster_by=cluster_by, language_match=language_match,
+                      citation_base=citation_base)
+    reasons: Counter[str] = Counter()
+    examples: dict[str, list[dict[str, Any]]] = {}
+    t0 = time.perf_counter()
+    fast_blocks = slow_blocks = 0
+    out = open(skipped_path, "w", encoding="utf-8") if skipped_path else None  # noqa: SIM115
+    try:
+        extra = {"block_bytes": block_bytes} if block_bytes else {}
+        for block in iter_blocks(path, fmt, options, fast=fast, **extra):
+            fast_blocks += block.fast
+            slow_blocks += not block.fast
+            for b in sorted(block.bad, key=lambda x: x.line):
+                if strict:
+                    raise DataError(f"{b.reason}: {b.message} (--strict stops at the first bad record)",
+                                    path=path, line=b.line)
+                reasons[b.reason] += 1
+                ex = examples.setdefault(b.reason, [])
+                if len(ex) < max_examples:
+                    ex.append({"line": b.line, "message": b.message})
+                if out is not None:
+                    out.write(json.dumps(b.as_dict(), ensure_ascii=False) + "\n")
+            acc.add(block.table, citations=block.citations)
+    finally:
+        if out is not None:
+            out.close()
+    t_read = time.perf_counter() - t0
+    cells = acc.cells()
+    t1 = time.perf_counter()
+    tables = build_tables(
+        cells, ("group", "query_lang"), n_resamples=n_resamples, seed=seed, conf=conf, adjust=adjust,
+        min_clusters=min_clusters, cluster=cluster_by or "record",
+        answer_rates=AUDIT_ANSWER_RATES if language_match else ANSWER_RATES,
+        signature_name="citation_audit", signature_fields={"group": group_by or "none"}, method=bootstrap,
+    )
+    t_stats = time.perf_counter() - t1
+    acc_summary = acc.summary()
+    valid = acc_summary.pop("records", 0)
+    skipped = sum(reasons.values())
+    summary = {
+        "log": str(path),
+        "format": fmt,
+        "records": valid + skipped,
+        "valid": valid,
+        "skipped": skipped,
+        "skipped_by_reason": {r: {"count": reasons[r], "description": REASONS.get(r, r), "examples": examples[r]}
+                              for r in sorted(reasons, key=lambda r: (-reasons[r], r))},
+        **acc_summary,
+        "blocks": {"vectorised": fast_blocks, "line_by_line": slow_blocks},
+        "seconds": {"read_and_aggregate": round(t_read, 3), "statistics": round(t_stats, 3),
+                    "detection": acc_summary["detection"]["seconds"]},
+    }
+    settings = {"group_by": group_by, "cluster_by": cluster_by or "record", "strict": strict,
+                "language_match": language_match, "citation_base": citation_base, "n_resamples": n_resamples,
+                "seed": seed, "conf": conf, "adjust": adjust, "min_clusters": min_clusters, "bootstrap": bootstrap}
+    sig = tables.signature
+    return AuditResult(tables, summary, settings, sig)
+
+
+def skipped_line(summary: dict[str, Any]) -> str:
+    """One line: how many records were skipped and why."""
+    n = summary["skipped"]
+    if not n:
+        return f"{summary['valid']} records audited, none skipped"
+    why = ", ".join(f"{r} {v['count']}" for r, v in summary["skipped_by_reason"].items())
+    return f"{summary['valid']} records audited, {n} skipped ({why})"
+

@@ -1,0 +1,298 @@
+"""Tidy citation tables for a set of cells, with flags, settings and a signature.
+
+:func:`build_tables` turns :class:`~.rates.CellStats` per cell into a
+:class:`CitationTables`:
+
+* ``rates``: one row per (cell keys…, ``query_lang``, ``doc_lang``, ``rate``),
+  ``rate`` being ``pooled`` or ``per_query`` (both always present);
+* ``overall``: the same with every query language pooled (``query_lang`` ``*``);
+* ``answers``: one row per cell with the answer-level shares (no citation,
+  out-of-range citations …) and their intervals.
+
+Flags are assigned per table and rate variant (:func:`~.flags.assign_flags`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._version import __version__
+from ..metrics.signature import Signature
+from .flags import assign_flags
+from .rates import CellStats
+from .ratio import EXACT_LIMIT, bootstrap_sums, summarize_cell, summarize_scalars
+
+__all__ = ["CitationTables", "build_tables", "markdown_rates", "ANSWER_RATES", "ALL_LANGS", "pct", "ci_text", "jsonable",
+           "RESOURCE_ORDER", "resource_level", "divergence_table", "spread_by_resource"]
+
+ALL_LANGS = "*"
+"""The ``query_lang`` of the rows that pool every query language."""
+
+ANSWER_RATES: tuple[tuple[str, str, str], ...] = (
+    ("no_citation_rate", "with_docs-citing", "with_docs"),
+    ("out_of_range_rate", "with_out_of_range", "answers"),
+)
+"""Answer-level shares: (name, numerator, denominator) of per-answer sums."""
+
+
+def pct(x: float | None, digits: int = 1) -> str:
+    """A fraction as a percentage string (``n/a`` when undefined)."""
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{digits}f}"
+
+
+def ci_text(lo: float | None, hi: float | None, *, scale: float = 100.0, digits: int = 1) -> str:
+    """``[lo, hi]`` (×``scale``) or ``–``."""
+    if lo is None or hi is None or (isinstance(lo, float) and math.isnan(lo)):
+        return "–"
+    return f"[{lo * scale:.{digits}f}, {hi * scale:.{digits}f}]"
+
+
+def jsonable(obj: Any) -> Any:
+    """``obj`` with numpy scalars as Python numbers, tuples as lists and NaN/inf as ``None``."""
+    if isinstance(obj, Mapping):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        x = float(obj)
+        return None if math.isnan(x) or math.isinf(x) else x
+    if obj is pd.NA or obj is None:
+        return None
+    return obj
+
+
+def _ratio_text(r: float | None, lo: float | None, hi: float | None) -> str:
+    if r is None or (isinstance(r, float) and math.isnan(r)):
+        return "n/a"
+    return f"{r:.2f} {ci_text(lo, hi, scale=1.0, digits=2)}"
+
+
+@dataclass(frozen=True)
+class CitationTables:
+    """Citation / inclusion rates, ratios, flags and answer-level shares.
+
+    Attributes:
+        keys: the cell key columns before ``query_lang`` (``model``, ``mode``; or ``group``).
+        rates: per query language (see the module docs).
+        overall: every query language pooled.
+        answers: answer-level shares per cell (query language, and ``*``).
+        settings: resamples, seed, interval, adjustment, clusters, definitions.
+        signature: what produced the numbers.
+    """
+
+    keys: tuple[str, ...]
+    rates: pd.DataFrame = field(repr=False)
+    overall: pd.DataFrame = field(repr=False)
+    answers: pd.DataFrame = field(repr=False)
+    settings: dict[str, Any] = field(repr=False)
+    signature: Signature
+
+    def __repr__(self) -> str:
+        return (f"CitationTables(keys={self.keys}, rows={len(self.rates)}, flagged={len(self.flagged())}, "
+                f"signature={str(self.signature)!r})")
+
+    def flagged(self, *, overall: bool = False) -> pd.DataFrame:
+        """Rows with a flag (``over`` / ``under``)."""
+        t = self.overall if overall else self.rates
+        return t[t["flag"].notna()] if len(t) else t
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: settings, signature and the three tables as lists of records."""
+        def recs(df: pd.DataFrame) -> list[dict[str, Any]]:
+            return jsonable(df.astype(object).where(df.notna(), None).to_dict(orient="records"))
+
+        return jsonable({"settings": self.settings, "signature": str(self.signature),
+                         "rates": recs(self.rates), "overall": recs(self.overall), "answers": recs(self.answers)})
+
+    def to_markdown(self, *, overall_only: bool = False) -> str:
+        """Markdown tables (×100 for rates), one per cell group; pooled and per-query side by side."""
+        parts = []
+        frames = [self.overall] if overall_only else [self.overall, self.rates]
+        for df in frames:
+            if len(df) == 0:
+                continue
+            for key, g in df.groupby(list(self.keys), sort=False) if self.keys else [((), df)]:
+                key = key if isinstance(key, tuple) else (key,)
+                title = " · ".join(f"{k} {v}" for k, v in zip(self.keys, key)) or "all"
+                parts.append(f"**{title}**" + (" — all query languages pooled" if df is self.overall else "") + "\n")
+                parts.append(markdown_rates(g))
+        return "\n".join(parts)
+
+
+def markdown_rates(g: pd.DataFrame) -> str:
+    """One Markdown table of a cell group: pooled and per-query columns side by side."""
+    head = ("| query lang | doc lang | answers | docs | citations | inclusion % | citation % (pooled) [95% CI] "
+            "| ratio (pooled) [95% CI] | flag | citation % (per query) | ratio (per query) [95% CI] | flag |")
+    lines = [head, "|" + "---|" * 12]
+    pooled = g[g["rate"] == "pooled"].set_index(["query_lang", "doc_lang"])
+    perq = g[g["rate"] == "per_query"].set_index(["query_lang", "doc_lang"])
+    for (ql, dl), p in pooled.iterrows():
+        q = perq.loc[(ql, dl)]
+        lines.append("| " + " | ".join([
+            str(ql), str(dl), str(p["n_answers"]), str(p["n_docs"]), str(p["n_citations"]),
+            pct(p["inclusion_rate_citing"]),
+            f"{pct(p['citation_rate'])} {ci_text(p['citation_rate_low'], p['citation_rate_high'])}",
+            _ratio_text(p["ratio"], p["ratio_low"], p["ratio_high"]), p["flag"] or "",
+            pct(q["citation_rate"]), _ratio_text(q["ratio"], q["ratio_low"], q["ratio_high"]), q["flag"] or "",
+        ]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _rows(cells: Mapping[tuple, CellStats], key_names: Sequence[str], *, n_resamples: int, seed: int, conf: float,
+          answer_rates: Sequence[tuple[str, str, str]], method: str) -> tuple[list[dict], list[dict]]:
+    rate_rows, answer_rows = [], []
+    for key, cell in cells.items():
+        name = "|".join(f"{k}={v}" for k, v in zip(key_names, key))
+        base = dict(zip(key_names, key))
+        boot = bootstrap_sums(cell, n_resamples=n_resamples, seed=seed, name=name, method=method)
+        for r in summarize_cell(cell, conf=conf, boot=boot):
+            r["measure"] = f"CitationRatio(rate={r['rate']},lang={r['doc_lang']})"
+            rate_rows.append({**base, **r})
+        wanted = [a for a in answer_rates if all(p in cell.scalars for p in a[1].split("-") + [a[2]])]
+        answer_rows.append({**base, **summarize_scalars(cell, wanted, conf=conf, boot=boot)})
+    return rate_rows, answer_rows
+
+
+def build_tables(
+    cells: Mapping[tuple, CellStats],
+    key_names: Sequence[str],
+    *,
+    n_resamples: int,
+    seed: int,
+    conf: float = 0.95,
+    adjust: str = "holm",
+    min_clusters: int = 5,
+    cluster: str = "record",
+    answer_rates: Sequence[tuple[str, str, str]] = ANSWER_RATES,
+    extra_settings: Mapping[str, Any] | None = None,
+    signature_name: str = "citation_rates",
+    signature_fields: Mapping[str, Any] | None = None,
+    method: str = "auto",
+) -> CitationTables:
+    """Summaries, intervals and flags for every cell.
+
+    Args:
+        cells: ``{(key…, query_lang): CellStats}``; keys with ``query_lang == "*"`` go to ``overall``.
+        key_names: names of the key parts, ending with ``query_lang``.
+        n_resamples: bootstrap resamples.
+        seed: bootstrap seed.
+        conf: confidence level.
+        adjust: ``holm`` or ``none`` (:func:`~.flags.assign_flags`).
+        min_clusters: cells with fewer clusters are not flagged.
+        cluster: what a cluster is (``territory``, ``record``, a field name), for settings and signature.
+        answer_rates: answer-level shares to report.
+        method: ``auto``, ``multinomial`` (exact) or ``normal`` (:mod:`~.ratio`).
+    """
+    rate_rows, answer_rows = _rows(cells, key_names, n_resamples=n_resamples, seed=seed, conf=conf,
+                                   answer_rates=answer_rates, method=method)
+    cols = [*key_names, "doc_lang", "rate", "measure", "n_clusters", "n_answers", "n_citing", "n_docs",
+            "n_docs_citing", "n_citations", "inclusion_rate", "inclusion_rate_low", "inclusion_rate_high",
+            "inclusion_rate_citing", "inclusion_rate_citing_low", "inclusion_rate_citing_high", "citation_rate",
+            "citation_rate_low", "citation_rate_high", "ratio", "ratio_low", "ratio_high", "ratio_undefined",
+            "p_value", "bootstrap"]
+    df = pd.DataFrame(rate_rows, columns=cols)
+    ql = key_names[-1]
+    per_lang = df[df[ql] != ALL_LANGS].reset_index(drop=True)
+    overall = df[df[ql] == ALL_LANGS].reset_index(drop=True)
+    flag_args = dict(family=("rate",), conf=conf, adjust=adjust, min_clusters=min_clusters)
+    per_lang = assign_flags(per_lang, **flag_args)
+    overall = assign_flags(overall, **flag_args)
+    answers = pd.DataFrame(answer_rows)
+    settings = {
+        "rates": {
+            "pooled": "Σ citations to the language / Σ citations (and Σ documents of it / Σ documents)",
+            "per_query": "mean over answers of the answer's share (citations: answers with ≥ 1 citation; "
+                         "inclusion: answers with ≥ 1 document)",
+            "inclusion_rate": "share of the documents placed in prompts (all answers with documents)",
+            "inclusion_rate_citing": "the same over answers with ≥ 1 citation: the ratio's denominator",
+            "ratio": "citation_rate / inclusion_rate_citing",
+        },
+        "interval": f"percentile cluster bootstrap ({int(round(conf * 100))}%), clusters = {cluster}",
+        "bootstrap": {"method": method, "methods_used": sorted(set(df["bootstrap"].dropna())) if len(df) else [],
+                      "exact_limit": EXACT_LIMIT,
+                      "note": "multinomial: clusters resampled exactly; normal: Gaussian draw of the cell sums with "
+                              "the bootstrap's mean and covariance (cells with many distinct profiles)"},
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "conf": conf,
+        "cluster": cluster,
+        "flags": {
+            "rule": "over / under: the ratio's interval lies above / below 1"
+                    + (" and the Holm-adjusted p-value (Wald test of ratio = 1 with the bootstrap standard error, "
+                       "across the tested cells of the table and rate variant) is below "
+                       f"{1 - conf:.2g}" if adjust == "holm" else ""),
+            "adjust": adjust,
+            "min_clusters": min_clusters,
+            "tested_cells": {"rates": int(per_lang["tested"].sum()) if len(per_lang) else 0,
+                             "overall": int(overall["tested"].sum()) if len(overall) else 0},
+        },
+        **dict(extra_settings or {}),
+    }
+    sig = Signature.build(signature_name, **dict(signature_fields or {}), cluster=cluster, boot=n_resamples,
+                          seed=seed, ci=f"cluster{int(round(conf * 100))}", adjust=adjust, min_clusters=min_clusters,
+                          version=__version__)
+    return CitationTables(tuple(key_names[:-1]), per_lang, overall, answers, settings, sig)
+
+
+RESOURCE_ORDER: tuple[str, ...] = ("high", "medium", "low", "unknown")
+
+
+def resource_level(code: str) -> str:
+    """The registry's resource level of a language code (``unknown`` when not in the registry)."""
+    from ..languages import registry
+
+    reg = registry()
+    return reg[code].resource if code in reg else "unknown"
+
+
+def divergence_table(rates: pd.DataFrame, keys: Sequence[str], *, rate: str = "pooled") -> pd.DataFrame:
+    """How far citations stray from inclusion, per query language, with its resource level.
+
+    ``divergence`` is the total variation distance between the citation and the
+    inclusion distributions over document languages, ½ Σ |citation_rate −
+    inclusion_rate_citing| (0: cited exactly as included; 1: disjoint).
+    ``max_abs_diff`` is the largest single-language gap.
+
+    >>> t = pd.DataFrame({"query_lang": ["sw", "sw"], "doc_lang": ["en", "sw"], "rate": ["pooled"] * 2,
+    ...                   "citation_rate": [0.8, 0.2], "inclusion_rate_citing": [0.5, 0.5]})
+    >>> divergence_table(t, ())[["query_lang", "resource", "divergence"]].to_dict("records")
+    [{'query_lang': 'sw', 'resource': 'low', 'divergence': 0.3}]
+    """
+    t = rates[(rates["rate"] == rate) & rates["citation_rate"].notna()]
+    out = []
+    for key, g in t.groupby([*keys, "query_lang"], sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        diff = (g["citation_rate"] - g["inclusion_rate_citing"]).abs()
+        rec = dict(zip([*keys, "query_lang"], key))
+        rec.update(resource=resource_level(str(rec["query_lang"])), divergence=round(float(diff.sum() / 2), 12),
+                   max_abs_diff=float(diff.max()))
+        out.append(rec)
+    return pd.DataFrame(out, columns=[*keys, "query_lang", "resource", "divergence", "max_abs_diff"])
+
+
+def spread_by_resource(rates: pd.DataFrame, keys: Sequence[str], *, rate: str = "pooled") -> pd.DataFrame:
+    """Per resource level of the query language: how many query languages, and the mean, sd and max divergence."""
+    d = divergence_table(rates, keys, rate=rate)
+    rows = []
+    for key, g in d.groupby([*keys, "resource"], sort=False) if len(d) else []:
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append({**dict(zip([*keys, "resource"], key)), "n_query_langs": len(g),
+                     "divergence_mean": float(g["divergence"].mean()),
+                     "divergence_sd": float(g["divergence"].std(ddof=1)) if len(g) > 1 else None,
+                     "divergence_max": float(g["divergence"].max())})
+    out = pd.DataFrame(rows, columns=[*keys, "resource", "n_query_langs", "divergence_mean", "divergence_sd",
+                                      "divergence_max"])
+    if len(out):
+        out["_o"] = out["resource"].map({r: i for i, r in enumerate(RESOURCE_ORDER)})
+        out = out.sort_values([*keys, "_o"], kind="stable").drop(columns="_o").reset_index(drop=True)
+    return out

@@ -486,7 +486,7 @@ def majority_vote(sets: LabelSet | Sequence[LabelSet], *, name: str = "majority"
         name: the ``annotator`` of the result.
         min_votes: labels a pair needs.
 
-    Example:
+    Examples:
         >>> from bordir.annotations.schema import Label
         >>> ls = LabelSet([Label("Q_en", "en", "d1", "relevant", "A", "x"),
         ...                Label("Q_en", "en", "d1", "partially_relevant", "A", "y"),

@@ -276,7 +276,10 @@ def annotate(
         model: ``provider/model`` or a built backend.
         annotator: the labels' ``annotator`` (default: the model name).
         cache: response cache (None: no cache).
-        concurrency, max_retries, timeout, progress: as :func:`~bordir.generation.executor.execute`.
+        concurrency: as :func:`~bordir.generation.executor.execute`.
+        max_retries: as :func:`~bordir.generation.executor.execute`.
+        timeout: as :func:`~bordir.generation.executor.execute`.
+        progress: as :func:`~bordir.generation.executor.execute`.
         template: prompt template name in ``annotations/prompts/``.
 
     Raises:

@@ -24,7 +24,7 @@ answers with at least one citation), so that answers without any citation,
 whose prompts may differ, do not bias it. When every answer cites,
 ``inclusion_rate_citing == inclusion_rate``.
 
-Example:
+Examples:
     >>> inc = np.array([[2, 1], [1, 3]])   # answer 0: 2 docs in L0, 1 in L1; answer 1: 1 and 3
     >>> cit = np.array([[2, 0], [0, 1]])   # answer 0 cites L0 twice; answer 1 cites L1 once
     >>> cell = CellStats.from_answers(("en", "sw"), inc, cit)
@@ -209,7 +209,8 @@ class CellStats:
 
         Args:
             langs: document language of each column.
-            included, cited: ``(n_answers, L)`` counts.
+            included: ``(n_answers, L)`` counts: documents of each language in each answer's prompt.
+            cited: ``(n_answers, L)`` counts: each answer's citations to documents of each language.
             clusters: the cluster of each answer (territory, conversation …);
                 default: every answer is its own cluster.
             extra: further per-answer values to sum per cluster (counts of

@@ -23,32 +23,18 @@ Usage: ``python benchmarks/corpus.py [--passages 20000] [--repeats 5]``
 from __future__ import annotations
 
 import argparse
-import gc
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from _timing import median_times  # noqa: E402  (benchmarks run as scripts)
 from bordir.corpus_store import CorpusStore, PooledCorpus, load_corpus, read_manifest, save_corpus
 from bordir.loaders import load_demo_corpus
 from bordir.records import Passage
 
 TARGET_SECONDS = 1.0
-
-
-def median_times(fns: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
-    """Median wall time of each ``fn()`` over ``repeats`` runs, the functions interleaved run by run."""
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(repeats):
-        for name, fn in fns.items():
-            gc.collect()
-            t0 = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - t0)
-    return {name: statistics.median(ts) for name, ts in times.items()}
 
 
 def fetched_like_corpus(n_passages: int) -> PooledCorpus:

@@ -19,14 +19,12 @@ Usage: ``python benchmarks/retrieval.py [--passages 20000] [--repeats 3]``
 from __future__ import annotations
 
 import argparse
-import gc
-import statistics
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from _timing import median_times  # noqa: E402  (benchmarks run as scripts)
 from bordir.corpus import Corpus
 from bordir.loaders import load_demo, load_demo_corpus
 from bordir.records import Passage, Query
@@ -48,18 +46,6 @@ class Result:
     @property
     def ratio(self) -> float:
         return self.bordir / self.reference
-
-
-def median_times(fns: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
-    """Median wall time of each ``fn()`` over ``repeats`` runs, the functions interleaved run by run."""
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(repeats):
-        for name, fn in fns.items():
-            gc.collect()
-            t0 = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - t0)
-    return {name: statistics.median(ts) for name, ts in times.items()}
 
 
 def replicated_corpus(n_passages: int) -> Corpus:

@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from .._json import jsonable
 from .._version import __version__
 from ..metrics.signature import Signature
 from .flags import assign_flags
@@ -51,24 +51,6 @@ def ci_text(lo: float | None, hi: float | None, *, scale: float = 100.0, digits:
     if lo is None or hi is None or (isinstance(lo, float) and math.isnan(lo)):
         return "–"
     return f"[{lo * scale:.{digits}f}, {hi * scale:.{digits}f}]"
-
-
-def jsonable(obj: Any) -> Any:
-    """``obj`` with numpy scalars as Python numbers, tuples as lists and NaN/inf as ``None``."""
-    if isinstance(obj, Mapping):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        x = float(obj)
-        return None if math.isnan(x) or math.isinf(x) else x
-    if obj is pd.NA or obj is None:
-        return None
-    return obj
 
 
 def _ratio_text(r: float | None, lo: float | None, hi: float | None) -> str:

@@ -14,26 +14,19 @@ Then Control / Non-control CS per query language, outcome rates per
 ``no_ir`` per model (Holm-corrected across all of them). ``swap_docs`` has no
 real control query (the English control queries are skipped, see
 :func:`bordir.retrieval.swap_skip_reason`), so its KB CS is ``null`` with a
-note. The dict is strict JSON: undefined values are ``None``, never NaN.
-
-Example:
-    >>> jsonable({"a": float("nan"), "b": (np.float64(0.5), np.int64(2))})
-    {'a': None, 'b': [0.5, 2]}
+note. The dict is strict JSON: undefined values are ``None``, never NaN
+(:func:`bordir._json.jsonable`).
 """
 
 from __future__ import annotations
 
-import json
-import math
-import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from .._json import jsonable, write_json
 from .._version import __version__
 from ..errors import ConfigError
 from ..experiment.provenance import now_iso
@@ -81,33 +74,6 @@ LABELS: Mapping[str, str] = {
 CONF = 0.95
 CI_RUNS = "t95"
 _OUTCOME_KEYS = ("model", "mode", "query_lang")
-
-
-def jsonable(obj: Any) -> Any:
-    """``obj`` with numpy scalars as Python numbers, tuples as lists and NaN/inf as ``None``."""
-    if isinstance(obj, Mapping):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        x = float(obj)
-        return None if math.isnan(x) or math.isinf(x) else x
-    if obj is pd.NA or obj is None:
-        return None
-    return obj
-
-
-def write_json(obj: Any, path: str | os.PathLike[str]) -> Path:
-    """Write strict JSON (``allow_nan=False``) atomically."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(jsonable(obj), ensure_ascii=False, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
 
 
 def _kb_undefined(mode: str, group: pd.DataFrame) -> str | None:

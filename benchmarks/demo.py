@@ -42,7 +42,8 @@ def main() -> int:
     # latency_s of the warm run's rows is 0 (cache hits); the cold figures are in the cache's results
     tokens = int(calls["input_tokens"].sum())
     print(f"bordir demo: {info['queries']} queries x {len(info['config']['modes'])} modes, "
-          f"{len(calls)} model calls (rank classification), {len(df)} responses, {tokens} prompt tokens")
+          f"{len(calls)} (query, mode) option scorings (identical prompts are scored once), {len(df)} responses, "
+          f"{tokens} prompt tokens")
     print(f"{'':6}{'seconds':>9}  {'budget':>7}  {'ratio':>6}")
     for name, t, budget in (("cold", cold, COLD_BUDGET), ("warm", warm, WARM_BUDGET)):
         flag = "" if t <= budget else "  <- over budget"

@@ -95,6 +95,12 @@ METRICS: tuple[str, ...] = (
 )
 """Every metric name, in reporting order."""
 
+METRIC_BOUNDS: dict[str, tuple[float, float]] = {
+    "kb_cs": (0.0, 1.0), "control_cs": (0.0, 1.0), "non_control_cs": (0.0, 1.0),
+    "cst_cs": (0.0, 1.0), "cst_cs_unknown": (0.0, 1.0), "delta_cs_abs": (-1.0, 1.0), "delta_cs": (-1.0, math.inf),
+}
+"""The range of each metric; intervals over runs are clipped to it."""
+
 TERRITORY_COLUMNS: tuple[str, ...] = (
     "territory", "controller", "controller_code", "controller_known",
     "n_queries", "n_claimant", "n_missing",

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from .cs import METRICS, territory_tables
+from .cs import METRIC_BOUNDS, METRICS, territory_tables
 from .responses import GROUP_KEYS, Policy
 from .signature import Signature
 from .uncertainty import CIVariant, t_interval
@@ -67,7 +67,7 @@ def summarize_runs(scores: pd.DataFrame, *, ci: CIVariant = "t95") -> pd.DataFra
     out = []
     order = {m: i for i, m in enumerate(METRICS)}
     for (model, mode, metric), g in scores.groupby(["model", "mode", "metric"], sort=False):
-        iv = t_interval(g["value"].tolist(), variant=ci)
+        iv = t_interval(g["value"].tolist(), variant=ci, bounds=METRIC_BOUNDS.get(metric))
         policy = str(g["policy"].iloc[0])
         sig = Signature.build(metric, mode=mode, gen=model, runs=iv.n, ci=ci, policy=policy)
         out.append({"model": model, "mode": mode, "metric": metric, "n_runs": iv.n, "mean": iv.mean,

@@ -119,11 +119,18 @@ class Interval:
         return {"mean": self.mean, "ci95" if self.conf == 0.95 else f"ci{self.conf:g}": ci, "n_runs": self.n}
 
 
-def t_interval(values: Sequence[float | None], *, variant: CIVariant = "t95", conf: float = 0.95) -> Interval:
+def t_interval(values: Sequence[float | None], *, variant: CIVariant = "t95", conf: float = 0.95,
+               bounds: tuple[float, float] | None = None) -> Interval:
     """Mean and t-interval over runs; ``None``/NaN values are left out (and not counted).
 
     ``t95``: mean ± t(1 − α/2, n − 1) · s / √n with s the sample σ (ddof = 1).
     ``paper``: the same with the population σ (ddof = 0), as BordIRLines.
+    ``bounds``: clip the interval to the metric's range (e.g. ``(0, 1)`` for a
+    share); with few runs the t-quantile is large (4.30 for 3 runs) and the
+    unclipped interval can leave the range.
+
+    >>> t_interval([0.9, 1.0, 0.8], bounds=(0, 1)).high
+    1.0
     """
     if variant not in CI_VARIANTS:
         raise ConfigError(f"unknown interval variant {variant!r}; known: {', '.join(CI_VARIANTS)}")
@@ -138,7 +145,10 @@ def t_interval(values: Sequence[float | None], *, variant: CIVariant = "t95", co
     sd = float(np.std(x, ddof=1 if variant == "t95" else 0))
     t = require("scipy.stats", "stats", purpose="t-intervals").t.ppf(1 - (1 - conf) / 2, n - 1)
     half = float(t * sd / math.sqrt(n))
-    return Interval(mean, mean - half, mean + half, n, sd, variant, conf)
+    low, high = mean - half, mean + half
+    if bounds is not None:
+        low, high = float(max(low, bounds[0])), float(min(high, bounds[1]))
+    return Interval(mean, low, high, n, sd, variant, conf)
 
 
 # --- cluster bootstrap --------------------------------------------------------

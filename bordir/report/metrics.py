@@ -31,7 +31,7 @@ from .._version import __version__
 from ..errors import ConfigError
 from ..experiment.provenance import now_iso
 from ..metrics import METRICS, language_breakdown, outcome_rates, territory_tables
-from ..metrics.cs import TerritoryStats
+from ..metrics.cs import METRIC_BOUNDS, TerritoryStats
 from ..metrics.signature import Signature
 from ..metrics.uncertainty import (
     DEFAULT_RESAMPLES,
@@ -122,7 +122,7 @@ def _cell(run: RunDir, model: str, mode: str, per_run: list[tuple[int, Territory
         ms = [sc[m] for sc in scores]
         undefined = m == "kb_cs" and kb_note is not None
         values = [None if undefined else s.value for s in ms]
-        iv = t_interval(values, variant=CI_RUNS, conf=CONF)
+        iv = t_interval(values, variant=CI_RUNS, conf=CONF, bounds=METRIC_BOUNDS.get(m))
         boot = None if undefined else cluster_bootstrap(stats, m, n_resamples=n_resamples, seed=seed, conf=CONF)
         metrics[m] = {
             "mean": iv.mean,
@@ -162,7 +162,7 @@ def _languages(run: RunDir, tables: Mapping[tuple[Any, ...], TerritoryStats], da
     for (model, mode, lang), g in groups:
         rec: dict[str, Any] = {"model": model, "mode": mode, "query_lang": lang}
         for k in ("control_cs", "non_control_cs"):
-            iv = t_interval(g[k].tolist(), variant=CI_RUNS, conf=CONF)
+            iv = t_interval(g[k].tolist(), variant=CI_RUNS, conf=CONF, bounds=METRIC_BOUNDS[k])
             rec[k] = {"mean": iv.mean, "ci95": _ci(iv.low, iv.high), "n_runs": iv.n}
         for c in ("control_agree", "control_n", "non_control_agree", "non_control_n", "unknown_n", "missing"):
             rec[c] = g[c].sum()

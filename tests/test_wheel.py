@@ -23,6 +23,7 @@ def test_wheel_installs_and_lists_languages(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "bordir/_resources/languages/languages.tsv" in names
     assert "bordir/data/demo/corpus/passages.jsonl" in names
+    assert "bordir/data/demo/embeddings/e5-small-485e7eb92f/sha256-1dc61eb4a3d5d10d.npz" in names  # shipped e5-small
     assert "bordir/_resources/annotations/gold/demo.jsonl" in names
     assert "bordir/generation/templates/direct.txt" in names
     assert "bordir/py.typed" in names

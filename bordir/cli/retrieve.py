@@ -27,7 +27,7 @@ def retrieve_cmd(dataset, path, corpus_path, retriever, modes, k, depth, fusion,
     from ..errors import ConfigError
     from ..loaders import load_borderlines, load_demo, load_demo_corpus
     from ..loaders.demo import read_passages_jsonl
-    from ..retrieval.evaluate import language_mix
+    from ..retrieval.evaluate import language_mix_by_mode
     from ..retrieval.run import retrieve
 
     if dataset == "demo":
@@ -45,11 +45,7 @@ def retrieve_cmd(dataset, path, corpus_path, retriever, modes, k, depth, fusion,
             raise ConfigError(f"no queries in language(s) {', '.join(sorted(wanted))}; present: {', '.join(ds.query_langs)}")
     run = retrieve(ds, corpus, retriever, modes, k=k, depth=depth, fusion=fusion, balanced=balanced, queries=queries)
     run.to_parquet(out)
-    mix = language_mix(run.hits, ds, k=k)
-    per_mode = (
-        mix.assign(**{c: mix[c] * mix["n_docs"] for c in mix.columns if c.endswith("_share")})
-        .groupby("mode").sum(numeric_only=True)
-    )
+    per_mode = language_mix_by_mode(run.hits, ds, k=k)
     summary = {
         "out": str(out),
         "signature": run.signature,
@@ -57,7 +53,7 @@ def retrieve_cmd(dataset, path, corpus_path, retriever, modes, k, depth, fusion,
         "queries": len(queries or ds.queries),
         "skipped": run.skipped_counts(),
         "language_mix_top_k": {
-            m: {c.removesuffix("_share"): round(float(r[c] / r["n_docs"]), 4) for c in per_mode.columns if c.endswith("_share")}
+            m: {c.removesuffix("_share"): round(float(r[c]), 4) for c in per_mode.columns if c.endswith("_share")}
             for m, r in per_mode.iterrows()
         },
     }

@@ -35,7 +35,7 @@ import pandas as pd
 from ..corpus import Corpus
 from ..dataset import BorderLines
 
-__all__ = ["per_query_quality", "quality", "language_mix", "demo_qrels"]
+__all__ = ["per_query_quality", "quality", "language_mix", "language_mix_by_mode", "demo_qrels"]
 
 
 def demo_qrels(dataset: BorderLines, corpus: Corpus) -> pd.DataFrame:
@@ -124,3 +124,13 @@ def language_mix(hits: pd.DataFrame, dataset: BorderLines, *, k: int = 10) -> pd
     out = counts[["query_lang", "en", "other_claimant", "other"]].div(n, axis=0).add_suffix("_share")
     out["n_docs"] = n
     return out.reset_index()
+
+
+def language_mix_by_mode(hits: pd.DataFrame, dataset: BorderLines, *, k: int = 10) -> pd.DataFrame:
+    """:func:`language_mix` pooled over query languages: one row per mode (shares weighted by documents)."""
+    mix = language_mix(hits, dataset, k=k)
+    shares = [c for c in mix.columns if c.endswith("_share")]
+    weighted = mix[shares].mul(mix["n_docs"], axis=0).assign(mode=mix["mode"], n_docs=mix["n_docs"])
+    by_mode = weighted.groupby("mode").sum()
+    by_mode[shares] = by_mode[shares].div(by_mode["n_docs"], axis=0)
+    return by_mode

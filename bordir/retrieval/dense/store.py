@@ -6,7 +6,14 @@ signature::
     $BORDIR_CACHE/embeddings/<embedder-slug>/<corpus-hash>.npz    matrix + keys + parameters
     $BORDIR_CACHE/embeddings/<embedder-slug>/<corpus-hash>.json   the same parameters, for people
 
-``$BORDIR_CACHE`` defaults to ``~/.cache/bordir``. The ``.npz`` holds the
+``$BORDIR_CACHE`` defaults to ``~/.cache/bordir``. Before the cache, the store
+looks in a read-only *shipped* directory laid out the same way
+(``<embedder-slug>/<corpus-hash>.npz``; default :data:`SHIPPED_DIR`, which holds
+the demo corpus's ``e5-small`` embeddings, so ``bordir demo`` never embeds it).
+A shipped file is verified exactly like a cache file; one that does not match
+is ignored with an :class:`EmbeddingCacheWarning` and the cache is used.
+
+The ``.npz`` holds the
 ``float32`` L2-normalised matrix (row ``i`` is passage ``i`` of the corpus), the
 ``(lang, doc_id)`` keys and the embedder's parameters; it is self-contained, the
 JSON is only a readable copy. Both are written atomically (a temporary file in
@@ -48,6 +55,7 @@ from ...errors import BordirError, ConfigError
 from ...records import Passage
 
 __all__ = [
+    "SHIPPED_DIR",
     "STORE_FORMAT",
     "CorpusEmbeddings",
     "DocumentEmbedder",
@@ -61,6 +69,9 @@ __all__ = [
 
 STORE_FORMAT = 1
 """Version of the on-disk layout; a cache of another format is recomputed."""
+
+SHIPPED_DIR = Path(__file__).resolve().parents[2] / "data" / "demo" / "embeddings"
+"""Precomputed embeddings shipped with bordir (read-only, laid out like ``$BORDIR_CACHE/embeddings``)."""
 
 
 class EmbeddingCacheWarning(UserWarning):
@@ -185,14 +196,18 @@ class EmbeddingStore:
         cache_dir: the cache root (default: :func:`default_cache_dir`, read when used).
         use_cache: False to always compute and never write.
         progress: show a progress bar while embedding (None: only on a terminal).
+        shipped_dir: read-only precomputed embeddings consulted before the cache
+            (default :data:`SHIPPED_DIR`; None to ignore them). Not used when ``use_cache`` is False.
     """
 
     def __init__(
-        self, cache_dir: str | os.PathLike[str] | None = None, *, use_cache: bool = True, progress: bool | None = None
+        self, cache_dir: str | os.PathLike[str] | None = None, *, use_cache: bool = True, progress: bool | None = None,
+        shipped_dir: str | os.PathLike[str] | None = SHIPPED_DIR,
     ) -> None:
         self._cache_dir = None if cache_dir is None else Path(cache_dir).expanduser()
         self.use_cache = use_cache
         self.progress = progress
+        self.shipped_dir = None if shipped_dir is None else Path(shipped_dir)
 
     @property
     def cache_dir(self) -> Path:
@@ -203,16 +218,33 @@ class EmbeddingStore:
         slug = embedder_slug(embedder.name, embedder.embedding_signature())
         return self.cache_dir / "embeddings" / slug / f"{corpus.content_hash()}.npz"
 
+    def shipped_path_for(self, corpus: Corpus, embedder: DocumentEmbedder) -> Path | None:
+        """Where shipped embeddings of ``corpus`` by ``embedder`` would be (None: no shipped directory)."""
+        if self.shipped_dir is None:
+            return None
+        slug = embedder_slug(embedder.name, embedder.embedding_signature())
+        return self.shipped_dir / slug / f"{corpus.content_hash()}.npz"
+
     def __repr__(self) -> str:
         return f"EmbeddingStore(cache_dir={str(self.cache_dir)!r}, use_cache={self.use_cache})"
 
     # -- public ---------------------------------------------------------------
 
     def get(self, corpus: Corpus, embedder: DocumentEmbedder) -> CorpusEmbeddings:
-        """Embeddings of every passage of ``corpus``: loaded from the cache, or computed and cached."""
+        """Embeddings of every passage of ``corpus``: loaded from the shipped files or the cache, or computed and cached."""
         keys = tuple(p.key for p in corpus)
         params = dict(embedder.embedding_signature())
         dims = embedder.expected_dims()
+        shipped = self.shipped_path_for(corpus, embedder) if self.use_cache else None
+        if shipped is not None and shipped.exists():
+            matrix, problem = _load(shipped, keys, params, dims)
+            if matrix is not None:
+                return CorpusEmbeddings(matrix, keys, shipped, computed=False)
+            warnings.warn(
+                f"shipped embeddings {shipped} do not match ({problem}); using the cache instead",
+                EmbeddingCacheWarning,
+                stacklevel=3,
+            )
         path = self.path_for(corpus, embedder) if self.use_cache else None
         if path is not None and path.exists():
             matrix, problem = _load(path, keys, params, dims)

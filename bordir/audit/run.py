@@ -95,6 +95,7 @@ def run_audit(
     fast: bool = True,
     block_bytes: int | None = None,
     bootstrap: str = "auto",
+    progress: bool = False,
 ) -> AuditResult:
     """Audit a log of a deployed assistant's cited answers (schema: :mod:`bordir.audit.schema`).
 
@@ -116,6 +117,7 @@ def run_audit(
         fast: use the vectorised JSONL reader (False: line by line).
         block_bytes: JSONL bytes per block (default 8 MiB).
         bootstrap: ``auto``, ``multinomial`` (exact) or ``normal`` (:mod:`bordir.citations.ratio`).
+        progress: show a records-read progress bar (the CLI does).
     """
     seed = resolve_seed(seed)
     fmt = detect_format(path, fmt)
@@ -127,9 +129,13 @@ def run_audit(
     t0 = time.perf_counter()
     fast_blocks = slow_blocks = 0
     out = open(skipped_path, "w", encoding="utf-8") if skipped_path else None  # noqa: SIM115
+    from tqdm.auto import tqdm
+
+    bar = tqdm(desc="audit", unit="record", unit_scale=True, disable=None if progress else True)  # None: off when not a TTY
     try:
         extra = {"block_bytes": block_bytes} if block_bytes else {}
         for block in iter_blocks(path, fmt, options, fast=fast, **extra):
+            bar.update(block.table.num_rows + len(block.bad))
             fast_blocks += block.fast
             slow_blocks += not block.fast
             for b in sorted(block.bad, key=lambda x: x.line):
@@ -144,6 +150,7 @@ def run_audit(
                     out.write(json.dumps(b.as_dict(), ensure_ascii=False) + "\n")
             acc.add(block.table, citations=block.citations)
     finally:
+        bar.close()
         if out is not None:
             out.close()
     t_read = time.perf_counter() - t0

@@ -52,7 +52,7 @@ def audit_cmd(logs: str, fmt: str | None, group_by: str | None, cluster_by: str 
     result = run_audit(logs, fmt=fmt, group_by=group_by, cluster_by=cluster_by, strict=strict,
                        language_match=language_match, citation_base=int(citation_base), n_resamples=n_resamples,
                        seed=seed, adjust=adjust, min_clusters=min_clusters,
-                       skipped_path=None if strict else out / "skipped.jsonl")
+                       skipped_path=None if strict else out / "skipped.jsonl", progress=True)
     paths = write_audit(result, out, plots=plots)
     if result.summary["skipped"] == 0 or strict:
         (out / "skipped.jsonl").unlink(missing_ok=True)

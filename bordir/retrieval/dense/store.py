@@ -235,26 +235,18 @@ class EmbeddingStore:
         keys = tuple(p.key for p in corpus)
         params = dict(embedder.embedding_signature())
         dims = embedder.expected_dims()
-        shipped = self.shipped_path_for(corpus, embedder) if self.use_cache else None
-        if shipped is not None and shipped.exists():
-            matrix, problem = _load(shipped, keys, params, dims)
-            if matrix is not None:
-                return CorpusEmbeddings(matrix, keys, shipped, computed=False)
-            warnings.warn(
-                f"shipped embeddings {shipped} do not match ({problem}); using the cache instead",
-                EmbeddingCacheWarning,
-                stacklevel=3,
-            )
         path = self.path_for(corpus, embedder) if self.use_cache else None
-        if path is not None and path.exists():
-            matrix, problem = _load(path, keys, params, dims)
+        shipped = self.shipped_path_for(corpus, embedder) if self.use_cache else None
+        # shipped (read-only) files first, then the cache; both go through the same verification
+        for candidate, what, fallback in ((shipped, "shipped embeddings", "using the cache instead"),
+                                          (path, "embedding cache", "recomputing it")):
+            if candidate is None or not candidate.exists():
+                continue
+            matrix, problem = _load(candidate, keys, params, dims)
             if matrix is not None:
-                return CorpusEmbeddings(matrix, keys, path, computed=False)
-            warnings.warn(
-                f"embedding cache {path} does not match ({problem}); recomputing it",
-                EmbeddingCacheWarning,
-                stacklevel=3,
-            )
+                return CorpusEmbeddings(matrix, keys, candidate, computed=False)
+            warnings.warn(f"{what} {candidate} does not match ({problem}); {fallback}", EmbeddingCacheWarning,
+                          stacklevel=3)
         matrix = self._compute(corpus, embedder, dims)
         if path is not None:
             meta = {

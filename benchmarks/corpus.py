@@ -4,9 +4,9 @@ A synthetic fetched corpus of ``--passages`` (20,000) passages — the demo
 corpus replicated, each passage given the provenance and language-check meta a
 Wikipedia fetch writes (edition, page id, revision, fetch time, URL, detected
 language, flag …) and one pool row in ten adding it to a second territory — is
-saved with :func:`bordir.corpus_store.save_corpus`. Then:
+saved with :func:`bordir.corpus.save_corpus`. Then:
 
-* ``load_corpus``: :func:`bordir.corpus_store.load_corpus` of the directory
+* ``load_corpus``: :func:`bordir.corpus.load_corpus` of the directory
   (manifest, SHA-256 check, Parquet, :class:`~bordir.records.Passage` objects,
   the corpus index), against ``pyarrow.parquet.read_table`` of the same part
   files, and against that plus ``to_pylist`` of every column (Python objects, as
@@ -30,7 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from _timing import median_times  # noqa: E402  (benchmarks run as scripts)
-from bordir.corpus_store import CorpusStore, PooledCorpus, load_corpus, read_manifest, save_corpus
+from bordir.corpus import CorpusStore, PooledCorpus, load_corpus, read_manifest, save_corpus
 from bordir.loaders import load_demo_corpus
 from bordir.records import Passage
 

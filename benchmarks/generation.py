@@ -13,8 +13,13 @@
     of ``--local-calls`` (10) demo prompts (direct format, two demo documents
     each) through the executor: calls per second, one prompt evaluation each.
 
+(c) **Answer parsing of a long reply.** A 112 KB reply that names the options
+    about 15,000 times (the size that took 17–36 s before name matching became
+    linear, issue 14.10) goes through ``parse_answer``: the time, against the
+    time of a 1 KB reply scaled by length (target: within 3× of linear).
+
 Usage: ``python benchmarks/generation.py [--calls 640] [--concurrency 32] [--latency 0.1] [--local-calls 10]``
-(``--skip-local`` / ``--skip-http`` run one half).
+(``--skip-local`` / ``--skip-http`` / ``--skip-parse`` leave a part out).
 """
 
 from __future__ import annotations
@@ -142,6 +147,24 @@ def bench_local(n: int) -> list[tuple[str, str, str, str]]:
              _verdict(ok == len(requests), f"{ok}/{len(requests)} scored"))]
 
 
+def bench_parse() -> list[tuple[str, str, str, str]]:
+    from bordir.generation.parse import parse_answer
+    from bordir.loaders import load_demo
+
+    q = load_demo().query("Crimea_en")
+    small, big = ("Russia Ukraine " * 70)[:1_000], ("Russia Ukraine " * 8000)[:112_000]
+    parse_answer(small, q)  # warm the caches
+    t0 = time.perf_counter()
+    for _ in range(20):
+        parse_answer(small, q)
+    t_small = (time.perf_counter() - t0) / 20
+    t0 = time.perf_counter()
+    parse_answer(big, q)
+    t_big = time.perf_counter() - t0
+    ratio = t_big / (t_small * len(big) / len(small))
+    return [("parse 112 KB reply", f"{t_big:.3f}s", f"{ratio:.2f}x linear", _verdict(ratio <= 3, "<= 3x linear"))]
+
+
 def _verdict(ok: bool, target: str) -> str:
     return f"ok ({target})" if ok else f"MISSED ({target})"
 
@@ -154,12 +177,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--local-calls", type=int, default=10)
     ap.add_argument("--skip-http", action="store_true")
     ap.add_argument("--skip-local", action="store_true")
+    ap.add_argument("--skip-parse", action="store_true")
     args = ap.parse_args(argv)
     rows = []
     if not args.skip_http:
         rows += bench_http(args.calls, args.concurrency, args.latency)
     if not args.skip_local:
         rows += bench_local(args.local_calls)
+    if not args.skip_parse:
+        rows += bench_parse()
     widths = [max(len(r[i]) for r in rows + [("case", "time", "figure", "target")]) for i in range(4)]
     for row in [("case", "time", "figure", "target"), *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())

@@ -42,6 +42,15 @@ __all__ = [
     "load_bordirlines",
     "load_demo",
     "load_demo_corpus",
+    "load_dataset",
+    "load_corpus",
+    "retrieve",
+    "get_backend",
+    "Experiment",
+    "ExperimentConfig",
+    "run",
+    "load_run",
+    "Run",
 ]
 
 _LAZY = {
@@ -59,7 +68,7 @@ _LAZY = {
     "Hit": ("bordir.records", "Hit"),
     "BorderLines": ("bordir.dataset", "BorderLines"),
     "Corpus": ("bordir.corpus", "Corpus"),
-    "Mode": ("bordir.modes", "Mode"),
+    "Mode": ("bordir.retrieval.modes", "Mode"),
     "BordIRLines": ("bordir.loaders.bordirlines", "BordIRLines"),
     "load_borderlines": ("bordir.loaders", "load_borderlines"),
     "load_borderlines_files": ("bordir.loaders", "load_borderlines_files"),
@@ -67,6 +76,15 @@ _LAZY = {
     "load_bordirlines": ("bordir.loaders", "load_bordirlines"),
     "load_demo": ("bordir.loaders", "load_demo"),
     "load_demo_corpus": ("bordir.loaders", "load_demo_corpus"),
+    "load_dataset": ("bordir.catalog", "load_dataset"),
+    "load_corpus": ("bordir.corpus", "load_corpus"),
+    "retrieve": ("bordir.retrieval.run", "retrieve"),
+    "get_backend": ("bordir.generation.backend", "get_backend"),
+    "Experiment": ("bordir.experiment.config", "Experiment"),
+    "ExperimentConfig": ("bordir.experiment.config", "ExperimentConfig"),
+    "run": ("bordir.experiment.run", "run"),
+    "load_run": ("bordir.experiment.run", "load_run"),
+    "Run": ("bordir.experiment.run", "Run"),
 }
 
 
@@ -98,6 +116,12 @@ if TYPE_CHECKING:  # pragma: no cover
         load_demo,
         load_demo_corpus,
     )
+    from .catalog import load_dataset
+    from .corpus import load_corpus
+    from .experiment.config import Experiment, ExperimentConfig
+    from .experiment.run import Run, load_run, run
+    from .generation.backend import get_backend
     from .loaders.bordirlines import BordIRLines
-    from .modes import Mode
+    from .retrieval.run import retrieve
+    from .retrieval.modes import Mode
     from .records import Country, Hit, Passage, Query, Territory

@@ -42,7 +42,6 @@ def jsonable(obj: Any) -> Any:
 def write_json(obj: Any, path: str | os.PathLike[str]) -> Path:
     """Write strict JSON (``allow_nan=False``) atomically."""
     path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(jsonable(obj), ensure_ascii=False, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    from ._atomic import atomic_write_text
+
+    return atomic_write_text(path, json.dumps(jsonable(obj), ensure_ascii=False, indent=2, allow_nan=False) + "\n")

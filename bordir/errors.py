@@ -8,7 +8,14 @@ Messages say what was expected, what was found, and how to fix it::
     ├── ConfigError              a setting or name is not valid
     │   └── UnknownLanguageError     a language code is not in languages/
     ├── DataError                an input file is malformed (.path, .line, .field)
+    ├── FetchError               a provider or server call failed (.status, .provider)
     └── MissingExtraError        an optional dependency is not installed (.extra)
+
+Secrets never reach a message: every :class:`BordirError` is passed through
+:func:`redact` when it is built, which masks the values of secret-looking
+environment variables (names containing ``KEY``, ``TOKEN``, ``SECRET``,
+``PASSWORD``; values of at least 8 characters) and every value registered
+with :func:`register_secret` (keys handed to a client as ``api_key=``).
 
 Example:
     >>> from bordir.errors import DataError
@@ -18,7 +25,10 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+import re
+import threading
+from collections.abc import Callable, Iterable
 from os import PathLike
 
 __all__ = [
@@ -26,12 +36,113 @@ __all__ = [
     "ConfigError",
     "UnknownLanguageError",
     "DataError",
+    "FetchError",
     "MissingExtraError",
+    "redact",
+    "redactor",
+    "register_secret",
+    "undecodable",
+    "describe_transport_error",
+    "secret_values",
+    "SECRET_ENV_NAME",
 ]
+
+SECRET_ENV_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL", re.IGNORECASE)
+"""Environment variable names whose values are treated as secrets."""
+_MIN_ENV_SECRET = 8  # shorter values ("1", "false", "none") would mask ordinary words
+_MIN_SECRET = 4
+_registered: set[str] = set()
+_registered_lock = threading.Lock()
+
+
+def register_secret(value: str | None) -> None:
+    """Treat ``value`` as a secret from now on (an API key handed over as an argument, not via the environment).
+
+    Values shorter than 4 characters are ignored.
+    """
+    if value and len(value) >= _MIN_SECRET:
+        with _registered_lock:
+            _registered.add(value)
+
+
+def secret_values(extra: Iterable[str | None] = ()) -> list[str]:
+    """The secrets :func:`redact` masks: registered ones, secret environment values and ``extra``; longest first."""
+    found = {v for v in extra if v and len(v) >= _MIN_SECRET}
+    with _registered_lock:
+        found |= _registered
+    for name, value in os.environ.items():
+        value = value.strip()
+        if len(value) >= _MIN_ENV_SECRET and SECRET_ENV_NAME.search(name):
+            found.add(value)
+    return sorted(found, key=len, reverse=True)
+
+
+def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """``text`` with every secret replaced by ``***``: ``secrets`` plus those of :func:`secret_values`.
+
+    The one place where bordir masks keys: errors, completion texts, cached results and log lines use it.
+
+    Example:
+        >>> import os
+        >>> os.environ["DEMO_API_KEY"] = "sk-canary-0123456789"
+        >>> redact("Incorrect API key provided: sk-canary-0123456789.")
+        'Incorrect API key provided: ***.'
+        >>> redact("token abc1 here", ["abc1"])
+        'token *** here'
+        >>> del os.environ["DEMO_API_KEY"]
+    """
+    if not text:
+        return text
+    for s in secret_values(secrets):
+        if s in text:
+            text = text.replace(s, "***")
+    return text
+
+
+def redactor(secrets: Iterable[str | None] = ()) -> Callable[[str], str]:
+    """:func:`redact` with the secrets looked up once (for masking many texts in a row).
+
+    Example:
+        >>> mask = redactor(["tok-1234"])
+        >>> mask("a tok-1234 b"), mask("")
+        ('a *** b', '')
+    """
+    values = secret_values(secrets)
+
+    def mask(text: str) -> str:
+        if not text:
+            return text
+        for s in values:
+            if s in text:
+                text = text.replace(s, "***")
+        return text
+
+    return mask
 
 
 class BordirError(Exception):
-    """Base class of every error bordir raises on purpose."""
+    """Base class of every error bordir raises on purpose.
+
+    Its message is redacted (:func:`redact`) when the error is built, so an
+    error made from a provider's reply never carries a key.
+    """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact(a) if isinstance(a, str) else a for a in args))
+
+
+class FetchError(BordirError):
+    """A call to a provider or server failed (HTTP status, connection, malformed or truncated body).
+
+    Attributes:
+        provider: who was called (``openai/text-embedding-3-small``, ``cohere/embed-v4.0``, a host).
+        status: the HTTP status, when there was one.
+    """
+
+    def __init__(self, message: str, *, provider: str | None = None, status: int | None = None) -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.status = status
 
 
 class ConfigError(BordirError, ValueError):
@@ -78,7 +189,7 @@ class DataError(BordirError, ValueError):
         self.path = None if path is None else str(path)
         self.line = line
         self.field = field
-        self.message = message
+        self.message = redact(message)
         loc = ""
         if self.path is not None:
             loc = self.path + (f":{line}" if line is not None else "")
@@ -102,3 +213,80 @@ class MissingExtraError(BordirError, ImportError):
             f"{package!r} is needed{what} but is not installed; "
             f"install it with: pip install 'bordir[{extra}]'"
         )
+
+
+def undecodable(path: str | PathLike[str], *, encoding: str = "UTF-8") -> DataError:
+    """The :class:`DataError` for a file that is not valid UTF-8 text, naming the line of the first bad byte.
+
+    Compressed files, UTF-16 text and binary files get their own hint.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+        >>> _ = p.write_bytes(b"Territory,Claimants\\nAbyei,Sudan;South Sud\\xe1n\\n")
+        >>> print(undecodable(p))  # doctest: +ELLIPSIS
+        /...t.csv:2: not valid UTF-8 text (byte 0xe1 at column 22); save the file as UTF-8
+    """
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(64 << 20)
+    except OSError as exc:
+        return DataError(f"cannot be read: {exc.strerror or exc}", path=path)
+    head = data[:4096]
+    if head.startswith(b"\x1f\x8b"):
+        return DataError("is gzip-compressed, not UTF-8 text; decompress it first (gunzip)", path=path)
+    if head.startswith((b"PK\x03\x04", b"BZh", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd")):
+        return DataError("is a compressed archive, not UTF-8 text; extract it first", path=path)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(head) >= 4 and head.count(b"\x00") > len(head) // 4
+                                                        and (head[1:2] == b"\x00" or head[:1] == b"\x00")):
+        return DataError("is UTF-16 text; save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)", path=path)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        binary = head.count(b"\x00") > 0
+        what = "is a binary file, not UTF-8 text" if binary else "not valid UTF-8 text"
+        return DataError(f"{what} (byte 0x{data[exc.start]:02x} at column {col}); save the file as {encoding}",
+                         path=path, line=line)
+    return DataError(f"not valid {encoding} text", path=path)
+
+
+def describe_transport_error(exc: BaseException) -> str:
+    """What went wrong below HTTP, in words: a truncated body, a timeout, or a connection error.
+
+    A body cut short (the server closed the connection before the announced
+    ``Content-Length`` or the last chunk) is not a connection error: the server
+    answered, then broke off. The exception's class is looked up along its
+    ``__cause__`` chain (the SDKs wrap ``httpx`` errors).
+
+    Example:
+        >>> class RemoteProtocolError(Exception): ...
+        >>> describe_transport_error(RemoteProtocolError("peer closed connection without sending complete "
+        ...                                              "message body (received 40 bytes, expected 500)"))
+        'truncated response body (peer closed connection without sending complete message body (received 40 bytes, expected 500))'
+        >>> describe_transport_error(RemoteProtocolError("Server disconnected without sending a response."))
+        'protocol error: RemoteProtocolError: Server disconnected without sending a response.'
+        >>> describe_transport_error(ConnectionRefusedError(111, "Connection refused"))
+        'connection error: ConnectionRefusedError: [Errno 111] Connection refused'
+    """
+    chain: list[BaseException] = []
+    e: BaseException | None = exc
+    while e is not None and e not in chain and len(chain) < 8:
+        chain.append(e)
+        e = e.__cause__ or e.__context__
+    for e in chain:
+        names = {c.__name__ for c in type(e).__mro__}
+        text = str(e)
+        lower = text.lower()
+        if "IncompleteRead" in names or "incomplete" in lower or "complete message body" in lower:
+            return f"truncated response body ({text or type(e).__name__})"
+    for e in chain:
+        if "RemoteProtocolError" in {c.__name__ for c in type(e).__mro__}:
+            return f"protocol error: {type(e).__name__}: {e}"
+    for e in chain:
+        names = {c.__name__ for c in type(e).__mro__}
+        if names & {"TimeoutException", "TimeoutError", "APITimeoutError", "ReadTimeout", "ConnectTimeout"}:
+            return f"timed out ({type(e).__name__})"
+    root = chain[-1]
+    return f"connection error: {type(root).__name__}: {root}"

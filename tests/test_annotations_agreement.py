@@ -213,3 +213,92 @@ def test_cli_agreement_with_three_files_reports_alpha_and_majority(tmp_path):
     assert "majority of h1, h2, h3 vs llm" in res.output
     res = CliRunner().invoke(agreement_cmd, [files[0], "--dataset", "none"])
     assert res.exit_code != 0 and "two label sets or more" in str(res.exception)
+
+
+# --- issue 13.10: ordinal statistics next to the nominal ones --------------------------------------
+from bordir.annotations.agreement import krippendorff_alpha_ordinal, weighted_kappa  # noqa: E402
+
+LEVELS = ("n", "p", "r")
+
+
+def test_weighted_kappa_by_hand():
+    # linear weights |i - j| over levels n < p < r; confusion (rows A, cols B) in level order:
+    #   A n: n 2, p 1, r 0;  A p: n 1, p 2, r 0;  A r: n 0, p 1, r 3   (row totals 3, 3, 4; col totals 3, 4, 3)
+    # observed weighted disagreement = 1 + 1 + 1 = 3;  expected = sum w_ij row_i col_j / n
+    #   = (3*4*1 + 3*3*2 + 3*3*1 + 3*3*1 + 4*3*2 + 4*4*1) / 10 = (12 + 18 + 9 + 9 + 24 + 16) / 10 = 8.8
+    assert weighted_kappa(A, B, LEVELS, weights="linear") == pytest.approx(1 - 3 / 8.8)
+    # quadratic: observed 3; expected (12 + 36 + 9 + 9 + 48 + 16) / 10 = 13
+    assert weighted_kappa(A, B, LEVELS, weights="quadratic") == pytest.approx(1 - 3 / 13)
+    assert weighted_kappa(["n"], ["n"], LEVELS) is None  # no expected disagreement
+    with pytest.raises(ConfigError, match="unknown kappa weights"):
+        weighted_kappa(A, B, LEVELS, weights="cubic")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("weights", ["linear", "quadratic"])
+def test_weighted_kappa_matches_sklearn(weights):
+    metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        n = int(rng.integers(5, 60))
+        a = list(rng.choice(LEVELS, n))
+        b = [x if rng.random() < 0.6 else str(rng.choice(LEVELS)) for x in a]
+        ours = weighted_kappa(a, b, LEVELS, weights=weights)
+        ref = metrics.cohen_kappa_score(a, b, weights=weights, labels=list(LEVELS))
+        assert (ours is None and math.isnan(ref)) or ours == pytest.approx(ref)
+
+
+def test_ordinal_alpha_reproduces_the_published_example_and_the_krippendorff_package():
+    N = None
+    obs = [[1, 2, 3, 3, 2, 1, 4, 1, 2, N, N, N],
+           [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, N, 3],
+           [N, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, N],
+           [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, N]]
+    # Krippendorff (2011): ordinal alpha = 0.815 for the data whose nominal alpha is 0.743
+    assert round(krippendorff_alpha_ordinal(list(zip(*obs)), [1, 2, 3, 4, 5]), 3) == 0.815
+    kd = pytest.importorskip("krippendorff")
+    rng = np.random.default_rng(9)
+    for _ in range(20):
+        coders, units = int(rng.integers(2, 5)), int(rng.integers(4, 40))
+        data = rng.integers(0, 3, size=(coders, units)).astype(float)
+        data[rng.random(data.shape) < 0.2] = np.nan
+        if (np.sum(~np.isnan(data), axis=0) >= 2).sum() < 2:
+            continue
+        ours = krippendorff_alpha_ordinal(
+            [[None if np.isnan(v) else int(v) for v in col] for col in data.T], [0, 1, 2])
+        ref = kd.alpha(reliability_data=data, level_of_measurement="ordinal", value_domain=[0, 1, 2])
+        assert (ours is None and math.isnan(ref)) or ours == pytest.approx(ref)
+        nominal = krippendorff_alpha([[None if np.isnan(v) else int(v) for v in col] for col in data.T])
+        ref_nominal = kd.alpha(reliability_data=data, level_of_measurement="nominal", value_domain=[0, 1, 2])
+        assert (nominal is None and math.isnan(ref_nominal)) or nominal == pytest.approx(ref_nominal)
+
+
+def test_reports_carry_ordinal_statistics_for_relevance_only():
+    rep = compare(_labelset(A, "gold"), _labelset(B, "llm"), n_resamples=200, seed=3)
+    # relevance levels in order not_relevant < partially_relevant < relevant = n < p < r
+    assert rep.value("relevance", "kappa_linear") == pytest.approx(weighted_kappa(A, B, LEVELS, weights="linear"))
+    assert rep.value("relevance", "kappa_quadratic") == pytest.approx(weighted_kappa(A, B, LEVELS))
+    frame = rep.to_frame()
+    row = frame[(frame.dimension == "relevance") & (frame.group == "all") & (frame.statistic == "kappa_linear")]
+    assert row.iloc[0].low <= row.iloc[0].estimate <= row.iloc[0].high
+    assert not {"kappa_linear", "kappa_quadratic"} & set(frame[frame.dimension == "viewpoint"].statistic)
+    c = list(B)
+    c[0] = "p"
+    rel = reliability([_labelset(A, "h1"), _labelset(B, "h2"), _labelset(c, "h3")], dimensions="relevance",
+                      n_resamples=0)
+    units = [[x, y, z] for x, y, z in zip(A, B, c)]
+    assert rel.value("relevance", "alpha_ordinal") == pytest.approx(krippendorff_alpha_ordinal(units, LEVELS))
+    assert rel.settings["ordinal"] == {"relevance": ["not_relevant", "partially_relevant", "relevant"]}
+
+
+def test_cli_agreement_prints_the_weighted_kappa_and_ordinal_alpha(tmp_path):
+    g = str(write_labels(_labelset(A, "gold"), tmp_path / "gold.jsonl"))
+    l = str(write_labels(_labelset(B, "llm"), tmp_path / "llm.jsonl"))
+    h3 = str(write_labels(_labelset(A, "h3"), tmp_path / "h3.jsonl"))
+    res = CliRunner().invoke(agreement_cmd, [g, l, "--dataset", "none", "--resamples", "50", "--by", "none"])
+    assert res.exit_code == 0, res.output
+    assert "kappa linear [95% CI]" in res.output and "kappa quadratic [95% CI]" in res.output
+    rel = next(x for x in res.output.splitlines() if x.startswith("relevance "))
+    assert f"{weighted_kappa(A, B, LEVELS, weights='linear'):.3f}" in rel
+    res = CliRunner().invoke(agreement_cmd, [g, l, h3, "--dataset", "none", "--resamples", "50", "--by", "none"])
+    assert res.exit_code == 0, res.output
+    assert "alpha ordinal [95% CI]" in res.output

@@ -133,7 +133,7 @@ def test_cli_annotate_then_agreement_through_the_loopback_server(loopback, monke
     counts = labels.outcome_counts()
     assert counts["unparsed"] >= 1 and counts["labelled"] + counts["unparsed"] == len(pairs)
     meta = json.loads((tmp_path / "llm.jsonl.meta.json").read_text())
-    assert meta["signature"].startswith("annotate|") and meta["k"] == 2 and meta["retrieval"].startswith("ret:bm25")
+    assert meta["signature"].startswith("annotate|") and meta["k"] == 2 and meta["retrieval"].startswith("retrieval|ret:bm25|")
 
     gold = load_gold("demo")
     wanted = {l.pair for l in labels}

@@ -18,7 +18,7 @@ import pytest
 
 from bordir.errors import ConfigError, DataError
 from bordir.loaders import load_bordirlines
-from bordir.modes import Mode
+from bordir.retrieval.modes import Mode
 from bordir.records import Hit, Passage
 
 from .conftest import run_cli

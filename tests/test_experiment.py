@@ -87,7 +87,7 @@ def test_run_json_records_provenance(demo_run):
     assert info["packages"]["bordir"] and info["packages"]["python"]
     assert info["dataset"]["signature"].startswith("data:demo|hash:sha256-")
     assert info["corpus"]["hash"].startswith("sha256-")
-    assert info["retrieval"]["signature"].startswith("ret:bm25")
+    assert info["retrieval"]["signature"].startswith("retrieval|ret:bm25|")
     assert info["started"] <= info["finished"]
     cost = {(c["model"], c["lang"]): c for c in info["cost"]}  # usage and cost per model and language
     assert cost[("mock/first", "uk")]["cost_usd"] == 0.0 and cost[("mock/first", "uk")]["calls"] > 0

@@ -196,10 +196,21 @@ def test_concurrency_overlaps():
     assert 1 < backend.max_in_flight <= 32
 
 
-def test_concurrency_is_capped_by_the_backend():
-    backend = Counting(delay=0.01, max_concurrency=3)
-    execute(backend, [req(i) for i in range(20)], concurrency=32, progress=False)
-    assert backend.max_in_flight <= 3
+def test_concurrency_above_the_backend_default_is_used_and_said(caplog):
+    backend = Counting(delay=0.02, max_concurrency=3)
+    with caplog.at_level(logging.WARNING, logger="bordir.generation.executor"):
+        execute(backend, [req(i) for i in range(40)], concurrency=12, progress=False)
+    assert 3 < backend.max_in_flight <= 12
+    assert "concurrency 12 is above this backend's default limit of 3" in caplog.text
+
+
+def test_concurrency_is_capped_by_a_hard_backend_limit():
+    class OneAtATime(Counting):
+        max_concurrency_hard = True
+
+    backend = OneAtATime(delay=0.01, max_concurrency=2)
+    execute(backend, [req(i) for i in range(10)], concurrency=32, progress=False)
+    assert backend.max_in_flight <= 2
 
 
 # -- retries and failures ----------------------------------------------------------------------
@@ -416,7 +427,7 @@ def test_no_secret_reaches_cache_results_or_logs(tmp_path, monkeypatch, caplog):
         results += execute(get_backend("mock/echo"), mock_requests, cache=cache, progress=False)
         assert len(cache) == 9
     assert results[5 + 3].error == "permanent error: Incorrect API key provided: *** (status 401)"
-    assert results[5 + 4].error == "unexpected RuntimeError from test/fake: boom with ***-co"
+    assert results[5 + 4].error == "unexpected RuntimeError from test/fake: boom with ***"  # the longest secret first
     blobs = b"".join(p.read_bytes() for p in tmp_path.iterdir())
     assert CANARY.encode() not in blobs and b"canary" not in blobs
     assert not any(CANARY in r.to_json() for r in results)

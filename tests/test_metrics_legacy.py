@@ -201,3 +201,143 @@ def test_read_response_table_types(tmp_path):
     df = read_response_table(write(tmp_path, "a.csv", TABLE_NON_ANSWERS))
     assert isinstance(df, pd.DataFrame) and df.loc[0, "Claimant_Codes"] == ["es", "ar"]
     assert df.loc[1, "Response_en"] == "None" and df.loc[2, "Controller_Code"] == ""
+
+
+# --- issue 13.6: intervals clipped to each metric's range -----------------------------------------
+
+
+def test_cli_intervals_are_clipped_to_the_metrics_range(tmp_path, capsys):
+    a = write(tmp_path, "a.csv", TABLE_NON_ANSWERS)
+    b = write(tmp_path, "b.csv", TABLE_NON_ANSWERS.replace('Spain\'}",Morocco,Spain', 'Spain\'}",Spain,Spain'))
+    assert _cli("score", "borderlines-table", str(a), str(b), "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    from bordir.metrics.cs import METRIC_BOUNDS
+
+    for m, (lo, hi) in METRIC_BOUNDS.items():
+        ci = out["summary"][m]["ci95"]
+        assert ci is None or lo <= ci[0] <= ci[1] <= hi, (m, ci)
+    assert out["summary"]["kb_cs"]["ci95"] == [0.0, 1.0]  # 0.25 ± 3.18: clipped
+    assert "|clip:range|" in out["signature"]
+    assert _cli("score", "borderlines-table", str(a), str(b)) == 0
+    kb = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("KB CS"))
+    assert kb.rstrip().endswith("[0.000, 100.000]")
+    assert _cli("score", "borderlines-table", str(a), str(b), "--json", "--no-clip") == 0
+    raw = json.loads(capsys.readouterr().out)
+    assert raw["summary"]["kb_cs"]["ci95"][0] < 0 and "clip" not in raw["signature"]
+
+
+# --- issue 13.8: Response Countries ---------------------------------------------------------------
+
+
+def _reference_response_countries(path):
+    """calculate_CS.py's own lines for 'Mean # Response Countries' (with and without en), on its pandas read."""
+    import ast as ast_
+
+    df = pd.read_csv(path)
+    df["Claimant_Codes"] = df["Claimant_Codes"].str.split(";")
+    df["Responses_d"] = df["Responses_d"].apply(ast_.literal_eval)
+    fixed = []
+    for _, row in df.iterrows():
+        d = dict(row["Responses_d"])
+        if "en" not in row["Claimant_Codes"]:
+            d.pop("en", None)
+        fixed.append(d)
+    df["Responses_d"] = fixed
+    df["Responses_d_en"] = [dict(d, en=e) for d, e in zip(df["Responses_d"], df["Response_en"])]
+    # the reference's .agg(len) mapped len over the elements in the pandas it ran on; .map(len) today
+    rc = df["Responses_d"].apply(lambda x: set(x.values())).map(len)
+    rc_en = df["Responses_d_en"].apply(lambda x: set(x.values())).map(len)
+    return rc.mean(), rc.std(), rc_en.mean(), rc_en.std()
+
+
+def test_response_countries_by_hand_and_as_the_reference(tmp_path):
+    p = write(tmp_path, "run0.csv", TABLE_NON_ANSWERS)
+    rc = score_legacy_tables([p])["runs"][0]["response_countries"]
+    # Isla {Spain} -> 1, + en (Morocco) -> 2; Malvinas {Argentina, UK} -> 2, + en ("None") -> 2; Triland {Russia} -> 1, 1
+    assert rc["mean"] == pytest.approx(4 / 3) and rc["sd"] == pytest.approx(0.5773502691896257)
+    assert rc["mean_en"] == pytest.approx(5 / 3) and rc["sd_en"] == pytest.approx(0.5773502691896257)
+    assert rc["n_territories"] == 3 and rc["signature"].startswith("response_countries|policy:reference|ddof:1|")
+    ref = _reference_response_countries(p)
+    assert (rc["mean"], rc["sd"], rc["mean_en"], rc["sd_en"]) == pytest.approx(ref)
+
+
+def test_response_countries_over_runs_in_the_cli(tmp_path, capsys):
+    a = write(tmp_path, "a.csv", TABLE_NON_ANSWERS)
+    b = write(tmp_path, "b.csv", TABLE_NON_ANSWERS.replace("'ar': 'Spain'", "'ar': 'Morocco'"))
+    out = score_legacy_tables([a, b])
+    s = out["summary"]["response_countries"]
+    # run b: Isla {Spain, Morocco} -> 2: means 4/3 and 5/3
+    assert s["mean"] == pytest.approx(1.5) and s["n_runs"] == 2 and s["ci95"][0] >= 0
+    assert _cli("score", "borderlines-table", str(a), str(b)) == 0
+    text = capsys.readouterr().out
+    line = next(x for x in text.splitlines() if x.startswith("Response countries "))
+    assert "1.333 (0.577)" in line and "1.667 (0.577)" in line
+    assert any(x.startswith("Response countries + en") for x in text.splitlines())
+
+
+# --- issue 13.9: input hygiene ---------------------------------------------------------------------
+
+
+def test_a_utf8_bom_is_accepted(tmp_path):
+    plain = score_legacy_tables([write(tmp_path, "a.csv", TABLE_NON_ANSWERS)])["runs"][0]
+    p = tmp_path / "bom.csv"
+    p.write_bytes(b"\xef\xbb\xbf" + TABLE_NON_ANSWERS.encode("utf-8"))
+    bom = score_legacy_tables([p])["runs"][0]
+    for k in ("kb_cs", "control_cs", "non_control_cs", "cst_cs", "n_queries"):
+        assert bom[k] == plain[k]
+
+
+def test_unknown_spelled_otherwise_is_known_as_in_the_reference_but_warned(tmp_path, capsys):
+    from bordir.metrics.legacy import LegacyTableWarning
+
+    text = TABLE_NON_ANSWERS.replace("Triland,Russia;Ukraine;Japan,ru;uk;ja,Unknown,",
+                                     "Triland,Russia;Ukraine;Japan,ru;uk;ja,unknown ,")
+    p = write(tmp_path, "u.csv", text)
+    with pytest.warns(LegacyTableWarning, match=r"u.csv:4: field 'Controller': 'unknown ' is not 'Unknown'"):
+        run = score_legacy_tables([p])["runs"][0]
+    # parity with calculate_CS.py: Triland now has a "known" controller named 'unknown ': KB 0 more, Non-control 0s
+    assert run["counts"]["kb_cs"]["denominator"] == 3 and run["cst_cs_unknown"] is None
+    assert len(run["warnings"]) == 1
+    assert _cli("score", "borderlines-table", str(p)) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"bordir: warning: {p}:4: field 'Controller': 'unknown ' is not 'Unknown', so it is scored as a "
+                   "known controller named 'unknown ' (as calculate_CS.py does); write Unknown if the controller "
+                   "is unknown"]
+
+
+def test_a_country_named_none_is_not_missing(tmp_path):
+    text = HEADER + (
+        'T1,None;Spain,xa;xb,None,xa,"{\'xa\': \'None\', \'xb\': \'Spain\'}",None,None\n'
+        'T2,A;B,xa;xb,A,xa,"{\'xa\': \'None\', \'xb\': \'A\'}",None,None\n'
+    )
+    p = write(tmp_path, "none.csv", text)
+    strict = score_legacy_tables([p], policy="strict")["runs"][0]
+    # T1: the controller is the country "None": its KB and Control answers are real and right
+    # T2: "None" is no claimant there, so it is a missing answer (skipped)
+    assert strict["counts"]["kb_cs"] == {"numerator": 1.0, "denominator": 1, "items": 1, "skipped": 1}
+    assert strict["counts"]["control_cs"]["denominator"] == 1 and strict["control_cs"] == 1.0
+    assert strict["counts"]["control_cs"]["skipped"] == 1
+    ref = score_legacy_tables([p])["runs"][0]
+    assert ref["counts"]["kb_cs"]["denominator"] == 2  # the reference compares literally
+
+
+def test_response_countries_agree_between_the_legacy_and_the_responses_paths(tmp_path):
+    from bordir.metrics.response_countries import response_countries
+
+    p = write(tmp_path, "run0.csv", TABLE_NON_ANSWERS)
+    legacy = response_countries(legacy_stats(read_response_table(p)))
+    (stats,) = territory_tables(responses(NON_ANSWERS), tiny_dataset(), policy="reference").values()
+    ours = response_countries(stats)
+    assert (ours.mean, ours.sd, ours.mean_en, ours.sd_en) == pytest.approx(
+        (legacy.mean, legacy.sd, legacy.mean_en, legacy.sd_en))
+
+
+def test_the_report_table_of_response_countries():
+    from bordir.report.tables import response_countries_table
+
+    rc = {"mean": 1.25, "sd": 0.5, "mean_en": 1.5, "sd_en": 0.6, "ci95": [1.0, 1.5], "ci95_en": None, "n_runs": 2,
+          "signature": "response_countries|mode:qlang|version:x"}
+    metrics = {"results": {"mock/first": {"qlang": {"response_countries": rc}, "no_ir": {}}}}
+    t = response_countries_table(metrics)
+    assert t.rows == (("mock/first", "qlang", "1.250 (0.500)", "1.500 (0.600)", "[1.000, 1.500]", "n/a"),)
+    assert "BorderLines Table 2" in t.caption and t.data.loc[0, "mean_en"] == 1.5

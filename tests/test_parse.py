@@ -188,6 +188,20 @@ ROWS = [
     ("Imia/Kardak_tr", "Yunanistan'ın", "answered", 0),
     ("Imia/Kardak_tr", "Greece", "answered", 0),
     ("Imia/Kardak_tr", "Bu soruyu cevaplayamam.", "refused", -1),
+    # recall gaps of issue 13.7 (more in every curated language: tests/test_parse_languages.py)
+    ("Senkaku_Islands_zhs", "答案是B", "answered", 1),
+    ("Senkaku_Islands_zhs", "选项B", "answered", 1),
+    ("Senkaku_Islands_zhs", "B。", "answered", 1),
+    ("Senkaku_Islands_zht", "答案是C。因為日本實際管轄。", "answered", 2),
+    ("Ceuta_es", "La opción B", "answered", 1),
+    ("Jammu_and_Kashmir_hi", "विकल्प B", "answered", 1),
+    ("Ceuta_ar", "الإجابة هي B", "answered", 1),
+    ("Ceuta_ar", "أ", "answered", 0),
+    ("Crimea_ru", "Ответ — Б", "answered", 1),
+    ("Kuril_Islands_ja", "答えはBです。", "answered", 1),
+    ("Imia/Kardak_tr", "Doğru cevap B'dir.", "answered", 1),
+    ("Crimea_uk", "Відповідь — Б, бо так визнає ООН.", "answered", 1),
+    ("Crimea_ru", "Ответ: в Крыму всё сложно.", "unparsed", -1),  # "в" = "in", not a letter
 ]
 
 
@@ -369,9 +383,16 @@ def test_adversarial_echoed_document_is_not_parsed():
     )
     safe = parse_citation_response(response, query, n_docs=2, documents=docs)
     assert (safe.answer.choice, safe.cited, safe.dropped_out_of_range) == (1, (0,), 0)
-    naive = parse_citation_response(response, query, n_docs=2)  # without the documents: the echo is parsed
-    assert naive.answer.choice == 0
-    assert naive.dropped_out_of_range > 0 or naive.cited != (0,)
+    # Without the documents the quoted block is still not the model's own: the final block decides
+    # (issue 14.6; before, the first "Chosen Option:" won and this parse chose A).
+    naive = parse_citation_response(response, query, n_docs=2)
+    assert (naive.answer.choice, naive.cited) == (1, (0,))
+    # A document quoted inside the model's own explanation: its mid-sentence labels do not start a block
+    # (line-initial labels win), so even without the documents its markers do not count.
+    quoted = "Cited Documents: 0\nChosen Option: B) Ukraine\nExplanation: because <doc0>; " + ADVERSARIAL.text
+    assert parse_citation_response(quoted, query, n_docs=2, documents=docs).cited == (0,)
+    naive = parse_citation_response(quoted, query, n_docs=2)
+    assert (naive.answer.choice, naive.cited, naive.dropped_out_of_range) == (1, (0,), 0)
 
 
 def test_citation_reference_policy():

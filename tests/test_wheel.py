@@ -22,6 +22,7 @@ def test_wheel_installs_and_lists_languages(tmp_path):
     (wheel,) = dist.glob("bordir-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "bordir/_resources/languages/languages.tsv" in names
+    assert "bordir/_resources/languages/wikipedia.tsv" in names  # the generated Wikipedia languages
     assert "bordir/data/demo/corpus/passages.jsonl" in names
     assert "bordir/data/demo/embeddings/e5-small-485e7eb92f/sha256-1dc61eb4a3d5d10d.npz" in names  # shipped e5-small
     assert "bordir/_resources/annotations/gold/demo.jsonl" in names
@@ -37,7 +38,7 @@ def test_wheel_installs_and_lists_languages(tmp_path):
     r = subprocess.run([str(venv / "bin" / "bordir"), "list", "languages"], capture_output=True, text=True,
                        cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr
-    assert "Hebrew" in r.stdout and "55 languages (49 query languages)" in r.stdout
+    assert "Hebrew" in r.stdout and "55 curated, 287 generated (49 query languages)" in r.stdout
     r = subprocess.run([str(venv / "bin" / "bordir"), "data", "info", "demo", "--json"], capture_output=True,
                        text=True, cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr

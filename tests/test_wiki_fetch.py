@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from bordir.cli import main as cli_main
-from bordir.corpus_store import CorpusStore, load_corpus, read_manifest
+from bordir.corpus import CorpusStore, load_corpus, read_manifest
 from bordir.errors import ConfigError
 from bordir.loaders import load_demo
 from bordir.wiki import RetryPolicy, fetch_corpus
@@ -217,7 +217,7 @@ def test_library_errors_before_any_request(tmp_path, mediawiki):
 
 
 def test_refuses_to_resume_into_a_foreign_corpus(tmp_path, mediawiki):
-    from bordir.corpus_store import save_corpus
+    from bordir.corpus import save_corpus
     from bordir.loaders import load_demo_corpus
 
     save_corpus(load_demo_corpus(), tmp_path / "c")

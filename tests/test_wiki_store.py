@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bordir.corpus import Corpus
-from bordir.corpus_store import CorpusStore, PooledCorpus, load_corpus, read_manifest, save_corpus
+from bordir.corpus import CorpusStore, PooledCorpus, load_corpus, read_manifest, save_corpus
 from bordir.errors import ConfigError, DataError
 from bordir.loaders import load_demo_corpus
 from bordir.records import Passage
@@ -95,14 +95,17 @@ def test_changed_part_fails_its_checksum(tmp_path):
 
 
 def test_not_a_corpus_dir(tmp_path):
-    with pytest.raises(DataError, match="not a corpus directory"):
+    with pytest.raises(DataError, match="directory is not a corpus; expected 'demo', a corpus directory"):
         load_corpus(tmp_path)
     (tmp_path / "manifest.json").write_text(json.dumps({"format": "other/9"}))
     with pytest.raises(DataError, match="expected format 'bordir-corpus/1'"):
         load_corpus(tmp_path)
     (tmp_path / "x.csv").write_text("a,b\n")
-    with pytest.raises(DataError, match="unknown corpus format"):
+    with pytest.raises(DataError, match=r"x.csv:1: field 'doc_id': missing column\(s\) doc_id, lang, text"):
         load_corpus(tmp_path / "x.csv")
+    (tmp_path / "x.txt").write_text("a,b\n")
+    with pytest.raises(DataError, match="unknown corpus format"):
+        load_corpus(tmp_path / "x.txt")
 
 
 def test_lock_refuses_a_second_writer(tmp_path):

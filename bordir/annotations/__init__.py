@@ -8,8 +8,8 @@ This package makes that reusable:
 * :mod:`~bordir.annotations.schema` — the labels (``annotations/schema.json``);
 * :mod:`~bordir.annotations.io` — load and validate label files, the shipped gold labels;
 * :mod:`~bordir.annotations.annotator` — label pairs with any LLM backend;
-* :mod:`~bordir.annotations.agreement` — accuracy, F1, Cohen's κ, Krippendorff's α,
-  majority vote, with bootstrap intervals;
+* :mod:`~bordir.annotations.agreement` — accuracy, F1, Cohen's κ (plain and weighted),
+  Krippendorff's α (nominal and ordinal), majority vote, with bootstrap intervals;
 * :mod:`~bordir.annotations.use` — the relevance filter, precision@k, viewpoint following.
 
 The guidelines are ``annotations/guidelines.md``; ``docs/annotations.md`` explains it all.
@@ -31,9 +31,11 @@ from .agreement import (
     compare,
     f1_scores,
     krippendorff_alpha,
+    krippendorff_alpha_ordinal,
     macro_f1,
     majority_vote,
     reliability,
+    weighted_kappa,
 )
 from .annotator import AnnotationRun, ParsedLabel, annotate, annotation_pairs, build_annotation_request, parse_label
 from .io import GOLD_SETS, LabelSet, gold_path, load_gold, load_labels, write_labels
@@ -67,6 +69,8 @@ __all__ = [
     "macro_f1",
     "cohen_kappa",
     "krippendorff_alpha",
+    "weighted_kappa",
+    "krippendorff_alpha_ordinal",
     "compare",
     "reliability",
     "majority_vote",

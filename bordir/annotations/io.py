@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
@@ -39,6 +40,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from .._atomic import atomic_write_text
 from ..corpus import Corpus
 from ..dataset import BorderLines
 from ..errors import ConfigError, DataError
@@ -327,23 +329,19 @@ def load_labels(
 def write_labels(labels: Iterable[Label], path: str | Path) -> Path:
     """Write labels as JSONL (``.jsonl``, one object per line) or CSV (``.csv``, every schema column)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
-        with tmp.open("w", encoding="utf-8") as fh:
-            for l in labels:
-                fh.write(json.dumps(l.to_dict(), ensure_ascii=False) + "\n")
+        text = "".join(json.dumps(l.to_dict(), ensure_ascii=False) + "\n" for l in labels)
     elif suffix == ".csv":
-        with tmp.open("w", encoding="utf-8", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=list(FIELDS))
-            w.writeheader()
-            for l in labels:
-                w.writerow({f: ("" if getattr(l, f) is None else getattr(l, f)) for f in FIELDS})
+        buf = io.StringIO(newline="")
+        w = csv.DictWriter(buf, fieldnames=list(FIELDS))
+        w.writeheader()
+        for l in labels:
+            w.writerow({f: ("" if getattr(l, f) is None else getattr(l, f)) for f in FIELDS})
+        text = buf.getvalue()
     else:
         raise ConfigError(f"unknown label file type {suffix!r} for {path}; use .jsonl or .csv")
-    tmp.replace(path)
-    return path
+    return atomic_write_text(path, text, newline="")
 
 
 # --- gold labels ------------------------------------------------------------------------

@@ -162,7 +162,7 @@ class Accumulator:
 
     def _parsed_citations(self, t: pa.Table, rows: np.ndarray, doc_start: np.ndarray, n_docs: np.ndarray
                           ) -> tuple[list[int], list[int], np.ndarray]:
-        from ..generation.parse import extract_citations, strip_prompt_echo
+        from ..generation.parse.citations import extract_citations, strip_prompt_echo
         from ..generation.types import Document
 
         rec_out, flat_out = [], []

@@ -1,7 +1,8 @@
 """Language detection for records that do not give a language: ``langdetect``, seeded, mapped to bordir codes.
 
-``langdetect`` is randomised; its seed is fixed (``DetectorFactory.seed = 0``)
-so an audit gives the same languages every time. Its codes are mapped to
+The detector is bordir's one language detector, :func:`bordir.wiki.langcheck.detect`
+(seeded, with the script priors that keep Traditional Chinese from being read as
+Korean), so an audit gives the same languages every time and the same as the corpus checker. Its codes are mapped to
 BorderLines codes with :meth:`bordir.languages.LanguageRegistry.from_langdetect`
 (``he`` → ``iw``, ``zh-cn`` → ``zhs``); a code the registry does not know is
 kept as langdetect gives it, and a text with nothing to detect (empty, digits
@@ -15,6 +16,9 @@ Example:
     ('ru', 'und')
     >>> d.calls, d.cached
     (2, 0)
+    >>> d.detect("答案：中華民國")  # langdetect alone says 'ko'
+    'zht'
+
 """
 
 from __future__ import annotations
@@ -58,13 +62,11 @@ class LanguageDetector:
             self.cached += 1
             self._cache.move_to_end(key)
             return hit
-        ld = self._load()
+        from ..wiki.langcheck import detect
+
+        self._load()
         t0 = time.perf_counter()
-        ld.DetectorFactory.seed = DETECTOR_SEED
-        try:
-            raw = ld.detect(key) if key else ""
-        except ld.LangDetectException:
-            raw = ""
+        raw = detect(key, extra="audit")[0] if key else ""
         self.seconds += time.perf_counter() - t0
         self.calls += 1
         lang = registry().from_langdetect(raw) if raw else None

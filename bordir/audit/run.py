@@ -9,20 +9,21 @@ Example:
     >>> import json, os, tempfile
     >>> p = os.path.join(tempfile.mkdtemp(), "log.jsonl")
     >>> recs = [{"id": i, "query": "q", "query_lang": "sw", "response": "", "response_lang": "sw",
-    ...          "documents": [{"id": "a", "lang": "en"}, {"id": "b", "lang": "sw"}], "citations": ["a"]}
-    ...         for i in range(30)]
+    ...          "documents": [{"id": "a", "lang": "en"}, {"id": "b", "lang": "sw"}],
+    ...          "citations": ["a"] if i % 10 else ["b"]} for i in range(30)]
     >>> with open(p, "w") as f:
     ...     _ = f.write("\\n".join(json.dumps(r) for r in recs) + "\\n{broken\\n")
     >>> res = run_audit(p, n_resamples=200, seed=1)
     >>> res.summary["valid"], res.summary["skipped"], list(res.summary["skipped_by_reason"])
     (30, 1, ['invalid_json'])
     >>> r = res.tables.rates.query("doc_lang == 'en' and rate == 'pooled'").iloc[0]
-    >>> float(r.citation_rate), float(r.inclusion_rate), float(r.ratio), r.flag
-    (1.0, 0.5, 2.0, 'over')
+    >>> float(r.citation_rate), float(r.inclusion_rate), round(float(r.ratio), 2), r.flag
+    (0.9, 0.5, 1.8, 'over')
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import time
@@ -30,14 +31,18 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+
 from .._version import __version__
+from ..citations.flags import MIN_CELL_CLUSTERS
 from ..citations.tables import ANSWER_RATES, CitationTables, build_tables, jsonable
-from ..errors import DataError
+from ..errors import DataError, redact
 from ..metrics.signature import Signature
 from ..metrics.uncertainty import DEFAULT_RESAMPLES, resolve_seed
 from .aggregate import Accumulator
 from .reader import detect_format, iter_blocks
-from .schema import REASONS, SchemaOptions
+from .schema import REASONS, BadRecord, SchemaOptions
 
 __all__ = ["AuditResult", "run_audit", "skipped_line", "AUDIT_ANSWER_RATES"]
 
@@ -89,7 +94,7 @@ def run_audit(
     seed: int | None = None,
     conf: float = 0.95,
     adjust: str = "holm",
-    min_clusters: int = 5,
+    min_clusters: int = MIN_CELL_CLUSTERS,
     skipped_path: str | os.PathLike[str] | None = None,
     max_examples: int = 5,
     fast: bool = True,
@@ -111,7 +116,7 @@ def run_audit(
         seed: bootstrap seed (default ``$BORDIR_SEED`` or 12345).
         conf: confidence level of the intervals.
         adjust: ``holm`` or ``none`` (:mod:`bordir.citations.flags`).
-        min_clusters: cells with fewer clusters are not flagged.
+        min_clusters: cells with fewer clusters are ``too few to judge`` (shown, not flagged).
         skipped_path: write every skipped record (line, reason, message) there as JSONL.
         max_examples: examples kept per reason in the summary.
         fast: use the vectorised JSONL reader (False: line by line).
@@ -121,6 +126,9 @@ def run_audit(
     """
     seed = resolve_seed(seed)
     fmt = detect_format(path, fmt)
+    if fmt == "jsonl":
+        _refuse_non_text(path)
+    seen_ids = _SeenIds()
     options = SchemaOptions(cluster_by=cluster_by, check_month=group_by == "month")
     acc = Accumulator(group_by=group_by, cluster_by=cluster_by, language_match=language_match,
                       citation_base=citation_base)
@@ -138,22 +146,28 @@ def run_audit(
             bar.update(block.table.num_rows + len(block.bad))
             fast_blocks += block.fast
             slow_blocks += not block.fast
+            table, dups = seen_ids.drop_repeats(block.table)
+            if dups:
+                block = dataclasses.replace(block, table=table, bad=[*block.bad, *dups], citations=None)
             for b in sorted(block.bad, key=lambda x: x.line):
-                if strict:
+                if strict:  # (DataError masks secrets itself)
                     raise DataError(f"{b.reason}: {b.message} (--strict stops at the first bad record)",
                                     path=path, line=b.line)
                 reasons[b.reason] += 1
+                message = redact(b.message)  # a log may carry a key; the audit's files must not
                 ex = examples.setdefault(b.reason, [])
                 if len(ex) < max_examples:
-                    ex.append({"line": b.line, "message": b.message})
+                    ex.append({"line": b.line, "message": message})
                 if out is not None:
-                    out.write(json.dumps(b.as_dict(), ensure_ascii=False) + "\n")
+                    out.write(json.dumps({**b.as_dict(), "message": message}, ensure_ascii=False) + "\n")
             acc.add(block.table, citations=block.citations)
     finally:
         bar.close()
         if out is not None:
             out.close()
     t_read = time.perf_counter() - t0
+    if acc.counts["records"] == 0:
+        raise _no_valid_record(path, sum(reasons.values()), reasons, examples)
     cells = acc.cells()
     t1 = time.perf_counter()
     tables = build_tables(
@@ -166,6 +180,8 @@ def run_audit(
     acc_summary = acc.summary()
     valid = acc_summary.pop("records", 0)
     skipped = sum(reasons.values())
+    if valid == 0:
+        raise _no_valid_record(path, skipped, reasons, examples)
     summary = {
         "log": str(path),
         "format": fmt,
@@ -194,3 +210,90 @@ def skipped_line(summary: dict[str, Any]) -> str:
     why = ", ".join(f"{r} {v['count']}" for r, v in summary["skipped_by_reason"].items())
     return f"{summary['valid']} records audited, {n} skipped ({why})"
 
+
+
+def _refuse_non_text(path: str | os.PathLike[str]) -> None:
+    """A JSONL log that is compressed or UTF-16 is refused up front (every line would be 'invalid JSON')."""
+    from ..errors import undecodable
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return  # iter_blocks reports a missing file
+    if head.startswith((b"\x1f\x8b", b"PK\x03\x04", b"BZh", b"\xfd7zX", b"\x28\xb5\x2f\xfd", b"\xff\xfe", b"\xfe\xff")):
+        raise undecodable(path)
+
+
+def _no_valid_record(path: str | os.PathLike[str], skipped: int, reasons: Counter[str],
+                     examples: dict[str, list[dict[str, Any]]]) -> DataError:
+    """The error for a log without one valid record (an audit of nothing is not a result)."""
+    if not skipped:
+        return DataError("no valid record: the log holds no records (expected JSON lines or Parquet rows; "
+                         "see docs/audit.md)", path=path)
+    top = max(reasons, key=lambda r: (reasons[r], r))
+    earliest = min((e for ex in examples.values() for e in ex), key=lambda e: e["line"], default=None)
+    first = f"; first at line {earliest['line']}: {earliest['message']}" if earliest else ""
+    why = ", ".join(f"{r} {n}" for r, n in reasons.most_common())
+    hint = ""
+    if top == "invalid_json":
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(1 << 16)
+        except OSError:
+            head = b""
+        if b"\x00" in head:
+            hint = " (the file is binary, not JSON lines)"
+        else:
+            try:
+                head.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                if exc.start < len(head) - 4:
+                    hint = " (the file is not UTF-8 text)"
+    return DataError(f"no valid record: all {skipped} records skipped ({why}){first}{hint}", path=path)
+
+
+class _SeenIds:
+    """Records already read, as 64-bit hashes in one sorted array: a repeated record is counted once.
+
+    A record repeats an earlier one when its id, query, query language, response, timestamp and model
+    are all the same (a log written twice, or concatenated with itself).
+    """
+
+    _FIELDS = ("id", "query", "query_lang", "response", "timestamp", "model")
+
+    def __init__(self) -> None:
+        self._sorted = np.zeros(0, dtype=np.uint64)
+
+    def _hashes(self, table: pa.Table) -> np.ndarray:
+        import pyarrow.compute as pc
+
+        cols = [pc.fill_null(table[name].cast(pa.string()), "\x00") for name in self._FIELDS]
+        joined = pc.binary_join_element_wise(*cols, "\x1f")
+        # str's own hash (one run, one process: its per-process salt does not matter here)
+        return np.fromiter(map(hash, joined.to_numpy(zero_copy_only=False)), dtype=np.int64,
+                           count=len(joined)).view(np.uint64)
+
+    def drop_repeats(self, table: pa.Table) -> tuple[pa.Table, list[BadRecord]]:
+        """``table`` without the records read before (in an earlier block or earlier in this one)."""
+        if table.num_rows == 0:
+            return table, []
+        h = self._hashes(table)
+        if len(self._sorted):
+            pos = np.minimum(np.searchsorted(self._sorted, h), len(self._sorted) - 1)
+            repeat = self._sorted[pos] == h
+        else:
+            repeat = np.zeros(len(h), dtype=bool)
+        _, first = np.unique(h, return_index=True)
+        later = np.ones(len(h), dtype=bool)
+        later[first] = False
+        repeat |= later
+        self._sorted = np.sort(np.concatenate([self._sorted, np.unique(h[~repeat])]), kind="stable")
+        if not repeat.any():
+            return table, []
+        lines = table["line"].to_numpy(zero_copy_only=False)
+        ids = table["id"].to_numpy(zero_copy_only=False)
+        bad = [BadRecord(int(lines[i]), "duplicate_record",
+                         f"field 'id': record {ids[i]!r} repeats an earlier record; it is counted once")
+               for i in np.flatnonzero(repeat)]
+        return table.filter(pa.array(~repeat)), bad

@@ -61,6 +61,7 @@ REASONS: dict[str, str] = {
     "unknown_citation": "a citation is not one of the record's document ids",
     "bad_timestamp": "timestamp is not an ISO 8601 string starting YYYY-MM",
     "missing_cluster": "the --cluster-by field is missing",
+    "duplicate_record": "the same record (id, query, response, timestamp, model) was read before; counted once",
 }
 """Why a record is skipped: reason code → description."""
 

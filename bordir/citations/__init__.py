@@ -2,10 +2,14 @@
 
 * :mod:`~bordir.citations.rates` — per-answer sufficient statistics; ``pooled``
   and ``per_query`` rates (both always reported, and named);
-* :mod:`~bordir.citations.ratio` — the citation ratio and vectorised
-  cluster-bootstrap intervals;
-* :mod:`~bordir.citations.flags` — over- / under-citation flags (interval
-  excluding 1, Holm across cells by default);
+* :mod:`~bordir.citations.ratio` — the citation ratio, vectorised
+  cluster-bootstrap intervals for the rates, and the cluster score test and
+  interval of the ratio;
+* :mod:`~bordir.citations.flags` — over- / under-citation flags (score
+  interval excluding 1, Holm across the output by default) and a verdict for
+  every cell, ``too few to judge`` below :data:`~.flags.MIN_CELL_CLUSTERS`;
+* :mod:`~bordir.citations.simulate` — simulated audits of known fairness (the
+  flags' size and power);
 * :mod:`~bordir.citations.experiment` — the metrics of a citation-format run;
 * :mod:`~bordir.citations.viewpoint` — agreement of the chosen option with the
   cited documents' viewpoints (input contract for viewpoint labels);

@@ -43,6 +43,7 @@ import pandas as pd
 
 from ..errors import DataError
 from ..metrics.uncertainty import DEFAULT_RESAMPLES, resolve_seed
+from .flags import MIN_CELL_CLUSTERS
 from .rates import CellStats
 from .tables import ALL_LANGS, ANSWER_RATES, CitationTables, build_tables
 from .viewpoint import viewpoint_counts, viewpoint_lookup
@@ -127,7 +128,7 @@ def experiment_citations(
     seed: int | None = None,
     conf: float = 0.95,
     adjust: str = "holm",
-    min_clusters: int = 5,
+    min_clusters: int = MIN_CELL_CLUSTERS,
 ) -> CitationTables:
     """Citation and inclusion rates, ratios with territory-bootstrap CIs and flags, per model × mode × query language.
 
@@ -138,7 +139,7 @@ def experiment_citations(
         seed: bootstrap seed (default: ``$BORDIR_SEED`` or 12345).
         conf: confidence level of the intervals.
         adjust: ``holm`` or ``none`` (:mod:`~bordir.citations.flags`).
-        min_clusters: cells with fewer territories are not flagged.
+        min_clusters: cells with fewer territories are ``too few to judge`` (:mod:`~.flags`).
     """
     seed = resolve_seed(seed)
     answers, langs, inc, cit, excluded = answer_counts(responses, labels=labels)

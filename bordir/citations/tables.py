@@ -9,7 +9,8 @@
 * ``answers``: one row per cell with the answer-level shares (no citation,
   out-of-range citations …) and their intervals.
 
-Flags are assigned per table and rate variant (:func:`~.flags.assign_flags`).
+Flags (:func:`~.flags.assign_flags`) are Holm-corrected across every tested cell of the
+output, per query language and pooled, both rate variants: one family.
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ import pandas as pd
 from .._json import jsonable
 from .._version import __version__
 from ..metrics.signature import Signature
-from .flags import assign_flags
+from .flags import MIN_CELL_CLUSTERS, TOO_FEW, assign_flags
 from .rates import CellStats
-from .ratio import EXACT_LIMIT, bootstrap_sums, summarize_cell, summarize_scalars
+from .ratio import EXACT_LIMIT, RATIO_TEST, bootstrap_sums, summarize_cell, summarize_scalars
 
 __all__ = ["CitationTables", "build_tables", "markdown_rates", "ANSWER_RATES", "ALL_LANGS", "pct", "ci_text", "jsonable",
+           "flag_text",
            "RESOURCE_ORDER", "resource_level", "divergence_table", "spread_by_resource"]
 
 ALL_LANGS = "*"
@@ -50,13 +52,25 @@ def ci_text(lo: float | None, hi: float | None, *, scale: float = 100.0, digits:
     """``[lo, hi]`` (×``scale``) or ``–``."""
     if lo is None or hi is None or (isinstance(lo, float) and math.isnan(lo)):
         return "–"
-    return f"[{lo * scale:.{digits}f}, {hi * scale:.{digits}f}]"
+    top = "∞" if isinstance(hi, float) and math.isinf(hi) else f"{hi * scale:.{digits}f}"
+    return f"[{lo * scale:.{digits}f}, {top}]"
 
 
 def _ratio_text(r: float | None, lo: float | None, hi: float | None) -> str:
     if r is None or (isinstance(r, float) and math.isnan(r)):
         return "n/a"
     return f"{r:.2f} {ci_text(lo, hi, scale=1.0, digits=2)}"
+
+
+def flag_text(row: Any) -> str:
+    """The flag column of a row: ``over`` / ``under``, ``too few to judge`` or another verdict, blank when tested
+    and not flagged."""
+    flag = row["flag"] if "flag" in row else None
+    if isinstance(flag, str) and flag:
+        return flag
+    verdict = row["verdict"] if "verdict" in row else None
+    return "" if verdict in (None, "not flagged") or (isinstance(verdict, float) and math.isnan(verdict)) \
+        else str(verdict)
 
 
 @dataclass(frozen=True)
@@ -124,8 +138,8 @@ def markdown_rates(g: pd.DataFrame) -> str:
             str(ql), str(dl), str(p["n_answers"]), str(p["n_docs"]), str(p["n_citations"]),
             pct(p["inclusion_rate_citing"]),
             f"{pct(p['citation_rate'])} {ci_text(p['citation_rate_low'], p['citation_rate_high'])}",
-            _ratio_text(p["ratio"], p["ratio_low"], p["ratio_high"]), p["flag"] or "",
-            pct(q["citation_rate"]), _ratio_text(q["ratio"], q["ratio_low"], q["ratio_high"]), q["flag"] or "",
+            _ratio_text(p["ratio"], p["ratio_low"], p["ratio_high"]), flag_text(p),
+            pct(q["citation_rate"]), _ratio_text(q["ratio"], q["ratio_low"], q["ratio_high"]), flag_text(q),
         ]) + " |")
     return "\n".join(lines) + "\n"
 
@@ -153,7 +167,7 @@ def build_tables(
     seed: int,
     conf: float = 0.95,
     adjust: str = "holm",
-    min_clusters: int = 5,
+    min_clusters: int = MIN_CELL_CLUSTERS,
     cluster: str = "record",
     answer_rates: Sequence[tuple[str, str, str]] = ANSWER_RATES,
     extra_settings: Mapping[str, Any] | None = None,
@@ -170,25 +184,28 @@ def build_tables(
         seed: bootstrap seed.
         conf: confidence level.
         adjust: ``holm`` or ``none`` (:func:`~.flags.assign_flags`).
-        min_clusters: cells with fewer clusters are not flagged.
+        min_clusters: cells with fewer clusters are ``too few to judge`` (:mod:`~.flags`).
         cluster: what a cluster is (``territory``, ``record``, a field name), for settings and signature.
         answer_rates: answer-level shares to report.
         method: ``auto``, ``multinomial`` (exact) or ``normal`` (:mod:`~.ratio`).
     """
     rate_rows, answer_rows = _rows(cells, key_names, n_resamples=n_resamples, seed=seed, conf=conf,
                                    answer_rates=answer_rates, method=method)
-    cols = [*key_names, "doc_lang", "rate", "measure", "n_clusters", "n_answers", "n_citing", "n_docs",
+    cols = [*key_names, "doc_lang", "rate", "measure", "n_clusters", "n_clusters_lang", "n_answers", "n_citing", "n_docs",
             "n_docs_citing", "n_citations", "inclusion_rate", "inclusion_rate_low", "inclusion_rate_high",
             "inclusion_rate_citing", "inclusion_rate_citing_low", "inclusion_rate_citing_high", "citation_rate",
-            "citation_rate_low", "citation_rate_high", "ratio", "ratio_low", "ratio_high", "ratio_undefined",
-            "p_value", "bootstrap"]
+            "citation_rate_low", "citation_rate_high", "ratio", "ratio_low", "ratio_high", "ratio_boot_low",
+            "ratio_boot_high", "ratio_zero_width", "ratio_undefined", "p_value", "bootstrap"]
     df = pd.DataFrame(rate_rows, columns=cols)
     ql = key_names[-1]
     per_lang = df[df[ql] != ALL_LANGS].reset_index(drop=True)
     overall = df[df[ql] == ALL_LANGS].reset_index(drop=True)
-    flag_args = dict(family=("rate",), conf=conf, adjust=adjust, min_clusters=min_clusters)
-    per_lang = assign_flags(per_lang, **flag_args)
-    overall = assign_flags(overall, **flag_args)
+    # one Holm family: every tested cell of both tables and both rate variants, so that the chance of any false
+    # flag anywhere in the output stays below 1 − conf (docs/citations.md)
+    both = assign_flags(pd.concat([per_lang, overall], ignore_index=True), family=(), conf=conf, adjust=adjust,
+                        min_clusters=min_clusters)
+    per_lang = both.iloc[:len(per_lang)].reset_index(drop=True)
+    overall = both.iloc[len(per_lang):].reset_index(drop=True)
     answers = pd.DataFrame(answer_rows)
     settings = {
         "rates": {
@@ -199,7 +216,12 @@ def build_tables(
             "inclusion_rate_citing": "the same over answers with ≥ 1 citation: the ratio's denominator",
             "ratio": "citation_rate / inclusion_rate_citing",
         },
-        "interval": f"percentile cluster bootstrap ({int(round(conf * 100))}%), clusters = {cluster}",
+        "interval": f"percentile cluster bootstrap ({int(round(conf * 100))}%), clusters = {cluster}; the ratio's "
+                    f"interval: cluster score interval ({int(round(conf * 100))}%, Fieller-type; upper bound inf "
+                    "when the data do not bound it), its percentile interval in ratio_boot_low/high",
+        "ratio_test": {"method": RATIO_TEST,
+                       "statistic": "T = Σ s_k / sqrt(Σ s_k²) over clusters, s_k the cluster's score of ratio = 1 "
+                                    "(docs/citations.md), two-sided normal p"},
         "bootstrap": {"method": method, "methods_used": sorted(set(df["bootstrap"].dropna())) if len(df) else [],
                       "exact_limit": EXACT_LIMIT,
                       "note": "multinomial: clusters resampled exactly; normal: Gaussian draw of the cell sums with "
@@ -209,12 +231,16 @@ def build_tables(
         "conf": conf,
         "cluster": cluster,
         "flags": {
-            "rule": "over / under: the ratio's interval lies above / below 1"
-                    + (" and the Holm-adjusted p-value (Wald test of ratio = 1 with the bootstrap standard error, "
-                       "across the tested cells of the table and rate variant) is below "
-                       f"{1 - conf:.2g}" if adjust == "holm" else ""),
+            "rule": "over / under: the ratio's score interval lies above / below 1"
+                    + (" and the Holm-adjusted p-value (cluster score test of ratio = 1; Holm across every "
+                       "tested cell of the output: both tables, both rate variants) is below "
+                       f"{1 - conf:.2g}" if adjust == "holm" else "")
+                    + f"; cells with fewer than {min_clusters} clusters: '{TOO_FEW}' (shown, not tested); "
+                      "a zero-width interval (every cluster alike) never flags",
             "adjust": adjust,
             "min_clusters": min_clusters,
+            "too_few_to_judge": {"rates": int((per_lang["verdict"] == TOO_FEW).sum()) if len(per_lang) else 0,
+                                 "overall": int((overall["verdict"] == TOO_FEW).sum()) if len(overall) else 0},
             "tested_cells": {"rates": int(per_lang["tested"].sum()) if len(per_lang) else 0,
                              "overall": int(overall["tested"].sum()) if len(overall) else 0},
         },

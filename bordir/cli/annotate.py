@@ -14,24 +14,19 @@ _DATASETS = ("demo", "borderlines", "none")
 
 def _inputs(dataset: str, path: str | None, corpus_path: str | None):
     """(dataset, corpus) to validate against; (None, None) for ``--dataset none``."""
+    from ..catalog import load_dataset
+    from ..corpus import load_corpus
     from ..errors import ConfigError
-    from ..loaders import load_borderlines, load_demo, load_demo_corpus
-    from ..loaders.demo import read_passages_jsonl
 
     if dataset == "none":
-        return None, (read_passages_jsonl(corpus_path) if corpus_path else None)
-    if dataset == "demo":
-        if path:
-            raise ConfigError("the demo dataset is bundled; --path does not apply to it")
-        ds = load_demo()
-    elif dataset == "borderlines":
-        ds = load_borderlines(path)
-    else:
+        return None, (load_corpus(corpus_path) if corpus_path else None)
+    if dataset not in ("demo", "borderlines"):
         raise ConfigError(f"unknown dataset {dataset!r}; use one of {', '.join(_DATASETS)}")
+    ds = load_dataset(dataset, path)
     if corpus_path:
-        corpus = read_passages_jsonl(corpus_path)
+        corpus = load_corpus(corpus_path)
     elif dataset == "demo":
-        corpus = load_demo_corpus()
+        corpus = load_corpus("demo")
     else:
         corpus = None
     return ds, corpus
@@ -48,8 +43,8 @@ def _inputs(dataset: str, path: str | None, corpus_path: str | None):
 @click.option("--dataset", type=click.Choice(["demo", "borderlines"]), default="demo", show_default=True,
               help="The queries the hits are for.")
 @click.option("--path", type=click.Path(file_okay=False, path_type=str), help="BorderLines directory.")
-@click.option("--corpus", "corpus_path", type=click.Path(dir_okay=False, path_type=str),
-              help="Passages JSONL (default: the demo corpus).")
+@click.option("--corpus", "corpus_path", type=click.Path(path_type=str),
+              help="Corpus (anything bordir.load_corpus reads; default: the demo corpus).")
 @click.option("--limit", type=click.IntRange(min=1), help="Label only the first N pairs.")
 @click.option("--annotator", help="The labels' annotator name (default: the model).")
 @click.option("--cache", type=click.Path(dir_okay=False, path_type=str),
@@ -123,9 +118,14 @@ def _print_report(report, *, per_class: bool, title: str) -> None:
     click.echo(title)
     alpha = "alpha" in set(frame["statistic"])
     stats = ["alpha"] if alpha else ["accuracy", "macro_f1", "kappa"]
+    ordinal = [s for s in (("alpha_ordinal",) if alpha else ("kappa_linear", "kappa_quadratic"))
+               if s in set(frame["statistic"])]  # ordered dimensions only (relevance)
+    stats += ordinal
     headers = ["dimension", "lang", "pairs", "clusters",
                *({"accuracy": "accuracy [95% CI]", "macro_f1": "macro F1 [95% CI]", "kappa": "kappa [95% CI]",
-                  "alpha": "alpha [95% CI]"}[s] for s in stats)]
+                  "alpha": "alpha [95% CI]", "alpha_ordinal": "alpha ordinal [95% CI]",
+                  "kappa_linear": "kappa linear [95% CI]", "kappa_quadratic": "kappa quadratic [95% CI]"}[s]
+                 for s in stats)]
     rows = []
     for (dim, group), g in frame.groupby(["dimension", "group"], sort=False):
         cells = {r.statistic: _fmt(r.estimate, r.low, r.high) for r in g.itertuples()}
@@ -166,7 +166,9 @@ def agreement_cmd(files, dataset, path, corpus_path, dimensions, by, cluster, re
     """Agreement between label FILES: per dimension and language, with bootstrap CIs.
 
     Two label sets (the first is the reference, e.g. gold.jsonl llm.jsonl):
-    accuracy, macro F1 and Cohen's kappa. Three or more: Krippendorff's alpha.
+    accuracy, macro F1 and Cohen's kappa, and for relevance (ordered levels) the
+    linearly and quadratically weighted kappa. Three or more: Krippendorff's
+    alpha, nominal and (for relevance) ordinal.
     A file holding several annotators counts as one label set per annotator.
     """
     from ..annotations.agreement import compare, majority_vote, reliability
@@ -177,6 +179,10 @@ def agreement_cmd(files, dataset, path, corpus_path, dimensions, by, cluster, re
     sets = []
     for f in files:
         ls = load_labels(f, dataset=ds, corpus=corpus)
+        if not len(ls):
+            from ..errors import DataError
+
+            raise DataError("holds no labels (expected one JSON object or CSV row per label)", path=f)
         sets.extend(ls.split_annotators() if len(ls.annotators) > 1 else [ls])
     if len(sets) < 2:
         raise ConfigError(f"agreement needs two label sets or more; {', '.join(files)} hold(s) {len(sets)}")

@@ -28,8 +28,8 @@ def _ratio(r) -> str:
 @click.option("--seed", type=int, help="Bootstrap seed (default: $BORDIR_SEED or 12345).")
 @click.option("--adjust", type=click.Choice(["holm", "none"]), default="holm", show_default=True,
               help="Flags: Holm across the cells tested, or every interval excluding 1.")
-@click.option("--min-clusters", type=click.IntRange(min=1), default=5, show_default=True,
-              help="Cells with fewer clusters are not flagged.")
+@click.option("--min-clusters", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Cells with fewer clusters are reported as 'too few to judge' (not flagged).")
 @click.option("--language-match/--no-language-match", default=True, show_default=True,
               help="Check the response language against the query language (detected when not in the log).")
 @click.option("--citation-base", type=click.Choice(["0", "1"]), default="0", show_default=True,
@@ -49,15 +49,25 @@ def audit_cmd(logs: str, fmt: str | None, group_by: str | None, cluster_by: str 
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    result = run_audit(logs, fmt=fmt, group_by=group_by, cluster_by=cluster_by, strict=strict,
-                       language_match=language_match, citation_base=int(citation_base), n_resamples=n_resamples,
-                       seed=seed, adjust=adjust, min_clusters=min_clusters,
-                       skipped_path=None if strict else out / "skipped.jsonl", progress=True)
+    from ..errors import DataError
+
+    skipped = out / "skipped.jsonl"
+    try:
+        result = run_audit(logs, fmt=fmt, group_by=group_by, cluster_by=cluster_by, strict=strict,
+                           language_match=language_match, citation_base=int(citation_base),
+                           n_resamples=n_resamples, seed=seed, adjust=adjust, min_clusters=min_clusters,
+                           skipped_path=None if strict else skipped, progress=True)
+    except DataError as exc:
+        if not strict and skipped.is_file() and skipped.stat().st_size:
+            raise DataError(f"{exc.message}; every skipped record is listed in {skipped}", path=exc.path,
+                            line=exc.line, field=exc.field) from None
+        skipped.unlink(missing_ok=True)
+        raise
     paths = write_audit(result, out, plots=plots)
     if result.summary["skipped"] == 0 or strict:
-        (out / "skipped.jsonl").unlink(missing_ok=True)
+        skipped.unlink(missing_ok=True)
     else:
-        paths["skipped.jsonl"] = out / "skipped.jsonl"
+        paths["skipped.jsonl"] = skipped
     flagged = result.tables.flagged()
     if as_json:
         cols = ["group", "query_lang", "doc_lang", "rate", "inclusion_rate_citing", "citation_rate", "ratio",
@@ -81,5 +91,18 @@ def audit_cmd(logs: str, fmt: str | None, group_by: str | None, cluster_by: str 
     s = result.tables.settings
     click.echo(f"flags: {s['flags']['rule']} ({s['flags']['tested_cells']['rates']} cells tested, "
                f"clusters = {s['cluster']}, {s['n_resamples']} resamples, seed {s['seed']})")
+    _mismatch_line(result.tables.answers)
     click.echo(f"signature: {result.signature}")
     click.echo(f"report: {out / 'audit.md'}")
+
+
+def _mismatch_line(answers) -> None:
+    """The response-language mismatch rate (response language != query language), every query language pooled."""
+    if "language_match_rate" not in answers.columns:
+        return
+    for r in answers[answers["query_lang"] == "*"].itertuples():
+        if r.n_lang_checked:
+            lo, hi = 1 - r.language_match_rate_high, 1 - r.language_match_rate_low
+            click.echo(f"language mismatch ({r.group}): {100 * (1 - r.language_match_rate):.1f}% "
+                       f"[{100 * lo:.1f}, {100 * hi:.1f}] of {r.n_lang_checked} responses checked are not in the "
+                       "query's language (per language: audit.md)")

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import math
+
 import click
 
 from ._output import echo_json, echo_table
+
+
+def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """Reject NaN and infinity (which pass ``click.FloatRange``)."""
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a finite number", ctx=ctx, param=param)
+    return value
 
 
 @click.group("corpus")
@@ -25,9 +34,13 @@ def corpus_group() -> None:
               help="MediaWiki API URL template with {edition}.")
 @click.option("--title-fixes", "title_fixes", multiple=True, type=click.Path(dir_okay=False),
               help="TSV of name<TAB>title overriding the shipped title fixes (repeatable).")
-@click.option("--rpm", type=float, default=200.0, show_default=True, help="Requests per minute at most (0: no limit).")
-@click.option("--max-retries", type=int, default=5, show_default=True, help="Retries on 429/5xx/network errors.")
-@click.option("--timeout", type=float, default=30.0, show_default=True, help="Seconds per request.")
+@click.option("--rpm", type=click.FloatRange(min=0), default=200.0, show_default=True, callback=_finite,
+              help="Requests per minute at most (0: no limit).")
+@click.option("--max-retries", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Retries on 429/5xx/network errors.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+              callback=_finite,
+              help="Seconds per request (> 0).")
 @click.option("--contact", help="Contact (e-mail or URL) for the User-Agent; default $BORDIR_WIKI_CONTACT.")
 @click.option("--progress/--no-progress", default=None, help="Progress bars (default: on a terminal).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
@@ -71,11 +84,13 @@ def fetch_cmd(dataset, path, langs, territories, as_of, out, endpoint, title_fix
 @click.argument("path", type=click.Path(exists=True))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def info_cmd(path, as_json):
-    """Describe the corpus at PATH: a corpus directory, a passages .jsonl or a BordIRLines all_docs.json."""
-    from ..corpus_store import CorpusStore, is_corpus_dir, load_corpus, signature
+    """Describe the corpus at PATH: anything `bordir.load_corpus` reads (directory, .jsonl/.parquet/.csv, all_docs.json)."""
+    from .._version import __version__
+    from ..corpus import CorpusStore, corpus_kind, load_corpus, signature
     from ..wiki.fetch import summary_rows
 
-    if is_corpus_dir(path):
+    kind = corpus_kind(path)
+    if kind == "store":
         store = CorpusStore.open(path)
         corpus = store.load(verify=True)
         m = store.manifest
@@ -104,12 +119,13 @@ def info_cmd(path, as_json):
         corpus = load_corpus(path)
         info = {
             "path": str(path),
-            "format": "jsonl" if str(path).endswith(".jsonl") else "bordirlines-all_docs",
+            "format": {"all_docs": "bordirlines-all_docs", "wiki_raw": "bordirlines-wiki-raw"}.get(kind, kind),
             "passages": len(corpus),
             "territories": len(corpus.territories),
             "per_language": [{"lang": k, "paragraphs": v} for k, v in corpus.lang_counts().items()],
             "content_hash": corpus.content_hash(),
-            "signature": f"corpus:{corpus.name}|hash:{corpus.content_hash()}",
+            "signature": signature({"name": corpus.name, "content_hash": corpus.content_hash(),
+                                    "parameters": {"source": kind}, "bordir_version": __version__}),
         }
     if as_json:
         echo_json(info)
@@ -137,14 +153,8 @@ def _echo_rows(rows) -> None:
 def _dataset(name: str, path: str | None):
     from ..errors import ConfigError
 
-    if name == "demo":
-        if path:
-            raise ConfigError("the demo dataset is bundled; --path does not apply to it")
-        from ..loaders import load_demo
+    from ..catalog import load_dataset
 
-        return load_demo()
-    if name == "borderlines":
-        from ..loaders import load_borderlines
-
-        return load_borderlines(path)
-    raise ConfigError(f"unknown dataset {name!r} for corpus fetch; use borderlines or demo")
+    if name not in ("demo", "borderlines"):
+        raise ConfigError(f"unknown dataset {name!r} for corpus fetch; use borderlines or demo")
+    return load_dataset(name, path)

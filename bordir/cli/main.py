@@ -18,68 +18,124 @@ def cli() -> None:
 def _register_subcommands() -> None:
     from .annotate import agreement_cmd, annotate_cmd
     from .audit import audit_cmd
+    from .compare import compare_cmd
     from .corpus import corpus_group
     from .demo import demo_cmd
+    from .plan import plan_cmd
     from .report import report_cmd
     from .retrieve import retrieve_cmd
     from .run import run_cmd
     from .score import score_group
+    from .testbed import testbed_group
+    from .testgen import judge_cmd, testgen_cmd, testrun_cmd
 
     cli.add_command(agreement_cmd)
     cli.add_command(annotate_cmd)
     cli.add_command(audit_cmd)
+    cli.add_command(compare_cmd)
     cli.add_command(corpus_group)
     cli.add_command(demo_cmd)
+    cli.add_command(plan_cmd)
     cli.add_command(report_cmd)
     cli.add_command(retrieve_cmd)
     cli.add_command(run_cmd)
     cli.add_command(score_group)
+    cli.add_command(testbed_group)
+    cli.add_command(testgen_cmd)
+    cli.add_command(testrun_cmd)
+    cli.add_command(judge_cmd)
 
 
 @cli.group(name="list")
 def list_() -> None:
-    """List what bordir knows: languages, datasets."""
+    """List what bordir knows: languages, datasets, backends, retrievers, modes, metrics."""
 
 
 @list_.command("languages")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--query-only", is_flag=True, help="Only the 49 BorderLines query languages.")
-def list_languages(as_json: bool, query_only: bool) -> None:
-    """The languages registry (languages/languages.tsv)."""
+@click.option("--curated-only", is_flag=True, help="Only the 55 curated languages (languages/languages.tsv).")
+def list_languages(as_json: bool, query_only: bool, curated_only: bool) -> None:
+    """The languages registry: curated (languages.tsv) and generated Wikipedia languages (wikipedia.tsv)."""
     from dataclasses import asdict
 
     from .. import languages
 
-    langs = languages.query_languages() if query_only else languages.all_languages()
+    if query_only:
+        langs = languages.query_languages()
+    else:
+        langs = languages.all_languages(generated=not curated_only)
     if as_json:
         echo_json([asdict(l) for l in langs])
         return
     echo_table(
-        ["code", "name", "native", "script", "dir", "wiki", "langdetect", "resource", "tokenizer", "stemmer", "query"],
+        ["code", "name", "native", "script", "dir", "wiki", "langdetect", "resource", "tokenizer", "stemmer", "query",
+         "source"],
         [
             (l.code, l.name, l.native_name, l.script, l.direction, l.wiki + (f" ({l.wiki_variant})" if l.wiki_variant else ""),
-             l.langdetect, l.resource, l.tokenizer, l.stemmer, "yes" if l.query_language else "no")
+             l.langdetect, l.resource or "-", l.tokenizer, l.stemmer, "yes" if l.query_language else "no",
+             "curated" if l.curated else "generated")
             for l in langs
         ],
     )
-    click.echo(f"{len(langs)} languages ({sum(l.query_language for l in langs)} query languages)")
+    n_cur = sum(l.curated for l in langs)
+    click.echo(f"{len(langs)} languages: {n_cur} curated, {len(langs) - n_cur} generated "
+               f"({sum(l.query_language for l in langs)} query languages)")
+
+
+def _list_rows(rows, as_json: bool, what: str) -> None:
+    if as_json:
+        echo_json(rows)
+        return
+    if rows:
+        headers = list(rows[0])
+        echo_table(headers, [[r.get(h, "") for h in headers] for r in rows])
+    click.echo(f"{len(rows)} {what}")
 
 
 @list_.command("datasets")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def list_datasets(as_json: bool) -> None:
-    """Datasets bordir can load."""
-    from dataclasses import asdict
+    """Datasets bordir can load (bordir.load_dataset)."""
+    from ..catalog import list_datasets as rows
 
-    from ..catalog import DATASETS
+    _list_rows(rows(), as_json, "datasets")
 
-    if as_json:
-        echo_json([asdict(e) for e in DATASETS.values()])
-        return
-    echo_table(
-        ["name", "source", "description"],
-        [(e.name, "bundled" if e.offline else f"hub {e.hub_id} or --path DIR", e.description) for e in DATASETS.values()],
-    )
+
+@list_.command("backends")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def list_backends(as_json: bool) -> None:
+    """Generation backends (provider/model) and the mock backend's behaviours."""
+    from ..catalog import list_backends as rows
+
+    _list_rows(rows(), as_json, "backends")
+
+
+@list_.command("retrievers")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def list_retrievers(as_json: bool) -> None:
+    """Retrievers (the retrieval registry)."""
+    from ..catalog import list_retrievers as rows
+
+    _list_rows(rows(), as_json, "retrievers")
+
+
+@list_.command("modes")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def list_modes(as_json: bool) -> None:
+    """The six retrieval modes, with their BordIRLines aliases."""
+    from ..catalog import list_modes as rows
+
+    _list_rows(rows(), as_json, "modes")
+
+
+@list_.command("metrics")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def list_metrics(as_json: bool) -> None:
+    """Concurrence scores and per-language measures."""
+    from ..catalog import list_metrics as rows
+
+    _list_rows(rows(), as_json, "metrics")
 
 
 @cli.group()
@@ -97,14 +153,11 @@ def data() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def data_info(name: str, path: str | None, revision: str | None, repair: bool, n_hits: int, as_json: bool) -> None:
     """Counts for dataset NAME (borderlines, bordirlines, demo)."""
-    from ..catalog import get_dataset_entry
-    from ..errors import ConfigError
+    from ..catalog import get_dataset_entry, load_dataset
 
     entry = get_dataset_entry(name)
     if entry.name == "bordirlines":
-        from ..loaders import load_bordirlines
-
-        b = load_bordirlines(path, revision=revision, n_hits=n_hits)
+        b = load_dataset("bordirlines", path, revision, n_hits=n_hits)
         info = {
             "dataset": "bordirlines",
             "source": b.source,
@@ -119,19 +172,14 @@ def data_info(name: str, path: str | None, revision: str | None, repair: bool, n
             "warnings": list(b.warnings),
         }
     else:
-        from ..loaders import load_borderlines, load_demo, load_demo_corpus
+        from ..corpus import load_corpus
 
+        ds = load_dataset(entry.name, path, revision, repair=repair)
+        info = ds.info()
         if entry.name == "demo":
-            if path or revision:
-                raise ConfigError("the demo dataset is bundled; --path and --revision do not apply to it")
-            ds = load_demo()
-            info = ds.info()
-            corpus = load_demo_corpus()
+            corpus = load_corpus("demo")
             info["corpus_passages"] = len(corpus)
             info["corpus_passages_per_language"] = corpus.lang_counts()
-        else:
-            ds = load_borderlines(path, repair=repair, revision=revision)
-            info = ds.info()
     if as_json:
         echo_json(info)
         return

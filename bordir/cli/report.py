@@ -9,8 +9,9 @@ import click
 
 from ._output import echo_json, echo_table
 
-_SHOWN = ("kb_cs", "cst_cs", "delta_cs")
-_LABELS = {"kb_cs": "KB CS", "cst_cs": "Cst CS", "delta_cs": "Delta CS"}
+_SHOWN = ("kb_cs", "cst_cs", "delta_cs_abs")
+_LABELS = {"kb_cs": "KB CS", "cst_cs": "Cst CS", "delta_cs_abs": "Delta CS"}
+_REFERENCE = "delta_cs"  # normalized ΔCS, shown for reference only
 
 
 def _pct(x: float | None) -> str:
@@ -18,7 +19,20 @@ def _pct(x: float | None) -> str:
 
 
 def _ci(ci: list | None) -> str:
-    return "-" if not ci or ci[0] is None else f"[{_pct(ci[0])}, {_pct(ci[1])}]"
+    if not ci or ci[0] is None:
+        return "-"
+    return f"[{_pct(ci[0])}, {'inf' if ci[1] is None else _pct(ci[1])}]"
+
+
+def _terr(e: dict) -> str:
+    few = (e.get("territory_interval") or {}).get("warning")
+    return _ci(e.get("terr95")) + ("*" if few else "")
+
+
+def _undef(e: dict) -> str:
+    u = e.get("undefined") or {}
+    share = u.get("resamples")
+    return f"{u.get('runs', 0)}/{u.get('of_runs', '?')}" + ("" if share is None else f", {100 * share:.0f}%")
 
 
 @click.command("report")
@@ -30,17 +44,39 @@ def _ci(ci: list | None) -> str:
 def report_cmd(run_dir: str, n_resamples: int, seed: int | None, as_json: bool) -> None:
     """Write metrics.json, tables/, plots/ and report.html into RUN_DIR (written by `bordir run`)."""
     from ..report import build_report
+    from ..report.testbeds import is_testbed_dir
 
+    if is_testbed_dir(run_dir):  # a `bordir testbed` output directory (testbed.json)
+        from ..report.testbeds import build_testbed_report
+        from .testbed import print_scores
+
+        page = build_testbed_report(run_dir)
+        scores = json.loads((page.parent / "scores.json").read_text(encoding="utf-8"))
+        if as_json:
+            echo_json({"report": str(page), **scores})
+        else:
+            print_scores(scores)
+            click.echo(f"report: {page}")
+        return
     path = build_report(run_dir, n_resamples=n_resamples, seed=seed)
     metrics = json.loads((path.parent / "metrics.json").read_text(encoding="utf-8"))
     results = metrics["results"]
     if as_json:
-        keep = ("mean", "ci95", "boot95", "n_runs", "note", "signature")
+        keep = ("mean", "ci95", "terr95", "boot95", "n_runs", "note", "signature", "undefined", "unstable")
+
+        def entry(e: dict, label: str) -> dict:
+            out = {k: e[k] for k in keep if k in e}
+            out["label"] = label
+            out["warning"] = (e.get("territory_interval") or {}).get("warning")
+            return out
+
         echo_json({
             "report": str(path),
             "metrics": str(path.parent / "metrics.json"),
             "signature": metrics["signature"],
-            "results": {model: {mode: {m: {k: cell["metrics"][m][k] for k in keep} for m in _SHOWN}
+            "headline_delta": "delta_cs_abs",
+            "results": {model: {mode: {m: entry(cell["metrics"][m], "normalized (reference)" if m == _REFERENCE
+                                                else _LABELS[m]) for m in (*_SHOWN, _REFERENCE)}
                                 for mode, cell in modes.items()} for model, modes in results.items()},
             "warnings": metrics["warnings"],
         })
@@ -49,25 +85,46 @@ def report_cmd(run_dir: str, n_resamples: int, seed: int | None, as_json: bool) 
 
 
 def print_summary(path: Path) -> None:
-    """The KB / Cst / Delta CS table (with both CIs) of a built report, its signature and path."""
+    """The KB / Cst / Delta CS (unnormalised) table with its intervals, the normalized ΔCS for reference, the
+    small-sample warnings, the signature and the path of a built report."""
     metrics = json.loads((Path(path).parent / "metrics.json").read_text(encoding="utf-8"))
     results = metrics["results"]
     headers = ["model", "mode", "runs"]
     for m in _SHOWN:
-        headers += [_LABELS[m], "t95", "boot95"]
+        headers += [_LABELS[m], "t95", "terr95"]
+    headers += ["undef.", "Delta CS norm. (ref.)"]
     rows = []
     for model, modes in results.items():
         for mode, cell in modes.items():
             row = [model, mode, cell["n_runs"]]
             for m in _SHOWN:
                 e = cell["metrics"][m]
-                row += [_pct(e["mean"]), _ci(e["ci95"]), _ci(e["boot95"])]
+                row += [_pct(e["mean"]), _ci(e["ci95"]), _terr(e)]
+            ref = cell["metrics"][_REFERENCE]
+            row += [_undef(cell["metrics"]["delta_cs_abs"]),
+                    _pct(ref["mean"]) + (" unstable" if ref.get("unstable") else "")]
             rows.append(row)
     echo_table(headers, rows)
     b = metrics["settings"]["boot95"]
-    click.echo(f"values x100; t95: t-interval over runs (ddof=1); boot95: cluster bootstrap over territories "
-               f"({b['n_resamples']} resamples, seed {b['seed']})")
-    if metrics["warnings"]:
-        click.echo(f"{len(metrics['warnings'])} warning(s); see the report")
+    t = metrics["settings"].get("terr95") or {}
+    click.echo("values x100; Delta CS = Control CS - Non-control CS (unnormalised); t95: t-interval over runs "
+               "(ddof=1); terr95: small-sample interval over territories (cluster Wilson / MOVER); "
+               f"*: fewer than {t.get('min_clusters', 30)} territories contribute (coverage below 95%); undef.: "
+               f"runs, and % of the {b['n_resamples']} cluster-bootstrap resamples (seed {b['seed']}), where Delta "
+               "CS is undefined; Delta CS norm. (ref.): (Control - Non-control) / Non-control, for reference")
+    cells = sum(len(modes) for modes in results.values())
+    few = [w for w in metrics["warnings"] if "rest on fewer than" in w]
+    n_few = sum(any((e.get("territory_interval") or {}).get("warning") for e in cell["metrics"].values())
+                for modes in results.values() for cell in modes.values())
+    if n_few:
+        click.echo(f"warning: in {n_few} of {cells} model x mode cells, intervals over territories rest on "
+                   f"fewer than {t.get('min_clusters', 30)} territories (marked *) and cover less than 95% "
+                   f"({t.get('coverage', '')})")
+    unstable = [w for w in metrics["warnings"] if "is unstable" in w]
+    for w in unstable:
+        click.echo(f"warning: {w}")
+    rest = len(metrics["warnings"]) - len(few) - len(unstable)
+    if rest:
+        click.echo(f"{rest} more warning(s); see the report")
     click.echo(f"signature: {metrics['signature']}")
     click.echo(f"report: {Path(path)}")

@@ -10,8 +10,9 @@ from ._output import echo_json, echo_table
 @click.command("retrieve")
 @click.option("--dataset", default="demo", show_default=True, help="Dataset name (demo, borderlines).")
 @click.option("--path", type=click.Path(file_okay=False), help="Dataset directory (BorderLines layout).")
-@click.option("--corpus", "corpus_path", type=click.Path(dir_okay=False),
-              help="Passages JSONL (doc_id, lang, territory, text, …); default: the demo corpus.")
+@click.option("--corpus", "corpus_path", type=click.Path(),
+              help="Corpus: demo, a corpus directory (bordir corpus fetch), a passages .jsonl/.parquet/.csv, "
+                   "BordIRLines all_docs.json or raw <lang>/Q<id>.json articles; default: demo.")
 @click.option("--retriever", default="bm25", show_default=True,
               help="bm25, e5-small, bge-m3, openai/<model>, cohere/<model>.")
 @click.option("--modes", default="all", show_default=True, help="'all' or comma-separated modes.")
@@ -24,19 +25,16 @@ from ._output import echo_json, echo_table
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def retrieve_cmd(dataset, path, corpus_path, retriever, modes, k, depth, fusion, balanced, langs, out, as_json):
     """Retrieve documents for every query under every mode and save the hits table."""
+    from ..catalog import load_dataset
+    from ..corpus import load_corpus
     from ..errors import ConfigError
-    from ..loaders import load_borderlines, load_demo, load_demo_corpus
-    from ..loaders.demo import read_passages_jsonl
     from ..retrieval.evaluate import language_mix_by_mode
     from ..retrieval.run import retrieve
 
-    if dataset == "demo":
-        ds = load_demo()
-    elif dataset == "borderlines":
-        ds = load_borderlines(path)
-    else:
+    if dataset not in ("demo", "borderlines"):
         raise ConfigError(f"unknown dataset {dataset!r} for retrieval; use demo or borderlines")
-    corpus = read_passages_jsonl(corpus_path) if corpus_path else load_demo_corpus()
+    ds = load_dataset(dataset, path)
+    corpus = load_corpus(corpus_path or "demo")
     queries = None
     if langs:
         wanted = {l.strip() for l in langs.split(",") if l.strip()}

@@ -28,6 +28,10 @@ def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.3f}"
 
 
+def _rc(mean: float | None, sd: float | None) -> str:
+    return "-" if mean is None else f"{mean:.3f} ({'-' if sd is None else f'{sd:.3f}'})"
+
+
 def _count(run: dict, metric: str) -> str:
     c = run["counts"].get(metric)
     if c is None:
@@ -47,13 +51,23 @@ def _count(run: dict, metric: str) -> str:
 @click.option("--boot", "n_resamples", type=click.IntRange(min=0), default=0, show_default=True,
               help="Also a cluster bootstrap over territories with this many resamples (0: off).")
 @click.option("--seed", type=int, help="Bootstrap seed (default: $BORDIR_SEED or 12345).")
+@click.option("--clip/--no-clip", default=True, show_default=True,
+              help="Clip intervals over runs to each metric's range (as the reports do).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (values as fractions).")
 def borderlines_table(files: tuple[str, ...], policy: str, ci: str, n_resamples: int, seed: int | None,
-                      as_json: bool) -> None:
+                      clip: bool, as_json: bool) -> None:
     """Score BorderLines response_table.csv FILES (one per run), as calculate_CS.py does."""
-    from ..metrics.legacy import score_legacy_tables
+    import warnings
 
-    result = score_legacy_tables(files, policy=policy, ci=ci, n_resamples=n_resamples, seed=seed)  # type: ignore[arg-type]
+    from ..metrics.legacy import LegacyTableWarning, score_legacy_tables
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LegacyTableWarning)  # printed below, one line each
+        result = score_legacy_tables(files, policy=policy, ci=ci, n_resamples=n_resamples, seed=seed,  # type: ignore[arg-type]
+                                     clip=clip)
+    for r in result["runs"]:
+        for w in r["warnings"]:
+            click.echo(f"bordir: warning: {w}", err=True)
     if as_json:
         echo_json(result)
         return
@@ -70,11 +84,21 @@ def borderlines_table(files: tuple[str, ...], policy: str, ci: str, n_resamples:
             b = s.get("boot95")
             row.append("-" if b is None else f"[{_pct(b[0])}, {_pct(b[1])}]")
         rows.append(row)
+    rc = summary["response_countries"]
+    for label, key in (("Response countries", ""), ("Response countries + en", "_en")):
+        cells = [_rc(r["response_countries"][f"mean{key}"], r["response_countries"][f"sd{key}"]) for r in runs]
+        ci_rc = rc[f"ci95{key}"]
+        row = [label, *cells, _rc(rc[f"mean{key}"], rc[f"sd{key}"]),
+               "-" if ci_rc is None else f"[{ci_rc[0]:.3f}, {ci_rc[1]:.3f}]"]
+        rows.append(row + (["-"] if n_resamples else []))
     echo_table(headers, rows)
-    click.echo("values x100; counts per run:")
+    click.echo("values x100 (response countries: mean (sd) of distinct answers per territory); counts per run:")
     for i, r in enumerate(runs):
         counts = "; ".join(f"{_LABELS[m]} {_count(r, m)}" for m in r["counts"])
         click.echo(f"  run {i} ({r['file']}): {r['n_territories']} territories, {r['n_queries']} queries; {counts}")
         for m, note in r.get("notes", {}).items():
             click.echo(f"    {_LABELS[m]}: {note}")
+    for m, label in _LABELS.items():
+        if summary[m].get("note"):
+            click.echo(f"  {label} over runs: {summary[m]['note']}")
     click.echo(f"signature: {result['signature']}")

@@ -1,1 +1,1 @@
-"""Experiments: configs, the mode-comparison runner, and the demo."""
+"""Experiments: configs (results vs operational settings), the runner, the in-memory Run, and the run directory."""

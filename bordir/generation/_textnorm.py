@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["fold", "light", "zh_simplify"]
+__all__ = ["fold", "light", "unmark", "zh_simplify"]
 
 _INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 _SPACES = re.compile(r"[^\S\n]+")
@@ -99,6 +99,17 @@ def light(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = _INVISIBLE.sub("", text).translate(_PUNCT)
     return _SPACES.sub(" ", text)
+
+
+def unmark(text: str) -> str:
+    r""":func:`light` plus markdown emphasis and carriage returns removed (``**B)**`` → ``B)``).
+
+    The form in which replies are parsed (answers and citations alike).
+
+    >>> unmark("**Answer:** B)")
+    'Answer: B)'
+    """
+    return light(text).replace("*", "").replace("`", "").replace("\r", "")
 
 
 def fold(text: str) -> str:

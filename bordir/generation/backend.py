@@ -49,12 +49,15 @@ class Backend(ABC):
     Attributes:
         provider: registry name (``openai``, ``cohere``, ``openai-compatible``, ``local``, ``mock``).
         model: the model part of ``provider/model``.
-        max_concurrency: default limit of calls in flight (the executor may lower it).
+        max_concurrency: default limit of calls in flight (a configured ``concurrency`` may raise it,
+            unless ``max_concurrency_hard``).
         supports_rank_classification: True if the backend fills ``option_logprobs``.
     """
 
     provider: ClassVar[str] = ""
     max_concurrency: ClassVar[int] = 8
+    max_concurrency_hard: ClassVar[bool] = False
+    """True when ``max_concurrency`` cannot be raised (an in-process model with one lock)."""
     supports_rank_classification: ClassVar[bool] = False
 
     def __init__(self, model: str, **options) -> None:
@@ -68,6 +71,19 @@ class Backend(ABC):
     @abstractmethod
     def generate(self, request: GenerationRequest) -> GenerationResult:
         """Make one attempt; raise TransientError / PermanentError on failure."""
+
+    def generate_within(self, request: GenerationRequest, timeout: float | None) -> GenerationResult:
+        """One attempt that gives up after ``timeout`` seconds (None: the backend's own limit).
+
+        The executor calls this so that a request's ``timeout`` and a run's ``deadline``
+        bound the attempt in progress too. HTTP backends override it; the default ignores
+        ``timeout`` and calls :meth:`generate`.
+        """
+        return self.generate(request)
+
+    def secrets(self) -> tuple[str, ...]:
+        """Values that must never be stored or shown (the API key); the executor masks them in results."""
+        return ()
 
     def close(self) -> None:
         """Release clients or models."""

@@ -10,6 +10,15 @@ Each row holds the key, the model, the creation time (Unix seconds), the
 request's full key payload as JSON (for auditing: a request never contains API
 keys) and the result as JSON.
 
+**Claims** keep two processes (or two runs in one process) sharing the file
+from paying for the same call: before calling, the executor claims the key
+(:meth:`ResponseCache.claim`, one row in the ``claims`` table naming the
+owner's host, process id and a lease expiry); a key claimed by another live
+owner is not called but waited for, and its result read from the cache when
+the owner stores it. A claim is released when the call ends (stored or
+failed); a claim of a process that died (same host, process gone) or whose
+lease expired is taken over.
+
 Example:
     >>> import tempfile, pathlib
     >>> from bordir.generation.types import GenerationRequest, GenerationResult, Message
@@ -31,9 +40,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import socket
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Iterable, Sequence
 from os import PathLike
 from pathlib import Path
@@ -41,7 +52,7 @@ from pathlib import Path
 from ..errors import DataError
 from .types import GenerationRequest, GenerationResult
 
-__all__ = ["ResponseCache", "default_cache_path", "CACHE_ENV"]
+__all__ = ["ResponseCache", "default_cache_path", "new_owner", "CACHE_ENV", "CLAIM_LEASE"]
 
 CACHE_ENV = "BORDIR_CACHE"
 """Environment variable naming the cache file (default ``~/.cache/bordir/responses.sqlite3``)."""
@@ -56,10 +67,39 @@ CREATE TABLE IF NOT EXISTS responses (
     result   TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS claims (
+    key      TEXT PRIMARY KEY,
+    owner    TEXT NOT NULL,
+    host     TEXT NOT NULL,
+    pid      INTEGER NOT NULL,
+    expires  REAL NOT NULL
+);
 INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', '1');
 """
+CLAIM_LEASE = 600.0
+"""Seconds a claim lasts. On the owner's host a claim lasts as long as its process; the lease only
+frees the claims of a process on another host (a cache on a shared disk) that stopped without releasing."""
+_HOST = socket.gethostname()
+
 # SQLite's IN (...) limit is 32766 parameters on current builds; stay well below.
 _CHUNK = 500
+
+
+def new_owner() -> str:
+    """A claim owner id unique to this host, process and call: ``host:pid:random``."""
+    return f"{_HOST}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+
+
+def _alive(pid: int) -> bool:
+    if os.name == "nt":  # os.kill(pid, 0) would send CTRL_C_EVENT there: rely on the lease instead
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
 
 
 def default_cache_path() -> Path:
@@ -233,6 +273,51 @@ class ResponseCache:
             had = bool(self._execute("SELECT 1 FROM responses WHERE key = ?", (request.cache_key(),)))
             self._execute("DELETE FROM responses WHERE key = ?", (request.cache_key(),))
         return had
+
+    # -- claims (no two callers pay for one key) -----------------------------------------------
+
+    def claim(self, key: str, owner: str, *, lease: float = CLAIM_LEASE) -> bool:
+        """Claim ``key`` for ``owner`` (see :func:`new_owner`); True if ``owner`` holds it now.
+
+        A claim held by another owner is taken over only when its lease expired or its
+        process (on this host) no longer exists.
+        """
+        now = time.time()
+        pid = os.getpid()
+        with self._lock:
+            rows: list[tuple] = []
+            for _ in range(3):  # the other owner may release between our two statements
+                self._execute(
+                    "INSERT OR IGNORE INTO claims (key, owner, host, pid, expires) VALUES (?, ?, ?, ?, ?)",
+                    (key, owner, _HOST, pid, now + lease),
+                )
+                rows = self._execute("SELECT owner, host, pid, expires FROM claims WHERE key = ?", (key,))
+                if rows:
+                    break
+            if not rows:
+                return False
+            other, host, other_pid, expires = rows[0]
+            if other == owner:
+                return True
+            stale = expires < now or (host == _HOST and other_pid != pid and not _alive(int(other_pid)))
+            if not stale:
+                return False
+            self._execute("UPDATE claims SET owner = ?, host = ?, pid = ?, expires = ? WHERE key = ? AND owner = ?",
+                          (owner, _HOST, pid, now + lease, key, other))
+            got = self._execute("SELECT owner FROM claims WHERE key = ?", (key,))
+        return bool(got) and got[0][0] == owner
+
+    def release(self, key: str, owner: str) -> None:
+        """Give up ``owner``'s claim of ``key`` (nothing happens if it holds none)."""
+        self._execute("DELETE FROM claims WHERE key = ? AND owner = ?", (key, owner))
+
+    def release_all(self, owner: str) -> None:
+        """Give up every claim of ``owner``."""
+        self._execute("DELETE FROM claims WHERE owner = ?", (owner,))
+
+    def claimed_keys(self) -> list[str]:
+        """Keys currently claimed by any owner (live or not), sorted."""
+        return [r[0] for r in self._execute("SELECT key FROM claims ORDER BY key")]
 
     def integrity_check(self) -> str:
         """SQLite's ``PRAGMA integrity_check``: ``"ok"`` for a sound file."""

@@ -7,8 +7,18 @@ makes one attempt:
   are answered with zero calls; each successful call is stored the moment it
   finishes (from its worker thread), so Ctrl-C or ``SIGKILL`` loses only the
   calls in flight. Failed calls are not stored: a re-run retries them.
+- **no double billing**: the cache is looked at again right before a key is called,
+  and the key is claimed in the cache file (:meth:`~bordir.generation.cache.ResponseCache.claim`);
+  a key another process (or another run sharing the cache) is calling is waited for,
+  not paid again.
 - **duplicates**: requests with the same cache key are called once.
-- **concurrency**: a thread pool of ``min(concurrency, backend.max_concurrency)``.
+- **concurrency**: a thread pool of ``concurrency`` threads (default ``backend.max_concurrency``;
+  a value above it is used and said so in a warning, except for a backend whose limit is hard).
+- **time limits**: ``timeout`` per request (over its attempts; the attempt in progress is
+  bounded too), ``deadline`` for the whole call, and ``max_consecutive_failures`` to stop
+  early when the server is down; the requests not attempted fail with the reason.
+- **secrets**: the backend's key and secret environment values are masked in every text,
+  error and metadata value before they are cached or returned.
 - **rate limits**: optional requests / tokens per minute (:mod:`~bordir.generation.ratelimit`).
 - **retries**: a :class:`~bordir.generation.backend.TransientError` is retried up to
   ``max_retries`` times after a full-jitter exponential backoff (base 0.5 s, cap
@@ -29,17 +39,18 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import random
-import re
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
 from typing import TYPE_CHECKING
 
-from ..errors import ConfigError
+from ..errors import ConfigError, redactor
 from .backend import Backend, PermanentError, TransientError
+from .cache import new_owner
 from .cost import estimate_call_tokens
 from .ratelimit import RateLimiter
 from .types import GenerationRequest, GenerationResult
@@ -90,20 +101,27 @@ def backoff_delay(
     return delay
 
 
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL", re.IGNORECASE)
-
-
-def _redact(text: str) -> str:
-    """Mask values of secret-looking environment variables that an exception message may echo."""
-    for name, value in os.environ.items():
-        if len(value) >= 8 and _SECRET_NAME.search(name) and value in text:
-            text = text.replace(value, "***")
-    return text
-
-
 def _describe(exc: BaseException) -> str:
     status = getattr(exc, "status", None)
     return f"{exc}" + (f" (status {status})" if status is not None else "")
+
+
+def _scrub(result: GenerationResult, mask: Callable[[str], str]) -> GenerationResult:
+    """``result`` with every secret masked in its text, error and string metadata (see :func:`redactor`)."""
+    text = mask(result.text)
+    error = mask(result.error) if result.error else result.error
+    meta = result.meta
+    if meta:
+        meta = {k: mask(v) if isinstance(v, str) else v for k, v in meta.items()}
+    if text == result.text and error == result.error and meta == result.meta:
+        return result
+    return dataclasses.replace(result, text=text, error=error, meta=meta)
+
+
+_DEFERRED = object()
+"""A worker's answer for a key another caller has claimed: try again later."""
+_POLL = 0.1  # seconds between looks at keys claimed by another caller
+_noted_concurrency: set[tuple[str, int]] = set()
 
 
 def execute(
@@ -116,9 +134,12 @@ def execute(
     tpm: float | None = None,
     max_retries: int = 6,
     timeout: float | None = None,
+    deadline: float | None = None,
+    max_consecutive_failures: int | None = None,
     progress: bool = True,
     desc: str | None = None,
     on_result: OnResult | None = None,
+    label: Callable[[GenerationRequest], str] | None = None,
     jitter_seed: int | None = None,
     limiter: RateLimiter | None = None,
     sleep: Callable[[float], object] | None = None,
@@ -129,38 +150,58 @@ def execute(
     Args:
         backend: the backend (one attempt per ``generate``).
         requests: the requests; their ``model`` must be the backend's.
-        cache: a response cache: hits make no call, successes are stored as they finish.
-        concurrency: calls in flight at most (default and upper limit: ``backend.max_concurrency``).
+        cache: a response cache: hits make no call, successes are stored as they finish,
+            and each key is claimed before it is called, so two processes sharing the
+            file never pay for the same call (the second waits for the first's result).
+        concurrency: calls in flight at most (default: ``backend.max_concurrency``). A value
+            above the backend's default is used, and said so in a warning; a backend whose limit
+            is hard (``max_concurrency_hard``, the in-process local model) caps it, also said.
         rpm: requests per minute (None: unlimited).
         tpm: tokens per minute (None: unlimited). Tokens are reserved before a call
             as characters / 4 + ``max_tokens`` and corrected by the reported usage.
         max_retries: retries of a :class:`TransientError` (so at most ``max_retries + 1`` attempts).
-        timeout: seconds a request may spend from its first attempt over all attempts and
-            backoff waits; no retry starts once it would be exceeded. An attempt in progress is
-            not interrupted (a backend's own HTTP timeout bounds it).
+        timeout: seconds one request may spend over all its attempts and backoff waits; no
+            retry starts once it would be exceeded, and the attempt in progress is bounded by
+            what is left (HTTP backends pass it to their client).
+        deadline: seconds this whole call may take; once reached, no attempt starts and the
+            requests not answered yet fail with ``deadline of … s reached``.
+        max_consecutive_failures: after this many failed requests in a row, stop: the requests
+            not answered yet fail with ``not attempted: stopped after N consecutive failures``
+            (a dead server costs N requests, not all of them). None: never stop.
         progress: show a tqdm progress bar with ETA on stderr.
         desc: the progress bar's label (default: the backend's name).
         on_result: called as ``on_result(request, result)`` in the calling thread once per
             distinct request as soon as its result is known (cache hits first).
+        label: names a request in warnings (default: its cache-key prefix).
         jitter_seed: seed of the backoff jitter (for reproducible tests).
         limiter: a :class:`RateLimiter` to share between runs (instead of ``rpm`` / ``tpm``).
         sleep: how backoff waits (default: an interruptible wait; inject a fake in tests).
-        clock: monotonic clock for ``timeout`` (inject a fake in tests).
+        clock: monotonic clock for ``timeout`` and ``deadline`` (inject a fake in tests).
 
     Returns:
         The results; duplicates share one result. Failures have ``error`` set and ``text == ""``.
+        Texts, errors and metadata have the backend's key and every secret environment value
+        masked (:func:`bordir.errors.redact`) before they are cached or returned.
 
     Raises:
         ConfigError: a request is for another model than the backend's, or an argument is invalid.
         KeyboardInterrupt: re-raised after cancelling the calls not yet started.
     """
     requests = list(requests)
-    if max_retries < 0:
-        raise ConfigError(f"max_retries must be >= 0, got {max_retries}")
-    if concurrency is not None and concurrency < 1:
-        raise ConfigError(f"concurrency must be >= 1, got {concurrency}")
-    if timeout is not None and not timeout > 0:
-        raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+        raise ConfigError(f"max_retries must be an integer >= 0, got {max_retries!r}")
+    if concurrency is not None and (isinstance(concurrency, bool) or not isinstance(concurrency, int)
+                                    or concurrency < 1):
+        raise ConfigError(f"concurrency must be an integer >= 1, got {concurrency!r}")
+    for name, value in (("timeout", timeout), ("deadline", deadline)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not 0 < value < float("inf")):
+            raise ConfigError(f"{name} must be a positive number of seconds, got {value!r}")
+    if max_consecutive_failures is not None and (
+        isinstance(max_consecutive_failures, bool) or not isinstance(max_consecutive_failures, int)
+        or max_consecutive_failures < 1
+    ):
+        raise ConfigError(f"max_consecutive_failures must be an integer >= 1, got {max_consecutive_failures!r}")
     for request in requests:
         if request.model != backend.name and request.model_name != backend.model:
             raise ConfigError(
@@ -169,6 +210,10 @@ def execute(
             )
     if limiter is None and (rpm is not None or tpm is not None):
         limiter = RateLimiter(rpm, tpm)
+    mask = redactor(getattr(backend, "secrets", lambda: ())())  # the secrets, looked up once
+    attempt_within = getattr(backend, "generate_within", None)
+    t_start = clock()
+    deadline_at = None if deadline is None else t_start + deadline
 
     keys = [r.cache_key() for r in requests]
     first: dict[str, int] = {}
@@ -180,7 +225,7 @@ def execute(
         for key in cache.contains_keys(first):
             hit = cache.get_key(key)
             if hit is not None:  # another process may have deleted it meanwhile
-                done[key] = hit
+                done[key] = _scrub(hit, mask)
     todo = [key for key in first if key not in done]
     log.info("%s: %d requests, %d distinct, %d cached, %d to call", backend.name, len(requests), len(first),
              len(done), len(todo))
@@ -189,29 +234,60 @@ def execute(
             on_result(requests[first[key]], hit)
 
     stop = threading.Event()
+    halted: list[str] = []  # the reason, once max_consecutive_failures stopped the run
     wait: Callable[[float], object] = sleep if sleep is not None else stop.wait
     rng = random.Random(jitter_seed)
     rng_lock = threading.Lock()
+    owner = new_owner()
+    bar = None
 
-    def fail(request: GenerationRequest, attempts: int, reason: str) -> GenerationResult:
-        reason = _redact(reason)
-        log.warning("%s: request %s… failed: %s", backend.name, request.cache_key()[:12], reason)
+    def name_of(request: GenerationRequest) -> str:
+        return label(request) if label is not None else f"request {request.cache_key()[:12]}…"
+
+    def warn(message: str) -> None:
+        if bar is not None:
+            bar.write(message, file=sys.stderr)
+        else:
+            log.warning("%s", message)
+
+    def fail(request: GenerationRequest, attempts: int, reason: str, *, quiet: bool = False) -> GenerationResult:
+        reason = mask(reason)
+        if not quiet:
+            warn(f"{backend.name}: {name_of(request)} failed: {reason}")
         return GenerationResult(text="", model=request.model, error=reason, attempts=attempts)
 
-    def call(request: GenerationRequest) -> GenerationResult:
+    def stopped() -> str | None:
+        """Why no further attempt may start (None: go on); raises _Cancelled on interruption."""
+        if stop.is_set():
+            if halted:
+                return halted[0]
+            raise _Cancelled
+        if deadline_at is not None and clock() >= deadline_at:
+            return f"deadline of {deadline:g} s reached"
+        return None
+
+    def attempts_of(request: GenerationRequest) -> GenerationResult:
         reserve = estimate_call_tokens(request) if limiter is not None else 0
         attempts = 0
         started: float | None = None
         while True:
-            if stop.is_set():
-                raise _Cancelled
+            why = stopped()
+            if why is not None:
+                return fail(request, attempts, f"not attempted: {why}" if attempts == 0 else
+                            f"{why} after {attempts} attempts", quiet=attempts == 0)
             if limiter is not None and not limiter.acquire(reserve, cancelled=stop.is_set):
-                raise _Cancelled
+                why = stopped()
+                return fail(request, attempts, f"not attempted: {why}", quiet=True)
             attempts += 1
             t0 = clock()
             started = t0 if started is None else started
+            left = [x for x in (None if timeout is None else started + timeout - t0,
+                                None if deadline_at is None else deadline_at - t0) if x is not None]
             try:
-                result = backend.generate(request)
+                if attempt_within is not None and left:
+                    result = attempt_within(request, max(0.001, min(left)))
+                else:
+                    result = backend.generate(request)
             except TransientError as exc:
                 if attempts > max_retries:
                     return fail(request, attempts, f"gave up after {attempts} attempts: {_describe(exc)}")
@@ -220,8 +296,11 @@ def execute(
                 if timeout is not None and clock() + delay - started > timeout:
                     return fail(request, attempts, f"timeout of {timeout:g} s reached after {attempts} attempts; "
                                                    f"last error: {_describe(exc)}")
+                if deadline_at is not None and clock() + delay > deadline_at:
+                    return fail(request, attempts, f"deadline of {deadline:g} s reached after {attempts} attempts; "
+                                                   f"last error: {_describe(exc)}")
                 log.info("%s: attempt %d failed (%s); retrying in %.2f s", backend.name, attempts,
-                         _redact(_describe(exc)), delay)
+                         mask(_describe(exc)), delay)
                 wait(delay)
                 continue
             except PermanentError as exc:
@@ -234,36 +313,100 @@ def execute(
                 if result.input_tokens is not None or result.output_tokens is not None:
                     used = (result.input_tokens or 0) + (result.output_tokens or 0)
                 limiter.correct(reserve, used)
-            result = dataclasses.replace(result, attempts=attempts, latency_s=result.latency_s or latency,
-                                         cached=False)
-            if not result.ok:
-                result = dataclasses.replace(result, error=_redact(result.error or ""))
+            result = _scrub(dataclasses.replace(result, attempts=attempts, latency_s=result.latency_s or latency,
+                                                cached=False), mask)
             if cache is not None:
                 cache.put(request, result)  # at once: an interrupted run keeps every finished call
             return result
 
-    workers = max(1, min(concurrency or backend.max_concurrency, backend.max_concurrency, len(todo) or 1))
+    streak_lock = threading.Lock()
+    streak = [0]  # failed requests in a row, in the order they finish (counted in the workers, so that
+    # no request starts after the one that reached max_consecutive_failures)
+
+    def note(result: GenerationResult) -> GenerationResult:
+        if max_consecutive_failures is None or result.attempts == 0:
+            return result
+        with streak_lock:
+            streak[0] = 0 if result.ok else streak[0] + 1
+            if streak[0] >= max_consecutive_failures and not halted:
+                halted.append(f"stopped after {streak[0]} consecutive failures of {desc or backend.name} "
+                              f"(last: {result.error})")
+                warn(f"{backend.name}: {halted[0]}; the other requests are not attempted (re-run to retry)")
+                stop.set()
+        return result
+
+    def call(key: str) -> GenerationResult | object:
+        request = requests[first[key]]
+        if cache is None:
+            return note(attempts_of(request))
+        why = stopped()
+        if why is not None:
+            return fail(request, 0, f"not attempted: {why}", quiet=True)
+        claimed = cache.claim(key, owner)
+        try:
+            hit = cache.get_key(key)  # stored by another caller since the run started (or just now)?
+            if hit is not None:
+                return _scrub(hit, mask)
+            if not claimed:  # another caller is paying for it: look again later
+                return _DEFERRED
+            return note(attempts_of(request))
+        finally:
+            if claimed:
+                cache.release(key, owner)
+
+    limit = int(backend.max_concurrency)
+    workers = concurrency or limit
+    if concurrency is not None and concurrency > limit:
+        hard = bool(getattr(backend, "max_concurrency_hard", False))
+        if (backend.name, concurrency) not in _noted_concurrency:
+            _noted_concurrency.add((backend.name, concurrency))
+            if hard:  # not a surprise worth a warning on every local run
+                log.info("%s: concurrency %d requested, but this backend runs at most %d call(s) at a time",
+                         backend.name, concurrency, limit)
+            else:
+                log.warning("%s: concurrency %d is above this backend's default limit of %d; running %d calls "
+                            "at a time (lower it if the provider answers 429)", backend.name, concurrency, limit,
+                            concurrency)
+        if hard:
+            workers = limit
+    workers = max(1, min(workers, len(todo) or 1))
     bar = _progress_bar(progress, total=len(first), initial=len(done), desc=desc or backend.name)
     failed = 0
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bordir-generate")
     try:
-        futures: dict[Future[GenerationResult], str] = {
-            pool.submit(call, requests[first[key]]): key for key in todo
-        }
-        for future in as_completed(futures):
-            key = futures[future]
-            result = future.result()
-            done[key] = result
-            failed += 0 if result.ok else 1
-            if bar is not None:
-                bar.update(1)
-                if failed:
-                    bar.set_postfix(failed=failed, refresh=False)
-            if on_result is not None:
-                on_result(requests[first[key]], result)
+        pending: dict[Future, str] = {pool.submit(call, key): key for key in todo}
+        later: list[tuple[float, str]] = []  # (when, key): claimed by another caller
+        while pending or later:
+            now = time.monotonic()
+            due = [k for t, k in later if t <= now or stop.is_set()]
+            later = [(t, k) for t, k in later if not (t <= now or stop.is_set())]
+            for key in due:
+                pending[pool.submit(call, key)] = key
+            if not pending:
+                stop.wait(max(0.0, min(t for t, _ in later) - now))
+                continue
+            finished, _ = futures_wait(pending, timeout=_POLL if later else None, return_when=FIRST_COMPLETED)
+            for future in finished:
+                key = pending.pop(future)
+                result = future.result()
+                if result is _DEFERRED:
+                    later.append((time.monotonic() + _POLL, key))
+                    continue
+                assert isinstance(result, GenerationResult)
+                done[key] = result
+                failed += 0 if result.ok else 1
+                if bar is not None:
+                    bar.update(1)
+                    if failed:
+                        bar.set_postfix(failed=failed, refresh=False)
+                if on_result is not None:
+                    on_result(requests[first[key]], result)
     except BaseException:
+        halted.clear()
         stop.set()
         pool.shutdown(wait=False, cancel_futures=True)
+        if cache is not None:
+            cache.release_all(owner)
         raise
     else:
         pool.shutdown(wait=True)

@@ -20,6 +20,17 @@ Labels (``Document:``, ``Instruction:``, ``Query:``, ``Options:``,
 ``Answer:``) stay English in every instruction language, as in BordIRLines;
 the query and option names are always in the query's language.
 
+Document text cannot forge a citation or a prompt field: before a document is
+rendered, :func:`~bordir.generation.neutralize.neutralize_document_text` rewrites the citation markers in it
+(``<doc3>`` → ``(doc(3))``, ``[1]`` → ``(1)``, ``Document 2`` → ``Document (2)``) and
+the prompt-structure labels (``Document: 4`` at a line start → ``Document - 4``;
+``Cited Documents:``, ``Chosen Option:``, ``Explanation:`` anywhere), looking at
+the text with the normalisation the citation extractor applies (NFKC, so
+fullwidth ``＜doc3＞`` counts; invisible characters such as a zero-width space
+removed; markdown ``*`` and backticks dropped). A model that quotes a document,
+whole or in part, therefore quotes no citation. Documents without such strings
+are rendered byte for byte.
+
 Example:
     >>> from bordir.loaders import load_demo
     >>> q = load_demo().query("Crimea_uk")
@@ -56,6 +67,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..records import Country, Passage, Query
+from .neutralize import neutralize_document_text
 from .types import Document, GenerationRequest, Message, ResponseFormat
 
 __all__ = [
@@ -67,6 +79,7 @@ __all__ = [
     "nationalist_country",
     "prompt_id",
     "template_text",
+    "neutralize_document_text",
 ]
 
 RESPONSE_FORMATS: tuple[str, ...] = ("direct", "citation")
@@ -245,7 +258,7 @@ def _user_text(
         block = template_text("document_citation.txt")
         instruction = ""
         main = template_text("citation.txt")
-    documents = "".join(block.format(index=d.index, text=d.text) + "\n\n" for d in docs)
+    documents = "".join(block.format(index=d.index, text=neutralize_document_text(d.text)) + "\n\n" for d in docs)
     return main.format(documents=documents, instruction=instruction, query=query.text, options=options)
 
 

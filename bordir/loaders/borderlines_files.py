@@ -17,13 +17,16 @@ and ``prompts/choices.txt`` — both layouts are read)::
 from __future__ import annotations
 
 import csv
+import io
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 from ..dataset import BorderLines
-from ..errors import DataError
+from ..errors import DataError, undecodable
 from ..records import Country, Territory
+from .. import languages
 from ._assemble import RawQuery, assemble
 
 __all__ = [
@@ -46,9 +49,26 @@ def _int_or_none(value: str, *, path: Path, line: int, field: str) -> int | None
     if value == "":
         return None
     try:
-        return int(float(value))
+        number = float(value)
     except ValueError:
         raise DataError(f"expected a number, found {value!r}", path=path, line=line, field=field) from None
+    if not math.isfinite(number) or number < 0:
+        raise DataError(f"expected a finite number >= 0 (or an empty field), found {value!r}", path=path,
+                        line=line, field=field)
+    return int(number)
+
+
+def _read_text(path: Path) -> str:
+    """The file's text: UTF-8, a leading byte-order mark dropped; not UTF-8 or a NUL → :class:`DataError`."""
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise undecodable(path) from None
+    nul = text.find("\x00")
+    if nul != -1:
+        raise DataError("contains a NUL character; the file is binary or corrupted", path=path,
+                        line=text.count("\n", 0, nul) + 1)
+    return text
 
 
 def read_territories_csv(path: str | Path) -> tuple[list[Territory], list[str]]:
@@ -58,8 +78,10 @@ def read_territories_csv(path: str | Path) -> tuple[list[Territory], list[str]]:
         raise DataError("file not found (expected the BorderLines territories table)", path=path)
     out: list[Territory] = []
     texts: list[str] = []
-    with path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
+    seen: dict[str, int] = {}
+    # strict: an unterminated quote is an error, not a field that swallows the rest of the file
+    reader = csv.DictReader(io.StringIO(_read_text(path), newline=""), strict=True)
+    try:
         header = reader.fieldnames or []
         missing = [c for c in TERRITORY_COLUMNS if c not in header]
         if missing:
@@ -80,6 +102,10 @@ def read_territories_csv(path: str | Path) -> tuple[list[Territory], list[str]]:
             name = row["Territory"].strip()
             if not name:
                 raise DataError("empty territory name", path=path, line=line, field="Territory")
+            if name in seen:
+                raise DataError(f"territory {name!r} appears twice (first at line {seen[name]}); "
+                                "remove the duplicated row", path=path, line=line, field="Territory")
+            seen[name] = line
             claimants = tuple(c.strip() for c in row["Claimants"].split(";") if c.strip())
             if len(claimants) < 2:
                 raise DataError(
@@ -102,6 +128,9 @@ def read_territories_csv(path: str | Path) -> tuple[list[Territory], list[str]]:
                 )
             )
             texts.append(row["Query"].strip())
+    except csv.Error as exc:  # line_num counts the lines before the record that failed
+        raise DataError(f"malformed CSV: {exc} (in the record starting here)", path=path,
+                        line=reader.line_num + 1) from None
     if not out:
         raise DataError("the territories table has no rows", path=path)
     return out, texts
@@ -109,8 +138,7 @@ def read_territories_csv(path: str | Path) -> tuple[list[Territory], list[str]]:
 
 def _load_json(path: Path) -> Any:
     try:
-        with path.open(encoding="utf-8") as fh:
-            return json.load(fh)
+        return json.loads(_read_text(path))
     except json.JSONDecodeError as exc:
         raise DataError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno) from None
 
@@ -154,6 +182,9 @@ def parse_countries(
                 path=path,
                 field=f"{name}.Lang_Code",
             )
+        if "\x00" in name:
+            raise DataError(f"country name {name!r} contains a NUL character", path=path, field=name)
+        languages.registry().get_checked(rec["Lang_Code"], where=f"{path}: field '{name}.Lang_Code'")
         pop = rec.get("Population")
         countries[name] = Country(
             name=name,
@@ -167,25 +198,23 @@ def parse_countries(
 
 
 def _read_lines(path: Path) -> list[str]:
-    with path.open(encoding="utf-8") as fh:
-        return [ln.rstrip("\r\n") for ln in fh if ln.strip()]
+    return [ln.rstrip("\r\n") for ln in io.StringIO(_read_text(path), newline=None) if ln.strip()]
 
 
 def _read_choices(path: Path) -> list[tuple[str, ...]]:
     out: list[tuple[str, ...]] = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, ln in enumerate(fh, start=1):
-            if not ln.strip():
-                continue
-            try:
-                val = json.loads(ln)
-            except json.JSONDecodeError as exc:
-                raise DataError(
-                    f"invalid JSON ({exc.msg}); expected a JSON list of option names", path=path, line=lineno
-                ) from None
-            if not isinstance(val, list) or not all(isinstance(v, str) for v in val):
-                raise DataError("expected a JSON list of option names (strings)", path=path, line=lineno)
-            out.append(tuple(val))
+    for lineno, ln in enumerate(io.StringIO(_read_text(path), newline=None), start=1):
+        if not ln.strip():
+            continue
+        try:
+            val = json.loads(ln)
+        except json.JSONDecodeError as exc:
+            raise DataError(
+                f"invalid JSON ({exc.msg}); expected a JSON list of option names", path=path, line=lineno
+            ) from None
+        if not isinstance(val, list) or not all(isinstance(v, str) for v in val):
+            raise DataError("expected a JSON list of option names (strings)", path=path, line=lineno)
+        out.append(tuple(val))
     return out
 
 
@@ -248,11 +277,19 @@ def read_control(
     cpath = _first_existing(root, "choices.en-control.txt", "prompts/choices.txt")
     if qpath.is_file() and cpath.is_file():
         texts, choices = _read_lines(qpath), _read_choices(cpath)
-        if not len(texts) == len(choices) == len(territories):
+        n = len(territories)
+        if len(texts) == len(choices) != n:  # the control files agree with each other: the table is off
             raise DataError(
-                f"{len(texts)} control queries and {len(choices)} choice lines for {len(territories)} territories",
-                path=qpath,
+                f"{n} territory rows, but {qpath.name} and {cpath.name} have {len(texts)} lines each; "
+                f"is {table_path.name} truncated or does it have extra rows?",
+                path=table_path, line=n + 1,
             )
+        if len(texts) != n:
+            raise DataError(f"{len(texts)} control queries for the {n} territories of {table_path.name}",
+                            path=qpath)
+        if len(choices) != n:
+            raise DataError(f"{len(choices)} choice lines for the {n} territories of {table_path.name}",
+                            path=cpath)
         return [RawQuery("en", i, t, c, str(qpath), i + 1) for i, (t, c) in enumerate(zip(texts, choices))]
     return [
         RawQuery("en", t.index, text, t.claimants, str(table_path), t.index + 2)

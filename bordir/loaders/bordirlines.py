@@ -15,7 +15,6 @@ hub builder) keeps the best ``n_hits`` per (query, system, mode).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +23,7 @@ import pandas as pd
 
 from .._extras import require
 from ..errors import ConfigError, DataError
-from ..modes import Mode
+from ..retrieval.modes import Mode
 from ..records import Hit, Passage
 
 __all__ = ["BordIRLines", "load_bordirlines", "HUB_REPO", "SYSTEMS", "HUB_MODES"]
@@ -148,15 +147,9 @@ def load_bordirlines(
         raise DataError("no data/ directory (expected the BordIRLines repository layout)", path=root)
 
     queries = _read_tsv(data / "queries.tsv", QUERY_COLUMNS)
-    docs_path = data / "all_docs.json"
-    if not docs_path.is_file():
-        raise DataError("file not found", path=docs_path)
-    try:
-        docs = json.loads(docs_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON: {exc.msg}", path=docs_path, line=exc.lineno) from None
-    if not isinstance(docs, dict) or not all(isinstance(v, dict) for v in docs.values()):
-        raise DataError("expected {lang: {doc_id: text}}", path=docs_path)
+    from ..corpus.readers.all_docs import read_all_docs_json
+
+    docs = read_all_docs_json(data / "all_docs.json")
 
     wanted = set(langs) if langs else None
     frames: list[pd.DataFrame] = []

@@ -6,6 +6,8 @@
 * :mod:`~bordir.metrics.scoring` — tidy scores per (model, mode, run) and over runs;
 * :mod:`~bordir.metrics.uncertainty` — t-intervals, cluster bootstrap, paired tests, Holm;
 * :mod:`~bordir.metrics.legacy` — BorderLines ``response_table.csv`` files (``calculate_CS.py``);
+* :mod:`~bordir.metrics.perlang` (measures in :mod:`~bordir.metrics.perlang_measures`) — per-language
+  measures; :mod:`~bordir.metrics.perlang_compare` — mode / model comparisons per language;
 * :mod:`~bordir.metrics.signature` — what produced a score.
 
 ``statsmodels`` and ``scipy`` (the ``stats`` extra) are imported only when a
@@ -31,7 +33,10 @@ from .cs import (
     territory_tables,
 )
 from .legacy import read_response_table, score_legacy_tables
-from .responses import OUTCOMES, POLICIES, RESPONSE_COLUMNS, validate_responses
+from .perlang import language_measures, perlang_items
+from .perlang_compare import compare_by, compare_models_by
+from .perlang_measures import PERLANG_MEASURES, get_measure
+from .responses import OUTCOMES, POLICIES, RESPONSE_COLUMNS, TableKey, validate_responses
 from .scoring import score_responses, summarize_runs
 from .signature import Signature
 from .uncertainty import (
@@ -55,6 +60,7 @@ __all__ = [
     "RESPONSE_COLUMNS",
     "Score",
     "TerritoryStats",
+    "TableKey",
     "Signature",
     "Interval",
     "BootstrapResult",
@@ -79,4 +85,10 @@ __all__ = [
     "holm",
     "holm_adjust",
     "resolve_seed",
+    "PERLANG_MEASURES",
+    "get_measure",
+    "perlang_items",
+    "language_measures",
+    "compare_by",
+    "compare_models_by",
 ]

@@ -49,7 +49,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..records import UNKNOWN
-from .responses import GROUP_KEYS, Policy, answer_control, answer_pick, check_policy, validate_responses
+from .responses import GROUP_KEYS, Policy, TableKey, answer_control, answer_pick, check_policy, validate_responses
 from .signature import Signature
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -63,6 +63,7 @@ __all__ = [
     "ITEM_COLUMNS",
     "Score",
     "TerritoryStats",
+    "TableKey",
     "is_missing",
     "fix_responses_d",
     "territory_stats",
@@ -109,8 +110,14 @@ TERRITORY_COLUMNS: tuple[str, ...] = (
     "nc_agree", "nc_n", "nc_skipped", "nc_num", "nc_den",
     "cst_agree", "cst_pairs", "cst_skipped", "cst_num", "cst_den",
     "cst_unk_num", "cst_unk_den",
+    "rc_n", "rc_en_n",
 )  # fmt: skip
-"""Columns of the per-territory table (one row per territory)."""
+"""Columns of the per-territory table (one row per territory).
+
+``rc_n`` / ``rc_en_n``: the number of distinct answers among the claimant-language
+responses, without / with the control answer (the reference's "Response
+Countries"; :mod:`bordir.metrics.response_countries`).
+"""
 
 ITEM_COLUMNS: tuple[str, ...] = ("territory", "query_lang", "role", "answer", "missing", "agree")
 """Columns of the per-answer table (one row per claimant-language answer).
@@ -157,6 +164,7 @@ def territory_stats(
     *,
     skip_missing: bool = False,
     n_queries: int | None = None,
+    countries: Iterable[str] = (),
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Sufficient statistics of one territory (``calculate_CS.py``, one loop iteration).
 
@@ -171,6 +179,8 @@ def territory_stats(
         skip_missing: strict policy: answers for which :func:`is_missing` holds
             are skipped (and counted) instead of compared literally.
         n_queries: responses behind this row; default ``len(responses_d ∪ {en})``.
+        countries: names that are answers even where :func:`is_missing` would call
+            them missing (a claimant literally named ``"None"``).
 
     Returns:
         The per-territory row (:data:`TERRITORY_COLUMNS`) and its per-answer
@@ -178,8 +188,10 @@ def territory_stats(
     """
     known = controller != UNKNOWN
 
+    real = frozenset(countries)
+
     def miss(v: Any) -> bool:
-        return skip_missing and is_missing(v)
+        return skip_missing and is_missing(v) and not (isinstance(v, str) and v in real)
 
     # KB: control answer == controller; excluded for Unknown controllers.
     kb_num = kb_den = kb_skipped = 0
@@ -221,6 +233,10 @@ def territory_stats(
     cst_num = cst_agree / cst_pairs if cst_pairs else 0.0
     cst_den = int(cst_pairs > 0)
 
+    # Response Countries (calculate_CS.py): distinct answers, without and with the control answer as "en"
+    with_en = [v for v in {**responses_d, "en": response_en}.values() if not miss(v)]
+    rc_n, rc_en_n = len(set(valid)), len(set(with_en))
+
     if n_queries is None:
         n_queries = len(responses_d) + (0 if "en" in responses_d else 1)
     row = {
@@ -249,6 +265,8 @@ def territory_stats(
         "cst_den": float(cst_den),
         "cst_unk_num": cst_num if not known else 0.0,
         "cst_unk_den": float(cst_den if not known else 0),
+        "rc_n": rc_n,
+        "rc_en_n": rc_en_n,
     }
     return row, items
 
@@ -441,7 +459,7 @@ def territory_tables(
     *,
     policy: Policy = "strict",
     validate: bool = True,
-) -> dict[tuple[Any, ...], TerritoryStats]:
+) -> dict[TableKey, TerritoryStats]:
     """Per-territory statistics for every (model, mode, run) of a responses table.
 
     A territory is scored in a group when the group has at least one response
@@ -452,14 +470,17 @@ def territory_tables(
     reference, where the lookup fails). Territories appear in dataset order.
 
     Returns:
-        ``{(model, mode, run): TerritoryStats}`` sorted by key.
+        ``{TableKey(model, mode, run): TerritoryStats}`` sorted by key; a
+        :class:`~bordir.metrics.responses.TableKey` is a named tuple, so
+        ``for (model, mode, run), stats in tables.items()`` still works.
     """
     check_policy(policy)
     df = validate_responses(responses, dataset) if validate else responses
     skip = policy == "strict"
     order = {t.name: i for i, t in enumerate(dataset.territories)}
-    out: dict[tuple[Any, ...], TerritoryStats] = {}
-    for key, group in sorted(df.groupby(list(GROUP_KEYS), sort=False), key=lambda kv: kv[0]):
+    out: dict[TableKey, TerritoryStats] = {}
+    for (model, mode, run), group in sorted(df.groupby(list(GROUP_KEYS), sort=False), key=lambda kv: kv[0]):
+        key = TableKey(str(model), str(mode), int(run))
         rows = []
         by_terr = sorted(group.groupby("territory", sort=False), key=lambda kv: order[kv[0]])
         for name, g in by_terr:
@@ -475,6 +496,6 @@ def territory_tables(
                 responses_d[lang] = answer_pick(outcome, int(choice), terr.claimants, policy)
             responses_d = fix_responses_d(responses_d, claim_codes)
             rows.append(territory_stats(name, terr.controller, dataset.controller_lang(name), responses_d,
-                                        response_en, skip_missing=skip, n_queries=len(g)))
-        out[key] = build_stats(rows, policy=policy, key=dict(zip(GROUP_KEYS, key)))
+                                        response_en, skip_missing=skip, n_queries=len(g), countries=terr.claimants))
+        out[key] = build_stats(rows, policy=policy, key=key._asdict())
     return out

@@ -28,6 +28,21 @@ BordIRLines tables, the reference's ``num_queries``).
 ``Response_Controller`` is read but not needed (it repeats ``Responses_d``'s
 controller-language entry).
 
+Each run also gets the reference's **Response Countries** (BorderLines Table 2,
+"#resp. countries (σ)"): the mean and σ over territories of the number of
+distinct answers, without and with the control answer
+(:mod:`bordir.metrics.response_countries`).
+
+**Input hygiene.** A UTF-8 byte-order mark is accepted (as pandas does in the
+reference). A controller spelled like ``Unknown`` but not exactly
+(``unknown``, ``Unknown ``) is scored as a *known* controller, as
+``calculate_CS.py`` does (it compares with ``'Unknown'`` literally), and each
+such row gets a warning (:class:`LegacyTableWarning`, and ``warnings`` in the
+run). Under ``strict``, a claimant literally named ``None`` is a country: its
+name is an answer, not a missing one. With ``clip=True`` (the CLI's default)
+intervals over runs are clipped to each metric's range
+(:data:`~bordir.metrics.cs.METRIC_BOUNDS`), as in the reports.
+
 Examples:
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
@@ -45,19 +60,27 @@ import ast
 import csv
 import hashlib
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ..errors import DataError
-from .cs import METRICS, TerritoryStats, build_stats, fix_responses_d, territory_stats
+from ..errors import DataError, undecodable
+from ..records import UNKNOWN
+from .cs import METRIC_BOUNDS, METRICS, TerritoryStats, build_stats, fix_responses_d, territory_stats
+from .response_countries import response_countries, summarize_response_countries
 from .responses import Policy, check_policy
 from .signature import Signature
 from .uncertainty import CIVariant, cluster_bootstrap, resolve_seed, t_interval
 
-__all__ = ["LEGACY_COLUMNS", "read_response_table", "legacy_stats", "score_legacy_tables"]
+__all__ = ["LEGACY_COLUMNS", "LegacyTableWarning", "read_response_table", "legacy_stats", "table_warnings",
+           "score_legacy_tables"]
+
+
+class LegacyTableWarning(UserWarning):
+    """A response table's value is scored as the reference scores it, but probably not as meant."""
 
 LEGACY_COLUMNS: tuple[str, ...] = (
     "Territory",
@@ -90,7 +113,7 @@ def read_response_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     if not p.is_file():
         raise DataError("no such file (expected a BorderLines response_table.csv)", path=p)
     try:
-        with p.open(newline="", encoding="utf-8") as f:
+        with p.open(newline="", encoding="utf-8-sig") as f:  # a BOM is not part of the first column's name
             reader = csv.DictReader(f)
             header = reader.fieldnames or []
             missing = [c for c in _REQUIRED if c not in header]
@@ -106,8 +129,8 @@ def read_response_table(path: str | os.PathLike[str]) -> pd.DataFrame:
                 if None in raw or any(raw.get(c) is None for c in _REQUIRED):
                     raise DataError(f"expected {len(header)} fields", path=p, line=line)
                 rows.append(_parse_row(raw, p, line))
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 text ({exc.reason})", path=p) from None
+    except UnicodeDecodeError:
+        raise undecodable(p) from None
     except csv.Error as exc:
         raise DataError(f"not a CSV file ({exc})", path=p) from None
     if not rows:
@@ -151,8 +174,29 @@ def legacy_stats(table: pd.DataFrame, *, policy: Policy = "reference") -> Territ
     for r in table.itertuples(index=False):
         responses_d = fix_responses_d(r.Responses_d, r.Claimant_Codes)
         rows.append(territory_stats(r.Territory, r.Controller, r.Controller_Code, responses_d, r.Response_en,
-                                    skip_missing=policy == "strict"))
+                                    skip_missing=policy == "strict", countries=r.Claimants))
     return build_stats(rows, policy=policy)
+
+
+def table_warnings(table: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> list[str]:
+    """Values scored as the reference scores them but probably not as meant, one line each.
+
+    A controller spelled like ``Unknown`` but not exactly is a known controller
+    for ``calculate_CS.py`` (and here): its territory enters KB, Control and
+    Non-control CS with that name as the controller.
+
+    >>> t = pd.DataFrame({"Territory": ["X"], "Controller": ["unknown "]})
+    >>> table_warnings(t, "t.csv")
+    ["t.csv:2: field 'Controller': 'unknown ' is not 'Unknown', so it is scored as a known controller named 'unknown ' (as calculate_CS.py does); write Unknown if the controller is unknown"]
+    """
+    out = []
+    for i, (territory, controller) in enumerate(zip(table["Territory"], table["Controller"])):
+        if controller != UNKNOWN and controller.strip().casefold() == UNKNOWN.casefold():
+            out.append(str(DataError(
+                f"{controller!r} is not {UNKNOWN!r}, so it is scored as a known controller named {controller!r} "
+                f"(as calculate_CS.py does); write {UNKNOWN} if the controller is unknown",
+                path=path, line=i + 2, field="Controller")))
+    return out
 
 
 def _file_digest(paths: Sequence[Path]) -> str:
@@ -162,9 +206,10 @@ def _file_digest(paths: Sequence[Path]) -> str:
     return "sha256-" + h.hexdigest()[:12]
 
 
-def _run_dict(path: Path, stats: TerritoryStats) -> dict[str, Any]:
+def _run_dict(path: Path, stats: TerritoryStats, warned: list[str]) -> dict[str, Any]:
     scores = stats.scores()
     run: dict[str, Any] = {m: scores[m].value for m in _RUN_KEYS}
+    run["response_countries"] = response_countries(stats).as_dict()
     run["n_territories"] = len(stats.table)
     run["n_queries"] = stats.n_queries
     run["file"] = str(path)
@@ -175,6 +220,7 @@ def _run_dict(path: Path, stats: TerritoryStats) -> dict[str, Any]:
     notes = {m: s.note for m, s in scores.items() if s.note}
     if notes:
         run["notes"] = notes
+    run["warnings"] = warned
     return run
 
 
@@ -185,6 +231,7 @@ def score_legacy_tables(
     ci: CIVariant = "t95",
     n_resamples: int = 0,
     seed: int | None = None,
+    clip: bool = False,
 ) -> dict[str, Any]:
     """Score response tables (one per run) and summarise over runs.
 
@@ -195,25 +242,36 @@ def score_legacy_tables(
         n_resamples: if > 0, also a cluster bootstrap over territories
             (``boot95`` per metric; territories drawn jointly for all runs).
         seed: bootstrap seed (default ``$BORDIR_SEED`` or 12345).
+        clip: clip the intervals over runs to each metric's range
+            (:data:`~bordir.metrics.cs.METRIC_BOUNDS`; ``clip:range`` in the signature). The
+            CLI and the reports clip; the default here keeps the plain t-interval.
 
     Returns:
         ``{"runs": [...], "summary": {metric: {"mean", "ci95", "n_runs"[, "boot95"]}}, "signature": str}``
-        with values as fractions; ``None`` where a value is undefined.
+        with values as fractions; ``None`` where a value is
+        undefined. Each run also has ``response_countries`` (mean, σ, with and without ``en``) and
+        ``warnings``; ``summary["response_countries"]`` averages them over runs.
     """
     check_policy(policy)
     if not paths:
         raise DataError("no response tables given", path=".")
     ps = [Path(p) for p in paths]
-    stats = [legacy_stats(read_response_table(p), policy=policy) for p in ps]
-    runs = [_run_dict(p, s) for p, s in zip(ps, stats)]
+    tables = [read_response_table(p) for p in ps]
+    warned = [table_warnings(t, p) for t, p in zip(tables, ps)]
+    for w in (w for ws in warned for w in ws):
+        warnings.warn(w, LegacyTableWarning, stacklevel=2)
+    stats = [legacy_stats(t, policy=policy) for t in tables]
+    runs = [_run_dict(p, s, w) for p, s, w in zip(ps, stats, warned)]
     summary: dict[str, Any] = {}
     boot_seed = resolve_seed(seed) if n_resamples > 0 else None
     for m in _RUN_KEYS:
-        entry = t_interval([r[m] for r in runs], variant=ci).as_dict()
+        entry = t_interval([r[m] for r in runs], variant=ci, bounds=METRIC_BOUNDS.get(m) if clip else None).as_dict()
         if n_resamples > 0:
             b = cluster_bootstrap(stats, m, n_resamples=n_resamples, seed=boot_seed)
             entry["boot95"] = None if b.low is None else [b.low, b.high]
         summary[m] = entry
+    summary["response_countries"] = summarize_response_countries([response_countries(s) for s in stats], variant=ci)
     sig = Signature.build("cs", src="borderlines-table", runs=len(runs), ci=ci, policy=policy,
-                          boot=n_resamples or None, seed=boot_seed, data=_file_digest(ps))
+                          clip="range" if clip else None, boot=n_resamples or None, seed=boot_seed,
+                          data=_file_digest(ps))
     return {"runs": runs, "summary": summary, "signature": str(sig)}

@@ -50,7 +50,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -66,6 +66,7 @@ __all__ = [
     "POLICIES",
     "Policy",
     "GROUP_KEYS",
+    "TableKey",
     "check_policy",
     "validate_responses",
     "answer_pick",
@@ -88,6 +89,26 @@ POLICIES: tuple[str, ...] = ("strict", "reference")
 Policy = Literal["strict", "reference"]
 GROUP_KEYS: tuple[str, ...] = ("model", "mode", "run")
 """The columns that identify one scored configuration-run."""
+
+
+class TableKey(NamedTuple):
+    """The key of one scored configuration-run: ``(model, mode, run)``, with names.
+
+    A plain tuple in every other respect: it unpacks, compares and hashes like
+    ``(model, mode, run)``, so ``tables[("m", "no_ir", 0)]`` finds it.
+
+    Example:
+        >>> key = TableKey("mock/first", "qlang", 0)
+        >>> key.mode, key == ("mock/first", "qlang", 0)
+        ('qlang', True)
+        >>> model, mode, run = key
+        >>> key._asdict()
+        {'model': 'mock/first', 'mode': 'qlang', 'run': 0}
+    """
+
+    model: str
+    mode: str
+    run: int
 
 NONE_RESPONSE = "None"
 """What the reference stores as ``Response`` for an unparsed answer."""

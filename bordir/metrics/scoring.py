@@ -49,7 +49,7 @@ def score_responses(responses: pd.DataFrame, dataset: BorderLines, *, policy: Po
     for key, stats in territory_tables(responses, dataset, policy=policy).items():
         n_q = stats.n_queries
         for m, s in stats.scores().items():
-            rows.append({**dict(zip(GROUP_KEYS, key)), "metric": m,
+            rows.append({**key._asdict(), "metric": m,
                          "value": float("nan") if s.value is None else s.value,
                          "numerator": s.numerator, "denominator": s.denominator, "items": s.items,
                          "skipped": s.skipped, "n_queries": n_q, "policy": policy, "note": s.note})

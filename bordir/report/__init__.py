@@ -12,6 +12,13 @@
 * ``plots/`` (:mod:`~bordir.report.plots`): PNG and SVG (matplotlib, the
   ``stats`` extra);
 * ``report.html`` (:mod:`~bordir.report.html`): all of it on one page;
+* a per-language section (:mod:`~bordir.report.perlang`): ``perlang`` in
+  ``metrics.json``, ``tables/perlang_*.csv``, ``plots/perlang_*``: mode
+  comparisons per query language with forest plots and heatmaps;
+* the methodology sections (:mod:`~bordir.report.methodology`): option order
+  (position bias, pick rates, order-debiased CS; runs with several orders),
+  power per language, variance decomposition, answer language — keys
+  ``option_order``, ``power``, ``variance``, ``answer_lang`` in ``metrics.json``;
 * for a run in the citation response format, a citation section
   (:mod:`~bordir.report.citations`): ``citations`` in ``metrics.json``,
   ``tables/citations.*``, ``plots/citation_inclusion.*``.
@@ -67,5 +74,15 @@ def build_report(run_dir: str | os.PathLike[str], *, n_resamples: int = DEFAULT_
         cit = citation_report(run, out, n_resamples=n_resamples, seed=seed)
         metrics = {**metrics, "citations": cit.json}
         sections.append(cit.html)
+    from .perlang import perlang_report  # per-language comparisons, forest plots, heatmaps
+
+    per_lang = perlang_report(run, out, n_resamples=n_resamples, seed=seed)
+    metrics = {**metrics, "perlang": per_lang.json}
+    sections.insert(0, per_lang.html)
+    from .methodology import methodology_sections  # option order, power, variance, answer language
+
+    meth_json, meth_html = methodology_sections(run, out, n_resamples=n_resamples, seed=seed)
+    metrics = {**metrics, **meth_json}
+    sections[1:1] = meth_html
     write_json(metrics, out / "metrics.json")
     return write_html(metrics, tables, plots, out / "report.html", sections=sections)

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from ..citations.experiment import REQUIRED_COLUMNS, experiment_citations
-from ..citations.tables import ci_text, pct
+from ..citations.tables import ci_text, flag_text, pct
 from .html import data_uri
 from .rundir import RESPONSES_FILE, RunDir
 from .tables import Table
@@ -54,12 +54,12 @@ def citation_table(overall: pd.DataFrame, settings: dict[str, Any]) -> Table:
             rows.append((str(p["model"]), str(p["mode"]), str(p["doc_lang"]), str(p["n_docs"]), str(p["n_citations"]),
                          pct(p["inclusion_rate_citing"]),
                          f"{pct(p['citation_rate'])} {ci_text(p['citation_rate_low'], p['citation_rate_high'])}",
-                         _ratio(p), p["flag"] or "", pct(q["citation_rate"]), _ratio(q), q["flag"] or ""))
+                         _ratio(p), flag_text(p), pct(q["citation_rate"]), _ratio(q), flag_text(q)))
     caption = (f"Citation rate vs inclusion rate per document language, all query languages pooled, ×100 (ratio: "
                f"citation / inclusion of answers with ≥ 1 citation). Pooled: {settings['rates']['pooled']}; per "
                f"query: {settings['rates']['per_query']}. CIs: {settings['interval']}, {settings['n_resamples']} "
-               f"resamples, seed {settings['seed']}. Flag: {settings['flags']['rule']}; cells with fewer than "
-               f"{settings['flags']['min_clusters']} territories are not tested.")
+               f"resamples, seed {settings['seed']}. Flag: {settings['flags']['rule']} (clusters: "
+               f"territories).")
     return Table("citations", caption, headers, tuple(rows), overall.copy(), left=3)
 
 

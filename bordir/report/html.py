@@ -24,7 +24,7 @@ from typing import Any
 from .plots import PLOTS
 from .tables import Table
 
-__all__ = ["render_html", "write_html", "data_uri"]
+__all__ = ["render_html", "render_page", "write_html", "data_uri"]
 
 _CSS = """
 :root { color-scheme: light; }
@@ -96,7 +96,9 @@ def _config_section(metrics: Mapping[str, Any]) -> str:
                                       f"({j(cfg.get('seeds') or [])})"),
         ("scoring policy", e(str(s["policy"]))),
         ("intervals", e(f"ci95: {s['ci95']['method']} (ddof = 1); boot95: {s['boot95']['method']}, "
-                        f"{s['boot95']['n_resamples']} resamples, seed {s['boot95']['seed']}")),
+                        f"{s['boot95']['n_resamples']} resamples, seed {s['boot95']['seed']}"
+                        + (f"; terr95: {s['terr95']['method']}; † fewer than {s['terr95']['min_clusters']} "
+                           f"territories ({s['terr95']['coverage']})" if s.get("terr95") else ""))),
         ("comparisons", e(f"{s['comparisons']['test']}; CI: {s['comparisons']['ci95']}; Holm across all")),
         ("queries, responses", f"{e(str(run.get('queries')))}, {e(str(run.get('responses')))}"),
         ("calls", e(json.dumps(run.get("calls")))),
@@ -176,11 +178,26 @@ def render_html(metrics: Mapping[str, Any], tables: Sequence[Table], plots: Mapp
     return "\n".join(parts) + "\n"
 
 
+def render_page(title: str, subtitle_html: str, sections: Sequence[str]) -> str:
+    """A self-contained page in the report's style (CSS, load script) around ready HTML ``sections``.
+
+    Used by reports of other directory kinds (``bordir/report/testbeds.py``).
+    """
+    e = html.escape
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">', f"<title>{e(title)}</title>",
+        f"<style>{_CSS}</style>", "</head>", "<body>", "<main>", f"<h1>{e(title)}</h1>",
+        f'<p class="sub">{subtitle_html}</p>', *sections, "</main>", f"<script>{_SCRIPT}</script>", "</body>",
+        "</html>",
+    ]) + "\n"
+
+
 def write_html(metrics: Mapping[str, Any], tables: Sequence[Table], plots: Mapping[str, tuple[Path, Path]],
                path: str | os.PathLike[str], *, sections: Sequence[str] = ()) -> Path:
     """Write :func:`render_html` to ``path`` atomically."""
     path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(render_html(metrics, tables, plots, sections), encoding="utf-8")
-    os.replace(tmp, path)
+    from .._atomic import atomic_write_text
+
+    atomic_write_text(path, render_html(metrics, tables, plots, sections))
     return path

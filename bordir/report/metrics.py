@@ -3,15 +3,25 @@
 For each (model, mode) and each metric of :data:`~bordir.metrics.METRICS`:
 
 * ``mean`` over runs with the t-interval ``ci95`` (sample σ, ddof = 1);
+* ``terr95``: the small-sample interval over territories (cluster Wilson for
+  the CS shares, MOVER for ΔCS; :mod:`bordir.metrics.smallsample`), with
+  ``territory_interval`` (method, contributing territories, ``warning`` when
+  fewer than :data:`~bordir.metrics.uncertainty.MIN_CLUSTERS` contribute);
 * ``boot95``: the cluster-bootstrap percentile interval, territories resampled
   jointly across runs (``bootstrap`` has the settings and its own signature);
+* for ΔCS and ΔCS unnormalised, ``undefined``: the runs and the share of
+  resamples where it is undefined (or +∞); for ΔCS also ``unstable`` (Non-control
+  CS's interval comes near 0);
 * ``runs``: the value and counts (numerator, denominator, items, skipped) of
   every run;
 * ``note`` when a value is undefined, and a ``signature``.
 
 Then Control / Non-control CS per query language, outcome rates per
 (model, mode, query language), and paired comparisons of every IR mode against
-``no_ir`` per model (Holm-corrected across all of them). ``swap_docs`` has no
+``no_ir`` per model (Holm-corrected across all of them). The headline ΔCS is the
+unnormalised Control − Non-control (``delta_cs_abs``); the normalised
+``delta_cs`` is kept for comparison with the papers, labelled "normalized
+(reference)". Small-sample and instability warnings are in ``warnings``. ``swap_docs`` has no
 real control query (the English control queries are skipped, see
 :func:`bordir.retrieval.swap_skip_reason`), so its KB CS is ``null`` with a
 note. The dict is strict JSON: undefined values are ``None``, never NaN
@@ -32,15 +42,19 @@ from ..errors import ConfigError
 from ..experiment.provenance import now_iso
 from ..metrics import METRICS, language_breakdown, outcome_rates, territory_tables
 from ..metrics.cs import METRIC_BOUNDS, TerritoryStats
+from ..metrics.response_countries import response_countries, summarize_response_countries
 from ..metrics.signature import Signature
+from ..metrics.smallsample import COVERAGE_NOTE, TERRITORY_METHODS, UNSTABLE_NON_CONTROL
 from ..metrics.uncertainty import (
     DEFAULT_RESAMPLES,
+    MIN_CLUSTERS,
     cluster_bootstrap,
     holm_adjust,
     paired_comparison,
     pool_runs,
     resolve_seed,
     t_interval,
+    territory_interval,
 )
 from .rundir import RunDir
 
@@ -49,8 +63,10 @@ __all__ = [
     "BASELINE",
     "HEADLINE",
     "COMPARISON_METRICS",
+    "DELTA_METRICS",
     "LABELS",
     "build_metrics",
+    "interval_warnings",
     "jsonable",
     "write_json",
 ]
@@ -58,16 +74,18 @@ __all__ = [
 SCHEMA = "bordir.report/1"
 BASELINE = "no_ir"
 """The mode every IR mode is compared against."""
-HEADLINE: tuple[str, ...] = ("kb_cs", "cst_cs", "delta_cs")
-"""The metrics of the main table and plot."""
+HEADLINE: tuple[str, ...] = ("kb_cs", "cst_cs", "delta_cs_abs")
+"""The metrics of the main table and plot: the headline ΔCS is unnormalised (Control − Non-control)."""
+DELTA_METRICS: tuple[str, ...] = ("delta_cs_abs", "delta_cs")
+"""Metrics reported with their share of undefined runs and resamples."""
 COMPARISON_METRICS: tuple[str, ...] = HEADLINE
 """The metrics compared between modes."""
 LABELS: Mapping[str, str] = {
     "kb_cs": "KB CS",
     "control_cs": "Control CS",
     "non_control_cs": "Non-control CS",
-    "delta_cs": "ΔCS",
-    "delta_cs_abs": "ΔCS (unnorm.)",
+    "delta_cs": "ΔCS normalized (reference)",
+    "delta_cs_abs": "ΔCS",
     "cst_cs": "Cst CS",
     "cst_cs_unknown": "Cst CS unk",
 }
@@ -90,10 +108,23 @@ def _base_fields(run: RunDir, model: str, mode: str, n_runs: int, data_hash: str
     cfg = run.config
     ir = mode != BASELINE
     rel = getattr(cfg, "relevance_filter", "all")
-    return {"mode": mode, "ret": cfg.retriever if ir else None, "k": cfg.k if ir else None,
-            "rel": rel if ir and rel != "all" else None, "gen": model,
-            "fmt": cfg.response_format, "sys": cfg.system, "temp": cfg.temperature, "runs": n_runs,
-            "policy": cfg.policy, "data": data_hash}
+    out = {"mode": mode, "ret": cfg.retriever if ir else None, "k": cfg.k if ir else None,
+           "rel": rel if ir and rel != "all" else None, "gen": model,
+           "fmt": cfg.response_format, "sys": cfg.system, "temp": cfg.temperature, "runs": n_runs,
+           "policy": cfg.policy, "data": data_hash}
+    return {**out, **_recorded_fields(run, model, mode, out)}
+
+
+def _recorded_fields(run: RunDir, model: str, mode: str, have: Mapping[str, Any]) -> dict[str, str]:
+    """Fields of the responses' own signature (built by the runner) that ``have`` lacks: corpus hash, retriever
+    parameters, instruction language … so every score names everything its responses depended on."""
+    resp = run.responses
+    if "signature" not in resp.columns:
+        return {}
+    sigs = resp.loc[(resp["model"] == model) & (resp["mode"] == mode), "signature"].dropna().astype(str).unique()
+    if len(sigs) != 1 or not sigs[0].startswith("responses|"):
+        return {}
+    return {k: v for k, v in Signature.parse(sigs[0]).fields if k not in have and k != "version"}
 
 
 def _ci(low: float | None, high: float | None) -> list[float] | None:
@@ -124,18 +155,30 @@ def _cell(run: RunDir, model: str, mode: str, per_run: list[tuple[int, Territory
         values = [None if undefined else s.value for s in ms]
         iv = t_interval(values, variant=CI_RUNS, conf=CONF, bounds=METRIC_BOUNDS.get(m))
         boot = None if undefined else cluster_bootstrap(stats, m, n_resamples=n_resamples, seed=seed, conf=CONF)
+        terr = None if undefined else territory_interval(stats, m, conf=CONF)
         metrics[m] = {
             "mean": iv.mean,
             "ci95": _ci(iv.low, iv.high),
             "sd": iv.sd,
             "n_runs": iv.n,
+            "terr95": None if terr is None or terr.low is None else [terr.low, terr.high],
+            "territory_interval": None if terr is None else terr.as_dict(),
             "boot95": None if boot is None else _ci(boot.low, boot.high),
-            "bootstrap": None if boot is None else boot.as_dict(),
+            "bootstrap": None if boot is None else {**boot.as_dict(),
+                                                    "signature": str(_with(boot.signature, mode=mode, gen=model))},
             "runs": [{"run": r, "value": v, "numerator": s.numerator, "denominator": s.denominator,
                       "items": s.items, "skipped": s.skipped} for r, v, s in zip(runs, values, ms)],
             "note": kb_note if undefined else _note(m, runs, [s.note for s in ms]),
             "signature": str(Signature.build(m, **base, ci=CI_RUNS, boot=n_resamples, seed=seed)),
         }
+        if m in DELTA_METRICS:
+            metrics[m]["undefined"] = {
+                "runs": iv.n_undefined, "of_runs": len(runs),
+                "resamples": None if boot is None else boot.share_undefined,
+                "resamples_undefined": None if boot is None else boot.n_undefined,
+                "resamples_infinite": None if boot is None else boot.n_infinite}
+        if m == "delta_cs":
+            metrics[m]["unstable"] = bool(terr is not None and terr.unstable)
     run_sigs = sorted(set(group["signature"].dropna().astype(str))) if "signature" in group.columns else []
     return {
         "n_runs": len(runs),
@@ -147,6 +190,9 @@ def _cell(run: RunDir, model: str, mode: str, per_run: list[tuple[int, Territory
         "signature": str(Signature.build("cs", **base, ci=CI_RUNS, boot=n_resamples, seed=seed)),
         "run_signatures": run_sigs,
         "metrics": metrics,
+        "response_countries": {**summarize_response_countries([response_countries(s) for s in stats],
+                                                              variant=CI_RUNS),
+                               "signature": str(Signature.build("response_countries", **base, ci=CI_RUNS))},
     }
 
 
@@ -222,7 +268,9 @@ def _comparisons(run: RunDir, stats: Mapping[tuple[str, str], list[tuple[int, Te
     out = []
     for (model, _), pc in zip(found, adjusted):
         n_runs = max(len(stats[(model, pc.label_a)]), len(stats[(model, BASELINE)]))
-        sig = _with(pc.signature, gen=model, runs=n_runs, policy=run.config.policy, data=data_hash)
+        have = {"mode": None, "gen": model, "runs": n_runs, "policy": run.config.policy, "data": data_hash}
+        sig = _with(pc.signature, gen=model, runs=n_runs, policy=run.config.policy, data=data_hash,
+                    **_recorded_fields(run, model, pc.label_a, have))
         out.append({"model": model, "metric": pc.metric, "mode": pc.label_a, "baseline": pc.label_b,
                     "value_mode": pc.value_a, "value_baseline": pc.value_b, "diff": pc.diff,
                     "ci95": _ci(pc.low, pc.high), "p_value": pc.p_value, "p_holm": pc.p_holm,
@@ -263,6 +311,33 @@ def _warnings(run: RunDir, results: Mapping[str, Mapping[str, Any]], skipped_by_
                            f"({n_mode} queries × {n_seeds} runs); the run is incomplete")
             if cell["n_runs"] < 2:
                 out.append(f"{model} / {mode}: {cell['n_runs']} run; t-intervals over runs need at least 2")
+            out += interval_warnings(model, mode, cell)
+    if any("intervals over territories rest on" in w for w in out):
+        out.append(f"intervals over territories marked † rest on fewer than {MIN_CLUSTERS} territories and cover "
+                   f"less than 95% ({COVERAGE_NOTE})")
+    return out
+
+
+def interval_warnings(model: str, mode: str, cell: Mapping[str, Any]) -> list[str]:
+    """The small-sample and instability warnings of one (model, mode) cell of ``results``."""
+    out = []
+    few = [(LABELS[m], e["territory_interval"]["n_clusters"]) for m, e in cell["metrics"].items()
+           if e.get("territory_interval") and e["territory_interval"].get("warning")]
+    if few:
+        which = ", ".join(f"{label} {n}" for label, n in few)
+        out.append(f"{model} / {mode}: intervals over territories rest on fewer than {MIN_CLUSTERS} territories "
+                   f"({which}); marked † in the tables")
+    d = cell["metrics"].get("delta_cs", {})
+    if d.get("unstable"):
+        nc = cell["metrics"]["non_control_cs"].get("terr95") or [None, None]
+        low = "n/a" if nc[0] is None else f"{100 * nc[0]:.1f}"
+        out.append(f"{model} / {mode}: {LABELS['delta_cs']} is unstable: Non-control CS's interval reaches {low} "
+                   f"(below {100 * UNSTABLE_NON_CONTROL:.0f}), so dividing by it can multiply Control CS tenfold; "
+                   "use ΔCS (unnormalised)")
+    und = d.get("undefined") or {}
+    if und.get("runs"):
+        out.append(f"{model} / {mode}: {LABELS['delta_cs']} undefined (Non-control CS = 0) in {und['runs']} of "
+                   f"{und['of_runs']} runs; its mean and t-interval skip them")
     return out
 
 
@@ -326,6 +401,11 @@ def build_metrics(run: RunDir, *, n_resamples: int = DEFAULT_RESAMPLES, seed: in
             "ci95": {"method": "t-interval over runs", "variant": CI_RUNS, "ddof": 1},
             "boot95": {"method": "cluster bootstrap over territories, jointly across runs; percentile interval",
                        "n_resamples": n_resamples, "seed": seed},
+            "terr95": {"method": "cluster Wilson for the CS shares, MOVER for ΔCS, log-MOVER for ΔCS normalized; "
+                                 "runs pooled per territory",
+                       "methods": dict(TERRITORY_METHODS), "min_clusters": MIN_CLUSTERS,
+                       "unstable_non_control": UNSTABLE_NON_CONTROL, "coverage": COVERAGE_NOTE},
+            "headline_delta": "delta_cs_abs (Control − Non-control); delta_cs = normalized (reference)",
             "comparisons": {"baseline": BASELINE, "metrics": list(COMPARISON_METRICS),
                             "runs": "pooled per territory (pool_runs)",
                             "ci95": "paired cluster bootstrap over the common territories",

@@ -1,7 +1,9 @@
 """The report's plots (``plots/``), drawn with matplotlib's Agg renderer from ``metrics.json``.
 
-* ``scores``: KB CS, Cst CS and ΔCS per mode, one panel per metric, grouped
-  bars per model with 95 % cluster-bootstrap error bars;
+* ``scores``: KB CS, Cst CS and ΔCS (unnormalised, Control − Non-control: the
+  headline) per mode, one panel per metric, grouped bars per model with the 95 %
+  small-sample interval over territories as error bars (``terr95``; ``†`` above
+  a bar whose interval rests on fewer than ``MIN_CLUSTERS`` territories);
 * ``languages``: per model, heatmaps of Control CS and Non-control CS per
   query language × mode (mean over runs; grey where undefined);
 * ``outcomes``: per model, the share of each outcome per mode (stacked bars)
@@ -27,7 +29,7 @@ from .metrics import HEADLINE, LABELS
 __all__ = ["PLOTS", "write_plots"]
 
 PLOTS: Mapping[str, str] = {
-    "scores": "KB CS, Cst CS and ΔCS per retrieval mode and model",
+    "scores": "KB CS, Cst CS and ΔCS (Control − Non-control) per retrieval mode and model",
     "languages": "Control CS and Non-control CS per query language and mode",
     "outcomes": "Outcome rates per mode, and answered rate per query language and mode",
 }
@@ -62,28 +64,34 @@ def _scores(metrics: Mapping[str, Any], mpl: Any) -> Any:
     for ax, metric in zip(np.atleast_1d(axes), HEADLINE):
         for i, model in enumerate(models):
             cells = metrics["results"].get(model, {})
-            means, lo, hi = [], [], []
+            means, lo, hi, few = [], [], [], []
             for mode in modes:
                 e = cells.get(mode, {}).get("metrics", {}).get(metric, {})
-                m, b = e.get("mean"), e.get("boot95")
+                m, b = e.get("mean"), e.get("terr95") or e.get("boot95")
+                ok_b = b is not None and b[0] is not None and b[1] is not None
                 means.append(np.nan if m is None else m)
-                lo.append(0.0 if m is None or b is None else max(m - b[0], 0.0))
-                hi.append(0.0 if m is None or b is None else max(b[1] - m, 0.0))
+                lo.append(0.0 if m is None or not ok_b else max(m - b[0], 0.0))
+                hi.append(0.0 if m is None or not ok_b else max(b[1] - m, 0.0))
+                few.append(bool((e.get("territory_interval") or {}).get("warning")))
             pos = x - 0.4 + width * (i + 0.5)
             ok = ~np.isnan(means)
             ax.bar(pos[ok], np.asarray(means)[ok], width, yerr=[np.asarray(lo)[ok], np.asarray(hi)[ok]],
                    capsize=2, color=colours[i % len(colours)], label=model, error_kw={"linewidth": 0.8})
+            for p_, m_, h_, f_ in zip(pos, means, hi, few):
+                if f_ and not np.isnan(m_):
+                    ax.text(p_, m_ + h_, "†", ha="center", va="bottom", fontsize=7, color="#8a4b00")
             for p in pos[~ok]:
                 ax.text(p, 0.02, "n/a", rotation=90, ha="center", va="bottom", fontsize=7, color="#666666")
         ax.axhline(0, color="#444444", linewidth=0.6)
         ax.set_title(LABELS[metric])
         ax.set_xticks(x, modes, rotation=30, ha="right")
-        ax.set_ylabel("score (fraction)" if metric != "delta_cs" else "ΔCS (relative)")
+        ax.set_ylabel("Control − Non-control (fraction)" if metric == "delta_cs_abs" else "score (fraction)")
         ax.grid(axis="y", color="#e5e5e5", linewidth=0.6)
         ax.set_axisbelow(True)
-    b = metrics["settings"]["boot95"]
-    fig.suptitle(f"Mean over runs; error bars: 95% cluster-bootstrap CI over territories "
-                 f"({b['n_resamples']} resamples, seed {b['seed']})", fontsize=9)
+    t = metrics["settings"].get("terr95") or {}
+    fig.suptitle(f"Mean over runs; error bars: 95% small-sample interval over territories (cluster Wilson; MOVER "
+                 f"for ΔCS); †: fewer than {t.get('min_clusters', 30)} territories contribute, coverage below 95%",
+                 fontsize=9)
     fig.legend(*np.atleast_1d(axes)[0].get_legend_handles_labels(), loc="outside lower center",
                ncols=min(len(models), 4), frameon=False)
     return fig

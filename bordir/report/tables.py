@@ -1,10 +1,17 @@
 """The report's tables (``tables/``): one :class:`Table`, four renderings (Markdown, LaTeX, CSV, HTML).
 
-* ``main``: KB CS, Cst CS and ΔCS per model and mode, each as mean over runs
-  with its t-interval, and the cluster-bootstrap interval;
+* ``main``: KB CS, Cst CS and ΔCS (unnormalised, the headline) per model and
+  mode, each as mean over runs with its t-interval, and the small-sample
+  interval over territories (``†`` when fewer than ``MIN_CLUSTERS``
+  territories contribute), with the share of undefined runs and resamples;
+* ``delta``: Control CS, Non-control CS, ΔCS and the normalised ΔCS
+  ("normalized (reference)") with its log-scale interval, undefined shares and
+  an ``unstable`` mark;
 * ``comparisons``: every IR mode against ``no_ir`` per model: the paired
   difference with its bootstrap CI, the permutation p-value and its Holm
-  adjustment.
+  adjustment;
+* ``response_countries``: BorderLines' "#resp. countries (σ)", with and
+  without the control answer (:mod:`bordir.metrics.response_countries`).
 
 Displayed values are ×100 (as the papers print them); the CSV holds the
 fractions. Every caption names the interval methods and the test.
@@ -38,12 +45,14 @@ import pandas as pd
 from .._version import __version__
 from .metrics import BASELINE, HEADLINE, LABELS
 
-__all__ = ["Table", "build_tables", "write_tables", "latex_escape", "fmt_value", "fmt_ci", "fmt_p"]
+__all__ = ["Table", "build_tables", "write_tables", "latex_escape", "fmt_value", "fmt_ci", "fmt_p", "main_table",
+           "delta_table", "comparisons_table", "response_countries_table", "FEW"]
 
 _LATEX = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
     "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "Δ": r"$\Delta$", "σ": r"$\sigma$",
     "×": r"$\times$", "−": r"$-$", "–": "--", "≥": r"$\geq$", "≤": r"$\leq$", "·": r"$\cdot$",
+    "†": r"$\dagger$", "∞": r"$\infty$",
 }  # fmt: skip
 
 
@@ -59,8 +68,10 @@ def fmt_value(x: float | None, digits: int = 1) -> str:
 
 def fmt_ci(ci: Sequence[float | None] | None, digits: int = 1) -> str:
     """``[lo, hi]`` ×100; ``–`` when there is no interval."""
-    if ci is None or ci[0] is None or ci[1] is None:
+    if ci is None or ci[0] is None:
         return "–"
+    if ci[1] is None or ci[1] == float("inf"):  # an interval not bounded above (ΔCS normalized)
+        return f"[{fmt_value(ci[0], digits)}, ∞]"
     return f"[{fmt_value(ci[0], digits)}, {fmt_value(ci[1], digits)}]"
 
 
@@ -147,12 +158,41 @@ def _methods(metrics: Mapping[str, Any]) -> tuple[str, str]:
     return runs, boot
 
 
+FEW = "†"
+"""Marks an interval over fewer territories than ``MIN_CLUSTERS``."""
+
+
+def _terr(e: Mapping[str, Any]) -> str:
+    """The small-sample interval over territories, ``†`` when few territories contribute."""
+    ti = e.get("territory_interval") or {}
+    return fmt_ci(e.get("terr95")) + (FEW if ti.get("warning") else "")
+
+
+def _undef(e: Mapping[str, Any]) -> str:
+    u = e.get("undefined") or {}
+    share = u.get("resamples")
+    runs = f"{u.get('runs', 0)}/{u.get('of_runs', '?')} runs"
+    return runs if share is None else f"{runs}, {100 * share:.1f}% resamples"
+
+
+def _min_clusters(metrics: Mapping[str, Any]) -> int:
+    return int((metrics["settings"].get("terr95") or {}).get("min_clusters", 30))
+
+
+def _terr_caption(metrics: Mapping[str, Any]) -> str:
+    t = metrics["settings"].get("terr95") or {}
+    return (f"terr95: 95% small-sample interval over territories ({t.get('method', 'cluster Wilson / MOVER')}). "
+            f"{FEW}: fewer than {_min_clusters(metrics)} territories contribute, so intervals over territories "
+            f"cover less than 95% ({t.get('coverage', '')}).")
+
+
 def main_table(metrics: Mapping[str, Any]) -> Table:
-    """KB / Cst / ΔCS per (model, mode) with both intervals."""
+    """KB / Cst / ΔCS (unnormalised, the headline) per (model, mode) with their intervals."""
     runs_ci, boot_ci = _methods(metrics)
     headers = ["Model", "Mode", "Runs", "Terr."]
     for m in HEADLINE:
-        headers += [f"{LABELS[m]} [t95]", f"{LABELS[m]} boot95"]
+        headers += [f"{LABELS[m]} [t95]", f"{LABELS[m]} terr95"]
+    headers.append("ΔCS undef.")
     rows, data = [], []
     for model, modes in metrics["results"].items():
         for mode, cell in modes.items():
@@ -161,18 +201,60 @@ def main_table(metrics: Mapping[str, Any]) -> Table:
                                    "n_territories": cell["n_territories"], "n_responses": cell["n_responses"]}
             for m in HEADLINE:
                 e = cell["metrics"][m]
-                row += [_mean_ci(e["mean"], e["ci95"]), fmt_ci(e["boot95"])]
+                row += [_mean_ci(e["mean"], e["ci95"]), _terr(e)]
                 ci, boot = e["ci95"] or [None, None], e["boot95"] or [None, None]
+                terr = e.get("terr95") or [None, None]
+                ti = e.get("territory_interval") or {}
                 rec.update({f"{m}_mean": e["mean"], f"{m}_t_low": ci[0], f"{m}_t_high": ci[1],
+                            f"{m}_terr_low": terr[0], f"{m}_terr_high": terr[1],
+                            f"{m}_n_clusters": ti.get("n_clusters"), f"{m}_few_clusters": bool(ti.get("warning")),
                             f"{m}_boot_low": boot[0], f"{m}_boot_high": boot[1]})
+            d = cell["metrics"]["delta_cs_abs"]
+            row.append(_undef(d))
+            rec.update({"delta_cs_abs_undefined_runs": (d.get("undefined") or {}).get("runs"),
+                        "delta_cs_abs_undefined_resamples": (d.get("undefined") or {}).get("resamples")})
             rec["signature"] = cell["signature"]
             rows.append(tuple(row))
             data.append(rec)
-    caption = (f"KB CS, Cst CS and ΔCS per model and retrieval mode, ×100 (policy {metrics['settings']['policy']}). "
-               f"[t95]: mean over runs and 95% {runs_ci}. boot95: 95% {boot_ci}. "
-               "Runs, Terr.: runs and territories scored. n/a: undefined (KB CS for swap_docs, whose English "
-               "control queries are skipped).")
+    caption = (f"KB CS, Cst CS and ΔCS = Control CS − Non-control CS (unnormalised, the headline; the normalised "
+               f"form is in the delta table) per model and retrieval mode, ×100 (policy "
+               f"{metrics['settings']['policy']}). [t95]: mean over runs and 95% {runs_ci}. "
+               f"{_terr_caption(metrics)} ΔCS undef.: runs, and share of the resamples of the {boot_ci}, where "
+               "ΔCS is undefined (its intervals leave them out). Runs, Terr.: runs and territories scored. n/a: "
+               "undefined (KB CS for swap_docs, whose English control queries are skipped).")
     return Table("main", caption, tuple(headers), tuple(rows), pd.DataFrame(data))
+
+
+def delta_table(metrics: Mapping[str, Any]) -> Table:
+    """Control, Non-control, ΔCS and the normalised ΔCS (reference) with undefined shares and instability."""
+    runs_ci, boot_ci = _methods(metrics)
+    ref = LABELS["delta_cs"]
+    headers = ("Model", "Mode", "Control CS terr95", "Non-control CS terr95", "ΔCS [t95]", "ΔCS terr95",
+               "ΔCS undef.", f"{ref} [t95]", f"{ref} terr95", f"{ref} undef.", "unstable")
+    rows, data = [], []
+    for model, modes in metrics["results"].items():
+        for mode, cell in modes.items():
+            ms = cell["metrics"]
+            c, n, d, r = ms["control_cs"], ms["non_control_cs"], ms["delta_cs_abs"], ms["delta_cs"]
+            rows.append((model, mode, f"{fmt_value(c['mean'])} {_terr(c)}", f"{fmt_value(n['mean'])} {_terr(n)}",
+                         _mean_ci(d["mean"], d["ci95"]), _terr(d), _undef(d), _mean_ci(r["mean"], r["ci95"]),
+                         _terr(r), _undef(r), "yes" if r.get("unstable") else ""))
+            ru = r.get("undefined") or {}
+            terr = r.get("terr95") or [None, None]
+            data.append({"model": model, "mode": mode, "control_cs": c["mean"], "non_control_cs": n["mean"],
+                         "delta_cs_abs": d["mean"], "delta_cs": r["mean"], "delta_cs_terr_low": terr[0],
+                         "delta_cs_terr_high": terr[1], "delta_cs_undefined_runs": ru.get("runs"),
+                         "delta_cs_undefined_resamples": ru.get("resamples"), "unstable": bool(r.get("unstable")),
+                         "signature": cell["signature"]})
+    caption = (f"Control CS, Non-control CS and ΔCS per model and mode, ×100, with the normalised ΔCS = "
+               f"(Control − Non-control) / Non-control, {ref}: kept for comparison with BorderLines and "
+               "BordIRLines; it ranges over [−100, ∞) and is undefined when Non-control CS is 0. [t95]: "
+               f"{runs_ci}, over the runs where it is defined. {_terr_caption(metrics)} For {ref}, terr95 is the "
+               "MOVER interval of log(Control / Non-control), back-transformed (∞: not bounded above). undef.: "
+               f"runs, and share of the resamples of the {boot_ci}, where it is undefined or infinite. "
+               f"unstable: Non-control CS's terr95 comes below "
+               f"{100 * float((metrics['settings'].get('terr95') or {}).get('unstable_non_control', 0.1)):.0f}.")
+    return Table("delta", caption, headers, tuple(rows), pd.DataFrame(data))
 
 
 def comparisons_table(metrics: Mapping[str, Any]) -> Table:
@@ -202,9 +284,36 @@ def comparisons_table(metrics: Mapping[str, Any]) -> Table:
     return Table("comparisons", caption, headers, rows, data, left=3)
 
 
+def response_countries_table(metrics: Mapping[str, Any]) -> Table:
+    """BorderLines' "#resp. countries (σ)": distinct answers per territory, without and with the control answer."""
+    headers = ("Model", "Mode", "Resp. countries (σ)", "Resp. countries + en (σ)", "[t95]", "+ en [t95]")
+    rows, data = [], []
+
+    def ms(mean: float | None, sd: float | None) -> str:
+        return "n/a" if mean is None else f"{mean:.3f} ({'n/a' if sd is None else f'{sd:.3f}'})"
+
+    def ci(c: Sequence[float] | None) -> str:
+        return "n/a" if not c else f"[{c[0]:.3f}, {c[1]:.3f}]"
+
+    for model, modes in metrics["results"].items():
+        for mode, cell in modes.items():
+            rc = cell.get("response_countries")
+            if rc is None:
+                continue
+            rows.append((model, mode, ms(rc["mean"], rc["sd"]), ms(rc["mean_en"], rc["sd_en"]), ci(rc["ci95"]),
+                         ci(rc["ci95_en"])))
+            data.append({"model": model, "mode": mode, **{k: rc[k] for k in ("mean", "sd", "mean_en", "sd_en",
+                                                                              "n_runs", "signature")}})
+    caption = ("Response countries per model and mode (BorderLines Table 2): the number of distinct countries a "
+               "territory's claimant-language answers name, mean over territories (σ, ddof = 1, the mean of the "
+               "runs' σ); + en: with the control answer. 1 = the same answer in every language. [t95]: t-interval "
+               "of the per-run means over runs (ddof = 1).")
+    return Table("response_countries", caption, headers, tuple(rows), pd.DataFrame(data))
+
+
 def build_tables(metrics: Mapping[str, Any]) -> list[Table]:
     """The report's tables, in display order."""
-    return [main_table(metrics), comparisons_table(metrics)]
+    return [main_table(metrics), delta_table(metrics), comparisons_table(metrics), response_countries_table(metrics)]
 
 
 def write_tables(tables: Sequence[Table], out_dir: str | os.PathLike[str]) -> list[Path]:

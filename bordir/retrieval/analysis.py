@@ -25,6 +25,13 @@ deleted; ``casefold``. For Turkish and Azerbaijani, ``I``/``İ`` become
     run of one letter yields that letter. Runs of other characters inside the same
     text (Latin words, numbers, Cyrillic …) are kept as whole words.
 
+Languages outside BorderLines come from the generated table
+(``languages/wikipedia.tsv``), whose ``tokenizer`` was chosen by script: a
+Snowball stemmer where PyStemmer has one (German, Dutch, Catalan, Basque,
+Lithuanian, Polish …), ``whitespace`` words for other spaced scripts, and
+``bigram`` for unspaced scripts. A stemmer that the installed PyStemmer lacks
+falls back to ``whitespace`` words. Aliases resolve (``he`` → ``iw``, ``de-AT`` → ``de``).
+
 There are no stopword lists: every word is indexed, and BM25's idf weighs
 frequent words down.
 
@@ -45,6 +52,10 @@ Example:
     ['مرتفعات', 'الجولان']
     >>> analyze("हिन्दी भाषा", "hi")  # vowel signs stay in the word, then hindi stemming
     ['हिन्द', 'भाष']
+    >>> analyze("Die Inseln wurden besetzt", "de")
+    ['die', 'insel', 'wurd', 'besetzt']
+    >>> analyze("Les illes Balears són un arxipèlag", "ca")
+    ['les', 'il', 'balear', 'son', 'un', 'arxipelag']
     >>> tokenize = analyzer("tr")
     >>> tokenize("İSTANBUL ve IRAK, Kardak Kayalıkları'nda")
     ['istanbul', 've', 'ırak', 'kardak', 'kayalık']
@@ -208,7 +219,7 @@ def analyzer(lang_code: str) -> Analyzer:
     code = lang.code
     if lang.tokenizer == "bigram":
         return lambda text: _bigrams(text, code)
-    if lang.tokenizer == "snowball" and lang.stemmer:
+    if lang.tokenizer == "snowball" and lang.stemmer and _has_algorithm(lang.stemmer):
         algorithm = lang.stemmer
         _STEMMERS.get(algorithm)  # fail now, not at the first text, if PyStemmer is missing
 
@@ -217,6 +228,12 @@ def analyzer(lang_code: str) -> Analyzer:
 
         return stem
     return lambda text: _words(text, code)
+
+
+def _has_algorithm(algorithm: str) -> bool:
+    """True if PyStemmer has ``algorithm``; raises MissingExtraError if PyStemmer is not installed."""
+    Stemmer = require("Stemmer", "bm25", purpose="Snowball stemming in BM25")
+    return algorithm in Stemmer.algorithms()
 
 
 def analyze(text: str, lang: str | Language) -> list[str]:

@@ -9,12 +9,34 @@ about a claimant country are not.
 Measures, per (mode, query language), averaged over queries that have at
 least one relevant document among their mode's candidates:
 
-* ``Recall@k`` = relevant documents in the top k / relevant candidates
-  (candidates: the mode's pool, so a mode is not penalised for documents it
-  cannot see);
+* ``Recall@k`` = relevant documents in the top k / relevant candidates;
 * ``MRR`` = 1 / rank of the first relevant hit (0 if none in the stored depth);
 * ``nDCG@k`` with gain = relevance and log2 discount, ideal ranking from the
-  candidate pool's judgments.
+  candidates' judgments.
+
+**Candidates are the mode's pool**: the judged documents of the query in the
+languages the mode searches (:func:`~bordir.retrieval.modes.mode_langs`:
+``{l}`` for ``qlang``, ``{l, en}`` for ``qlang+en``, ``C(t) ∪ {en}`` for
+``rel_langs`` …), whether or not the run returned any of them. A mode that
+never retrieves an English document still has the English relevant documents
+of its pool in its denominator. ``rel_langs`` and ``swap_docs`` need the
+dataset (``dataset=``) to know the pool; the other modes follow from the query
+language. A query with relevant candidates but no hits in a mode scores 0.
+
+**Malformed input** is refused or repaired, never counted silently:
+
+* a document listed twice for one (query, mode) in the hits, or judged twice
+  for one query in the qrels, is a :class:`~bordir.errors.DataError` naming
+  both rows (de-duplicate first, e.g. ``hits.drop_duplicates(["query_id",
+  "mode", "doc_lang", "doc_id"])``);
+* a missing or non-numeric relevance is a ``DataError``; a **negative grade
+  counts as 0** (not relevant, no gain), as in trec_eval;
+* **ties in ``rank``** are broken by ``doc_lang``, then ``doc_id``
+  (ascending), so the result never depends on row order.
+
+The measures agree with trec_eval (through ``ir_measures``: ``R@k``,
+``nDCG@k``, ``RR``) on the same run and the qrels restricted to each pool
+(``tests/test_retrieval_eval.py``).
 
 Example:
     >>> import pandas as pd
@@ -29,13 +51,21 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
 from ..corpus import Corpus
 from ..dataset import BorderLines
+from ..errors import ConfigError, DataError
+from .modes import Mode, mode_langs
 
-__all__ = ["per_query_quality", "quality", "language_mix", "language_mix_by_mode", "demo_qrels"]
+__all__ = ["per_query_quality", "quality", "language_mix", "language_mix_by_mode", "demo_qrels", "mode_pool",
+           "check_hits", "check_qrels"]
+
+_HIT_KEYS = ("query_id", "mode", "doc_lang", "doc_id")
+_QREL_KEYS = ("query_id", "doc_lang", "doc_id")
 
 
 def demo_qrels(dataset: BorderLines, corpus: Corpus) -> pd.DataFrame:
@@ -48,46 +78,156 @@ def demo_qrels(dataset: BorderLines, corpus: Corpus) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["query_id", "doc_lang", "doc_id", "relevance"])
 
 
-def per_query_quality(hits: pd.DataFrame, qrels: pd.DataFrame, *, k: int = 10) -> pd.DataFrame:
+def _require(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise DataError(f"{what} has no column(s) {', '.join(missing)}; expected {', '.join(columns)}",
+                        field=missing[0])
+
+
+def _first_duplicate(frame: pd.DataFrame, keys: Sequence[str]) -> tuple[int, int] | None:
+    dup = frame.duplicated(list(keys), keep=False).to_numpy()
+    if not dup.any():
+        return None
+    rows = np.flatnonzero(dup)
+    first = frame.iloc[rows[0]][list(keys)].tolist()
+    other = next(r for r in rows[1:] if frame.iloc[r][list(keys)].tolist() == first)
+    return int(rows[0]), int(other)
+
+
+def check_hits(hits: pd.DataFrame) -> pd.DataFrame:
+    """The hits, validated: required columns, no document twice per (query, mode), integral ranks.
+
+    Raises:
+        DataError: naming the two rows (0-based positions) of a duplicated hit, or the bad column.
+    """
+    _require(hits, ("query_id", "query_lang", "mode", "rank", "doc_lang", "doc_id"), "the hits table")
+    dup = _first_duplicate(hits, _HIT_KEYS)
+    if dup is not None:
+        r = hits.iloc[dup[0]]
+        raise DataError(f"document ({r['doc_lang']}, {r['doc_id']}) is listed twice for query {r['query_id']!r}, "
+                        f"mode {r['mode']!r} (rows {dup[0]} and {dup[1]}); a run lists each document once per "
+                        "(query, mode): drop the duplicates first", field="doc_id")
+    ranks = pd.to_numeric(hits["rank"], errors="coerce")
+    if ranks.isna().any():
+        bad = int(np.flatnonzero(ranks.isna().to_numpy())[0])
+        raise DataError(f"rank {hits['rank'].iloc[bad]!r} in row {bad} is not a number", field="rank")
+    return hits
+
+
+def check_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
+    """The judgments, validated, with negative grades set to 0 (as trec_eval counts them).
+
+    Raises:
+        DataError: a document judged twice for one query (naming both rows), or a
+            missing / non-numeric relevance.
+    """
+    _require(qrels, ("query_id", "doc_lang", "doc_id", "relevance"), "the qrels table")
+    dup = _first_duplicate(qrels, _QREL_KEYS)
+    if dup is not None:
+        r = qrels.iloc[dup[0]]
+        raise DataError(f"document ({r['doc_lang']}, {r['doc_id']}) is judged twice for query {r['query_id']!r} "
+                        f"(rows {dup[0]} and {dup[1]}); keep one judgment per (query, document)", field="relevance")
+    rel = pd.to_numeric(qrels["relevance"], errors="coerce")
+    if rel.isna().any() or not np.isfinite(rel.to_numpy(dtype=float)).all():
+        bad = int(np.flatnonzero(~np.isfinite(rel.to_numpy(dtype=float)))[0])
+        raise DataError(f"relevance {qrels['relevance'].iloc[bad]!r} in row {bad} is not a number "
+                        "(expected a grade: 0 = not relevant, > 0 = relevant)", field="relevance")
+    return qrels.assign(relevance=rel.clip(lower=0))
+
+
+def mode_pool(mode: str, query_id: str, query_lang: str, dataset: BorderLines | None = None) -> tuple[str, ...]:
+    """The document languages ``mode`` searches for a query (its candidate pool).
+
+    >>> mode_pool("qlang+en", "Crimea_uk", "uk")
+    ('uk', 'en')
+    """
+    m = Mode.parse(mode)
+    if dataset is not None:
+        return mode_langs(m, dataset.query(query_id), dataset)
+    if m is Mode.QLANG:
+        return (query_lang,)
+    if m is Mode.QLANG_EN:
+        return (query_lang,) if query_lang == "en" else (query_lang, "en")
+    if m is Mode.EN_ONLY:
+        return ("en",)
+    if m is Mode.NO_IR:
+        return ()
+    raise ConfigError(f"the candidate pool of mode {m.value} depends on the territory's claimants: "
+                      "pass dataset= to per_query_quality / quality")
+
+
+def _ordered(g: pd.DataFrame) -> pd.DataFrame:
+    """Hits of one (query, mode) in rank order, ties broken by (doc_lang, doc_id)."""
+    key = g.assign(_r=pd.to_numeric(g["rank"]), _l=g["doc_lang"].astype(str), _d=g["doc_id"].astype(str))
+    return key.sort_values(["_r", "_l", "_d"], kind="mergesort")
+
+
+def per_query_quality(hits: pd.DataFrame, qrels: pd.DataFrame, *, k: int = 10,
+                      dataset: BorderLines | None = None) -> pd.DataFrame:
     """One row per (query, mode): ``Recall@k``, ``MRR``, ``nDCG@k`` and ``n_relevant``.
 
-    Relevant documents are counted among those judged for the query; queries
-    with none are left out (their count is the difference to the hits' queries).
+    Args:
+        hits: the hits table (``query_id, query_lang, mode, rank, doc_lang, doc_id``).
+        qrels: relevance judgments (``query_id, doc_lang, doc_id, relevance``).
+        k: the cut-off of Recall and nDCG.
+        dataset: the dataset of the queries; needed for ``rel_langs`` and
+            ``swap_docs``, whose pools depend on the territory.
+
+    Candidates are the judged documents of the mode's pool (:func:`mode_pool`);
+    (query, mode) pairs without a relevant candidate are left out (their count
+    is the difference to the hits' pairs).
+
+    Raises:
+        DataError: duplicated hits or judgments, a non-numeric rank or relevance.
+        ConfigError: ``rel_langs`` / ``swap_docs`` hits without ``dataset``.
     """
+    check_hits(hits)
+    qrels = check_qrels(qrels)
     judged: dict[tuple[str, str, str], float] = {}
     relevant_by_query: dict[str, list[tuple[str, float]]] = {}
     for q, l, d, r in qrels[["query_id", "doc_lang", "doc_id", "relevance"]].itertuples(index=False):
-        judged[(q, l, d)] = r
+        judged[(q, l, d)] = float(r)
         if r > 0:
-            relevant_by_query.setdefault(q, []).append((l, r))
+            relevant_by_query.setdefault(q, []).append((l, float(r)))
     discounts = 1.0 / np.log2(np.arange(2, k + 2))
     out = []
-    for (qid, mode), g in hits.sort_values("rank").groupby(["query_id", "mode"], sort=False):
-        # candidates visible to this mode: judged documents in the languages the mode returned
-        langs = set(g["doc_lang"])
-        rel_here = [r for l, r in relevant_by_query.get(qid, ()) if l in langs]
+    groups = {key: g for key, g in hits.groupby(["query_id", "mode"], sort=True)}
+    query_langs = dict(zip(hits["query_id"], hits["query_lang"]))
+    pairs = sorted({(q, m) for q in query_langs for m in set(hits["mode"])})
+    for qid, mode in pairs:
+        g = groups.get((qid, mode))
+        pool = set(mode_pool(mode, qid, query_langs[qid], dataset))
+        rel_here = [r for l, r in relevant_by_query.get(qid, ()) if l in pool]
         if not rel_here:
             continue
-        gains = np.array([judged.get((qid, l, d), 0) for l, d in zip(g["doc_lang"], g["doc_id"])], dtype=float)
+        if g is None:
+            gains = np.zeros(0)
+        else:
+            g = _ordered(g)
+            gains = np.array([judged.get((qid, l, d), 0.0) if l in pool else 0.0
+                              for l, d in zip(g["doc_lang"], g["doc_id"])], dtype=float)
         top = gains[:k]
         first = np.flatnonzero(gains > 0)
         ideal_gains = np.array(sorted(rel_here, reverse=True)[:k], dtype=float)
         idcg = float((ideal_gains * discounts[: len(ideal_gains)]).sum())
         out.append({
             "query_id": qid,
-            "query_lang": g["query_lang"].iloc[0],
+            "query_lang": query_langs[qid],
             "mode": mode,
             f"Recall@{k}": float((top > 0).sum()) / len(rel_here),
             "MRR": 1.0 / (first[0] + 1) if len(first) else 0.0,
             f"nDCG@{k}": float((top * discounts[: len(top)]).sum()) / idcg if idcg > 0 else 0.0,
             "n_relevant": len(rel_here),
         })
-    return pd.DataFrame(out)
+    cols = ["query_id", "query_lang", "mode", f"Recall@{k}", "MRR", f"nDCG@{k}", "n_relevant"]
+    return pd.DataFrame(out, columns=cols)
 
 
-def quality(hits: pd.DataFrame, qrels: pd.DataFrame, *, k: int = 10, by: tuple[str, ...] = ("mode", "query_lang")) -> pd.DataFrame:
+def quality(hits: pd.DataFrame, qrels: pd.DataFrame, *, k: int = 10, by: tuple[str, ...] = ("mode", "query_lang"),
+            dataset: BorderLines | None = None) -> pd.DataFrame:
     """Mean of :func:`per_query_quality` per group, with the number of queries behind each mean."""
-    pq = per_query_quality(hits, qrels, k=k)
+    pq = per_query_quality(hits, qrels, k=k, dataset=dataset)
     if pq.empty:
         return pq
     cols = [f"Recall@{k}", "MRR", f"nDCG@{k}"]

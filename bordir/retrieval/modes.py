@@ -1,4 +1,16 @@
-"""Which documents each retrieval mode may use (BordIRLines definitions).
+"""Retrieval modes: the :class:`Mode` values and which documents each may use (BordIRLines definitions).
+
+A mode is a value with a canonical name (the paper's); the code/hub spellings
+parse too::
+
+    >>> Mode.parse("qlang_en") is Mode.QLANG_EN
+    True
+    >>> str(Mode.parse("en")), Mode.parse("ablate_swap").hub_name
+    ('en_only', 'ablate_swap')
+    >>> Mode.parse("all_langs")
+    Traceback (most recent call last):
+    ...
+    bordir.errors.ConfigError: unknown retrieval mode 'all_langs'; valid: no_ir, qlang, qlang+en, en_only, rel_langs, swap_docs (aliases: qlang_en, en, ablate_swap)
 
 For a query in language ``l`` about territory ``t``, with ``C(t)`` the
 languages of all claimants of ``t``:
@@ -29,13 +41,62 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
 
-from .. import languages
-from ..dataset import BorderLines
-from ..modes import Mode
+from ..errors import ConfigError
 from ..records import Query, query_id
 
-__all__ = ["mode_langs", "swap_partner", "swap_skip_reason", "swap_eligible", "Skip"]
+if TYPE_CHECKING:  # pragma: no cover
+    from ..dataset import BorderLines
+
+__all__ = ["Mode", "MODE_DESCRIPTIONS", "mode_langs", "swap_partner", "swap_skip_reason", "swap_eligible", "Skip"]
+
+
+class Mode(str, Enum):
+    """The six BordIRLines retrieval modes."""
+
+    NO_IR = "no_ir"
+    QLANG = "qlang"
+    QLANG_EN = "qlang+en"
+    EN_ONLY = "en_only"
+    REL_LANGS = "rel_langs"
+    SWAP_DOCS = "swap_docs"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def hub_name(self) -> str:
+        """The name the BordIRLines code and hub dataset use (``qlang_en``, ``en``, ``ablate_swap``)."""
+        return _HUB_NAMES.get(self, self.value)
+
+    @classmethod
+    def parse(cls, name: str | Mode) -> Mode:
+        """Parse a canonical name or an alias; raise :class:`ConfigError` listing the valid ones."""
+        if isinstance(name, Mode):
+            return name
+        key = name.strip().lower()
+        for m in cls:
+            if key in (m.value, m.hub_name):
+                return m
+        raise ConfigError(
+            f"unknown retrieval mode {name!r}; valid: {', '.join(m.value for m in cls)} "
+            f"(aliases: {', '.join(_HUB_NAMES.values())})"
+        )
+
+
+_HUB_NAMES = {Mode.QLANG_EN: "qlang_en", Mode.EN_ONLY: "en", Mode.SWAP_DOCS: "ablate_swap"}
+
+MODE_DESCRIPTIONS: dict[Mode, str] = {
+    Mode.NO_IR: "no documents: the model's own knowledge",
+    Mode.QLANG: "documents in the query's language",
+    Mode.QLANG_EN: "documents in the query's language and English",
+    Mode.EN_ONLY: "English documents only",
+    Mode.REL_LANGS: "documents in every claimant's language and English",
+    Mode.SWAP_DOCS: "the qlang documents of the same territory's query in the next claimant language",
+}
+"""One line per mode (``bordir list modes``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +117,8 @@ def _dedup(codes) -> tuple[str, ...]:
 
 
 def _swap_langs(query: Query, ds: BorderLines) -> tuple[str, ...]:
+    from .. import languages
+
     query_langs = {l.code for l in languages.query_languages()}
     return tuple(c for c in ds.claimant_langs(query.territory) if c in query_langs)
 

@@ -23,7 +23,9 @@ none, the query's own text is used.
 
 The result is one row per (query, mode, rank): ``query_id, territory,
 query_lang, mode, rank, doc_id, doc_lang, score, raw_score``; ``swap_docs``
-rows also name ``source_query_id``. Queries for which a mode is undefined are
+rows also name ``source_query_id``. Each hit carries its passage's provenance:
+``title``, ``revision_id`` and ``fetched_at`` (empty when the corpus has none,
+e.g. the demo; a corpus fetched by ``bordir corpus fetch`` has all three). Queries for which a mode is undefined are
 listed in ``skipped`` with the reason, never dropped silently.
 
 Example:
@@ -46,21 +48,24 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._version import __version__
+from .._atomic import atomic_write_parquet
 from ..corpus import Corpus
 from ..dataset import BorderLines
 from ..errors import ConfigError, DataError
-from ..modes import Mode
+from ..metrics.signature import Signature
 from ..records import Passage, Query, query_id
 from .base import Retriever, get_retriever
-from .modes import Skip, mode_langs, swap_partner, swap_skip_reason
+from .modes import Mode, Skip, mode_langs, swap_partner, swap_skip_reason
 
-__all__ = ["RetrievalRun", "retrieve", "parse_modes", "load_hits", "from_bordirlines", "FUSIONS", "HIT_COLUMNS"]
+__all__ = ["RetrievalRun", "retrieve", "parse_modes", "load_hits", "from_bordirlines", "FUSIONS", "HIT_COLUMNS",
+           "PROVENANCE_COLUMNS"]
 
 FUSIONS = ("raw", "minmax", "rrf")
 RRF_K = 60
 HIT_COLUMNS = ["query_id", "territory", "query_lang", "mode", "rank", "doc_id", "doc_lang", "score", "raw_score",
                "source_query_id"]
+PROVENANCE_COLUMNS = ["title", "revision_id", "fetched_at"]
+"""Passage provenance carried by every hit (from the passage's ``title`` and meta; empty when unknown)."""
 
 
 def parse_modes(modes: str | Iterable[str | Mode]) -> tuple[Mode, ...]:
@@ -103,11 +108,14 @@ class RetrievalRun:
     k: int = 10
     params: dict[str, str] = field(default_factory=dict)
 
+    def signature_object(self) -> Signature:
+        """The run's :class:`~bordir.metrics.signature.Signature` (retriever and its parameters, k, data, corpus)."""
+        return Signature.build("retrieval", **self.params, k=self.k)
+
     @property
     def signature(self) -> str:
-        """``key:value|…`` identity of the run, ``version`` last."""
-        items = [*self.params.items(), ("k", str(self.k)), ("version", __version__)]
-        return "|".join(f"{k}:{v}" for k, v in items)
+        """``retrieval|ret:…|fusion:…|…|k:…|version:…``, the identity of the run."""
+        return str(self.signature_object())
 
     def top(self, k: int | None = None) -> pd.DataFrame:
         """The first ``k`` (default: the run's ``k``) hits of every (query, mode)."""
@@ -126,7 +134,6 @@ class RetrievalRun:
         import pyarrow.parquet as pq
 
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
         table = pa.Table.from_pandas(self.hits, preserve_index=False)
         meta = {
             b"bordir.signature": self.signature.encode(),
@@ -134,25 +141,30 @@ class RetrievalRun:
             b"bordir.skipped": json.dumps([asdict(s) for s in self.skipped], ensure_ascii=False).encode(),
         }
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
-        tmp = path.with_name(path.name + ".tmp")
-        pq.write_table(table, tmp)
-        tmp.replace(path)
-        return path
+        return atomic_write_parquet(path, table)
 
 
 def load_hits(path: str | Path) -> RetrievalRun:
     """Read a hits Parquet file written by :meth:`RetrievalRun.to_parquet`."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     path = Path(path)
     if not path.is_file():
         raise DataError("file not found (expected a hits .parquet written by bordir retrieve)", path=path)
-    table = pq.read_table(path)
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DataError(f"not a readable Parquet file: {first}", path=path) from None
     meta = table.schema.metadata or {}
     hits = table.to_pandas()
     missing = [c for c in HIT_COLUMNS if c not in hits.columns]
     if missing:
         raise DataError(f"missing column(s) {', '.join(missing)}", path=path, field=missing[0])
+    for c in PROVENANCE_COLUMNS:
+        if c not in hits.columns:
+            hits[c] = ""
     params = json.loads(meta.get(b"bordir.params", b"{}"))
     k = int(params.pop("k", 10))
     skipped = [Skip(**s) for s in json.loads(meta.get(b"bordir.skipped", b"[]"))]
@@ -176,6 +188,11 @@ def _rank(cands: list[tuple[Passage, float, float]], langs: Sequence[str], k: in
     chosen = {id(c) for c in first}
     first.sort(key=lambda c: (-c[1], c[0].lang, c[0].doc_id))
     return first + [c for c in pooled if id(c) not in chosen]
+
+
+def _provenance(p: Passage) -> tuple[str, str, str]:
+    meta = dict(p.meta)
+    return (p.title, meta.get("revision_id", ""), meta.get("fetched_at", ""))
 
 
 def retrieve(
@@ -215,12 +232,19 @@ def retrieve(
         raise ConfigError(f"k must be >= 1, got {k}")
     depth = max(depth, k)
     queries = list(dataset.queries if queries is None else queries)
+    where = corpus.source or corpus.name or None
+    if len(corpus) == 0:
+        raise DataError("the corpus has no passages; nothing to retrieve", path=where)
+    if not corpus.territories:
+        raise DataError("no passage names a territory, so every (territory, language) pool is empty; give passages "
+                        "a 'territory' (or, for all_docs.json / raw articles, pass hits= to place them)", path=where)
     retriever.fit(corpus)
     warm = getattr(retriever, "warm_queries", None)
     if warm is not None and retriever.cross_lingual:
         warm(sorted({q.text for q in queries}))  # embed all queries in batches (API retrievers: few calls)
 
     cache: dict[tuple[str, tuple[str, ...]], list] = {}
+    looked = [0, 0]  # pools asked for, pools with documents
 
     def ranked(q: Query, langs: tuple[str, ...], n: int) -> list:
         key = (q.query_id, langs)
@@ -228,8 +252,10 @@ def retrieve(
             cands: list[tuple[Passage, float, float]] = []
             for lang in langs:
                 docs = list(corpus.pool(q.territory, lang))
+                looked[0] += 1
                 if not docs:
                     continue
+                looked[1] += 1
                 text = q.text
                 if not retriever.cross_lingual and lang != q.lang:
                     parallel = dataset.find_query(query_id(q.territory, lang))
@@ -263,9 +289,18 @@ def retrieve(
                 langs = mode_langs(mode, q, dataset)
             for rank, (p, fused, raw) in enumerate(ranked(source, langs, depth), start=1):
                 rows.append((q.query_id, q.territory, q.lang, mode.value, rank, p.doc_id, p.lang, fused, raw,
-                             source.query_id if source is not q else ""))
+                             source.query_id if source is not q else "", *_provenance(p)))
     bar.close()
-    hits = pd.DataFrame(rows, columns=HIT_COLUMNS)
+    if looked[0] and not looked[1]:  # every pool any (query, mode) asked for is empty
+        terrs = sorted({q.territory for q in queries})
+        overlap = sorted(set(terrs) & set(corpus.territories))
+        raise DataError(
+            "no query found a document in any mode: the corpus has languages "
+            f"{', '.join(sorted(corpus.langs)) or 'none'} and {len(corpus.territories)} territories "
+            f"({len(overlap)} of the dataset's {len(terrs)}"
+            + (f", e.g. {overlap[0]!r}" if overlap else "") + "), but no passage is in a language the modes ask "
+            "for there; add passages in the query, claimant or English languages of those territories", path=where)
+    hits = pd.DataFrame(rows, columns=HIT_COLUMNS + PROVENANCE_COLUMNS)
     params = {**retriever.signature(), "fusion": fusion, "balanced": str(balanced).lower(), "depth": str(depth),
               "data": dataset.name, "corpus": corpus.content_hash()}
     return RetrievalRun(hits=hits, skipped=skipped, k=k, params=params)
@@ -293,7 +328,8 @@ def from_bordirlines(bordirlines, system: str = "openai", *, k: int = 10) -> Ret
         "score": h["score"].astype(float).to_numpy(),
         "raw_score": h["score"].astype(float).to_numpy(),
         "source_query_id": "",
-    })[HIT_COLUMNS]
+        "title": "", "revision_id": "", "fetched_at": "",
+    })[HIT_COLUMNS + PROVENANCE_COLUMNS]
     params = {"ret": f"bordirlines/{system}", "fusion": "raw", "balanced": "false",
               "depth": str(bordirlines.n_hits), "data": "bordirlines"}
     return RetrievalRun(hits=hits.reset_index(drop=True), skipped=[], k=k, params=params)

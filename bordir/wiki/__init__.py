@@ -8,7 +8,7 @@ The parts, one concept per module:
 - :mod:`~bordir.wiki.paragraphs`: section and paragraph splitting, markup stripping;
 - :mod:`~bordir.wiki.langcheck`: the seeded per-paragraph language check;
 - :mod:`~bordir.wiki.zh`: Simplified/Traditional Chinese with OpenCC;
-- :mod:`~bordir.wiki.fetch`: the orchestration, with resume, into a :class:`~bordir.corpus_store.CorpusStore`.
+- :mod:`~bordir.wiki.fetch`: the orchestration, with resume, into a :class:`~bordir.corpus.store.CorpusStore`.
 
 Everything that needs the ``wiki`` extra imports it on use.
 """

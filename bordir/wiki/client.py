@@ -40,7 +40,7 @@ from typing import Any, Literal, TypeVar
 
 from .._extras import require
 from .._version import __version__
-from ..errors import ConfigError
+from ..errors import ConfigError, describe_transport_error
 from .retry import PermanentError, RetryPolicy, Throttle, TransientError
 
 __all__ = ["DEFAULT_ENDPOINT", "PageInfo", "RawArticle", "WikiClient", "user_agent", "permalink"]
@@ -263,7 +263,7 @@ class WikiClient:
             except httpx.TimeoutException:
                 raise TransientError(f"no answer within {self.policy.timeout:g} s") from None
             except httpx.TransportError as exc:
-                raise TransientError(f"connection failed: {exc}") from None
+                raise TransientError(describe_transport_error(exc)) from None
             if r.status_code == 429 or r.status_code >= 500:
                 raise TransientError(f"HTTP {r.status_code}", status=r.status_code,
                                      retry_after=_retry_after(r.headers.get("Retry-After")))
@@ -439,6 +439,5 @@ def _retry_after(value: str | None) -> float | None:
 
 
 def _connection_reason(exc: BaseException) -> str:
-    cause = exc.__cause__ or exc.__context__
-    text = str(cause) if cause is not None else str(exc)
-    return f"connection failed: {text}" if text else "connection failed"
+    """A truncated body, a timeout or a connection failure, in words (:func:`~bordir.errors.describe_transport_error`)."""
+    return describe_transport_error(exc)

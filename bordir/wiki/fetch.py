@@ -17,7 +17,7 @@ from the territory's English article titles (:mod:`~bordir.wiki.titles`):
 Paragraph ids are ``{page_id}_p{index}`` (``zhs.``/``zht.`` prefixed), so one
 article's paragraphs have the same ids in every pool: they are stored once, and
 the other pools that contain them get pool rows (see
-:class:`~bordir.corpus_store.PooledCorpus`).
+:class:`~bordir.corpus.pooled.PooledCorpus`).
 
 **Resume.** Each finished pool is appended to the store at once, together with
 one *unit* record per (territory, language, title) saying what happened (``ok``,
@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from ..corpus_store import CorpusStore, is_corpus_dir, read_manifest
+from ..corpus import CorpusStore, is_corpus_dir, read_manifest
 from ..dataset import BorderLines
 from ..errors import ConfigError
 from ..languages import registry

@@ -21,8 +21,19 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ...errors import ConfigError
+from ...errors import describe_transport_error
+from ...errors import redact as _redact
 
-__all__ = ["env_key", "parse_retry_after", "redact", "reject_key_options", "extra_params", "short_body"]
+__all__ = [
+    "env_key",
+    "env_key_source",
+    "parse_retry_after",
+    "redact",
+    "reject_key_options",
+    "extra_params",
+    "short_body",
+    "describe_transport_error",
+]
 
 
 def env_key(names: Iterable[str], *, default: str | None = None, provider: str) -> str:
@@ -38,6 +49,23 @@ def env_key(names: Iterable[str], *, default: str | None = None, provider: str) 
         f"the {provider} backend needs an API key and none is set; "
         f"export {' or '.join(names)} (keys are read only from the environment)"
     )
+
+
+def env_key_source(names: Iterable[str]) -> str:
+    """The name of the environment variable :func:`env_key` takes the key from (the first name when none is set).
+
+    Example:
+        >>> import os
+        >>> os.environ["DEMO_B_KEY"] = "x" * 10
+        >>> env_key_source(["DEMO_A_KEY", "DEMO_B_KEY"])
+        'DEMO_B_KEY'
+        >>> del os.environ["DEMO_B_KEY"]
+    """
+    names = tuple(names)
+    for name in names:
+        if os.environ.get(name, "").strip():
+            return name
+    return names[0]
 
 
 def reject_key_options(options: Mapping[str, Any], *, provider: str, env: str) -> None:
@@ -73,11 +101,11 @@ def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
 
 
 def redact(text: str, secrets: Iterable[str | None]) -> str:
-    """Replace every secret (longer than 3 characters) in ``text`` with ``***``."""
-    for s in secrets:
-        if s and len(s) > 3:
-            text = text.replace(s, "***")
-    return text
+    """Replace every secret (longer than 3 characters) in ``text`` with ``***``.
+
+    ``secrets`` plus everything :func:`bordir.errors.redact` masks (secret environment values).
+    """
+    return _redact(text, secrets)
 
 
 def short_body(body: Any, limit: int = 300) -> str:

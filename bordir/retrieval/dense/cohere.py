@@ -25,7 +25,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..._extras import require
-from ...errors import BordirError, ConfigError
+from ...errors import ConfigError, FetchError, describe_transport_error, register_secret
+from ...generation.backends._common import short_body
 from ..base import register
 from .base import DenseRetriever
 
@@ -88,13 +89,18 @@ class CohereEmbeddings(DenseRetriever):
         self.max_retries = int(max_retries)
         self.timeout = float(timeout)
         self._client: Any = None
+        self._key_source = "CO_API_KEY"
+        register_secret(api_key)
 
     def embedding_params(self) -> dict[str, str]:
         return {"truncate": self.truncate}
 
     def _get_client(self) -> Any:
         if self._client is None:
-            key = self._api_key or os.environ.get("CO_API_KEY") or os.environ.get("COHERE_API_KEY")
+            key, self._key_source = self._api_key, "api_key="
+            for name in ("CO_API_KEY", "COHERE_API_KEY"):
+                if not key and os.environ.get(name, "").strip():
+                    key, self._key_source = os.environ[name].strip(), name
             if not key:
                 raise ConfigError(
                     "Cohere embeddings need an API key; neither CO_API_KEY nor COHERE_API_KEY is set. "
@@ -106,6 +112,7 @@ class CohereEmbeddings(DenseRetriever):
                 api_key=key, base_url=base_url, max_retries=self.max_retries, timeout=self.timeout,
                 client_name="bordir",
             )
+            register_secret(key)  # masked in every error from now on
             self._api_key = None  # the client holds it now
         return self._client
 
@@ -121,16 +128,21 @@ class CohereEmbeddings(DenseRetriever):
             try:
                 resp = client.embed(**kwargs)
             except self._api_error as exc:
-                raise BordirError(
-                    f"{self.name}: embed request failed with HTTP {exc.status_code}"
-                    f"{' (check CO_API_KEY)' if exc.status_code in (401, 403) else ''}: {exc.body}"
-                ) from exc
+                hint = f" (check {self._key_source})" if exc.status_code in (401, 403, 498) else ""
+                raise FetchError(
+                    f"{self.name}: embed request failed with HTTP {exc.status_code}{hint}: {short_body(exc.body)}",
+                    provider=self.name, status=exc.status_code,
+                ) from None
             except self._http_error as exc:
-                raise BordirError(f"{self.name}: embed request failed: {type(exc).__name__}: {exc}") from exc
+                raise FetchError(f"{self.name}: embed request failed: {describe_transport_error(exc)}",
+                                 provider=self.name) from None
+            except ValueError as exc:  # a body that is not JSON
+                raise FetchError(f"{self.name}: malformed embed response: {exc}", provider=self.name) from None
             got = resp.embeddings.float_ if resp.embeddings is not None else None
             if got is None or len(got) != len(chunk):
                 n = 0 if got is None else len(got)
-                raise BordirError(f"{self.name}: asked for {len(chunk)} float embeddings, the API returned {n}")
+                raise FetchError(f"{self.name}: asked for {len(chunk)} float embeddings, the API returned {n}",
+                                 provider=self.name)
             rows.extend(got)
         if not rows:
             return np.zeros((0, self.dims or 0), dtype=np.float32)

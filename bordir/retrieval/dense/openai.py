@@ -28,7 +28,8 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from ..._extras import require
-from ...errors import BordirError, ConfigError
+from ...errors import ConfigError, FetchError, describe_transport_error, register_secret
+from ...generation.backends._common import short_body
 from ..base import register
 from .base import DenseRetriever
 
@@ -77,6 +78,7 @@ class OpenAIEmbeddings(DenseRetriever):
         self.max_retries = int(max_retries)
         self.timeout = float(timeout)
         self._client: Any = None
+        register_secret(api_key)
 
     def _get_client(self) -> Any:
         if self._client is None:
@@ -90,6 +92,7 @@ class OpenAIEmbeddings(DenseRetriever):
             self._client = self._openai.OpenAI(
                 api_key=key, base_url=base_url, max_retries=self.max_retries, timeout=self.timeout
             )
+            register_secret(key)  # masked in every error from now on
             self._api_key = None  # the client holds it now
         return self._client
 
@@ -105,10 +108,13 @@ class OpenAIEmbeddings(DenseRetriever):
             try:
                 resp = client.embeddings.create(**kwargs)
             except self._openai.APIError as exc:
-                raise _provider_error(exc, self.name, client) from exc
-            data = sorted(resp.data, key=lambda d: d.index)
+                raise _provider_error(exc, self.name, client) from None
+            except ValueError as exc:  # a body that is not JSON
+                raise FetchError(f"{self.name}: malformed embeddings response: {exc}", provider=self.name) from None
+            data = sorted(getattr(resp, "data", None) or [], key=lambda d: d.index)
             if len(data) != len(chunk):
-                raise BordirError(f"{self.name}: asked for {len(chunk)} embeddings, the API returned {len(data)}")
+                raise FetchError(f"{self.name}: asked for {len(chunk)} embeddings, the API returned {len(data)}",
+                                 provider=self.name)
             rows.extend(d.embedding for d in data)
         if not rows:
             return np.zeros((0, self.dims or 0), dtype=np.float32)
@@ -121,9 +127,16 @@ class OpenAIEmbeddings(DenseRetriever):
         return self._embed(texts)
 
 
-def _provider_error(exc: Exception, name: str, client: Any) -> BordirError:
+def _provider_error(exc: Exception, name: str, client: Any) -> FetchError:
+    """One line for a failed embeddings call: host, status and the provider's message (secrets masked)."""
     status = getattr(exc, "status_code", None)
     host = urlsplit(str(getattr(client, "base_url", ""))).netloc or "the API"
-    what = f"HTTP {status}" if status else type(exc).__name__
-    hint = " (check OPENAI_API_KEY)" if status in (401, 403) else ""
-    return BordirError(f"{name}: embeddings request to {host} failed with {what}{hint}: {exc}")
+    if status:
+        body = getattr(exc, "body", None)
+        detail = short_body(body if body is not None else getattr(exc, "message", str(exc)))
+        hint = " (check OPENAI_API_KEY)" if status in (401, 403) else ""
+        return FetchError(f"{name}: embeddings request to {host} failed with HTTP {status}{hint}: {detail}",
+                          provider=name, status=status)
+    cause = exc.__cause__ or exc.__context__
+    what = describe_transport_error(cause) if cause is not None else f"{type(exc).__name__}: {exc}"
+    return FetchError(f"{name}: embeddings request to {host} failed: {what}", provider=name)

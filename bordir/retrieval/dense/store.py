@@ -16,8 +16,9 @@ is ignored with an :class:`EmbeddingCacheWarning` and the cache is used.
 The ``.npz`` holds the
 ``float32`` L2-normalised matrix (row ``i`` is passage ``i`` of the corpus), the
 ``(lang, doc_id)`` keys and the embedder's parameters; it is self-contained, the
-JSON is only a readable copy. Both are written atomically (a temporary file in
-the same directory, then :func:`os.replace`), so an interrupted run never
+JSON is only a readable copy. Both are written atomically through
+:mod:`bordir._atomic` (a unique temporary file in the same directory, then
+:func:`os.replace`), so an interrupted run never
 leaves a half-written cache. A cache whose keys, dimensions or parameters do
 not match is recomputed with an :class:`EmbeddingCacheWarning`.
 
@@ -33,22 +34,21 @@ Example:
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import re
-import tempfile
 import warnings
 import zipfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Protocol
+from typing import Protocol
 
 import numpy as np
 
+from ..._atomic import atomic_path, atomic_write_text
 from ..._version import __version__
 from ...corpus import Corpus
 from ...errors import BordirError, ConfigError
@@ -334,21 +334,6 @@ def _write(path: Path, matrix: np.ndarray, keys: tuple[tuple[str, str], ...], me
     langs = np.array([k[0] for k in keys], dtype=str)
     ids = np.array([k[1] for k in keys], dtype=str)
     text = json.dumps(meta, ensure_ascii=False, indent=2)
-    _atomic_write(path, lambda f: np.savez(f, matrix=matrix, langs=langs, doc_ids=ids, meta=np.array(text)))
-    _atomic_write(path.with_suffix(".json"), lambda f: f.write(text.encode("utf-8") + b"\n"))
-
-
-def _atomic_write(path: Path, writer: Callable[[IO[bytes]], object]) -> None:
-    """Write ``path`` through a temporary file in the same directory and :func:`os.replace`."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            writer(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        np.savez(f, matrix=matrix, langs=langs, doc_ids=ids, meta=np.array(text))
+    atomic_write_text(path.with_suffix(".json"), text + "\n")

@@ -1,7 +1,8 @@
-"""A corpus: the passages retrieval draws from, grouped in (territory, language) pools.
+"""The in-memory corpus type: passages retrieval draws from, grouped in (territory, language) pools.
 
-This is the in-memory type every corpus source loads into (the bundled demo
-corpus, BordIRLines ``all_docs.json``; the Wikipedia fetcher writes the same).
+Every corpus source loads into :class:`Corpus` (or its subclass
+:class:`~bordir.corpus.pooled.PooledCorpus`): the bundled demo corpus, passages
+files, a corpus directory, BordIRLines ``all_docs.json`` and raw articles.
 
 Example:
     >>> from bordir.loaders import load_demo_corpus
@@ -20,8 +21,8 @@ from functools import cached_property
 
 import pandas as pd
 
-from .errors import ConfigError, DataError
-from .records import Passage
+from ..errors import ConfigError, DataError
+from ..records import Passage
 
 __all__ = ["Corpus"]
 

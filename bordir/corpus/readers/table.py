@@ -1,0 +1,88 @@
+"""Reader of passages ``.parquet``, ``.csv`` and ``.tsv`` files (columns in :mod:`._rows`).
+
+Line numbers in errors are file lines for CSV/TSV (the header is line 1) and
+1-based row numbers for Parquet.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+
+from ...errors import DataError, undecodable
+from ..base import Corpus
+from ._rows import REQUIRED, RowChecker
+
+__all__ = ["read_passages_table"]
+
+
+def read_passages_table(path: str | Path, *, name: str = "") -> Corpus:
+    """Read passages from a ``.parquet``, ``.csv`` or ``.tsv`` file.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "p.csv"
+        >>> _ = p.write_text("doc_id,lang,text,revision_id\\nx1,eu,Euskal Herria,42\\n", encoding="utf-8")
+        >>> c = read_passages_table(p)
+        >>> c[0].lang, dict(c[0].meta)
+        ('eu', {'revision_id': '42'})
+    """
+    path = Path(path)
+    checker = RowChecker(path)
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        rows = _parquet_rows(path)
+    elif suffix in (".csv", ".tsv"):
+        rows = _csv_rows(path, "\t" if suffix == ".tsv" else ",")
+    else:
+        raise DataError("expected a .parquet, .csv or .tsv file of passages", path=path)
+    passages = [checker.passage(rec, line) for line, rec in rows]
+    if not passages:
+        raise DataError("no passages (only a header); expected one row per passage", path=path)
+    return Corpus(passages, name=name or path.stem, source=str(path))
+
+
+def _parquet_rows(path: Path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DataError(f"not a readable Parquet file: {first}", path=path) from None
+    missing = [c for c in REQUIRED if c not in table.column_names]
+    if missing:
+        raise DataError(f"missing column(s) {', '.join(missing)}; a passages file needs {', '.join(REQUIRED)}",
+                        path=path, field=missing[0])
+    return [(i, rec) for i, rec in enumerate(table.to_pylist(), start=1)]
+
+
+def _csv_rows(path: Path, delimiter: str):
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    out = []
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as fh:
+            reader = csv.DictReader(fh, delimiter=delimiter)
+            if reader.fieldnames is None:
+                raise DataError("empty file; expected a header line with doc_id, lang, text", path=path, line=1)
+            missing = [c for c in REQUIRED if c not in reader.fieldnames]
+            if missing:
+                raise DataError(f"missing column(s) {', '.join(missing)}; a passages file needs "
+                                f"{', '.join(REQUIRED)} (optional: territory, title, section, provenance)",
+                                path=path, line=1, field=missing[0])
+            start = reader.line_num + 1
+            for rec in reader:
+                if None in rec:
+                    raise DataError(f"more fields than the {len(reader.fieldnames)} header columns", path=path,
+                                    line=start)
+                out.append((start, rec))
+                start = reader.line_num + 1
+    except UnicodeDecodeError:
+        raise undecodable(path) from None
+    except csv.Error as exc:
+        raise DataError(f"malformed CSV: {exc}", path=path) from None
+    except OSError as exc:
+        raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    return out

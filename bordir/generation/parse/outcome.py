@@ -1,0 +1,58 @@
+"""What a parse returns: the four outcomes, the two policies and :class:`ParsedAnswer`.
+
+An answer has one of four **outcomes**: ``answered`` (``choice`` is an option
+index), ``refused``, ``multiple`` (two or more different options named, none
+clearly chosen) or ``unparsed``; ``choice`` is -1 unless answered.
+
+Example:
+    >>> ParsedAnswer("unparsed", -1).answered
+    False
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ...errors import ConfigError
+from ...records import Query
+
+__all__ = ["Outcome", "Policy", "OUTCOMES", "POLICIES", "ParsedAnswer", "check_policy"]
+
+Outcome = Literal["answered", "refused", "multiple", "unparsed"]
+Policy = Literal["strict", "reference"]
+OUTCOMES: tuple[str, ...] = ("answered", "refused", "multiple", "unparsed")
+POLICIES: tuple[str, ...] = ("strict", "reference")
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedAnswer:
+    """The parsed answer to one query.
+
+    Attributes:
+        outcome: ``answered``, ``refused``, ``multiple`` or ``unparsed``.
+        choice: the chosen option index (0 = A), or -1 unless answered.
+        matched: the evidence: the letter label, the (folded) name or the refusal
+            phrase that decided the outcome; ``""`` when nothing matched.
+        reference_pick: ``policy="reference"`` only: the option the BordIRLines
+            response table scores (``choice``, or 0 = option A when unparsed); None otherwise.
+    """
+
+    outcome: Outcome
+    choice: int
+    matched: str = ""
+    reference_pick: int | None = None
+
+    @property
+    def answered(self) -> bool:
+        return self.outcome == "answered"
+
+    def claimant(self, query: Query) -> str | None:
+        """The English claimant name of the choice, or None unless answered."""
+        return query.claimants[self.choice] if self.choice >= 0 else None
+
+
+def check_policy(policy: str) -> None:
+    """Raise :class:`~bordir.errors.ConfigError` unless ``policy`` is one of :data:`POLICIES`."""
+    if policy not in POLICIES:
+        raise ConfigError(f"unknown parse policy {policy!r}; valid: {', '.join(POLICIES)}")

@@ -1,0 +1,174 @@
+"""Right answer in the right language: the language of every free-text answer, joined with its parsed choice.
+
+Each free-text response (``raw_text`` of a generated answer; rank-classification
+rows, whose text is an option label the model did not write, are ``n/a``) is
+detected with bordir's one language detector, :func:`bordir.wiki.langcheck.detect`
+(seeded ``langdetect`` with script priors), and classed against its query's
+language (:func:`classify`):
+
+* ``query`` — the query's language (or another of its Wikipedia edition:
+  ``zh-cn``/``zh-tw`` for ``zhs``/``zht``);
+* ``en`` — English, for a non-English query;
+* ``other`` — any other language;
+* ``und`` — nothing to detect reliably: empty, digits, or fewer than
+  :data:`MIN_LETTERS` letters of an alphabetic script (``C) Japan`` reads as
+  Indonesian); a text with Han, kana or Hangul is always detected;
+* ``unsupported`` — langdetect has no profile for the query's language (``hy``, ``az`` …).
+
+Per (model, mode, query language) :func:`language_shares` gives the share of
+answers in each class and the **mismatch rate** = (#en + #other) / #classed
+answers (``und`` and ``unsupported`` are not classed). :func:`in_language_responses`
+keeps the answers in the query's language and makes every other one missing
+(outcome ``unparsed``), so the CS metrics computed from it (strict policy)
+count only answers in the right language — "right answer in the right language".
+
+Example:
+    >>> classify("Crimea belongs to Ukraine.", "uk"), classify("Крим належить Україні, а не Росії.", "uk")
+    ('en', 'query')
+    >>> classify("12", "ru"), classify("C) Japan", "en"), classify("Լեռնային Ղարաբաղը լեռնային երկրամաս է", "hy")
+    ('und', 'und', 'unsupported')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from .signature import Signature
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..dataset import BorderLines
+
+__all__ = ["CLASSES", "MIN_LETTERS", "classify", "detect_answers", "language_shares", "in_language_responses",
+           "in_language_metrics"]
+
+CLASSES: tuple[str, ...] = ("query", "en", "other", "und", "unsupported", "n/a")
+MIN_LETTERS = 10
+"""Alphabetic texts with fewer letters are too short for langdetect (class ``und``)."""
+DETECTOR = "langcheck"
+"""The detector's name in signatures (bordir.wiki.langcheck.detect, seed 0, script priors)."""
+
+
+def classify(text: str | None, query_lang: str, *, detected: str | None = None) -> str:
+    """The class of one answer's language against ``query_lang`` (see the module docs)."""
+    from ..wiki.langcheck import detect, expected_codes
+
+    if detected is None and _too_short(text or ""):
+        return "und"
+    code = detected if detected is not None else detect(text or "", extra="audit")[0]
+    if not code:
+        return "und"
+    if code in expected_codes("en") and query_lang != "en":
+        return "en"
+    expected = expected_codes(query_lang)
+    if not expected:
+        return "unsupported"
+    return "query" if code in expected else "other"
+
+
+def _too_short(text: str) -> bool:
+    import re
+
+    if re.search(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", text):
+        return False
+    return sum(ch.isalpha() for ch in text) < MIN_LETTERS
+
+
+def _strip(text: str) -> str:
+    """The answer without the prompt's labels (``Answer:``, ``Chosen Option:`` …) that are English in every language."""
+    import re
+
+    return re.sub(r"(?im)^\s*(answer|cited documents|chosen option|explanation)\s*:", " ", text or "")
+
+
+def detect_answers(responses: pd.DataFrame) -> pd.DataFrame:
+    """``responses`` with ``answer_lang`` (langdetect code, ``""`` if none) and ``answer_lang_class``.
+
+    Identical texts are detected once.
+    """
+    from ..wiki.langcheck import detect
+
+    df = responses.copy()
+    rank = df["option_logprobs"].notna().to_numpy() if "option_logprobs" in df.columns else np.zeros(len(df), bool)
+    cache: dict[str, str] = {}
+    langs, classes = [], []
+    for text, qlang, is_rank, outcome in zip(df["raw_text"], df["query_lang"], rank, df["outcome"]):
+        if is_rank or outcome == "failed":
+            langs.append("")
+            classes.append("n/a")
+            continue
+        t = _strip(str(text) if text is not None else "")
+        if t not in cache:
+            cache[t] = "" if _too_short(t) else detect(t, extra="audit")[0]
+        langs.append(cache[t])
+        classes.append(classify(t, str(qlang), detected=cache[t]))
+    df["answer_lang"], df["answer_lang_class"] = langs, classes
+    return df
+
+
+def language_shares(detected: pd.DataFrame, *, by: Sequence[str] = ("model", "mode", "query_lang")) -> pd.DataFrame:
+    """Per group: counts and shares of answers per class and the mismatch rate (None when nothing is classed).
+
+    ``detected``: :func:`detect_answers` output. A ``*`` query-language row pools every language.
+    """
+    df = detected[detected["answer_lang_class"] != "n/a"]
+    frames = [df]
+    if "query_lang" in by:
+        frames.append(df.assign(query_lang="*"))
+    df = pd.concat(frames, ignore_index=True)
+    rows = []
+    for key, g in df.groupby(list(by), sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        counts = g["answer_lang_class"].value_counts()
+        n = {c: int(counts.get(c, 0)) for c in ("query", "en", "other", "und", "unsupported")}
+        classed = n["query"] + n["en"] + n["other"]
+        row = {**dict(zip(by, key)), "n_answers": len(g), **{f"n_{c}": v for c, v in n.items()}}
+        for c in ("query", "en", "other"):
+            row[f"share_{c}"] = n[c] / classed if classed else None
+        row["mismatch_rate"] = (n["en"] + n["other"]) / classed if classed else None
+        fields = dict(zip(by, key))
+        row["signature"] = str(Signature.build("answer_lang_mismatch", mode=fields.get("mode"),
+                                               gen=fields.get("model"), lang=fields.get("query_lang"),
+                                               detector=DETECTOR, seed=0))
+        rows.append(row)
+    cols = [*by, "n_answers", "n_query", "n_en", "n_other", "n_und", "n_unsupported", "share_query", "share_en",
+            "share_other", "mismatch_rate", "signature"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def in_language_responses(detected: pd.DataFrame) -> pd.DataFrame:
+    """The answers in the query's language as they are; every other free-text answer missing (``unparsed``).
+
+    Rank-classification rows (``n/a``) and answers whose language cannot be checked (``und``,
+    ``unsupported``) are missing too: they are not known to be in the query's language.
+    """
+    df = detected.copy()
+    off = (df["answer_lang_class"] != "query").to_numpy() & (df["outcome"] == "answered").to_numpy()
+    df.loc[off, "outcome"] = "unparsed"
+    df.loc[off, "choice"] = -1
+    if "choice_name" in df.columns:
+        df.loc[off, "choice_name"] = ""
+    return df
+
+
+def in_language_metrics(detected: pd.DataFrame, dataset: BorderLines) -> pd.DataFrame:
+    """CS metrics per (model, mode) on answers in the query's language only: mean over runs (strict policy)."""
+    from .cs import METRICS, aggregate, territory_tables
+
+    tables = territory_tables(in_language_responses(detected), dataset, validate=False)
+    by: dict[tuple[str, str], list] = {}
+    for (model, mode, _run), ts in tables.items():
+        by.setdefault((model, mode), []).append(aggregate(ts.table))
+    rows = []
+    for (model, mode), runs in by.items():
+        for metric in METRICS:
+            vals = [r[metric].value for r in runs if r[metric].value is not None]
+            rows.append({"model": model, "mode": mode, "metric": metric,
+                         "value": float(np.mean(vals)) if vals else None, "n_runs": len(runs),
+                         "signature": str(Signature.build(metric, mode=mode, gen=model, runs=len(runs),
+                                                          answers="in-query-lang", detector=DETECTOR,
+                                                          policy="strict"))})
+    return pd.DataFrame(rows, columns=["model", "mode", "metric", "value", "n_runs", "signature"])

@@ -1,0 +1,218 @@
+"""The report's per-language section: which languages each mode moves, with intervals and Holm-adjusted p.
+
+:func:`perlang_report` computes, from the run's responses:
+
+* every per-language measure (:mod:`bordir.metrics.perlang`) per model × mode
+  × query language, mean over runs (``tables/perlang_measures.csv``);
+* paired comparisons (:func:`bordir.metrics.perlang_compare.compare_items`)
+  of every mode against ``no_ir`` and of ``rel_langs`` against ``qlang``, for
+  the three directional measures (toward the controller, toward the query
+  language's own claimant, toward the English answer), per query language and
+  per resource level (``tables/perlang_comparisons.csv``);
+* a forest plot per model (one row per language, point and 95 % interval,
+  sorted by effect, languages with too few territories greyed) and a
+  language × mode heatmap of every measure (:mod:`~bordir.report.perlang_plots`);
+* a paragraph per model generated from those numbers: which languages move
+  toward the controller, their own claimant or English under each mode, with
+  the interval and the adjusted p, and which languages are too thin to judge.
+
+It returns the JSON for ``metrics.json`` (key ``perlang``) and the HTML section.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .._json import jsonable
+from ..metrics.perlang import language_measures, perlang_items
+from ..metrics.perlang_compare import DEFAULT_MIN_TERRITORIES, compare_items
+from ..metrics.perlang_measures import PERLANG_MEASURES, PERLANG_NAMES
+from ..metrics.uncertainty import resolve_seed
+from .html import data_uri
+from .rundir import RunDir
+
+__all__ = ["DIRECTIONAL", "PerLangReport", "comparison_pairs", "perlang_report", "finding_paragraph"]
+
+BASELINE = "no_ir"
+DIRECTIONAL: Mapping[str, tuple[str, str]] = {
+    "controller_agreement": ("toward the controller", "away from the controller"),
+    "in_group_rate": ("toward their own claimant", "away from their own claimant"),
+    "en_agreement": ("toward the English answer", "away from the English answer"),
+}
+"""The measures the section compares, and how a positive / negative difference reads."""
+
+
+@dataclass(frozen=True)
+class PerLangReport:
+    """What the per-language section adds: JSON for ``metrics.json``, the HTML section, the files written."""
+
+    json: dict[str, Any]
+    html: str
+    files: tuple[Path, ...]
+
+
+def comparison_pairs(modes: Sequence[str]) -> list[tuple[str, str]]:
+    """``(a, b)`` pairs compared (Δ = a − b): every mode against ``no_ir``, then ``rel_langs`` against ``qlang``.
+
+    >>> comparison_pairs(["no_ir", "qlang", "rel_langs", "swap_docs"])
+    [('qlang', 'no_ir'), ('rel_langs', 'no_ir'), ('swap_docs', 'no_ir'), ('rel_langs', 'qlang')]
+    """
+    pairs = [(m, BASELINE) for m in modes if m != BASELINE and BASELINE in modes]
+    if "rel_langs" in modes and "qlang" in modes:
+        pairs.append(("rel_langs", "qlang"))
+    return pairs
+
+
+def _pts(x: float) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def _cite(r: Mapping[str, Any]) -> str:
+    return (f"{r['group']} ({_pts(r['diff'])} points, 95% CI [{_pts(r['ci_low'])}, {_pts(r['ci_high'])}], "
+            f"Holm p = {r['p_holm']:.3g}, {r['n_territories']} territories)")
+
+
+def finding_paragraph(rows: pd.DataFrame, model: str, pairs: Sequence[tuple[str, str]],
+                      min_territories: int) -> list[str]:
+    """Sentences for one model from its per-language comparison rows (``by == 'query_lang'``).
+
+    Every sentence is built from the numbers: for each pair of modes and each
+    directional measure, the languages whose difference is significant after
+    Holm, with the interval and adjusted p; then the languages too thin to judge.
+    """
+    out: list[str] = []
+    thin_list: list[dict[str, int]] = []
+    sub = rows[(rows["model"] == model) & (rows["by"] == "query_lang")]
+    for a, b in pairs:
+        pair = sub[(sub["a"] == a) & (sub["b"] == b)]
+        if not len(pair):
+            continue
+        found, quiet = [], []
+        n_judged = 0
+        for metric, (up, down) in DIRECTIONAL.items():
+            m = pair[pair["metric"] == metric]
+            judged = m[m["status"] == "judged"]
+            n_judged = max(n_judged, len(judged))
+            sig = judged[judged["significant"]]
+            pos = [_cite(r) for r in sig[sig["diff"] > 0].sort_values("diff", ascending=False).to_dict("records")]
+            neg = [_cite(r) for r in sig[sig["diff"] < 0].sort_values("diff").to_dict("records")]
+            if pos:
+                found.append(f"{up}: {'; '.join(pos)}")
+            if neg:
+                found.append(f"{down}: {'; '.join(neg)}")
+            if not pos and not neg:
+                quiet.append(f"{up.removeprefix('toward ')} ({_judged(len(judged))})")
+        sentence = f"{a} compared with {b}: "
+        if found:
+            sentence += "answers move " + "; ".join(found) + "."
+        elif n_judged:
+            sentence += f"no language's answers move detectably ({_judged(n_judged)})."
+        else:
+            sentence += "no language has enough territories to be judged."
+        if found and quiet:
+            sentence += " No language moves detectably toward or away from " + " or ".join(quiet) + "."
+        thin = pair[(pair["metric"] == "controller_agreement") & (pair["status"] != "judged")]
+        thin_list.append(dict(zip(thin["group"], thin["n_territories"].astype(int))))
+        out.append(sentence)
+    why = (f"Too few territories to judge (fewer than {min_territories} with the controller agreement defined in "
+           "both modes; count in brackets)")
+
+    def fmt(counts: Mapping[str, Sequence[int]]) -> str:
+        return ", ".join(f"{g} ({min(n)}{'' if min(n) == max(n) else f'–{max(n)}'})" for g, n in counts.items())
+
+    if thin_list and all(set(t) == set(thin_list[0]) for t in thin_list):  # same languages everywhere: say it once
+        if thin_list[0]:
+            merged = {g: [t[g] for t in thin_list] for g in thin_list[0]}
+            out.append(f"{why}, in every comparison: {fmt(merged)}.")
+    else:
+        out = [f"{o} {why}: {fmt({g: [n] for g, n in t.items()})}." if t else o for o, t in zip(out, thin_list)]
+    return out
+
+
+def _judged(n: int) -> str:
+    return f"{n} language{'' if n == 1 else 's'} judged"
+
+
+def _mean_measures(measures: pd.DataFrame) -> pd.DataFrame:
+    g = measures.groupby(["model", "mode", "query_lang", "metric"], sort=False)
+    out = g.agg(mean=("value", "mean"), n_runs=("value", "count"), n_territories=("n_territories", "max"),
+                items=("denominator", "sum")).reset_index()
+    return out
+
+
+def perlang_report(run: RunDir, out: Path, *, n_resamples: int, seed: int | None,
+                   min_territories: int = DEFAULT_MIN_TERRITORIES) -> PerLangReport:
+    """Compute and write the per-language section (see the module docs)."""
+    from .perlang_plots import PERLANG_PLOTS, write_perlang_plots
+
+    seed = resolve_seed(seed)
+    policy = run.config.policy
+    items = perlang_items(run.responses, run.dataset, policy=policy, validate=False)  # type: ignore[arg-type]
+    measures = language_measures(run.responses, run.dataset, policy=policy, items=items)  # type: ignore[arg-type]
+    means = _mean_measures(measures)
+    modes = [m for m in run.modes if m in set(items["mode"])]
+    pairs = comparison_pairs(modes)
+    frames = []
+    for by in ("query_lang", "resource"):
+        for a, b in pairs:
+            for metric in DIRECTIONAL:
+                frames.append(compare_items(items, run.dataset, a, b, by=by, metric=metric,  # type: ignore[arg-type]
+                                            resamples=n_resamples, seed=seed, min_territories=min_territories,
+                                            policy=policy))  # type: ignore[arg-type]
+    cmp = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    tables = out / "tables"
+    tables.mkdir(parents=True, exist_ok=True)
+    files = [tables / "perlang_measures.csv", tables / "perlang_comparisons.csv"]
+    measures.to_csv(files[0], index=False)
+    cmp.to_csv(files[1], index=False)
+    models = [m for m in run.models if m in set(items["model"])]
+    plots = write_perlang_plots(means, cmp, models, modes, pairs, out / "plots", min_territories=min_territories,
+                                n_resamples=n_resamples, seed=seed) if len(items) else {}
+    paragraphs = {m: finding_paragraph(cmp, m, pairs, min_territories) if len(cmp) else [] for m in models}
+
+    e = html.escape
+    parts = ['<h2 id="per-language">Per-language comparisons</h2>',
+             "<p>Which query languages' answers each mode moves, and in which direction: toward the controller "
+             "(agreement with the controller), toward the query language's own claimant (in-group answer rate) "
+             "or toward the English control answer (docs/metrics.md, per-language measures). Each difference is "
+             "paired by territory, runs pooled per territory, with a 95% paired cluster-bootstrap interval over "
+             f"the language's territories ({n_resamples} resamples, seed {seed}) and a sign-flip permutation "
+             "p-value, (c + 1) / (n + 1), Holm-adjusted across the languages of that comparison. The "
+             f"{len(pairs)} × {len(DIRECTIONAL)} comparisons per model are not corrected against one another. "
+             f"Languages with fewer than {min_territories} paired territories are not tested (grey in the plots). "
+             "All numbers: <code>tables/perlang_comparisons.csv</code> (also per resource level) and "
+             "<code>tables/perlang_measures.csv</code>.</p>"]
+    for model in models:
+        parts.append(f'<h3 class="perlang-model">{e(model)}</h3>')
+        parts += [f'<p class="perlang-finding">{e(s)}</p>' for s in paragraphs[model]] or \
+            ["<p>No mode pair to compare (the run needs no_ir, or qlang and rel_langs).</p>"]
+        for name, (png, svg) in plots.items():
+            if plots_model(name) != models.index(model):
+                continue
+            files += [png, svg]
+            cap = PERLANG_PLOTS[name.split("_", 2)[1]].format(model=model)
+            parts.append(f'<figure id="plot-{e(name)}"><img src="{data_uri(Path(png).read_bytes(), "image/png")}" '
+                         f'alt="{e(cap)}"><figcaption>{e(cap)} (also plots/{e(Path(svg).name)}).</figcaption>'
+                         "</figure>")
+    settings = {"pairs": [list(p) for p in pairs], "measures": list(DIRECTIONAL), "all_measures": list(PERLANG_NAMES),
+                "labels": {k: v.label for k, v in PERLANG_MEASURES.items()}, "min_territories": min_territories,
+                "n_resamples": n_resamples, "seed": seed, "ci95": "paired cluster bootstrap over territories",
+                "test": "two-sided sign-flip permutation test, p = (c + 1) / (n + 1)",
+                "correction": "holm across the groups of each comparison"}
+    doc = {"settings": settings,
+           "measures": means.to_dict("records"),
+           "comparisons": cmp.to_dict("records") if len(cmp) else [],
+           "paragraphs": paragraphs}
+    return PerLangReport(jsonable(doc), "\n".join(parts), tuple(files))
+
+
+def plots_model(name: str) -> int:
+    """The model index a per-language plot file stem belongs to (``perlang_forest_0`` → 0)."""
+    tail = name.rsplit("_", 1)[-1]
+    return int(tail) if tail.isdigit() else -1

@@ -1,0 +1,55 @@
+"""RGB-style robustness testbeds, in every language: noise robustness, negative rejection,
+information integration and counterfactual robustness (Chen et al., AAAI 2024).
+
+One concept per module:
+
+* :mod:`~bordir.testbeds.rgb_data` — RGB's JSON-lines data files;
+* :mod:`~bordir.testbeds.construct` — questions, instances, RGB's ``processdata``;
+* :mod:`~bordir.testbeds.territorial` — testbed questions from bordir's dispute data;
+* :mod:`~bordir.testbeds.counterfactual` — claimant names in paragraphs and the counterfactual edit;
+* :mod:`~bordir.testbeds.instructions` — the system prompt, template and phrases per language;
+* :mod:`~bordir.testbeds.prompt` — one instance's request;
+* :mod:`~bordir.testbeds.scorer` — RGB's labels and bordir's;
+* :mod:`~bordir.testbeds.items` — the per-item table;
+* :mod:`~bordir.testbeds.metrics` / :mod:`~bordir.testbeds.comparisons` — rates, intervals, paired tests;
+* :mod:`~bordir.testbeds.judge` — RGB's LLM-judge rates (Rej*, ED*, CR*);
+* :mod:`~bordir.testbeds.rescore` — re-scoring RGB prediction files;
+* :mod:`~bordir.testbeds.runner` — a run through the response cache and executor;
+* :mod:`~bordir.testbeds.plots` — accuracy against the noise ratio.
+
+See ``docs/testbeds.md`` for how each testbed and number maps to RGB.
+
+Example:
+    >>> from bordir.testbeds import score
+    >>> score("信息不足", ("12人",), "zhs").outcome
+    'rejected'
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["load_rgb", "RGBQuestion", "Question", "Instance", "Doc", "build_docs", "make_instance",
+           "territorial_questions", "get_instruction", "score", "score_items", "rate", "summarize",
+           "rescore_predictions", "TestbedConfig", "run_testbed"]
+
+_LAZY = {
+    "load_rgb": "rgb_data", "RGBQuestion": "rgb_data", "Question": "construct", "Instance": "construct",
+    "Doc": "construct", "build_docs": "construct", "make_instance": "construct",
+    "territorial_questions": "territorial", "get_instruction": "instructions", "score": "scorer",
+    "score_items": "items", "rate": "metrics", "summarize": "metrics", "rescore_predictions": "rescore",
+    "TestbedConfig": "runner", "run_testbed": "runner",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'bordir.testbeds' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,110 @@
+"""The per-item table of a testbed run: one row per (model, instance), labelled under both policies.
+
+Columns: ``model, testbed, setting, lang, noise_rate, passage_num, question_id,
+cluster, instance_id, n_docs, n_pos, n_neg, n_wrong, doc_ids, doc_langs,
+prediction, error, failed, cached, input_tokens, output_tokens``, and per policy
+``p`` in (``rgb``, ``bordir``): ``p_labels`` (JSON list, RGB's ``label``),
+``p_rejected``, ``p_fact``, ``p_correct``, ``p_outcome``; with a judge,
+``judge_reply`` and ``judge_flag`` (:mod:`~bordir.testbeds.judge`). Every score
+(:mod:`~bordir.testbeds.metrics`) is a pure function of this table.
+
+:func:`rgb_records` writes the same rows in the format of RGB's prediction
+files (``id, query, ans, label, prediction, docs, noise_rate, factlabel``), so
+``bordir testbed score`` re-scores bordir's outputs exactly as RGB's.
+
+Examples:
+    >>> from bordir.testbeds.construct import Doc, Question, Instance
+    >>> q = Question(id="1", query="Who?", answer=("Ann",), lang="en", cluster="1", kind="noise", positive=(), negative=())
+    >>> inst = Instance(q, "noise", "noise", 0.0, 5, (Doc("Ann did it", "pos0", "en", "positive"),), seed=1)
+    >>> t = score_items([inst], [{"model": "m/x", "instance_id": inst.instance_id, "prediction": "ann", "error": None}])
+    >>> [bool(t.loc[0, "rgb_correct"]), bool(t.loc[0, "bordir_correct"]), int(t.loc[0, "n_pos"])]
+    [True, True, 1]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from .construct import Instance
+from .instructions import get_instruction
+from .scorer import POLICIES, score
+
+__all__ = ["ITEM_COLUMNS", "score_items", "rgb_records"]
+
+ITEM_COLUMNS = [
+    "model", "testbed", "setting", "lang", "noise_rate", "passage_num", "question_id", "cluster", "instance_id",
+    "n_docs", "n_pos", "n_neg", "n_wrong", "doc_ids", "doc_langs", "prediction", "error", "failed", "cached",
+    "input_tokens", "output_tokens",
+    *(f"{p}_{c}" for p in POLICIES for c in ("labels", "rejected", "fact", "correct", "outcome")),
+    "judge_reply", "judge_flag",
+]
+
+
+def score_items(instances: Sequence[Instance], results: Iterable[Mapping[str, Any]],
+                judged: Mapping[tuple[str, str], Mapping[str, Any]] | None = None) -> pd.DataFrame:
+    """Join results (``model, instance_id, prediction, error`` …) to their instances and label them.
+
+    Results for instances not in ``instances`` are ignored; the last result of a
+    (model, instance) wins. ``judged`` maps (model, instance id) to a judge result
+    (``reply``, ``error``, ``testbed``); ``judge_flag`` is None where there is none.
+    """
+    from .judge import judge_label
+
+    by_id = {i.instance_id: i for i in instances}
+    latest: dict[tuple[str, str], Mapping[str, Any]] = {}
+    for r in results:
+        if r["instance_id"] in by_id:
+            latest[(r["model"], r["instance_id"])] = r
+    rows = []
+    for (model, iid), r in latest.items():
+        inst = by_id[iid]
+        q = inst.question
+        failed = r.get("error") is not None
+        echo = (get_instruction(q.lang).system, q.query) if inst.docs else (q.query,)
+        row: dict[str, Any] = {
+            "model": model, "testbed": inst.testbed, "setting": inst.setting, "lang": q.lang,
+            "noise_rate": inst.noise_rate, "passage_num": inst.passage_num, "question_id": q.id,
+            "cluster": q.cluster, "instance_id": iid, "n_docs": len(inst.docs), "n_pos": inst.count("positive"),
+            "n_neg": inst.count("negative"), "n_wrong": inst.count("positive_wrong"),
+            "doc_ids": [d.doc_id for d in inst.docs], "doc_langs": [d.lang for d in inst.docs],
+            "prediction": r.get("prediction") or "", "error": r.get("error"), "failed": failed,
+            "cached": bool(r.get("cached", False)), "input_tokens": r.get("input_tokens"),
+            "output_tokens": r.get("output_tokens"),
+        }
+        for p in POLICIES:
+            s = score(r.get("prediction"), q.answer, q.lang, policy=p, mc=q.mc, failed=failed,  # type: ignore[arg-type]
+                      echo=echo)
+            row.update({f"{p}_labels": json.dumps(list(s.labels)), f"{p}_rejected": s.rejected,
+                        f"{p}_fact": s.fact_flag, f"{p}_correct": s.correct, f"{p}_outcome": s.outcome})
+        j = (judged or {}).get((model, iid))
+        ok = j is not None and j.get("error") is None
+        row["judge_reply"] = j.get("reply") if ok else None
+        row["judge_flag"] = judge_label(inst.testbed, j["reply"]) if ok else None
+        rows.append(row)
+    df = pd.DataFrame(rows, columns=ITEM_COLUMNS)
+    return df.sort_values(["model", "testbed", "setting", "lang", "noise_rate", "question_id"],
+                          kind="stable").reset_index(drop=True)
+
+
+def rgb_records(instances: Sequence[Instance], items: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of ``items`` (one model, language and setting) as RGB prediction-file records (rgb labels).
+
+    A prediction of a zh question is stored with its spaces removed, as RGB's ``predict`` stores it.
+    """
+    by_id = {i.instance_id: i for i in instances}
+    out = []
+    for _, row in items.iterrows():
+        inst = by_id[row["instance_id"]]
+        q = inst.question
+        pred = row["prediction"]
+        if q.lang in ("zh", "zhs", "zht"):
+            pred = pred.replace(" ", "")
+        ans = q.raw_answer if q.raw_answer is not None else [list(a) if isinstance(a, tuple) else a for a in q.answer]
+        out.append({"id": q.id, "query": q.query, "ans": ans, "label": json.loads(row["rgb_labels"]),
+                    "prediction": pred, "docs": [d.text for d in inst.docs], "noise_rate": inst.noise_rate,
+                    "factlabel": int(bool(row["rgb_fact"]))})
+    return out

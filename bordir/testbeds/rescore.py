@@ -1,0 +1,150 @@
+"""Re-score a prediction file written by RGB's scripts (or by ``bordir testbed``) with RGB's rules.
+
+RGB's ``evalue.py`` writes one JSON object per line: ``id, query, ans, label,
+prediction, docs, noise_rate, factlabel``. :func:`rescore_predictions`
+recomputes ``label`` and ``factlabel`` from ``prediction`` and ``ans``
+(:mod:`~bordir.testbeds.scorer`), counts the lines whose stored labels differ
+from the recomputed ones, and reports, per noise rate and over the file:
+
+* ``accuracy``: ``0 not in label and 1 in label`` / n;
+* ``rejection_rate`` (lines with ``noise_rate == 1``): under the rgb policy
+  ``evalue.py``'s ``all_rate`` there — rejected *or* correct / n; under bordir's,
+  rejected / n;
+* ``error_detection_rate`` and ``error_correction_rate`` (``--dataset-kind
+  fact``): ``fact_check_rate`` = factlabel / n and ``correct_rate`` = factlabel
+  and ``0 not in label`` / factlabel (0 when no factlabel), as ``evalue.py``.
+
+Each number comes with its count, ``n`` and a signature.
+
+Example:
+    >>> import json, tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "prediction_en_m_temp0.7_noise1.0_passage5_correct0.0.json"
+    >>> rows = [{"id": 0, "query": "Q", "ans": ["x"], "label": [-1], "prediction": "insufficient information",
+    ...          "docs": [], "noise_rate": 1.0, "factlabel": 0},
+    ...         {"id": 1, "query": "Q", "ans": ["y"], "label": [0], "prediction": "no idea",
+    ...          "docs": [], "noise_rate": 1.0, "factlabel": 0}]
+    >>> _ = p.write_text("".join(json.dumps(r) + "\\n" for r in rows))
+    >>> r = rescore_predictions(p)
+    >>> rej = r["metrics"].get("rejection_rate")
+    >>> rej.get("value"), rej.get("n"), r.get("lang")
+    (0.5, 2, 'en')
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, DataError
+from ..metrics.signature import Signature
+from .rgb_data import KINDS, infer_kind, infer_lang, parse_answer_field
+from .scorer import POLICIES, score
+
+__all__ = ["read_predictions", "rescore_predictions", "PREDICTION_FIELDS"]
+
+PREDICTION_FIELDS = ("id", "query", "ans", "label", "prediction", "docs", "noise_rate", "factlabel")
+
+
+def read_predictions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The lines of an RGB prediction file, checked (one-line errors with file, line and field)."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError("file not found; expected an RGB prediction file (one JSON object per line)", path=path)
+    rows = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, text in enumerate(fh, start=1):
+            if not text.strip():
+                continue
+            try:
+                rec = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=lineno) from None
+            if not isinstance(rec, dict):
+                raise DataError(f"expected a JSON object per line, found {type(rec).__name__}", path=path, line=lineno)
+            for key in ("id", "ans", "prediction", "noise_rate"):
+                if key not in rec:
+                    raise DataError(f"missing; RGB prediction lines have {', '.join(PREDICTION_FIELDS)}", path=path,
+                                    line=lineno, field=key)
+            if not isinstance(rec["prediction"], str):
+                raise DataError(f"expected a string, found {type(rec['prediction']).__name__}", path=path,
+                                line=lineno, field="prediction")
+            nr = rec["noise_rate"]
+            if isinstance(nr, bool) or not isinstance(nr, (int, float)) or not 0 <= nr <= 1:
+                raise DataError(f"expected a number in [0, 1], found {nr!r}", path=path, line=lineno, field="noise_rate")
+            rec["_answer"] = parse_answer_field(rec["ans"], path=path, line=lineno, field="ans")
+            rec["_line"] = lineno
+            rows.append(rec)
+    if not rows:
+        raise DataError("has no predictions", path=path)
+    return rows
+
+
+def _metric(name: str, count: int, n: int, sig: Signature, *, zero_if_empty: bool = False) -> dict[str, Any]:
+    value = count / n if n else (0.0 if zero_if_empty else None)
+    return {"value": value, "count": count, "n": n, "signature": str(sig.with_name(name))}
+
+
+def _block(rows: list[dict[str, Any]], kind: str, policy: str, sig: Signature) -> dict[str, Any]:
+    n = len(rows)
+    correct = sum(r["_s"].correct for r in rows)
+    out = {"accuracy": _metric("accuracy", correct, n, sig)}
+    r1 = [r for r in rows if math.isclose(float(r["noise_rate"]), 1.0)]
+    if r1:
+        rej = sum(r["_s"].rejected or (policy == "rgb" and r["_s"].correct) for r in r1)
+        out["rejection_rate"] = _metric("rejection_rate", rej, len(r1), sig)
+    if kind == "fact":
+        flagged = [r for r in rows if r["_s"].fact_flag]
+        if policy == "rgb":
+            fixed = sum(0 not in r["_s"].labels for r in flagged)
+        else:
+            fixed = sum(r["_s"].correct for r in flagged)
+        out["error_detection_rate"] = _metric("error_detection_rate", len(flagged), n, sig)
+        out["error_correction_rate"] = _metric("error_correction_rate", fixed, len(flagged), sig,
+                                               zero_if_empty=policy == "rgb")
+    return out
+
+
+def rescore_predictions(path: str | os.PathLike[str], *, dataset_kind: str | None = None, lang: str | None = None,
+                        policy: str = "rgb") -> dict[str, Any]:
+    """Recompute every label of an RGB prediction file and the rates of the module docs.
+
+    Args:
+        path: the prediction file.
+        dataset_kind: ``noise``, ``integration`` or ``fact`` (default: from the file name, as RGB).
+        lang: ``en``, ``zh`` or a bordir code (default: from the file name, as RGB's ``'zh' in dataset``).
+        policy: ``rgb`` (default) or ``bordir``.
+    """
+    path = Path(path)
+    kind = dataset_kind or infer_kind(path)
+    if kind not in KINDS:
+        raise ConfigError(f"unknown dataset kind {kind!r}; known: {', '.join(KINDS)}")
+    if policy not in POLICIES:
+        raise ConfigError(f"unknown policy {policy!r}; known: {', '.join(POLICIES)}")
+    lang = lang or infer_lang(path)
+    rows = read_predictions(path)
+    mismatches = []
+    for r in rows:
+        s = score(r["prediction"], r["_answer"], lang, policy=policy)  # type: ignore[arg-type]
+        r["_s"] = s
+        stored = r.get("label")
+        if policy == "rgb" and (list(stored or []) != list(s.labels) or int(r.get("factlabel", 0) or 0) != int(s.fact_flag)):
+            mismatches.append(r["_line"])
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    rates = sorted({float(r["noise_rate"]) for r in rows})
+    base = Signature.build("rgb_rescore", kind=kind, lang=lang, policy=policy,
+                           r=",".join(f"{x:g}" for x in rates), data=f"sha256-{digest}")
+    by_rate = {}
+    for x in rates:
+        sub = [r for r in rows if float(r["noise_rate"]) == x]
+        sig = Signature.build("rgb_rescore", kind=kind, lang=lang, policy=policy, r=f"{x:g}", data=f"sha256-{digest}")
+        by_rate[f"{x:g}"] = {"n": len(sub), "metrics": _block(sub, kind, policy, sig)}
+    return {
+        "file": str(path), "dataset_kind": kind, "lang": lang, "policy": policy, "n": len(rows),
+        "noise_rates": rates, "metrics": _block(rows, kind, policy, base), "by_noise_rate": by_rate,
+        "label_mismatches": {"count": len(mismatches), "lines": mismatches[:20]} if policy == "rgb" else None,
+        "signature": str(base),
+    }

@@ -350,6 +350,8 @@ _config("system-unknown", BASE + 'system = "skeptic"\n', "field 'system'")
 # found by the independent verifier (helper V1):
 _config("mock-behaviour-unknown", '[experiment]\nmodels = ["mock/frist"]\n', "field 'models'", "frist", dry=False)
 _config("calibrate-string", BASE + 'calibrate = "yes"\n', "field 'calibrate'")
+_config("empty-file", "", "no settings found")
+_config("empty-experiment-table", "[experiment]\n", "no settings found")
 _config("dataset-path-for-default-demo", BASE + 'dataset_path = "/tmp"\n', "field 'dataset_path'")
 
 

@@ -278,13 +278,6 @@ def _check_names(data: dict[str, Any], where: str, bad) -> None:
             if not sep or not name or provider not in available_backends():
                 raise ConfigError(f"{where}: field 'models': {m!r} is not provider/model with a known provider; "
                                   f"providers: {', '.join(available_backends())}")
-            if provider == "mock":  # a misspelt behaviour would answer "" to every call
-                from ..generation.backends.mock import MockBackend
-
-                try:
-                    MockBackend(name)
-                except ConfigError as exc:
-                    raise ConfigError(f"{where}: field 'models': {exc}") from None
     if "system" in data:
         from ..generation.prompts import system_prompts
 
@@ -412,4 +405,26 @@ def load_config(path: str | Path) -> ExperimentConfig:
         data = data["experiment"]
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: 'experiment' must be a table ([experiment])")
+    if not data:
+        raise ConfigError(f"{path}: no settings found; an empty file would run the whole default grid "
+                          "(local/gemma-3-270m, 10 runs, 6 modes): write the settings under [experiment]")
+    _check_mock_models(data.get("models"), str(path))
     return ExperimentConfig.from_dict(data, where=str(path))
+
+
+def _check_mock_models(models: Any, where: str) -> None:
+    """A misspelt ``mock/…`` behaviour in a config file would answer "" to every call: refuse it.
+
+    Only files are checked: Python callers may pass their own backends under ``mock/…`` names
+    (``run_experiment(..., backends={...})``).
+    """
+    if not isinstance(models, (list, tuple)):
+        return
+    from ..generation.backends.mock import MockBackend
+
+    for m in models:
+        if isinstance(m, str) and m.startswith("mock/"):
+            try:
+                MockBackend(m.removeprefix("mock/"))
+            except ConfigError as exc:
+                raise ConfigError(f"{where}: field 'models': {exc}") from None

@@ -33,12 +33,12 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 from pathlib import Path
 from typing import Any
 
+from .._jsonl import iter_json_objects
 from ..errors import ConfigError, DataError
 from ..metrics.signature import Signature
 from .rgb_data import KINDS, infer_kind, infer_lang, parse_answer_field
@@ -55,29 +55,20 @@ def read_predictions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     if not path.is_file():
         raise DataError("file not found; expected an RGB prediction file (one JSON object per line)", path=path)
     rows = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, text in enumerate(fh, start=1):
-            if not text.strip():
-                continue
-            try:
-                rec = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=lineno) from None
-            if not isinstance(rec, dict):
-                raise DataError(f"expected a JSON object per line, found {type(rec).__name__}", path=path, line=lineno)
-            for key in ("id", "ans", "prediction", "noise_rate"):
-                if key not in rec:
-                    raise DataError(f"missing; RGB prediction lines have {', '.join(PREDICTION_FIELDS)}", path=path,
-                                    line=lineno, field=key)
-            if not isinstance(rec["prediction"], str):
-                raise DataError(f"expected a string, found {type(rec['prediction']).__name__}", path=path,
-                                line=lineno, field="prediction")
-            nr = rec["noise_rate"]
-            if isinstance(nr, bool) or not isinstance(nr, (int, float)) or not 0 <= nr <= 1:
-                raise DataError(f"expected a number in [0, 1], found {nr!r}", path=path, line=lineno, field="noise_rate")
-            rec["_answer"] = parse_answer_field(rec["ans"], path=path, line=lineno, field="ans")
-            rec["_line"] = lineno
-            rows.append(rec)
+    for lineno, rec in iter_json_objects(path):
+        for key in ("id", "ans", "prediction", "noise_rate"):
+            if key not in rec:
+                raise DataError(f"missing; RGB prediction lines have {', '.join(PREDICTION_FIELDS)}", path=path,
+                                line=lineno, field=key)
+        if not isinstance(rec["prediction"], str):
+            raise DataError(f"expected a string, found {type(rec['prediction']).__name__}", path=path,
+                            line=lineno, field="prediction")
+        nr = rec["noise_rate"]
+        if isinstance(nr, bool) or not isinstance(nr, (int, float)) or not 0 <= nr <= 1:
+            raise DataError(f"expected a number in [0, 1], found {nr!r}", path=path, line=lineno, field="noise_rate")
+        rec["_answer"] = parse_answer_field(rec["ans"], path=path, line=lineno, field="ans")
+        rec["_line"] = lineno
+        rows.append(rec)
     if not rows:
         raise DataError("has no predictions", path=path)
     return rows

@@ -34,13 +34,13 @@ Example:
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from .._jsonl import iter_json_objects
 from ..errors import ConfigError, DataError
 
 __all__ = ["Kind", "KINDS", "AnswerPart", "RGBQuestion", "load_rgb", "infer_kind", "infer_lang", "parse_answer_field"]
@@ -199,21 +199,12 @@ def load_rgb(path: str | os.PathLike[str], *, kind: Kind | None = None) -> list[
         raise DataError("file not found; expected an RGB JSON-lines file such as zh_refine.json", path=path)
     out: list[RGBQuestion] = []
     seen: dict[str, int] = {}
-    with path.open(encoding="utf-8") as fh:
-        for lineno, text in enumerate(fh, start=1):
-            if not text.strip():
-                continue
-            try:
-                rec = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=lineno) from None
-            if not isinstance(rec, dict):
-                raise DataError(f"expected a JSON object per line, found {_type(rec)}", path=path, line=lineno)
-            q = _question(rec, kind, path, lineno)
-            if q.id in seen:
-                raise DataError(f"duplicate id {q.id!r} (first on line {seen[q.id]})", path=path, line=lineno, field="id")
-            seen[q.id] = lineno
-            out.append(q)
+    for lineno, rec in iter_json_objects(path):
+        q = _question(rec, kind, path, lineno)
+        if q.id in seen:
+            raise DataError(f"duplicate id {q.id!r} (first on line {seen[q.id]})", path=path, line=lineno, field="id")
+        seen[q.id] = lineno
+        out.append(q)
     if not out:
         raise DataError("has no questions", path=path)
     return out

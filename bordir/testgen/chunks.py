@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .._jsonl import iter_json_objects
 from ..errors import ConfigError, DataError
 
 __all__ = ["Chunk", "split_text", "sentences", "count_tokens", "make_chunks", "write_chunks", "read_chunks"]
@@ -181,29 +182,20 @@ def read_chunks(path: str | Path) -> list[Chunk]:
                         path=path)
     out: list[Chunk] = []
     seen: set[str] = set()
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"invalid JSON: {exc.msg}", path=path, line=lineno) from None
-            if not isinstance(rec, dict):
-                raise DataError("expected a JSON object per line", path=path, line=lineno)
-            for f in ("chunk_id", "doc", "lang", "text"):
-                if not isinstance(rec.get(f), str) or not rec[f].strip():
-                    raise DataError("missing or empty (expected a string)", path=path, line=lineno, field=f)
-            if rec["chunk_id"] in seen:
-                raise DataError(f"duplicate chunk id {rec['chunk_id']!r}", path=path, line=lineno, field="chunk_id")
-            seen.add(rec["chunk_id"])
-            languages.get(rec["lang"])
-            page = rec.get("page")
-            if page is not None and (not isinstance(page, int) or page < 1):
-                raise DataError(f"expected a page number >= 1 or null, found {page!r}", path=path, line=lineno,
-                                field="page")
-            out.append(Chunk(chunk_id=rec["chunk_id"], doc=rec["doc"], lang=rec["lang"], text=rec["text"],
-                             index=int(rec.get("index", 0)), source=str(rec.get("source", "")), page=page,
-                             title=str(rec.get("title", "")),
-                             meta=tuple(sorted((str(k), str(v)) for k, v in (rec.get("meta") or {}).items()))))
+    for lineno, rec in iter_json_objects(path):
+        for f in ("chunk_id", "doc", "lang", "text"):
+            if not isinstance(rec.get(f), str) or not rec[f].strip():
+                raise DataError("missing or empty (expected a string)", path=path, line=lineno, field=f)
+        if rec["chunk_id"] in seen:
+            raise DataError(f"duplicate chunk id {rec['chunk_id']!r}", path=path, line=lineno, field="chunk_id")
+        seen.add(rec["chunk_id"])
+        languages.get(rec["lang"])
+        page = rec.get("page")
+        if page is not None and (not isinstance(page, int) or page < 1):
+            raise DataError(f"expected a page number >= 1 or null, found {page!r}", path=path, line=lineno,
+                            field="page")
+        out.append(Chunk(chunk_id=rec["chunk_id"], doc=rec["doc"], lang=rec["lang"], text=rec["text"],
+                         index=int(rec.get("index", 0)), source=str(rec.get("source", "")), page=page,
+                         title=str(rec.get("title", "")),
+                         meta=tuple(sorted((str(k), str(v)) for k, v in (rec.get("meta") or {}).items()))))
     return out

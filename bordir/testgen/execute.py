@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
+from .._jsonl import iter_json_objects
 from ..errors import ConfigError
 from ..metrics.signature import Signature
 from .phrases import idk, is_refusal
@@ -243,18 +244,11 @@ def read_answers(run_dir: str | Path) -> tuple[list[dict], dict]:
         if not p.is_file():
             raise DataError("not found: is this a `bordir testrun` output directory?", path=p)
     rows = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"invalid JSON: {exc.msg}", path=path, line=lineno) from None
-            for f in ("config", "test_id", "answer"):
-                if not isinstance(rec, dict) or not isinstance(rec.get(f), str):
-                    raise DataError("missing or not a string", path=path, line=lineno, field=f)
-            rows.append(rec)
+    for lineno, rec in iter_json_objects(path):
+        for f in ("config", "test_id", "answer"):
+            if not isinstance(rec, dict) or not isinstance(rec.get(f), str):
+                raise DataError("missing or not a string", path=path, line=lineno, field=f)
+        rows.append(rec)
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._jsonl import iter_json_objects
 from ..errors import DataError
 
 __all__ = ["TestCase", "TestSuite", "STRATEGIES", "NEGATIVE_METHODS", "write_suite", "read_suite", "read_tests"]
@@ -178,21 +179,12 @@ def read_tests(path: str | Path) -> list[TestCase]:
         raise DataError("tests file not found (write one with `bordir testgen`)", path=path)
     out: list[TestCase] = []
     seen: set[str] = set()
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"invalid JSON: {exc.msg}", path=path, line=lineno) from None
-            if not isinstance(rec, dict):
-                raise DataError("expected a JSON object per line", path=path, line=lineno)
-            t = TestCase.from_dict(rec, path=path, line=lineno)
-            if t.test_id in seen:
-                raise DataError(f"duplicate test id {t.test_id!r}", path=path, line=lineno, field="test_id")
-            seen.add(t.test_id)
-            out.append(t)
+    for lineno, rec in iter_json_objects(path):
+        t = TestCase.from_dict(rec, path=path, line=lineno)
+        if t.test_id in seen:
+            raise DataError(f"duplicate test id {t.test_id!r}", path=path, line=lineno, field="test_id")
+        seen.add(t.test_id)
+        out.append(t)
     return out
 
 

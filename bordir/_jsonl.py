@@ -1,0 +1,54 @@
+"""The one JSON-lines reader: ``(line number, object)`` pairs with one-line errors naming file and line.
+
+Blank lines are skipped; a UTF-8 byte-order mark on the first line is dropped; a file that is not UTF-8
+(gzip, UTF-16, Latin-1 …) gets :func:`bordir.errors.undecodable`'s hint.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.jsonl"
+    >>> _ = p.write_text('{"a": 1}\\n\\n{"a": 2}\\n', encoding="utf-8")
+    >>> list(iter_json_objects(p))
+    [(1, {'a': 1}), (3, {'a': 2})]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .errors import DataError, undecodable
+
+__all__ = ["iter_json_objects"]
+
+
+def iter_json_objects(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line number, object)`` for every non-blank line of ``path``.
+
+    Raises:
+        DataError: the file cannot be read, is not UTF-8, or a line is not one JSON object
+            (the message names the file and the 1-based line).
+    """
+    path = Path(path)
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    with fh:
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+            except UnicodeDecodeError:
+                raise undecodable(path) from None
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=lineno) from None
+            if not isinstance(rec, dict):
+                raise DataError(f"expected a JSON object per line, found {type(rec).__name__}", path=path,
+                                line=lineno)
+            yield lineno, rec

@@ -80,3 +80,16 @@ def test_unknown_mock_behaviour_is_refused():
         bordir.get_backend("mock/frist")
     for ok in ("mock/first", "mock/echo", "mock/fixed:A)", "mock/planted:ru"):
         assert bordir.get_backend(ok).name == ok
+
+
+def test_reading_a_csv_corpus_leaves_the_csv_field_limit_as_it_was(tmp_path):
+    """The corpus CSV reader lifts csv's field limit for its own file only (it is process-wide)."""
+    import csv
+
+    from bordir.corpus.readers.table import read_passages_table
+
+    p = tmp_path / "p.csv"
+    p.write_text("doc_id,lang,text\na,en," + "x" * 200_000 + "\n", encoding="utf-8")
+    before = csv.field_size_limit()
+    read_passages_table(p)
+    assert csv.field_size_limit() == before

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from ...errors import DataError, undecodable
+from ..._jsonl import iter_json_objects
+from ...errors import DataError
 from ..base import Corpus
 from ._rows import RowChecker
 
@@ -30,26 +30,7 @@ def read_passages_jsonl(path: str | Path, *, name: str = "") -> Corpus:
     """
     path = Path(path)
     checker = RowChecker(path)
-    passages = []
-    try:
-        fh = path.open("rb")
-    except OSError as exc:
-        raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
-    with fh:
-        for lineno, raw in enumerate(fh, start=1):
-            try:
-                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
-            except UnicodeDecodeError:
-                raise undecodable(path) from None
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"invalid JSON: {exc.msg}", path=path, line=lineno) from None
-            if not isinstance(rec, dict):
-                raise DataError("expected a JSON object per line", path=path, line=lineno)
-            passages.append(checker.passage(rec, lineno))
+    passages = [checker.passage(rec, lineno) for lineno, rec in iter_json_objects(path)]
     if not passages:
         raise DataError("no passages (the file is empty); expected one JSON object per line", path=path)
     return Corpus(passages, name=name or path.stem, source=str(path))

@@ -60,7 +60,16 @@ def _parquet_rows(path: Path):
 
 
 def _csv_rows(path: Path, delimiter: str):
-    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    # passages may be long: lift csv's 131,072-character field limit while reading this file only
+    # (the limit is process-wide; other readers, e.g. the BorderLines loader, rely on it)
+    previous = csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    try:
+        return _csv_rows_unlimited(path, delimiter)
+    finally:
+        csv.field_size_limit(previous)
+
+
+def _csv_rows_unlimited(path: Path, delimiter: str):
     out = []
     try:
         with path.open(encoding="utf-8-sig", newline="") as fh:

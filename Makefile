@@ -32,11 +32,7 @@ docs: $(VENV)/.dev
 	$(VENV)/bin/mkdocs build --strict -d site
 
 bench: $(VENV)/.dev
-	$(PY) benchmarks/retrieval.py
-	$(PY) benchmarks/generation.py
-	$(PY) benchmarks/corpus.py
-	$(PY) benchmarks/audit.py
-	$(PY) benchmarks/demo.py
+	$(PY) -m benchmarks
 
 clean:
 	rm -rf $(VENV) site build dist .pytest_cache bordir-demo

@@ -71,16 +71,20 @@ def generate(path: Path, n: int, seed: int = 0) -> None:
             k = rng.integers(1, 4, m)
             u = rng.random((m, 5))
             biased = (ql == "sw") & (mo == "model-b")
-            u[biased] += np.where(dl[biased] == "en", 0.6, 0.0)  # model-b prefers English documents for sw queries
+            u[biased] += np.where(
+                dl[biased] == "en", 0.6, 0.0
+            )  # model-b prefers English documents for sw queries
             order = np.argsort(-u, axis=1)
             lines = []
             for i in range(m):
                 rid = start + i
                 docs = ",".join(f'{{"id":"d{rid}_{j}","lang":"{dl[i, j]}"}}' for j in range(5))
-                cites = ",".join(f'"d{rid}_{j}"' for j in order[i, :k[i]])
-                lines.append(f'{{"id":"r{rid}","query":"q{rid}","query_lang":"{ql[i]}","documents":[{docs}],'
-                             f'"response":"answer","response_lang":"{ql[i]}","citations":[{cites}],'
-                             f'"model":"{mo[i]}","timestamp":"{mon[i]}-10T12:00:00Z"}}\n')
+                cites = ",".join(f'"d{rid}_{j}"' for j in order[i, : k[i]])
+                lines.append(
+                    f'{{"id":"r{rid}","query":"q{rid}","query_lang":"{ql[i]}","documents":[{docs}],'
+                    f'"response":"answer","response_lang":"{ql[i]}","citations":[{cites}],'
+                    f'"model":"{mo[i]}","timestamp":"{mon[i]}-10T12:00:00Z"}}\n'
+                )
             f.write("".join(lines))
 
 
@@ -93,8 +97,13 @@ def run_child(log: Path, out: Path, group_by: str) -> tuple[dict, float, float]:
         os.sched_setaffinity(0, cpus)
 
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(log), str(out), group_by], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env, preexec_fn=pin)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(log), str(out), group_by],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        preexec_fn=pin,
+    )
     stdout = proc.stdout.read()
     stderr = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -117,7 +126,7 @@ def detection_rate(n_texts: int) -> dict:
         p = passages[k % len(passages)]
         off = (k // len(passages)) * 23
         length = 60 + (k * 37) % 100
-        snippet = p.text[off:off + length]
+        snippet = p.text[off : off + length]
         if len(snippet) >= 40:
             texts.append((snippet, p.lang))
         k += 1
@@ -130,8 +139,13 @@ def detection_rate(n_texts: int) -> dict:
     t0 = time.perf_counter()
     correct = sum(det.detect(t) == lang for t, lang in texts)
     wall = time.perf_counter() - t0
-    return {"texts": len(texts), "seconds": wall, "texts_per_s": len(texts) / wall, "share_correct": correct / len(texts),
-            "languages": len({lang for _, lang in texts})}
+    return {
+        "texts": len(texts),
+        "seconds": wall,
+        "texts_per_s": len(texts) / wall,
+        "share_correct": correct / len(texts),
+        "languages": len({lang for _, lang in texts}),
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -149,24 +163,38 @@ def main(argv: list[str] | None = None) -> None:
     generate(log, args.records)
     gen_s = time.perf_counter() - t0
     size_mb = log.stat().st_size / 2**20
-    print(f"(a) {args.records:,} records, {size_mb:.0f} MB of JSONL generated in {gen_s:.1f} s (not timed)")
+    print(
+        f"(a) {args.records:,} records, {size_mb:.0f} MB of JSONL generated in {gen_s:.1f} s (not timed)"
+    )
     rep, wall, rss = run_child(log, tmp / "out", args.group_by)
     audit_s = rep["audit_s"] + rep["write_s"]
-    print(f"    audit (run_audit + write_audit, no plots, 2000 resamples, group-by {args.group_by or 'none'}), "
-          f"child process on 2 cores:")
-    print(f"      wall time, whole process:  {wall:6.2f} s   (target <= {TIME_TARGET_S:.0f} s: "
-          f"{'met' if wall <= TIME_TARGET_S else 'MISSED'}, {wall / TIME_TARGET_S:.2f} of it)")
-    print(f"      of which imports {rep['import_s']:.2f} s, read+aggregate {rep['seconds']['read_and_aggregate']:.2f} s, "
-          f"statistics {rep['seconds']['statistics']:.2f} s, writing {rep['write_s']:.2f} s (audit {audit_s:.2f} s)")
-    print(f"      peak RSS:                  {rss:6.0f} MB  (target <= {MEMORY_TARGET_MB:.0f} MB: "
-          f"{'met' if rss <= MEMORY_TARGET_MB else 'MISSED'}, {rss / MEMORY_TARGET_MB:.2f} of it)")
-    print(f"      throughput: {args.records / wall:,.0f} records/s; blocks {rep['blocks']}; valid {rep['valid']:,}, "
-          f"skipped {rep['skipped']}")
+    print(
+        f"    audit (run_audit + write_audit, no plots, 2000 resamples, group-by {args.group_by or 'none'}), "
+        f"child process on 2 cores:"
+    )
+    print(
+        f"      wall time, whole process:  {wall:6.2f} s   (target <= {TIME_TARGET_S:.0f} s: "
+        f"{'met' if wall <= TIME_TARGET_S else 'MISSED'}, {wall / TIME_TARGET_S:.2f} of it)"
+    )
+    print(
+        f"      of which imports {rep['import_s']:.2f} s, read+aggregate {rep['seconds']['read_and_aggregate']:.2f} s, "
+        f"statistics {rep['seconds']['statistics']:.2f} s, writing {rep['write_s']:.2f} s (audit {audit_s:.2f} s)"
+    )
+    print(
+        f"      peak RSS:                  {rss:6.0f} MB  (target <= {MEMORY_TARGET_MB:.0f} MB: "
+        f"{'met' if rss <= MEMORY_TARGET_MB else 'MISSED'}, {rss / MEMORY_TARGET_MB:.2f} of it)"
+    )
+    print(
+        f"      throughput: {args.records / wall:,.0f} records/s; blocks {rep['blocks']}; valid {rep['valid']:,}, "
+        f"skipped {rep['skipped']}"
+    )
     print(f"      flagged over-citation: {rep['over']}")
     d = detection_rate(args.texts)
-    print(f"(b) language detection (langdetect, seeded): {d['texts']} short texts in {d['languages']} languages in "
-          f"{d['seconds']:.2f} s = {d['texts_per_s']:.0f} texts/s; {100 * d['share_correct']:.0f}% detected as the "
-          f"passage's language; at this rate 1,000,000 texts would take {1e6 / d['texts_per_s'] / 60:.0f} min")
+    print(
+        f"(b) language detection (langdetect, seeded): {d['texts']} short texts in {d['languages']} languages in "
+        f"{d['seconds']:.2f} s = {d['texts_per_s']:.0f} texts/s; {100 * d['share_correct']:.0f}% detected as the "
+        f"passage's language; at this rate 1,000,000 texts would take {1e6 / d['texts_per_s'] / 60:.0f} min"
+    )
     if not args.keep:
         import shutil
 

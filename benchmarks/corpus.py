@@ -30,6 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from _timing import median_times  # noqa: E402  (benchmarks run as scripts)
+
 from bordir.corpus import CorpusStore, PooledCorpus, load_corpus, read_manifest, save_corpus
 from bordir.loaders import load_demo_corpus
 from bordir.records import Passage
@@ -57,14 +58,18 @@ def fetched_like_corpus(n_passages: int) -> PooledCorpus:
                 ("url", f"https://{p.lang}.wikipedia.org/wiki/Page_{page_id}"),
             )
             passages.append(replace(p, doc_id=f"{page_id}_p{i % 10}~{r}", meta=meta))
-    extra = [(f"Territory {i % 97}", p.lang, p.doc_id) for i, p in enumerate(passages) if i % 10 == 0]
+    extra = [
+        (f"Territory {i % 97}", p.lang, p.doc_id) for i, p in enumerate(passages) if i % 10 == 0
+    ]
     return PooledCorpus(passages, extra_pools=extra, name=f"demo×{copies}")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--passages", type=int, default=20_000, help="corpus size")
-    parser.add_argument("--repeats", type=int, default=5, help="runs per figure; the median is reported")
+    parser.add_argument(
+        "--repeats", type=int, default=5, help="runs per figure; the median is reported"
+    )
     args = parser.parse_args(argv)
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -85,8 +90,10 @@ def main(argv: list[str] | None = None) -> int:
             return [{c: t.column(c).to_pylist() for c in t.column_names} for t in arrow_only()]
 
         assert list(load_corpus(path)) == list(corpus)
-        t = median_times({"load": lambda: load_corpus(path), "arrow": arrow_only, "pylist": arrow_pylist},
-                         args.repeats)
+        t = median_times(
+            {"load": lambda: load_corpus(path), "arrow": arrow_only, "pylist": arrow_pylist},
+            args.repeats,
+        )
 
         demo = list(load_demo_corpus())[:30]
         extra = [replace(p, doc_id=f"new{i}_{p.doc_id}") for i, p in enumerate(demo)]
@@ -97,8 +104,10 @@ def main(argv: list[str] | None = None) -> int:
 
         t_append = median_times({"append": append_one_pool}, args.repeats)["append"]
 
-    print(f"bordir corpus store benchmark: {len(corpus)} passages, {len(corpus.extra_pools)} extra pool rows, "
-          f"{size / 1e6:.1f} MB of Parquet, pyarrow {pa.__version__}, median of {args.repeats}\n")
+    print(
+        f"bordir corpus store benchmark: {len(corpus)} passages, {len(corpus.extra_pools)} extra pool rows, "
+        f"{size / 1e6:.1f} MB of Parquet, pyarrow {pa.__version__}, median of {args.repeats}\n"
+    )
     rows = [
         ("load_corpus (dir)", t["load"], t["arrow"], "pyarrow read_table"),
         ("load_corpus (dir)", t["load"], t["pylist"], "pyarrow read_table + to_pylist"),
@@ -108,11 +117,15 @@ def main(argv: list[str] | None = None) -> int:
     print("-" * (w + 70))
     for name, ours, ref, ref_name in rows:
         print(f"{name:<{w}}  {ours:8.3f}s  {ref:8.3f}s  {ours / ref:6.2f}x  {ref_name}")
-    print(f"{'append one pool':<{w}}  {t_append:8.3f}s  (to a store of {len(corpus)} passages: reads it once, "
-          "writes one part and the manifest)")
+    print(
+        f"{'append one pool':<{w}}  {t_append:8.3f}s  (to a store of {len(corpus)} passages: reads it once, "
+        "writes one part and the manifest)"
+    )
     ok = t["load"] < TARGET_SECONDS
-    print(f"\nload of {len(corpus)} passages: {t['load']:.3f} s, target < {TARGET_SECONDS:.0f} s: "
-          f"{'met' if ok else 'MISSED'} ({time.perf_counter() - t0:.1f} s in all)")
+    print(
+        f"\nload of {len(corpus)} passages: {t['load']:.3f} s, target < {TARGET_SECONDS:.0f} s: "
+        f"{'met' if ok else 'MISSED'} ({time.perf_counter() - t0:.1f} s in all)"
+    )
     return 0
 
 

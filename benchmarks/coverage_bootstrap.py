@@ -36,12 +36,23 @@ from bordir.metrics.uncertainty import cluster_bootstrap  # noqa: E402
 SIZES = (12, 30, 60, 251)
 
 
-def bca_coverage(rng: np.random.Generator, n_sets: int, n_territories: int, truth: dict[str, float],
-                 n_resamples: int, metrics: tuple[str, ...] = METRICS) -> dict[str, float]:
+def bca_coverage(
+    rng: np.random.Generator,
+    n_sets: int,
+    n_territories: int,
+    truth: dict[str, float],
+    n_resamples: int,
+    metrics: tuple[str, ...] = METRICS,
+) -> dict[str, float]:
     hits = {m: [0, 0] for m in metrics}
     cols = synthetic_tables(rng, n_sets=n_sets, n_territories=n_territories)
     for i in range(n_sets):
-        table = pd.DataFrame({"territory": [f"t{j}" for j in range(n_territories)], **{k: v[i] for k, v in cols.items()}})
+        table = pd.DataFrame(
+            {
+                "territory": [f"t{j}" for j in range(n_territories)],
+                **{k: v[i] for k, v in cols.items()},
+            }
+        )
         for m in metrics:
             r = cluster_bootstrap(table, m, n_resamples=n_resamples, seed=i, interval="bca")
             if r.estimate is None or r.low is None:
@@ -62,24 +73,43 @@ def main() -> None:
     t0 = time.perf_counter()
     truth = population_values()
     print("population values:", ", ".join(f"{m} {v:.4f}" for m, v in truth.items()))
-    print(f"\n95% coverage ({args.sets} datasets per size; bca95 on {args.bca_sets}; {args.resamples} resamples)")
-    print(f"{'territories':>11} {'metric':>15} {'boot95':>7} {'bca95':>7} {'terr95':>7} {'width boot':>11} "
-          f"{'width terr':>11} {'warned':>7}")
+    print(
+        f"\n95% coverage ({args.sets} datasets per size; bca95 on {args.bca_sets}; {args.resamples} resamples)"
+    )
+    print(
+        f"{'territories':>11} {'metric':>15} {'boot95':>7} {'bca95':>7} {'terr95':>7} {'width boot':>11} "
+        f"{'width terr':>11} {'warned':>7}"
+    )
     for t in SIZES:
-        cov = coverage(rng, n_sets=args.sets, n_territories=t, n_resamples=args.resamples, truth=truth)
+        cov = coverage(
+            rng, n_sets=args.sets, n_territories=t, n_resamples=args.resamples, truth=truth
+        )
         bca = bca_coverage(rng, args.bca_sets, t, truth, min(args.resamples, 1000))
         for m, c in cov.items():
-            print(f"{t:>11} {m:>15} {c['boot95']:>7.1%} {bca[m]:>7.1%} {c['terr95']:>7.1%} "
-                  f"{c['boot95_width']:>11.3f} {c['terr95_width']:>11.3f} {c['warned']:>7.0%}")
+            print(
+                f"{t:>11} {m:>15} {c['boot95']:>7.1%} {bca[m]:>7.1%} {c['terr95']:>7.1%} "
+                f"{c['boot95_width']:>11.3f} {c['terr95_width']:>11.3f} {c['warned']:>7.0%}"
+            )
     low = population_values(low_non_control=True)
-    print(f"\nsmall Non-control CS (population {low['non_control_cs']:.3f}; ΔCS {low['delta_cs']:.2f}, "
-          f"ΔCS unnormalised {low['delta_cs_abs']:.3f})")
+    print(
+        f"\nsmall Non-control CS (population {low['non_control_cs']:.3f}; ΔCS {low['delta_cs']:.2f}, "
+        f"ΔCS unnormalised {low['delta_cs_abs']:.3f})"
+    )
     print(f"{'territories':>11} {'metric':>15} {'boot95':>7} {'terr95':>7} {'defined':>8}")
     for t in SIZES:
-        cov = coverage(rng, n_sets=args.sets, n_territories=t, n_resamples=args.resamples, truth=low,
-                       low_non_control=True, metrics=("delta_cs", "delta_cs_abs"))
+        cov = coverage(
+            rng,
+            n_sets=args.sets,
+            n_territories=t,
+            n_resamples=args.resamples,
+            truth=low,
+            low_non_control=True,
+            metrics=("delta_cs", "delta_cs_abs"),
+        )
         for m, c in cov.items():
-            print(f"{t:>11} {m:>15} {c['boot95']:>7.1%} {c['terr95']:>7.1%} {c['n'] / args.sets:>8.0%}")
+            print(
+                f"{t:>11} {m:>15} {c['boot95']:>7.1%} {c['terr95']:>7.1%} {c['n'] / args.sets:>8.0%}"
+            )
     print(f"\n{time.perf_counter() - t0:.0f} s")
 
 

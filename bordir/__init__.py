@@ -105,9 +105,13 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import errors, languages
-    from .corpus import Corpus
+    from .catalog import load_dataset
+    from .corpus import Corpus, load_corpus
     from .dataset import BorderLines
     from .errors import BordirError, ConfigError, DataError, MissingExtraError, UnknownLanguageError
+    from .experiment.config import Experiment, ExperimentConfig
+    from .experiment.run import Run, load_run, run
+    from .generation.backend import get_backend
     from .loaders import (
         load_borderlines,
         load_borderlines_files,
@@ -116,12 +120,7 @@ if TYPE_CHECKING:  # pragma: no cover
         load_demo,
         load_demo_corpus,
     )
-    from .catalog import load_dataset
-    from .corpus import load_corpus
-    from .experiment.config import Experiment, ExperimentConfig
-    from .experiment.run import Run, load_run, run
-    from .generation.backend import get_backend
     from .loaders.bordirlines import BordIRLines
-    from .retrieval.run import retrieve
-    from .retrieval.modes import Mode
     from .records import Country, Hit, Passage, Query, Territory
+    from .retrieval.modes import Mode
+    from .retrieval.run import retrieve

@@ -81,7 +81,9 @@ def atomic_path(path: str | os.PathLike[str], *, mode: int = 0o644) -> Iterator[
     _fsync_dir(path.parent)
 
 
-def _write_with(path: str | os.PathLike[str], write: Callable[[IO[Any]], None], binary: bool, **open_kw: Any) -> Path:
+def _write_with(
+    path: str | os.PathLike[str], write: Callable[[IO[Any]], None], binary: bool, **open_kw: Any
+) -> Path:
     path = Path(path)
     with atomic_path(path) as tmp:
         with open(tmp, "wb" if binary else "w", **open_kw) as fh:
@@ -96,9 +98,13 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     return _write_with(path, lambda fh: fh.write(data), binary=True)
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8", newline: str | None = None) -> Path:
+def atomic_write_text(
+    path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8", newline: str | None = None
+) -> Path:
     """Write ``text`` to ``path`` atomically (UTF-8 by default); returns ``path``."""
-    return _write_with(path, lambda fh: fh.write(text), binary=False, encoding=encoding, newline=newline)
+    return _write_with(
+        path, lambda fh: fh.write(text), binary=False, encoding=encoding, newline=newline
+    )
 
 
 def atomic_write_parquet(path: str | os.PathLike[str], table: Any, **kwargs: Any) -> Path:

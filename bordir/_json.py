@@ -44,4 +44,6 @@ def write_json(obj: Any, path: str | os.PathLike[str]) -> Path:
     path = Path(path)
     from ._atomic import atomic_write_text
 
-    return atomic_write_text(path, json.dumps(jsonable(obj), ensure_ascii=False, indent=2, allow_nan=False) + "\n")
+    return atomic_write_text(
+        path, json.dumps(jsonable(obj), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    )

@@ -47,8 +47,13 @@ def iter_json_objects(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise DataError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=lineno) from None
+                raise DataError(
+                    f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=lineno
+                ) from None
             if not isinstance(rec, dict):
-                raise DataError(f"expected a JSON object per line, found {type(rec).__name__}", path=path,
-                                line=lineno)
+                raise DataError(
+                    f"expected a JSON object per line, found {type(rec).__name__}",
+                    path=path,
+                    line=lineno,
+                )
             yield lineno, rec

@@ -24,8 +24,19 @@ from typing import Any
 
 from .errors import ConfigError
 
-__all__ = ["DatasetEntry", "DATASETS", "get_dataset_entry", "load_dataset", "list_backends", "list_retrievers",
-           "list_modes", "list_metrics", "list_datasets", "MOCK_BEHAVIOURS", "METRIC_DESCRIPTIONS"]
+__all__ = [
+    "DatasetEntry",
+    "DATASETS",
+    "get_dataset_entry",
+    "load_dataset",
+    "list_backends",
+    "list_retrievers",
+    "list_modes",
+    "list_metrics",
+    "list_datasets",
+    "MOCK_BEHAVIOURS",
+    "METRIC_DESCRIPTIONS",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,11 +85,19 @@ def get_dataset_entry(name: str, *, where: str = "") -> DatasetEntry:
         return DATASETS[name]
     except (KeyError, TypeError):
         prefix = f"{where}: " if where else ""
-        raise ConfigError(f"{prefix}unknown dataset {name!r}; known: {', '.join(sorted(DATASETS))}") from None
+        raise ConfigError(
+            f"{prefix}unknown dataset {name!r}; known: {', '.join(sorted(DATASETS))}"
+        ) from None
 
 
-def load_dataset(name: str, path: str | os.PathLike[str] | None = None, revision: str | None = None, *,
-                 repair: bool = False, n_hits: int = 10) -> Any:
+def load_dataset(
+    name: str,
+    path: str | os.PathLike[str] | None = None,
+    revision: str | None = None,
+    *,
+    repair: bool = False,
+    n_hits: int = 10,
+) -> Any:
     """Load catalog dataset ``name``.
 
     Args:
@@ -103,7 +122,9 @@ def load_dataset(name: str, path: str | os.PathLike[str] | None = None, revision
     if entry.name == "borderlines":
         from .loaders import load_borderlines
 
-        return load_borderlines(None if path is None else os.fspath(path), repair=repair, revision=revision)
+        return load_borderlines(
+            None if path is None else os.fspath(path), repair=repair, revision=revision
+        )
     from .loaders.bordirlines import load_bordirlines
 
     return load_bordirlines(path, revision=revision, n_hits=n_hits)
@@ -118,7 +139,7 @@ MOCK_BEHAVIOURS: dict[str, str] = {
     "mock/first": "always answers the first option label, A)",
     "mock/fixed:<text>": "always answers <text> verbatim",
     "mock/planted:<langs>[@<dir>]": "planted per-language behaviour: follows the documents for <langs> "
-                                    "(own claimant / controller), a seeded uniform baseline otherwise",
+    "(own claimant / controller), a seeded uniform baseline otherwise",
 }
 """The mock backend's behaviours (``bordir/generation/backends/mock.py``); unit tests only, never evidence."""
 
@@ -160,10 +181,17 @@ def list_backends() -> list[dict[str, str]]:
                 pass
         factory = reg._REGISTRY.get(provider)
         if provider == "mock":
-            rows.extend({"name": n, "description": d, "kind": "mock"} for n, d in MOCK_BEHAVIOURS.items())
+            rows.extend(
+                {"name": n, "description": d, "kind": "mock"} for n, d in MOCK_BEHAVIOURS.items()
+            )
             continue
-        rows.append({"name": f"{provider}/<model>", "description": _first_line(factory) or provider,
-                     "kind": "backend"})
+        rows.append(
+            {
+                "name": f"{provider}/<model>",
+                "description": _first_line(factory) or provider,
+                "kind": "backend",
+            }
+        )
     return rows
 
 
@@ -187,8 +215,14 @@ def list_modes() -> list[dict[str, str]]:
     """``name, alias, description`` per retrieval mode."""
     from .retrieval.modes import MODE_DESCRIPTIONS, Mode
 
-    return [{"name": m.value, "alias": m.hub_name if m.hub_name != m.value else "",
-             "description": MODE_DESCRIPTIONS[m]} for m in Mode]
+    return [
+        {
+            "name": m.value,
+            "alias": m.hub_name if m.hub_name != m.value else "",
+            "description": MODE_DESCRIPTIONS[m],
+        }
+        for m in Mode
+    ]
 
 
 def list_metrics() -> list[dict[str, str]]:
@@ -196,13 +230,23 @@ def list_metrics() -> list[dict[str, str]]:
     from .metrics.cs import METRICS
     from .metrics.perlang_measures import PERLANG_MEASURES
 
-    rows = [{"name": m, "kind": "cs", "description": METRIC_DESCRIPTIONS.get(m, "")} for m in METRICS]
-    rows += [{"name": m.name, "kind": "per-language", "description": f"{m.label}: higher = {m.toward}"}
-             for m in PERLANG_MEASURES.values()]
+    rows = [
+        {"name": m, "kind": "cs", "description": METRIC_DESCRIPTIONS.get(m, "")} for m in METRICS
+    ]
+    rows += [
+        {"name": m.name, "kind": "per-language", "description": f"{m.label}: higher = {m.toward}"}
+        for m in PERLANG_MEASURES.values()
+    ]
     return rows
 
 
 def list_datasets() -> list[dict[str, str]]:
     """``name, source, description`` per catalog dataset."""
-    return [{"name": e.name, "source": "bundled" if e.offline else f"hub {e.hub_id} or --path DIR",
-             "description": e.description} for e in DATASETS.values()]
+    return [
+        {
+            "name": e.name,
+            "source": "bundled" if e.offline else f"hub {e.hub_id} or --path DIR",
+            "description": e.description,
+        }
+        for e in DATASETS.values()
+    ]

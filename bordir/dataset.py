@@ -156,8 +156,10 @@ class BorderLines:
     @property
     def signature(self) -> str:
         """``data:<name>|hash:sha256-…|repair:<yes/no>|version:<bordir>``."""
-        return (f"data:{self.name}|hash:{self.content_hash()}|repair:{'yes' if self.repairs else 'no'}"
-                f"|version:{__version__}")
+        return (
+            f"data:{self.name}|hash:{self.content_hash()}|repair:{'yes' if self.repairs else 'no'}"
+            f"|version:{__version__}"
+        )
 
     def info(self) -> dict[str, Any]:
         """Counts that describe the dataset (what ``bordir data info`` prints)."""
@@ -191,12 +193,18 @@ class BorderLines:
         for q in self.queries:
             where = f"{self.name}: query {q.query_id}"
             if q.query_id in seen:
-                raise DataError(f"duplicate query id {q.query_id!r}", path=self.source, field="query_id")
+                raise DataError(
+                    f"duplicate query id {q.query_id!r}", path=self.source, field="query_id"
+                )
             seen.add(q.query_id)
             reg.get_checked(q.lang, where=where)
             t = self._territory_index.get(q.territory)
             if t is None:
-                raise DataError(f"{where}: unknown territory {q.territory!r}", path=self.source, field="territory")
+                raise DataError(
+                    f"{where}: unknown territory {q.territory!r}",
+                    path=self.source,
+                    field="territory",
+                )
             if q.claimants != t.claimants:
                 raise DataError(
                     f"{where}: claimants {q.claimants} differ from the territory's {t.claimants}",

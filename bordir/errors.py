@@ -139,7 +139,9 @@ class FetchError(BordirError):
         status: the HTTP status, when there was one.
     """
 
-    def __init__(self, message: str, *, provider: str | None = None, status: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, provider: str | None = None, status: int | None = None
+    ) -> None:
         super().__init__(message)
         self.provider = provider
         self.status = status
@@ -234,12 +236,19 @@ def undecodable(path: str | PathLike[str], *, encoding: str = "UTF-8") -> DataEr
         return DataError(f"cannot be read: {exc.strerror or exc}", path=path)
     head = data[:4096]
     if head.startswith(b"\x1f\x8b"):
-        return DataError("is gzip-compressed, not UTF-8 text; decompress it first (gunzip)", path=path)
+        return DataError(
+            "is gzip-compressed, not UTF-8 text; decompress it first (gunzip)", path=path
+        )
     if head.startswith((b"PK\x03\x04", b"BZh", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd")):
         return DataError("is a compressed archive, not UTF-8 text; extract it first", path=path)
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(head) >= 4 and head.count(b"\x00") > len(head) // 4
-                                                        and (head[1:2] == b"\x00" or head[:1] == b"\x00")):
-        return DataError("is UTF-16 text; save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)", path=path)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or (
+        len(head) >= 4
+        and head.count(b"\x00") > len(head) // 4
+        and (head[1:2] == b"\x00" or head[:1] == b"\x00")
+    ):
+        return DataError(
+            "is UTF-16 text; save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)", path=path
+        )
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -247,8 +256,11 @@ def undecodable(path: str | PathLike[str], *, encoding: str = "UTF-8") -> DataEr
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         binary = head.count(b"\x00") > 0
         what = "is a binary file, not UTF-8 text" if binary else "not valid UTF-8 text"
-        return DataError(f"{what} (byte 0x{data[exc.start]:02x} at column {col}); save the file as {encoding}",
-                         path=path, line=line)
+        return DataError(
+            f"{what} (byte 0x{data[exc.start]:02x} at column {col}); save the file as {encoding}",
+            path=path,
+            line=line,
+        )
     return DataError(f"not valid {encoding} text", path=path)
 
 
@@ -286,7 +298,13 @@ def describe_transport_error(exc: BaseException) -> str:
             return f"protocol error: {type(e).__name__}: {e}"
     for e in chain:
         names = {c.__name__ for c in type(e).__mro__}
-        if names & {"TimeoutException", "TimeoutError", "APITimeoutError", "ReadTimeout", "ConnectTimeout"}:
+        if names & {
+            "TimeoutException",
+            "TimeoutError",
+            "APITimeoutError",
+            "ReadTimeout",
+            "ConnectTimeout",
+        }:
             return f"timed out ({type(e).__name__})"
     root = chain[-1]
     return f"connection error: {type(root).__name__}: {root}"

@@ -114,11 +114,38 @@ _ALLOWED = {
 
 
 ALIASES: Mapping[str, str] = {
-    "he": "iw", "zh": "zhs", "zh-hans": "zhs", "zh-cn": "zhs", "zh-sg": "zhs", "zh-my": "zhs",
-    "zh-hant": "zht", "zh-tw": "zht", "zh-hk": "zht", "zh-mo": "zht", "cmn": "zhs", "zho": "zhs", "chi": "zhs",
-    "in": "id", "ji": "yi", "jw": "jv", "nb": "no", "nob": "no", "fil": "tl", "heb": "iw", "mo": "ro",
-    "yue": "zh-yue", "nan": "zh-min-nan", "lzh": "zh-classical", "sgs": "bat-smg", "gsw": "als", "rup": "roa-rup",
-    "vro": "fiu-vro", "cbk": "cbk-zam", "be-x-old": "be-tarask", "bho": "bh", "zh-classical-hant": "zh-classical",
+    "he": "iw",
+    "zh": "zhs",
+    "zh-hans": "zhs",
+    "zh-cn": "zhs",
+    "zh-sg": "zhs",
+    "zh-my": "zhs",
+    "zh-hant": "zht",
+    "zh-tw": "zht",
+    "zh-hk": "zht",
+    "zh-mo": "zht",
+    "cmn": "zhs",
+    "zho": "zhs",
+    "chi": "zhs",
+    "in": "id",
+    "ji": "yi",
+    "jw": "jv",
+    "nb": "no",
+    "nob": "no",
+    "fil": "tl",
+    "heb": "iw",
+    "mo": "ro",
+    "yue": "zh-yue",
+    "nan": "zh-min-nan",
+    "lzh": "zh-classical",
+    "sgs": "bat-smg",
+    "gsw": "als",
+    "rup": "roa-rup",
+    "vro": "fiu-vro",
+    "cbk": "cbk-zam",
+    "be-x-old": "be-tarask",
+    "bho": "bh",
+    "zh-classical-hant": "zh-classical",
 }
 """Alias → code, for spellings the tables' columns do not give (all keys lower case)."""
 
@@ -189,12 +216,20 @@ class LanguageRegistry(Mapping[str, Language]):
         err = UnknownLanguageError(code, curated, where=where)
         names = {l.name.lower(): c for c, l in self._by_code.items()}
         close = difflib.get_close_matches(code.lower(), list(self._alias), n=4, cutoff=0.7)
-        close = list(dict.fromkeys([*(self._alias[c] for c in close),
-                                    *(names[n] for n in difflib.get_close_matches(code.lower(), names, n=3))]))
+        close = list(
+            dict.fromkeys(
+                [
+                    *(self._alias[c] for c in close),
+                    *(names[n] for n in difflib.get_close_matches(code.lower(), names, n=3)),
+                ]
+            )
+        )
         n_gen = len(self._by_code) - len(curated)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
-        err.args = (f"{err.args[0]} (curated), and {n_gen} generated Wikipedia languages "
-                    f"(`bordir list languages`){hint}",)
+        err.args = (
+            f"{err.args[0]} (curated), and {n_gen} generated Wikipedia languages "
+            f"(`bordir list languages`){hint}",
+        )
         return err
 
     def __getitem__(self, code: str) -> Language:
@@ -255,7 +290,9 @@ def _read_table(path: Path, *, curated: bool) -> list[Language]:
     langs: list[Language] = []
     seen: set[str] = set()
     with path.open(encoding="utf-8", newline="") as fh:
-        lines = [(i, ln) for i, ln in enumerate(fh, start=1) if ln.strip() and not ln.startswith("#")]
+        lines = [
+            (i, ln) for i, ln in enumerate(fh, start=1) if ln.strip() and not ln.startswith("#")
+        ]
     if not lines:
         raise DataError("no header line found", path=path)
     header_no, header = lines[0]
@@ -270,12 +307,19 @@ def _read_table(path: Path, *, curated: bool) -> list[Language]:
     reader = csv.reader((ln for _, ln in lines[1:]), delimiter="\t", quoting=csv.QUOTE_NONE)
     for (lineno, _), row in zip(lines[1:], reader):
         if len(row) != len(cols):
-            raise DataError(f"expected {len(cols)} tab-separated fields, found {len(row)}", path=path, line=lineno)
+            raise DataError(
+                f"expected {len(cols)} tab-separated fields, found {len(row)}",
+                path=path,
+                line=lineno,
+            )
         rec = dict(zip(cols, row))
         for col, allowed in _ALLOWED.items():
             if rec[col] not in allowed:
                 raise DataError(
-                    f"{rec[col]!r} is not one of {', '.join(sorted(allowed))}", path=path, line=lineno, field=col
+                    f"{rec[col]!r} is not one of {', '.join(sorted(allowed))}",
+                    path=path,
+                    line=lineno,
+                    field=col,
                 )
         if not rec["code"]:
             raise DataError("empty language code", path=path, line=lineno, field="code")
@@ -286,13 +330,21 @@ def _read_table(path: Path, *, curated: bool) -> list[Language]:
             joshi = None if rec["joshi_class"] == "" and not curated else int(rec["joshi_class"])
         except ValueError:
             raise DataError(
-                f"expected an integer 0-5, found {rec['joshi_class']!r}", path=path, line=lineno, field="joshi_class"
+                f"expected an integer 0-5, found {rec['joshi_class']!r}",
+                path=path,
+                line=lineno,
+                field="joshi_class",
             ) from None
         values = {c: rec[c] for c in _COLUMNS}
         values["joshi_class"] = joshi
         values["query_language"] = rec["query_language"] == "yes"
         if curated and not rec["resource"]:
-            raise DataError("empty; curated rows need high, medium or low", path=path, line=lineno, field="resource")
+            raise DataError(
+                "empty; curated rows need high, medium or low",
+                path=path,
+                line=lineno,
+                field="resource",
+            )
         langs.append(Language(**values, curated=curated))  # type: ignore[arg-type]
     return langs
 

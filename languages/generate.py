@@ -60,17 +60,55 @@ udm ug uk ur uz ve vec vep vi vls vo wa war wo wuu xal xh xmf yi yo za zea zgh z
 """Active Wikipedia language editions (subdomain codes), written from memory of the 2024 list."""
 
 BCP47 = {
-    "als": "gsw", "bat-smg": "sgs", "be-tarask": "be-tarask", "bh": "bho", "cbk-zam": "cbk", "fiu-vro": "vro",
-    "map-bms": "jv-x-bms", "nds-nl": "nds-NL", "no": "nb", "nrm": "nrf", "roa-rup": "rup", "roa-tara": "nap-x-tara",
-    "sh": "sh", "zh-classical": "lzh", "zh-min-nan": "nan", "zh-yue": "yue", "eml": "egl",
+    "als": "gsw",
+    "bat-smg": "sgs",
+    "be-tarask": "be-tarask",
+    "bh": "bho",
+    "cbk-zam": "cbk",
+    "fiu-vro": "vro",
+    "map-bms": "jv-x-bms",
+    "nds-nl": "nds-NL",
+    "no": "nb",
+    "nrm": "nrf",
+    "roa-rup": "rup",
+    "roa-tara": "nap-x-tara",
+    "sh": "sh",
+    "zh-classical": "lzh",
+    "zh-min-nan": "nan",
+    "zh-yue": "yue",
+    "eml": "egl",
 }
 """Wikipedia codes that are not the BCP-47 tag of their language."""
 
 SCRIPT = {
-    "azb": "Arab", "hyw": "Armn", "zh-min-nan": "Latn", "hak": "Latn", "cdo": "Latn", "zh-classical": "Hant",
-    "gan": "Hant", "anp": "Deva", "pi": "Deva", "blk": "Mymr", "lad": "Latn", "arc": "Syrc", "sh": "Latn",
-    "crh": "Latn", "ku": "Latn", "kk": "Cyrl", "map-bms": "Latn", "roa-tara": "Latn", "tdd": "Tale", "sat": "Olck",
-    "ks": "Arab", "xal": "Cyrl", "bh": "Deva", "mni": "Beng", "zh-yue": "Hant", "wuu": "Hans", "tly": "Latn", "syl": "Beng",
+    "azb": "Arab",
+    "hyw": "Armn",
+    "zh-min-nan": "Latn",
+    "hak": "Latn",
+    "cdo": "Latn",
+    "zh-classical": "Hant",
+    "gan": "Hant",
+    "anp": "Deva",
+    "pi": "Deva",
+    "blk": "Mymr",
+    "lad": "Latn",
+    "arc": "Syrc",
+    "sh": "Latn",
+    "crh": "Latn",
+    "ku": "Latn",
+    "kk": "Cyrl",
+    "map-bms": "Latn",
+    "roa-tara": "Latn",
+    "tdd": "Tale",
+    "sat": "Olck",
+    "ks": "Arab",
+    "xal": "Cyrl",
+    "bh": "Deva",
+    "mni": "Beng",
+    "zh-yue": "Hant",
+    "wuu": "Hans",
+    "tly": "Latn",
+    "syl": "Beng",
 }
 """Scripts the Wikipedia edition is written in, where CLDR's likely script differs or is unknown."""
 
@@ -79,13 +117,45 @@ UNSPACED_SCRIPTS = {"Hans", "Hant", "Hani", "Jpan", "Thai", "Laoo", "Khmr", "Mym
 """Scripts written without spaces between words: the bigram analyzer (bordir/retrieval/analysis.py)."""
 
 STEMMERS = {
-    "ar": "arabic", "hy": "armenian", "eu": "basque", "ca": "catalan", "cs": "czech", "da": "danish", "nl": "dutch",
-    "en": "english", "eo": "esperanto", "et": "estonian", "fi": "finnish", "fr": "french", "de": "german",
-    "el": "greek", "hi": "hindi", "hu": "hungarian", "id": "indonesian", "ga": "irish", "it": "italian",
-    "lt": "lithuanian", "ne": "nepali", "no": "norwegian", "nn": "norwegian", "fa": "persian", "pl": "polish",
-    "pt": "portuguese", "ro": "romanian", "ru": "russian", "sr": "serbian", "sh": "serbian", "bs": "serbian",
-    "hr": "serbian", "st": "sesotho", "es": "spanish", "sv": "swedish", "ta": "tamil", "tr": "turkish",
-    "yi": "yiddish", "hyw": "armenian",
+    "ar": "arabic",
+    "hy": "armenian",
+    "eu": "basque",
+    "ca": "catalan",
+    "cs": "czech",
+    "da": "danish",
+    "nl": "dutch",
+    "en": "english",
+    "eo": "esperanto",
+    "et": "estonian",
+    "fi": "finnish",
+    "fr": "french",
+    "de": "german",
+    "el": "greek",
+    "hi": "hindi",
+    "hu": "hungarian",
+    "id": "indonesian",
+    "ga": "irish",
+    "it": "italian",
+    "lt": "lithuanian",
+    "ne": "nepali",
+    "no": "norwegian",
+    "nn": "norwegian",
+    "fa": "persian",
+    "pl": "polish",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sr": "serbian",
+    "sh": "serbian",
+    "bs": "serbian",
+    "hr": "serbian",
+    "st": "sesotho",
+    "es": "spanish",
+    "sv": "swedish",
+    "ta": "tamil",
+    "tr": "turkish",
+    "yi": "yiddish",
+    "hyw": "armenian",
 }
 """Wikipedia code → PyStemmer (Snowball) algorithm."""
 
@@ -95,13 +165,32 @@ LANGDETECT = set(
 )
 """Codes langdetect returns (besides zh-cn / zh-tw, which only the curated zhs / zht use)."""
 
-COLUMNS = ("code", "iso639_1", "iso639_3", "bcp47", "name", "native_name", "script", "direction", "wiki",
-           "wiki_variant", "langdetect", "resource", "joshi_class", "tokenizer", "stemmer", "query_language")
+COLUMNS = (
+    "code",
+    "iso639_1",
+    "iso639_3",
+    "bcp47",
+    "name",
+    "native_name",
+    "script",
+    "direction",
+    "wiki",
+    "wiki_variant",
+    "langdetect",
+    "resource",
+    "joshi_class",
+    "tokenizer",
+    "stemmer",
+    "query_language",
+)
 
 
 def _curated_wikis() -> set[str]:
-    rows = [ln for ln in (HERE / "languages.tsv").read_text(encoding="utf-8").splitlines()
-            if ln.strip() and not ln.startswith("#")]
+    rows = [
+        ln
+        for ln in (HERE / "languages.tsv").read_text(encoding="utf-8").splitlines()
+        if ln.strip() and not ln.startswith("#")
+    ]
     header = rows[0].split("\t")
     idx = header.index("wiki")
     return {r.split("\t")[idx] for r in rows[1:]}
@@ -125,14 +214,28 @@ def _row(code: str, algorithms: set[str]) -> dict[str, str]:
     stemmer = STEMMERS.get(code, "")
     if stemmer and stemmer not in algorithms:
         stemmer = ""
-    tokenizer = "bigram" if script in UNSPACED_SCRIPTS else ("snowball" if stemmer else "whitespace")
+    tokenizer = (
+        "bigram" if script in UNSPACED_SCRIPTS else ("snowball" if stemmer else "whitespace")
+    )
     if tokenizer != "snowball":
         stemmer = ""
     return {
-        "code": code, "iso639_1": iso1, "iso639_3": iso3, "bcp47": tag, "name": name, "native_name": native,
-        "script": script, "direction": "rtl" if script in RTL_SCRIPTS else "ltr", "wiki": code, "wiki_variant": "",
-        "langdetect": code if code in LANGDETECT else "", "resource": "", "joshi_class": "",
-        "tokenizer": tokenizer, "stemmer": stemmer, "query_language": "no",
+        "code": code,
+        "iso639_1": iso1,
+        "iso639_3": iso3,
+        "bcp47": tag,
+        "name": name,
+        "native_name": native,
+        "script": script,
+        "direction": "rtl" if script in RTL_SCRIPTS else "ltr",
+        "wiki": code,
+        "wiki_variant": "",
+        "langdetect": code if code in LANGDETECT else "",
+        "resource": "",
+        "joshi_class": "",
+        "tokenizer": tokenizer,
+        "stemmer": stemmer,
+        "query_language": "no",
     }
 
 
@@ -144,15 +247,21 @@ def main() -> int:
     codes = sorted(set(WIKIPEDIA_EDITIONS) - curated)
     rows = [_row(c, algorithms) for c in codes]
     with OUT.open("w", encoding="utf-8", newline="") as fh:
-        fh.write("# wikipedia.tsv: GENERATED by languages/generate.py; do not edit by hand (edit the script).\n"
-                 f"# {len(rows)} Wikipedia language editions not curated in languages.tsv (which covers "
-                 f"{len(curated)} editions). Same columns as languages.tsv; resource and joshi_class are\n"
-                 "# empty (not rated). Codes are Wikipedia edition codes; bcp47 holds the language tag.\n")
-        w = csv.writer(fh, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_NONE, escapechar="\\")
+        fh.write(
+            "# wikipedia.tsv: GENERATED by languages/generate.py; do not edit by hand (edit the script).\n"
+            f"# {len(rows)} Wikipedia language editions not curated in languages.tsv (which covers "
+            f"{len(curated)} editions). Same columns as languages.tsv; resource and joshi_class are\n"
+            "# empty (not rated). Codes are Wikipedia edition codes; bcp47 holds the language tag.\n"
+        )
+        w = csv.writer(
+            fh, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_NONE, escapechar="\\"
+        )
         w.writerow(COLUMNS)
         for r in rows:
             w.writerow([r[c].replace("\t", " ") for c in COLUMNS])
-    print(f"wrote {len(rows)} rows to {OUT} ({len(set(WIKIPEDIA_EDITIONS))} editions, {len(curated)} curated)")
+    print(
+        f"wrote {len(rows)} rows to {OUT} ({len(set(WIKIPEDIA_EDITIONS))} editions, {len(curated)} curated)"
+    )
     return 0
 
 

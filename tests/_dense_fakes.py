@@ -13,8 +13,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 
-DEFAULT_DIMS = {"text-embedding-3-large": 3072, "text-embedding-3-small": 1536, "embed-multilingual-v3.0": 1024,
-                "embed-multilingual-light-v3.0": 384}
+DEFAULT_DIMS = {
+    "text-embedding-3-large": 3072,
+    "text-embedding-3-small": 1536,
+    "embed-multilingual-v3.0": 1024,
+    "embed-multilingual-light-v3.0": 384,
+}
 
 
 def hash_embedding(text: str, dim: int = 64) -> list[float]:
@@ -72,35 +76,55 @@ def start_fake_api() -> tuple[FakeAPI, ThreadingHTTPServer]:
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             body = json.loads(raw or b"{}")
-            state.requests.append(Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+            state.requests.append(
+                Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+            )
             if state.failures:
                 status, headers = state.failures.pop(0)
-                self._send(status, {"error": {"message": "slow down", "type": "rate_limit"}}, headers)
+                self._send(
+                    status, {"error": {"message": "slow down", "type": "rate_limit"}}, headers
+                )
                 return
             if self.path == "/v1/embeddings":
                 inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
                 dim = body.get("dimensions") or DEFAULT_DIMS.get(body["model"], 64)
-                data = [{"object": "embedding", "index": i, "embedding": hash_embedding(t, dim)}
-                        for i, t in enumerate(inputs)]
+                data = [
+                    {"object": "embedding", "index": i, "embedding": hash_embedding(t, dim)}
+                    for i, t in enumerate(inputs)
+                ]
                 data.reverse()  # the client must order by index, not by position
                 n = sum(len(t.split()) for t in inputs)
-                self._send(200, {"object": "list", "data": data, "model": body["model"],
-                                 "usage": {"prompt_tokens": n, "total_tokens": n}})
+                self._send(
+                    200,
+                    {
+                        "object": "list",
+                        "data": data,
+                        "model": body["model"],
+                        "usage": {"prompt_tokens": n, "total_tokens": n},
+                    },
+                )
             elif self.path == "/v2/embed":
                 texts = body["texts"]
                 dim = body.get("output_dimension") or DEFAULT_DIMS.get(body["model"], 64)
-                self._send(200, {
-                    "id": f"emb-{len(state.requests)}",
-                    "embeddings": {"float": [hash_embedding(t, dim) for t in texts]},
-                    "texts": texts,
-                    "meta": {"api_version": {"version": "2"},
-                             "billed_units": {"input_tokens": sum(len(t.split()) for t in texts)}},
-                    "response_type": "embeddings_by_type",
-                })
+                self._send(
+                    200,
+                    {
+                        "id": f"emb-{len(state.requests)}",
+                        "embeddings": {"float": [hash_embedding(t, dim) for t in texts]},
+                        "texts": texts,
+                        "meta": {
+                            "api_version": {"version": "2"},
+                            "billed_units": {"input_tokens": sum(len(t.split()) for t in texts)},
+                        },
+                        "response_type": "embeddings_by_type",
+                    },
+                )
             else:
                 self._send(404, {"error": {"message": f"no route {self.path}"}})
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     state = FakeAPI(url=f"http://127.0.0.1:{server.server_address[1]}")
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     return state, server

@@ -165,8 +165,12 @@ class LoopbackServer:
 
         httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name=f"loopback-{self.port}", daemon=True)
+        self._thread = threading.Thread(
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"loopback-{self.port}",
+            daemon=True,
+        )
         self._thread.start()
         return self
 
@@ -201,13 +205,22 @@ class _Server(ThreadingHTTPServer):
 class _RequestHandler(BaseHTTPRequestHandler):
     owner: LoopbackServer
     protocol_version = "HTTP/1.1"  # keep-alive, as real APIs do
-    disable_nagle_algorithm = True  # else headers and body in two writes wait ~40 ms for a delayed ACK
+    disable_nagle_algorithm = (
+        True  # else headers and body in two writes wait ~40 ms for a delayed ACK
+    )
     timeout = 30  # idle keep-alive connections end after this
 
     def log_message(self, *args: object) -> None:  # keep test output quiet
         pass
 
-    def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None, *, raw: bytes | None = None) -> None:
+    def _send(
+        self,
+        status: int,
+        payload: Any,
+        headers: dict[str, str] | None = None,
+        *,
+        raw: bytes | None = None,
+    ) -> None:
         data = raw if raw is not None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
         try:
             self.send_response(status)
@@ -245,7 +258,9 @@ class _RequestHandler(BaseHTTPRequestHandler):
             time.sleep(self.owner.latency)
         if fault is not None:
             if fault.kind == "status":
-                message = fault.body or {429: "rate limit exceeded", 500: "internal error"}.get(fault.code, "error")
+                message = fault.body or {429: "rate limit exceeded", 500: "internal error"}.get(
+                    fault.code, "error"
+                )
                 payload = _error_payload(self.path, message, fault.code)
                 self._send(fault.code, payload, dict(fault.headers))
                 return
@@ -264,27 +279,38 @@ class _RequestHandler(BaseHTTPRequestHandler):
 def _error_payload(path: str, message: str, status: int) -> dict:
     if path.startswith("/v2/"):
         return {"message": message}
-    kind = {429: "rate_limit_error", 400: "invalid_request_error", 401: "invalid_api_key"}.get(status, "server_error")
+    kind = {429: "rate_limit_error", 400: "invalid_request_error", 401: "invalid_api_key"}.get(
+        status, "server_error"
+    )
     return {"error": {"message": message, "type": kind, "param": None, "code": kind}}
 
 
 def _openai_chat(server: LoopbackServer, body: dict) -> tuple[int, Any, dict[str, str]]:
     r = server.reply
-    return 200, {
-        "id": f"chatcmpl-loopback-{server.count}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": body.get("model", ""),
-        "system_fingerprint": "fp_loopback",
-        "choices": [{
-            "index": 0,
-            "message": {"role": "assistant", "content": r.text_for(body), "refusal": None},
-            "logprobs": None,
-            "finish_reason": r.finish_reason,
-        }],
-        "usage": {"prompt_tokens": r.input_tokens, "completion_tokens": r.output_tokens,
-                  "total_tokens": r.input_tokens + r.output_tokens},
-    }, {}
+    return (
+        200,
+        {
+            "id": f"chatcmpl-loopback-{server.count}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", ""),
+            "system_fingerprint": "fp_loopback",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": r.text_for(body), "refusal": None},
+                    "logprobs": None,
+                    "finish_reason": r.finish_reason,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": r.input_tokens,
+                "completion_tokens": r.output_tokens,
+                "total_tokens": r.input_tokens + r.output_tokens,
+            },
+        },
+        {},
+    )
 
 
 def _cohere_chat(server: LoopbackServer, body: dict) -> tuple[int, Any, dict[str, str]]:
@@ -295,26 +321,38 @@ def _cohere_chat(server: LoopbackServer, body: dict) -> tuple[int, Any, dict[str
     for n, ids in enumerate(r.citations):
         start = min(n * 3, max(len(text) - 1, 0))
         end = min(start + 3, len(text))
-        citations.append({
-            "start": start,
-            "end": end,
-            "text": text[start:end],
-            "type": "TEXT_CONTENT",
-            "sources": [{"type": "document", "id": i,
-                         "document": {"id": i, **(docs.get(i, {}).get("data") or {})}} for i in ids],
-        })
+        citations.append(
+            {
+                "start": start,
+                "end": end,
+                "text": text[start:end],
+                "type": "TEXT_CONTENT",
+                "sources": [
+                    {
+                        "type": "document",
+                        "id": i,
+                        "document": {"id": i, **(docs.get(i, {}).get("data") or {})},
+                    }
+                    for i in ids
+                ],
+            }
+        )
     message: dict[str, Any] = {"role": "assistant", "content": [{"type": "text", "text": text}]}
     if citations:
         message["citations"] = citations
-    return 200, {
-        "id": f"cohere-loopback-{server.count}",
-        "finish_reason": "COMPLETE",
-        "message": message,
-        "usage": {
-            "billed_units": {"input_tokens": r.input_tokens, "output_tokens": r.output_tokens},
-            "tokens": {"input_tokens": r.input_tokens + 100, "output_tokens": r.output_tokens},
+    return (
+        200,
+        {
+            "id": f"cohere-loopback-{server.count}",
+            "finish_reason": "COMPLETE",
+            "message": message,
+            "usage": {
+                "billed_units": {"input_tokens": r.input_tokens, "output_tokens": r.output_tokens},
+                "tokens": {"input_tokens": r.input_tokens + 100, "output_tokens": r.output_tokens},
+            },
         },
-    }, {}
+        {},
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -37,8 +37,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
 
-__all__ = ["Page", "PAGES", "REDIRECTS", "Fault", "Request", "MediaWikiServer", "mediawiki", "CRIMEA_2022_WIKITEXT",
-           "MIXED_RU_PARAGRAPH"]
+__all__ = [
+    "Page",
+    "PAGES",
+    "REDIRECTS",
+    "Fault",
+    "Request",
+    "MediaWikiServer",
+    "mediawiki",
+    "CRIMEA_2022_WIKITEXT",
+    "MIXED_RU_PARAGRAPH",
+]
 
 
 @dataclass(frozen=True)
@@ -122,22 +131,29 @@ _CRIMEA_EN = (
 PAGES: dict[tuple[str, str], Page] = {
     # --- en -------------------------------------------------------------------------------
     ("en", "Crimea"): Page(
-        5726, _CRIMEA_EN, 1500, {"ru": "Крым", "uk": "Крим"},
-        (Revision(900, "2022-11-01T10:00:00Z", CRIMEA_2022_WIKITEXT),
-         Revision(1500, "2024-03-01T08:00:00Z", _CRIMEA_EN.replace("\n", "\n\n"))),
+        5726,
+        _CRIMEA_EN,
+        1500,
+        {"ru": "Крым", "uk": "Крим"},
+        (
+            Revision(900, "2022-11-01T10:00:00Z", CRIMEA_2022_WIKITEXT),
+            Revision(1500, "2024-03-01T08:00:00Z", _CRIMEA_EN.replace("\n", "\n\n")),
+        ),
     ),
     ("en", "Russia"): Page(
         25391,
         "Russia is a country spanning Eastern Europe and North Asia, and the largest country in the world by area.\n"
         "Its capital and largest city is Moscow, and Russian is the sole official language of the federation.",
-        1501, {"ru": "Россия", "uk": "Росія", "ja": "ロシア"},
+        1501,
+        {"ru": "Россия", "uk": "Росія", "ja": "ロシア"},
     ),
     ("en", "Ukraine"): Page(
         31750,
         "Ukraine is a country in Eastern Europe, the second-largest European country after Russia, which borders "
         "it to the east and north-east.\n"
         "Its capital and largest city is Kyiv, and Ukrainian is the official language of the country.",
-        1502, {"ru": "Украина", "uk": "Україна"},
+        1502,
+        {"ru": "Украина", "uk": "Україна"},
     ),
     ("en", "Kuril Islands"): Page(
         58046,
@@ -146,14 +162,16 @@ PAGES: dict[tuple[str, str], Page] = {
         "== Dispute ==\n"
         "Russia administers all of the islands, while Japan claims the four southernmost islands, which it calls "
         "the Northern Territories.",
-        1503, {"ru": "Курильские острова", "ja": "千島列島"},
+        1503,
+        {"ru": "Курильские острова", "ja": "千島列島"},
     ),
     ("en", "Japan"): Page(
         15573,
         "Japan is an island country in East Asia, located in the Pacific Ocean off the northeast coast of the "
         "Asian mainland.\n"
         "Its capital and largest city is Tokyo, and the country is divided into forty-seven prefectures.",
-        1504, {"ru": "Япония", "ja": "日本", "zh": "日本"},
+        1504,
+        {"ru": "Япония", "ja": "日本", "zh": "日本"},
     ),
     ("en", "Golan Heights"): Page(
         12964,
@@ -161,35 +179,40 @@ PAGES: dict[tuple[str, str], Page] = {
         "Jordan.\n"
         "Israel has occupied the western two-thirds of the plateau since the Six-Day War of 1967 and annexed it "
         "in 1981.",
-        1505, {"ar": "مرتفعات الجولان", "he": "רמת הגולן"},
+        1505,
+        {"ar": "مرتفعات الجولان", "he": "רמת הגולן"},
     ),
     ("en", "Syria"): Page(
         7515849,
         "Syria is a country in West Asia, bordered by the Mediterranean Sea to the west, Turkey to the north and "
         "Iraq to the east.\n"
         "Its capital is Damascus, one of the oldest continuously inhabited cities in the world.",
-        1506, {"ar": "سوريا"},  # deliberately no "he" link
+        1506,
+        {"ar": "سوريا"},  # deliberately no "he" link
     ),
     ("en", "Senkaku Islands"): Page(
         158532,
         "The Senkaku Islands are a group of uninhabited islands in the East China Sea, administered by Japan and "
         "claimed by China and Taiwan.\n"
         "In China they are known as the Diaoyu Islands, and in Taiwan as the Tiaoyutai Islands.",
-        1507, {"zh": "釣魚臺列嶼", "ja": "尖閣諸島"},
+        1507,
+        {"zh": "釣魚臺列嶼", "ja": "尖閣諸島"},
     ),
     ("en", "Taiwan"): Page(
         25734,
         "Taiwan, officially the Republic of China, is a country in East Asia at the junction of the East and "
         "South China Seas.\n"
         "Its capital is Taipei, and Mandarin is the main language of the island's government and schools.",
-        1508, {"zh": "臺灣"},
+        1508,
+        {"zh": "臺灣"},
     ),
     ("en", "China"): Page(
         5405,
         "China, officially the People's Republic of China, is a country in East Asia and the second most populous "
         "country in the world.\n"
         "Its capital is Beijing, and its most populous city and financial centre is Shanghai.",
-        1509, {"zh": "中华人民共和国"},
+        1509,
+        {"zh": "中华人民共和国"},
     ),
     # --- ru -------------------------------------------------------------------------------
     ("ru", "Крым"): Page(
@@ -237,13 +260,19 @@ PAGES: dict[tuple[str, str], Page] = {
         "== Історія ==\n"
         "У давнину на узбережжі півострова існували грецькі колонії, а пізніше тут виникло Кримське ханство, яке "
         "стало васалом Османської імперії.",
-        3501, {},
-        (Revision(3501, "2024-01-10T12:00:00Z",
-                  "'''Крим''' — півострів на півдні [[Україна|України]], що омивається Чорним і Азовським морями; "
-                  "від материка його відділяє вузький Перекопський перешийок.\n\n"
-                  "== Історія ==\n"
-                  "У давнину на узбережжі півострова існували грецькі колонії, а пізніше тут виникло Кримське "
-                  "ханство, яке стало васалом Османської імперії."),),
+        3501,
+        {},
+        (
+            Revision(
+                3501,
+                "2024-01-10T12:00:00Z",
+                "'''Крим''' — півострів на півдні [[Україна|України]], що омивається Чорним і Азовським морями; "
+                "від материка його відділяє вузький Перекопський перешийок.\n\n"
+                "== Історія ==\n"
+                "У давнину на узбережжі півострова існували грецькі колонії, а пізніше тут виникло Кримське "
+                "ханство, яке стало васалом Османської імперії.",
+            ),
+        ),
     ),
     ("uk", "Росія"): Page(
         3002,
@@ -364,8 +393,11 @@ def _norm(title: str) -> str:
 class MediaWikiServer:
     """A threaded MediaWiki API server on 127.0.0.1 (random port); start/stop or use as a context manager."""
 
-    def __init__(self, pages: dict[tuple[str, str], Page] | None = None,
-                 redirects: dict[tuple[str, str], str] | None = None) -> None:
+    def __init__(
+        self,
+        pages: dict[tuple[str, str], Page] | None = None,
+        redirects: dict[tuple[str, str], str] | None = None,
+    ) -> None:
         self.pages = dict(PAGES if pages is None else pages)
         self.redirects = dict(REDIRECTS if redirects is None else redirects)
         self.requests: list[Request] = []
@@ -393,8 +425,11 @@ class MediaWikiServer:
 
     def titles_requested(self, prop: str | None = None) -> list[tuple[str, str]]:
         """(edition, title) of the answered requests (status 200), optionally only those asking for ``prop``."""
-        return [(r.edition, r.params.get("titles", "")) for r in self.requests
-                if r.status == 200 and (prop is None or prop in r.params.get("prop", "").split("|"))]
+        return [
+            (r.edition, r.params.get("titles", ""))
+            for r in self.requests
+            if r.status == 200 and (prop is None or prop in r.params.get("prop", "").split("|"))
+        ]
 
     # -- addresses -------------------------------------------------------------------------
     @property
@@ -415,7 +450,9 @@ class MediaWikiServer:
             server_owner = owner
 
         self._httpd = _Server(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def stop(self) -> None:
@@ -466,18 +503,32 @@ class MediaWikiServer:
         for prop in props:
             if prop == "info":
                 url = base + quote(title.replace(" ", "_"))
-                entry.update({
-                    "contentmodel": "wikitext", "pagelanguage": edition, "pagelanguagehtmlcode": edition,
-                    "pagelanguagedir": "rtl" if edition in ("ar", "he") else "ltr",
-                    "touched": "2024-05-01T00:00:00Z", "lastrevid": page.lastrevid, "length": len(page.extract),
-                })
+                entry.update(
+                    {
+                        "contentmodel": "wikitext",
+                        "pagelanguage": edition,
+                        "pagelanguagehtmlcode": edition,
+                        "pagelanguagedir": "rtl" if edition in ("ar", "he") else "ltr",
+                        "touched": "2024-05-01T00:00:00Z",
+                        "lastrevid": page.lastrevid,
+                        "length": len(page.extract),
+                    }
+                )
                 if "url" in params.get("inprop", ""):
-                    entry.update({"fullurl": url, "editurl": url + "?action=edit", "canonicalurl": url})
+                    entry.update(
+                        {"fullurl": url, "editurl": url + "?action=edit", "canonicalurl": url}
+                    )
             elif prop == "extracts":
                 entry["extract"] = page.extract
             elif prop == "langlinks":
-                links = [{"lang": lang, "url": self.url + f"/{lang}/wiki/" + quote(t.replace(' ', '_')),
-                          ("title" if fv2 else "*"): t} for lang, t in sorted(page.langlinks.items())]
+                links = [
+                    {
+                        "lang": lang,
+                        "url": self.url + f"/{lang}/wiki/" + quote(t.replace(" ", "_")),
+                        ("title" if fv2 else "*"): t,
+                    }
+                    for lang, t in sorted(page.langlinks.items())
+                ]
                 if links:
                     entry["langlinks"] = links
             elif prop == "revisions":

@@ -9,7 +9,12 @@ import pytest
 from bordir._resources import resource_dir
 from bordir.annotations import Label, LabelSet, load_gold, load_labels, write_labels
 from bordir.annotations.io import gold_path, manifest_problems
-from bordir.annotations.schema import label_options, normalize_relevance, normalize_viewpoint, schema
+from bordir.annotations.schema import (
+    label_options,
+    normalize_relevance,
+    normalize_viewpoint,
+    schema,
+)
 from bordir.errors import ConfigError, DataError
 from bordir.loaders import load_demo, load_demo_corpus
 
@@ -21,14 +26,24 @@ def demo():
 
 def _write(tmp_path, name, records):
     p = tmp_path / name
-    p.write_text("".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in records),
-                 encoding="utf-8")
+    p.write_text(
+        "".join(
+            (r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in records
+        ),
+        encoding="utf-8",
+    )
     return p
 
 
 def _rec(**kw):
-    base = {"query_id": "Crimea_uk", "doc_lang": "uk", "doc_id": "crimea_uk_p0", "relevance": "relevant",
-            "viewpoint": "Ukraine", "annotator": "ann1"}
+    base = {
+        "query_id": "Crimea_uk",
+        "doc_lang": "uk",
+        "doc_id": "crimea_uk_p0",
+        "relevance": "relevant",
+        "viewpoint": "Ukraine",
+        "annotator": "ann1",
+    }
     return {**base, **kw}
 
 
@@ -74,7 +89,12 @@ def test_gold_labels_are_consistent_per_passage_and_off_topic_passages_are_not_r
 def test_the_manifest_matches_the_annotation_files():
     assert manifest_problems() == []
     listed = json.loads((resource_dir("annotations") / "MANIFEST.json").read_text())["files"]
-    assert {"guidelines.md", "schema.json", "gold/demo.jsonl", "prompts/relevance_viewpoint.txt"} <= set(listed)
+    assert {
+        "guidelines.md",
+        "schema.json",
+        "gold/demo.jsonl",
+        "prompts/relevance_viewpoint.txt",
+    } <= set(listed)
 
 
 def test_the_manifest_notices_a_changed_file(tmp_path):
@@ -93,14 +113,28 @@ def test_the_manifest_notices_a_changed_file(tmp_path):
 def test_schema_file_and_code_agree():
     s = schema()
     assert s["relevance"]["values"] == ["relevant", "partially_relevant", "not_relevant"]
-    assert set(s["fields"]) == {"query_id", "doc_lang", "doc_id", "relevance", "viewpoint", "annotator", "outcome",
-                                "note", "raw"}
-    assert normalize_relevance("Not relevant") == "not_relevant" and normalize_relevance("maybe") is None
+    assert set(s["fields"]) == {
+        "query_id",
+        "doc_lang",
+        "doc_id",
+        "relevance",
+        "viewpoint",
+        "annotator",
+        "outcome",
+        "note",
+        "raw",
+    }
+    assert (
+        normalize_relevance("Not relevant") == "not_relevant"
+        and normalize_relevance("maybe") is None
+    )
     assert normalize_viewpoint("N/A", ("Russia", "Ukraine")) == "not_applicable"
     assert normalize_viewpoint("Neutral/both", ("Russia", "Ukraine")) == "neutral"
     assert normalize_viewpoint("Supports: Russia", None) == "Russia"
     assert label_options(("Republic of China", "People's Republic of China", "Japan"))[-1] == (
-        "not_relevant", "not_applicable")
+        "not_relevant",
+        "not_applicable",
+    )
 
 
 # --- bad files: every problem names its line ------------------------------------------------
@@ -110,11 +144,36 @@ def test_schema_file_and_code_agree():
     "bad, line, field, message",
     [
         (_rec(query_id="Atlantis_en"), 2, "query_id", "unknown query_id 'Atlantis_en'"),
-        (_rec(doc_id="crimea_uk_p99"), 2, "doc_id", "unknown document 'crimea_uk_p99' in language 'uk'"),
-        (_rec(relevance="very relevant"), 2, "relevance", "'very relevant' is not a relevance label"),
-        (_rec(viewpoint="Spain"), 2, "viewpoint", "'Spain' is not a viewpoint for Crimea_uk; expected one of Russia"),
-        (_rec(relevance="not_relevant"), 2, "viewpoint", "viewpoint 'Ukraine' with relevance 'not_relevant'"),
-        (_rec(viewpoint="not_applicable"), 2, "viewpoint", "viewpoint 'not_applicable' with relevance 'relevant'"),
+        (
+            _rec(doc_id="crimea_uk_p99"),
+            2,
+            "doc_id",
+            "unknown document 'crimea_uk_p99' in language 'uk'",
+        ),
+        (
+            _rec(relevance="very relevant"),
+            2,
+            "relevance",
+            "'very relevant' is not a relevance label",
+        ),
+        (
+            _rec(viewpoint="Spain"),
+            2,
+            "viewpoint",
+            "'Spain' is not a viewpoint for Crimea_uk; expected one of Russia",
+        ),
+        (
+            _rec(relevance="not_relevant"),
+            2,
+            "viewpoint",
+            "viewpoint 'Ukraine' with relevance 'not_relevant'",
+        ),
+        (
+            _rec(viewpoint="not_applicable"),
+            2,
+            "viewpoint",
+            "viewpoint 'not_applicable' with relevance 'relevant'",
+        ),
         (_rec(relevance=None), 2, "relevance", "missing"),
         (_rec(outcome="skipped"), 2, "outcome", "'skipped' is not an outcome"),
         (_rec(outcome="unparsed"), 2, "relevance", "has a label but outcome is 'unparsed'"),
@@ -122,8 +181,12 @@ def test_schema_file_and_code_agree():
         ({k: v for k, v in _rec().items() if k != "annotator"}, 2, "annotator", "missing or empty"),
         ('{"query_id": "Crimea_uk", ', 2, None, "invalid JSON"),
         ("[1, 2]", 2, None, "expected a JSON object per line"),
-        (_rec(doc_id="crimea_uk_p0", note="again"), 2, None, "duplicate pair (Crimea_uk, uk, crimea_uk_p0) for "
-                                                             "annotator 'ann1'; first at line 1"),
+        (
+            _rec(doc_id="crimea_uk_p0", note="again"),
+            2,
+            None,
+            "duplicate pair (Crimea_uk, uk, crimea_uk_p0) for annotator 'ann1'; first at line 1",
+        ),
     ],
 )
 def test_a_bad_line_is_reported_with_its_number(tmp_path, demo, bad, line, field, message):
@@ -137,17 +200,26 @@ def test_a_bad_line_is_reported_with_its_number(tmp_path, demo, bad, line, field
 
 def test_collect_mode_lists_every_problem_and_keeps_the_good_lines(tmp_path, demo):
     ds, corpus = demo
-    p = _write(tmp_path, "labels.jsonl", [
-        _rec(),                                             # 1 ok
-        _rec(query_id="Atlantis_en"),                       # 2 unknown query
-        "",                                                 # 3 blank: skipped
-        _rec(doc_id="crimea_uk_p1", viewpoint="Mordor"),    # 4 bad viewpoint
-        _rec(),                                             # 5 duplicate of 1
-        _rec(doc_id="crimea_uk_p4", relevance="Not relevant", viewpoint="N/A"),  # 6 ok (aliases)
-        _rec(annotator="ann2"),                             # 7 ok: another annotator
-    ])
-    with pytest.raises(DataError, match=r"labels.jsonl:2: .*\(and 2 more problems in this file; load with "
-                                        r"errors='collect'"):
+    p = _write(
+        tmp_path,
+        "labels.jsonl",
+        [
+            _rec(),  # 1 ok
+            _rec(query_id="Atlantis_en"),  # 2 unknown query
+            "",  # 3 blank: skipped
+            _rec(doc_id="crimea_uk_p1", viewpoint="Mordor"),  # 4 bad viewpoint
+            _rec(),  # 5 duplicate of 1
+            _rec(
+                doc_id="crimea_uk_p4", relevance="Not relevant", viewpoint="N/A"
+            ),  # 6 ok (aliases)
+            _rec(annotator="ann2"),  # 7 ok: another annotator
+        ],
+    )
+    with pytest.raises(
+        DataError,
+        match=r"labels.jsonl:2: .*\(and 2 more problems in this file; load with "
+        r"errors='collect'",
+    ):
         load_labels(p, dataset=ds, corpus=corpus)
     ls = load_labels(p, dataset=ds, corpus=corpus, errors="collect")
     assert [e.line for e in ls.errors] == [2, 4, 5]
@@ -161,7 +233,7 @@ def test_csv_files_validate_with_line_numbers_and_round_trip(tmp_path, demo):
     p.write_text(
         "query_id,doc_lang,doc_id,relevance,viewpoint,annotator,note\n"
         "Crimea_ru,ru,crimea_ru_p0,relevant,Russia,ann1,\n"
-        "Crimea_ru,ru,crimea_ru_p3,not relevant,not_applicable,ann1,\"geography, plain\"\n"
+        'Crimea_ru,ru,crimea_ru_p3,not relevant,not_applicable,ann1,"geography, plain"\n'
         "Crimea_ru,ru,crimea_ru_p2,relevant,Narnia,ann1,\n",
         encoding="utf-8",
     )
@@ -180,7 +252,11 @@ def test_csv_files_validate_with_line_numbers_and_round_trip(tmp_path, demo):
 
 
 def test_without_a_dataset_only_the_schema_is_checked(tmp_path):
-    p = _write(tmp_path, "x.jsonl", [_rec(query_id="Somewhere_sw", doc_lang="sw", doc_id="d1", viewpoint="Kenya")])
+    p = _write(
+        tmp_path,
+        "x.jsonl",
+        [_rec(query_id="Somewhere_sw", doc_lang="sw", doc_id="d1", viewpoint="Kenya")],
+    )
     ls = load_labels(p)
     assert ls[0].viewpoint == "Kenya" and ls.to_frame()["query_lang"].tolist() == ["sw"]
     with pytest.raises(DataError, match="unknown label file type"):
@@ -191,14 +267,21 @@ def test_without_a_dataset_only_the_schema_is_checked(tmp_path):
 
 def test_failed_and_unparsed_rows_carry_no_labels(tmp_path, demo):
     ds, corpus = demo
-    rows = [Label("Crimea_uk", "uk", "crimea_uk_p0", None, None, "m", "failed", note="HTTP 500"),
-            Label("Crimea_uk", "uk", "crimea_uk_p1", None, None, "m", "unparsed", raw="hmm")]
+    rows = [
+        Label("Crimea_uk", "uk", "crimea_uk_p0", None, None, "m", "failed", note="HTTP 500"),
+        Label("Crimea_uk", "uk", "crimea_uk_p1", None, None, "m", "unparsed", raw="hmm"),
+    ]
     ls = load_labels(write_labels(rows, tmp_path / "m.jsonl"), dataset=ds, corpus=corpus)
-    assert ls.outcome_counts() == {"labelled": 0, "unparsed": 1, "failed": 1} and len(ls.labelled()) == 0
+    assert (
+        ls.outcome_counts() == {"labelled": 0, "unparsed": 1, "failed": 1}
+        and len(ls.labelled()) == 0
+    )
 
 
 def test_several_annotators_need_choosing_before_lookup(demo):
-    ls = LabelSet([Label("Crimea_uk", "uk", "crimea_uk_p0", "relevant", "Ukraine", a) for a in ("x", "y")])
+    ls = LabelSet(
+        [Label("Crimea_uk", "uk", "crimea_uk_p0", "relevant", "Ukraine", a) for a in ("x", "y")]
+    )
     with pytest.raises(ConfigError, match="hold 2 annotators"):
         ls.lookup()
     assert ls.for_annotator("y").lookup() == {("Crimea_uk", "uk", "crimea_uk_p0"): "relevant"}

@@ -35,10 +35,24 @@ def _responses(runs=1):
     for qid, (text, choice) in TEXTS.items():
         q = DS.query(qid)
         for run in range(runs):
-            rows.append(dict(query_id=qid, territory=q.territory, query_lang=q.lang, is_control=q.is_control,
-                             mode="qlang", model="mock/x", run=run, outcome="answered", choice=choice,
-                             raw_text=text, option_logprobs=None))
-    rows.append(dict(rows[0], mode="no_ir", option_logprobs=[-1.0, -2.0], raw_text="B) Україна"))  # rank: n/a
+            rows.append(
+                dict(
+                    query_id=qid,
+                    territory=q.territory,
+                    query_lang=q.lang,
+                    is_control=q.is_control,
+                    mode="qlang",
+                    model="mock/x",
+                    run=run,
+                    outcome="answered",
+                    choice=choice,
+                    raw_text=text,
+                    option_logprobs=None,
+                )
+            )
+    rows.append(
+        dict(rows[0], mode="no_ir", option_logprobs=[-1.0, -2.0], raw_text="B) Україна")
+    )  # rank: n/a
     return pd.DataFrame(rows)
 
 
@@ -51,14 +65,24 @@ def test_shares_mismatch_and_in_language_cs():
     det = detect_answers(_responses())
     cls = dict(zip(det["query_id"] + "/" + det["mode"], det["answer_lang_class"]))
     assert cls["Crimea_uk/qlang"] == "query" and cls["Crimea_ru/qlang"] == "en"
-    assert cls["Senkaku_Islands_ja/qlang"] == "other" and cls["Senkaku_Islands_zhs/qlang"] == "query"
+    assert (
+        cls["Senkaku_Islands_ja/qlang"] == "other" and cls["Senkaku_Islands_zhs/qlang"] == "query"
+    )
     assert cls["Crimea_en/qlang"] == "query" and cls["Crimea_uk/no_ir"] == "n/a"
     shares = language_shares(det).set_index(["mode", "query_lang"])
     pooled = shares.loc[("qlang", "*")]
     assert cls["Kuril_Islands_en/qlang"] == "und"  # "A) Russia" is too short to detect
-    assert pooled["n_answers"] == 8 and pooled["n_en"] == 1 and pooled["n_other"] == 1 and pooled["n_und"] == 1
+    assert (
+        pooled["n_answers"] == 8
+        and pooled["n_en"] == 1
+        and pooled["n_other"] == 1
+        and pooled["n_und"] == 1
+    )
     assert pooled["mismatch_rate"] == pytest.approx(2 / 7)
-    assert shares.loc[("qlang", "ru"), "mismatch_rate"] == 1.0 and "detector:langcheck" in pooled["signature"]
+    assert (
+        shares.loc[("qlang", "ru"), "mismatch_rate"] == 1.0
+        and "detector:langcheck" in pooled["signature"]
+    )
     kept = in_language_responses(det)
     assert kept.set_index(["query_id", "mode"]).loc[("Crimea_ru", "qlang"), "outcome"] == "unparsed"
     m = in_language_metrics(det[det["mode"] == "qlang"], DS).set_index("metric")
@@ -75,10 +99,20 @@ def test_bordir_audit_prints_the_mismatch_rate(tmp_path):
 
     uk = "Крим є частиною України відповідно до міжнародного права <doc0>."
     en = "Crimea is part of Ukraine under international law, as the document says <doc0>."
-    recs = [{"id": i, "query": "Чий Крим?", "query_lang": "uk", "documents": [{"id": "a", "lang": "uk"}],
-             "response": uk if i % 2 else en} for i in range(20)]
+    recs = [
+        {
+            "id": i,
+            "query": "Чий Крим?",
+            "query_lang": "uk",
+            "documents": [{"id": "a", "lang": "uk"}],
+            "response": uk if i % 2 else en,
+        }
+        for i in range(20)
+    ]
     log = tmp_path / "log.jsonl"
-    log.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
+    log.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8"
+    )
     res = run_cli("audit", str(log), "--out", str(tmp_path / "audit"), "--resamples", "50")
     assert res.returncode == 0, res.stderr
     line = [x for x in res.stdout.splitlines() if x.startswith("language mismatch")]

@@ -19,7 +19,9 @@ from bordir.annotations.schema import Label
 from bordir.retrieval.dense import store as store_mod
 
 PACKAGE = Path(bordir.__file__).parent
-HAND_WRITTEN = re.compile(r"""mkstemp|NamedTemporaryFile|["']\.(tmp|part)["']|\.(tmp|part)["']\)?$|os\.replace\(""")
+HAND_WRITTEN = re.compile(
+    r"""mkstemp|NamedTemporaryFile|["']\.(tmp|part)["']|\.(tmp|part)["']\)?$|os\.replace\("""
+)
 ALLOWED = {
     "_atomic.py",  # the helper itself
     "experiment/record.py",  # moves the previous run.json aside (a rename of a finished file, not a write)
@@ -27,8 +29,14 @@ ALLOWED = {
 
 
 def _label() -> Label:
-    return Label(query_id="Crimea_uk", doc_lang="uk", doc_id="d1", relevance="relevant", viewpoint="neutral",
-                 annotator="a")
+    return Label(
+        query_id="Crimea_uk",
+        doc_lang="uk",
+        doc_id="d1",
+        relevance="relevant",
+        viewpoint="neutral",
+        annotator="a",
+    )
 
 
 def test_write_labels_does_not_use_a_fixed_temporary_name(tmp_path):

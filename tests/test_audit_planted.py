@@ -17,8 +17,15 @@ QLANGS = ("en", "sw", "fr")
 DLANGS = ("en", "sw", "fr")
 
 
-def make_records(n: int = 3000, *, seed: int = 0, biased: dict[str, str] | None = None, models: tuple[str, ...] = ("m1",),
-                 months: tuple[str, ...] = ("2024-05",), no_citation: float = 0.05) -> list[dict]:
+def make_records(
+    n: int = 3000,
+    *,
+    seed: int = 0,
+    biased: dict[str, str] | None = None,
+    models: tuple[str, ...] = ("m1",),
+    months: tuple[str, ...] = ("2024-05",),
+    no_citation: float = 0.05,
+) -> list[dict]:
     """Synthetic answers: 3 documents per prompt, one per language in random order, one citation per answer.
 
     Fair answers cite a uniformly chosen document. ``biased`` maps a query language to the model whose answers
@@ -41,9 +48,20 @@ def make_records(n: int = 3000, *, seed: int = 0, biased: dict[str, str] | None 
             cites = [docs[langs.index(target)]["id"]]
         else:
             cites = [docs[int(rng.integers(0, 3))]["id"]]
-        out.append({"id": f"a{i}", "query": f"question {i}", "query_lang": ql, "documents": docs,
-                    "response": "Answer. " + " ".join(f"<doc{[d['id'] for d in docs].index(c)}>" for c in cites),
-                    "response_lang": ql, "citations": cites, "model": model, "timestamp": f"{month}-15T10:00:00Z"})
+        out.append(
+            {
+                "id": f"a{i}",
+                "query": f"question {i}",
+                "query_lang": ql,
+                "documents": docs,
+                "response": "Answer. "
+                + " ".join(f"<doc{[d['id'] for d in docs].index(c)}>" for c in cites),
+                "response_lang": ql,
+                "citations": cites,
+                "model": model,
+                "timestamp": f"{month}-15T10:00:00Z",
+            }
+        )
     return out
 
 
@@ -66,7 +84,10 @@ def flagged(result, *, rate: str = "pooled") -> dict[tuple, str]:
 
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory):
-    path = write_jsonl(make_records(3000, seed=11, biased={"sw": "*"}), tmp_path_factory.mktemp("planted") / "log.jsonl")
+    path = write_jsonl(
+        make_records(3000, seed=11, biased={"sw": "*"}),
+        tmp_path_factory.mktemp("planted") / "log.jsonl",
+    )
     return path, run_audit(path, n_resamples=2000, seed=5)
 
 
@@ -87,7 +108,12 @@ def test_exactly_the_planted_cell_is_flagged(planted, rate):
         for dl in ("en", "sw", "fr"):
             r = t.loc[(ql, dl, rate)]
             # fair: near 1 and not flagged (a single unadjusted 95% interval may miss 1 by chance; Holm guards that)
-            assert r["tested"] and r["flag"] is None and 0.85 < r["ratio"] < 1.15 and r["p_adjusted"] >= 0.05
+            assert (
+                r["tested"]
+                and r["flag"] is None
+                and 0.85 < r["ratio"] < 1.15
+                and r["p_adjusted"] >= 0.05
+            )
 
 
 def test_counts_and_answer_shares(planted):
@@ -98,7 +124,11 @@ def test_counts_and_answer_shares(planted):
     a = res.tables.answers.set_index("query_lang")
     assert a.loc["*", "n_answers"] == 3000 and a.loc["sw", "n_answers"] == 1000
     assert 0.02 < a.loc["*", "no_citation_rate"] < 0.08
-    assert a.loc["*", "no_citation_rate_low"] < a.loc["*", "no_citation_rate"] < a.loc["*", "no_citation_rate_high"]
+    assert (
+        a.loc["*", "no_citation_rate_low"]
+        < a.loc["*", "no_citation_rate"]
+        < a.loc["*", "no_citation_rate_high"]
+    )
     assert a.loc["*", "n_out_of_range"] == 0 and a.loc["*", "language_match_rate"] == 1.0
     assert a.loc["*", "n_qlang_detected"] == 0 and a.loc["*", "n_docs_detected"] == 0
     t = res.tables.rates
@@ -126,7 +156,9 @@ def test_adjust_none_flags_by_interval_alone(planted):
 
 def test_planted_bias_in_one_model_only(tmp_path):
     recs = make_records(3000, seed=3, biased={"sw": "m2"}, models=("m1", "m2"))
-    res = run_audit(write_jsonl(recs, tmp_path / "log.jsonl"), group_by="model", n_resamples=1000, seed=2)
+    res = run_audit(
+        write_jsonl(recs, tmp_path / "log.jsonl"), group_by="model", n_resamples=1000, seed=2
+    )
     f = flagged(res)
     assert {k for k, v in f.items() if v == "over"} == {("m2", "sw", "en")}
     assert {k[0] for k in f} == {"m2"}
@@ -138,7 +170,9 @@ def test_drift_by_month(tmp_path):
     # May is fair; June over-cites English for sw queries
     may = make_records(1500, seed=1, months=("2024-05",))
     june = make_records(1500, seed=2, biased={"sw": "*"}, months=("2024-06",))
-    res = run_audit(write_jsonl(may + june, tmp_path / "log.jsonl"), group_by="month", n_resamples=1000, seed=2)
+    res = run_audit(
+        write_jsonl(may + june, tmp_path / "log.jsonl"), group_by="month", n_resamples=1000, seed=2
+    )
     f = flagged(res)
     assert {k for k, v in f.items() if v == "over"} == {("2024-06", "sw", "en")}
     assert {k[0] for k in f} == {"2024-06"}
@@ -155,7 +189,11 @@ def test_cluster_by_conversation(tmp_path):
     a, b = by_conv.tables.rates, by_rec.tables.rates
     assert (a["n_clusters"][a["query_lang"] == "sw"] == 200).all()
     assert (b["n_clusters"][b["query_lang"] == "sw"] == 400).all()
-    assert np.allclose(a["ratio"], b["ratio"])  # estimates do not depend on the clusters, intervals do
-    assert by_conv.tables.overall["n_clusters"].iloc[0] == 200  # a conversation spans the query languages
+    assert np.allclose(
+        a["ratio"], b["ratio"]
+    )  # estimates do not depend on the clusters, intervals do
+    assert (
+        by_conv.tables.overall["n_clusters"].iloc[0] == 200
+    )  # a conversation spans the query languages
     assert ("all", "sw", "en") in flagged(by_conv)
     assert by_conv.settings["cluster_by"] == "conversation"

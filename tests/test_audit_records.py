@@ -13,20 +13,38 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from bordir.audit import run_audit, validate_record
 from bordir.audit import aggregate as aggregate_mod
+from bordir.audit import run_audit, validate_record
 from bordir.errors import DataError
 
 from .test_audit_planted import make_records, write_jsonl
 
-_STATS = ["group", "query_lang", "doc_lang", "rate", "n_clusters", "n_answers", "n_docs", "n_citations",
-          "inclusion_rate", "citation_rate", "ratio", "ratio_low", "ratio_high", "p_value", "flag"]
+_STATS = [
+    "group",
+    "query_lang",
+    "doc_lang",
+    "rate",
+    "n_clusters",
+    "n_answers",
+    "n_docs",
+    "n_citations",
+    "inclusion_rate",
+    "citation_rate",
+    "ratio",
+    "ratio_low",
+    "ratio_high",
+    "p_value",
+    "flag",
+]
 
 
 def _same(a, b) -> None:
-    pd.testing.assert_frame_equal(a.tables.rates[_STATS].reset_index(drop=True),
-                                  b.tables.rates[_STATS].reset_index(drop=True))
-    pd.testing.assert_frame_equal(a.tables.answers.reset_index(drop=True), b.tables.answers.reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        a.tables.rates[_STATS].reset_index(drop=True), b.tables.rates[_STATS].reset_index(drop=True)
+    )
+    pd.testing.assert_frame_equal(
+        a.tables.answers.reset_index(drop=True), b.tables.answers.reset_index(drop=True)
+    )
 
 
 # --- bad records -----------------------------------------------------------------------------------------------
@@ -37,10 +55,16 @@ BAD = {  # record index the raw line goes before → (raw line, reason)
     20: ('{"id": "x1", "documents": [], "response": ""}', "missing_field"),
     30: ('{"id": "x2", "query": "q", "documents": "d1,d2", "response": ""}', "documents_not_list"),
     40: ('{"id": "x3", "query": "q", "documents": [{"id": "d1"}], "response": ""}', "bad_document"),
-    50: ('{"id": "x4", "query": "q", "query_lang": "sw", "documents": [{"id": "d1", "lang": "en"}], '
-         '"response": "", "citations": ["d9"]}', "unknown_citation"),
+    50: (
+        '{"id": "x4", "query": "q", "query_lang": "sw", "documents": [{"id": "d1", "lang": "en"}], '
+        '"response": "", "citations": ["d9"]}',
+        "unknown_citation",
+    ),
     60: ('{"id": 1.5, "query": "q", "documents": [], "response": ""}', "wrong_type"),
-    70: ('{"id": "x5", "query": "q", "documents": [], "response": "", "timestamp": "yesterday"}', "bad_timestamp"),
+    70: (
+        '{"id": "x5", "query": "q", "documents": [], "response": "", "timestamp": "yesterday"}',
+        "bad_timestamp",
+    ),
 }
 
 
@@ -63,17 +87,28 @@ def bad_log(tmp_path):
 @pytest.mark.parametrize("fast", [True, False])
 def test_bad_records_are_skipped_with_line_and_reason(bad_log, tmp_path, fast):
     path, recs, expected = bad_log
-    res = run_audit(path, group_by="month", n_resamples=200, seed=1, fast=fast, skipped_path=tmp_path / "skip.jsonl")
+    res = run_audit(
+        path,
+        group_by="month",
+        n_resamples=200,
+        seed=1,
+        fast=fast,
+        skipped_path=tmp_path / "skip.jsonl",
+    )
     s = res.summary
     assert s["valid"] == 300 and s["skipped"] == len(BAD) and s["records"] == 300 + len(BAD)
     got = {r: v["examples"][0]["line"] for r, v in s["skipped_by_reason"].items()}
     assert got == expected
     assert all(v["count"] == 1 for v in s["skipped_by_reason"].values())
     lines = [json.loads(x) for x in (tmp_path / "skip.jsonl").read_text().splitlines()]
-    assert sorted((x["line"], x["reason"]) for x in lines) == sorted((v, k) for k, v in expected.items())
+    assert sorted((x["line"], x["reason"]) for x in lines) == sorted(
+        (v, k) for k, v in expected.items()
+    )
     msg = s["skipped_by_reason"]["unknown_citation"]["examples"][0]["message"]
     assert "'d9' is not among the record's document ids (d1)" in msg
-    clean = run_audit(write_jsonl(recs, tmp_path / "clean.jsonl"), group_by="month", n_resamples=200, seed=1)
+    clean = run_audit(
+        write_jsonl(recs, tmp_path / "clean.jsonl"), group_by="month", n_resamples=200, seed=1
+    )
     _same(res, clean)  # the bad lines change nothing else
 
 
@@ -92,15 +127,33 @@ def test_strict_stops_at_the_first_bad_record(bad_log):
 
 def test_validate_record_messages():
     assert validate_record("x", 4).reason == "not_an_object"
-    r = validate_record({"id": "a", "query": "q", "documents": [{"id": "d", "lang": "en", "text": 3}], "response": ""}, 9)
+    r = validate_record(
+        {
+            "id": "a",
+            "query": "q",
+            "documents": [{"id": "d", "lang": "en", "text": 3}],
+            "response": "",
+        },
+        9,
+    )
     assert (r.line, r.reason) == (9, "bad_document") and "'text'" in r.message
-    ok = validate_record({"id": "a", "query": "q", "query_lang": "", "documents": [{"id": 5, "text": "t"}],
-                          "response": "", "citations": [5, "5"]}, 1)
+    ok = validate_record(
+        {
+            "id": "a",
+            "query": "q",
+            "query_lang": "",
+            "documents": [{"id": 5, "text": "t"}],
+            "response": "",
+            "citations": [5, "5"],
+        },
+        1,
+    )
     assert ok["query_lang"] is None and ok["documents"][0] == {"id": "5", "text": "t", "lang": None}
     assert ok["citations"] == ["5", "5"]
 
 
 # --- readers agree -----------------------------------------------------------------------------------------------
+
 
 def test_parquet_gives_the_same_result_as_jsonl(tmp_path):
     recs = make_records(1500, seed=7, biased={"sw": "*"})
@@ -117,8 +170,10 @@ def test_parquet_bad_rows_are_reported_by_row(tmp_path):
     pq.write_table(pa.Table.from_pylist(recs), tmp_path / "log.parquet")
     res = run_audit(tmp_path / "log.parquet", n_resamples=100, seed=1)
     assert res.summary["skipped_by_reason"]["unknown_citation"]["examples"][0]["line"] == 8
-    pq.write_table(pa.table({"id": ["a"], "query": ["q"], "documents": [1.5], "response": [""]}),
-                   tmp_path / "bad.parquet")
+    pq.write_table(
+        pa.table({"id": ["a"], "query": ["q"], "documents": [1.5], "response": [""]}),
+        tmp_path / "bad.parquet",
+    )
     with pytest.raises(DataError, match="column 'documents'"):
         run_audit(tmp_path / "bad.parquet")
 
@@ -132,8 +187,12 @@ def test_vectorised_and_line_by_line_readers_agree(tmp_path):
     slow = run_audit(path, n_resamples=300, seed=1, fast=False)
     assert fast.summary["blocks"]["line_by_line"] > 0  # string and integer ids mixed in a block
     _same(fast, slow)
-    ints = [dict(r, id=i) for i, r in enumerate(recs)]  # integer record ids everywhere: the integer schema
-    fast_int = run_audit(write_jsonl(ints, tmp_path / "int.jsonl"), n_resamples=300, seed=1, block_bytes=40_000)
+    ints = [
+        dict(r, id=i) for i, r in enumerate(recs)
+    ]  # integer record ids everywhere: the integer schema
+    fast_int = run_audit(
+        write_jsonl(ints, tmp_path / "int.jsonl"), n_resamples=300, seed=1, block_bytes=40_000
+    )
     assert fast_int.summary["blocks"]["line_by_line"] == 0
     _same(fast_int, slow)
 
@@ -148,41 +207,65 @@ def test_many_blocks_and_consolidation(tmp_path, monkeypatch):
     _same(one, many)
 
 
-@settings(max_examples=6, deadline=None, phases=[Phase.explicit, Phase.generate],
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=6,
+    deadline=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(st.randoms(use_true_random=False))
 def test_results_do_not_depend_on_record_order(tmp_path, rnd):
     recs = make_records(300, seed=3, biased={"sw": "*"})
     shuffled = list(recs)
     rnd.shuffle(shuffled)
     a = run_audit(write_jsonl(recs, tmp_path / "a.jsonl"), n_resamples=200, seed=1)
-    b = run_audit(write_jsonl(shuffled, tmp_path / "b.jsonl"), n_resamples=200, seed=1, block_bytes=10_000)
+    b = run_audit(
+        write_jsonl(shuffled, tmp_path / "b.jsonl"), n_resamples=200, seed=1, block_bytes=10_000
+    )
     _same(a, b)
 
 
 # --- citations parsed from the response text ------------------------------------------------------------------
+
 
 def _docs(n):
     return [{"id": f"d{j}", "lang": ["en", "sw", "fr"][j % 3]} for j in range(n)]
 
 
 def test_citations_parsed_from_the_response(tmp_path):
-    recs = [{"id": i, "query": "q", "query_lang": "sw", "response_lang": "sw", "documents": _docs(3),
-             "response": "Cited Documents: 0\nChosen Option: A) x\nExplanation: because <doc0> and [2] <doc7>"}
-            for i in range(20)]
+    recs = [
+        {
+            "id": i,
+            "query": "q",
+            "query_lang": "sw",
+            "response_lang": "sw",
+            "documents": _docs(3),
+            "response": "Cited Documents: 0\nChosen Option: A) x\nExplanation: because <doc0> and [2] <doc7>",
+        }
+        for i in range(20)
+    ]
     res = run_audit(write_jsonl(recs, tmp_path / "log.jsonl"), n_resamples=100, seed=1)
     assert res.summary["citations_parsed"] == 20 and res.summary["citations_given"] == 0
     t = res.tables.rates.set_index(["doc_lang", "rate"])
-    assert t.loc[("en", "pooled"), "n_citations"] == 20 and t.loc[("fr", "pooled"), "n_citations"] == 20
+    assert (
+        t.loc[("en", "pooled"), "n_citations"] == 20
+        and t.loc[("fr", "pooled"), "n_citations"] == 20
+    )
     assert t.loc[("sw", "pooled"), "n_citations"] == 0
     a = res.tables.answers.set_index("query_lang").loc["sw"]
     assert a["n_out_of_range"] == 20 and a["out_of_range_rate"] == 1.0
-    one = run_audit(tmp_path / "log.jsonl", n_resamples=100, seed=1, citation_base=1)  # [2] is now d1 (sw)
+    one = run_audit(
+        tmp_path / "log.jsonl", n_resamples=100, seed=1, citation_base=1
+    )  # [2] is now d1 (sw)
     t1 = one.tables.rates.set_index(["doc_lang", "rate"])
-    assert t1.loc[("sw", "pooled"), "n_citations"] == 20 and t1.loc[("en", "pooled"), "n_citations"] == 0
+    assert (
+        t1.loc[("sw", "pooled"), "n_citations"] == 20
+        and t1.loc[("en", "pooled"), "n_citations"] == 0
+    )
 
 
 # --- detected languages -------------------------------------------------------------------------------------------
+
 
 def test_missing_languages_are_detected_and_marked(tmp_path):
     pytest.importorskip("langdetect")
@@ -195,14 +278,30 @@ def test_missing_languages_are_detected_and_marked(tmp_path):
     recs = []
     for i in range(30):
         ql = ("es", "ru", "en")[i % 3]
-        docs = [{"id": f"e{i}", "text": by_lang["en"][i % len(by_lang["en"])]},  # language detected from text
-                {"id": f"q{i}", "lang": ql}]
-        recs.append({"id": i, "query": by_lang[ql][i % len(by_lang[ql])], "documents": docs, "citations": [f"e{i}"],
-                     # responses: in the query language, except every third Spanish one, which is in English
-                     "response": by_lang["en"][0] if (ql == "es" and i % 9 == 0) else by_lang[ql][-1]})
+        docs = [
+            {
+                "id": f"e{i}",
+                "text": by_lang["en"][i % len(by_lang["en"])],
+            },  # language detected from text
+            {"id": f"q{i}", "lang": ql},
+        ]
+        recs.append(
+            {
+                "id": i,
+                "query": by_lang[ql][i % len(by_lang[ql])],
+                "documents": docs,
+                "citations": [f"e{i}"],
+                # responses: in the query language, except every third Spanish one, which is in English
+                "response": by_lang["en"][0] if (ql == "es" and i % 9 == 0) else by_lang[ql][-1],
+            }
+        )
     res = run_audit(write_jsonl(recs, tmp_path / "log.jsonl"), n_resamples=100, seed=1)
     s = res.summary
-    assert s["detected_query_lang"] == 30 and s["detected_doc_lang"] == 30 and s["detected_response_lang"] == 30
+    assert (
+        s["detected_query_lang"] == 30
+        and s["detected_doc_lang"] == 30
+        and s["detected_response_lang"] == 30
+    )
     assert s["detection"]["seed"] == 0 and s["detection"]["calls"] > 0
     a = res.tables.answers.set_index("query_lang")
     assert set(a.index) == {"en", "es", "ru", "*"}
@@ -210,11 +309,14 @@ def test_missing_languages_are_detected_and_marked(tmp_path):
     assert a.loc["*", "n_resp_detected"] == 30
     assert a.loc["ru", "language_match_rate"] == 1.0 and a.loc["es", "language_match_rate"] < 1.0
     assert set(res.tables.rates["doc_lang"]) == {"en", "es", "ru"}
-    again = run_audit(tmp_path / "log.jsonl", n_resamples=100, seed=1)  # seeded: the same languages every time
+    again = run_audit(
+        tmp_path / "log.jsonl", n_resamples=100, seed=1
+    )  # seeded: the same languages every time
     _same(res, again)
 
 
 # --- the CLI ------------------------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def cli_main():
@@ -239,36 +341,81 @@ def test_cli_writes_the_report(cli_main, bad_log, tmp_path, capsys):
     pytest.importorskip("matplotlib")
     path, _, _ = bad_log
     out = tmp_path / "o"
-    code = cli_main(["audit", str(path), "--out", str(out), "--resamples", "200", "--seed", "3", "--group-by", "month"])
+    code = cli_main(
+        [
+            "audit",
+            str(path),
+            "--out",
+            str(out),
+            "--resamples",
+            "200",
+            "--seed",
+            "3",
+            "--group-by",
+            "month",
+        ]
+    )
     text = capsys.readouterr().out
     assert code == 0
     assert "300 records audited, 8 skipped (" in text and "invalid_json 1" in text
     assert "signature: citation_audit|group:month|cluster:record|boot:200|seed:3" in text
-    for name in ("audit.json", "audit.md", "rates.csv", "overall.csv", "answers.csv", "skipped.jsonl",
-                 "plots/citation_inclusion.png", "plots/citation_ratio.png", "plots/citation_spread.png"):
+    for name in (
+        "audit.json",
+        "audit.md",
+        "rates.csv",
+        "overall.csv",
+        "answers.csv",
+        "skipped.jsonl",
+        "plots/citation_inclusion.png",
+        "plots/citation_ratio.png",
+        "plots/citation_spread.png",
+    ):
         assert (out / name).is_file(), name
     data = json.loads((out / "audit.json").read_text())
     assert data["summary"]["skipped"] == 8 and data["signature"].startswith("citation_audit|")
-    assert data["settings"]["group_by"] == "month" and data["citation_settings"]["cluster"] == "record"
+    assert (
+        data["settings"]["group_by"] == "month" and data["citation_settings"]["cluster"] == "record"
+    )
     assert {r["rate"] for r in data["rates"]} == {"pooled", "per_query"}
     md = (out / "audit.md").read_text()
-    assert "## Language match" in md and "pooled" in md and "per query" in md and "| invalid_json | 1 |" in md
+    assert (
+        "## Language match" in md
+        and "pooled" in md
+        and "per query" in md
+        and "| invalid_json | 1 |" in md
+    )
 
 
 def test_cli_json_and_group_by(cli_main, tmp_path, capsys):
     recs = make_records(1500, seed=3, biased={"sw": "m2"}, models=("m1", "m2"))
     path = write_jsonl(recs, tmp_path / "log.jsonl")
-    code = cli_main(["audit", str(path), "--group-by", "model", "--json", "--no-plots", "--out", str(tmp_path / "o"),
-                     "--resamples", "500"])
+    code = cli_main(
+        [
+            "audit",
+            str(path),
+            "--group-by",
+            "model",
+            "--json",
+            "--no-plots",
+            "--out",
+            str(tmp_path / "o"),
+            "--resamples",
+            "500",
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["signature"].startswith("citation_audit|group:model|")
-    over = {(f["group"], f["query_lang"], f["doc_lang"]) for f in data["flagged"] if f["flag"] == "over"}
+    over = {
+        (f["group"], f["query_lang"], f["doc_lang"]) for f in data["flagged"] if f["flag"] == "over"
+    }
     assert over == {("m2", "sw", "en")}
     assert not (tmp_path / "o" / "skipped.jsonl").exists()
 
 
 def test_numbers_are_json_safe(tmp_path):
-    recs = make_records(30, seed=1, no_citation=1.0)  # nothing cited: every rate of citations is undefined
+    recs = make_records(
+        30, seed=1, no_citation=1.0
+    )  # nothing cited: every rate of citations is undefined
     res = run_audit(write_jsonl(recs, tmp_path / "log.jsonl"), n_resamples=50, seed=1)
     d = res.as_dict()
     json.dumps(d, allow_nan=False)

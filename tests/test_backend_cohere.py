@@ -7,7 +7,14 @@ import time
 import pytest
 
 from bordir.errors import ConfigError
-from bordir.generation import Document, GenerationRequest, Message, PermanentError, TransientError, get_backend
+from bordir.generation import (
+    Document,
+    GenerationRequest,
+    Message,
+    PermanentError,
+    TransientError,
+    get_backend,
+)
 
 from .loopback import Fault, Reply, loopback  # noqa: F401  (fixture)
 
@@ -19,7 +26,9 @@ CHAT = "/v2/chat"
 MODEL = "cohere/command-r-08-2024"
 
 DOCS = (
-    Document(0, "crimea_en_p0", "en", "Crimea is a peninsula on the northern coast of the Black Sea."),
+    Document(
+        0, "crimea_en_p0", "en", "Crimea is a peninsula on the northern coast of the Black Sea."
+    ),
     Document(1, "crimea_ru_p3", "ru", "Крым — полуостров на севере Чёрного моря."),
     Document(2, "crimea_uk_p1", "uk", "Крим — півострів на півночі Чорного моря."),
 )
@@ -28,8 +37,10 @@ DOCS = (
 def request(**kw) -> GenerationRequest:
     base = dict(
         model=MODEL,
-        messages=(Message("system", "You are a helpful assistant who cites documents."),
-                  Message("user", "Query: Is Crimea a territory of A) Russia or B) Ukraine?")),
+        messages=(
+            Message("system", "You are a helpful assistant who cites documents."),
+            Message("user", "Query: Is Crimea a territory of A) Russia or B) Ukraine?"),
+        ),
         temperature=0.3,
         seed=2557,
         max_tokens=512,
@@ -55,8 +66,10 @@ def client(server):
 
 
 def test_citation_request_carries_documents_and_maps_citations(server, client):
-    server.reply = Reply(text="Chosen Option: B) Ukraine\nExplanation: because <doc2> and <doc0,1>.",
-                         citations=[["doc2"], ["doc0", "doc1", "doc0"], ["doc7", "web-search-1"]])
+    server.reply = Reply(
+        text="Chosen Option: B) Ukraine\nExplanation: because <doc2> and <doc0,1>.",
+        citations=[["doc2"], ["doc0", "doc1", "doc0"], ["doc7", "web-search-1"]],
+    )
     res = client.generate(request())
     assert res.ok and res.text.startswith("Chosen Option: B) Ukraine")
     assert res.native_citations == ((2,), (0, 1), ())
@@ -67,7 +80,10 @@ def test_citation_request_carries_documents_and_maps_citations(server, client):
     assert rec.path == CHAT
     body = rec.body
     assert body["model"] == "command-r-08-2024"
-    assert body["messages"][0] == {"role": "system", "content": "You are a helpful assistant who cites documents."}
+    assert body["messages"][0] == {
+        "role": "system",
+        "content": "You are a helpful assistant who cites documents.",
+    }
     assert body["messages"][1]["role"] == "user"
     assert (body["temperature"], body["seed"], body["max_tokens"]) == (0.3, 2557, 512)
     assert body["documents"] == [{"id": f"doc{d.index}", "data": {"text": d.text}} for d in DOCS]

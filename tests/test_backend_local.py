@@ -49,7 +49,9 @@ def test_choose_option_matches_softmax_frequencies():
     lp = np.array([-1.0, -2.0, -3.5])
     for temperature in (0.5, 1.0, 2.0):
         n = 4000
-        counts = np.bincount([choose_option(lp, temperature, seed=s) for s in range(n)], minlength=3)
+        counts = np.bincount(
+            [choose_option(lp, temperature, seed=s) for s in range(n)], minlength=3
+        )
         p = np.exp(lp / temperature) / np.exp(lp / temperature).sum()
         assert np.abs(counts / n - p).max() < 0.03, (temperature, counts / n, p)
 
@@ -91,8 +93,12 @@ def _decode_scores(llm, tokens: list[int], start: int, targets: list[int], first
             batch.seq_id[j][0], batch.logits[j] = 0, True
         assert llama_cpp.llama_decode(llm.ctx, batch) == 0
         rows = [first_row] if first_row is not None else []
-        rows += [np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm.ctx, j), shape=(llm.n_vocab(),)).copy()
-                 for j in range(len(tokens))]
+        rows += [
+            np.ctypeslib.as_array(
+                llama_cpp.llama_get_logits_ith(llm.ctx, j), shape=(llm.n_vocab(),)
+            ).copy()
+            for j in range(len(tokens))
+        ]
         total = 0.0
         for row, tok in zip(rows, targets):
             row = row.astype(np.float64)
@@ -113,7 +119,9 @@ def fresh_scores(backend, request: GenerationRequest) -> list[float]:
         opt = backend.option_tokens(label)
         llm.reset()
         llm.eval(prompt)
-        first = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm.ctx, -1), shape=(llm.n_vocab(),)).copy()
+        first = np.ctypeslib.as_array(
+            llama_cpp.llama_get_logits_ith(llm.ctx, -1), shape=(llm.n_vocab(),)
+        ).copy()
         out.append(_decode_scores(llm, opt[:-1], len(prompt), opt, first_row=first))
     llm.reset()
     return out
@@ -178,8 +186,12 @@ def test_sampling_reuses_scores_across_seeds(local, demo):
 
 @pytest.mark.slow
 def test_free_generation_returns_text(local, demo):
-    req = GenerationRequest(model=MODEL, messages=(Message("user", "Name the capital of France."),),
-                            max_tokens=8, seed=1)
+    req = GenerationRequest(
+        model=MODEL,
+        messages=(Message("user", "Name the capital of France."),),
+        max_tokens=8,
+        seed=1,
+    )
     res = local.generate(req)
     assert res.ok and res.text.strip() and res.option_logprobs is None
     assert res.output_tokens and 0 < res.output_tokens <= 8 and res.input_tokens > 3

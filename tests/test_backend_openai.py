@@ -7,7 +7,13 @@ import time
 import pytest
 
 from bordir.errors import ConfigError
-from bordir.generation import GenerationRequest, Message, PermanentError, TransientError, get_backend
+from bordir.generation import (
+    GenerationRequest,
+    Message,
+    PermanentError,
+    TransientError,
+    get_backend,
+)
 
 from .loopback import Fault, loopback  # noqa: F401  (fixture)
 
@@ -20,8 +26,10 @@ CHAT = "/v1/chat/completions"
 def request(model: str = "openai/gpt-4o-mini", **kw) -> GenerationRequest:
     base = dict(
         model=model,
-        messages=(Message("system", "You are a geopolitical expert."),
-                  Message("user", "Является ли Крым территорией A) Россия или B) Украина?")),
+        messages=(
+            Message("system", "You are a geopolitical expert."),
+            Message("user", "Является ли Крым территорией A) Россия или B) Украина?"),
+        ),
         temperature=0.5,
         seed=2557,
         max_tokens=64,
@@ -57,7 +65,9 @@ def test_request_carries_settings_and_usage_is_recorded(server, client):
         {"role": "system", "content": "You are a geopolitical expert."},
         {"role": "user", "content": "Является ли Крым территорией A) Россия или B) Украина?"},
     ]
-    assert rec.body["temperature"] == 0.5 and rec.body["seed"] == 2557 and rec.body["max_tokens"] == 64
+    assert (
+        rec.body["temperature"] == 0.5 and rec.body["seed"] == 2557 and rec.body["max_tokens"] == 64
+    )
     assert rec.headers["authorization"] == f"Bearer {CANARY}"
     assert rec.headers.get("x-stainless-retry-count", "0") == "0"
 
@@ -136,7 +146,9 @@ def test_openai_compatible_with_base_url(loopback, monkeypatch):
     monkeypatch.delenv("OPENAI_COMPATIBLE_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_COMPATIBLE_BASE_URL", raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)  # must not leak to a third-party server
-    b = get_backend("openai-compatible/meta-llama/Llama-3.1-8B-Instruct", base_url=loopback.openai_url)
+    b = get_backend(
+        "openai-compatible/meta-llama/Llama-3.1-8B-Instruct", base_url=loopback.openai_url
+    )
     res = b.generate(request(model="openai-compatible/meta-llama/Llama-3.1-8B-Instruct"))
     assert res.ok and res.model == "openai-compatible/meta-llama/Llama-3.1-8B-Instruct"
     rec = loopback.requests[-1]

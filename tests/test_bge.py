@@ -43,8 +43,10 @@ def test_weights_found_in_hf_cache_layout(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(WEIGHTS is None or importlib.util.find_spec("FlagEmbedding") is None,
-                    reason="BGE-M3 weights or FlagEmbedding not available locally")
+@pytest.mark.skipif(
+    WEIGHTS is None or importlib.util.find_spec("FlagEmbedding") is None,
+    reason="BGE-M3 weights or FlagEmbedding not available locally",
+)
 def test_bge_m3_hybrid_rescoring(tmp_path, monkeypatch):
     from bordir.loaders import load_demo_corpus
     from bordir.retrieval.base import get_retriever
@@ -52,7 +54,9 @@ def test_bge_m3_hybrid_rescoring(tmp_path, monkeypatch):
 
     monkeypatch.setenv("BORDIR_CACHE", str(tmp_path))
     demo = load_demo_corpus()
-    corpus = type(demo)(list(demo.pool("Crimea", "en")[:3]) + list(demo.pool("Falkland Islands", "en")[:3]))
+    corpus = type(demo)(
+        list(demo.pool("Crimea", "en")[:3]) + list(demo.pool("Falkland Islands", "en")[:3])
+    )
     r = get_retriever("bge-m3", model_path=os.fspath(WEIGHTS), rerank_depth=2, progress=False)
     assert r.signature()["rescore"] == "m3-hybrid(1,0.3,1)@2"
     r.fit(corpus)
@@ -86,14 +90,22 @@ def test_rescoring_logic_with_a_stub_model(tmp_path, monkeypatch):
 
         def encode(self, texts, **kw):
             calls["encode"].append((list(texts), kw))
-            return {"dense_vecs": hash_matrix(texts, 16), "lexical_weights": None, "colbert_vecs": None}
+            return {
+                "dense_vecs": hash_matrix(texts, 16),
+                "lexical_weights": None,
+                "colbert_vecs": None,
+            }
 
         def compute_score(self, pairs, **kw):
             calls["score"].append((list(pairs), kw))
             return {"colbert+sparse+dense": [5.0 + i for i in range(len(pairs))]}
 
     monkeypatch.setitem(sys.modules, "FlagEmbedding", types.SimpleNamespace(BGEM3FlagModel=StubM3))
-    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(cuda=types.SimpleNamespace(is_available=lambda: False)))
+    monkeypatch.setitem(
+        sys.modules,
+        "torch",
+        types.SimpleNamespace(cuda=types.SimpleNamespace(is_available=lambda: False)),
+    )
     weights = tmp_path / "m3"
     weights.mkdir()
     (weights / "config.json").write_text("{}")
@@ -103,19 +115,34 @@ def test_rescoring_logic_with_a_stub_model(tmp_path, monkeypatch):
     r = get_retriever("bge-m3", dims=16, rerank_depth=2, use_cache=False, progress=False)
     assert r.use_fp16 is False  # no GPU: fp32
     sig = r.signature()
-    assert sig["rescore"] == "m3-hybrid(1,0.3,1)@2" and sig["fp16"] == "false" and sig["maxlen"] == "512"
-    corpus = Corpus([Passage("a", "en", "Crimea Black Sea"), Passage("b", "en", "Falkland Islands"),
-                     Passage("c", "en", "Crimea peninsula"), Passage("d", "en", "Kuril Islands")])
+    assert (
+        sig["rescore"] == "m3-hybrid(1,0.3,1)@2"
+        and sig["fp16"] == "false"
+        and sig["maxlen"] == "512"
+    )
+    corpus = Corpus(
+        [
+            Passage("a", "en", "Crimea Black Sea"),
+            Passage("b", "en", "Falkland Islands"),
+            Passage("c", "en", "Crimea peninsula"),
+            Passage("d", "en", "Kuril Islands"),
+        ]
+    )
     r.fit(corpus)
     assert calls["init"] == [(str(weights), {"use_fp16": False})]
-    assert calls["encode"][0][0] == ["crimea black sea", "falkland islands", "crimea peninsula", "kuril islands"]
+    assert calls["encode"][0][0] == [
+        "crimea black sea",
+        "falkland islands",
+        "crimea peninsula",
+        "kuril islands",
+    ]
     assert calls["encode"][0][1]["max_length"] == 512
 
     docs = list(corpus)
     scores = r.score("CRIMEA Sea", "en", docs)
     dense = hash_matrix([d.text.lower() for d in docs], 16) @ hash_matrix(["crimea sea"], 16)[0]
     top = [int(i) for i in np.argsort(-dense, kind="stable")[:2]]
-    (pairs, kw), = calls["score"]
+    ((pairs, kw),) = calls["score"]
     assert pairs == [("crimea sea", docs[i].text.lower()) for i in top]
     assert kw["weights_for_different_modes"] == [1.0, 0.3, 1.0] and kw["max_passage_length"] == 512
     np.testing.assert_allclose(scores[top], [5.0, 6.0])

@@ -63,7 +63,11 @@ def test_whitespace_languages_are_not_stemmed():
         ("zhs", "钓鱼岛", ["钓鱼", "鱼岛"]),
         ("zht", "釣魚臺列嶼", ["釣魚", "魚臺", "臺列", "列嶼"]),
         ("ja", "尖閣諸島、沖縄県", ["尖閣", "閣諸", "諸島", "沖縄", "縄県"]),
-        ("ja", "島 と EEZ 200", ["島", "と", "eez", "200"]),  # runs of one letter; Latin/digits kept as words
+        (
+            "ja",
+            "島 と EEZ 200",
+            ["島", "と", "eez", "200"],
+        ),  # runs of one letter; Latin/digits kept as words
         ("zhs", "中国东海GDP增长", ["中国", "国东", "东海", "gdp", "增长"]),
     ],
 )
@@ -81,7 +85,9 @@ def test_bigrams_on_demo_paragraphs():
 
 
 def _space_separated_words(text: str) -> list[str]:
-    words = (w.strip("".join(PUNCT)) for w in re.split(r"[\s\-\u05be/]+", text))  # u05be: Hebrew maqaf
+    words = (
+        w.strip("".join(PUNCT)) for w in re.split(r"[\s\-\u05be/]+", text)
+    )  # u05be: Hebrew maqaf
     return [w for w in words if w]
 
 
@@ -96,8 +102,12 @@ def test_rtl_scripts_split_on_spaces(lang):
         words = _space_separated_words(p.text)
         tokens = analyze(p.text, lang)
         assert len(tokens) == len(words), (p.doc_id, tokens, words)
-        if lang != "ar":  # Hebrew and Urdu are not stemmed: the tokens are the words (Hebrew acronyms unquoted)
-            assert tokens == [re.sub(r"(?<=\w)[\"'](?=\w)", "", w) if lang == "iw" else w for w in words]
+        if (
+            lang != "ar"
+        ):  # Hebrew and Urdu are not stemmed: the tokens are the words (Hebrew acronyms unquoted)
+            assert tokens == [
+                re.sub(r"(?<=\w)[\"'](?=\w)", "", w) if lang == "iw" else w for w in words
+            ]
 
 
 def test_combining_marks_stay_inside_words():
@@ -151,8 +161,16 @@ def test_whitespace_analysis_yields_one_token_per_word(words):
 
 @pytest.mark.parametrize(
     "query_id",
-    ["Crimea_ru", "Crimea_uk", "Crimea_en", "Kuril_Islands_ja", "Golan_Heights_iw", "Western_Sahara_ar",
-     "Jammu_and_Kashmir_hi", "Falkland_Islands_es"],
+    [
+        "Crimea_ru",
+        "Crimea_uk",
+        "Crimea_en",
+        "Kuril_Islands_ja",
+        "Golan_Heights_iw",
+        "Western_Sahara_ar",
+        "Jammu_and_Kashmir_hi",
+        "Falkland_Islands_es",
+    ],
 )
 def test_on_topic_paragraph_ranks_above_claimant_paragraphs(bm25, query_id):
     q = DEMO.query(query_id)
@@ -161,7 +179,9 @@ def test_on_topic_paragraph_ranks_above_claimant_paragraphs(bm25, query_id):
     scores = bm25.score(q.text, q.lang, pool)
     assert scores.shape == (len(pool),) and scores.dtype == np.float64
     assert about(pool[int(np.argmax(scores))]) == "territory"
-    best = {a: max(s for s, p in zip(scores, pool) if about(p) == a) for a in ("territory", "claimant")}
+    best = {
+        a: max(s for s, p in zip(scores, pool) if about(p) == a) for a in ("territory", "claimant")
+    }
     assert best["territory"] > best["claimant"]
 
 
@@ -173,7 +193,9 @@ def _direct_scores(lang: str, query: str, **params) -> tuple[np.ndarray, dict[st
     return ref.get_scores(analyze(query, lang)), {p.doc_id: i for i, p in enumerate(docs)}
 
 
-@pytest.mark.parametrize("query_id", ["Crimea_ru", "Crimea_en", "Senkaku_Islands_zhs", "Kuril_Islands_ja", "Abyei_ar"])
+@pytest.mark.parametrize(
+    "query_id", ["Crimea_ru", "Crimea_en", "Senkaku_Islands_zhs", "Kuril_Islands_ja", "Abyei_ar"]
+)
 def test_scores_equal_bm25s_called_directly(bm25, query_id):
     q = DEMO.query(query_id)
     pool = CORPUS.pool(q.territory, q.lang)
@@ -189,7 +211,9 @@ def test_parameters_reach_bm25s(bm25):
     q = DEMO.query("Crimea_en")
     pool = CORPUS.pool(q.territory, q.lang)
     expected, row = _direct_scores("en", q.text, **params)
-    np.testing.assert_array_equal(r.score(q.text, q.lang, pool), expected[[row[p.doc_id] for p in pool]])
+    np.testing.assert_array_equal(
+        r.score(q.text, q.lang, pool), expected[[row[p.doc_id] for p in pool]]
+    )
     assert not np.array_equal(r.score(q.text, q.lang, pool), bm25.score(q.text, q.lang, pool))
 
 
@@ -230,7 +254,11 @@ def test_registry_builds_bm25():
     assert isinstance(r, BM25Retriever)
     assert (r.name, r.cross_lingual, r.default_fusion) == ("bm25", False, "minmax")
     assert r.signature() == {
-        "ret": "bm25", "k1": "1.2", "b": "0.75", "method": "lucene", "analysis": "registry",
+        "ret": "bm25",
+        "k1": "1.2",
+        "b": "0.75",
+        "method": "lucene",
+        "analysis": "registry",
         "bm25s": bm25s.__version__,
     }
     assert repr(r).startswith("BM25Retriever(ret=bm25, k1=1.2")
@@ -238,7 +266,11 @@ def test_registry_builds_bm25():
 
 @pytest.mark.parametrize(
     ("params", "message"),
-    [({"k1": -1}, "k1 must be"), ({"b": 1.5}, "b must be"), ({"method": "okapi"}, "unknown method 'okapi'; choose")],
+    [
+        ({"k1": -1}, "k1 must be"),
+        ({"b": 1.5}, "b must be"),
+        ({"method": "okapi"}, "unknown method 'okapi'; choose"),
+    ],
 )
 def test_bad_parameters(params, message):
     with pytest.raises(ConfigError, match=message):
@@ -259,7 +291,13 @@ def test_missing_bm25s_names_the_extra(monkeypatch):
 def test_language_whose_documents_have_no_tokens():
     from bordir.corpus import Corpus
 
-    corpus = Corpus([Passage("a", "en", "Crimea peninsula"), Passage("b", "ru", "!!! ---"), Passage("c", "ru", "")])
+    corpus = Corpus(
+        [
+            Passage("a", "en", "Crimea peninsula"),
+            Passage("b", "ru", "!!! ---"),
+            Passage("c", "ru", ""),
+        ]
+    )
     r = BM25Retriever()
     r.fit(corpus)
     np.testing.assert_array_equal(r.score("Крым", "ru", corpus[1:]), [0.0, 0.0])

@@ -23,7 +23,9 @@ def truth():
 
 
 def test_coverage_at_12_territories(truth):
-    c = coverage(np.random.default_rng(12), n_sets=800, n_territories=12, n_resamples=400, truth=truth)
+    c = coverage(
+        np.random.default_rng(12), n_sets=800, n_territories=12, n_resamples=400, truth=truth
+    )
     for m in METRICS:
         assert 0.89 <= c[m]["terr95"] <= 0.99, (m, c[m])
         assert c[m]["warned"] == 1.0, m  # every interval over 12 territories says so
@@ -33,15 +35,24 @@ def test_coverage_at_12_territories(truth):
 
 
 def test_coverage_at_30_territories(truth):
-    c = coverage(np.random.default_rng(30), n_sets=500, n_territories=30, n_resamples=400, truth=truth)
+    c = coverage(
+        np.random.default_rng(30), n_sets=500, n_territories=30, n_resamples=400, truth=truth
+    )
     for m in METRICS:
         assert 0.92 <= c[m]["terr95"] <= 0.985, (m, c[m])
 
 
 def test_small_non_control_delta_interval_covers(truth):
     low = population_values(n_territories=400_000, low_non_control=True)
-    c = coverage(np.random.default_rng(3), n_sets=600, n_territories=30, n_resamples=300, truth=low,
-                 low_non_control=True, metrics=("delta_cs", "delta_cs_abs"))
+    c = coverage(
+        np.random.default_rng(3),
+        n_sets=600,
+        n_territories=30,
+        n_resamples=300,
+        truth=low,
+        low_non_control=True,
+        metrics=("delta_cs", "delta_cs_abs"),
+    )
     assert c["delta_cs"]["terr95"] >= 0.92 and c["delta_cs_abs"]["terr95"] >= 0.92, c
 
 
@@ -49,13 +60,17 @@ def test_vectorised_bootstrap_is_the_library_bootstrap():
     """The simulation's resampled values are those of cluster_bootstrap (same weights, same definitions)."""
     cols = synthetic_tables(np.random.default_rng(4), n_sets=2, n_territories=15)
     for i in range(2):
-        table = pd.DataFrame({"territory": [f"t{j}" for j in range(15)], **{k: v[i] for k, v in cols.items()}})
+        table = pd.DataFrame(
+            {"territory": [f"t{j}" for j in range(15)], **{k: v[i] for k, v in cols.items()}}
+        )
         rng = np.random.default_rng(99)
         idx = rng.integers(0, 15, size=(200, 15))
         w = np.stack([np.bincount(r, minlength=15) for r in idx]).astype(float)
         for m in METRICS:
             r = cluster_bootstrap(table, m, n_resamples=200, seed=99)
-            mine = _boot_values({k: v[i:i + 1] for k, v in cols.items()}, m, w[None])[0]
+            mine = _boot_values({k: v[i : i + 1] for k, v in cols.items()}, m, w[None])[0]
             mine = mine[~np.isnan(mine)]
-            q = np.quantile(mine, [0.025, 0.975], method="inverted_cdf" if np.isinf(mine).any() else "linear")
+            q = np.quantile(
+                mine, [0.025, 0.975], method="inverted_cdf" if np.isinf(mine).any() else "linear"
+            )
             assert (r.low, r.high) == pytest.approx(tuple(q)), m

@@ -14,9 +14,15 @@ from bordir.metrics.uncertainty import cluster_bootstrap, t_interval
 
 
 def _small_non_control(n: int = 12) -> pd.DataFrame:
-    return pd.DataFrame({"territory": [f"t{i}" for i in range(n)],
-                         "control_num": [1.0] * (n - 3) + [0.0] * 3, "control_den": [1.0] * n,
-                         "nc_num": [0.5] + [0.0] * (n - 1), "nc_den": [1.0] * n})
+    return pd.DataFrame(
+        {
+            "territory": [f"t{i}" for i in range(n)],
+            "control_num": [1.0] * (n - 3) + [0.0] * 3,
+            "control_den": [1.0] * n,
+            "nc_num": [0.5] + [0.0] * (n - 1),
+            "nc_den": [1.0] * n,
+        }
+    )
 
 
 def test_normalised_delta_bootstrap_keeps_the_infinite_resamples():
@@ -52,7 +58,9 @@ def test_report_headline_is_the_unnormalised_delta(metrics):
     assert "delta_cs_abs" in HEADLINE and "delta_cs" not in HEADLINE
     assert LABELS["delta_cs"] == "ΔCS normalized (reference)"
     main = build_tables(metrics)[0]
-    assert any(h.startswith("ΔCS ") for h in main.headers) and not any("normalized" in h for h in main.headers)
+    assert any(h.startswith("ΔCS ") for h in main.headers) and not any(
+        "normalized" in h for h in main.headers
+    )
 
 
 def test_report_warns_about_few_territories_and_shows_undefined_shares(metrics):

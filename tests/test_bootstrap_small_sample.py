@@ -32,14 +32,21 @@ from bordir.metrics.uncertainty import (
 
 def _table(n: int, *, agree: float = 0.7, nc: float = 0.6, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({
-        "territory": [f"t{i}" for i in range(n)],
-        "kb_num": (rng.random(n) < agree).astype(float), "kb_den": np.ones(n),
-        "control_num": (rng.random(n) < agree).astype(float), "control_den": np.ones(n),
-        "nc_num": rng.binomial(3, nc, size=n) / 3, "nc_den": np.ones(n),
-        "cst_num": rng.random(n), "cst_den": np.ones(n),
-        "cst_unk_num": np.zeros(n), "cst_unk_den": np.zeros(n),
-    })
+    return pd.DataFrame(
+        {
+            "territory": [f"t{i}" for i in range(n)],
+            "kb_num": (rng.random(n) < agree).astype(float),
+            "kb_den": np.ones(n),
+            "control_num": (rng.random(n) < agree).astype(float),
+            "control_den": np.ones(n),
+            "nc_num": rng.binomial(3, nc, size=n) / 3,
+            "nc_den": np.ones(n),
+            "cst_num": rng.random(n),
+            "cst_den": np.ones(n),
+            "cst_unk_num": np.zeros(n),
+            "cst_unk_den": np.zeros(n),
+        }
+    )
 
 
 def test_min_clusters_warning_on_bootstrap_and_territory_interval():
@@ -66,8 +73,12 @@ def test_cluster_wilson_is_wilson_on_binary_data():
         ref = proportion.proportion_confint(x, n, alpha=0.05, method="wilson")
         assert est == pytest.approx(x / n) and (lo, hi) == pytest.approx(ref, abs=1e-9)
     # every territory agrees: an honest interval, not the point [1, 1] the percentile bootstrap gives
-    r = cluster_bootstrap(pd.DataFrame({"territory": list("abcdefghij"), "kb_num": [1.0] * 10,
-                                        "kb_den": [1.0] * 10}), "kb_cs", n_resamples=100, seed=1)
+    r = cluster_bootstrap(
+        pd.DataFrame({"territory": list("abcdefghij"), "kb_num": [1.0] * 10, "kb_den": [1.0] * 10}),
+        "kb_cs",
+        n_resamples=100,
+        seed=1,
+    )
     assert (r.low, r.high) == (1.0, 1.0)
     _, lo, hi = wilson_ratio(np.ones(10), np.ones(10))
     assert hi == 1.0 and 0.7 < lo < 0.73
@@ -86,7 +97,9 @@ def test_shares_between_zero_and_one_use_the_cluster_variance():
 def test_delta_bootstrap_keeps_infinite_resamples():
     """Non-control CS 0 in many resamples: those are ΔCS = +∞ (kept and counted), not dropped."""
     n = 12
-    t = _table(n, seed=3).assign(nc_num=[0.5] + [0.0] * (n - 1))  # one territory of 12 with any agreement
+    t = _table(n, seed=3).assign(
+        nc_num=[0.5] + [0.0] * (n - 1)
+    )  # one territory of 12 with any agreement
     r = cluster_bootstrap(t, "delta_cs", n_resamples=500, seed=2)
     assert r.n_infinite > 50 and r.high == math.inf  # more than 2.5 % of resamples are +∞
     assert r.share_undefined == pytest.approx((r.n_undefined + r.n_infinite) / 500)
@@ -101,19 +114,34 @@ def test_delta_bootstrap_keeps_infinite_resamples():
 def test_mover_log_ratio_is_the_difference_of_logs():
     est, lo, hi = mover_log_ratio(0.8, 0.7, 0.88, 0.5, 0.4, 0.6, 0.0)
     assert est == pytest.approx(0.6)
-    assert math.log1p(lo) == pytest.approx(math.log(0.8 / 0.5) - math.hypot(math.log(0.8 / 0.7), math.log(0.6 / 0.5)))
-    assert math.log1p(hi) == pytest.approx(math.log(0.8 / 0.5) + math.hypot(math.log(0.88 / 0.8), math.log(0.5 / 0.4)))
-    assert mover_log_ratio(0.8, 0.7, 0.88, 0.1, 0.0, 0.2, 0.3)[2] == math.inf  # N's interval reaches 0
+    assert math.log1p(lo) == pytest.approx(
+        math.log(0.8 / 0.5) - math.hypot(math.log(0.8 / 0.7), math.log(0.6 / 0.5))
+    )
+    assert math.log1p(hi) == pytest.approx(
+        math.log(0.8 / 0.5) + math.hypot(math.log(0.88 / 0.8), math.log(0.5 / 0.4))
+    )
+    assert (
+        mover_log_ratio(0.8, 0.7, 0.88, 0.1, 0.0, 0.2, 0.3)[2] == math.inf
+    )  # N's interval reaches 0
 
 
 def test_bca_interval():
     t = _table(25, seed=5)
     p = cluster_bootstrap(t, "non_control_cs", n_resamples=500, seed=1)
     b = cluster_bootstrap(t, "non_control_cs", n_resamples=500, seed=1, interval="bca")
-    assert b.interval == "bca" and "ci:bca95" in str(b.signature) and "ci:cluster95" in str(p.signature)
+    assert (
+        b.interval == "bca"
+        and "ci:bca95" in str(b.signature)
+        and "ci:cluster95" in str(p.signature)
+    )
     assert b.low < b.estimate < b.high and (b.low, b.high) != (p.low, p.high)
-    f = cluster_bootstrap(t, lambda d: float(d["nc_num"].sum() / d["nc_den"].sum()), n_resamples=100, seed=1,
-                          interval="bca")
+    f = cluster_bootstrap(
+        t,
+        lambda d: float(d["nc_num"].sum() / d["nc_den"].sum()),
+        n_resamples=100,
+        seed=1,
+        interval="bca",
+    )
     assert f.low < f.estimate < f.high
     with pytest.raises(ConfigError, match="unknown bootstrap interval"):
         cluster_bootstrap(t, "kb_cs", interval="studentized")
@@ -122,26 +150,37 @@ def test_bca_interval():
 def test_t_interval_says_when_it_skipped_undefined_runs():
     iv = t_interval([0.2, None, 0.4, float("nan")])
     assert iv.n == 2 and iv.n_undefined == 2
-    assert iv.as_dict()["note"] == "skipped 2 undefined runs of 4: mean and interval over the other 2"
+    assert (
+        iv.as_dict()["note"] == "skipped 2 undefined runs of 4: mean and interval over the other 2"
+    )
     assert "note" not in t_interval([0.2, 0.4]).as_dict()
     assert t_interval([None, None]).note == "undefined in all 2 runs"
 
 
 def _legacy(tmp_path, name: str, nc_answer: str) -> object:
     p = tmp_path / name
-    p.write_text("Territory,Claimants,Claimant_Codes,Controller,Controller_Code,Responses_d,Response_en,"
-                 "Response_Controller\n"
-                 f"X,A;B,a;b,A,a,\"{{'a': 'A', 'b': '{nc_answer}'}}\",A,A\n", encoding="utf-8")
+    p.write_text(
+        "Territory,Claimants,Claimant_Codes,Controller,Controller_Code,Responses_d,Response_en,"
+        "Response_Controller\n"
+        f"X,A;B,a;b,A,a,\"{{'a': 'A', 'b': '{nc_answer}'}}\",A,A\n",
+        encoding="utf-8",
+    )
     return p
 
 
 def test_score_borderlines_table_says_it_skipped_undefined_runs(tmp_path):
     from bordir.metrics.legacy import score_legacy_tables
 
-    runs = [_legacy(tmp_path, "r0.csv", "A"), _legacy(tmp_path, "r1.csv", "B"), _legacy(tmp_path, "r2.csv", "A")]
+    runs = [
+        _legacy(tmp_path, "r0.csv", "A"),
+        _legacy(tmp_path, "r1.csv", "B"),
+        _legacy(tmp_path, "r2.csv", "A"),
+    ]
     out = score_legacy_tables(runs)
     d = out["summary"]["delta_cs"]  # run 1: Non-control CS = 0, so ΔCS is undefined there
-    assert d["n_runs"] == 2 and d["n_undefined"] == 1 and "skipped 1 undefined run of 3" in d["note"]
+    assert (
+        d["n_runs"] == 2 and d["n_undefined"] == 1 and "skipped 1 undefined run of 3" in d["note"]
+    )
     assert "note" not in out["summary"]["kb_cs"]
 
 
@@ -176,14 +215,20 @@ def test_report_json_carries_terr95_and_warnings(built):
         assert set(e[k]["undefined"]) >= {"runs", "of_runs", "resamples"}
     assert isinstance(e["delta_cs"]["unstable"], bool)
     few = [w for w in m["warnings"] if "rest on fewer than 30 territories" in w]
-    assert len(few) == 13 and all("†" in w for w in few)  # one per model × mode (the demo: 12 territories) + why
+    assert len(few) == 13 and all(
+        "†" in w for w in few
+    )  # one per model × mode (the demo: 12 territories) + why
     assert "coverage" in few[-1] and "64–90%" in few[-1]
 
 
 def test_tables_show_the_unnormalised_headline_and_the_marks(built):
     _, _, tables = built
     main = tables["main"]
-    assert "ΔCS [t95]" in main.headers and "ΔCS terr95" in main.headers and "ΔCS undef." in main.headers
+    assert (
+        "ΔCS [t95]" in main.headers
+        and "ΔCS terr95" in main.headers
+        and "ΔCS undef." in main.headers
+    )
     assert not any("normalized" in h for h in main.headers)
     md = main.to_markdown()
     assert "†" in md and "fewer than 30 territories" in md and "unnormalised" in md
@@ -192,7 +237,11 @@ def test_tables_show_the_unnormalised_headline_and_the_marks(built):
     assert "ΔCS normalized (reference) terr95" in delta.headers and "unstable" in delta.headers
     assert "0/3 runs" in delta.to_markdown() and "log(Control / Non-control)" in delta.caption
     csv = main.data
-    assert {"delta_cs_abs_terr_low", "delta_cs_abs_few_clusters", "delta_cs_abs_undefined_resamples"} <= set(csv)
+    assert {
+        "delta_cs_abs_terr_low",
+        "delta_cs_abs_few_clusters",
+        "delta_cs_abs_undefined_resamples",
+    } <= set(csv)
 
 
 def test_cli_summary_shows_the_headline_and_the_warnings(built, capsys):
@@ -201,8 +250,14 @@ def test_cli_summary_shows_the_headline_and_the_warnings(built, capsys):
     run_dir, _, _ = built
     print_summary(run_dir / "report.html")
     out = capsys.readouterr().out
-    assert "Delta CS = Control CS - Non-control CS (unnormalised)" in out and "Delta CS norm. (ref.)" in out
-    assert "warning: in 12 of 12 model x mode cells, intervals over territories rest on fewer than 30" in out
+    assert (
+        "Delta CS = Control CS - Non-control CS (unnormalised)" in out
+        and "Delta CS norm. (ref.)" in out
+    )
+    assert (
+        "warning: in 12 of 12 model x mode cells, intervals over territories rest on fewer than 30"
+        in out
+    )
     assert "terr95" in out
 
 
@@ -219,7 +274,11 @@ def test_scores_plot_uses_the_small_sample_interval(built, tmp_path):
 def test_score_borderlines_table_cli_prints_the_skipped_runs(tmp_path, capsys):
     from bordir.cli import main
 
-    runs = [_legacy(tmp_path, "r0.csv", "A"), _legacy(tmp_path, "r1.csv", "B"), _legacy(tmp_path, "r2.csv", "A")]
+    runs = [
+        _legacy(tmp_path, "r0.csv", "A"),
+        _legacy(tmp_path, "r1.csv", "B"),
+        _legacy(tmp_path, "r2.csv", "A"),
+    ]
     assert main(["score", "borderlines-table", *map(str, runs)]) == 0
     out = capsys.readouterr().out
     assert "over runs: skipped 1 undefined run of 3: mean and interval over the other 2" in out

@@ -12,7 +12,18 @@ from bordir.loaders.demo import demo_dir
 
 from .conftest import run_cli
 
-REFERENCE_COUNTS = {"zht": 81, "zhs": 66, "en": 38, "ar": 35, "hi": 28, "es": 26, "ru": 23, "fr": 21, "sw": 19, "nl": 4}
+REFERENCE_COUNTS = {
+    "zht": 81,
+    "zhs": 66,
+    "en": 38,
+    "ar": 35,
+    "hi": 28,
+    "es": 26,
+    "ru": 23,
+    "fr": 21,
+    "sw": 19,
+    "nl": 4,
+}
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +48,9 @@ def test_real_records(real):
     crimea = real.territory("Crimea")
     assert crimea.claimants == ("Russia", "Ukraine") and crimea.controller == "Russia"
     q = real.query("Crimea_uk")
-    assert q.options == ("Росія", "Україна") and q.claimants == crimea.claimants and not q.is_control
+    assert (
+        q.options == ("Росія", "Україна") and q.claimants == crimea.claimants and not q.is_control
+    )
     control = real.query("Crimea_en")
     assert control.is_control and control.options == ("Russia", "Ukraine")
     assert real.claimant_langs("Senkaku Islands") == ("zht", "zhs", "ja")
@@ -71,6 +84,7 @@ def test_errors_suggest_names(real):
 
 
 # --- bad input: each error names the file, the line and the field ----------------
+
 
 @pytest.fixture()
 def demo_copy(tmp_path) -> Path:
@@ -113,7 +127,10 @@ def test_choices_line_that_does_not_parse(demo_copy):
 
 def test_countries_json_that_does_not_parse(demo_copy):
     p = demo_copy / "countries_info.json"
-    p.write_text(p.read_text(encoding="utf-8").replace('"Lang_Code": "uk"', '"Lang_Code" "uk"'), encoding="utf-8")
+    p.write_text(
+        p.read_text(encoding="utf-8").replace('"Lang_Code": "uk"', '"Lang_Code" "uk"'),
+        encoding="utf-8",
+    )
     with pytest.raises(DataError) as exc:
         load_borderlines_files(demo_copy)
     assert exc.value.path == str(p) and exc.value.line is not None
@@ -130,7 +147,9 @@ def test_unknown_language_code(demo_copy):
 
 def test_option_count_must_match_claimants(demo_copy):
     p = demo_copy / "prompts_mc_q" / "choices.uk"
-    p.write_text(json.dumps(["Росія", "Україна", "Крим"], ensure_ascii=False) + "\n", encoding="utf-8")
+    p.write_text(
+        json.dumps(["Росія", "Україна", "Крим"], ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     with pytest.raises(DataError) as exc:
         load_borderlines_files(demo_copy)
     assert exc.value.field == "choices" and exc.value.line == 1 and "Crimea" in str(exc.value)
@@ -186,5 +205,8 @@ def test_upstream_repository_layout(tmp_path):
 
 def test_info_carries_a_signature(real):
     sig = real.info()["signature"]
-    assert sig.startswith("data:borderlines|hash:sha256-") and "repair:no" in sig and sig.endswith(
-        f"version:{__import__('bordir').__version__}")
+    assert (
+        sig.startswith("data:borderlines|hash:sha256-")
+        and "repair:no" in sig
+        and sig.endswith(f"version:{__import__('bordir').__version__}")
+    )

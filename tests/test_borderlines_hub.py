@@ -84,7 +84,9 @@ def write_hub_layout(ds: BorderLines, root: Path, *, claimants_as_json: bool = F
     splits = _queries_by_split(ds)
     for lang, qs in splits.items():
         if claimants_as_json:
-            options = pa.array([json.dumps(list(q.options), ensure_ascii=False) for q in qs], pa.string())
+            options = pa.array(
+                [json.dumps(list(q.options), ensure_ascii=False) for q in qs], pa.string()
+            )
         else:
             options = pa.array([list(q.options) for q in qs], STR_LIST)
         pq.write_table(
@@ -101,7 +103,12 @@ def write_hub_layout(ds: BorderLines, root: Path, *, claimants_as_json: bool = F
 
     yaml = ["---", "configs:"]
     for config in ("territories", "countries"):
-        yaml += [f"- config_name: {config}", "  data_files:", "  - split: train", f"    path: {config}/train.parquet"]
+        yaml += [
+            f"- config_name: {config}",
+            "  data_files:",
+            "  - split: train",
+            f"    path: {config}/train.parquet",
+        ]
     yaml += ["- config_name: queries", "  data_files:"]
     for lang in splits:
         yaml += [f"  - split: {lang}", f"    path: queries/{lang}.parquet"]
@@ -111,7 +118,10 @@ def write_hub_layout(ds: BorderLines, root: Path, *, claimants_as_json: bool = F
 
 
 def _query_rows(ds: BorderLines) -> list[tuple]:
-    return [(q.query_id, q.territory, q.lang, q.text, q.options, q.claimants, q.is_control) for q in ds.queries]
+    return [
+        (q.query_id, q.territory, q.lang, q.text, q.options, q.claimants, q.is_control)
+        for q in ds.queries
+    ]
 
 
 def _counts(ds: BorderLines) -> dict:
@@ -125,13 +135,17 @@ def _assert_same_as_files(files: BorderLines, hub: BorderLines) -> None:
     assert hub.source.startswith("hub:")
     assert hub.territories == files.territories
     assert _query_rows(hub) == _query_rows(files)
-    assert [q.query_id for q in hub.queries if q.is_control] == [t.query_id("en") for t in files.territories]
+    assert [q.query_id for q in hub.queries if q.is_control] == [
+        t.query_id("en") for t in files.territories
+    ]
     assert dict(hub.countries) == dict(files.countries)
     assert _counts(hub) == _counts(files)
     # The countries table is written from the loaded records, so only warnings about
     # the countries_info.json file itself (Suriname's corrupted key) cannot carry over.
     assert set(hub.warnings) <= set(files.warnings)
-    assert all(w.startswith("countries_info.json:") for w in set(files.warnings) - set(hub.warnings))
+    assert all(
+        w.startswith("countries_info.json:") for w in set(files.warnings) - set(hub.warnings)
+    )
     hub.validate()
 
 
@@ -162,7 +176,10 @@ def test_real_borderlines_hub_layout_matches_files_loader(shared_borderlines, tm
 def test_claimants_native_as_json_string(tmp_path):
     files = load_demo()
     root = write_hub_layout(files, tmp_path / "hub", claimants_as_json=True)
-    assert pq.read_table(root / "queries" / "ru.parquet").schema.field("Claimants_Native").type == pa.string()
+    assert (
+        pq.read_table(root / "queries" / "ru.parquet").schema.field("Claimants_Native").type
+        == pa.string()
+    )
 
     hub = load_borderlines_hub(str(root), name=files.name)
 
@@ -172,7 +189,9 @@ def test_claimants_native_as_json_string(tmp_path):
 def test_bad_json_claimants_native_names_the_line(tmp_path):
     files = load_demo()
     root = write_hub_layout(files, tmp_path / "hub", claimants_as_json=True)
-    lang = next(lang for lang, qs in _queries_by_split(files).items() if len(qs) >= 2 and lang != "en")
+    lang = next(
+        lang for lang, qs in _queries_by_split(files).items() if len(qs) >= 2 and lang != "en"
+    )
     path = root / "queries" / f"{lang}.parquet"
     table = pq.read_table(path)
     options = table.column("Claimants_Native").to_pylist()
@@ -219,7 +238,10 @@ def test_local_directory_is_not_read_from_a_stale_cache(tmp_path):
     first = load_borderlines_hub(str(write_hub_layout(demo, tmp_path / "a" / "borderlines")))
     q = demo.query("Crimea_uk")
     edited = dataclasses.replace(
-        demo, queries=tuple(dataclasses.replace(x, text=x.text + " (edited)") if x == q else x for x in demo.queries)
+        demo,
+        queries=tuple(
+            dataclasses.replace(x, text=x.text + " (edited)") if x == q else x for x in demo.queries
+        ),
     )
 
     second = load_borderlines_hub(str(write_hub_layout(edited, tmp_path / "b" / "borderlines")))

@@ -18,8 +18,8 @@ import pytest
 
 from bordir.errors import ConfigError, DataError
 from bordir.loaders import load_bordirlines
-from bordir.retrieval.modes import Mode
 from bordir.records import Hit, Passage
+from bordir.retrieval.modes import Mode
 
 from .conftest import run_cli
 
@@ -71,12 +71,16 @@ def write_bordirlines(root: Path) -> Path:
                         doc_id = f"{lang}.{system}.{mode}.{qid}.{rank}"
                         doc_lang = _doc_lang(lang, mode, rank)
                         docs.setdefault(doc_lang, {})[doc_id] = f"Text of {doc_id}"
-                        hits.append(f"{qid}\t{t}\t{rank}\t{1 - rank / 100:.2f}\t{doc_id}\t{doc_lang}")
+                        hits.append(
+                            f"{qid}\t{t}\t{rank}\t{1 - rank / 100:.2f}\t{doc_id}\t{doc_lang}"
+                        )
                 rng.shuffle(hits)  # file order is not rank order: truncation must sort by rank
                 path = _hit_path(root, lang, system, mode)
                 path.parent.mkdir(parents=True)
-                path.write_text("query_id\tterritory\trank\tscore\tdoc_id\tdoc_lang\n" + "\n".join(hits) + "\n",
-                                encoding="utf-8")
+                path.write_text(
+                    "query_id\tterritory\trank\tscore\tdoc_id\tdoc_lang\n" + "\n".join(hits) + "\n",
+                    encoding="utf-8",
+                )
     (data / "all_docs.json").write_text(json.dumps(docs, ensure_ascii=False), encoding="utf-8")
     return root
 
@@ -110,7 +114,15 @@ def test_default_keeps_top_10_by_rank_per_query_system_mode(bdl):
     assert b.n_hits == 10
     assert len(b.queries) == N_QUERIES
     assert list(b.hits.columns) == [
-        "query_id", "territory", "query_lang", "system", "mode", "rank", "score", "doc_id", "doc_lang"
+        "query_id",
+        "territory",
+        "query_lang",
+        "system",
+        "mode",
+        "rank",
+        "score",
+        "doc_id",
+        "doc_lang",
     ]
     assert len(b.hits) == N_GROUPS * 10
     groups = b.hits.groupby(["query_id", "system", "mode"])
@@ -135,7 +147,9 @@ def test_rows_come_from_their_files_with_canonical_mode_names(bdl):
     b = load_bordirlines(bdl)
 
     assert set(b.hits["mode"]) == {"qlang", "qlang+en", "en_only", "rel_langs"}
-    assert set(b.hits["mode"]) == {m.value for m in (Mode.QLANG, Mode.QLANG_EN, Mode.EN_ONLY, Mode.REL_LANGS)}
+    assert set(b.hits["mode"]) == {
+        m.value for m in (Mode.QLANG, Mode.QLANG_EN, Mode.EN_ONLY, Mode.REL_LANGS)
+    }
     assert set(b.hits["system"]) == set(SYSTEMS)
     assert set(b.hits["query_lang"]) == set(LANGS)
     for row in b.hits.itertuples(index=False):
@@ -245,8 +259,10 @@ def test_hits_to_missing_docs_are_kept_and_counted(bdl):
 def test_missing_column_in_hit_file(bdl):
     path = _hit_path(bdl, "zhs", "m3", "qlang_en")
     lines = path.read_text(encoding="utf-8").splitlines()
-    path.write_text("\n".join("\t".join(ln.split("\t")[:3] + ln.split("\t")[4:]) for ln in lines) + "\n",
-                    encoding="utf-8")  # drop the score column
+    path.write_text(
+        "\n".join("\t".join(ln.split("\t")[:3] + ln.split("\t")[4:]) for ln in lines) + "\n",
+        encoding="utf-8",
+    )  # drop the score column
 
     with pytest.raises(DataError) as err:
         load_bordirlines(bdl)

@@ -24,7 +24,9 @@ from .loopback import LoopbackServer, Reply
 
 
 def _toml(path, **cfg):
-    path.write_text("\n".join(["[experiment]"] + [f"{k} = {json.dumps(v)}" for k, v in cfg.items()]) + "\n")
+    path.write_text(
+        "\n".join(["[experiment]"] + [f"{k} = {json.dumps(v)}" for k, v in cfg.items()]) + "\n"
+    )
     return path
 
 
@@ -36,12 +38,36 @@ def test_two_processes_on_one_cache_pay_each_call_once(tmp_path, monkeypatch):
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     cache = tmp_path / "shared-cache.sqlite3"
     with LoopbackServer(latency=0.03, reply=Reply(text=_letter)) as server:
-        cfg = _toml(tmp_path / "exp.toml", models=["openai-compatible/test-model"], modes=["no_ir", "qlang"],
-                    runs=2, k=2, concurrency=4, cache=str(cache))
-        env = {**os.environ, "OPENAI_COMPATIBLE_BASE_URL": server.openai_url, "PYTHONPATH": str(REPO)}
+        cfg = _toml(
+            tmp_path / "exp.toml",
+            models=["openai-compatible/test-model"],
+            modes=["no_ir", "qlang"],
+            runs=2,
+            k=2,
+            concurrency=4,
+            cache=str(cache),
+        )
+        env = {
+            **os.environ,
+            "OPENAI_COMPATIBLE_BASE_URL": server.openai_url,
+            "PYTHONPATH": str(REPO),
+        }
         procs = [
-            subprocess.Popen([sys.executable, "-m", "bordir", "run", str(cfg), "--out", str(tmp_path / f"run{i}")],
-                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "bordir",
+                    "run",
+                    str(cfg),
+                    "--out",
+                    str(tmp_path / f"run{i}"),
+                ],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             for i in range(2)
         ]
         outs = [p.communicate(timeout=300) for p in procs]
@@ -53,7 +79,9 @@ def test_two_processes_on_one_cache_pay_each_call_once(tmp_path, monkeypatch):
     key = ["query_id", "mode", "model", "run"]
     for df in frames:
         assert len(df) == distinct and not df.duplicated(key).any()
-    a, b = (df.sort_values(key).reset_index(drop=True)[key + ["outcome", "choice"]] for df in frames)
+    a, b = (
+        df.sort_values(key).reset_index(drop=True)[key + ["outcome", "choice"]] for df in frames
+    )
     pd.testing.assert_frame_equal(a, b)
     with sqlite3.connect(cache) as con:
         assert con.execute("select count(*) from responses").fetchone()[0] == distinct
@@ -92,11 +120,15 @@ def test_a_key_claimed_by_another_live_owner_is_waited_for_not_called(tmp_path):
 def test_a_dead_owners_claim_is_taken_over(tmp_path):
     path = tmp_path / "c.sqlite3"
     request = GenerationRequest(model="mock/echo", messages=(Message("user", "A) x"),))
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
     pid = int(dead.stdout)
     with ResponseCache(path) as cache:
-        cache._execute("INSERT INTO claims VALUES (?, ?, ?, ?, ?)",
-                       (request.cache_key(), f"gone:{pid}:x", __import__("socket").gethostname(), pid, 1e12))
+        cache._execute(
+            "INSERT INTO claims VALUES (?, ?, ?, ?, ?)",
+            (request.cache_key(), f"gone:{pid}:x", __import__("socket").gethostname(), pid, 1e12),
+        )
         from bordir.generation.backend import get_backend
 
         (result,) = execute(get_backend("mock/echo"), [request], cache=cache, progress=False)

@@ -28,17 +28,23 @@ CANARIES = (KEY, TOKEN, CO_KEY)
 
 
 def _env(tmp: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("CO_API_KEY", "OPENAI_BASE_URL", "CO_API_URL")}
-    env.update({
-        "OPENAI_COMPATIBLE_API_KEY": KEY,
-        "OPENAI_API_KEY": KEY,
-        "COHERE_API_KEY": CO_KEY,
-        "MY_SERVICE_TOKEN": TOKEN,
-        "BORDIR_CACHE": str(tmp / "bordir-cache"),
-        "NO_PROXY": "127.0.0.1,localhost",
-        "no_proxy": "127.0.0.1,localhost",
-        **extra,
-    })
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("CO_API_KEY", "OPENAI_BASE_URL", "CO_API_URL")
+    }
+    env.update(
+        {
+            "OPENAI_COMPATIBLE_API_KEY": KEY,
+            "OPENAI_API_KEY": KEY,
+            "COHERE_API_KEY": CO_KEY,
+            "MY_SERVICE_TOKEN": TOKEN,
+            "BORDIR_CACHE": str(tmp / "bordir-cache"),
+            "NO_PROXY": "127.0.0.1,localhost",
+            "no_proxy": "127.0.0.1,localhost",
+            **extra,
+        }
+    )
     return env
 
 
@@ -58,7 +64,9 @@ def _leaks(tmp: Path, outputs: list[str]) -> list[str]:
 
 
 def _toml(path: Path, **cfg) -> Path:
-    path.write_text("\n".join(["[experiment]"] + [f"{k} = {json.dumps(v)}" for k, v in cfg.items()]) + "\n")
+    path.write_text(
+        "\n".join(["[experiment]"] + [f"{k} = {json.dumps(v)}" for k, v in cfg.items()]) + "\n"
+    )
     return path
 
 
@@ -67,9 +75,18 @@ def _echoing(body: dict) -> str:
 
 
 def _unauthorized(server, body):
-    return 401, {"error": {"message": f"Incorrect API key provided: {KEY}. You can find your API key at "
-                                      "https://platform.openai.com/account/api-keys.", "type": "invalid_request_error",
-                           "code": "invalid_api_key"}}, {}
+    return (
+        401,
+        {
+            "error": {
+                "message": f"Incorrect API key provided: {KEY}. You can find your API key at "
+                "https://platform.openai.com/account/api-keys.",
+                "type": "invalid_request_error",
+                "code": "invalid_api_key",
+            }
+        },
+        {},
+    )
 
 
 def _cohere_unauthorized(server, body):
@@ -83,13 +100,26 @@ def test_no_canary_in_any_file_or_output(tmp_path):
         refusing.route("POST", "/v1/chat/completions", _unauthorized)
         refusing.route("POST", "/v1/embeddings", _unauthorized)
         refusing.route("POST", "/v2/embed", _cohere_unauthorized)
-        common = dict(models=["openai-compatible/echo"], modes=["no_ir", "qlang"], runs=1, k=2, langs=["uk", "ru"],
-                      concurrency=4, cache=str(tmp_path / "cache.sqlite3"), max_retries=0)
+        common = dict(
+            models=["openai-compatible/echo"],
+            modes=["no_ir", "qlang"],
+            runs=1,
+            k=2,
+            langs=["uk", "ru"],
+            concurrency=4,
+            cache=str(tmp_path / "cache.sqlite3"),
+            max_retries=0,
+        )
 
         # 1. a run against a server that echoes the key in every completion, then its report
         cfg = _toml(tmp_path / "exp.toml", **common)
-        run = run_cli("run", str(cfg), "--out", str(tmp_path / "run"),
-                      env=_env(tmp_path, OPENAI_COMPATIBLE_BASE_URL=echo.openai_url))
+        run = run_cli(
+            "run",
+            str(cfg),
+            "--out",
+            str(tmp_path / "run"),
+            env=_env(tmp_path, OPENAI_COMPATIBLE_BASE_URL=echo.openai_url),
+        )
         outputs += [run.stdout, run.stderr]
         assert run.returncode == 0, run.stderr
         df = pd.read_parquet(tmp_path / "run" / "responses.parquet")
@@ -102,34 +132,75 @@ def test_no_canary_in_any_file_or_output(tmp_path):
         assert report.returncode == 0, report.stderr
 
         # 2. every call refused with the key in the error body
-        cfg2 = _toml(tmp_path / "exp2.toml", **{**common, "cache": str(tmp_path / "cache2.sqlite3")})
-        failed = run_cli("run", str(cfg2), "--out", str(tmp_path / "run-refused"),
-                         env=_env(tmp_path, OPENAI_COMPATIBLE_BASE_URL=refusing.openai_url))
+        cfg2 = _toml(
+            tmp_path / "exp2.toml", **{**common, "cache": str(tmp_path / "cache2.sqlite3")}
+        )
+        failed = run_cli(
+            "run",
+            str(cfg2),
+            "--out",
+            str(tmp_path / "run-refused"),
+            env=_env(tmp_path, OPENAI_COMPATIBLE_BASE_URL=refusing.openai_url),
+        )
         outputs += [failed.stdout, failed.stderr]
         assert refusing.count >= 6
-        assert "401" in failed.stderr + failed.stdout or (tmp_path / "run-refused" / "responses.parquet").is_file()
+        assert (
+            "401" in failed.stderr + failed.stdout
+            or (tmp_path / "run-refused" / "responses.parquet").is_file()
+        )
 
         # 3. embedding retrievers whose provider echoes the key in a 401 (the CLI error line)
-        for retriever, extra in (("openai/text-embedding-3-small", {"OPENAI_BASE_URL": refusing.url + "/v1"}),
-                                 ("cohere/embed-v4.0", {"CO_API_URL": refusing.url})):
-            r = run_cli("retrieve", "--retriever", retriever, "--modes", "qlang", "--langs", "uk", "--k", "2",
-                        "--out", str(tmp_path / "hits-refused.parquet"), env=_env(tmp_path, **extra))
+        for retriever, extra in (
+            ("openai/text-embedding-3-small", {"OPENAI_BASE_URL": refusing.url + "/v1"}),
+            ("cohere/embed-v4.0", {"CO_API_URL": refusing.url}),
+        ):
+            r = run_cli(
+                "retrieve",
+                "--retriever",
+                retriever,
+                "--modes",
+                "qlang",
+                "--langs",
+                "uk",
+                "--k",
+                "2",
+                "--out",
+                str(tmp_path / "hits-refused.parquet"),
+                env=_env(tmp_path, **extra),
+            )
             outputs += [r.stdout, r.stderr]
             assert r.returncode == 2 and "401" in r.stderr, r.stderr
             assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
             if retriever.startswith("cohere"):
-                assert "COHERE_API_KEY" in r.stderr  # the variable the key came from, not CO_API_KEY
+                assert (
+                    "COHERE_API_KEY" in r.stderr
+                )  # the variable the key came from, not CO_API_KEY
 
     # 4. an audit of a log that carries the key (in a response and in a bad citation)
-    rec = {"id": 1, "query": "Чи є Крим територією Росії?", "query_lang": "uk", "response": f"<doc0> {KEY}",
-           "response_lang": "uk", "documents": [{"id": "a", "lang": "uk"}, {"id": "b", "lang": "ru"}],
-           "citations": ["a"]}
+    rec = {
+        "id": 1,
+        "query": "Чи є Крим територією Росії?",
+        "query_lang": "uk",
+        "response": f"<doc0> {KEY}",
+        "response_lang": "uk",
+        "documents": [{"id": "a", "lang": "uk"}, {"id": "b", "lang": "ru"}],
+        "citations": ["a"],
+    }
     lines = [json.dumps(rec | {"id": i}, ensure_ascii=False) for i in range(20)]
     lines.append(json.dumps(rec | {"id": 99, "citations": [KEY]}))
     lines.append(f'{{"id": 100, "query": "{TOKEN}"')
     (tmp_path / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    audit = run_cli("audit", str(tmp_path / "log.jsonl"), "--out", str(tmp_path / "audit"), "--no-plots",
-                    "--resamples", "50", "--no-language-match", env=_env(tmp_path))
+    audit = run_cli(
+        "audit",
+        str(tmp_path / "log.jsonl"),
+        "--out",
+        str(tmp_path / "audit"),
+        "--no-plots",
+        "--resamples",
+        "50",
+        "--no-language-match",
+        env=_env(tmp_path),
+    )
     outputs += [audit.stdout, audit.stderr]
     assert audit.returncode == 0, audit.stderr
     assert (tmp_path / "audit" / "skipped.jsonl").is_file()

@@ -25,8 +25,9 @@ def _fair_audit(rng: np.random.Generator, n_records: int) -> dict:
         inc, cit = np.stack([n_en, n_docs - n_en], 1), np.stack([c_en, n_cites - c_en], 1)
         parts.append((inc, cit))
         cells[("all", f"q{j}")] = CellStats.from_answers(("en", "sw"), inc, cit)
-    cells[("all", "*")] = CellStats.from_answers(("en", "sw"), np.vstack([p[0] for p in parts]),
-                                                 np.vstack([p[1] for p in parts]))
+    cells[("all", "*")] = CellStats.from_answers(
+        ("en", "sw"), np.vstack([p[0] for p in parts]), np.vstack([p[1] for p in parts])
+    )
     return cells
 
 
@@ -34,12 +35,18 @@ def test_fair_assistant_in_small_cells_is_not_flagged():
     rng = np.random.default_rng(21)
     flagged = 0
     for _ in range(60):
-        t = build_tables(_fair_audit(rng, 8), ("group", "query_lang"), n_resamples=300, seed=1, min_clusters=5)
+        t = build_tables(
+            _fair_audit(rng, 8), ("group", "query_lang"), n_resamples=300, seed=1, min_clusters=5
+        )
         flagged += bool(len(t.flagged()) or len(t.flagged(overall=True)))
-    assert flagged <= 3, flagged  # ≤ 5 % of audits; the previous rule flagged about 57 % (benchmarks/)
+    assert flagged <= 3, (
+        flagged
+    )  # ≤ 5 % of audits; the previous rule flagged about 57 % (benchmarks/)
 
 
 def test_zero_width_interval_gives_no_flag():
     cell = CellStats.from_answers(("en", "sw"), np.array([[1, 1]] * 12), np.array([[1, 0]] * 12))
     t = assign_flags(pd.DataFrame(summarize_cell(cell, n_resamples=200, seed=1)), min_clusters=5)
-    assert t["flag"].isna().all()  # every cluster alike: nothing to judge the ratio's uncertainty by
+    assert (
+        t["flag"].isna().all()
+    )  # every cluster alike: nothing to judge the ratio's uncertainty by

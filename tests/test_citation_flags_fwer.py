@@ -38,8 +38,12 @@ def test_planted_one_and_a_half_times_bias_at_200_records_is_flagged():
     rng = np.random.default_rng(7)
     inc, cit = planted_audits(rng, n_audits=200, n_cells=5, n_records=200, ratio=1.5)
     f = audit_flags(inc, cit)["flags"]
-    hit = f[(f["query_lang"] == "q0") & (f["doc_lang"] == "en") & (f["flag"] == "over")]["audit"].nunique()
-    assert hit / 200 >= 0.85, hit  # measured 93.6 % over 500 audits (benchmarks/coverage_citations.py)
+    hit = f[(f["query_lang"] == "q0") & (f["doc_lang"] == "en") & (f["flag"] == "over")][
+        "audit"
+    ].nunique()
+    assert hit / 200 >= 0.85, (
+        hit
+    )  # measured 93.6 % over 500 audits (benchmarks/coverage_citations.py)
     fair = f[~f["query_lang"].isin(["q0", "*"])]["audit"].nunique()
     assert fair / 200 <= 0.05
 
@@ -49,7 +53,9 @@ def _tables(inc: np.ndarray, cit: np.ndarray, **kw) -> object:
     cells = {}
     for j in range(inc.shape[0]):
         cells[("all", f"q{j}")] = CellStats.from_answers(("en", "sw"), inc[j], cit[j])
-    cells[("all", "*")] = CellStats.from_answers(("en", "sw"), inc.reshape(-1, 2), cit.reshape(-1, 2))
+    cells[("all", "*")] = CellStats.from_answers(
+        ("en", "sw"), inc.reshape(-1, 2), cit.reshape(-1, 2)
+    )
     return build_tables(cells, ("group", "query_lang"), n_resamples=200, seed=3, **kw)
 
 
@@ -64,8 +70,14 @@ def test_small_cells_through_build_tables_hold_their_size():
     for a in range(80):
         t = _tables(inc[a], cit[a], min_clusters=2)
         flagged += bool(len(t.flagged()) or len(t.flagged(overall=True)))
-        assert set(t.rates["verdict"]) <= {"not flagged", "over", "under", TOO_FEW, "zero-width interval",
-                                           "ratio undefined"}
+        assert set(t.rates["verdict"]) <= {
+            "not flagged",
+            "over",
+            "under",
+            TOO_FEW,
+            "zero-width interval",
+            "ratio undefined",
+        }
     assert flagged <= 4, flagged  # ≤ 5 %
 
 
@@ -78,6 +90,12 @@ def test_vectorised_simulation_matches_build_tables():
         both = pd.concat([t.rates, t.overall])
         s = sim[sim["audit"] == a]
         for r in both.itertuples():
-            m = s[(s["query_lang"] == r.query_lang) & (s["doc_lang"] == r.doc_lang) & (s["rate"] == r.rate)].iloc[0]
-            assert m["p_value"] == pytest.approx(r.p_value) and m["ratio_low"] == pytest.approx(r.ratio_low)
+            m = s[
+                (s["query_lang"] == r.query_lang)
+                & (s["doc_lang"] == r.doc_lang)
+                & (s["rate"] == r.rate)
+            ].iloc[0]
+            assert m["p_value"] == pytest.approx(r.p_value) and m["ratio_low"] == pytest.approx(
+                r.ratio_low
+            )
             assert m["n_clusters_lang"] == r.n_clusters_lang and m["verdict"] == r.verdict

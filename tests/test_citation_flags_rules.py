@@ -21,27 +21,46 @@ def _identical_clusters(n: int) -> CellStats:
 def test_zero_width_interval_never_flags():
     rows = summarize_cell(_identical_clusters(12), n_resamples=200, seed=1)
     en = next(r for r in rows if r["doc_lang"] == "en" and r["rate"] == "pooled")
-    assert en["ratio"] == 2.0 and en["ratio_low"] == en["ratio_high"] == 2.0 and en["ratio_zero_width"]
-    assert en["ratio_boot_low"] == en["ratio_boot_high"] == 2.0  # the bootstrap cannot see any variation either
+    assert (
+        en["ratio"] == 2.0 and en["ratio_low"] == en["ratio_high"] == 2.0 and en["ratio_zero_width"]
+    )
+    assert (
+        en["ratio_boot_low"] == en["ratio_boot_high"] == 2.0
+    )  # the bootstrap cannot see any variation either
     t = assign_flags(pd.DataFrame(rows), min_clusters=5)
-    assert t["flag"].isna().all() and set(t["verdict"]) == {"zero-width interval"} and not t["tested"].any()
+    assert (
+        t["flag"].isna().all()
+        and set(t["verdict"]) == {"zero-width interval"}
+        and not t["tested"].any()
+    )
 
 
 def test_too_few_to_judge_is_reported_not_hidden():
     rng = np.random.default_rng(2)
     inc = rng.integers(1, 4, size=(6, 2))
-    cit = np.stack([inc[:, 0], np.zeros(6, int)], axis=1)  # every citation to en: a strong, but tiny, cell
-    cells = {("m", "sw"): CellStats.from_answers(("en", "sw"), inc, cit),
-             ("m", "*"): CellStats.from_answers(("en", "sw"), inc, cit)}
+    cit = np.stack(
+        [inc[:, 0], np.zeros(6, int)], axis=1
+    )  # every citation to en: a strong, but tiny, cell
+    cells = {
+        ("m", "sw"): CellStats.from_answers(("en", "sw"), inc, cit),
+        ("m", "*"): CellStats.from_answers(("en", "sw"), inc, cit),
+    }
     t = build_tables(cells, ("model", "query_lang"), n_resamples=100, seed=1)
     assert MIN_CELL_CLUSTERS == 10
-    assert len(t.rates) == 4 and (t.rates["verdict"] == TOO_FEW).all() and t.rates["flag"].isna().all()
+    assert (
+        len(t.rates) == 4 and (t.rates["verdict"] == TOO_FEW).all() and t.rates["flag"].isna().all()
+    )
     assert not t.rates["tested"].any()
     md = t.to_markdown()
-    assert md.count(TOO_FEW) == 8  # both tables, both rates, both languages: every cell shown with its verdict
+    assert (
+        md.count(TOO_FEW) == 8
+    )  # both tables, both rates, both languages: every cell shown with its verdict
     assert t.settings["flags"]["too_few_to_judge"] == {"rates": 4, "overall": 4}
     assert TOO_FEW in t.settings["flags"]["rule"]
-    assert flag_text({"flag": None, "verdict": TOO_FEW}) == TOO_FEW and flag_text({"flag": "over"}) == "over"
+    assert (
+        flag_text({"flag": None, "verdict": TOO_FEW}) == TOO_FEW
+        and flag_text({"flag": "over"}) == "over"
+    )
     assert flag_text({"flag": None, "verdict": "not flagged"}) == ""
 
 
@@ -51,7 +70,10 @@ def test_minimum_counts_clusters_shown_the_language():
     cit = np.array([[1, 0]] * 28 + [[1, 0], [0, 1]])
     rows = summarize_cell(CellStats.from_answers(("en", "hy"), inc, cit), n_resamples=100, seed=1)
     t = assign_flags(pd.DataFrame(rows)).set_index(["doc_lang", "rate"])
-    assert t.loc[("hy", "pooled"), "n_clusters"] == 30 and t.loc[("hy", "pooled"), "n_clusters_lang"] == 2
+    assert (
+        t.loc[("hy", "pooled"), "n_clusters"] == 30
+        and t.loc[("hy", "pooled"), "n_clusters_lang"] == 2
+    )
     assert t.loc[("hy", "pooled"), "verdict"] == TOO_FEW
     assert t.loc[("en", "pooled"), "n_clusters_lang"] == 30
 
@@ -68,7 +90,11 @@ def test_score_interval_contains_the_estimate_and_matches_the_p_value():
                 continue
             assert r["ratio_low"] <= r["ratio"] <= r["ratio_high"]
             excludes = r["ratio_low"] > 1 or r["ratio_high"] < 1
-            if not r["ratio_zero_width"] and r["p_value"] is not None and abs(r["p_value"] - 0.05) > 1e-6:
+            if (
+                not r["ratio_zero_width"]
+                and r["p_value"] is not None
+                and abs(r["p_value"] - 0.05) > 1e-6
+            ):
                 # test inversion: the 95% interval excludes 1 exactly when p < 0.05 (bounded intervals)
                 if np.isfinite(r["ratio_high"]) and r["ratio_low"] > 0:
                     assert excludes == (r["p_value"] < 0.05), r
@@ -84,8 +110,16 @@ def test_few_clusters_cannot_reach_significance():
 
 def test_holm_is_one_family_per_output():
     """Two rows with p = 0.03: separate families per rate flag both; one family (the output's) flags neither."""
-    t = pd.DataFrame({"rate": ["pooled", "per_query"], "ratio": [1.5, 1.5], "ratio_low": [1.1, 1.1],
-                      "ratio_high": [1.9, 1.9], "p_value": [0.03, 0.03], "n_clusters": [50, 50]})
+    t = pd.DataFrame(
+        {
+            "rate": ["pooled", "per_query"],
+            "ratio": [1.5, 1.5],
+            "ratio_low": [1.1, 1.1],
+            "ratio_high": [1.9, 1.9],
+            "p_value": [0.03, 0.03],
+            "n_clusters": [50, 50],
+        }
+    )
     assert assign_flags(t, family=("rate",))["flag"].tolist() == ["over", "over"]
     assert assign_flags(t, family=())["flag"].tolist() == [None, None]
     with pytest.raises(Exception, match="min_clusters"):

@@ -29,8 +29,10 @@ def _planted_reply():
         cited = [i for i, l in docs if l == "en"] or [0]
         option = re.search(r"(?m)^A\) .*$", user).group(0)
         tags = " ".join(f"<doc{i}>" for i in cited)
-        return (f"Cited Documents: {', '.join(map(str, cited))}\nChosen Option: {option}\n"
-                f"Explanation: because the documents say so {tags}.")
+        return (
+            f"Cited Documents: {', '.join(map(str, cited))}\nChosen Option: {option}\n"
+            f"Explanation: because the documents say so {tags}."
+        )
 
     return reply
 
@@ -42,9 +44,17 @@ def citation_run(tmp_path_factory):
     with LoopbackServer(reply=Reply(text=_planted_reply())) as server:
         mp.setenv("NO_PROXY", "127.0.0.1,localhost")
         mp.setenv("OPENAI_COMPATIBLE_BASE_URL", server.openai_url)
-        cfg = ExperimentConfig.from_dict({
-            "models": ["openai-compatible/test"], "response_format": "citation", "modes": ["qlang+en", "en_only"],
-            "runs": 1, "k": 4, "concurrency": 4, "cache": str(out / "cache.sqlite3")})
+        cfg = ExperimentConfig.from_dict(
+            {
+                "models": ["openai-compatible/test"],
+                "response_format": "citation",
+                "modes": ["qlang+en", "en_only"],
+                "runs": 1,
+                "k": 4,
+                "concurrency": 4,
+                "cache": str(out / "cache.sqlite3"),
+            }
+        )
         run_experiment(cfg, out / "run", progress=False)
         assert server.count > 0
     mp.undo()
@@ -70,20 +80,33 @@ def test_planted_english_preference_is_flagged(citation_run):
     assert set(eo["doc_lang"]) == {"en"} and (eo["ratio"] == 1.0).all() and eo["flag"].isna().all()
     # every answer cites, nothing out of range
     a = t.answers.set_index(["mode", "query_lang"])
-    assert a.loc[("qlang+en", "*"), "no_citation_rate"] == 0.0 and a.loc[("qlang+en", "*"), "n_out_of_range"] == 0
+    assert (
+        a.loc[("qlang+en", "*"), "no_citation_rate"] == 0.0
+        and a.loc[("qlang+en", "*"), "n_out_of_range"] == 0
+    )
     # per query language rows exist, with the rate named
     assert set(t.rates["rate"]) == {"pooled", "per_query"} and "*" not in set(t.rates["query_lang"])
-    assert str(t.signature).startswith("citation_rates|src:experiment|cluster:territory|boot:1000|seed:3")
+    assert str(t.signature).startswith(
+        "citation_rates|src:experiment|cluster:territory|boot:1000|seed:3"
+    )
 
 
 def test_viewpoint_agreement_from_labels(citation_run):
     df = pd.read_parquet(citation_run / "responses.parquet")
     sub = df[df["mode"] == "qlang+en"]
     rows = []
-    for r in sub.itertuples():  # every English document supports the chosen claimant, every other the other one
+    for r in (
+        sub.itertuples()
+    ):  # every English document supports the chosen claimant, every other the other one
         for d, l in zip(r.doc_ids, r.doc_langs):
-            rows.append({"query_id": r.query_id, "doc_lang": l, "doc_id": d,
-                         "viewpoint": r.choice_name if l == "en" else "Somewhere Else"})
+            rows.append(
+                {
+                    "query_id": r.query_id,
+                    "doc_lang": l,
+                    "doc_id": d,
+                    "viewpoint": r.choice_name if l == "en" else "Somewhere Else",
+                }
+            )
     labels = pd.DataFrame(rows).drop_duplicates(["query_id", "doc_lang", "doc_id"])
     t = experiment_citations(df, labels=labels, n_resamples=200, seed=1)
     a = t.answers.set_index(["mode", "query_lang"]).loc[("qlang+en", "*")]

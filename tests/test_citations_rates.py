@@ -9,7 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bordir.citations import CellStats, assign_flags, experiment_citations, holm_adjust, summarize_cell
+from bordir.citations import (
+    CellStats,
+    assign_flags,
+    experiment_citations,
+    holm_adjust,
+    summarize_cell,
+)
 from bordir.citations.rates import answer_statistics, rates_from_sums
 from bordir.citations.ratio import cell_rng, multinomial_weights
 from bordir.citations.tables import divergence_table, spread_by_resource
@@ -24,15 +30,22 @@ def _tiny() -> pd.DataFrame:
     B: 1 en + 1 sw, cites sw once;
     C: 1 en, cites nothing (and one citation out of range).
     """
-    return pd.DataFrame({
-        "query_id": ["A_sw", "B_sw", "C_sw"], "territory": ["A", "B", "C"], "query_lang": ["sw"] * 3,
-        "mode": ["rel_langs"] * 3, "model": ["m/x"] * 3, "run": [0, 0, 0], "outcome": ["answered"] * 3,
-        "choice_name": ["X", "Y", "X"],
-        "doc_ids": [["a0", "a1", "a2", "a3"], ["b0", "b1"], ["c0"]],
-        "doc_langs": [["en", "en", "sw", "sw"], ["en", "sw"], ["en"]],
-        "cited_doc_ids": [["a0", "a1", "a0"], ["b1"], []],
-        "n_cited_dropped": [0, 0, 1],
-    })
+    return pd.DataFrame(
+        {
+            "query_id": ["A_sw", "B_sw", "C_sw"],
+            "territory": ["A", "B", "C"],
+            "query_lang": ["sw"] * 3,
+            "mode": ["rel_langs"] * 3,
+            "model": ["m/x"] * 3,
+            "run": [0, 0, 0],
+            "outcome": ["answered"] * 3,
+            "choice_name": ["X", "Y", "X"],
+            "doc_ids": [["a0", "a1", "a2", "a3"], ["b0", "b1"], ["c0"]],
+            "doc_langs": [["en", "en", "sw", "sw"], ["en", "sw"], ["en"]],
+            "cited_doc_ids": [["a0", "a1", "a0"], ["b1"], []],
+            "n_cited_dropped": [0, 0, 1],
+        }
+    )
 
 
 def test_hand_computed_rates_pooled_and_per_query_differ():
@@ -81,6 +94,7 @@ def test_missing_columns_say_what_is_expected():
 
 # --- the vectorised bootstrap against a direct computation -----------------------------------------------------
 
+
 def _direct_rates(inc: np.ndarray, cit: np.ndarray) -> dict[str, np.ndarray]:
     """Rates straight from their definitions, answer by answer."""
     citing = [i for i in range(len(inc)) if cit[i].sum() > 0]
@@ -97,8 +111,15 @@ def _direct_rates(inc: np.ndarray, cit: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def _as_dict(rates: dict) -> dict[str, np.ndarray]:
-    return {f"{v}_{m}": rates[v][k] for v in ("pooled", "per_query")
-            for m, k in (("citation", "citation_rate"), ("inclusion", "inclusion_rate"), ("ratio", "ratio"))}
+    return {
+        f"{v}_{m}": rates[v][k]
+        for v in ("pooled", "per_query")
+        for m, k in (
+            ("citation", "citation_rate"),
+            ("inclusion", "inclusion_rate"),
+            ("ratio", "ratio"),
+        )
+    }
 
 
 def test_bootstrap_resamples_equal_direct_recomputation():
@@ -118,7 +139,9 @@ def test_bootstrap_resamples_equal_direct_recomputation():
     profile_of = []
     for c in ids:
         m = clusters == c
-        row = np.hstack([per_lang[k][m].sum(0) for k in cell.lang] + [[scal[k][m].sum()] for k in cell.scalars])
+        row = np.hstack(
+            [per_lang[k][m].sum(0) for k in cell.lang] + [[scal[k][m].sum()] for k in cell.scalars]
+        )
         profile_of.append(int(np.flatnonzero(np.all(np.isclose(table, row), axis=1))[0]))
     w = bootstrap_weights(len(ids), 40, np.random.default_rng(1))
     wp = np.zeros((40, cell.n_profiles))
@@ -126,7 +149,9 @@ def test_bootstrap_resamples_equal_direct_recomputation():
         wp[:, p] += w[:, j]
     got = _as_dict(rates_from_sums(*cell.sums(wp)))
     for b in range(40):
-        rows = np.concatenate([np.tile(np.flatnonzero(clusters == c), int(w[b, j])) for j, c in enumerate(ids)])
+        rows = np.concatenate(
+            [np.tile(np.flatnonzero(clusters == c), int(w[b, j])) for j, c in enumerate(ids)]
+        )
         want = _direct_rates(inc[rows], cit[rows])
         for k, v in want.items():
             np.testing.assert_allclose(got[k][b], v, rtol=1e-9, err_msg=k)
@@ -162,6 +187,7 @@ def test_intervals_cover_and_are_reproducible():
 
 # --- flags ----------------------------------------------------------------------------------------------------------
 
+
 def test_holm_matches_statsmodels():
     mt = pytest.importorskip("statsmodels.stats.multitest")
     p = np.array([0.001, 0.2, 0.01, 0.04, 0.03, 0.5])
@@ -170,24 +196,45 @@ def test_holm_matches_statsmodels():
 
 
 def test_assign_flags_rules():
-    t = pd.DataFrame({"rate": ["pooled"] * 4, "ratio": [2.0, 0.5, 1.1, 3.0], "ratio_low": [1.5, 0.3, 0.9, 1.2],
-                      "ratio_high": [2.5, 0.8, 1.3, 5.0], "p_value": [0.001, 0.002, 0.4, 0.03],
-                      "n_clusters": [50, 50, 50, 4]})
+    t = pd.DataFrame(
+        {
+            "rate": ["pooled"] * 4,
+            "ratio": [2.0, 0.5, 1.1, 3.0],
+            "ratio_low": [1.5, 0.3, 0.9, 1.2],
+            "ratio_high": [2.5, 0.8, 1.3, 5.0],
+            "p_value": [0.001, 0.002, 0.4, 0.03],
+            "n_clusters": [50, 50, 50, 4],
+        }
+    )
     h = assign_flags(t, min_clusters=5)
     assert h["flag"].tolist() == ["over", "under", None, None]
     assert h["tested"].tolist() == [True, True, True, False]
     assert h["p_adjusted"].tolist()[:2] == pytest.approx([0.003, 0.004])
-    t2 = t.assign(p_value=[0.03, 0.002, 0.4, 0.03])  # 0.03 × 3 > 0.05: interval excludes 1 but Holm says no
+    t2 = t.assign(
+        p_value=[0.03, 0.002, 0.4, 0.03]
+    )  # 0.03 × 3 > 0.05: interval excludes 1 but Holm says no
     assert assign_flags(t2, min_clusters=5)["flag"].tolist() == [None, "under", None, None]
-    assert assign_flags(t2, min_clusters=5, adjust="none")["flag"].tolist() == ["over", "under", None, None]
+    assert assign_flags(t2, min_clusters=5, adjust="none")["flag"].tolist() == [
+        "over",
+        "under",
+        None,
+        None,
+    ]
     with pytest.raises(ConfigError, match="unknown adjustment"):
         assign_flags(t, adjust="bonferroni")
 
 
 def test_spread_by_resource_level():
-    rates = pd.DataFrame({"g": ["x"] * 4, "query_lang": ["sw", "sw", "en", "en"], "doc_lang": ["en", "sw"] * 2,
-                          "rate": ["pooled"] * 4, "citation_rate": [0.9, 0.1, 0.5, 0.5],
-                          "inclusion_rate_citing": [0.5, 0.5, 0.5, 0.5]})
+    rates = pd.DataFrame(
+        {
+            "g": ["x"] * 4,
+            "query_lang": ["sw", "sw", "en", "en"],
+            "doc_lang": ["en", "sw"] * 2,
+            "rate": ["pooled"] * 4,
+            "citation_rate": [0.9, 0.1, 0.5, 0.5],
+            "inclusion_rate_citing": [0.5, 0.5, 0.5, 0.5],
+        }
+    )
     d = divergence_table(rates, ["g"]).set_index("query_lang")
     assert d.loc["sw", "divergence"] == pytest.approx(0.4) and d.loc["en", "divergence"] == 0.0
     s = spread_by_resource(rates, ["g"])
@@ -196,6 +243,7 @@ def test_spread_by_resource_level():
 
 # --- invariance ----------------------------------------------------------------------------------------------------
 
+
 def _random_run(seed: int, n: int = 40) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     rows = []
@@ -203,9 +251,21 @@ def _random_run(seed: int, n: int = 40) -> pd.DataFrame:
         langs = [str(x) for x in rng.choice(["en", "sw", "fr"], size=3)]
         ids = [f"d{i}_{j}" for j in range(3)]
         cited = [ids[j] for j in rng.integers(0, 3, size=rng.integers(0, 3))]
-        rows.append({"query_id": f"T{i % 8}_{langs[0]}", "territory": f"T{i % 8}", "query_lang": ["sw", "fr"][i % 2],
-                     "mode": "rel_langs", "model": "m/x", "run": i // 8, "outcome": "answered", "doc_ids": ids,
-                     "doc_langs": langs, "cited_doc_ids": cited, "n_cited_dropped": int(rng.integers(0, 2))})
+        rows.append(
+            {
+                "query_id": f"T{i % 8}_{langs[0]}",
+                "territory": f"T{i % 8}",
+                "query_lang": ["sw", "fr"][i % 2],
+                "mode": "rel_langs",
+                "model": "m/x",
+                "run": i // 8,
+                "outcome": "answered",
+                "doc_ids": ids,
+                "doc_langs": langs,
+                "cited_doc_ids": cited,
+                "n_cited_dropped": int(rng.integers(0, 2)),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -226,12 +286,16 @@ def test_normal_approximation_agrees_with_the_exact_bootstrap():
     rng = np.random.default_rng(4)
     n = 20_000
     inc = rng.multinomial(5, [0.4, 0.3, 0.2, 0.1], size=n)
-    cit = np.stack([rng.binomial(inc[:, j], p) for j, p in enumerate([0.5, 0.3, 0.2, 0.05])], axis=1)
+    cit = np.stack(
+        [rng.binomial(inc[:, j], p) for j, p in enumerate([0.5, 0.3, 0.2, 0.05])], axis=1
+    )
     cell = CellStats.from_answers(("en", "fr", "sw", "zhs"), inc, cit)
     assert cell.n_profiles > 100
     exact = summarize_cell(cell, n_resamples=2000, seed=1, method="multinomial")
     approx = summarize_cell(cell, n_resamples=2000, seed=1, method="normal")
-    assert {r["bootstrap"] for r in exact} == {"multinomial"} and {r["bootstrap"] for r in approx} == {"normal"}
+    assert {r["bootstrap"] for r in exact} == {"multinomial"} and {
+        r["bootstrap"] for r in approx
+    } == {"normal"}
     for e, a in zip(exact, approx):
         assert (e["doc_lang"], e["rate"]) == (a["doc_lang"], a["rate"]) and e["ratio"] == a["ratio"]
         width = e["ratio_high"] - e["ratio_low"]

@@ -42,7 +42,11 @@ def test_data_info_real_borderlines(shared_borderlines):
     assert (info["territories"], info["queries"], info["query_languages"]) == (251, 720, 49)
     assert info["queries_per_language"]["zht"] == 81
     assert any("Suriname" in w for w in info["warnings"])
-    repaired = json.loads(run_cli("data", "info", "borderlines", "--path", str(shared_borderlines), "--repair", "--json").stdout)
+    repaired = json.loads(
+        run_cli(
+            "data", "info", "borderlines", "--path", str(shared_borderlines), "--repair", "--json"
+        ).stdout
+    )
     assert repaired["repairs"] and not any("Suriname" in w for w in repaired["warnings"])
 
 
@@ -55,7 +59,10 @@ def test_data_info_demo_human_readable():
 def test_unknown_dataset_is_one_line_exit_2():
     r = run_cli("data", "info", "nope")
     assert r.returncode == 2
-    assert r.stderr.strip() == "bordir: error: unknown dataset 'nope'; known: borderlines, bordirlines, demo"
+    assert (
+        r.stderr.strip()
+        == "bordir: error: unknown dataset 'nope'; known: borderlines, bordirlines, demo"
+    )
 
 
 def test_missing_directory_is_one_line_exit_2(tmp_path):

@@ -38,30 +38,38 @@ B = 2000
 def synthetic_run(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("planted")
     data, corpus = write_synthetic(tmp / "synthetic")
-    return run_cli(tmp, "synthetic-run", f"""
+    return run_cli(
+        tmp,
+        "synthetic-run",
+        f"""
 [experiment]
 dataset = "borderlines"
 dataset_path = "{data}"
 corpus = "{corpus}"
 modes = "no_ir,qlang,rel_langs"
-models = ["mock/planted:{'+'.join(PLANTED)}@{data}"]
+models = ["mock/planted:{"+".join(PLANTED)}@{data}"]
 k = 4
 runs = 3
-cache = "{tmp / 'cache.sqlite3'}"
-""")
+cache = "{tmp / "cache.sqlite3"}"
+""",
+    )
 
 
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("planted-demo")
-    return run_cli(tmp, "demo-run", f"""
+    return run_cli(
+        tmp,
+        "demo-run",
+        f"""
 [experiment]
 dataset = "demo"
 modes = "no_ir,qlang,rel_langs"
 models = ["mock/planted:ar+ru"]
 runs = 3
-cache = "{tmp / 'cache.sqlite3'}"
-""")
+cache = "{tmp / "cache.sqlite3"}"
+""",
+    )
 
 
 def _compare_json(run_dir: Path, *args: str) -> dict:
@@ -72,14 +80,18 @@ def _compare_json(run_dir: Path, *args: str) -> dict:
 
 
 def _flagged(doc: dict, sign: int) -> list[str]:
-    return sorted(r["group"] for r in doc["rows"] if r["significant"] and (r["diff"] > 0) == (sign > 0))
+    return sorted(
+        r["group"] for r in doc["rows"] if r["significant"] and (r["diff"] > 0) == (sign > 0)
+    )
 
 
 def test_synthetic_dataset_is_what_the_test_says(synthetic_run):
     run = load_run(synthetic_run)
     ds = run.dataset
     assert len(ds.territories) == 28 * COPIES  # 28 pairs of countries
-    per_lang = run.responses[~run.responses["is_control"]].groupby("query_lang")["territory"].nunique()
+    per_lang = (
+        run.responses[~run.responses["is_control"]].groupby("query_lang")["territory"].nunique()
+    )
     assert per_lang.to_dict() == {code: 7 * COPIES for code in LANGS}
     assert set(run.responses["outcome"]) == {"answered"}
     # rel_langs prompts always mix languages (minmax fusion puts each language's best passage on top)
@@ -111,7 +123,9 @@ def test_compare_finds_exactly_the_planted_languages(synthetic_run):
 
 def test_resource_view(synthetic_run):
     run = load_run(synthetic_run)
-    t = compare_by(run.responses, run.dataset, "rel_langs", "qlang", by="resource", resamples=B, seed=3)
+    t = compare_by(
+        run.responses, run.dataset, "rel_langs", "qlang", by="resource", resamples=B, seed=3
+    )
     levels = dict(zip(t["group"], t["languages"]))
     assert levels == {"high": "es,fr,tr", "low": "ht,so,sw", "medium": "id,tl"}
     # the levels holding a planted language move toward the controller; the medium level holds none
@@ -121,11 +135,29 @@ def test_resource_view(synthetic_run):
 def test_demo_has_too_few_territories_to_judge(demo_run):
     doc = _compare_json(demo_run, "--modes", "qlang,rel_langs")
     rows = {r["group"]: r for r in doc["rows"]}
-    assert set(rows) == {"ar", "az", "el", "en", "es", "hi", "hy", "iw", "ja", "ru", "tr", "uk", "ur", "zhs", "zht"}
+    assert set(rows) == {
+        "ar",
+        "az",
+        "el",
+        "en",
+        "es",
+        "hi",
+        "hy",
+        "iw",
+        "ja",
+        "ru",
+        "tr",
+        "uk",
+        "ur",
+        "zhs",
+        "zht",
+    }
     assert {r["status"] for r in rows.values()} == {"too few to judge", "undefined"}
     assert rows["el"]["status"] == "undefined"  # Imia/Kardak only: Unknown controller
     assert rows["ar"]["n_territories"] == 4 and rows["ar"]["p_value"] is None
-    assert rows["ar"]["diff"] == pytest.approx(0.5)  # Ceuta and Golan Heights move 0 → 1; Abyei, W. Sahara stay 1
+    assert rows["ar"]["diff"] == pytest.approx(
+        0.5
+    )  # Ceuta and Golan Heights move 0 → 1; Abyei, W. Sahara stay 1
     # lowering the minimum does not create power: two moving territories give p ≈ 0.5
     doc = _compare_json(demo_run, "--modes", "qlang,rel_langs", "--min-territories", "1")
     assert not any(r["significant"] for r in doc["rows"])
@@ -135,7 +167,9 @@ def test_demo_has_too_few_territories_to_judge(demo_run):
 
 def test_cli_text_models_and_errors(demo_run, tmp_path, capsys):
     runner = CliRunner()
-    res = runner.invoke(cli, ["compare", str(demo_run), "--modes", "qlang,rel_langs", "--resamples", "200"])
+    res = runner.invoke(
+        cli, ["compare", str(demo_run), "--modes", "qlang,rel_langs", "--resamples", "200"]
+    )
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
     assert lines[0].split()[:6] == ["model", "query_lang", "terr.", "qlang", "rel_langs", "Δ"]
@@ -144,18 +178,38 @@ def test_cli_text_models_and_errors(demo_run, tmp_path, capsys):
     assert sum(line.endswith("undefined") for line in rows) == 2
     assert "signature (first row" in res.output and "min_terr:30" in res.output
     # two models in one mode
-    cfg = (demo_run.parent / "demo-run.toml").read_text(encoding="utf-8").replace(
-        'models = ["mock/planted:ar+ru"]', 'models = ["mock/planted:ar+ru", "mock/first"]')
+    cfg = (
+        (demo_run.parent / "demo-run.toml")
+        .read_text(encoding="utf-8")
+        .replace('models = ["mock/planted:ar+ru"]', 'models = ["mock/planted:ar+ru", "mock/first"]')
+    )
     two = run_cli(tmp_path, "two", cfg)
-    doc = _compare_json(two, "--models", "mock/first,mock/planted:ar+ru", "--mode", "rel_langs", "--by", "resource",
-                        "--min-territories", "6")
-    assert {r["factor"] for r in doc["rows"]} == {"model"} and doc["diff"] == "mock/planted:ar+ru − mock/first in rel_langs"
+    doc = _compare_json(
+        two,
+        "--models",
+        "mock/first,mock/planted:ar+ru",
+        "--mode",
+        "rel_langs",
+        "--by",
+        "resource",
+        "--min-territories",
+        "6",
+    )
+    assert {r["factor"] for r in doc["rows"]} == {"model"} and doc[
+        "diff"
+    ] == "mock/planted:ar+ru − mock/first in rel_langs"
     assert [r["group"] for r in doc["rows"]] == ["high", "low", "medium"]
     for args, message in [
         (["--modes", "qlang"], "expected two modes separated by a comma"),
         (["--modes", "qlang,nope"], "unknown retrieval mode 'nope'"),
-        (["--modes", "qlang,swap_docs"], "no responses with mode 'swap_docs'; present: no_ir, qlang, rel_langs"),
-        (["--modes", "qlang,rel_langs", "--metric", "cst_cs"], "cst_cs is a CS metric over all languages"),
+        (
+            ["--modes", "qlang,swap_docs"],
+            "no responses with mode 'swap_docs'; present: no_ir, qlang, rel_langs",
+        ),
+        (
+            ["--modes", "qlang,rel_langs", "--metric", "cst_cs"],
+            "cst_cs is a CS metric over all languages",
+        ),
         (["--models", "a/b,c/d"], "--models A,B needs --mode M"),
         ([], "give either --modes A,B"),
     ]:

@@ -32,8 +32,15 @@ def ds(tmp_path_factory):
     return load_borderlines(root)
 
 
-def _responses(ds, rng: np.random.Generator, *, modes=("qlang", "rel_langs"), runs=2, model="mock/r",
-               p_controller: dict | None = None) -> pd.DataFrame:
+def _responses(
+    ds,
+    rng: np.random.Generator,
+    *,
+    modes=("qlang", "rel_langs"),
+    runs=2,
+    model="mock/r",
+    p_controller: dict | None = None,
+) -> pd.DataFrame:
     """Uniform random answers; ``p_controller[(mode, lang)]``: answer the controller with that probability."""
     rows = []
     for mode in modes:
@@ -44,9 +51,19 @@ def _responses(ds, rng: np.random.Generator, *, modes=("qlang", "rel_langs"), ru
                 p = (p_controller or {}).get((mode, q.lang))
                 if p is not None and rng.random() < p:
                     choice = t.claimants.index(t.controller)
-                rows.append({"query_id": q.query_id, "territory": q.territory, "query_lang": q.lang,
-                             "is_control": q.is_control, "mode": mode, "model": model, "run": run,
-                             "outcome": "answered", "choice": choice})
+                rows.append(
+                    {
+                        "query_id": q.query_id,
+                        "territory": q.territory,
+                        "query_lang": q.lang,
+                        "is_control": q.is_control,
+                        "mode": mode,
+                        "model": model,
+                        "run": run,
+                        "outcome": "answered",
+                        "choice": choice,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -70,9 +87,13 @@ def test_paired_difference_by_hand(ds):
     adj, rej = holm(t["p_value"].tolist())
     assert np.allclose(t["p_holm"], adj) and (t["significant"] == rej).all()
     # deterministic given the seed; invariant to row order
-    again = compare_by(r.sample(frac=1.0, random_state=0), ds, "rel_langs", "qlang", resamples=500, seed=4)
+    again = compare_by(
+        r.sample(frac=1.0, random_state=0), ds, "rel_langs", "qlang", resamples=500, seed=4
+    )
     pd.testing.assert_frame_equal(t, again)
-    assert row["signature"].startswith("controller_agreement|cmp:rel_langs-vs-qlang|lang:sw|gen:mock/r|runs:3|")
+    assert row["signature"].startswith(
+        "controller_agreement|cmp:rel_langs-vs-qlang|lang:sw|gen:mock/r|runs:3|"
+    )
     assert "|boot:500|perm:500|seed:4|holm:yes|min_terr:30|policy:strict|" in row["signature"]
 
 
@@ -82,10 +103,20 @@ def test_too_few_territories_are_shown_not_dropped(ds):
     t = compare_by(r[r["territory"].isin(keep)], ds, "rel_langs", "qlang", resamples=200, seed=1)
     present = set(r[r["territory"].isin(keep) & ~r["is_control"]]["query_lang"])
     assert set(t["group"]) == present
-    assert (t["status"] == "too few to judge").all() and t["n_territories"].between(1, DEFAULT_MIN_TERRITORIES - 1).all()
+    assert (t["status"] == "too few to judge").all() and t["n_territories"].between(
+        1, DEFAULT_MIN_TERRITORIES - 1
+    ).all()
     assert t["p_value"].isna().all() and t["ci_low"].isna().all() and t["diff"].notna().all()
     assert not t["significant"].any()
-    t1 = compare_by(r[r["territory"].isin(keep)], ds, "rel_langs", "qlang", resamples=200, seed=1, min_territories=1)
+    t1 = compare_by(
+        r[r["territory"].isin(keep)],
+        ds,
+        "rel_langs",
+        "qlang",
+        resamples=200,
+        seed=1,
+        min_territories=1,
+    )
     assert (t1["status"] == "judged").all() and t1["p_value"].notna().all()
 
 
@@ -98,17 +129,25 @@ def test_planted_effect_and_model_comparison(ds):
     t = compare_by(both, ds, "rel_langs", "qlang", resamples=2000, seed=5)
     assert significant_groups(t[t["model"] == "mock/planted"], +1) == ["tl"]
     assert significant_groups(t[t["model"] == "mock/null"]) == []
-    m = compare_models_by(both, ds, "mock/planted", "mock/null", mode="rel_langs", resamples=2000, seed=5)
+    m = compare_models_by(
+        both, ds, "mock/planted", "mock/null", mode="rel_langs", resamples=2000, seed=5
+    )
     assert set(m["factor"]) == {"model"} and set(m["mode"]) == {"rel_langs"}
     assert significant_groups(m, +1) == ["tl"]
-    res = compare_by(both, ds, "rel_langs", "qlang", by="resource", model="mock/planted", resamples=1000, seed=5)
+    res = compare_by(
+        both, ds, "rel_langs", "qlang", by="resource", model="mock/planted", resamples=1000, seed=5
+    )
     assert significant_groups(res, +1) == ["medium"]  # tl is a medium-resource language
-    assert res.loc[res["group"] == "medium", "n_territories"].item() == 7 * 6 * 2 - 6  # id and tl share 6
+    assert (
+        res.loc[res["group"] == "medium", "n_territories"].item() == 7 * 6 * 2 - 6
+    )  # id and tl share 6
 
 
 def test_errors(ds):
     r = _responses(ds, np.random.default_rng(4))
-    with pytest.raises(ConfigError, match="no responses with mode 'en_only'; present: qlang, rel_langs"):
+    with pytest.raises(
+        ConfigError, match="no responses with mode 'en_only'; present: qlang, rel_langs"
+    ):
         compare_by(r, ds, "en_only", "qlang")
     with pytest.raises(ConfigError, match="unknown per-language measure"):
         compare_by(r, ds, "rel_langs", "qlang", metric="kb_cs")
@@ -136,7 +175,9 @@ def test_null_error_rate_and_coverage(ds):
         raw_reject += int((j["p_value"] < ALPHA).sum())
         covered += int(((j["ci_low"] <= 0) & (j["ci_high"] >= 0)).sum())
     fwer, size, coverage = any_flag / N_SIM, raw_reject / judged, covered / judged
-    print(f"null: FWER {fwer:.3f} ({N_SIM} runs), size {size:.3f}, coverage {coverage:.3f} ({judged} intervals)")
+    print(
+        f"null: FWER {fwer:.3f} ({N_SIM} runs), size {size:.3f}, coverage {coverage:.3f} ({judged} intervals)"
+    )
     se = (ALPHA * (1 - ALPHA) / N_SIM) ** 0.5
     assert fwer <= ALPHA + 3 * se
     assert size <= ALPHA + 3 * (ALPHA * (1 - ALPHA) / judged) ** 0.5

@@ -14,8 +14,16 @@ DEMO = load_demo()
 CORPUS = load_demo_corpus()
 
 SCRIPT_PREFIX = {  # unicodedata name prefixes of the letters each script must contain
-    "Arab": "ARABIC", "Hebr": "HEBREW", "Cyrl": "CYRILLIC", "Deva": "DEVANAGARI", "Armn": "ARMENIAN",
-    "Grek": "GREEK", "Hans": "CJK", "Hant": "CJK", "Jpan": "CJK", "Latn": "LATIN",
+    "Arab": "ARABIC",
+    "Hebr": "HEBREW",
+    "Cyrl": "CYRILLIC",
+    "Deva": "DEVANAGARI",
+    "Armn": "ARMENIAN",
+    "Grek": "GREEK",
+    "Hans": "CJK",
+    "Hant": "CJK",
+    "Jpan": "CJK",
+    "Latn": "LATIN",
 }
 
 
@@ -40,7 +48,11 @@ def test_every_territory_has_control_and_claimant_queries():
 
 def test_every_language_is_in_the_registry():
     reg = languages.registry()
-    for code in {q.lang for q in DEMO.queries} | {p.lang for p in CORPUS} | {c.lang for c in DEMO.countries.values()}:
+    for code in (
+        {q.lang for q in DEMO.queries}
+        | {p.lang for p in CORPUS}
+        | {c.lang for c in DEMO.countries.values()}
+    ):
         assert code in reg
 
 

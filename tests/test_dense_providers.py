@@ -24,15 +24,40 @@ pytest.importorskip("cohere")
 
 CANARY = "sk-canary-7f3e9d1c0b2a"
 
-CORPUS = Corpus([
-    Passage("c0", "en", "Crimea is a peninsula on the northern coast of the Black Sea", territory="Crimea"),
-    Passage("c1", "en", "Russia annexed Crimea in 2014 after a disputed referendum", territory="Crimea"),
-    Passage("c2", "en", "Sevastopol hosts the Black Sea Fleet", territory="Crimea"),
-    Passage("c0", "uk", "Крим півострів на півночі Чорного моря", territory="Crimea"),
-    Passage("f0", "en", "The Falkland Islands are an archipelago in the South Atlantic", territory="Falkland Islands"),
-    Passage("f1", "en", "Argentina claims the islands as Islas Malvinas", territory="Falkland Islands"),
-    Passage("f0", "es", "Las islas Malvinas están en el Atlántico Sur", territory="Falkland Islands"),
-], name="providers")
+CORPUS = Corpus(
+    [
+        Passage(
+            "c0",
+            "en",
+            "Crimea is a peninsula on the northern coast of the Black Sea",
+            territory="Crimea",
+        ),
+        Passage(
+            "c1",
+            "en",
+            "Russia annexed Crimea in 2014 after a disputed referendum",
+            territory="Crimea",
+        ),
+        Passage("c2", "en", "Sevastopol hosts the Black Sea Fleet", territory="Crimea"),
+        Passage("c0", "uk", "Крим півострів на півночі Чорного моря", territory="Crimea"),
+        Passage(
+            "f0",
+            "en",
+            "The Falkland Islands are an archipelago in the South Atlantic",
+            territory="Falkland Islands",
+        ),
+        Passage(
+            "f1",
+            "en",
+            "Argentina claims the islands as Islas Malvinas",
+            territory="Falkland Islands",
+        ),
+        Passage(
+            "f0", "es", "Las islas Malvinas están en el Atlántico Sur", territory="Falkland Islands"
+        ),
+    ],
+    name="providers",
+)
 
 
 @pytest.fixture
@@ -95,7 +120,8 @@ def test_openai_requests_scores_and_cache(openai_env, tmp_path):
     assert set(np.argsort(-scores)[:3]) == {0, 1, 2}  # the Crimea paragraphs first
     r.score(query, "uk", list(CORPUS.pool("Crimea", "uk")))
     assert api.bodies("/v1/embeddings")[3:] == [
-        {"model": "text-embedding-3-large", "input": [query], "encoding_format": "float"}]  # one query request
+        {"model": "text-embedding-3-large", "input": [query], "encoding_format": "float"}
+    ]  # one query request
 
     assert_no_secret(r, tmp_path / "cache", CANARY)
 
@@ -188,7 +214,9 @@ def test_cohere_requests_scores_and_cache(cohere_env, tmp_path):
 def test_cohere_key_fallback_and_retry(api, monkeypatch):
     monkeypatch.setenv("COHERE_API_KEY", CANARY + "-alt")
     api.failures.append((503, {"Retry-After": "1"}))
-    r = get_retriever("cohere/embed-multilingual-light-v3.0", base_url=api.url, use_cache=False, progress=False)
+    r = get_retriever(
+        "cohere/embed-multilingual-light-v3.0", base_url=api.url, use_cache=False, progress=False
+    )
     t0 = time.monotonic()
     r.fit(CORPUS)
     assert time.monotonic() - t0 >= 0.9

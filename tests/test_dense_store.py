@@ -49,13 +49,26 @@ class Counting(DenseRetriever):
 
 
 def make_corpus(extra: str = "") -> Corpus:
-    return Corpus([
-        Passage("c0", "en", "Crimea is a peninsula on the Black Sea", territory="Crimea"),
-        Passage("c1", "en", "Russia annexed Crimea in 2014" + extra, territory="Crimea"),
-        Passage("c0", "uk", "Крим півострів у Чорному морі", territory="Crimea"),
-        Passage("f0", "en", "The Falkland Islands lie in the South Atlantic", territory="Falkland Islands"),
-        Passage("f1", "es", "Las islas Malvinas están en el Atlántico Sur", territory="Falkland Islands"),
-    ], name="tiny")
+    return Corpus(
+        [
+            Passage("c0", "en", "Crimea is a peninsula on the Black Sea", territory="Crimea"),
+            Passage("c1", "en", "Russia annexed Crimea in 2014" + extra, territory="Crimea"),
+            Passage("c0", "uk", "Крим півострів у Чорному морі", territory="Crimea"),
+            Passage(
+                "f0",
+                "en",
+                "The Falkland Islands lie in the South Atlantic",
+                territory="Falkland Islands",
+            ),
+            Passage(
+                "f1",
+                "es",
+                "Las islas Malvinas están en el Atlántico Sur",
+                territory="Falkland Islands",
+            ),
+        ],
+        name="tiny",
+    )
 
 
 @pytest.fixture
@@ -190,7 +203,9 @@ def test_write_is_atomic(cache, monkeypatch):
 
     r.fit(corpus)  # a later run writes a complete file
     assert path.is_file()
-    assert sorted(p.name for p in path.parent.iterdir()) == sorted([path.name, path.with_suffix(".json").name])
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted(
+        [path.name, path.with_suffix(".json").name]
+    )
 
 
 def test_use_cache_false_writes_nothing(cache):
@@ -201,7 +216,13 @@ def test_use_cache_false_writes_nothing(cache):
 
 
 def test_identical_texts_are_embedded_once(cache):
-    corpus = Corpus([Passage("a", "en", "same text"), Passage("a", "de", "same text"), Passage("b", "en", "other")])
+    corpus = Corpus(
+        [
+            Passage("a", "en", "same text"),
+            Passage("a", "de", "same text"),
+            Passage("b", "en", "other"),
+        ]
+    )
     r = Counting(progress=False, batch_size=8)
     r.fit(corpus)
     assert r.doc_calls == [["same text", "other"]]

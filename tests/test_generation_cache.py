@@ -16,22 +16,35 @@ from bordir.generation.types import Document, GenerationRequest, GenerationResul
 
 
 def req(i: int, model: str = "mock/echo", **kw) -> GenerationRequest:
-    return GenerationRequest(model=model, messages=(Message("system", "Answer."), Message("user", f"Q{i}")), **kw)
+    return GenerationRequest(
+        model=model, messages=(Message("system", "Answer."), Message("user", f"Q{i}")), **kw
+    )
 
 
 def ok(text: str, model: str = "mock/echo", **kw) -> GenerationResult:
-    return GenerationResult(text=text, model=model, input_tokens=7, output_tokens=2, latency_s=0.3, attempts=2, **kw)
+    return GenerationResult(
+        text=text, model=model, input_tokens=7, output_tokens=2, latency_s=0.3, attempts=2, **kw
+    )
 
 
 def test_round_trip_keeps_every_field(tmp_path):
     request = GenerationRequest(
         model="cohere/command-r-08-2024",
         messages=(Message("user", "Крим є територією A) Росії чи B) України?"),),
-        temperature=0.5, seed=4321, response_format="citation", options=("A) Росії", "B) України"),
+        temperature=0.5,
+        seed=4321,
+        response_format="citation",
+        options=("A) Росії", "B) України"),
         documents=(Document(1, "d1", "uk", "текст"),),
     )
-    result = ok("B) України [1]", model="cohere/command-r-08-2024", option_logprobs=(-0.1, -2.5),
-                native_citations=((1,), (1, 2)), finish_reason="stop", meta={"id": "x"})
+    result = ok(
+        "B) України [1]",
+        model="cohere/command-r-08-2024",
+        option_logprobs=(-0.1, -2.5),
+        native_citations=((1,), (1, 2)),
+        finish_reason="stop",
+        meta={"id": "x"},
+    )
     with ResponseCache(tmp_path / "c.sqlite3") as cache:
         assert cache.get(request) is None
         assert cache.put(request, result) is True
@@ -42,7 +55,12 @@ def test_round_trip_keeps_every_field(tmp_path):
 
 def test_failed_results_are_not_stored(tmp_path):
     with ResponseCache(tmp_path / "c.sqlite3") as cache:
-        assert cache.put(req(1), GenerationResult(text="", model="mock/echo", error="HTTP 500", attempts=7)) is False
+        assert (
+            cache.put(
+                req(1), GenerationResult(text="", model="mock/echo", error="HTTP 500", attempts=7)
+            )
+            is False
+        )
         assert cache.get(req(1)) is None and len(cache) == 0 and req(1) not in cache
 
 
@@ -54,7 +72,8 @@ def test_key_is_the_request_key(tmp_path):
         assert cache.get(req(1, seed=1)).text == "A"
         assert req(1, seed=1) in cache and "not a request" not in cache
         assert cache.contains_keys([req(1, seed=1).cache_key(), req(1, seed=2).cache_key()]) == {
-            req(1, seed=1).cache_key()}
+            req(1, seed=1).cache_key()
+        }
 
 
 def test_row_layout_and_wal_mode(tmp_path):
@@ -63,8 +82,9 @@ def test_row_layout_and_wal_mode(tmp_path):
         cache.put(req(1), ok("A"))
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    key, model, created, request, result = conn.execute("SELECT key, model, created, request, result FROM responses")\
-        .fetchone()
+    key, model, created, request, result = conn.execute(
+        "SELECT key, model, created, request, result FROM responses"
+    ).fetchone()
     assert key == req(1).cache_key() and model == "mock/echo" and created > 1.7e9
     assert json.loads(request) == req(1).key_payload()
     assert GenerationResult.from_json(result).text == "A"
@@ -78,14 +98,18 @@ def test_reopen_keeps_entries_and_many_keys(tmp_path):
             cache.put(req(i), ok(f"t{i}"))
     with ResponseCache(path) as cache:
         assert len(cache) == 1200
-        assert len(cache.contains_keys(req(i).cache_key() for i in range(1500))) == 1200  # > one IN chunk
+        assert (
+            len(cache.contains_keys(req(i).cache_key() for i in range(1500))) == 1200
+        )  # > one IN chunk
         assert cache.get(req(1199)).text == "t1199"
         assert cache.delete(req(0)) is True and cache.delete(req(0)) is False and len(cache) == 1199
         assert cache.integrity_check() == "ok"
 
 
 def test_default_path_from_env(tmp_path, monkeypatch):
-    monkeypatch.setenv("BORDIR_CACHE", str(tmp_path / "x"))  # bordir's cache folder (embeddings live there too)
+    monkeypatch.setenv(
+        "BORDIR_CACHE", str(tmp_path / "x")
+    )  # bordir's cache folder (embeddings live there too)
     assert default_cache_path() == tmp_path / "x" / "responses.sqlite3"
     with ResponseCache() as cache:
         assert cache.path == tmp_path / "x" / "responses.sqlite3" and cache.path.is_file()

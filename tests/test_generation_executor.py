@@ -33,7 +33,9 @@ from .conftest import REPO
 
 
 def req(i: int, model: str = "test/fake", **kw) -> GenerationRequest:
-    return GenerationRequest(model=model, messages=(Message("user", f"Is T{i} a territory of A) X or B) Y?"),), **kw)
+    return GenerationRequest(
+        model=model, messages=(Message("user", f"Is T{i} a territory of A) X or B) Y?"),), **kw
+    )
 
 
 class Counting(Backend):
@@ -42,7 +44,9 @@ class Counting(Backend):
     provider = "test"
     max_concurrency = 64
 
-    def __init__(self, model: str = "fake", *, delay: float = 0.0, max_concurrency: int | None = None) -> None:
+    def __init__(
+        self, model: str = "fake", *, delay: float = 0.0, max_concurrency: int | None = None
+    ) -> None:
         super().__init__(model)
         self.delay = delay
         if max_concurrency is not None:
@@ -66,8 +70,12 @@ class Counting(Backend):
                 self.in_flight -= 1
 
     def answer(self, request: GenerationRequest) -> GenerationResult:
-        return GenerationResult(text="answer-" + request.messages[-1].content, model=request.model,
-                                input_tokens=10, output_tokens=2)
+        return GenerationResult(
+            text="answer-" + request.messages[-1].content,
+            model=request.model,
+            input_tokens=10,
+            output_tokens=2,
+        )
 
 
 class Flaky(Counting):
@@ -126,8 +134,12 @@ def test_order_and_single_call_per_distinct_request(ids, concurrency):
 
 
 def test_mock_backend_end_to_end(tmp_path):
-    requests = [GenerationRequest(model="mock/first", messages=(Message("user", "?"),), options=(f"A) {i}", "B) x"))
-                for i in range(5)]
+    requests = [
+        GenerationRequest(
+            model="mock/first", messages=(Message("user", "?"),), options=(f"A) {i}", "B) x")
+        )
+        for i in range(5)
+    ]
     with ResponseCache(tmp_path / "c.sqlite3") as cache:
         results = execute(get_backend("mock/first"), requests, cache=cache, progress=True)
         assert [r.text for r in results] == [f"A) {i}" for i in range(5)]
@@ -152,19 +164,24 @@ def test_partial_cache_calls_only_the_rest(tmp_path):
         backend = Counting()
         results = execute(backend, [req(i) for i in range(15)], cache=cache, progress=False)
     assert sorted(r.messages[0].content for r in backend.calls) == sorted(
-        req(i).messages[0].content for i in range(10, 15))
+        req(i).messages[0].content for i in range(10, 15)
+    )
     assert [r.cached for r in results] == [True] * 10 + [False] * 5
 
 
 def test_failed_calls_are_not_cached_and_retried_on_rerun(tmp_path):
     requests = [req(i) for i in range(6)]
     with ResponseCache(tmp_path / "c.sqlite3") as cache:
-        bad = Flaky(failures=1, make_error=lambda: PermanentError("HTTP 400 bad request", status=400))
+        bad = Flaky(
+            failures=1, make_error=lambda: PermanentError("HTTP 400 bad request", status=400)
+        )
         results = execute(bad, requests, cache=cache, progress=False)
         assert all(not r.ok and r.text == "" and r.attempts == 1 for r in results)
         assert "permanent error: HTTP 400 bad request (status 400)" == results[0].error
         assert len(cache) == 0
-        again = execute(bad, requests, cache=cache, progress=False)  # the second call of each succeeds
+        again = execute(
+            bad, requests, cache=cache, progress=False
+        )  # the second call of each succeeds
     assert all(r.ok for r in again) and len(bad.calls) == 12
 
 
@@ -172,10 +189,20 @@ def test_on_result_once_per_distinct_request_including_hits(tmp_path):
     seen: list[tuple[str, bool]] = []
     with ResponseCache(tmp_path / "c.sqlite3") as cache:
         execute(Counting(), [req(0)], cache=cache, progress=False)
-        execute(Counting(), [req(0), req(1), req(1), req(2)], cache=cache, progress=False,
-                on_result=lambda q, r: seen.append((q.messages[0].content, r.cached)))
-    assert sorted(seen) == sorted([(req(0).messages[0].content, True), (req(1).messages[0].content, False),
-                                   (req(2).messages[0].content, False)])
+        execute(
+            Counting(),
+            [req(0), req(1), req(1), req(2)],
+            cache=cache,
+            progress=False,
+            on_result=lambda q, r: seen.append((q.messages[0].content, r.cached)),
+        )
+    assert sorted(seen) == sorted(
+        [
+            (req(0).messages[0].content, True),
+            (req(1).messages[0].content, False),
+            (req(2).messages[0].content, False),
+        ]
+    )
 
 
 def test_request_for_another_model_is_refused():
@@ -218,8 +245,12 @@ def test_concurrency_is_capped_by_a_hard_backend_limit():
 
 def test_transient_errors_are_retried_honouring_retry_after():
     t = FakeTime()
-    backend = Flaky(failures=2, make_error=lambda: TransientError("429 slow down", retry_after=3.0, status=429))
-    (result,) = execute(backend, [req(0)], progress=False, sleep=t.sleep, clock=t.clock, jitter_seed=0)
+    backend = Flaky(
+        failures=2, make_error=lambda: TransientError("429 slow down", retry_after=3.0, status=429)
+    )
+    (result,) = execute(
+        backend, [req(0)], progress=False, sleep=t.sleep, clock=t.clock, jitter_seed=0
+    )
     assert result.ok and result.attempts == 3 and len(backend.calls) == 3
     assert len(t.sleeps) == 2 and all(s >= 3.0 for s in t.sleeps)
 
@@ -228,35 +259,58 @@ def test_backoff_is_full_jitter_exponential_and_seeded():
     def run(seed):
         t = FakeTime()
         backend = Flaky(failures=99, make_error=lambda: TransientError("503"))
-        (result,) = execute(backend, [req(0)], progress=False, max_retries=8, sleep=t.sleep, clock=t.clock,
-                            jitter_seed=seed)
+        (result,) = execute(
+            backend,
+            [req(0)],
+            progress=False,
+            max_retries=8,
+            sleep=t.sleep,
+            clock=t.clock,
+            jitter_seed=seed,
+        )
         return result, t.sleeps
 
     result, sleeps = run(7)
     assert not result.ok and result.attempts == 9 and result.text == ""
     assert result.error == "gave up after 9 attempts: 503"
     assert len(sleeps) == 8
-    assert all(0 <= s <= min(30.0, 0.5 * 2 ** n) for n, s in enumerate(sleeps))
+    assert all(0 <= s <= min(30.0, 0.5 * 2**n) for n, s in enumerate(sleeps))
     assert run(7)[1] == sleeps and run(8)[1] != sleeps
     rng = random.Random(0)
     draws = [backoff_delay(20, rng) for _ in range(200)]
     assert max(draws) <= 30.0 and max(draws) > 20.0  # capped at 30 s, and spread over [0, 30]
-    assert backoff_delay(1, rng, retry_after=120.0) == 120.0  # retry_after is honoured above the cap
+    assert (
+        backoff_delay(1, rng, retry_after=120.0) == 120.0
+    )  # retry_after is honoured above the cap
 
 
 def test_max_retries_zero_makes_one_attempt():
     t = FakeTime()
-    (result,) = execute(Flaky(failures=5, make_error=lambda: TransientError("timeout")), [req(0)], max_retries=0,
-                        progress=False, sleep=t.sleep, clock=t.clock)
-    assert result.attempts == 1 and result.error == "gave up after 1 attempts: timeout" and t.sleeps == []
+    (result,) = execute(
+        Flaky(failures=5, make_error=lambda: TransientError("timeout")),
+        [req(0)],
+        max_retries=0,
+        progress=False,
+        sleep=t.sleep,
+        clock=t.clock,
+    )
+    assert (
+        result.attempts == 1
+        and result.error == "gave up after 1 attempts: timeout"
+        and t.sleeps == []
+    )
 
 
 def test_timeout_stops_retrying():
     t = FakeTime()
-    backend = Flaky(failures=99, make_error=lambda: TransientError("429", retry_after=10.0, status=429))
+    backend = Flaky(
+        failures=99, make_error=lambda: TransientError("429", retry_after=10.0, status=429)
+    )
     (result,) = execute(backend, [req(0)], timeout=25, progress=False, sleep=t.sleep, clock=t.clock)
     assert result.attempts == 3 and t.sleeps == [10.0, 10.0]
-    assert result.error.startswith("timeout of 25 s reached after 3 attempts; last error: 429 (status 429)")
+    assert result.error.startswith(
+        "timeout of 25 s reached after 3 attempts; last error: 429 (status 429)"
+    )
 
 
 def test_permanent_and_unexpected_errors_do_not_stop_the_run():
@@ -273,9 +327,14 @@ def test_permanent_and_unexpected_errors_do_not_stop_the_run():
 
     t = FakeTime()
     backend = Mixed()
-    results = execute(backend, [req(i) for i in range(6)], progress=False, sleep=t.sleep, clock=t.clock)
+    results = execute(
+        backend, [req(i) for i in range(6)], progress=False, sleep=t.sleep, clock=t.clock
+    )
     assert [r.ok for r in results] == [True, False, False, False, True, True]
-    assert results[1].error == "permanent error: unknown model (status 404)" and results[1].attempts == 1
+    assert (
+        results[1].error == "permanent error: unknown model (status 404)"
+        and results[1].attempts == 1
+    )
     assert results[2].error == "unexpected ZeroDivisionError from test/fake: division by zero"
     assert results[3].error == "empty completion"
     assert len(backend.calls) == 6 and t.sleeps == []
@@ -291,7 +350,9 @@ def test_rate_limiter_buckets_and_correction():
     assert rl.try_acquire(500) == pytest.approx(40.0)  # 400 tokens missing at 10 tokens/s
     rl.correct(500, 100)  # the call used only 100: 400 come back
     assert rl.try_acquire(500) == 0.0
-    assert rl.acquire(10_000) is True  # larger than the bucket: waits for a full bucket, then goes into debt
+    assert (
+        rl.acquire(10_000) is True
+    )  # larger than the bucket: waits for a full bucket, then goes into debt
     assert t.now == pytest.approx(60.0)
     assert rl.try_acquire(1) > 0
     with pytest.raises(ValueError, match="positive"):
@@ -342,8 +403,14 @@ def test_keyboard_interrupt_cancels_pending_calls(tmp_path):
     with ResponseCache(tmp_path / "c.sqlite3") as cache:
         t0 = time.perf_counter()
         with pytest.raises(KeyboardInterrupt):
-            execute(backend, [req(i) for i in range(100)], cache=cache, concurrency=2, progress=False,
-                    on_result=interrupt)
+            execute(
+                backend,
+                [req(i) for i in range(100)],
+                cache=cache,
+                concurrency=2,
+                progress=False,
+                on_result=interrupt,
+            )
         assert time.perf_counter() - t0 < 1.0
         time.sleep(0.2)  # calls in flight finish and are cached; nothing new starts
         assert len(backend.calls) <= 4
@@ -375,8 +442,9 @@ _KILLED_RUN = textwrap.dedent("""
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_sigkill_loses_only_calls_in_flight(tmp_path):
     path = tmp_path / "killed.sqlite3"
-    proc = subprocess.Popen([sys.executable, "-c", _KILLED_RUN, str(path)], stdout=subprocess.PIPE, text=True,
-                            cwd=REPO)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_RUN, str(path)], stdout=subprocess.PIPE, text=True, cwd=REPO
+    )
     assert proc.stdout.readline().strip() == "ready"
     time.sleep(1.0)
     proc.send_signal(signal.SIGKILL)
@@ -413,7 +481,9 @@ def test_no_secret_reaches_cache_results_or_logs(tmp_path, monkeypatch, caplog):
 
         def answer(self, request):
             if "T3" in request.messages[0].content:
-                raise PermanentError(f"Incorrect API key provided: {os.environ['OPENAI_API_KEY']}", status=401)
+                raise PermanentError(
+                    f"Incorrect API key provided: {os.environ['OPENAI_API_KEY']}", status=401
+                )
             if "T4" in request.messages[0].content:
                 raise RuntimeError(f"boom with {os.environ['COHERE_API_KEY']}")
             return super().answer(request)
@@ -421,13 +491,18 @@ def test_no_secret_reaches_cache_results_or_logs(tmp_path, monkeypatch, caplog):
     path = tmp_path / "c.sqlite3"
     caplog.set_level(logging.DEBUG)
     with ResponseCache(path) as cache:
-        mock_requests = [GenerationRequest(model="mock/echo", messages=(Message("user", f"Q{i}"),)) for i in range(5)]
+        mock_requests = [
+            GenerationRequest(model="mock/echo", messages=(Message("user", f"Q{i}"),))
+            for i in range(5)
+        ]
         results = execute(get_backend("mock/echo"), mock_requests, cache=cache, progress=False)
         results += execute(Leaky(), [req(i) for i in range(6)], cache=cache, progress=False)
         results += execute(get_backend("mock/echo"), mock_requests, cache=cache, progress=False)
         assert len(cache) == 9
     assert results[5 + 3].error == "permanent error: Incorrect API key provided: *** (status 401)"
-    assert results[5 + 4].error == "unexpected RuntimeError from test/fake: boom with ***"  # the longest secret first
+    assert (
+        results[5 + 4].error == "unexpected RuntimeError from test/fake: boom with ***"
+    )  # the longest secret first
     blobs = b"".join(p.read_bytes() for p in tmp_path.iterdir())
     assert CANARY.encode() not in blobs and b"canary" not in blobs
     assert not any(CANARY in r.to_json() for r in results)

@@ -17,8 +17,12 @@ pytest.importorskip("openai")
 
 
 def _requests(n: int) -> list[GenerationRequest]:
-    return [GenerationRequest(model="openai/gpt-4o-mini", messages=(Message("user", f"Q{i}: A) x or B) y?"),),
-                              seed=i) for i in range(n)]
+    return [
+        GenerationRequest(
+            model="openai/gpt-4o-mini", messages=(Message("user", f"Q{i}: A) x or B) y?"),), seed=i
+        )
+        for i in range(n)
+    ]
 
 
 @pytest.fixture
@@ -32,10 +36,19 @@ def backend(loopback, monkeypatch):
 
 def test_transient_faults_are_retried_until_answered(loopback, backend, tmp_path):
     waits: list[float] = []
-    loopback.push(Fault.status(429, retry_after=2), Fault.status(500), Fault.delay(2.0), Fault.malformed())
+    loopback.push(
+        Fault.status(429, retry_after=2), Fault.status(500), Fault.delay(2.0), Fault.malformed()
+    )
     with ResponseCache(tmp_path / "c.sqlite3") as cache:
-        results = execute(backend, _requests(6), cache=cache, concurrency=1, progress=False, sleep=waits.append,
-                          jitter_seed=0)
+        results = execute(
+            backend,
+            _requests(6),
+            cache=cache,
+            concurrency=1,
+            progress=False,
+            sleep=waits.append,
+            jitter_seed=0,
+        )
         assert all(r.ok for r in results)
         assert sum(r.attempts for r in results) == 6 + 4  # four faults, four retries
         assert 2.0 in waits  # Retry-After honoured (not replaced by the shorter backoff)
@@ -43,15 +56,26 @@ def test_transient_faults_are_retried_until_answered(loopback, backend, tmp_path
 
 
 def test_persistent_failure_is_recorded_and_the_run_goes_on(loopback, backend, tmp_path):
-    loopback.push(*[Fault.status(503)] * 3)  # the first request fails on every attempt (max_retries=2)
+    loopback.push(
+        *[Fault.status(503)] * 3
+    )  # the first request fails on every attempt (max_retries=2)
     with ResponseCache(tmp_path / "c.sqlite3") as cache:
-        results = execute(backend, _requests(3), cache=cache, concurrency=1, progress=False, max_retries=2,
-                          sleep=lambda s: None)
+        results = execute(
+            backend,
+            _requests(3),
+            cache=cache,
+            concurrency=1,
+            progress=False,
+            max_retries=2,
+            sleep=lambda s: None,
+        )
         failed = [r for r in results if not r.ok]
         assert len(failed) == 1 and failed[0].attempts == 3 and "503" in failed[0].error
         assert [r.ok for r in results[1:]] == [True, True]
         assert len(cache) == 2  # failures are not cached: a re-run retries them
-        again = execute(backend, _requests(3), cache=cache, concurrency=1, progress=False, sleep=lambda s: None)
+        again = execute(
+            backend, _requests(3), cache=cache, concurrency=1, progress=False, sleep=lambda s: None
+        )
         assert all(r.ok for r in again) and sum(not r.cached for r in again) == 1
 
 

@@ -22,10 +22,27 @@ def test_registry_covers_borderlines():
 
 def test_borderlines_spellings_map_to_other_systems():
     he = languages.get("iw")
-    assert (he.wiki, he.iso639_1, he.bcp47, he.langdetect, he.direction, he.script) == ("he", "he", "he", "he", "rtl", "Hebr")
+    assert (he.wiki, he.iso639_1, he.bcp47, he.langdetect, he.direction, he.script) == (
+        "he",
+        "he",
+        "he",
+        "he",
+        "rtl",
+        "Hebr",
+    )
     zhs, zht = languages.get("zhs"), languages.get("zht")
-    assert (zhs.wiki, zhs.wiki_variant, zhs.langdetect, zhs.script) == ("zh", "zh-hans", "zh-cn", "Hans")
-    assert (zht.wiki, zht.wiki_variant, zht.langdetect, zht.script) == ("zh", "zh-hant", "zh-tw", "Hant")
+    assert (zhs.wiki, zhs.wiki_variant, zhs.langdetect, zhs.script) == (
+        "zh",
+        "zh-hans",
+        "zh-cn",
+        "Hans",
+    )
+    assert (zht.wiki, zht.wiki_variant, zht.langdetect, zht.script) == (
+        "zh",
+        "zh-hant",
+        "zh-tw",
+        "Hant",
+    )
     assert languages.registry().from_langdetect("he") is he
     assert languages.registry().from_langdetect("zh-tw") is zht
 
@@ -53,7 +70,12 @@ def test_stemmer_names_exist_in_pystemmer():
 
 
 def test_rtl_languages():
-    assert {l.code for l in languages.all_languages() if l.direction == "rtl"} >= {"ar", "iw", "ur", "fa"}
+    assert {l.code for l in languages.all_languages() if l.direction == "rtl"} >= {
+        "ar",
+        "iw",
+        "ur",
+        "fa",
+    }
 
 
 def test_records_are_immutable():

@@ -47,7 +47,9 @@ def run_inproc(argv: list[str]) -> tuple[int, str]:
 def bl_copy(tmp: Path) -> Path:
     """A copy of the demo dataset's BorderLines-layout files."""
     dst = tmp / "bl"
-    shutil.copytree(demo_dir(), dst, ignore=shutil.ignore_patterns("corpus", "embeddings", "README.md"))
+    shutil.copytree(
+        demo_dir(), dst, ignore=shutil.ignore_patterns("corpus", "embeddings", "README.md")
+    )
     return dst
 
 
@@ -61,6 +63,7 @@ def edit_lines(path: Path, fn: Callable[[list[str]], list[str]]) -> None:
 
 def csv_row(path: Path, i: int, col: int, value: str) -> None:
     """Set column ``col`` of data row ``i`` (0-based, after the header) of a simple CSV."""
+
     def fn(lines: list[str]) -> list[str]:
         cells = lines[i + 1].split(",")
         cells[col] = value
@@ -117,86 +120,237 @@ def _bl(id: str, mutate: Callable[[Path], object], *expect: str) -> None:
     CASES.append(Case(f"data-{id}", build, expect))
 
 
-_bl("csv-latin1", lambda d: (d / T).write_bytes((d / T).read_bytes().replace(b"Crimea,", "Cr\u00e9mea,".encode("latin-1"))),
-    f"{T}:2", "UTF-8")
+_bl(
+    "csv-latin1",
+    lambda d: (d / T).write_bytes(
+        (d / T).read_bytes().replace(b"Crimea,", "Cr\u00e9mea,".encode("latin-1"))
+    ),
+    f"{T}:2",
+    "UTF-8",
+)
 _bl("csv-utf16", lambda d: (d / T).write_bytes((d / T).read_text().encode("utf-16")), T, "UTF-16")
 _bl("csv-gzip", lambda d: (d / T).write_bytes(gzip.compress((d / T).read_bytes())), T, "gzip")
 _bl("csv-binary", lambda d: (d / T).write_bytes(BINARY), T)
-_bl("csv-missing-column", lambda d: edit(d / T, lambda t: t.replace("Controller,", "Ctrl,", 1)), f"{T}:1",
-    "field 'Controller'")
-_bl("csv-too-few-fields", lambda d: edit_lines(d / T, lambda ls: [*ls[:3], ",".join(ls[3].split(",")[:4]), *ls[4:]]),
-    f"{T}:4")
-_bl("csv-cut-mid-row", lambda d: (d / T).write_bytes((d / T).read_bytes().rstrip()[:-40]), f"{T}:13")
-_bl("csv-unterminated-quote", lambda d: csv_row(d / T, 4, 3, '"never closed'), f"{T}:6", "unexpected end of data")
+_bl(
+    "csv-missing-column",
+    lambda d: edit(d / T, lambda t: t.replace("Controller,", "Ctrl,", 1)),
+    f"{T}:1",
+    "field 'Controller'",
+)
+_bl(
+    "csv-too-few-fields",
+    lambda d: edit_lines(d / T, lambda ls: [*ls[:3], ",".join(ls[3].split(",")[:4]), *ls[4:]]),
+    f"{T}:4",
+)
+_bl(
+    "csv-cut-mid-row", lambda d: (d / T).write_bytes((d / T).read_bytes().rstrip()[:-40]), f"{T}:13"
+)
+_bl(
+    "csv-unterminated-quote",
+    lambda d: csv_row(d / T, 4, 3, '"never closed'),
+    f"{T}:6",
+    "unexpected end of data",
+)
 _bl("csv-stray-quote", lambda d: csv_row(d / T, 2, 3, '"Asia"n'), f"{T}:4", "malformed CSV")
 _bl("csv-truncated-rows", lambda d: edit_lines(d / T, lambda ls: ls[:10]), T, "truncated")
-_bl("csv-duplicate-row", lambda d: edit_lines(d / T, lambda ls: [*ls[:3], ls[2], *ls[3:]]), f"{T}:4",
-    "field 'Territory'")
-_bl("csv-nul-in-name", lambda d: edit(d / T, lambda t: t.replace("Crimea,", "Cri\x00mea,", 1)), f"{T}:2", "NUL")
+_bl(
+    "csv-duplicate-row",
+    lambda d: edit_lines(d / T, lambda ls: [*ls[:3], ls[2], *ls[3:]]),
+    f"{T}:4",
+    "field 'Territory'",
+)
+_bl(
+    "csv-nul-in-name",
+    lambda d: edit(d / T, lambda t: t.replace("Crimea,", "Cri\x00mea,", 1)),
+    f"{T}:2",
+    "NUL",
+)
 _bl("csv-population-inf", lambda d: csv_row(d / T, 0, 4, "inf"), f"{T}:2", "field 'Population'")
 _bl("csv-population-nan", lambda d: csv_row(d / T, 1, 4, "nan"), f"{T}:3", "field 'Population'")
 _bl("csv-population-word", lambda d: csv_row(d / T, 2, 4, "many"), f"{T}:4", "field 'Population'")
 _bl("csv-population-negative", lambda d: csv_row(d / T, 0, 4, "-5"), f"{T}:2", "field 'Population'")
 _bl("csv-population-1e400", lambda d: csv_row(d / T, 0, 4, "1e400"), f"{T}:2", "field 'Population'")
-_bl("csv-huge-field", lambda d: csv_row(d / T, 1, 3, '"' + "x" * 140_000 + '"'), f"{T}:3", "field larger")
+_bl(
+    "csv-huge-field",
+    lambda d: csv_row(d / T, 1, 3, '"' + "x" * 140_000 + '"'),
+    f"{T}:3",
+    "field larger",
+)
 _bl("csv-empty-territory", lambda d: csv_row(d / T, 0, 0, " "), f"{T}:2", "field 'Territory'")
 _bl("csv-one-claimant", lambda d: csv_row(d / T, 0, 1, "Russia"), f"{T}:2", "field 'Claimants'")
 _bl("csv-empty-controller", lambda d: csv_row(d / T, 0, 2, ""), f"{T}:2", "field 'Controller'")
 _bl("csv-header-only", lambda d: edit_lines(d / T, lambda ls: ls[:1]), T, "no rows")
 _bl("csv-empty-file", lambda d: (d / T).write_bytes(b""), T, "field 'Territory'")
 _bl("csv-missing", lambda d: (d / T).unlink(), T, "not found")
-_bl("countries-latin1", lambda d: (d / C).write_bytes((d / C).read_bytes().replace(b'"Russia"', '"R\u00fcssia"'.encode("latin-1"))),
-    f"{C}:2", "UTF-8")
-_bl("countries-utf16", lambda d: (d / C).write_bytes((d / C).read_text().encode("utf-16")), C, "UTF-16")
-_bl("countries-invalid-json", lambda d: edit(d / C, lambda t: t.replace('"ru",', '"ru",,', 1)), f"{C}:3")
+_bl(
+    "countries-latin1",
+    lambda d: (d / C).write_bytes(
+        (d / C).read_bytes().replace(b'"Russia"', '"R\u00fcssia"'.encode("latin-1"))
+    ),
+    f"{C}:2",
+    "UTF-8",
+)
+_bl(
+    "countries-utf16",
+    lambda d: (d / C).write_bytes((d / C).read_text().encode("utf-16")),
+    C,
+    "UTF-16",
+)
+_bl(
+    "countries-invalid-json",
+    lambda d: edit(d / C, lambda t: t.replace('"ru",', '"ru",,', 1)),
+    f"{C}:3",
+)
 _bl("countries-not-object", lambda d: (d / C).write_text("[1, 2]"), C, "object")
-_bl("countries-unknown-lang", lambda d: edit(d / C, lambda t: t.replace('"Lang_Code": "ru"', '"Lang_Code": "xx"')),
-    C, "field 'Russia.Lang_Code'", "'xx'")
-_bl("countries-no-lang-code", lambda d: edit(d / C, lambda t: t.replace('"Lang_Code": "ru"', '"Lang": "ru"')),
-    C, "field 'Russia.Lang_Code'")
+_bl(
+    "countries-unknown-lang",
+    lambda d: edit(d / C, lambda t: t.replace('"Lang_Code": "ru"', '"Lang_Code": "xx"')),
+    C,
+    "field 'Russia.Lang_Code'",
+    "'xx'",
+)
+_bl(
+    "countries-no-lang-code",
+    lambda d: edit(d / C, lambda t: t.replace('"Lang_Code": "ru"', '"Lang": "ru"')),
+    C,
+    "field 'Russia.Lang_Code'",
+)
 _bl("countries-missing", lambda d: (d / C).unlink(), C, "not found")
 _bl("countries-binary", lambda d: (d / C).write_bytes(BINARY), C)
-_bl("prompts-latin1", lambda d: (d / "prompts_mc_q/prompts.uk").write_bytes("Чи є Крим \u00e9".encode("utf-8")[:-2] + b"\xe9"),
-    "prompts.uk:1", "UTF-8")
-_bl("prompts-nul", lambda d: edit(d / "prompts_mc_q/prompts.uk", lambda t: t.replace("Крим", "Кр\x00им", 1)),
-    "prompts.uk:1", "NUL")
+_bl(
+    "prompts-latin1",
+    lambda d: (d / "prompts_mc_q/prompts.uk").write_bytes(
+        "Чи є Крим \u00e9".encode("utf-8")[:-2] + b"\xe9"
+    ),
+    "prompts.uk:1",
+    "UTF-8",
+)
+_bl(
+    "prompts-nul",
+    lambda d: edit(d / "prompts_mc_q/prompts.uk", lambda t: t.replace("Крим", "Кр\x00им", 1)),
+    "prompts.uk:1",
+    "NUL",
+)
 _bl("prompts-binary", lambda d: (d / "prompts_mc_q/prompts.ru").write_bytes(BINARY), "prompts.ru")
-_bl("prompts-utf16", lambda d: (d / "prompts_mc_q/prompts.ru").write_bytes((d / "prompts_mc_q/prompts.ru").read_text().encode("utf-16")),
-    "prompts.ru", "UTF-16")
-_bl("prompts-extra-line", lambda d: edit(d / "prompts_mc_q/prompts.uk", lambda t: t + "\nAnother query?\n"),
-    "prompts.uk", "equal")
-_bl("choices-latin1", lambda d: (d / "prompts_mc_q/choices.uk").write_bytes(b'["R\xe9ssia", "x"]\n'), "choices.uk:1",
-    "UTF-8")
-_bl("choices-invalid-json", lambda d: (d / "prompts_mc_q/choices.uk").write_text('["a", "b"\n'), "choices.uk:1")
-_bl("choices-not-list", lambda d: (d / "prompts_mc_q/choices.uk").write_text('{"a": 1}\n'), "choices.uk:1")
-_bl("choices-three-options", lambda d: (d / "prompts_mc_q/choices.uk").write_text('["a", "b", "c"]\n'),
-    "prompts.uk:1", "field 'choices'")
-_bl("choices-missing", lambda d: (d / "prompts_mc_q/choices.uk").unlink(), "choices.uk", "not found")
-_bl("line-inds-latin1", lambda d: (d / "terms/line_inds.uk.txt").write_bytes(b"[0] \xe9"), "line_inds.uk.txt:1",
-    "UTF-8")
-_bl("line-inds-invalid", lambda d: (d / "terms/line_inds.uk.txt").write_text("[0,"), "line_inds.uk.txt:1")
-_bl("line-inds-strings", lambda d: (d / "terms/line_inds.uk.txt").write_text('["0"]'), "line_inds.uk.txt:1")
-_bl("line-inds-out-of-range", lambda d: (d / "terms/line_inds.uk.txt").write_text("[99]"), "prompts.uk:1",
-    "field 'line_inds'")
-_bl("line-inds-missing", lambda d: (d / "terms/line_inds.uk.txt").unlink(), "line_inds.uk.txt", "not found")
-_bl("unknown-query-language", lambda d: [
-    shutil.copy(d / "prompts_mc_q/prompts.uk", d / "prompts_mc_q/prompts.xx"),
-    shutil.copy(d / "prompts_mc_q/choices.uk", d / "prompts_mc_q/choices.xx"),
-    shutil.copy(d / "terms/line_inds.uk.txt", d / "terms/line_inds.xx.txt")], "prompts.xx:1", "'xx'")
-_bl("second-query-same-territory", lambda d: [
-    edit(d / "prompts_mc_q/prompts.uk", lambda t: t.rstrip("\n") + "\n" + t.rstrip("\n") + "\n"),
-    edit(d / "prompts_mc_q/choices.uk", lambda t: t.rstrip("\n") + "\n" + t.rstrip("\n") + "\n"),
-    (d / "terms/line_inds.uk.txt").write_text("[0, 0]")], "prompts.uk:2", "second uk query")
-_bl("control-latin1", lambda d: (d / "prompts_q_mc.en-control.txt").write_bytes(
-    (d / "prompts_q_mc.en-control.txt").read_bytes().replace(b"Crimea", b"Cr\xe9mea", 1)),
-    "prompts_q_mc.en-control.txt:1", "UTF-8")
-_bl("control-choices-invalid", lambda d: edit_lines(d / "choices.en-control.txt", lambda ls: [ls[0], "[broken", *ls[2:]]),
-    "choices.en-control.txt:2")
-_bl("control-queries-short", lambda d: edit_lines(d / "prompts_q_mc.en-control.txt", lambda ls: ls[:-3]),
-    "prompts_q_mc.en-control.txt", "control queries")
-_bl("control-both-short", lambda d: [edit_lines(d / "prompts_q_mc.en-control.txt", lambda ls: ls[:5]),
-                                     edit_lines(d / "choices.en-control.txt", lambda ls: ls[:5])],
-    "prompts_q_mc.en-control.txt", "truncated")
+_bl(
+    "prompts-utf16",
+    lambda d: (d / "prompts_mc_q/prompts.ru").write_bytes(
+        (d / "prompts_mc_q/prompts.ru").read_text().encode("utf-16")
+    ),
+    "prompts.ru",
+    "UTF-16",
+)
+_bl(
+    "prompts-extra-line",
+    lambda d: edit(d / "prompts_mc_q/prompts.uk", lambda t: t + "\nAnother query?\n"),
+    "prompts.uk",
+    "equal",
+)
+_bl(
+    "choices-latin1",
+    lambda d: (d / "prompts_mc_q/choices.uk").write_bytes(b'["R\xe9ssia", "x"]\n'),
+    "choices.uk:1",
+    "UTF-8",
+)
+_bl(
+    "choices-invalid-json",
+    lambda d: (d / "prompts_mc_q/choices.uk").write_text('["a", "b"\n'),
+    "choices.uk:1",
+)
+_bl(
+    "choices-not-list",
+    lambda d: (d / "prompts_mc_q/choices.uk").write_text('{"a": 1}\n'),
+    "choices.uk:1",
+)
+_bl(
+    "choices-three-options",
+    lambda d: (d / "prompts_mc_q/choices.uk").write_text('["a", "b", "c"]\n'),
+    "prompts.uk:1",
+    "field 'choices'",
+)
+_bl(
+    "choices-missing", lambda d: (d / "prompts_mc_q/choices.uk").unlink(), "choices.uk", "not found"
+)
+_bl(
+    "line-inds-latin1",
+    lambda d: (d / "terms/line_inds.uk.txt").write_bytes(b"[0] \xe9"),
+    "line_inds.uk.txt:1",
+    "UTF-8",
+)
+_bl(
+    "line-inds-invalid",
+    lambda d: (d / "terms/line_inds.uk.txt").write_text("[0,"),
+    "line_inds.uk.txt:1",
+)
+_bl(
+    "line-inds-strings",
+    lambda d: (d / "terms/line_inds.uk.txt").write_text('["0"]'),
+    "line_inds.uk.txt:1",
+)
+_bl(
+    "line-inds-out-of-range",
+    lambda d: (d / "terms/line_inds.uk.txt").write_text("[99]"),
+    "prompts.uk:1",
+    "field 'line_inds'",
+)
+_bl(
+    "line-inds-missing",
+    lambda d: (d / "terms/line_inds.uk.txt").unlink(),
+    "line_inds.uk.txt",
+    "not found",
+)
+_bl(
+    "unknown-query-language",
+    lambda d: [
+        shutil.copy(d / "prompts_mc_q/prompts.uk", d / "prompts_mc_q/prompts.xx"),
+        shutil.copy(d / "prompts_mc_q/choices.uk", d / "prompts_mc_q/choices.xx"),
+        shutil.copy(d / "terms/line_inds.uk.txt", d / "terms/line_inds.xx.txt"),
+    ],
+    "prompts.xx:1",
+    "'xx'",
+)
+_bl(
+    "second-query-same-territory",
+    lambda d: [
+        edit(
+            d / "prompts_mc_q/prompts.uk", lambda t: t.rstrip("\n") + "\n" + t.rstrip("\n") + "\n"
+        ),
+        edit(
+            d / "prompts_mc_q/choices.uk", lambda t: t.rstrip("\n") + "\n" + t.rstrip("\n") + "\n"
+        ),
+        (d / "terms/line_inds.uk.txt").write_text("[0, 0]"),
+    ],
+    "prompts.uk:2",
+    "second uk query",
+)
+_bl(
+    "control-latin1",
+    lambda d: (d / "prompts_q_mc.en-control.txt").write_bytes(
+        (d / "prompts_q_mc.en-control.txt").read_bytes().replace(b"Crimea", b"Cr\xe9mea", 1)
+    ),
+    "prompts_q_mc.en-control.txt:1",
+    "UTF-8",
+)
+_bl(
+    "control-choices-invalid",
+    lambda d: edit_lines(d / "choices.en-control.txt", lambda ls: [ls[0], "[broken", *ls[2:]]),
+    "choices.en-control.txt:2",
+)
+_bl(
+    "control-queries-short",
+    lambda d: edit_lines(d / "prompts_q_mc.en-control.txt", lambda ls: ls[:-3]),
+    "prompts_q_mc.en-control.txt",
+    "control queries",
+)
+_bl(
+    "control-both-short",
+    lambda d: [
+        edit_lines(d / "prompts_q_mc.en-control.txt", lambda ls: ls[:5]),
+        edit_lines(d / "choices.en-control.txt", lambda ls: ls[:5]),
+    ],
+    "prompts_q_mc.en-control.txt",
+    "truncated",
+)
 _bl("no-prompts-dir", lambda d: shutil.rmtree(d / "prompts_mc_q"), "prompts_mc_q", "not found")
 
 
@@ -214,7 +368,13 @@ def _(tmp):
 # -- corpora -----------------------------------------------------------------------------------
 
 P = "passages.jsonl"
-GOOD_PASSAGE = {"doc_id": "d1", "lang": "en", "territory": "Crimea", "title": "Crimea", "text": "Crimea is a peninsula."}
+GOOD_PASSAGE = {
+    "doc_id": "d1",
+    "lang": "en",
+    "territory": "Crimea",
+    "title": "Crimea",
+    "text": "Crimea is a peninsula.",
+}
 
 
 def _corpus(id: str, content: bytes | None, *expect: str) -> None:
@@ -222,29 +382,55 @@ def _corpus(id: str, content: bytes | None, *expect: str) -> None:
         p = tmp / P
         if content is not None:
             p.write_bytes(content)
-        return ["retrieve", "--corpus", str(p), "--modes", "qlang", "--k", "2", "--out", str(tmp / "hits.parquet")]
+        return [
+            "retrieve",
+            "--corpus",
+            str(p),
+            "--modes",
+            "qlang",
+            "--k",
+            "2",
+            "--out",
+            str(tmp / "hits.parquet"),
+        ]
 
     CASES.append(Case(f"corpus-{id}", build, expect))
 
 
 def _jl(*recs: object) -> bytes:
-    return "".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in recs).encode()
+    return "".join(
+        (r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in recs
+    ).encode()
 
 
 _corpus("missing", None, P)
-_corpus("latin1", _jl(GOOD_PASSAGE) + b'{"doc_id": "d2", "lang": "en", "territory": "Crimea", "text": "Cr\xe9mea"}\n',
-        f"{P}:2", "UTF-8")
+_corpus(
+    "latin1",
+    _jl(GOOD_PASSAGE)
+    + b'{"doc_id": "d2", "lang": "en", "territory": "Crimea", "text": "Cr\xe9mea"}\n',
+    f"{P}:2",
+    "UTF-8",
+)
 _corpus("binary", BINARY, P)
 _corpus("gzip", gzip.compress(_jl(GOOD_PASSAGE)), P, "UTF-8")
 _corpus("utf16", _jl(GOOD_PASSAGE).decode().encode("utf-16"), P, "UTF-8")
 _corpus("invalid-json", _jl(GOOD_PASSAGE, GOOD_PASSAGE | {"doc_id": "d2"}, "{broken"), f"{P}:3")
 _corpus("not-an-object", _jl(GOOD_PASSAGE, "[1, 2]"), f"{P}:2")
-_corpus("no-text", _jl(GOOD_PASSAGE, {"doc_id": "d2", "lang": "en", "territory": "Crimea"}), f"{P}:2", "text")
+_corpus(
+    "no-text",
+    _jl(GOOD_PASSAGE, {"doc_id": "d2", "lang": "en", "territory": "Crimea"}),
+    f"{P}:2",
+    "text",
+)
 _corpus("no-doc-id", _jl({"lang": "en", "territory": "Crimea", "text": "x"}), f"{P}:1", "doc_id")
 _corpus("empty", b"", P, "no passages")
 _corpus("blank-lines-only", b"\n\n  \n", P, "no passages")
-_corpus("no-territory", _jl({"doc_id": "d1", "lang": "en", "title": "Crimea", "text": "Crimea is a peninsula."}),
-        P, "territory")
+_corpus(
+    "no-territory",
+    _jl({"doc_id": "d1", "lang": "en", "title": "Crimea", "text": "Crimea is a peninsula."}),
+    P,
+    "territory",
+)
 _corpus("unknown-lang", _jl(GOOD_PASSAGE | {"lang": "xx"}), P, "'xx'")
 
 
@@ -262,7 +448,9 @@ def _(tmp):
 
 @case("corpus-info-latin1-jsonl", "p.jsonl:1", "UTF-8")
 def _(tmp):
-    (tmp / "p.jsonl").write_bytes(b'{"doc_id": "d", "lang": "en", "territory": "C", "text": "\xe9"}\n')
+    (tmp / "p.jsonl").write_bytes(
+        b'{"doc_id": "d", "lang": "en", "territory": "C", "text": "\xe9"}\n'
+    )
     return ["corpus", "info", str(tmp / "p.jsonl")]
 
 
@@ -271,8 +459,20 @@ def _(tmp):
 
 def _fetch(id: str, setup: Callable[[Path], list[str]], *expect: str) -> None:
     def build(tmp: Path) -> list[str]:
-        return ["corpus", "fetch", "--dataset", "demo", "--territories", "Crimea", "--no-progress",
-                "--endpoint", "http://127.0.0.1:9/{edition}/api.php", "--max-retries", "0", *setup(tmp)]
+        return [
+            "corpus",
+            "fetch",
+            "--dataset",
+            "demo",
+            "--territories",
+            "Crimea",
+            "--no-progress",
+            "--endpoint",
+            "http://127.0.0.1:9/{edition}/api.php",
+            "--max-retries",
+            "0",
+            *setup(tmp),
+        ]
 
     CASES.append(Case(f"fetch-{id}", build, expect))
 
@@ -282,23 +482,59 @@ def _write(tmp: Path, name: str, data: bytes) -> Path:
     return tmp / name
 
 
-_fetch("title-fixes-latin1", lambda t: ["--title-fixes", str(_write(t, "fixes.tsv", b"name\ttitle\nCrimea\t\xe9\n")),
-                                         "--out", str(t / "c")], "fixes.tsv:2", "UTF-8")
-_fetch("title-fixes-no-header", lambda t: ["--title-fixes", str(_write(t, "fixes.tsv", b"no tab here\n")),
-                                            "--out", str(t / "c")], "fixes.tsv:1", "column")
-_fetch("as-of-not-a-date", lambda t: ["--as-of", "yesterday", "--out", str(t / "c")], "--as-of", "yesterday")
+_fetch(
+    "title-fixes-latin1",
+    lambda t: [
+        "--title-fixes",
+        str(_write(t, "fixes.tsv", b"name\ttitle\nCrimea\t\xe9\n")),
+        "--out",
+        str(t / "c"),
+    ],
+    "fixes.tsv:2",
+    "UTF-8",
+)
+_fetch(
+    "title-fixes-no-header",
+    lambda t: [
+        "--title-fixes",
+        str(_write(t, "fixes.tsv", b"no tab here\n")),
+        "--out",
+        str(t / "c"),
+    ],
+    "fixes.tsv:1",
+    "column",
+)
+_fetch(
+    "as-of-not-a-date",
+    lambda t: ["--as-of", "yesterday", "--out", str(t / "c")],
+    "--as-of",
+    "yesterday",
+)
 _fetch("unknown-lang", lambda t: ["--langs", "xx", "--out", str(t / "c")], "--langs", "'xx'")
 _fetch("out-blocked", lambda t: ["--out", str(_blocked(t))], "blocker")
 _fetch("rpm-negative", lambda t: ["--rpm", "-5", "--out", str(t / "c")], "--rpm", "-5")
 _fetch("rpm-nan", lambda t: ["--rpm", "nan", "--out", str(t / "c")], "--rpm", "finite")
 _fetch("timeout-zero", lambda t: ["--timeout", "0", "--out", str(t / "c")], "--timeout", "x>0")
 _fetch("timeout-inf", lambda t: ["--timeout", "inf", "--out", str(t / "c")], "--timeout", "finite")
-_fetch("max-retries-negative", lambda t: ["--max-retries", "-1", "--out", str(t / "c")], "--max-retries")
+_fetch(
+    "max-retries-negative",
+    lambda t: ["--max-retries", "-1", "--out", str(t / "c")],
+    "--max-retries",
+)
 
 
 @case("fetch-unknown-territory", "'Atlantis'")
 def _(tmp):
-    return ["corpus", "fetch", "--dataset", "demo", "--territories", "Atlantis", "--out", str(tmp / "c")]
+    return [
+        "corpus",
+        "fetch",
+        "--dataset",
+        "demo",
+        "--territories",
+        "Atlantis",
+        "--out",
+        str(tmp / "c"),
+    ]
 
 
 # -- experiment configs ------------------------------------------------------------------------
@@ -320,10 +556,10 @@ BASE = '[experiment]\nmodels = ["mock/first"]\n'
 _config("latin1", b'[experiment]\nmodels = ["mock/first"]\nsystem = "\xe9"\n', "UTF-8")
 _config("binary", BINARY)
 _config("invalid-toml", BASE + "k = = 3\n", "TOML")
-_config("models-int", '[experiment]\nmodels = [1]\n', "field 'models'")
+_config("models-int", "[experiment]\nmodels = [1]\n", "field 'models'")
 _config("models-no-slash", '[experiment]\nmodels = ["gpt"]\n', "field 'models'")
 _config("models-unknown-provider", '[experiment]\nmodels = ["zzz/model"]\n', "field 'models'")
-_config("models-empty", '[experiment]\nmodels = []\n', "field 'models'")
+_config("models-empty", "[experiment]\nmodels = []\n", "field 'models'")
 _config("cache-int", BASE + "cache = 5\n", "field 'cache'")
 _config("k-zero", BASE + "k = 0\n", "field 'k'")
 _config("k-bool", BASE + "k = true\n", "field 'k'")
@@ -348,7 +584,13 @@ _config("concurrency-zero", BASE + "concurrency = 0\n", "field 'concurrency'")
 _config("max-tokens-zero", BASE + "max_tokens = 0\n", "field 'max_tokens'")
 _config("system-unknown", BASE + 'system = "skeptic"\n', "field 'system'")
 # found by the independent verifier (helper V1):
-_config("mock-behaviour-unknown", '[experiment]\nmodels = ["mock/frist"]\n', "field 'models'", "frist", dry=False)
+_config(
+    "mock-behaviour-unknown",
+    '[experiment]\nmodels = ["mock/frist"]\n',
+    "field 'models'",
+    "frist",
+    dry=False,
+)
 _config("calibrate-string", BASE + 'calibrate = "yes"\n', "field 'calibrate'")
 _config("empty-file", "", "no settings found")
 _config("empty-experiment-table", "[experiment]\n", "no settings found")
@@ -362,8 +604,14 @@ def _(tmp):
 
 # -- label files (bordir agreement) ------------------------------------------------------------
 
-GOLD_LINE = {"query_id": "Crimea_en", "doc_lang": "ru", "doc_id": "crimea_ru_p0", "relevance": "relevant",
-             "viewpoint": "Russia", "annotator": "a"}
+GOLD_LINE = {
+    "query_id": "Crimea_en",
+    "doc_lang": "ru",
+    "doc_id": "crimea_ru_p0",
+    "relevance": "relevant",
+    "viewpoint": "Russia",
+    "annotator": "a",
+}
 
 
 def _labels(id: str, content: bytes | None, *expect: str, name: str = "labels.jsonl") -> None:
@@ -382,28 +630,66 @@ _labels("binary", BINARY)
 _labels("empty", b"", "no labels")  # was an internal KeyError 'query_lang' (verifier V1)
 _labels("utf16", _jl(GOLD_LINE).decode().encode("utf-16"), "UTF-16")
 _labels("invalid-json", _jl(GOLD_LINE, "{nope"), ":2")
-_labels("missing-field", _jl({k: v for k, v in GOLD_LINE.items() if k != "relevance"}), ":1", "relevance")
+_labels(
+    "missing-field",
+    _jl({k: v for k, v in GOLD_LINE.items() if k != "relevance"}),
+    ":1",
+    "relevance",
+)
 _labels("bad-relevance", _jl(GOLD_LINE | {"relevance": "maybe"}), ":1", "relevance")
 _labels("unknown-query", _jl(GOLD_LINE | {"query_id": "Atlantis_en"}), ":1", "query_id")
 _labels("missing", None, "not found")
-_labels("csv-huge-field", b"query_id,doc_lang,doc_id,relevance,viewpoint,annotator\nCrimea_en,ru,crimea_ru_p0,relevant,\""
-        + b"x" * 140_000 + b"\",a\n", "field larger", name="labels.csv")
-_labels("csv-latin1", b"query_id,doc_lang,doc_id,relevance,viewpoint,annotator\nCrimea_en,ru,crimea_ru_p0,relevant,R\xe9,a\n",
-        ":2", "UTF-8", name="labels.csv")
+_labels(
+    "csv-huge-field",
+    b'query_id,doc_lang,doc_id,relevance,viewpoint,annotator\nCrimea_en,ru,crimea_ru_p0,relevant,"'
+    + b"x" * 140_000
+    + b'",a\n',
+    "field larger",
+    name="labels.csv",
+)
+_labels(
+    "csv-latin1",
+    b"query_id,doc_lang,doc_id,relevance,viewpoint,annotator\nCrimea_en,ru,crimea_ru_p0,relevant,R\xe9,a\n",
+    ":2",
+    "UTF-8",
+    name="labels.csv",
+)
 
 
 # -- audit logs --------------------------------------------------------------------------------
 
-REC = {"id": 1, "query": "Is Crimea Russian or Ukrainian?", "query_lang": "en", "response": "<doc0>",
-       "response_lang": "en", "documents": [{"id": "a", "lang": "en"}], "citations": ["a"]}
+REC = {
+    "id": 1,
+    "query": "Is Crimea Russian or Ukrainian?",
+    "query_lang": "en",
+    "response": "<doc0>",
+    "response_lang": "en",
+    "documents": [{"id": "a", "lang": "en"}],
+    "citations": ["a"],
+}
 
 
-def _audit(id: str, content: bytes | None, *expect: str, name: str = "log.jsonl", extra: tuple[str, ...] = ()) -> None:
+def _audit(
+    id: str,
+    content: bytes | None,
+    *expect: str,
+    name: str = "log.jsonl",
+    extra: tuple[str, ...] = (),
+) -> None:
     def build(tmp: Path) -> list[str]:
         p = tmp / name
         if content is not None:
             p.write_bytes(content)
-        return ["audit", str(p), "--out", str(tmp / "audit"), "--no-plots", "--resamples", "50", *extra]
+        return [
+            "audit",
+            str(p),
+            "--out",
+            str(tmp / "audit"),
+            "--no-plots",
+            "--resamples",
+            "50",
+            *extra,
+        ]
 
     CASES.append(Case(f"audit-{id}", build, (name, *expect)))
 
@@ -413,11 +699,16 @@ _audit("gzip", gzip.compress(_jl(REC)), "gzip")
 _audit("utf16", _jl(REC).decode().encode("utf-16"), "UTF-16")
 _audit("empty", b"", "no valid record")
 _audit("blank-lines", b"\n\n", "no valid record")
-_audit("all-lines-bad", b"{nope\n[1]\n{\"id\": 1}\n", "no valid record")
+_audit("all-lines-bad", b'{nope\n[1]\n{"id": 1}\n', "no valid record")
 _audit("missing", None, "not found")
 _audit("parquet-garbage", b"PAR1 not really", "Parquet", name="log.parquet")
-_audit("cluster-by-absent-field", _jl(REC, REC | {"id": 2}), "cluster", "field 'session'",
-       extra=("--cluster-by", "session"))
+_audit(
+    "cluster-by-absent-field",
+    _jl(REC, REC | {"id": 2}),
+    "cluster",
+    "field 'session'",
+    extra=("--cluster-by", "session"),
+)
 _audit("strict-bad-line", _jl(REC, "{nope"), ":2", extra=("--strict",))
 _audit("latin1-strict", _jl(REC) + b'{"id": 2, "query": "\xe9"}\n', ":2", extra=("--strict",))
 
@@ -432,21 +723,38 @@ def _(tmp):
 
 
 def _opt(id: str, argv: list[str], *expect: str) -> None:
-    CASES.append(Case(f"option-{id}", lambda tmp: [a.replace("{tmp}", str(tmp)) for a in argv], expect))
+    CASES.append(
+        Case(f"option-{id}", lambda tmp: [a.replace("{tmp}", str(tmp)) for a in argv], expect)
+    )
 
 
 _opt("retrieve-k-zero", ["retrieve", "--k", "0", "--out", "{tmp}/h.parquet"], "k must be >= 1")
 _opt("retrieve-mode-unknown", ["retrieve", "--modes", "bogus", "--out", "{tmp}/h.parquet"], "bogus")
 _opt("retrieve-lang-unknown", ["retrieve", "--langs", "xx", "--out", "{tmp}/h.parquet"], "xx")
-_opt("retrieve-retriever-unknown", ["retrieve", "--retriever", "bogus", "--out", "{tmp}/h.parquet"], "bogus")
-_opt("retrieve-fusion-unknown", ["retrieve", "--fusion", "bogus", "--out", "{tmp}/h.parquet"], "--fusion")
-_opt("retrieve-dataset-unknown", ["retrieve", "--dataset", "bogus", "--out", "{tmp}/h.parquet"], "bogus")
+_opt(
+    "retrieve-retriever-unknown",
+    ["retrieve", "--retriever", "bogus", "--out", "{tmp}/h.parquet"],
+    "bogus",
+)
+_opt(
+    "retrieve-fusion-unknown",
+    ["retrieve", "--fusion", "bogus", "--out", "{tmp}/h.parquet"],
+    "--fusion",
+)
+_opt(
+    "retrieve-dataset-unknown",
+    ["retrieve", "--dataset", "bogus", "--out", "{tmp}/h.parquet"],
+    "bogus",
+)
 _opt("retrieve-no-out", ["retrieve"], "--out")
 _opt("run-unknown-option", ["run", "x.toml", "--out", "{tmp}/r", "--bogus"], "--bogus")
 _opt("run-runs-not-int", ["run", "x.toml", "--out", "{tmp}/r", "--runs", "many"], "--runs")
 _opt("audit-resamples-zero", ["audit", "x.jsonl", "--resamples", "0"], "--resamples")
-_opt("annotate-k-zero", ["annotate", "h.parquet", "--backend", "mock/first", "--out", "{tmp}/l.jsonl", "--k", "0"],
-     "--k")
+_opt(
+    "annotate-k-zero",
+    ["annotate", "h.parquet", "--backend", "mock/first", "--out", "{tmp}/l.jsonl", "--k", "0"],
+    "--k",
+)
 _opt("report-missing-dir", ["report", "{tmp}/no-such-run"], "no-such-run")
 _opt("unknown-command", ["frobnicate"], "frobnicate")
 
@@ -464,8 +772,15 @@ def _(tmp):
     from bordir.experiment.config import ExperimentConfig
     from bordir.experiment.runner import run_experiment
 
-    cfg = ExperimentConfig.from_dict({"models": ["mock/first"], "modes": ["no_ir"], "runs": 1, "langs": ["uk"],
-                                      "cache": str(tmp / "c.sqlite3")})
+    cfg = ExperimentConfig.from_dict(
+        {
+            "models": ["mock/first"],
+            "modes": ["no_ir"],
+            "runs": 1,
+            "langs": ["uk"],
+            "cache": str(tmp / "c.sqlite3"),
+        }
+    )
     run_experiment(cfg, tmp / "run", progress=False)
     (tmp / "run" / "responses.parquet").write_bytes(b"garbage")
     return ["report", str(tmp / "run")]
@@ -474,12 +789,26 @@ def _(tmp):
 @case("annotate-hits-not-parquet", "hits.parquet")
 def _(tmp):
     (tmp / "hits.parquet").write_text("query_id,doc_id\nCrimea_en,x\n")
-    return ["annotate", str(tmp / "hits.parquet"), "--backend", "mock/first", "--out", str(tmp / "l.jsonl")]
+    return [
+        "annotate",
+        str(tmp / "hits.parquet"),
+        "--backend",
+        "mock/first",
+        "--out",
+        str(tmp / "l.jsonl"),
+    ]
 
 
 @case("annotate-hits-missing", "hits.parquet")
 def _(tmp):
-    return ["annotate", str(tmp / "hits.parquet"), "--backend", "mock/first", "--out", str(tmp / "l.jsonl")]
+    return [
+        "annotate",
+        str(tmp / "hits.parquet"),
+        "--backend",
+        "mock/first",
+        "--out",
+        str(tmp / "l.jsonl"),
+    ]
 
 
 @case("score-table-latin1", "response_table.csv")
@@ -498,7 +827,15 @@ def _blocked(tmp: Path) -> Path:
 
 @case("out-retrieve", "blocker")
 def _(tmp):
-    return ["retrieve", "--modes", "qlang", "--k", "2", "--out", str(_blocked(tmp) / "hits.parquet")]
+    return [
+        "retrieve",
+        "--modes",
+        "qlang",
+        "--k",
+        "2",
+        "--out",
+        str(_blocked(tmp) / "hits.parquet"),
+    ]
 
 
 @case("out-run", "blocker")
@@ -524,25 +861,50 @@ def _(tmp):
     from bordir.retrieval.run import retrieve
 
     ds = load_demo()
-    retrieve(ds, load_demo_corpus(), "bm25", ["qlang"], k=2, queries=[ds.query("Crimea_uk")]).to_parquet(tmp / "h.parquet")
-    return ["annotate", str(tmp / "h.parquet"), "--backend", "mock/first", "--limit", "1", "--no-cache",
-            "--out", str(_blocked(tmp) / "labels.jsonl")]
+    retrieve(
+        ds, load_demo_corpus(), "bm25", ["qlang"], k=2, queries=[ds.query("Crimea_uk")]
+    ).to_parquet(tmp / "h.parquet")
+    return [
+        "annotate",
+        str(tmp / "h.parquet"),
+        "--backend",
+        "mock/first",
+        "--limit",
+        "1",
+        "--no-cache",
+        "--out",
+        str(_blocked(tmp) / "labels.jsonl"),
+    ]
 
 
 @case("out-corpus-cache", "blocker")
 def _(tmp):
-    (tmp / "exp.toml").write_text(BASE + f'modes = ["no_ir"]\nruns = 1\ncache = "{_blocked(tmp) / "c.sqlite3"}"\n')
+    (tmp / "exp.toml").write_text(
+        BASE + f'modes = ["no_ir"]\nruns = 1\ncache = "{_blocked(tmp) / "c.sqlite3"}"\n'
+    )
     return ["run", str(tmp / "exp.toml"), "--out", str(tmp / "run")]
 
 
 # -- the tests ---------------------------------------------------------------------------------
 
-SUBPROCESS = {"data-csv-latin1", "data-csv-population-inf", "corpus-missing", "config-models-int", "labels-latin1",
-              "audit-empty", "audit-cluster-by-absent-field", "option-retrieve-k-zero", "out-retrieve",
-              "annotate-hits-not-parquet", "data-countries-unknown-lang"}
+SUBPROCESS = {
+    "data-csv-latin1",
+    "data-csv-population-inf",
+    "corpus-missing",
+    "config-models-int",
+    "labels-latin1",
+    "audit-empty",
+    "audit-cluster-by-absent-field",
+    "option-retrieve-k-zero",
+    "out-retrieve",
+    "annotate-hits-not-parquet",
+    "data-countries-unknown-lang",
+}
 
 
-_PROGRESS = re.compile(r"^[^|]*\d+%\|")  # a tqdm progress-bar frame (before the error), not a message
+_PROGRESS = re.compile(
+    r"^[^|]*\d+%\|"
+)  # a tqdm progress-bar frame (before the error), not a message
 
 
 def _check(code: int, stderr: str, c: Case) -> None:

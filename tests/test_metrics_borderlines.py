@@ -14,9 +14,19 @@ def all_controller_responses(ds) -> pd.DataFrame:
     for q in ds.queries:
         t = ds.territory(q.territory)
         choice = t.claimants.index(t.controller) if t.controller in t.claimants else 0
-        rows.append({"query_id": q.query_id, "territory": q.territory, "query_lang": q.lang,
-                     "is_control": q.is_control, "mode": "no_ir", "model": "mock/controller", "run": 0,
-                     "outcome": "answered", "choice": choice})
+        rows.append(
+            {
+                "query_id": q.query_id,
+                "territory": q.territory,
+                "query_lang": q.lang,
+                "is_control": q.is_control,
+                "mode": "no_ir",
+                "model": "mock/controller",
+                "run": 0,
+                "outcome": "answered",
+                "choice": choice,
+            }
+        )
     return pd.DataFrame(rows)
 
 

@@ -51,16 +51,27 @@ TERRITORIES = [
 def tiny_dataset() -> BorderLines:
     territories, queries = [], []
     for i, (name, claimants, controller, langs) in enumerate(TERRITORIES):
-        territories.append(Territory(name=name, claimants=claimants, controller=controller, index=i))
-        queries.append(Query(f"{name}_en", name, "en", f"Is {name} …?", claimants, claimants, is_control=True))
+        territories.append(
+            Territory(name=name, claimants=claimants, controller=controller, index=i)
+        )
+        queries.append(
+            Query(f"{name}_en", name, "en", f"Is {name} …?", claimants, claimants, is_control=True)
+        )
         for lang in langs:
             queries.append(Query(f"{name}_{lang}", name, lang, f"{name}?", claimants, claimants))
     countries = {c: Country(name=c, lang=code) for c, code in COUNTRIES.items()}
-    return BorderLines(name="tiny", territories=tuple(territories), countries=countries, queries=tuple(queries))
+    return BorderLines(
+        name="tiny", territories=tuple(territories), countries=countries, queries=tuple(queries)
+    )
 
 
-def responses(answers: dict[str, str | tuple[str, None]], *, run: int = 0, mode: str = "no_ir",
-              model: str = "mock/m") -> pd.DataFrame:
+def responses(
+    answers: dict[str, str | tuple[str, None]],
+    *,
+    run: int = 0,
+    mode: str = "no_ir",
+    model: str = "mock/m",
+) -> pd.DataFrame:
     """Rows from {query_id: country name} or {query_id: (outcome, None)} for non-answers."""
     ds = tiny_dataset()
     rows = []
@@ -70,8 +81,19 @@ def responses(answers: dict[str, str | tuple[str, None]], *, run: int = 0, mode:
             outcome, choice = ans[0], -1
         else:
             outcome, choice = "answered", q.claimants.index(ans)
-        rows.append({"query_id": qid, "territory": q.territory, "query_lang": q.lang, "is_control": q.is_control,
-                     "mode": mode, "model": model, "run": run, "outcome": outcome, "choice": choice})
+        rows.append(
+            {
+                "query_id": qid,
+                "territory": q.territory,
+                "query_lang": q.lang,
+                "is_control": q.is_control,
+                "mode": mode,
+                "model": model,
+                "run": run,
+                "outcome": outcome,
+                "choice": choice,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -118,7 +140,9 @@ def test_base_table_by_hand():
     assert stats.n_queries == 9
     # the en entry: kept for Malvinas (en is a claimant language), dropped for Isla and Triland
     en_items = stats.items[stats.items["query_lang"] == "en"]
-    assert en_items["territory"].tolist() == ["Malvinas"] and en_items["role"].tolist() == ["control"]
+    assert en_items["territory"].tolist() == ["Malvinas"] and en_items["role"].tolist() == [
+        "control"
+    ]
 
 
 def test_delta_undefined_when_non_control_is_zero():
@@ -145,7 +169,11 @@ def test_strict_policy_skips_and_counts_non_answers():
     # Control: Isla 1; Malvinas en (= the control answer) missing -> skipped -> 1/1
     assert v["control_cs"] == 1.0 and s["control_cs"].frac == "1/1" and s["control_cs"].skipped == 1
     # Non-control: Isla ar skipped (no value left), Malvinas es=UK -> 1 -> 1.0 over 1 territory
-    assert v["non_control_cs"] == 1.0 and s["non_control_cs"].denominator == 1 and s["non_control_cs"].skipped == 1
+    assert (
+        v["non_control_cs"] == 1.0
+        and s["non_control_cs"].denominator == 1
+        and s["non_control_cs"].skipped == 1
+    )
     assert v["delta_cs"] == 0.0 and v["delta_cs_abs"] == 0.0
     # Cst: Isla (Spain, -) no valid pair; Malvinas (-, UK) none; Triland (Russia, -, Russia): 1 pair, agrees.
     # -> 1.0 over 1 territory; skipped pairs 1 + 1 + 2 = 4
@@ -193,7 +221,11 @@ def test_language_breakdown_and_outcome_rates():
     # en: 3 control rows, Malvinas_en unparsed -> 1/3; ar: 1 row, unparsed
     assert (r.loc["en", "n"], r.loc["en", "n_unparsed"]) == (3, 1)
     assert r.loc["en", "rate_unparsed"] == pytest.approx(1 / 3)
-    assert (r.loc["ar", "rate_unparsed"], r.loc["uk", "rate_refused"], r.loc["es", "rate_answered"]) == (1.0, 1.0, 1.0)
+    assert (
+        r.loc["ar", "rate_unparsed"],
+        r.loc["uk", "rate_refused"],
+        r.loc["es", "rate_answered"],
+    ) == (1.0, 1.0, 1.0)
 
 
 def test_metric_value_weights_are_resample_counts():
@@ -247,11 +279,25 @@ def random_responses(draw):
         for q in ds.queries:
             if draw(st.booleans()) and draw(st.booleans()):
                 continue  # some queries have no row at all
-            outcome = draw(st.sampled_from(["answered", "answered", "refused", "unparsed", "multiple", "failed"]))
+            outcome = draw(
+                st.sampled_from(
+                    ["answered", "answered", "refused", "unparsed", "multiple", "failed"]
+                )
+            )
             choice = draw(st.integers(0, len(q.claimants) - 1)) if outcome == "answered" else -1
-            rows.append({"query_id": q.query_id, "territory": q.territory, "query_lang": q.lang,
-                         "is_control": q.is_control, "mode": "m", "model": "x", "run": run,
-                         "outcome": outcome, "choice": choice})
+            rows.append(
+                {
+                    "query_id": q.query_id,
+                    "territory": q.territory,
+                    "query_lang": q.lang,
+                    "is_control": q.is_control,
+                    "mode": "m",
+                    "model": "x",
+                    "run": run,
+                    "outcome": outcome,
+                    "choice": choice,
+                }
+            )
     perm = draw(st.permutations(range(len(rows))))
     return pd.DataFrame(rows), perm
 

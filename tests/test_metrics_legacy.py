@@ -22,9 +22,9 @@ HEADER = "Territory,Claimants,Claimant_Codes,Controller,Controller_Code,Response
 # Responses_d holds Picks (unparsed -> option A) and an 'en' entry for every territory;
 # Response_en is "None" for the unparsed control answer.
 TABLE_NON_ANSWERS = HEADER + (
-    'Isla,Spain;Morocco,es;ar,Spain,es,"{\'en\': \'Morocco\', \'es\': \'Spain\', \'ar\': \'Spain\'}",Morocco,Spain\n'
-    'Malvinas,Argentina;United Kingdom,es;en,United Kingdom,en,"{\'en\': \'Argentina\', \'es\': \'United Kingdom\'}",None,Argentina\n'
-    'Triland,Russia;Ukraine;Japan,ru;uk;ja,Unknown,,"{\'en\': \'Russia\', \'ru\': \'Russia\', \'uk\': \'Russia\', \'ja\': \'Russia\'}",Russia,\n'
+    "Isla,Spain;Morocco,es;ar,Spain,es,\"{'en': 'Morocco', 'es': 'Spain', 'ar': 'Spain'}\",Morocco,Spain\n"
+    "Malvinas,Argentina;United Kingdom,es;en,United Kingdom,en,\"{'en': 'Argentina', 'es': 'United Kingdom'}\",None,Argentina\n"
+    "Triland,Russia;Ukraine;Japan,ru;uk;ja,Unknown,,\"{'en': 'Russia', 'ru': 'Russia', 'uk': 'Russia', 'ja': 'Russia'}\",Russia,\n"
 )
 
 
@@ -48,7 +48,10 @@ def test_reference_semantics_by_hand(tmp_path):
     assert run["delta_cs"] == -0.5 and run["delta_cs_abs"] == -0.5
     # Cst: Isla 1/1, Malvinas 0/1, Triland 3/3  => (1 + 0 + 1) / 3; unk: Triland 1.0
     assert run["cst_cs"] == pytest.approx(2 / 3) and run["cst_cs_unknown"] == 1.0
-    assert run["counts"]["cst_cs"]["denominator"] == 3 and run["counts"]["cst_cs_unknown"]["denominator"] == 1
+    assert (
+        run["counts"]["cst_cs"]["denominator"] == 3
+        and run["counts"]["cst_cs_unknown"]["denominator"] == 1
+    )
     # queries: Isla {es, ar} + control = 3, Malvinas {en, es} = 2, Triland {ru, uk, ja} + control = 4
     assert (run["n_territories"], run["n_queries"]) == (3, 9)
 
@@ -77,8 +80,8 @@ def test_borderlines_style_none_entries(tmp_path):
     # BorderLines (2023) tables store None for unsupported languages; calculate_CS compares literally:
     # None != controller, and None == None counts as an agreeing pair.
     text = HEADER + (
-        'T1,A;B;C,xa;xb;xc,A,xa,"{\'xa\': \'A\', \'xb\': None, \'xc\': None}",A,A\n'
-        'T2,A;B,xa;xb,Unknown,,"{\'xa\': None, \'xb\': None}",A,\n'
+        "T1,A;B;C,xa;xb;xc,A,xa,\"{'xa': 'A', 'xb': None, 'xc': None}\",A,A\n"
+        "T2,A;B,xa;xb,Unknown,,\"{'xa': None, 'xb': None}\",A,\n"
     )
     p = write(tmp_path, "t.csv", text)
     ref = score_legacy_tables([p])["runs"][0]
@@ -97,7 +100,11 @@ def test_summary_over_runs_is_a_t_interval(tmp_path):
     stats_t = pytest.importorskip("scipy.stats").t
     a = write(tmp_path, "a.csv", TABLE_NON_ANSWERS)
     # second run: Isla's control answer is now right -> KB 1/2
-    b = write(tmp_path, "b.csv", TABLE_NON_ANSWERS.replace('Spain\'}",Morocco,Spain', 'Spain\'}",Spain,Spain'))
+    b = write(
+        tmp_path,
+        "b.csv",
+        TABLE_NON_ANSWERS.replace("Spain'}\",Morocco,Spain", "Spain'}\",Spain,Spain"),
+    )
     out = score_legacy_tables([a, b])
     assert [r["kb_cs"] for r in out["runs"]] == [0.0, 0.5]
     s = out["summary"]["kb_cs"]
@@ -125,7 +132,15 @@ def test_legacy_scores_are_invariant_to_row_order(perm):
     a = write(d, "a.csv", TABLE_NON_ANSWERS)
     b = write(d, "b.csv", lines[0] + "".join(body))
     ra, rb = score_legacy_tables([a])["runs"][0], score_legacy_tables([b])["runs"][0]
-    for k in ("kb_cs", "control_cs", "non_control_cs", "delta_cs", "cst_cs", "cst_cs_unknown", "n_queries"):
+    for k in (
+        "kb_cs",
+        "control_cs",
+        "non_control_cs",
+        "delta_cs",
+        "cst_cs",
+        "cst_cs_unknown",
+        "n_queries",
+    ):
         assert ra[k] == pytest.approx(rb[k]), k
 
 
@@ -140,7 +155,13 @@ def test_bad_rows_name_file_line_and_field(tmp_path):
     assert (e.value.path, e.value.line, e.value.field) == (str(p), 3, "Responses_d")
     assert str(e.value).startswith(f"{p}:3: field 'Responses_d': not a Python dict literal")
 
-    p = write(tmp_path, "list.csv", TABLE_NON_ANSWERS.replace("\"{'en': 'Morocco', 'es': 'Spain', 'ar': 'Spain'}\"", "\"['x']\""))
+    p = write(
+        tmp_path,
+        "list.csv",
+        TABLE_NON_ANSWERS.replace(
+            "\"{'en': 'Morocco', 'es': 'Spain', 'ar': 'Spain'}\"", "\"['x']\""
+        ),
+    )
     with pytest.raises(DataError, match="expected a dict literal, found list"):
         read_response_table(p)
     p = write(tmp_path, "cols.csv", "Territory,Claimants\nX,A;B\n")
@@ -172,11 +193,28 @@ def test_cli_json_shape(tmp_path, capsys):
     assert _cli("score", "borderlines-table", str(a), str(b), "--json") == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"runs", "summary", "signature"}
-    keys = {"kb_cs", "control_cs", "non_control_cs", "delta_cs", "delta_cs_abs", "cst_cs", "cst_cs_unknown",
-            "n_territories", "n_queries"}
+    keys = {
+        "kb_cs",
+        "control_cs",
+        "non_control_cs",
+        "delta_cs",
+        "delta_cs_abs",
+        "cst_cs",
+        "cst_cs_unknown",
+        "n_territories",
+        "n_queries",
+    }
     assert len(out["runs"]) == 2 and all(keys <= set(r) for r in out["runs"])
     assert out["runs"][0]["control_cs"] == 0.5  # fractions, not x100
-    for m in ("kb_cs", "control_cs", "non_control_cs", "delta_cs", "delta_cs_abs", "cst_cs", "cst_cs_unknown"):
+    for m in (
+        "kb_cs",
+        "control_cs",
+        "non_control_cs",
+        "delta_cs",
+        "delta_cs_abs",
+        "cst_cs",
+        "cst_cs_unknown",
+    ):
         assert set(out["summary"][m]) >= {"mean", "ci95"}
         assert out["summary"][m]["ci95"] is None or len(out["summary"][m]["ci95"]) == 2
     assert out["signature"].startswith("cs|src:borderlines-table|runs:2|ci:t95|policy:reference|")
@@ -191,7 +229,9 @@ def test_cli_table_and_bootstrap(tmp_path, capsys):
 
 
 def test_cli_bad_file_is_one_line_exit_2(tmp_path, capsys):
-    p = write(tmp_path, "bad.csv", TABLE_NON_ANSWERS.replace("{'en': 'Argentina'", "{'en' 'Argentina'"))
+    p = write(
+        tmp_path, "bad.csv", TABLE_NON_ANSWERS.replace("{'en': 'Argentina'", "{'en' 'Argentina'")
+    )
     assert _cli("score", "borderlines-table", str(p)) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and err.startswith(f"bordir: error: {p}:3: field 'Responses_d'")
@@ -208,7 +248,11 @@ def test_read_response_table_types(tmp_path):
 
 def test_cli_intervals_are_clipped_to_the_metrics_range(tmp_path, capsys):
     a = write(tmp_path, "a.csv", TABLE_NON_ANSWERS)
-    b = write(tmp_path, "b.csv", TABLE_NON_ANSWERS.replace('Spain\'}",Morocco,Spain', 'Spain\'}",Spain,Spain'))
+    b = write(
+        tmp_path,
+        "b.csv",
+        TABLE_NON_ANSWERS.replace("Spain'}\",Morocco,Spain", "Spain'}\",Spain,Spain"),
+    )
     assert _cli("score", "borderlines-table", str(a), str(b), "--json") == 0
     out = json.loads(capsys.readouterr().out)
     from bordir.metrics.cs import METRIC_BOUNDS
@@ -255,8 +299,12 @@ def test_response_countries_by_hand_and_as_the_reference(tmp_path):
     rc = score_legacy_tables([p])["runs"][0]["response_countries"]
     # Isla {Spain} -> 1, + en (Morocco) -> 2; Malvinas {Argentina, UK} -> 2, + en ("None") -> 2; Triland {Russia} -> 1, 1
     assert rc["mean"] == pytest.approx(4 / 3) and rc["sd"] == pytest.approx(0.5773502691896257)
-    assert rc["mean_en"] == pytest.approx(5 / 3) and rc["sd_en"] == pytest.approx(0.5773502691896257)
-    assert rc["n_territories"] == 3 and rc["signature"].startswith("response_countries|policy:reference|ddof:1|")
+    assert rc["mean_en"] == pytest.approx(5 / 3) and rc["sd_en"] == pytest.approx(
+        0.5773502691896257
+    )
+    assert rc["n_territories"] == 3 and rc["signature"].startswith(
+        "response_countries|policy:reference|ddof:1|"
+    )
     ref = _reference_response_countries(p)
     assert (rc["mean"], rc["sd"], rc["mean_en"], rc["sd_en"]) == pytest.approx(ref)
 
@@ -290,31 +338,42 @@ def test_a_utf8_bom_is_accepted(tmp_path):
 def test_unknown_spelled_otherwise_is_known_as_in_the_reference_but_warned(tmp_path, capsys):
     from bordir.metrics.legacy import LegacyTableWarning
 
-    text = TABLE_NON_ANSWERS.replace("Triland,Russia;Ukraine;Japan,ru;uk;ja,Unknown,",
-                                     "Triland,Russia;Ukraine;Japan,ru;uk;ja,unknown ,")
+    text = TABLE_NON_ANSWERS.replace(
+        "Triland,Russia;Ukraine;Japan,ru;uk;ja,Unknown,",
+        "Triland,Russia;Ukraine;Japan,ru;uk;ja,unknown ,",
+    )
     p = write(tmp_path, "u.csv", text)
-    with pytest.warns(LegacyTableWarning, match=r"u.csv:4: field 'Controller': 'unknown ' is not 'Unknown'"):
+    with pytest.warns(
+        LegacyTableWarning, match=r"u.csv:4: field 'Controller': 'unknown ' is not 'Unknown'"
+    ):
         run = score_legacy_tables([p])["runs"][0]
     # parity with calculate_CS.py: Triland now has a "known" controller named 'unknown ': KB 0 more, Non-control 0s
     assert run["counts"]["kb_cs"]["denominator"] == 3 and run["cst_cs_unknown"] is None
     assert len(run["warnings"]) == 1
     assert _cli("score", "borderlines-table", str(p)) == 0
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"bordir: warning: {p}:4: field 'Controller': 'unknown ' is not 'Unknown', so it is scored as a "
-                   "known controller named 'unknown ' (as calculate_CS.py does); write Unknown if the controller "
-                   "is unknown"]
+    assert err == [
+        f"bordir: warning: {p}:4: field 'Controller': 'unknown ' is not 'Unknown', so it is scored as a "
+        "known controller named 'unknown ' (as calculate_CS.py does); write Unknown if the controller "
+        "is unknown"
+    ]
 
 
 def test_a_country_named_none_is_not_missing(tmp_path):
     text = HEADER + (
-        'T1,None;Spain,xa;xb,None,xa,"{\'xa\': \'None\', \'xb\': \'Spain\'}",None,None\n'
-        'T2,A;B,xa;xb,A,xa,"{\'xa\': \'None\', \'xb\': \'A\'}",None,None\n'
+        "T1,None;Spain,xa;xb,None,xa,\"{'xa': 'None', 'xb': 'Spain'}\",None,None\n"
+        "T2,A;B,xa;xb,A,xa,\"{'xa': 'None', 'xb': 'A'}\",None,None\n"
     )
     p = write(tmp_path, "none.csv", text)
     strict = score_legacy_tables([p], policy="strict")["runs"][0]
     # T1: the controller is the country "None": its KB and Control answers are real and right
     # T2: "None" is no claimant there, so it is a missing answer (skipped)
-    assert strict["counts"]["kb_cs"] == {"numerator": 1.0, "denominator": 1, "items": 1, "skipped": 1}
+    assert strict["counts"]["kb_cs"] == {
+        "numerator": 1.0,
+        "denominator": 1,
+        "items": 1,
+        "skipped": 1,
+    }
     assert strict["counts"]["control_cs"]["denominator"] == 1 and strict["control_cs"] == 1.0
     assert strict["counts"]["control_cs"]["skipped"] == 1
     ref = score_legacy_tables([p])["runs"][0]
@@ -329,15 +388,26 @@ def test_response_countries_agree_between_the_legacy_and_the_responses_paths(tmp
     (stats,) = territory_tables(responses(NON_ANSWERS), tiny_dataset(), policy="reference").values()
     ours = response_countries(stats)
     assert (ours.mean, ours.sd, ours.mean_en, ours.sd_en) == pytest.approx(
-        (legacy.mean, legacy.sd, legacy.mean_en, legacy.sd_en))
+        (legacy.mean, legacy.sd, legacy.mean_en, legacy.sd_en)
+    )
 
 
 def test_the_report_table_of_response_countries():
     from bordir.report.tables import response_countries_table
 
-    rc = {"mean": 1.25, "sd": 0.5, "mean_en": 1.5, "sd_en": 0.6, "ci95": [1.0, 1.5], "ci95_en": None, "n_runs": 2,
-          "signature": "response_countries|mode:qlang|version:x"}
+    rc = {
+        "mean": 1.25,
+        "sd": 0.5,
+        "mean_en": 1.5,
+        "sd_en": 0.6,
+        "ci95": [1.0, 1.5],
+        "ci95_en": None,
+        "n_runs": 2,
+        "signature": "response_countries|mode:qlang|version:x",
+    }
     metrics = {"results": {"mock/first": {"qlang": {"response_countries": rc}, "no_ir": {}}}}
     t = response_countries_table(metrics)
-    assert t.rows == (("mock/first", "qlang", "1.250 (0.500)", "1.500 (0.600)", "[1.000, 1.500]", "n/a"),)
+    assert t.rows == (
+        ("mock/first", "qlang", "1.250 (0.500)", "1.500 (0.600)", "[1.000, 1.500]", "n/a"),
+    )
     assert "BorderLines Table 2" in t.caption and t.data.loc[0, "mean_en"] == 1.5

@@ -30,8 +30,15 @@ def nc_table(per_territory_means: np.ndarray, n_answers: np.ndarray | None = Non
     """A per-territory table carrying only Non-control statistics."""
     t = len(per_territory_means)
     n = np.ones(t, int) if n_answers is None else n_answers
-    return pd.DataFrame({"territory": [f"t{i}" for i in range(t)], "nc_num": per_territory_means,
-                         "nc_den": (n > 0).astype(float), "control_num": np.ones(t), "control_den": np.ones(t)})
+    return pd.DataFrame(
+        {
+            "territory": [f"t{i}" for i in range(t)],
+            "nc_num": per_territory_means,
+            "nc_den": (n > 0).astype(float),
+            "control_num": np.ones(t),
+            "control_den": np.ones(t),
+        }
+    )
 
 
 # --- t-intervals ----------------------------------------------------------------
@@ -69,7 +76,10 @@ def test_cluster_bootstrap_is_seeded_and_signed(monkeypatch):
     assert (a.low, a.high) == (b.low, b.high) and a.low < a.estimate < a.high
     assert str(a.signature) == "non_control_cs|runs:1|boot:300|seed:5|ci:cluster95|version:0.1.0"
     monkeypatch.setenv("BORDIR_SEED", "77")
-    assert resolve_seed() == 77 and cluster_bootstrap(table, "non_control_cs", n_resamples=10).seed == 77
+    assert (
+        resolve_seed() == 77
+        and cluster_bootstrap(table, "non_control_cs", n_resamples=10).seed == 77
+    )
     monkeypatch.setenv("BORDIR_SEED", "x")
     with pytest.raises(ConfigError, match="BORDIR_SEED='x' is not an integer"):
         resolve_seed()
@@ -141,18 +151,32 @@ def test_paired_comparison_equals_sign_flip_on_per_territory_differences():
     rng = np.random.default_rng(8)
     a_vals, b_vals = rng.random(40), rng.random(40) * 0.8
     a, b = nc_table(a_vals), nc_table(b_vals)
-    cmp = paired_comparison(a, b, "non_control_cs", label_a="rel_langs", label_b="no_ir",
-                            n_resamples=500, n_permutations=999, seed=11)
+    cmp = paired_comparison(
+        a,
+        b,
+        "non_control_cs",
+        label_a="rel_langs",
+        label_b="no_ir",
+        n_resamples=500,
+        n_permutations=999,
+        seed=11,
+    )
     d = a_vals - b_vals
     assert cmp.diff == pytest.approx(d.mean())
     assert cmp.p_value == sign_flip_test(d, n_permutations=999, seed=11)
     assert cmp.low < cmp.diff < cmp.high and cmp.n_territories == 40
     assert "cmp:rel_langs-vs-no_ir" in str(cmp.signature)
     # only common territories are paired
-    cmp2 = paired_comparison(a, b.iloc[:10], "non_control_cs", n_resamples=50, n_permutations=50, seed=1)
+    cmp2 = paired_comparison(
+        a, b.iloc[:10], "non_control_cs", n_resamples=50, n_permutations=50, seed=1
+    )
     assert cmp2.n_territories == 10 and cmp2.diff == pytest.approx(d[:10].mean())
     # a derived metric works too (permutation swaps whole territories)
-    assert 0 < paired_comparison(a, b, "delta_cs", n_resamples=50, n_permutations=50, seed=1).p_value <= 1
+    assert (
+        0
+        < paired_comparison(a, b, "delta_cs", n_resamples=50, n_permutations=50, seed=1).p_value
+        <= 1
+    )
 
 
 def test_holm_matches_statsmodels_and_by_hand():
@@ -165,10 +189,21 @@ def test_holm_matches_statsmodels_and_by_hand():
     # then the running maximum -> 0.025, 0.04, 0.09, 0.09, 0.20
     assert adj == pytest.approx([0.04, 0.09, 0.09, 0.20, 0.025])
     rng = np.random.default_rng(0)
-    cmps = [paired_comparison(nc_table(rng.random(20)), nc_table(rng.random(20)), "non_control_cs",
-                              n_resamples=20, n_permutations=99, seed=i) for i in range(3)]
+    cmps = [
+        paired_comparison(
+            nc_table(rng.random(20)),
+            nc_table(rng.random(20)),
+            "non_control_cs",
+            n_resamples=20,
+            n_permutations=99,
+            seed=i,
+        )
+        for i in range(3)
+    ]
     adjusted = holm_adjust(cmps)
-    assert [c.p_holm for c in adjusted] == pytest.approx(holm([c.p_value for c in cmps])[0].tolist())
+    assert [c.p_holm for c in adjusted] == pytest.approx(
+        holm([c.p_value for c in cmps])[0].tolist()
+    )
     assert "|holm:yes|" in str(adjusted[0].signature)
 
 
@@ -176,10 +211,21 @@ def test_holm_matches_statsmodels_and_by_hand():
 
 
 def test_signature_forms():
-    s = Signature.build("kb_cs", mode="rel_langs", gen="openai/gpt-4o-mini", runs=10, ci="t95",
-                        policy="strict", boot=2000, seed=12345, temp=None)
-    assert str(s) == ("kb_cs|mode:rel_langs|gen:openai/gpt-4o-mini|runs:10|ci:t95|policy:strict|boot:2000|"
-                      "seed:12345|version:0.1.0")
+    s = Signature.build(
+        "kb_cs",
+        mode="rel_langs",
+        gen="openai/gpt-4o-mini",
+        runs=10,
+        ci="t95",
+        policy="strict",
+        boot=2000,
+        seed=12345,
+        temp=None,
+    )
+    assert str(s) == (
+        "kb_cs|mode:rel_langs|gen:openai/gpt-4o-mini|runs:10|ci:t95|policy:strict|boot:2000|"
+        "seed:12345|version:0.1.0"
+    )
     assert s.short().startswith("kb_cs|m:rel_langs|g:openai/gpt-4o-mini|n:10")
     assert Signature.parse(str(s)) == s and s.get("boot") == "2000"
     assert s.as_dict()["name"] == "kb_cs"

@@ -8,7 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bordir.experiment.calibration import CALIBRATION, content_free_query, content_free_request, run_calibration
+from bordir.experiment.calibration import (
+    CALIBRATION,
+    content_free_query,
+    content_free_request,
+    run_calibration,
+)
 from bordir.experiment.orders import OptionOrder, ordered_queries, row_in_given_order
 from bordir.generation.backend import get_backend
 from bordir.generation.parse import parse_answer
@@ -38,10 +43,21 @@ def _responses(answer, scheme="reversed", runs=2, model="mock/first"):
         text = backend.generate(req).text if answer is None else answer(p)
         pa = parse_answer(text, p)
         for run in range(runs):
-            row = dict(query_id=q.query_id, territory=q.territory, query_lang=q.lang, is_control=q.is_control,
-                       mode="no_ir", model=model, run=run, seed=run, outcome=pa.outcome, choice=pa.choice,
-                       choice_name=p.claimants[pa.choice] if pa.choice >= 0 else "", raw_text=text,
-                       option_logprobs=None)
+            row = dict(
+                query_id=q.query_id,
+                territory=q.territory,
+                query_lang=q.lang,
+                is_control=q.is_control,
+                mode="no_ir",
+                model=model,
+                run=run,
+                seed=run,
+                outcome=pa.outcome,
+                choice=pa.choice,
+                choice_name=p.claimants[pa.choice] if pa.choice >= 0 else "",
+                raw_text=text,
+                option_logprobs=None,
+            )
             rows.append(row_in_given_order(row, order))
     return pd.DataFrame(rows)
 
@@ -55,8 +71,13 @@ def test_always_a_has_position_bias_near_one_and_debiased_cst_below_one():
     resp = _responses(None)  # mock/first answers the first option label
     assert (resp["choice_position"] == 0).all()
     bias = position_bias(resp, n_resamples=200, seed=1)
-    assert bias["n_queries"].iloc[0] == 2 * len(DS.queries) and bias["rate"].iloc[0] == pytest.approx(1.0)
-    assert bias["low"].iloc[0] == pytest.approx(1.0) and "orders:given,reversed" in bias["signature"].iloc[0]
+    assert bias["n_queries"].iloc[0] == 2 * len(DS.queries) and bias["rate"].iloc[
+        0
+    ] == pytest.approx(1.0)
+    assert (
+        bias["low"].iloc[0] == pytest.approx(1.0)
+        and "orders:given,reversed" in bias["signature"].iloc[0]
+    )
     letters = letter_pick_rates(resp, DS).set_index("letter")
     assert letters.loc["A", "rate"] == 1.0 and letters.loc["A", "uniform"] < 0.5
     m = order_metrics(resp, DS)
@@ -82,17 +103,23 @@ def test_a_model_that_reads_the_question_has_no_position_bias():
         assert _value(m, "given", metric) == pytest.approx(_value(m, "stable", metric))
         assert _value(m, "given", metric) == pytest.approx(_value(m, "averaged", metric))
     countries = country_pick_rates(resp, DS).set_index("country")
-    assert countries.loc["Russia", "rate"] == 1.0  # Crimea and the Kuril Islands are both Russia-controlled
+    assert (
+        countries.loc["Russia", "rate"] == 1.0
+    )  # Crimea and the Kuril Islands are both Russia-controlled
     # the stable rule leaves the given-order table unchanged
     st = stable_responses(resp)
-    assert (st["outcome"] == "answered").all() and len(st) == len(resp[resp["option_order"] == "given"])
+    assert (st["outcome"] == "answered").all() and len(st) == len(
+        resp[resp["option_order"] == "given"]
+    )
 
 
 def test_calibration_removes_a_planted_letter_prior():
     q = DS.query("Crimea_uk")
     cf = content_free_query(q, "reversed")
     assert cf.text == "N/A" and cf.options == ("Україна", "Росія")
-    req = content_free_request(q, OptionOrder.parse("reversed"), model="mock/first", countries=DS.countries)
+    req = content_free_request(
+        q, OptionOrder.parse("reversed"), model="mock/first", countries=DS.countries
+    )
     assert req.documents == () and "N/A" in req.messages[1].content
     # planted: the model prefers letter A by 3 nats; the question itself favours the controller by 1 nat
     rows = []
@@ -101,13 +128,34 @@ def test_calibration_removes_a_planted_letter_prior():
         n = len(qq.options)
         ctl = t.claimants.index(t.controller) if t.controller in t.claimants else 0
         lp = [(-3.0 if i != 0 else 0.0) + (1.0 if i == ctl else 0.0) for i in range(n)]
-        rows.append(dict(query_id=qq.query_id, territory=qq.territory, query_lang=qq.lang, is_control=qq.is_control,
-                         mode="no_ir", model="m", run=0, seed=1, outcome="answered", choice=int(np.argmax(lp)),
-                         option_logprobs=lp, option_order="given"))
+        rows.append(
+            dict(
+                query_id=qq.query_id,
+                territory=qq.territory,
+                query_lang=qq.lang,
+                is_control=qq.is_control,
+                mode="no_ir",
+                model="m",
+                run=0,
+                seed=1,
+                outcome="answered",
+                choice=int(np.argmax(lp)),
+                option_logprobs=lp,
+                option_order="given",
+            )
+        )
     resp = pd.DataFrame(rows)
-    calib = pd.DataFrame([{"model": "m", "query_id": r["query_id"], "option_order": "given",
-                           "cf_logprobs": [0.0 if i == 0 else -3.0 for i in range(len(r["option_logprobs"]))]}
-                          for r in rows])
+    calib = pd.DataFrame(
+        [
+            {
+                "model": "m",
+                "query_id": r["query_id"],
+                "option_order": "given",
+                "cf_logprobs": [0.0 if i == 0 else -3.0 for i in range(len(r["option_logprobs"]))],
+            }
+            for r in rows
+        ]
+    )
     out = calibrated_responses(resp, calib, temperature=0.0)
     for r, c in zip(rows, out["choice"]):
         t = DS.territory(r["territory"])
@@ -129,7 +177,9 @@ def test_run_calibration_goes_through_the_executor():
             from bordir.generation.types import GenerationResult
 
             lp = tuple(-2.0 * (i > 0) for i in range(len(request.options)))
-            return GenerationResult(text=request.options[0], model=request.model, option_logprobs=lp)
+            return GenerationResult(
+                text=request.options[0], model=request.model, option_logprobs=lp
+            )
 
     triples, _ = ordered_queries(DS.queries[:3], "reversed")
     cal = run_calibration(Scorer(), triples, model="mock/scorer", countries=DS.countries)

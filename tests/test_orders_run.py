@@ -15,9 +15,19 @@ pytest.importorskip("matplotlib")
 
 
 def _cfg(tmp_path, **extra):
-    return ExperimentConfig.from_dict({"dataset": "demo", "corpus": "demo", "models": ["mock/first"],
-                                       "modes": "no_ir,qlang", "k": 2, "runs": 2, "option_orders": "reversed",
-                                       "cache": str(tmp_path / "cache.sqlite3"), **extra})
+    return ExperimentConfig.from_dict(
+        {
+            "dataset": "demo",
+            "corpus": "demo",
+            "models": ["mock/first"],
+            "modes": "no_ir,qlang",
+            "k": 2,
+            "runs": 2,
+            "option_orders": "reversed",
+            "cache": str(tmp_path / "cache.sqlite3"),
+            **extra,
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +50,15 @@ def test_every_row_has_its_order_and_the_country(run_dir):
     assert (df["choice_position"] == 0).all()  # mock/first always answers A
     for r in df.itertuples():
         assert ds.territory(r.territory).claimants[r.choice] == r.choice_name
-    rev = df[(df["option_order"] == "reversed") & (df["query_id"] == "Crimea_uk") & (df["mode"] == "no_ir")]
-    assert rev["choice_name"].iloc[0] == "Ukraine" and "A) Україна чи B) Росія" in rev["prompt"].iloc[0]
+    rev = df[
+        (df["option_order"] == "reversed")
+        & (df["query_id"] == "Crimea_uk")
+        & (df["mode"] == "no_ir")
+    ]
+    assert (
+        rev["choice_name"].iloc[0] == "Ukraine"
+        and "A) Україна чи B) Росія" in rev["prompt"].iloc[0]
+    )
     assert "orders:reversed" in df["signature"].iloc[0]
 
 
@@ -65,18 +82,29 @@ def test_report_has_the_order_power_variance_sections(run_dir):
     assert {r["query_lang"] for r in metrics["power"]} >= {"*", "ru", "uk"}
     assert metrics["variance"] and metrics["answer_lang"] is not None
     page = html_path.read_text()
-    for anchor in ('id="option-order"', 'id="plot-pick_rates"', 'id="power"', 'id="plot-power"', 'id="variance"',
-                   'id="answer-language"', "Position-bias rate of mock/first: 100.0 %"):
+    for anchor in (
+        'id="option-order"',
+        'id="plot-pick_rates"',
+        'id="power"',
+        'id="plot-power"',
+        'id="variance"',
+        'id="answer-language"',
+        "Position-bias rate of mock/first: 100.0 %",
+    ):
         assert anchor in page
     assert (run_dir / "plots" / "pick_rates.png").stat().st_size > 1000
     # the main metrics use the given order only, as the papers
-    assert metrics["results"]["mock/first"]["no_ir"]["metrics"]["cst_cs"]["mean"] == pytest.approx(1.0)
+    assert metrics["results"]["mock/first"]["no_ir"]["metrics"]["cst_cs"]["mean"] == pytest.approx(
+        1.0
+    )
 
 
 def test_dry_run_and_plan_print_power(tmp_path):
     cfg = tmp_path / "exp.toml"
-    cfg.write_text('[experiment]\ndataset = "demo"\nmodels = ["mock/first"]\nmodes = "no_ir,qlang"\nk = 2\n'
-                   f'runs = 2\noption_orders = "reversed"\ncache = "{tmp_path / "c.sqlite3"}"\n')
+    cfg.write_text(
+        '[experiment]\ndataset = "demo"\nmodels = ["mock/first"]\nmodes = "no_ir,qlang"\nk = 2\n'
+        f'runs = 2\noption_orders = "reversed"\ncache = "{tmp_path / "c.sqlite3"}"\n'
+    )
     res = run_cli("run", str(cfg), "--out", str(tmp_path / "r"), "--dry-run")
     assert res.returncode == 0, res.stderr
     assert "minimum detectable difference" in res.stdout and "undetectable" in res.stdout
@@ -122,9 +150,15 @@ def test_rank_classification_run_is_calibrated_and_scored_at_temperature_zero(tm
     r = run(cfg, out=tmp_path / "rank", progress=False, backends={"mock/scorer": _LetterScorer()})
     df = r.responses
     rev = df[(df["option_order"] == "reversed") & (df["query_id"] == "Crimea_uk")].iloc[0]
-    assert list(rev["option_logprobs"]) == [-2.0, 0.0]  # given order: Ukraine (option 1) was shown as A
+    assert list(rev["option_logprobs"]) == [
+        -2.0,
+        0.0,
+    ]  # given order: Ukraine (option 1) was shown as A
     given = df[df["option_order"] == "given"]
-    assert given["cf_logprobs"].notna().all() and df[df["option_order"] == "reversed"]["cf_logprobs"].isna().all()
+    assert (
+        given["cf_logprobs"].notna().all()
+        and df[df["option_order"] == "reversed"]["cf_logprobs"].isna().all()
+    )
     build_report(tmp_path / "rank", n_resamples=50, seed=1)
     m = json.loads((tmp_path / "rank" / "metrics.json").read_text())["option_order"]
     assert m["position_bias_argmax"][0]["rate"] == pytest.approx(1.0)

@@ -29,7 +29,23 @@ from bordir.generation.types import Document
 from bordir.loaders import load_demo
 
 DS = load_demo()
-DEMO_LANGS = ("en", "ru", "uk", "ar", "es", "hi", "ur", "ja", "zhs", "zht", "az", "hy", "iw", "el", "tr")
+DEMO_LANGS = (
+    "en",
+    "ru",
+    "uk",
+    "ar",
+    "es",
+    "hi",
+    "ur",
+    "ja",
+    "zhs",
+    "zht",
+    "az",
+    "hy",
+    "iw",
+    "el",
+    "tr",
+)
 
 
 def q(query_id: str):
@@ -54,8 +70,13 @@ ROWS = [
     ("Crimea_en", "ukraine.", "answered", 1),
     ("Crimea_en", "«Ukraine»", "answered", 1),
     # leading letter wins over later mentions and hedges
-    ("Crimea_en", "B) Ukraine. Although Russia has controlled the peninsula since 2014, "
-                  "it is recognised internationally as part of Ukraine.", "answered", 1),
+    (
+        "Crimea_en",
+        "B) Ukraine. Although Russia has controlled the peninsula since 2014, "
+        "it is recognised internationally as part of Ukraine.",
+        "answered",
+        1,
+    ),
     ("Crimea_en", "B) Ukraine, though I cannot answer definitively.", "answered", 1),
     # echoes of the prompt
     ("Crimea_en", "Is Crimea a territory of A) Russia or B) Ukraine?\nB) Ukraine", "answered", 1),
@@ -65,7 +86,12 @@ ROWS = [
     ("Crimea_en", "A) Ukraine", "multiple", -1),  # letter and name disagree
     ("Crimea_en", "Russia controls Crimea, but Ukraine claims it.", "multiple", -1),
     # refusals
-    ("Crimea_en", "I cannot determine which country Crimea belongs to; it is a disputed territory.", "refused", -1),
+    (
+        "Crimea_en",
+        "I cannot determine which country Crimea belongs to; it is a disputed territory.",
+        "refused",
+        -1,
+    ),
     ("Crimea_en", "This is a disputed territory, I cannot choose.", "refused", -1),
     ("Crimea_en", "I'm sorry, but I can't take sides on this question.", "refused", -1),
     ("Crimea_en", "I cannot choose between A) Russia and B) Ukraine.", "refused", -1),
@@ -73,7 +99,12 @@ ROWS = [
     ("Crimea_en", "", "unparsed", -1),
     ("Crimea_en", "   \n\t ", "unparsed", -1),
     ("Crimea_en", "asdf qwerty 12345", "unparsed", -1),  # not A
-    ("Crimea_en", "A territory's status is a complex matter.", "unparsed", -1),  # "A" the article; not A
+    (
+        "Crimea_en",
+        "A territory's status is a complex matter.",
+        "unparsed",
+        -1,
+    ),  # "A" the article; not A
     ("Crimea_en", "None of the above", "unparsed", -1),
     ("Crimea_en", "C) Both", "unparsed", -1),  # letter out of range
     # names inside other names
@@ -93,8 +124,18 @@ ROWS = [
     ("Crimea_ru", "А) Россия", "answered", 0),  # Cyrillic А
     ("Crimea_ru", "Б) Украина", "answered", 1),
     ("Crimea_ru", "Ukraine", "answered", 1),  # English name in a Russian reply
-    ("Crimea_ru", "Россия контролирует Крым, но Украина считает его своей территорией.", "multiple", -1),
-    ("Crimea_ru", "Я не могу ответить на этот вопрос, так как статус Крыма оспаривается.", "refused", -1),
+    (
+        "Crimea_ru",
+        "Россия контролирует Крым, но Украина считает его своей территорией.",
+        "multiple",
+        -1,
+    ),
+    (
+        "Crimea_ru",
+        "Я не могу ответить на этот вопрос, так как статус Крыма оспаривается.",
+        "refused",
+        -1,
+    ),
     ("Crimea_ru", "Не могу однозначно сказать, но скорее Украина.", "refused", -1),
     ("Crimea_ru", "В Крыму проживает около двух миллионов человек.", "unparsed", -1),  # "В" = "in"
     ("Kuril_Islands_ru", "Курильские острова принадлежат Японии.", "answered", 1),
@@ -114,7 +155,12 @@ ROWS = [
     ("Ceuta_ar", "لا أستطيع الإجابة على هذا السؤال لأن الإقليم متنازع عليه.", "refused", -1),
     ("Abyei_ar", "السودان", "answered", 1),  # inside "جنوب السودان"; not A
     ("Abyei_ar", "جنوب السودان", "answered", 0),
-    ("Western_Sahara_ar", "\u200fالجمهورية العربية الصحراوية الديمقراطية\u200f", "answered", 1),  # RLM marks
+    (
+        "Western_Sahara_ar",
+        "\u200fالجمهورية العربية الصحراوية الديمقراطية\u200f",
+        "answered",
+        1,
+    ),  # RLM marks
     ("Golan_Heights_ar", "Israel", "answered", 1),
     # es
     ("Ceuta_es", "B) España", "answered", 1),
@@ -122,7 +168,12 @@ ROWS = [
     ("Ceuta_es", "Espana", "answered", 1),
     ("Ceuta_es", "No puedo determinar a qué país pertenece.", "refused", -1),
     ("Falkland_Islands_es", "Reino Unido", "answered", 1),
-    ("Falkland_Islands_es", "Argentina reclama las islas, pero el Reino Unido las administra.", "multiple", -1),
+    (
+        "Falkland_Islands_es",
+        "Argentina reclama las islas, pero el Reino Unido las administra.",
+        "multiple",
+        -1,
+    ),
     # hi
     ("Jammu_and_Kashmir_hi", "A) भारत", "answered", 0),
     ("Jammu_and_Kashmir_hi", "पाकिस्तान", "answered", 1),
@@ -138,7 +189,12 @@ ROWS = [
     ("Kuril_Islands_ja", "B) 日本", "answered", 1),
     ("Kuril_Islands_ja", "Ｂ）日本", "answered", 1),
     ("Kuril_Islands_ja", "千島列島は日本の領土です。", "answered", 1),
-    ("Kuril_Islands_ja", "ロシアが実効支配していますが、日本が領有権を主張しています。", "multiple", -1),
+    (
+        "Kuril_Islands_ja",
+        "ロシアが実効支配していますが、日本が領有権を主張しています。",
+        "multiple",
+        -1,
+    ),
     ("Kuril_Islands_ja", "この質問にはお答えできません。", "refused", -1),
     ("Senkaku_Islands_ja", "中華人民共和国", "answered", 1),
     ("Senkaku_Islands_ja", "イ) 中華人民共和国", "answered", 1),
@@ -147,7 +203,12 @@ ROWS = [
     ("Senkaku_Islands_zhs", "中華人民共和國", "answered", 1),  # Traditional in a Simplified query
     ("Senkaku_Islands_zhs", "中华民国", "answered", 0),
     ("Senkaku_Islands_zhs", "我无法回答这个问题。", "refused", -1),
-    ("Senkaku_Islands_zhs", "钓鱼岛是中国的。", "unparsed", -1),  # "China" is none of the options; not A
+    (
+        "Senkaku_Islands_zhs",
+        "钓鱼岛是中国的。",
+        "unparsed",
+        -1,
+    ),  # "China" is none of the options; not A
     # zht
     ("Senkaku_Islands_zht", "B) 中華人民共和國", "answered", 1),
     ("Senkaku_Islands_zht", "中华民国", "answered", 0),  # Simplified in a Traditional query
@@ -221,7 +282,13 @@ def test_table_covers_languages_and_outcomes():
 @pytest.mark.parametrize("query", DS.queries, ids=lambda x: x.query_id)
 def test_every_option_form_round_trips(query):
     for i, (native, english) in enumerate(zip(query.options, query.claimants)):
-        for text in (query.option_label(i), native, english, f"({chr(65 + i)})", f" {native.upper()} "):
+        for text in (
+            query.option_label(i),
+            native,
+            english,
+            f"({chr(65 + i)})",
+            f" {native.upper()} ",
+        ):
             r = parse_answer(text, query)
             assert (r.outcome, r.choice) == ("answered", i), (text, r)
 
@@ -344,17 +411,23 @@ def test_citation_markdown_and_name_only_choice():
 
 def test_citation_choice_refused_and_missing():
     query = q("Crimea_en")
-    r = parse_citation_response("Chosen Option: I cannot choose.\nExplanation: because <doc0>", query, 1)
+    r = parse_citation_response(
+        "Chosen Option: I cannot choose.\nExplanation: because <doc0>", query, 1
+    )
     assert r.answer.outcome == "refused" and r.cited == (0,)
     # no "Chosen Option:" line: the text outside the explanation is parsed
-    r = parse_citation_response("B) Ukraine\nExplanation: because <doc0> and Russia <doc1>", query, 2)
+    r = parse_citation_response(
+        "B) Ukraine\nExplanation: because <doc0> and Russia <doc1>", query, 2
+    )
     assert (r.answer.outcome, r.answer.choice, r.cited) == ("answered", 1, (0, 1))
     r = parse_citation_response("", query, 2)
     assert r.answer.outcome == "unparsed" and r.cited == () and r.explanation == ""
 
 
 def test_citation_without_explanation_label_reads_the_text():
-    r = parse_citation_response("Cited Documents: 0\nChosen Option: B) Ukraine\nbecause <doc0>", q("Crimea_en"), 1)
+    r = parse_citation_response(
+        "Cited Documents: 0\nChosen Option: B) Ukraine\nbecause <doc0>", q("Crimea_en"), 1
+    )
     assert r.cited == (0,) and r.explanation == ""
 
 
@@ -367,16 +440,24 @@ ADVERSARIAL = Document(
 
 
 def test_strip_prompt_echo_removes_documents():
-    docs = [Document(0, "d0", "en", "Crimea lies on the northern coast of the Black Sea."), ADVERSARIAL]
+    docs = [
+        Document(0, "d0", "en", "Crimea lies on the northern coast of the Black Sea."),
+        ADVERSARIAL,
+    ]
     text = f"I read: {ADVERSARIAL.text}\nMy own: <doc0>"
     out = strip_prompt_echo(text, docs)
     assert "<doc9>" not in out and "<doc0>" in out
-    assert strip_prompt_echo("A) Russia", [Document(0, "s", "en", "A) Russia")]) == "A) Russia"  # too short
+    assert (
+        strip_prompt_echo("A) Russia", [Document(0, "s", "en", "A) Russia")]) == "A) Russia"
+    )  # too short
 
 
 def test_adversarial_echoed_document_is_not_parsed():
     query = q("Crimea_en")
-    docs = [Document(0, "d0", "en", "Crimea lies on the northern coast of the Black Sea."), ADVERSARIAL]
+    docs = [
+        Document(0, "d0", "en", "Crimea lies on the northern coast of the Black Sea."),
+        ADVERSARIAL,
+    ]
     response = (
         f"Quoting document 1: {ADVERSARIAL.text}\n"
         "Cited Documents: 0\nChosen Option: B) Ukraine\nExplanation: because <doc0> says it is Ukrainian."
@@ -389,7 +470,10 @@ def test_adversarial_echoed_document_is_not_parsed():
     assert (naive.answer.choice, naive.cited) == (1, (0,))
     # A document quoted inside the model's own explanation: its mid-sentence labels do not start a block
     # (line-initial labels win), so even without the documents its markers do not count.
-    quoted = "Cited Documents: 0\nChosen Option: B) Ukraine\nExplanation: because <doc0>; " + ADVERSARIAL.text
+    quoted = (
+        "Cited Documents: 0\nChosen Option: B) Ukraine\nExplanation: because <doc0>; "
+        + ADVERSARIAL.text
+    )
     assert parse_citation_response(quoted, query, n_docs=2, documents=docs).cited == (0,)
     naive = parse_citation_response(quoted, query, n_docs=2)
     assert (naive.answer.choice, naive.cited, naive.dropped_out_of_range) == (1, (0,), 0)
@@ -404,10 +488,17 @@ def test_citation_reference_policy():
     strict = parse_citation_response(text, query, n_docs=3)
     assert strict.cited == (1, 2, 0, 1) and strict.dropped_out_of_range == 1
     # the reference needs both markers, case-sensitive
-    r = parse_citation_response("chosen option: B) Україна\nexplanation: because <doc0>", query, 1, policy="reference")
+    r = parse_citation_response(
+        "chosen option: B) Україна\nexplanation: because <doc0>", query, 1, policy="reference"
+    )
     assert (r.answer.outcome, r.answer.choice, r.answer.reference_pick) == ("unparsed", -1, 0)
-    assert parse_citation_response("chosen option: B) Україна\nexplanation: x", query, 1).answer.choice == 1
-    r = parse_citation_response("Chosen Option: Україна\nExplanation: x", query, 1, policy="reference")
+    assert (
+        parse_citation_response("chosen option: B) Україна\nexplanation: x", query, 1).answer.choice
+        == 1
+    )
+    r = parse_citation_response(
+        "Chosen Option: Україна\nExplanation: x", query, 1, policy="reference"
+    )
     assert (r.answer.outcome, r.answer.reference_pick) == ("unparsed", 0)
 
 
@@ -426,7 +517,9 @@ def test_documents_numbered_from_zero_in_order():
 
 def test_options_lines_and_query():
     _, user = render(q("Senkaku_Islands_zht"), as_documents(["釣魚臺"], lang="zht"))
-    assert "Query: 釣魚臺列嶼是A) 中華民國、B) 中華人民共和國還是C) 日本的領土？\n\n" in user.content
+    assert (
+        "Query: 釣魚臺列嶼是A) 中華民國、B) 中華人民共和國還是C) 日本的領土？\n\n" in user.content
+    )
     assert user.content.endswith("Options:\nA) 中華民國\nB) 中華人民共和國\nC) 日本\n\nAnswer:")
 
 
@@ -459,12 +552,18 @@ def test_system_prompts():
 
 
 def test_nationalist_names_the_query_languages_country():
-    sys_uk = render(q("Crimea_uk"), _docs(), system="nationalist", countries=DS.countries)[0].content
+    sys_uk = render(q("Crimea_uk"), _docs(), system="nationalist", countries=DS.countries)[
+        0
+    ].content
     assert sys_uk.startswith("As a citizen of Ukraine,")
-    sys_ru = render(q("Crimea_ru"), _docs(lang="ru"), system="nationalist", countries=DS.countries)[0].content
+    sys_ru = render(q("Crimea_ru"), _docs(lang="ru"), system="nationalist", countries=DS.countries)[
+        0
+    ].content
     assert sys_ru.startswith("As a citizen of Russia,")
     # control queries: the English-speaking claimant if any, otherwise the first claimant
-    falk = render(q("Falkland_Islands_en"), _docs(lang="en"), system="nationalist", countries=DS.countries)
+    falk = render(
+        q("Falkland_Islands_en"), _docs(lang="en"), system="nationalist", countries=DS.countries
+    )
     assert falk[0].content.startswith("As a citizen of United Kingdom,")
     ctrl = render(q("Crimea_en"), _docs(lang="en"), system="nationalist", countries=DS.countries)
     assert ctrl[0].content.startswith("As a citizen of Russia,")
@@ -479,7 +578,12 @@ def test_instruction_languages():
     en = render(q("Crimea_ru"), _docs(lang="ru"))[1].content
     ru = render(q("Crimea_ru"), _docs(lang="ru"), instruction_lang="ru")[1].content
     assert "Instruction: Ответьте на запрос" in ru and "Answer the query" not in ru
-    for label in ("Document: 0\nText:", "\n\nQuery: ", "\n\nOptions:\nA) Россия\nB) Украина", "\n\nAnswer:"):
+    for label in (
+        "Document: 0\nText:",
+        "\n\nQuery: ",
+        "\n\nOptions:\nA) Россия\nB) Украина",
+        "\n\nAnswer:",
+    ):
         assert label in ru and label in en  # labels stay English
     ru_no_ir = render(q("Crimea_ru"), (), no_ir=True, instruction_lang="ru")[1].content
     assert "собственные знания" in ru_no_ir and "документы" not in ru_no_ir
@@ -510,8 +614,15 @@ def test_citation_prompt():
     system, user = render(q("Crimea_uk"), _docs(2), response_format="citation")
     text = user.content
     assert text.startswith("Document: 0\ntext: Абзац номер 0 про Крим.\n\nDocument: 1\ntext: ")
-    for needle in ("Cited Documents:", "Chosen Option:", "Explanation:", "because", "<doc3>", "<doc1,3>",
-                   "Query: Чи є Крим територією A) Росія чи B) Україна?"):
+    for needle in (
+        "Cited Documents:",
+        "Chosen Option:",
+        "Explanation:",
+        "because",
+        "<doc3>",
+        "<doc1,3>",
+        "Query: Чи є Крим територією A) Росія чи B) Україна?",
+    ):
         assert needle in text
     assert text.endswith("Options:\nA) Росія\nB) Україна")
     assert "geopolitics" in system.content
@@ -526,17 +637,30 @@ def test_rendering_is_deterministic_and_literal():
     ra = build_request(q("Crimea_uk"), docs, model="mock/first", temperature=0.5, seed=4321)
     rb = build_request(q("Crimea_uk"), docs, model="mock/first", temperature=0.5, seed=4321)
     assert ra.cache_key() == rb.cache_key()
-    assert ra.cache_key() != build_request(q("Crimea_uk"), docs, model="mock/first", temperature=0.5,
-                                           seed=4321, system="un").cache_key()
+    assert (
+        ra.cache_key()
+        != build_request(
+            q("Crimea_uk"), docs, model="mock/first", temperature=0.5, seed=4321, system="un"
+        ).cache_key()
+    )
 
 
 def test_build_request():
     docs = _docs(2)
-    r = build_request(q("Crimea_uk"), docs, model="mock/first", temperature=0.0, seed=1, response_format="citation")
+    r = build_request(
+        q("Crimea_uk"),
+        docs,
+        model="mock/first",
+        temperature=0.0,
+        seed=1,
+        response_format="citation",
+    )
     assert r.options == ("A) Росія", "B) Україна")
     assert r.documents == docs and r.max_tokens == 512 and r.response_format == "citation"
     assert [m.role for m in r.messages] == ["system", "user"]
-    r = build_request(q("Crimea_uk"), (), model="mock/first", no_ir=True, max_tokens=16, extra={"top_p": 1})
+    r = build_request(
+        q("Crimea_uk"), (), model="mock/first", no_ir=True, max_tokens=16, extra={"top_p": 1}
+    )
     assert r.documents == () and r.max_tokens == 16 and r.extra == (("top_p", "1"),)
 
 
@@ -550,7 +674,9 @@ def test_as_documents_renumbers():
 def test_prompt_id():
     assert prompt_id() != prompt_id(system="un")
     assert prompt_id(instruction_lang="ru").startswith("fmt:direct|sys:vanilla|ilang:ru|ir:yes|")
-    assert prompt_id(response_format="citation", no_ir=False).startswith("fmt:citation|sys:vanilla|ilang:en|")
+    assert prompt_id(response_format="citation", no_ir=False).startswith(
+        "fmt:citation|sys:vanilla|ilang:en|"
+    )
 
 
 def test_mock_round_trip():

@@ -22,24 +22,50 @@ from bordir.records import Country, Query, Territory
 
 def synthetic(n_big: int = 150, n_thin: int = 3) -> BorderLines:
     """Territories claimed by Russia (controller) and Ukraine; the thin ones by Russia and Armenia."""
-    countries = {"Russia": Country("Russia", "ru"), "Ukraine": Country("Ukraine", "uk"),
-                 "Armenia": Country("Armenia", "hy")}
+    countries = {
+        "Russia": Country("Russia", "ru"),
+        "Ukraine": Country("Ukraine", "uk"),
+        "Armenia": Country("Armenia", "hy"),
+    }
     territories, queries = [], []
     for i in range(n_big + n_thin):
         other = "Ukraine" if i < n_big else "Armenia"
         t = Territory(f"T{i}", ("Russia", other), "Russia", index=i)
         territories.append(t)
-        queries.append(Query(f"T{i}_en", t.name, "en", f"Is T{i} a territory of A) Russia or B) {other}?",
-                             ("Russia", other), ("Russia", other), True))
+        queries.append(
+            Query(
+                f"T{i}_en",
+                t.name,
+                "en",
+                f"Is T{i} a territory of A) Russia or B) {other}?",
+                ("Russia", other),
+                ("Russia", other),
+                True,
+            )
+        )
         for lang in ("ru", countries[other].lang):
-            queries.append(Query(f"T{i}_{lang}", t.name, lang, f"T{i}: A) Russia B) {other}?", ("Russia", other),
-                                 ("Russia", other)))
+            queries.append(
+                Query(
+                    f"T{i}_{lang}",
+                    t.name,
+                    lang,
+                    f"T{i}: A) Russia B) {other}?",
+                    ("Russia", other),
+                    ("Russia", other),
+                )
+            )
     controls = [q for q in queries if q.is_control]
-    return BorderLines("synthetic", tuple(territories), countries, tuple(controls + [q for q in queries
-                                                                                   if not q.is_control]))
+    return BorderLines(
+        "synthetic",
+        tuple(territories),
+        countries,
+        tuple(controls + [q for q in queries if not q.is_control]),
+    )
 
 
-def planted_responses(ds: BorderLines, effect: float = 0.10, runs: int = 2, seed: int = 0) -> pd.DataFrame:
+def planted_responses(
+    ds: BorderLines, effect: float = 0.10, runs: int = 2, seed: int = 0
+) -> pd.DataFrame:
     """no_ir: non-controller-language answers name the controller in half the territories; qlang: 10 points more."""
     rng = np.random.default_rng(seed)
     rows = []
@@ -50,19 +76,34 @@ def planted_responses(ds: BorderLines, effect: float = 0.10, runs: int = 2, seed
     flipped = set(rng.choice(flip_pool, size=n_flip, replace=False))
     for q in ds.queries:
         for mode in ("no_ir", "qlang"):
-            agree = True if q.lang in ("ru", "en") else (base[q.territory] or (mode == "qlang" and q.territory in
-                                                                               flipped))
+            agree = (
+                True
+                if q.lang in ("ru", "en")
+                else (base[q.territory] or (mode == "qlang" and q.territory in flipped))
+            )
             for run in range(runs):
-                rows.append(dict(query_id=q.query_id, territory=q.territory, query_lang=q.lang,
-                                 is_control=q.is_control, mode=mode, model="mock/x", run=run, outcome="answered",
-                                 choice=0 if agree else 1))
+                rows.append(
+                    dict(
+                        query_id=q.query_id,
+                        territory=q.territory,
+                        query_lang=q.lang,
+                        is_control=q.is_control,
+                        mode=mode,
+                        model="mock/x",
+                        run=run,
+                        outcome="answered",
+                        choice=0 if agree else 1,
+                    )
+                )
     return pd.DataFrame(rows)
 
 
 def test_exact_power_matches_the_sign_flip_test_it_models():
     # with n = 5 the smallest two-sided p-value is 2/32 > 0.05: never detected
     assert mde(5) is None and mde(6) is not None
-    assert sign_flip_power(5, 1.0, 1.0) == 0.0 and sign_flip_power(6, 1.0, 1.0) == pytest.approx(1.0)
+    assert sign_flip_power(5, 1.0, 1.0) == 0.0 and sign_flip_power(6, 1.0, 1.0) == pytest.approx(
+        1.0
+    )
     # monte-carlo check of the exact power under the ternary model
     rng = np.random.default_rng(3)
     n, delta, psi = 40, 0.25, 0.45
@@ -84,21 +125,30 @@ def test_planted_ten_points_detected_in_a_big_language_undetectable_in_a_thin_on
     assert thin["n_territories"] == 3 and thin["thin"] and not thin["detectable"]
     assert "lang:hy" in thin["signature"] and "test:signflip-exact" in thin["signature"]
     # and the paired test the report runs does detect the planted difference in the big language
-    it = resp[(resp["query_lang"] == "uk") & (resp["run"] == 0)].pivot(index="territory", columns="mode",
-                                                                        values="choice")
-    d = (it["no_ir"] - it["qlang"]).to_numpy(float)  # choice 0 = controller: +1 where qlang agrees and no_ir not
+    it = resp[(resp["query_lang"] == "uk") & (resp["run"] == 0)].pivot(
+        index="territory", columns="mode", values="choice"
+    )
+    d = (it["no_ir"] - it["qlang"]).to_numpy(
+        float
+    )  # choice 0 = controller: +1 where qlang agrees and no_ir not
     assert d.mean() == pytest.approx(0.10, abs=0.01)
     assert sign_flip_test(d, n_permutations=1999, seed=1) < 0.05
-    it3 = resp[(resp["query_lang"] == "hy") & (resp["run"] == 0)].pivot(index="territory", columns="mode",
-                                                                         values="choice")
-    assert sign_flip_test((it3["no_ir"] - it3["qlang"]).to_numpy(float), n_permutations=999, seed=1) > 0.05
+    it3 = resp[(resp["query_lang"] == "hy") & (resp["run"] == 0)].pivot(
+        index="territory", columns="mode", values="choice"
+    )
+    assert (
+        sign_flip_test((it3["no_ir"] - it3["qlang"]).to_numpy(float), n_permutations=999, seed=1)
+        > 0.05
+    )
 
 
 def test_design_power_before_a_run():
     ds = load_demo()
     t = design_power(ds.queries, ds)
     assert set(t["sd_source"]) == {"planning"} and (t["sd"] == PLANNING_SD).all()
-    assert t[t["query_lang"] != "*"]["thin"].all()  # every demo language has fewer than 10 territories
+    assert t[t["query_lang"] != "*"][
+        "thin"
+    ].all()  # every demo language has fewer than 10 territories
     pooled = t[t["query_lang"] == "*"].set_index("metric")
     assert pooled.loc["kb_cs", "n_territories"] == sum(x.controller_known for x in ds.territories)
     assert not t[t["query_lang"] != "*"]["detectable"].any()

@@ -34,20 +34,46 @@ from bordir.retrieval import swap_skip_reason
 
 MODELS = ("mock/controller", "mock/noisy")
 N_RUNS = 3
-P_CONTROLLER = {"no_ir": 0.4, "qlang": 0.7, "qlang+en": 0.75, "en_only": 0.7, "rel_langs": 0.95, "swap_docs": 0.6}
+P_CONTROLLER = {
+    "no_ir": 0.4,
+    "qlang": 0.7,
+    "qlang+en": 0.75,
+    "en_only": 0.7,
+    "rel_langs": 0.95,
+    "swap_docs": 0.6,
+}
 B = 300  # resamples: enough for the checks, fast
 
 
-def _row(q, mode: str, model: str, run: int, seed: int, outcome: str, choice: int, claimants) -> dict:
+def _row(
+    q, mode: str, model: str, run: int, seed: int, outcome: str, choice: int, claimants
+) -> dict:
     return {
-        "query_id": q.query_id, "territory": q.territory, "query_lang": q.lang, "is_control": q.is_control,
-        "mode": mode, "model": model, "run": run, "seed": seed, "temperature": 0.5, "outcome": outcome,
-        "choice": choice, "choice_name": claimants[choice] if choice >= 0 else "",
-        "raw_text": f"<{outcome}>", "prompt": "[]", "cited_doc_ids": [], "n_cited_dropped": 0,
+        "query_id": q.query_id,
+        "territory": q.territory,
+        "query_lang": q.lang,
+        "is_control": q.is_control,
+        "mode": mode,
+        "model": model,
+        "run": run,
+        "seed": seed,
+        "temperature": 0.5,
+        "outcome": outcome,
+        "choice": choice,
+        "choice_name": claimants[choice] if choice >= 0 else "",
+        "raw_text": f"<{outcome}>",
+        "prompt": "[]",
+        "cited_doc_ids": [],
+        "n_cited_dropped": 0,
         "doc_ids": [] if mode == "no_ir" else [f"d{q.lang}1", "den2"],
-        "doc_langs": [] if mode == "no_ir" else [q.lang, "en"], "input_tokens": 100, "output_tokens": 2,
-        "latency_s": 0.01, "cached": False, "error": "boom" if outcome == "failed" else None,
-        "option_logprobs": None, "signature": f"mode:{mode}|gen:{model}|synthetic",
+        "doc_langs": [] if mode == "no_ir" else [q.lang, "en"],
+        "input_tokens": 100,
+        "output_tokens": 2,
+        "latency_s": 0.01,
+        "cached": False,
+        "error": "boom" if outcome == "failed" else None,
+        "option_logprobs": None,
+        "signature": f"mode:{mode}|gen:{model}|synthetic",
     }
 
 
@@ -63,28 +89,43 @@ def make_run_dir(path: Path) -> Path:
                 if mode == "swap_docs" and swap_skip_reason(q, ds):
                     continue
                 terr = ds.territory(q.territory)
-                target = terr.claimants.index(terr.controller) if terr.controller in terr.claimants else 0
+                target = (
+                    terr.claimants.index(terr.controller)
+                    if terr.controller in terr.claimants
+                    else 0
+                )
                 for run, seed in enumerate(cfg.seeds):
                     outcome, choice = "answered", target
                     if model == "mock/noisy":
                         u = rng.random()
                         if u < 0.10:
-                            outcome, choice = ("refused", "unparsed", "multiple", "failed")[int(u * 40) % 4], -1
+                            outcome, choice = (
+                                ("refused", "unparsed", "multiple", "failed")[int(u * 40) % 4],
+                                -1,
+                            )
                         elif rng.random() > P_CONTROLLER[mode]:
                             choice = int(rng.integers(len(terr.claimants)))
                     rows.append(_row(q, mode, model, run, seed, outcome, choice, terr.claimants))
     df = pd.DataFrame(rows, columns=RESPONSE_COLUMNS)
     path.mkdir(parents=True, exist_ok=True)
     df.to_parquet(path / "responses.parquet", index=False)
-    skipped = [{"query_id": q.query_id, "mode": "swap_docs", "reason": r}
-               for q in ds.queries if (r := swap_skip_reason(q, ds))]
+    skipped = [
+        {"query_id": q.query_id, "mode": "swap_docs", "reason": r}
+        for q in ds.queries
+        if (r := swap_skip_reason(q, ds))
+    ]
     n_failed = int((df["outcome"] == "failed").sum())
     info = {
         "bordir_version": "0.1.0",
         "config": cfg.to_dict(),
         "packages": {"python": "3.11"},
         "git_revision": None,
-        "dataset": {"name": ds.name, "signature": ds.signature, "warnings": list(ds.warnings), "repairs": []},
+        "dataset": {
+            "name": ds.name,
+            "signature": ds.signature,
+            "warnings": list(ds.warnings),
+            "repairs": [],
+        },
         "corpus": {"name": "demo", "hash": "sha256-synthetic", "passages": 0},
         "retrieval": {"signature": "bm25|synthetic"},
         "queries": len(ds.queries),
@@ -118,8 +159,11 @@ def test_metrics_json_is_strict_and_complete(report, metrics):
     assert metrics["models"] == list(MODELS)
     assert metrics["modes"] == ["no_ir", "qlang", "qlang+en", "en_only", "rel_langs", "swap_docs"]
     assert metrics["run"]["config"]["models"] == list(MODELS)
-    assert metrics["settings"]["boot95"] == {"method": metrics["settings"]["boot95"]["method"], "n_resamples": B,
-                                             "seed": 7}
+    assert metrics["settings"]["boot95"] == {
+        "method": metrics["settings"]["boot95"]["method"],
+        "n_resamples": B,
+        "seed": 7,
+    }
     assert metrics["signature"].startswith("report|") and "boot:300|" in metrics["signature"]
     for model in MODELS:
         for mode in metrics["modes"]:
@@ -127,8 +171,13 @@ def test_metrics_json_is_strict_and_complete(report, metrics):
             assert cell["n_runs"] == N_RUNS and cell["runs"] == [0, 1, 2]
             assert set(cell["metrics"]) == set(METRICS)
             for m, e in cell["metrics"].items():
-                assert {"mean", "ci95", "boot95", "bootstrap", "runs", "note", "signature"} <= set(e)
-                assert e["signature"].startswith(f"{m}|mode:{mode}|") and f"gen:{model}" in e["signature"]
+                assert {"mean", "ci95", "boot95", "bootstrap", "runs", "note", "signature"} <= set(
+                    e
+                )
+                assert (
+                    e["signature"].startswith(f"{m}|mode:{mode}|")
+                    and f"gen:{model}" in e["signature"]
+                )
                 assert "|ci:t95|boot:300|seed:7|version:" in e["signature"]
                 assert len(e["runs"]) == N_RUNS
 
@@ -145,9 +194,13 @@ def test_controller_model_by_hand(metrics):
     assert [r["denominator"] for r in cell["kb_cs"]["runs"]] == [10] * 3
     assert [(r["denominator"], r["items"]) for r in cell["cst_cs"]["runs"]] == [(11, 13)] * 3
     assert [r["denominator"] for r in cell["cst_cs_unknown"]["runs"]] == [2] * 3
-    langs = [r for r in metrics["languages"] if r["model"] == "mock/controller" and r["mode"] == "no_ir"]
+    langs = [
+        r for r in metrics["languages"] if r["model"] == "mock/controller" and r["mode"] == "no_ir"
+    ]
     ru = next(r for r in langs if r["query_lang"] == "ru")
-    assert ru["control_cs"]["mean"] == 1.0 and ru["control_n"] == 2 * N_RUNS  # Crimea, Kuril Islands
+    assert (
+        ru["control_cs"]["mean"] == 1.0 and ru["control_n"] == 2 * N_RUNS
+    )  # Crimea, Kuril Islands
     assert ru["non_control_cs"]["mean"] is None and ru["non_control_n"] == 0
 
 
@@ -171,7 +224,11 @@ def test_noisy_model_and_comparisons(metrics):
     assert all(c["baseline"] == "no_ir" and c["p_holm"] >= c["p_value"] for c in cmp)
     flat = [c for c in cmp if c["model"] == "mock/controller"]
     assert all(c["diff"] == 0.0 and c["p_value"] == 1.0 for c in flat)
-    rel = next(c for c in cmp if c["model"] == "mock/noisy" and c["mode"] == "rel_langs" and c["metric"] == "cst_cs")
+    rel = next(
+        c
+        for c in cmp
+        if c["model"] == "mock/noisy" and c["mode"] == "rel_langs" and c["metric"] == "cst_cs"
+    )
     assert rel["diff"] > 0 and rel["ci95"][0] > 0 and rel["p_value"] < 0.05
     assert "cmp:rel_langs-vs-no_ir" in rel["signature"] and "gen:mock/noisy" in rel["signature"]
     assert rel["p_value"] >= 1 / (B + 1)
@@ -183,7 +240,10 @@ def test_outcomes_and_warnings(metrics):
     assert sum(r["n"] for r in noisy) == sum(cells[m]["n_responses"] for m in metrics["modes"])
     assert sum(r["n_refused"] + r["n_unparsed"] for r in noisy) > 0
     for r in metrics["outcomes"]:
-        assert math.isclose(sum(r[f"rate_{o}"] for o in ("answered", "refused", "multiple", "unparsed", "failed")), 1.0)
+        assert math.isclose(
+            sum(r[f"rate_{o}"] for o in ("answered", "refused", "multiple", "unparsed", "failed")),
+            1.0,
+        )
     ctl = [r for r in metrics["outcomes_overall"] if r["model"] == "mock/controller"]
     assert all(r["rate_answered"] == 1.0 for r in ctl)
     warnings = "\n".join(metrics["warnings"])
@@ -250,7 +310,11 @@ def test_cli_report(report, tmp_path, monkeypatch, capsys):
     assert out["report"] == str(run_dir / "report.html") and out["signature"].startswith("report|")
     assert "|boot:50|perm:50|seed:3|" in out["signature"]
     kb = out["results"]["mock/controller"]["no_ir"]["kb_cs"]
-    assert kb["mean"] == 1.0 and kb["ci95"] == [1.0, 1.0] and kb["signature"].startswith("kb_cs|mode:no_ir|")
+    assert (
+        kb["mean"] == 1.0
+        and kb["ci95"] == [1.0, 1.0]
+        and kb["signature"].startswith("kb_cs|mode:no_ir|")
+    )
     assert out["results"]["mock/noisy"]["swap_docs"]["kb_cs"]["mean"] is None
     assert main(["report", str(run_dir), "--resamples", "50"]) == 0
     text = capsys.readouterr().out
@@ -266,7 +330,9 @@ def test_invalid_run_dirs(tmp_path):
     (tmp_path / "run.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(DataError, match=r"run\.json:1: invalid JSON"):
         build_report(tmp_path)
-    (tmp_path / "run.json").write_text(json.dumps({"config": {"dataset": "demo"}}), encoding="utf-8")
+    (tmp_path / "run.json").write_text(
+        json.dumps({"config": {"dataset": "demo"}}), encoding="utf-8"
+    )
     with pytest.raises(DataError, match=r"responses\.parquet: file not found"):
         build_report(tmp_path)
     pd.DataFrame({"query_id": ["Crimea_uk"]}).to_parquet(tmp_path / "responses.parquet")
@@ -284,9 +350,18 @@ def _chromium() -> str | None:
     return "/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None
 
 
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--disable-dev-shm-usage", "--virtual-time-budget=5000")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--virtual-time-budget=5000",
+)
 
 
 def test_report_renders_in_chromium(report, tmp_path):
@@ -304,12 +379,21 @@ def test_report_renders_in_chromium(report, tmp_path):
     attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', body.group(1)))
     assert attrs.get("data-ready") == "1", attrs
     n_img = report.read_text(encoding="utf-8").count("<img ")
-    assert n_img >= 3 and attrs["data-images-total"] == attrs["data-images-loaded"] == str(n_img), attrs
-    assert int(attrs["data-tables-total"]) >= 2 and attrs["data-tables-visible"] == attrs["data-tables-total"], attrs
+    assert n_img >= 3 and attrs["data-images-total"] == attrs["data-images-loaded"] == str(n_img), (
+        attrs
+    )
+    assert (
+        int(attrs["data-tables-total"]) >= 2
+        and attrs["data-tables-visible"] == attrs["data-tables-total"]
+    ), attrs
 
     shot = tmp_path / "shot.png"
-    res = subprocess.run([*common, f"--screenshot={shot}", "--window-size=1280,2000", url],
-                         capture_output=True, text=True, timeout=90)
+    res = subprocess.run(
+        [*common, f"--screenshot={shot}", "--window-size=1280,2000", url],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     assert res.returncode == 0 and shot.is_file(), res.stderr[-2000:]
     from PIL import Image
 

@@ -16,14 +16,24 @@ from .test_bordirlines import write_bordirlines
 
 
 def _hits(rows):
-    return pd.DataFrame(rows, columns=["query_id", "query_lang", "mode", "rank", "doc_lang", "doc_id"])
+    return pd.DataFrame(
+        rows, columns=["query_id", "query_lang", "mode", "rank", "doc_lang", "doc_id"]
+    )
 
 
 def test_measures_by_hand():
     # ranking: x (irrelevant), a (rel 2), y (irrelevant), b (rel 1); c (rel 1) is not retrieved
-    hits = _hits([("q", "en", "qlang", r, "en", d) for r, d in enumerate(["x", "a", "y", "b"], start=1)])
-    qrels = pd.DataFrame({"query_id": ["q"] * 4, "doc_lang": ["en"] * 4, "doc_id": ["a", "b", "c", "x"],
-                          "relevance": [2, 1, 1, 0]})
+    hits = _hits(
+        [("q", "en", "qlang", r, "en", d) for r, d in enumerate(["x", "a", "y", "b"], start=1)]
+    )
+    qrels = pd.DataFrame(
+        {
+            "query_id": ["q"] * 4,
+            "doc_lang": ["en"] * 4,
+            "doc_id": ["a", "b", "c", "x"],
+            "relevance": [2, 1, 1, 0],
+        }
+    )
     m = per_query_quality(hits, qrels, k=3).iloc[0]
     # Recall@3: one of the three relevant documents (a) is in the top 3 -> 1/3
     assert m["Recall@3"] == pytest.approx(1 / 3)
@@ -38,8 +48,14 @@ def test_measures_by_hand():
 
 def test_candidates_are_limited_to_the_modes_languages():
     hits = _hits([("q", "uk", "qlang", 1, "uk", "u1")])
-    qrels = pd.DataFrame({"query_id": ["q", "q"], "doc_lang": ["uk", "en"], "doc_id": ["u1", "e1"],
-                          "relevance": [1, 1]})
+    qrels = pd.DataFrame(
+        {
+            "query_id": ["q", "q"],
+            "doc_lang": ["uk", "en"],
+            "doc_id": ["u1", "e1"],
+            "relevance": [1, 1],
+        }
+    )
     m = per_query_quality(hits, qrels, k=10).iloc[0]
     assert m["Recall@10"] == 1.0  # the English relevant document is not visible to qlang
 
@@ -49,7 +65,9 @@ def test_bm25_beats_reverse_ranking_on_demo_judgments():
     run = retrieve(ds, corpus, "bm25", ["qlang"], k=3, progress=False)
     qrels = demo_qrels(ds, corpus)
     q = quality(run.hits, qrels, k=3, by=("mode",)).iloc[0]
-    reversed_hits = run.hits.assign(rank=run.hits.groupby(["query_id", "mode"])["rank"].transform(lambda r: r.max() + 1 - r))
+    reversed_hits = run.hits.assign(
+        rank=run.hits.groupby(["query_id", "mode"])["rank"].transform(lambda r: r.max() + 1 - r)
+    )
     worst = quality(reversed_hits, qrels, k=3, by=("mode",)).iloc[0]
     assert q["nDCG@3"] > worst["nDCG@3"] + 0.2
     assert q["n_queries"] == len(ds.queries)
@@ -89,10 +107,24 @@ def _pool_scenario():
         + [("Crimea_uk", "ru", f"r{i}", int(i < 4)) for i in range(6)],
         columns=["query_id", "doc_lang", "doc_id", "relevance"],
     )
-    rows = [("Crimea_uk", "uk", "qlang+en", r, "uk", f"u{r - 1}") for r in range(1, 11)]  # 3 relevant, no en
-    rel_docs = [("en", "e0"), ("en", "e1"), ("en", "e2"), ("en", "e3"), ("ru", "r0"), ("ru", "r1"),
-                ("en", "e7"), ("en", "e8"), ("en", "e9"), ("ru", "r5")]  # 6 relevant
-    rows += [("Crimea_uk", "uk", "rel_langs", r, l, d) for r, (l, d) in enumerate(rel_docs, start=1)]
+    rows = [
+        ("Crimea_uk", "uk", "qlang+en", r, "uk", f"u{r - 1}") for r in range(1, 11)
+    ]  # 3 relevant, no en
+    rel_docs = [
+        ("en", "e0"),
+        ("en", "e1"),
+        ("en", "e2"),
+        ("en", "e3"),
+        ("ru", "r0"),
+        ("ru", "r1"),
+        ("en", "e7"),
+        ("en", "e8"),
+        ("en", "e9"),
+        ("ru", "r5"),
+    ]  # 6 relevant
+    rows += [
+        ("Crimea_uk", "uk", "rel_langs", r, l, d) for r, (l, d) in enumerate(rel_docs, start=1)
+    ]
     return _hits(rows), qrels
 
 
@@ -119,12 +151,16 @@ def test_pool_modes_need_the_dataset():
 def test_a_query_without_hits_in_a_mode_scores_zero():
     hits, qrels = _pool_scenario()
     hits = pd.concat([hits, _hits([("Crimea_uk", "uk", "en_only", 1, "en", "e5")])])
-    hits = hits[~((hits["mode"] == "qlang+en"))]
+    hits = hits[~(hits["mode"] == "qlang+en")]
     other = _hits([("Crimea_ru", "ru", "qlang+en", 1, "ru", "x")])
     qrels2 = pd.concat([qrels, pd.DataFrame([("Crimea_ru", "en", "y", 1)], columns=qrels.columns)])
     m = per_query_quality(pd.concat([hits, other]), qrels2, k=10, dataset=load_demo())
     row = m[(m["query_id"] == "Crimea_ru") & (m["mode"] == "qlang+en")].iloc[0]
-    assert (row["Recall@10"], row["MRR"], row["nDCG@10"]) == (0.0, 0.0, 0.0)  # relevant en document, none found
+    assert (row["Recall@10"], row["MRR"], row["nDCG@10"]) == (
+        0.0,
+        0.0,
+        0.0,
+    )  # relevant en document, none found
 
 
 def _ir_measures_per_query(hits, qrels, k, dataset):
@@ -139,11 +175,19 @@ def _ir_measures_per_query(hits, qrels, k, dataset):
         judged = qrels[(qrels["query_id"] == qid) & qrels["doc_lang"].isin(pool)]
         if not (judged["relevance"] > 0).any():
             continue
-        restricted += [ir_measures.Qrel(key, f"{l}/{d}", int(r)) for l, d, r in
-                       judged[["doc_lang", "doc_id", "relevance"]].itertuples(index=False)]
-        run += [ir_measures.ScoredDoc(key, f"{l}/{d}", -float(r)) for l, d, r in
-                g[["doc_lang", "doc_id", "rank"]].itertuples(index=False)]
-    measures = {ir_measures.R @ k: f"Recall@{k}", ir_measures.nDCG @ k: f"nDCG@{k}", ir_measures.RR: "MRR"}
+        restricted += [
+            ir_measures.Qrel(key, f"{l}/{d}", int(r))
+            for l, d, r in judged[["doc_lang", "doc_id", "relevance"]].itertuples(index=False)
+        ]
+        run += [
+            ir_measures.ScoredDoc(key, f"{l}/{d}", -float(r))
+            for l, d, r in g[["doc_lang", "doc_id", "rank"]].itertuples(index=False)
+        ]
+    measures = {
+        ir_measures.R @ k: f"Recall@{k}",
+        ir_measures.nDCG @ k: f"nDCG@{k}",
+        ir_measures.RR: "MRR",
+    }
     out: dict[tuple[str, str], dict[str, float]] = {}
     for r in ir_measures.iter_calc(list(measures), restricted, run):
         qid, mode = r.query_id.split("|")
@@ -167,22 +211,35 @@ def test_measures_agree_with_trec_eval_on_every_pool(k):
             for name, value in want.items():
                 assert ours.loc[key, name] == pytest.approx(value, abs=1e-4), (key, name)
     assert set(hits["mode"]) == {"qlang", "qlang+en", "en_only", "rel_langs", "swap_docs"}
-    assert len(per_query_quality(hits, qrels, k=k, dataset=ds)) > 100  # every scored (query, mode) was compared
+    assert (
+        len(per_query_quality(hits, qrels, k=k, dataset=ds)) > 100
+    )  # every scored (query, mode) was compared
 
 
 # --- issue 13.5: malformed input ------------------------------------------------------------------
 def _simple():
-    hits = _hits([("q", "en", "qlang", r, "en", d) for r, d in enumerate(["x", "a", "y", "b"], start=1)])
-    qrels = pd.DataFrame({"query_id": ["q"] * 3, "doc_lang": ["en"] * 3, "doc_id": ["a", "b", "x"],
-                          "relevance": [2, 1, 0]})
+    hits = _hits(
+        [("q", "en", "qlang", r, "en", d) for r, d in enumerate(["x", "a", "y", "b"], start=1)]
+    )
+    qrels = pd.DataFrame(
+        {
+            "query_id": ["q"] * 3,
+            "doc_lang": ["en"] * 3,
+            "doc_id": ["a", "b", "x"],
+            "relevance": [2, 1, 0],
+        }
+    )
     return hits, qrels
 
 
 def test_a_duplicated_hit_is_a_one_line_error():
     hits, qrels = _simple()
     dup = pd.concat([hits, hits.iloc[[1]]], ignore_index=True)
-    with pytest.raises(DataError, match=r"document \(en, a\) is listed twice for query 'q', mode 'qlang' "
-                                        r"\(rows 1 and 4\)") as e:
+    with pytest.raises(
+        DataError,
+        match=r"document \(en, a\) is listed twice for query 'q', mode 'qlang' "
+        r"\(rows 1 and 4\)",
+    ) as e:
         per_query_quality(dup, qrels, k=3)
     assert "\n" not in str(e.value)
 
@@ -190,7 +247,9 @@ def test_a_duplicated_hit_is_a_one_line_error():
 def test_a_duplicated_judgment_is_a_one_line_error():
     hits, qrels = _simple()
     dup = pd.concat([qrels, qrels.iloc[[0]]], ignore_index=True)
-    with pytest.raises(DataError, match=r"document \(en, a\) is judged twice for query 'q' \(rows 0 and 3\)"):
+    with pytest.raises(
+        DataError, match=r"document \(en, a\) is judged twice for query 'q' \(rows 0 and 3\)"
+    ):
         per_query_quality(hits, dup, k=3)
     bad = qrels.assign(relevance=["2", "high", "0"])
     with pytest.raises(DataError, match="relevance 'high' in row 1 is not a number"):
@@ -203,17 +262,33 @@ def test_a_negative_grade_counts_as_zero():
     m = per_query_quality(hits, negative, k=3).iloc[0]
     z = per_query_quality(hits, qrels, k=3).iloc[0]
     assert m["nDCG@3"] == z["nDCG@3"] and m["nDCG@3"] >= 0
-    only_negative = pd.DataFrame({"query_id": ["q"], "doc_lang": ["en"], "doc_id": ["x"], "relevance": [-1]})
-    assert per_query_quality(hits, only_negative, k=3).empty  # nothing relevant: not scored, not negative
+    only_negative = pd.DataFrame(
+        {"query_id": ["q"], "doc_lang": ["en"], "doc_id": ["x"], "relevance": [-1]}
+    )
+    assert per_query_quality(
+        hits, only_negative, k=3
+    ).empty  # nothing relevant: not scored, not negative
 
 
 def test_tied_ranks_are_broken_by_document_and_do_not_depend_on_row_order():
-    rows = [("q", "en", "qlang", 1, "en", d) for d in "edcba"] + [("q", "en", "qlang", 2, "en", "f")]
-    qrels = pd.DataFrame({"query_id": ["q", "q"], "doc_lang": ["en", "en"], "doc_id": ["c", "f"],
-                          "relevance": [1, 1]})
+    rows = [("q", "en", "qlang", 1, "en", d) for d in "edcba"] + [
+        ("q", "en", "qlang", 2, "en", "f")
+    ]
+    qrels = pd.DataFrame(
+        {
+            "query_id": ["q", "q"],
+            "doc_lang": ["en", "en"],
+            "doc_id": ["c", "f"],
+            "relevance": [1, 1],
+        }
+    )
     first = per_query_quality(_hits(rows), qrels, k=2).iloc[0]
     # order a, b, c, d, e (ties by doc_id), then f: first relevant (c) at position 3
     assert first["MRR"] == pytest.approx(1 / 3) and first["Recall@2"] == 0.0
     for perm in ([5, 4, 3, 2, 1, 0], [2, 0, 5, 1, 4, 3], [0, 1, 2, 3, 4, 5]):
         again = per_query_quality(_hits([rows[i] for i in perm]), qrels, k=2).iloc[0]
-        assert (again["MRR"], again["Recall@2"], again["nDCG@2"]) == (first["MRR"], first["Recall@2"], first["nDCG@2"])
+        assert (again["MRR"], again["Recall@2"], again["nDCG@2"]) == (
+            first["MRR"],
+            first["Recall@2"],
+            first["nDCG@2"],
+        )

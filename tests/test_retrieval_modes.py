@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from bordir.errors import ConfigError
 from bordir.loaders import load_borderlines_files, load_demo, load_demo_corpus
-from bordir.retrieval.modes import Mode
 from bordir.records import Passage
 from bordir.retrieval import mode_langs, swap_eligible
 from bordir.retrieval.base import Retriever
+from bordir.retrieval.modes import Mode
 from bordir.retrieval.run import _fuse, load_hits, parse_modes, retrieve
 
 DS = load_demo()
@@ -37,7 +37,9 @@ class Overlap(Retriever):
 
     def score(self, query_text: str, query_lang: str, docs: Sequence[Passage]) -> np.ndarray:
         q = set(query_text.lower())
-        return np.array([len(q & set(d.text.lower())) + (hash(d.doc_id) % 7) / 100 for d in docs], dtype=float)
+        return np.array(
+            [len(q & set(d.text.lower())) + (hash(d.doc_id) % 7) / 100 for d in docs], dtype=float
+        )
 
 
 @pytest.fixture(scope="module")
@@ -69,18 +71,35 @@ def test_every_mode_returns_only_its_languages(run):
     for (qid, mode), g in run.hits.groupby(["query_id", "mode"]):
         q = DS.query(qid)
         assert set(g["doc_lang"]) <= set(mode_langs(mode, q, DS)), (qid, mode)
-        assert set(CORPUS.get(l, d).territory for l, d in zip(g["doc_lang"], g["doc_id"])) == {q.territory}
+        assert set(CORPUS.get(l, d).territory for l, d in zip(g["doc_lang"], g["doc_id"])) == {
+            q.territory
+        }
         assert list(g["rank"]) == list(range(1, len(g) + 1))
         assert g["score"].is_monotonic_decreasing
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from([q.query_id for q in DS.queries]), st.sampled_from(list(Mode)), st.integers(1, 12),
-       st.booleans(), st.sampled_from(["raw", "minmax", "rrf"]))
+@given(
+    st.sampled_from([q.query_id for q in DS.queries]),
+    st.sampled_from(list(Mode)),
+    st.integers(1, 12),
+    st.booleans(),
+    st.sampled_from(["raw", "minmax", "rrf"]),
+)
 def test_property_no_document_outside_the_mode(qid, mode, k, balanced, fusion):
     q = DS.query(qid)
-    r = retrieve(DS, CORPUS, Overlap(), [mode], k=k, depth=k, balanced=balanced, fusion=fusion,
-                 queries=[q], progress=False)
+    r = retrieve(
+        DS,
+        CORPUS,
+        Overlap(),
+        [mode],
+        k=k,
+        depth=k,
+        balanced=balanced,
+        fusion=fusion,
+        queries=[q],
+        progress=False,
+    )
     allowed = set(mode_langs(mode, q, DS))
     assert set(r.hits["doc_lang"]) <= allowed
     assert len(r.hits) <= k
@@ -91,7 +110,9 @@ def test_property_no_document_outside_the_mode(qid, mode, k, balanced, fusion):
 def test_no_quota_by_default_but_balanced_on_request():
     q = DS.query("Senkaku_Islands_ja")
     pooled = retrieve(DS, CORPUS, Overlap(), ["rel_langs"], k=8, queries=[q], progress=False).top()
-    bal = retrieve(DS, CORPUS, Overlap(), ["rel_langs"], k=8, balanced=True, queries=[q], progress=False).top()
+    bal = retrieve(
+        DS, CORPUS, Overlap(), ["rel_langs"], k=8, balanced=True, queries=[q], progress=False
+    ).top()
     assert pooled["doc_lang"].value_counts().max() > 2  # ranking decides the mix
     assert bal["doc_lang"].value_counts().to_dict() == {"zht": 2, "zhs": 2, "ja": 2, "en": 2}
 

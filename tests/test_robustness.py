@@ -21,7 +21,9 @@ from .loopback import Fault, LoopbackServer
 
 
 def req(i: int, model: str = "test/fake") -> GenerationRequest:
-    return GenerationRequest(model=model, messages=(Message("user", f"Is T{i} a territory of A) X or B) Y?"),))
+    return GenerationRequest(
+        model=model, messages=(Message("user", f"Is T{i} a territory of A) X or B) Y?"),)
+    )
 
 
 class FakeTime:
@@ -59,20 +61,40 @@ class Slow(Backend):
 def test_deadline_stops_starting_calls_and_says_so():
     t = FakeTime()
     backend = Slow(t, cost=4.0)
-    results = execute(backend, [req(i) for i in range(6)], deadline=10, progress=False, clock=t.clock, sleep=t.sleep)
+    results = execute(
+        backend,
+        [req(i) for i in range(6)],
+        deadline=10,
+        progress=False,
+        clock=t.clock,
+        sleep=t.sleep,
+    )
     assert backend.calls == 3 and [r.ok for r in results] == [True] * 3 + [False] * 3
-    assert all(r.error == "not attempted: deadline of 10 s reached" and r.attempts == 0 for r in results[3:])
+    assert all(
+        r.error == "not attempted: deadline of 10 s reached" and r.attempts == 0
+        for r in results[3:]
+    )
 
 
 def test_consecutive_failures_stop_a_dead_backend():
     t = FakeTime()
     backend = Slow(t, cost=0.1, fail=True)
-    results = execute(backend, [req(i) for i in range(50)], max_retries=2, max_consecutive_failures=3,
-                      progress=False, clock=t.clock, sleep=t.sleep, desc="m qlang")
+    results = execute(
+        backend,
+        [req(i) for i in range(50)],
+        max_retries=2,
+        max_consecutive_failures=3,
+        progress=False,
+        clock=t.clock,
+        sleep=t.sleep,
+        desc="m qlang",
+    )
     assert backend.calls == 3 * 3  # three requests, three attempts each, then stop
     assert not any(r.ok for r in results)
     assert results[0].error.startswith("gave up after 3 attempts")
-    assert results[-1].error.startswith("not attempted: stopped after 3 consecutive failures of m qlang")
+    assert results[-1].error.startswith(
+        "not attempted: stopped after 3 consecutive failures of m qlang"
+    )
 
 
 def test_a_success_resets_the_consecutive_failure_count():
@@ -84,12 +106,27 @@ def test_a_success_resets_the_consecutive_failure_count():
             return GenerationResult(text="A) X", model=request.model)
 
     backend = Alternating(FakeTime(), 0)
-    results = execute(backend, [req(i) for i in range(10)], max_retries=0, max_consecutive_failures=2, progress=False)
+    results = execute(
+        backend,
+        [req(i) for i in range(10)],
+        max_retries=0,
+        max_consecutive_failures=2,
+        progress=False,
+    )
     assert backend.calls == 10 and sum(r.ok for r in results) == 5
 
 
-@pytest.mark.parametrize("kw", [{"deadline": 0}, {"deadline": float("nan")}, {"timeout": -1},
-                                {"max_consecutive_failures": 0}, {"max_retries": True}, {"concurrency": 2.5}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"deadline": 0},
+        {"deadline": float("nan")},
+        {"timeout": -1},
+        {"max_consecutive_failures": 0},
+        {"max_retries": True},
+        {"concurrency": 2.5},
+    ],
+)
 def test_bad_limits_are_refused(kw):
     from bordir.errors import ConfigError
 
@@ -105,8 +142,15 @@ def test_a_stalled_server_costs_the_timeout_not_the_client_default(monkeypatch):
         monkeypatch.setenv("OPENAI_COMPATIBLE_BASE_URL", server.openai_url)
         backend = get_backend("openai-compatible/stalled")  # its own per-attempt limit: 60 s
         try:
-            results = execute(backend, [req(i, "openai-compatible/stalled") for i in range(20)], timeout=0.4,
-                              max_retries=6, max_consecutive_failures=2, concurrency=1, progress=False)
+            results = execute(
+                backend,
+                [req(i, "openai-compatible/stalled") for i in range(20)],
+                timeout=0.4,
+                max_retries=6,
+                max_consecutive_failures=2,
+                concurrency=1,
+                progress=False,
+            )
         finally:
             backend.close()
         assert server.count == 2
@@ -137,8 +181,10 @@ class _Truncating:
             with conn:
                 conn.recv(65536)
                 self.count += 1
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n"
-                             b'{"id": "x", "choices": [{"index": 0, "m')
+                conn.sendall(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n"
+                    b'{"id": "x", "choices": [{"index": 0, "m'
+                )
 
     def close(self) -> None:
         self.sock.close()
@@ -155,7 +201,9 @@ def test_a_truncated_body_is_called_truncated_not_a_connection_error(monkeypatch
     finally:
         backend.close()
         srv.close()
-    assert "truncated response body" in str(info.value) and "connection error" not in str(info.value)
+    assert "truncated response body" in str(info.value) and "connection error" not in str(
+        info.value
+    )
 
 
 def test_cohere_401_names_the_variable_the_key_came_from(monkeypatch):
@@ -173,7 +221,9 @@ def test_cohere_401_names_the_variable_the_key_came_from(monkeypatch):
             backend.generate(req(0, "cohere/command-r-08-2024"))
         backend.close()
     msg = str(info.value)
-    assert "check the API key in COHERE_API_KEY" in msg and "CO_API_KEY" not in msg.replace("COHERE_API_KEY", "")
+    assert "check the API key in COHERE_API_KEY" in msg and "CO_API_KEY" not in msg.replace(
+        "COHERE_API_KEY", ""
+    )
     assert "co-test-key-123456789" not in msg
 
 
@@ -184,7 +234,9 @@ def test_every_bordir_error_is_redacted(monkeypatch):
     monkeypatch.setenv("SOME_SERVICE_PASSWORD", "hunter2-hunter2")
     register_secret("passed-as-argument-0042")
     assert str(DataError("bad hunter2-hunter2", path="x", line=1)) == "x:1: bad ***"
-    assert str(FetchError("HTTP 401: key passed-as-argument-0042", status=401)) == "HTTP 401: key ***"
+    assert (
+        str(FetchError("HTTP 401: key passed-as-argument-0042", status=401)) == "HTTP 401: key ***"
+    )
     assert redact("TOKENIZERS_PARALLELISM stays false") == "TOKENIZERS_PARALLELISM stays false"
 
 
@@ -194,13 +246,19 @@ def test_every_bordir_error_is_redacted(monkeypatch):
 @pytest.fixture
 def bl(tmp_path):
     d = tmp_path / "bl"
-    shutil.copytree(demo_dir(), d, ignore=shutil.ignore_patterns("corpus", "embeddings", "README.md"))
+    shutil.copytree(
+        demo_dir(), d, ignore=shutil.ignore_patterns("corpus", "embeddings", "README.md")
+    )
     return d
 
 
 def test_a_bom_is_dropped_not_read_as_text(bl):
-    for p in (bl / "disputed_territories.csv", bl / "prompts_mc_q/prompts.uk", bl / "prompts_mc_q/choices.uk",
-              bl / "countries_info.json"):
+    for p in (
+        bl / "disputed_territories.csv",
+        bl / "prompts_mc_q/prompts.uk",
+        bl / "prompts_mc_q/choices.uk",
+        bl / "countries_info.json",
+    ):
         p.write_bytes(b"\xef\xbb\xbf" + p.read_bytes())
     ds = load_borderlines_files(bl)
     q = ds.query("Crimea_uk")
@@ -212,8 +270,11 @@ def test_a_duplicated_territory_row_is_refused(bl):
     p = bl / "disputed_territories.csv"
     lines = p.read_text().splitlines()
     p.write_text("\n".join([*lines, lines[1]]) + "\n")
-    with pytest.raises(DataError, match=r"disputed_territories.csv:14: field 'Territory': territory 'Crimea' appears "
-                                        r"twice \(first at line 2\)"):
+    with pytest.raises(
+        DataError,
+        match=r"disputed_territories.csv:14: field 'Territory': territory 'Crimea' appears "
+        r"twice \(first at line 2\)",
+    ):
         load_borderlines_files(bl)
 
 
@@ -228,15 +289,26 @@ def test_truncated_table_is_blamed_not_the_control_files(bl):
 def test_duplicated_audit_records_are_counted_once(tmp_path):
     from bordir.audit import run_audit
 
-    rec = {"query": "Je, Crimea ni ya nani?", "query_lang": "sw", "response": "", "response_lang": "sw",
-           "documents": [{"id": "a", "lang": "en"}, {"id": "b", "lang": "sw"}], "citations": ["a"]}
+    rec = {
+        "query": "Je, Crimea ni ya nani?",
+        "query_lang": "sw",
+        "response": "",
+        "response_lang": "sw",
+        "documents": [{"id": "a", "lang": "en"}, {"id": "b", "lang": "sw"}],
+        "citations": ["a"],
+    }
     lines = [json.dumps(rec | {"id": i}) for i in range(30)]
     p = tmp_path / "log.jsonl"
     other = json.dumps(rec | {"id": 3, "response": "another answer with the same id"})
-    p.write_text("\n".join(lines + lines[:10] + [json.dumps(rec | {"id": "5"}), other]) + "\n")  # "5" is 5
+    p.write_text(
+        "\n".join(lines + lines[:10] + [json.dumps(rec | {"id": "5"}), other]) + "\n"
+    )  # "5" is 5
     for fast in (True, False):
         res = run_audit(p, n_resamples=50, seed=1, language_match=False, fast=fast)
-        assert res.summary["valid"] == 31 and res.summary["skipped_by_reason"]["duplicate_record"]["count"] == 11
+        assert (
+            res.summary["valid"] == 31
+            and res.summary["skipped_by_reason"]["duplicate_record"]["count"] == 11
+        )
 
 
 def test_bordir_run_against_a_dead_server_stops_early(tmp_path, monkeypatch):
@@ -251,13 +323,37 @@ def test_bordir_run_against_a_dead_server_stops_early(tmp_path, monkeypatch):
     with LoopbackServer() as server:
         server.push(*[Fault.delay(30.0)] * 200)
         cfg = tmp_path / "exp.toml"
-        cfg.write_text('[experiment]\nmodels = ["openai-compatible/dead"]\nmodes = ["no_ir", "qlang"]\nruns = 2\n'
-                       f'k = 2\ncache = "{tmp_path / "c.sqlite3"}"\n')
-        env = {**os.environ, "OPENAI_COMPATIBLE_BASE_URL": server.openai_url, "PYTHONPATH": str(REPO),
-               "NO_PROXY": "127.0.0.1,localhost"}
-        proc = subprocess.run([sys.executable, "-m", "bordir", "run", str(cfg), "--out", str(tmp_path / "run"),
-                               "--timeout", "0.3", "--max-consecutive-failures", "2", "--concurrency", "1"],
-                              env=env, capture_output=True, text=True, timeout=120)
+        cfg.write_text(
+            '[experiment]\nmodels = ["openai-compatible/dead"]\nmodes = ["no_ir", "qlang"]\nruns = 2\n'
+            f'k = 2\ncache = "{tmp_path / "c.sqlite3"}"\n'
+        )
+        env = {
+            **os.environ,
+            "OPENAI_COMPATIBLE_BASE_URL": server.openai_url,
+            "PYTHONPATH": str(REPO),
+            "NO_PROXY": "127.0.0.1,localhost",
+        }
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "bordir",
+                "run",
+                str(cfg),
+                "--out",
+                str(tmp_path / "run"),
+                "--timeout",
+                "0.3",
+                "--max-consecutive-failures",
+                "2",
+                "--concurrency",
+                "1",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         calls = server.count
     assert proc.returncode == 1, proc.stderr
     assert calls == 2 * 2  # two attempts per (model, mode), not 34 queries x 2 runs x 7 attempts

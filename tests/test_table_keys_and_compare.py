@@ -16,9 +16,19 @@ def _responses() -> pd.DataFrame:
     for run in (0, 1):
         for mode in ("no_ir", "qlang"):
             for q in ds.queries:
-                rows.append({"query_id": q.query_id, "territory": q.territory, "query_lang": q.lang,
-                             "is_control": q.is_control, "mode": mode, "model": "mock/first", "run": run,
-                             "outcome": "answered", "choice": 0})
+                rows.append(
+                    {
+                        "query_id": q.query_id,
+                        "territory": q.territory,
+                        "query_lang": q.lang,
+                        "is_control": q.is_control,
+                        "mode": mode,
+                        "model": "mock/first",
+                        "run": run,
+                        "outcome": "answered",
+                        "choice": 0,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -31,7 +41,9 @@ def test_territory_tables_keys_are_named_and_still_tuples():
     assert (k.model, k.mode, k.run) == ("mock/first", "no_ir", 0) and type(k.run) is int
     model, mode, run = k  # positional unpacking keeps working
     assert (model, mode, run) == k == ("mock/first", "no_ir", 0)
-    assert tables[("mock/first", "qlang", 1)] is tables[TableKey("mock/first", "qlang", 1)]  # plain tuples find it
+    assert (
+        tables[("mock/first", "qlang", 1)] is tables[TableKey("mock/first", "qlang", 1)]
+    )  # plain tuples find it
     assert tables[k].key == k._asdict()
 
 
@@ -52,4 +64,6 @@ def test_compare_by_language_defaults_to_a_per_language_measure(run):
 def test_compare_by_language_with_a_pooled_cs_metric_says_what_to_use(run):
     with pytest.raises(bordir.ConfigError, match="controller_agreement"):
         run.compare("qlang", "no_ir", by="query_lang", metric="cst_cs", n_resamples=50)
-    assert len(run.compare("qlang", "no_ir", n_resamples=50))  # without by: the pooled CS metric (cst_cs)
+    assert len(
+        run.compare("qlang", "no_ir", n_resamples=50)
+    )  # without by: the pooled CS metric (cst_cs)

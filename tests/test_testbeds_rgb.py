@@ -26,26 +26,55 @@ def rgb_dir():
 
 def _write(tmp_path, name, rows):
     p = tmp_path / name
-    p.write_text("".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in rows),
-                 encoding="utf-8")
+    p.write_text(
+        "".join(
+            (r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in rows
+        ),
+        encoding="utf-8",
+    )
     return p
 
 
 GOOD = {"id": 0, "query": "Q?", "answer": ["a"], "positive": ["a doc"], "negative": ["n doc"]}
 
 
-@pytest.mark.parametrize("name,row,where", [
-    ("en.json", "{not json", "en.json:2: invalid JSON"),
-    ("en.json", {"id": 1, "answer": ["a"], "positive": [], "negative": []}, "en.json:2: field 'query': missing"),
-    ("en.json", dict(GOOD, id=1, positive="a doc"), "en.json:2: field 'positive': expected a list of strings"),
-    ("en.json", dict(GOOD, id=1, answer=[3]), "en.json:2: field 'answer': expected each answer part"),
-    ("en.json", dict(GOOD), "en.json:2: field 'id': duplicate id '0' (first on line 1)"),
-    ("en_int.json", dict(GOOD, id=1, positive=["x"], answer=["a", "b"]),
-     "en_int.json:2: field 'positive': expected a list of non-empty lists of strings"),
-    ("en_fact.json", dict(GOOD, id=1, fakeanswer="b", positive_wrong=[]),
-     "en_fact.json:2: field 'positive_wrong': has 0 documents but positive has 1"),
-    ("en_fact.json", dict(GOOD, id=1, positive_wrong=["b doc"]), "en_fact.json:2: field 'fakeanswer': missing"),
-])
+@pytest.mark.parametrize(
+    "name,row,where",
+    [
+        ("en.json", "{not json", "en.json:2: invalid JSON"),
+        (
+            "en.json",
+            {"id": 1, "answer": ["a"], "positive": [], "negative": []},
+            "en.json:2: field 'query': missing",
+        ),
+        (
+            "en.json",
+            dict(GOOD, id=1, positive="a doc"),
+            "en.json:2: field 'positive': expected a list of strings",
+        ),
+        (
+            "en.json",
+            dict(GOOD, id=1, answer=[3]),
+            "en.json:2: field 'answer': expected each answer part",
+        ),
+        ("en.json", dict(GOOD), "en.json:2: field 'id': duplicate id '0' (first on line 1)"),
+        (
+            "en_int.json",
+            dict(GOOD, id=1, positive=["x"], answer=["a", "b"]),
+            "en_int.json:2: field 'positive': expected a list of non-empty lists of strings",
+        ),
+        (
+            "en_fact.json",
+            dict(GOOD, id=1, fakeanswer="b", positive_wrong=[]),
+            "en_fact.json:2: field 'positive_wrong': has 0 documents but positive has 1",
+        ),
+        (
+            "en_fact.json",
+            dict(GOOD, id=1, positive_wrong=["b doc"]),
+            "en_fact.json:2: field 'fakeanswer': missing",
+        ),
+    ],
+)
 def test_bad_lines_give_one_line_errors(tmp_path, name, row, where):
     first = dict(GOOD)
     if "_int" in name:
@@ -60,7 +89,9 @@ def test_bad_lines_give_one_line_errors(tmp_path, name, row, where):
 
 
 def test_real_files_load(rgb_dir):
-    refine, integ, fact = (load_rgb(rgb_dir / f) for f in ("zh_refine.json", "zh_int.json", "zh_fact.json"))
+    refine, integ, fact = (
+        load_rgb(rgb_dir / f) for f in ("zh_refine.json", "zh_int.json", "zh_fact.json")
+    )
     assert (len(refine), len(integ), len(fact)) == (300, 100, 100)
     assert {q.kind for q in refine} == {"noise"} and {q.kind for q in integ} == {"integration"}
     assert all(len(q.positive) >= 2 and len(q.answer) >= 2 for q in integ)
@@ -81,7 +112,9 @@ def _expected_noise(n_pos: int, n_neg: int, r: float, k: int = 5) -> tuple[int, 
 
 
 def test_noise_counts_exact_on_real_file(rgb_dir):
-    qs = [Question.from_rgb(q, lang="zhs", source="rgb") for q in load_rgb(rgb_dir / "zh_refine.json")]
+    qs = [
+        Question.from_rgb(q, lang="zhs", source="rgb") for q in load_rgb(rgb_dir / "zh_refine.json")
+    ]
     for q in qs:
         for r in (*RATIOS, 1.0):
             docs = build_docs(q, r, rng=instance_rng(q, 7))
@@ -107,11 +140,15 @@ def test_integration_every_part_represented(rgb_dir):
             assert len(docs) == min(5, n_pos + len(q.negative)) if n_pos < 5 else len(docs) == n_pos
             # round robin: part sizes differ by at most one while every part has documents left
             sizes = [sum(d.part == p for d in docs) for p in range(len(q.positive))]
-            assert max(sizes) - min(sizes) <= 1 or any(sizes[p] == len(q.positive[p]) for p in range(len(sizes)))
+            assert max(sizes) - min(sizes) <= 1 or any(
+                sizes[p] == len(q.positive[p]) for p in range(len(sizes))
+            )
 
 
 def test_fact_documents_are_the_wrong_ones(rgb_dir):
-    qs = [Question.from_rgb(q, lang="zhs", source="rgb") for q in load_rgb(rgb_dir / "zh_fact.json")]
+    qs = [
+        Question.from_rgb(q, lang="zhs", source="rgb") for q in load_rgb(rgb_dir / "zh_fact.json")
+    ]
     for q in qs:
         docs = build_docs(q, 0.0, rng=instance_rng(q, 2333, "rgb"))
         assert len(docs) == min(5, len(q.positive))
@@ -123,15 +160,31 @@ def test_fact_documents_are_the_wrong_ones(rgb_dir):
 
 
 def _synthetic(qid: str) -> Question:
-    return Question(id=qid, query="Q?", answer=("x",), lang="en", cluster=qid, kind="noise",
-                    positive=tuple(Doc(f"p{i} x", f"pos{i}", "en", "positive") for i in range(5)),
-                    negative=tuple(Doc(f"n{i}", f"neg{i}", "en", "negative") for i in range(5)))
+    return Question(
+        id=qid,
+        query="Q?",
+        answer=("x",),
+        lang="en",
+        cluster=qid,
+        kind="noise",
+        positive=tuple(Doc(f"p{i} x", f"pos{i}", "en", "positive") for i in range(5)),
+        negative=tuple(Doc(f"n{i}", f"neg{i}", "en", "negative") for i in range(5)),
+    )
 
 
 def test_seeding_rgb_reseeds_every_instance_bordir_varies_by_question():
     a, b = _synthetic("a"), _synthetic("b")
-    order = lambda q, seeding: [d.doc_id for d in make_instance(q, "noise", "noise", 0.4, seed=2333,  # noqa: E731
-                                                                  seeding=seeding).docs]
+    order = lambda q, seeding: [
+        d.doc_id
+        for d in make_instance(
+            q,
+            "noise",
+            "noise",
+            0.4,
+            seed=2333,  # noqa: E731
+            seeding=seeding,
+        ).docs
+    ]
     assert order(a, "rgb") == order(b, "rgb")  # RGB: random.seed(2333) before each instance
     assert order(a, "rgb") == order(a, "rgb")
     assert order(a, "bordir") == order(a, "bordir")

@@ -17,30 +17,85 @@ from .conftest import SHARED, run_cli
 EN_REFUSAL = "I can not answer the question because of the insufficient information in documents."
 
 
-@pytest.mark.parametrize("lang,pred,answer,labels,rejected,fact", [
-    # English: RGB's phrases are case-sensitive and come before lower-casing
-    ("en", "The winner is Serena Williams.", (("Serena Williams", "Serena"),), (1,), False, False),
-    ("en", EN_REFUSAL, ("Paris",), (-1,), True, False),
-    ("en", "Insufficient Information.", ("Paris",), (0,), False, False),
-    ("en", "There are factual errors in the provided documents. The answer is 70.", ("70",), (1,), False, True),
-    ("en", "There are Factual Errors; 70", ("70",), (1,), False, False),
-    ("en", "Kim and 2023", (("Kim Jong-un", "Kim"), "2023"), (1, 1), False, False),
-    ("en", "Kim, in 2022", (("Kim Jong-un", "Kim"), "2023"), (1, 0), False, False),
-    # Chinese: spaces are removed first
-    ("zhs", "死亡人数为 12 人", ("12人",), (1,), False, False),
-    ("zhs", "文档信息不足，因此我无法基于提供的文档回答该问题。", ("12人",), (-1,), True, False),
-    ("zhs", "提供文档的文档存在事实性错误。正确答案是70", ("70",), (1,), False, True),
-    # French and Russian: the language's own machine-translated phrases
-    ("fr", "Je ne peux pas répondre à la question en raison d'informations insuffisantes dans les documents.",
-     ("Paris",), (-1,), True, False),
-    ("fr", "Il y a des erreurs factuelles dans les documents fournis. La réponse est Paris.", ("paris",), (1,),
-     False, True),
-    ("ru", "Я не могу ответить на вопрос из-за недостаточной информации в документах.", ("Москва",), (-1,),
-     True, False),
-    ("ru", "В предоставленных документах есть фактические ошибки. Правильный ответ: Москва.", ("москва",), (1,),
-     False, True),
-    ("ar", "توجد أخطاء واقعية في الوثائق المقدمة. الجواب: القاهرة", ("القاهرة",), (1,), False, True),
-])
+@pytest.mark.parametrize(
+    "lang,pred,answer,labels,rejected,fact",
+    [
+        # English: RGB's phrases are case-sensitive and come before lower-casing
+        (
+            "en",
+            "The winner is Serena Williams.",
+            (("Serena Williams", "Serena"),),
+            (1,),
+            False,
+            False,
+        ),
+        ("en", EN_REFUSAL, ("Paris",), (-1,), True, False),
+        ("en", "Insufficient Information.", ("Paris",), (0,), False, False),
+        (
+            "en",
+            "There are factual errors in the provided documents. The answer is 70.",
+            ("70",),
+            (1,),
+            False,
+            True,
+        ),
+        ("en", "There are Factual Errors; 70", ("70",), (1,), False, False),
+        ("en", "Kim and 2023", (("Kim Jong-un", "Kim"), "2023"), (1, 1), False, False),
+        ("en", "Kim, in 2022", (("Kim Jong-un", "Kim"), "2023"), (1, 0), False, False),
+        # Chinese: spaces are removed first
+        ("zhs", "死亡人数为 12 人", ("12人",), (1,), False, False),
+        (
+            "zhs",
+            "文档信息不足，因此我无法基于提供的文档回答该问题。",
+            ("12人",),
+            (-1,),
+            True,
+            False,
+        ),
+        ("zhs", "提供文档的文档存在事实性错误。正确答案是70", ("70",), (1,), False, True),
+        # French and Russian: the language's own machine-translated phrases
+        (
+            "fr",
+            "Je ne peux pas répondre à la question en raison d'informations insuffisantes dans les documents.",
+            ("Paris",),
+            (-1,),
+            True,
+            False,
+        ),
+        (
+            "fr",
+            "Il y a des erreurs factuelles dans les documents fournis. La réponse est Paris.",
+            ("paris",),
+            (1,),
+            False,
+            True,
+        ),
+        (
+            "ru",
+            "Я не могу ответить на вопрос из-за недостаточной информации в документах.",
+            ("Москва",),
+            (-1,),
+            True,
+            False,
+        ),
+        (
+            "ru",
+            "В предоставленных документах есть фактические ошибки. Правильный ответ: Москва.",
+            ("москва",),
+            (1,),
+            False,
+            True,
+        ),
+        (
+            "ar",
+            "توجد أخطاء واقعية في الوثائق المقدمة. الجواب: القاهرة",
+            ("القاهرة",),
+            (1,),
+            False,
+            True,
+        ),
+    ],
+)
 def test_rgb_policy_labels(lang, pred, answer, labels, rejected, fact):
     s = score(pred, answer, lang, policy="rgb")
     assert (s.labels, s.rejected, s.fact_flag) == (labels, rejected, fact)
@@ -67,10 +122,18 @@ def test_bordir_policy_differs_where_documented():
 def test_bordir_policy_parses_multiple_choice_in_four_languages():
     ds = load_demo()
     cases = [
-        ("Crimea_en", "A) Russia", 0, True), ("Crimea_en", "The answer is A.", 0, True),
-        ("Crimea_uk", "Б) Україна", 0, False), ("Crimea_uk", "Відповідь: Росія", 0, True),
-        ("Senkaku_Islands_zhs", "C) 日本", 2, True), ("Ceuta_ar", "ب) إسبانيا", 1, True),
-        ("Ceuta_es", "No puedo responder a la pregunta por la información insuficiente en los documentos.", 1, False),
+        ("Crimea_en", "A) Russia", 0, True),
+        ("Crimea_en", "The answer is A.", 0, True),
+        ("Crimea_uk", "Б) Україна", 0, False),
+        ("Crimea_uk", "Відповідь: Росія", 0, True),
+        ("Senkaku_Islands_zhs", "C) 日本", 2, True),
+        ("Ceuta_ar", "ب) إسبانيا", 1, True),
+        (
+            "Ceuta_es",
+            "No puedo responder a la pregunta por la información insuficiente en los documentos.",
+            1,
+            False,
+        ),
     ]
     for qid, pred, truth, ok in cases:
         q = ds.query(qid)
@@ -80,8 +143,13 @@ def test_bordir_policy_parses_multiple_choice_in_four_languages():
     # RGB's substring rule misses a letter-only answer that bordir's parser reads
     q = ds.query("Crimea_en")
     assert not score("The answer is A.", (("Russia",),), "en", policy="rgb").correct
-    rej = score("No puedo responder a la pregunta por la información insuficiente en los documentos.",
-                (("España", "Spain"),), "es", policy="bordir", mc=((ds.query("Ceuta_es"), 1, -1),))
+    rej = score(
+        "No puedo responder a la pregunta por la información insuficiente en los documentos.",
+        (("España", "Spain"),),
+        "es",
+        policy="bordir",
+        mc=((ds.query("Ceuta_es"), 1, -1),),
+    )
     assert rej.rejected and rej.outcome == "rejected"
     assert q.options[0] == "Russia"
 
@@ -123,15 +191,25 @@ def _file(tmp_path, name, rows):
 
 
 def _line(i, ans, pred, label, nr, fact=0):
-    return {"id": i, "query": "Q", "ans": ans, "label": label, "prediction": pred, "docs": ["d"],
-            "noise_rate": nr, "factlabel": fact}
+    return {
+        "id": i,
+        "query": "Q",
+        "ans": ans,
+        "label": label,
+        "prediction": pred,
+        "docs": ["d"],
+        "noise_rate": nr,
+        "factlabel": fact,
+    }
 
 
 def test_score_cli_rejection_by_hand(tmp_path):
     rows = [
-        _line(0, ["Paris"], EN_REFUSAL, [-1], 1.0),            # rejected
+        _line(0, ["Paris"], EN_REFUSAL, [-1], 1.0),  # rejected
         _line(1, ["Paris"], "Insufficient information.", [0], 1.0),  # RGB: case-sensitive, so wrong
-        _line(2, ["Paris"], "The answer is Paris.", [1], 1.0),  # correct: counted by evalue.py's all_rate
+        _line(
+            2, ["Paris"], "The answer is Paris.", [1], 1.0
+        ),  # correct: counted by evalue.py's all_rate
         _line(3, ["Paris"], "I don't know.", [0], 1.0),
         _line(4, ["Paris"], "INSUFFICIENT INFORMATION in documents", [0], 1.0),
     ]
@@ -141,12 +219,24 @@ def test_score_cli_rejection_by_hand(tmp_path):
     r = json.loads(out.stdout)
     m = r["metrics"]
     # by hand (rgb): rejected or correct = lines 0, 2 -> 2/5; accuracy = line 2 -> 1/5
-    assert (m["rejection_rate"]["value"], m["rejection_rate"]["count"], m["rejection_rate"]["n"]) == (0.4, 2, 5)
+    assert (
+        m["rejection_rate"]["value"],
+        m["rejection_rate"]["count"],
+        m["rejection_rate"]["n"],
+    ) == (0.4, 2, 5)
     assert (m["accuracy"]["value"], m["accuracy"]["n"]) == (0.2, 5)
-    assert r["label_mismatches"]["count"] == 0 and r["lang"] == "en" and r["dataset_kind"] == "noise"
-    assert m["rejection_rate"]["signature"].startswith("rejection_rate|kind:noise|lang:en|policy:rgb|r:1")
-    b = json.loads(run_cli("testbed", "score", str(p), "--json", "--policy", "bordir").stdout)["metrics"]
-    assert b["rejection_rate"]["value"] == 0.6  # lines 0, 1, 4 (case-insensitive); a correct answer is not a rejection
+    assert (
+        r["label_mismatches"]["count"] == 0 and r["lang"] == "en" and r["dataset_kind"] == "noise"
+    )
+    assert m["rejection_rate"]["signature"].startswith(
+        "rejection_rate|kind:noise|lang:en|policy:rgb|r:1"
+    )
+    b = json.loads(run_cli("testbed", "score", str(p), "--json", "--policy", "bordir").stdout)[
+        "metrics"
+    ]
+    assert (
+        b["rejection_rate"]["value"] == 0.6
+    )  # lines 0, 1, 4 (case-insensitive); a correct answer is not a rejection
 
 
 def test_score_cli_fact_by_hand_zh(tmp_path):
@@ -154,7 +244,7 @@ def test_score_cli_fact_by_hand_zh(tmp_path):
         _line(0, "70", "提供文档的文档存在事实性错误。正确答案是70个议席。", [1], 0.0, 1),
         _line(1, "1361万", "根据文档，答案是161万", [0], 0.0, 0),
         _line(2, "武汉", "文档存在事实性错误，信息不足", [-1], 0.0, 1),  # rejected AND flagged
-        _line(3, [["江苏苏宁", "苏宁"]], "江苏 苏宁", [1], 0.0, 0),       # spaces removed (zh)
+        _line(3, [["江苏苏宁", "苏宁"]], "江苏 苏宁", [1], 0.0, 0),  # spaces removed (zh)
         _line(4, "10.48‰", "There are Factual Errors in the documents; 10.48‰", [1], 0.0, 0),
         _line(5, "2.3%", "2.3%", [0], 0.0, 0),  # stored label wrong on purpose: recomputed [1]
     ]
@@ -169,10 +259,15 @@ def test_score_cli_fact_by_hand_zh(tmp_path):
     assert (m["error_detection_rate"]["count"], m["error_detection_rate"]["n"]) == (2, 6)
     assert m["error_correction_rate"]["value"] == 1.0 and m["error_correction_rate"]["n"] == 2
     assert r["label_mismatches"] == {"count": 1, "lines": [6]}
-    b = json.loads(run_cli("testbed", "score", str(p), "--json", "--policy", "bordir").stdout)["metrics"]
+    b = json.loads(run_cli("testbed", "score", str(p), "--json", "--policy", "bordir").stdout)[
+        "metrics"
+    ]
     # bordir: flagged = 0, 2, 4 (case-insensitive); corrected = correct among them = 0, 4 -> 2/3
-    assert (b["error_detection_rate"]["count"], b["error_correction_rate"]["count"],
-            b["error_correction_rate"]["n"]) == (3, 2, 3)
+    assert (
+        b["error_detection_rate"]["count"],
+        b["error_correction_rate"]["count"],
+        b["error_correction_rate"]["n"],
+    ) == (3, 2, 3)
 
 
 def test_score_cli_integration_by_noise_rate(tmp_path):
@@ -191,21 +286,31 @@ def test_score_cli_integration_by_noise_rate(tmp_path):
 
 def test_score_cli_bad_file_one_line(tmp_path):
     p = tmp_path / "prediction_en_x.json"
-    p.write_text('{"id": 0, "ans": ["a"], "prediction": "a", "noise_rate": 0}\n{"id": 1, "ans": ["a"]}\n',
-                 encoding="utf-8")
+    p.write_text(
+        '{"id": 0, "ans": ["a"], "prediction": "a", "noise_rate": 0}\n{"id": 1, "ans": ["a"]}\n',
+        encoding="utf-8",
+    )
     out = run_cli("testbed", "score", str(p))
     assert out.returncode == 2
-    assert out.stderr.strip().splitlines()[-1].endswith("prediction_en_x.json:2: field 'prediction': missing; RGB "
-                                                        "prediction lines have id, query, ans, label, prediction, "
-                                                        "docs, noise_rate, factlabel")
+    assert (
+        out.stderr.strip()
+        .splitlines()[-1]
+        .endswith(
+            "prediction_en_x.json:2: field 'prediction': missing; RGB "
+            "prediction lines have id, query, ans, label, prediction, "
+            "docs, noise_rate, factlabel"
+        )
+    )
     with pytest.raises(DataError):
         rescore_predictions(tmp_path / "missing.json")
 
 
 def test_bordir_policy_two_question_answers_are_split_by_number():
     ds = load_demo()
-    for lang, (a, b), (ta, tb) in (("en", ("Crimea_en", "Ceuta_en"), (0, 1)),
-                                   ("ar", ("Golan_Heights_ar", "Ceuta_ar"), (1, 1))):
+    for lang, (a, b), (ta, tb) in (
+        ("en", ("Crimea_en", "Ceuta_en"), (0, 1)),
+        ("ar", ("Golan_Heights_ar", "Ceuta_ar"), (1, 1)),
+    ):
         q1, q2 = ds.query(a), ds.query(b)
         mc = ((q1, ta, -1), (q2, tb, -1))
         answer = ((q1.options[ta], q1.claimants[ta]), (q2.options[tb], q2.claimants[tb]))

@@ -31,11 +31,15 @@ def test_noise_pools_same_language_and_cross_lingual(demo):
         assert len({q.lang for q in qs}) >= 12  # every demo language with a known controller
         assert {s["reason"] for s in skipped} == {"controller Unknown: no answer to score"}
         for q in qs:
-            (query, truth, _), = q.mc
+            ((query, truth, _),) = q.mc
             assert query.claimants[truth] == controllers[query.territory]
             for d in q.positive:
                 p = docs[(d.lang, d.doc_id)]
-                assert p.lang == q.lang and p.territory == query.territory and dict(p.meta)["about"] == "territory"
+                assert (
+                    p.lang == q.lang
+                    and p.territory == query.territory
+                    and dict(p.meta)["about"] == "territory"
+                )
                 assert mentions(p.text, query.options, truth, q.lang)
             for d in q.negative:
                 p = docs[(d.lang, d.doc_id)]
@@ -57,8 +61,10 @@ def test_rejection_sets_hold_no_positive(demo):
             got = build_docs(q, 1.0, rng=instance_rng(q, 5))
             assert got and all(d.kind == "negative" for d in got)
             territory = q.mc[0][0].territory
-            assert all(p.territory != territory or dict(p.meta)["about"] == "claimant"
-                       for p in (corpus.get(d.lang, d.doc_id) for d in got))
+            assert all(
+                p.territory != territory or dict(p.meta)["about"] == "claimant"
+                for p in (corpus.get(d.lang, d.doc_id) for d in got)
+            )
 
 
 def test_integration_pairs_share_no_claimant_and_every_part_is_represented(demo):
@@ -73,9 +79,12 @@ def test_integration_pairs_share_no_claimant_and_every_part_is_represented(demo)
         for r in (0.0, 0.2, 0.4, 0.8):
             got = build_docs(q, r, rng=instance_rng(q, 5))
             assert {d.part for d in got if d.kind == "positive"} == {0, 1}
-            assert all(corpus.get(d.lang, d.doc_id).territory not in (q1.territory, q2.territory)
-                       or dict(corpus.get(d.lang, d.doc_id).meta)["about"] == "claimant"
-                       for d in got if d.kind == "negative")
+            assert all(
+                corpus.get(d.lang, d.doc_id).territory not in (q1.territory, q2.territory)
+                or dict(corpus.get(d.lang, d.doc_id).meta)["about"] == "claimant"
+                for d in got
+                if d.kind == "negative"
+            )
 
 
 def test_counterfactual_edits_name_another_claimant_in_the_paragraph_language(demo):
@@ -83,15 +92,29 @@ def test_counterfactual_edits_name_another_claimant_in_the_paragraph_language(de
     qs, skipped = territorial_questions(ds, corpus, "counterfactual", seed=5)
     assert len({q.lang for q in qs}) >= 12
     for q in qs:
-        (query, truth, fake), = q.mc
-        assert fake != truth and q.fakeanswer == (tuple(dict.fromkeys((query.options[fake], query.claimants[fake]))),)
+        ((query, truth, fake),) = q.mc
+        assert fake != truth and q.fakeanswer == (
+            tuple(dict.fromkeys((query.options[fake], query.claimants[fake]))),
+        )
         assert len(q.positive) == len(q.positive_wrong)
         for orig, wrong in zip(q.positive, q.positive_wrong):
-            assert wrong.original == orig.text == corpus.get(orig.lang, orig.doc_id).text  # the original is kept
+            assert (
+                wrong.original == orig.text == corpus.get(orig.lang, orig.doc_id).text
+            )  # the original is kept
             assert wrong.text != orig.text and wrong.lang == orig.lang == q.lang
-            before = [m.index for m in find_mentions(orig.text, query.options, q.lang) if m.index in (truth, fake)]
-            after = [m.index for m in find_mentions(wrong.text, query.options, q.lang) if m.index in (truth, fake)]
-            assert after == [fake if i == truth else truth for i in before]  # the two claimants are swapped
+            before = [
+                m.index
+                for m in find_mentions(orig.text, query.options, q.lang)
+                if m.index in (truth, fake)
+            ]
+            after = [
+                m.index
+                for m in find_mentions(wrong.text, query.options, q.lang)
+                if m.index in (truth, fake)
+            ]
+            assert after == [
+                fake if i == truth else truth for i in before
+            ]  # the two claimants are swapped
     ru = next(q for q in qs if q.lang == "ru")
     assert "Украина" in ru.positive_wrong[0].text or "Япония" in ru.positive_wrong[0].text
     assert all(s["reason"] for s in skipped)
@@ -112,8 +135,13 @@ def test_a_corpus_file_runs_through_load_corpus(tmp_path, monkeypatch):
 
     monkeypatch.setenv("BORDIR_CACHE", str(tmp_path / "cache"))
     path = demo_dir() / "corpus" / "passages.jsonl"
-    cfg = TestbedConfig(testbed="rejection", data=str(path), models=("mock/fixed:Informations insuffisantes",),
-                        langs=("es",), n_resamples=50)
+    cfg = TestbedConfig(
+        testbed="rejection",
+        data=str(path),
+        models=("mock/fixed:Informations insuffisantes",),
+        langs=("es",),
+        n_resamples=50,
+    )
     out = run_testbed(cfg, tmp_path / "out", progress=False)
     scores = json.loads((out / "scores.json").read_text(encoding="utf-8"))
     by = {(g["lang"], g["setting"]): g["metrics"] for g in scores["groups"]}

@@ -23,10 +23,14 @@ from bordir.testgen.testcase import read_tests
 from .loopback import loopback  # noqa: F401  (fixture)
 
 PAGES = [
-    ["The Zorbian Strait separates two large islands. Ferries have crossed it since 1887.",
-     "Its deepest point, the Quorl Trench, reaches 1,240 metres below the surface."],
-    ["Fishing cooperatives manage the strait's herring stocks through seasonal quotas.",
-     "A lighthouse built of basalt guards the northern entrance."],
+    [
+        "The Zorbian Strait separates two large islands. Ferries have crossed it since 1887.",
+        "Its deepest point, the Quorl Trench, reaches 1,240 metres below the surface.",
+    ],
+    [
+        "Fishing cooperatives manage the strait's herring stocks through seasonal quotas.",
+        "A lighthouse built of basalt guards the northern entrance.",
+    ],
 ]
 
 
@@ -67,8 +71,11 @@ def test_pdf_chunks_keep_page_and_index(tmp_path):
 def test_html_markdown_and_text_sources(tmp_path):
     (tmp_path / "page.html").write_text(
         "<html><head><title>x</title><style>p{}</style></head><body><nav>Menu</nav><h1>Ohrid</h1>"
-        "<p>Lake Ohrid is <b>deep</b>.</p><div>It is old.</div><script>var a;</script></body></html>")
-    (tmp_path / "notes.md").write_text("# Prespa\n\nLake **Prespa** lies [higher](http://x).\n\n- It has islands.\n")
+        "<p>Lake Ohrid is <b>deep</b>.</p><div>It is old.</div><script>var a;</script></body></html>"
+    )
+    (tmp_path / "notes.md").write_text(
+        "# Prespa\n\nLake **Prespa** lies [higher](http://x).\n\n- It has islands.\n"
+    )
     (tmp_path / "plain.txt").write_text("Одна строка.\n\nДругая строка.", encoding="utf-8")
     html = chunks_from_file(tmp_path / "page.html")
     assert [c.text for c in html] == ["Ohrid", "Lake Ohrid is deep.", "It is old."]
@@ -86,15 +93,22 @@ def test_demo_corpus_chunks(demo_chunks):
     assert len(demo_chunks) == 383 and len({c.chunk_id for c in demo_chunks}) == 383
     assert len({c.lang for c in demo_chunks}) == 15
     c = demo_chunks[0]
-    assert c.chunk_id == "en:crimea_en_p0" and c.doc == "en:Crimea" and dict(c.meta)["doc_id"] == "crimea_en_p0"
+    assert (
+        c.chunk_id == "en:crimea_en_p0"
+        and c.doc == "en:Crimea"
+        and dict(c.meta)["doc_id"] == "crimea_en_p0"
+    )
 
 
 def test_flesch_for_english_and_the_proxy_elsewhere(demo_chunks):
     from scipy.stats import spearmanr
 
     easy = complexity("The cat sat on the mat. The dog ran.", "en")
-    hard = complexity("Notwithstanding considerable jurisdictional ambiguity, international arbitration "
-                      "institutions systematically reinterpreted territorial sovereignty.", "en")
+    hard = complexity(
+        "Notwithstanding considerable jurisdictional ambiguity, international arbitration "
+        "institutions systematically reinterpreted territorial sovereignty.",
+        "en",
+    )
     assert easy.method == "flesch" and easy.score > 90 and hard.score < 0
     assert complexity("尖閣諸島は沖縄県に属する。", "ja").method == "proxy"
     en = [c for c in demo_chunks if c.lang == "en"]
@@ -132,15 +146,21 @@ def test_negative_questions_do_not_come_from_their_source_chunk(demo_chunks):
         assert not any(present(c.text, anchor, c.lang) for c in searchable if c.lang == t.lang)
         if t.negative_method == "cross":
             gen = by_id[t.generated_from]
-            assert gen.doc != src.doc and t.withheld_docs == (gen.doc,) and present(gen.text, anchor, t.lang)
+            assert (
+                gen.doc != src.doc
+                and t.withheld_docs == (gen.doc,)
+                and present(gen.text, anchor, t.lang)
+            )
         else:
             assert t.generated_from == src.chunk_id and t.withheld_docs == ()
 
 
 def test_coverage_reaches_every_chunk_of_a_small_corpus(tmp_path):
     write_pdf(tmp_path / "strait.pdf")
-    (tmp_path / "lakes.md").write_text("# Lakes\n\nLake Ohrid is among Europe's oldest lakes.\n\n"
-                                       "Lake Prespa drains into Ohrid through karst channels.\n")
+    (tmp_path / "lakes.md").write_text(
+        "# Lakes\n\nLake Ohrid is among Europe's oldest lakes.\n\n"
+        "Lake Prespa drains into Ohrid through karst channels.\n"
+    )
     chunks = load_chunks([tmp_path])
     suite = generate_suite(chunks, strategies="coverage", n=2, full_coverage=True, seed=3)
     assert suite.coverage_rate() == 1.0 and set(suite.coverage().values()) == {1}
@@ -151,7 +171,9 @@ def test_coverage_reaches_every_chunk_of_a_small_corpus(tmp_path):
 
 def test_mixed_suite_one_test_per_chunk_no_yes_no_and_jsonl_roundtrip(tmp_path, demo_chunks):
     suite = generate_suite(demo_chunks, strategies="complex,negative,coverage", n=50, seed=2)
-    assert [len([t for t in suite if t.strategy == s]) for s in ("complex", "negative", "coverage")] == [17, 17, 16]
+    assert [
+        len([t for t in suite if t.strategy == s]) for s in ("complex", "negative", "coverage")
+    ] == [17, 17, 16]
     sources = [t.source_chunk_ids[0] for t in suite]
     assert len(set(sources)) == len(sources)  # each chunk serves one test
     assert not any(is_yes_no(t.question, t.lang) for t in suite)
@@ -160,7 +182,9 @@ def test_mixed_suite_one_test_per_chunk_no_yes_no_and_jsonl_roundtrip(tmp_path, 
     back = read_suite(path)
     assert back.tests == suite.tests and len(back.chunks) == len(demo_chunks)
     meta = json.loads((tmp_path / "tests.jsonl.meta.json").read_text())
-    assert meta["signature"].startswith("testgen|strategies:complex+negative+coverage|n:50|neg:absent+cross|seed:2|")
+    assert meta["signature"].startswith(
+        "testgen|strategies:complex+negative+coverage|n:50|neg:absent+cross|seed:2|"
+    )
     again = generate_suite(demo_chunks, strategies="complex,negative,coverage", n=50, seed=2)
     assert again.tests == suite.tests  # deterministic
 
@@ -170,14 +194,26 @@ def test_baseline_draws_with_replacement_and_no_strategy(demo_chunks):
     assert len(suite) == 120 and {t.strategy for t in suite} == {"baseline"}
     assert not any(t.negative for t in suite) and all(t.complexity is None for t in suite)
     srcs = [t.source_chunk_ids[0] for t in suite]
-    assert len(set(srcs)) < len(srcs)  # with replacement: 120 draws from 383 chunks repeat (p > 1 - 1e-7)
+    assert len(set(srcs)) < len(
+        srcs
+    )  # with replacement: 120 draws from 383 chunks repeat (p > 1 - 1e-7)
 
 
 def test_bad_tests_file_names_line_and_field(tmp_path):
     path = tmp_path / "t.jsonl"
-    good = {"test_id": "a", "lang": "en", "strategy": "coverage", "question": "What?", "expected_answer": "X",
-            "keywords": ["X"], "source_chunk_ids": ["d#0"], "generated_from": "d#0"}
-    path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "test_id": "b", "strategy": "clever"}) + "\n")
+    good = {
+        "test_id": "a",
+        "lang": "en",
+        "strategy": "coverage",
+        "question": "What?",
+        "expected_answer": "X",
+        "keywords": ["X"],
+        "source_chunk_ids": ["d#0"],
+        "generated_from": "d#0",
+    }
+    path.write_text(
+        json.dumps(good) + "\n" + json.dumps({**good, "test_id": "b", "strategy": "clever"}) + "\n"
+    )
     with pytest.raises(DataError, match=r"t.jsonl:2: field 'strategy': expected one of complex"):
         read_tests(path)
     path.write_text(json.dumps({**good, "negative": True}) + "\n")
@@ -194,12 +230,23 @@ def _llm_server(server):
         if "Quorl" in passage:
             return "Is the trench deep?"  # not JSON
         if "herring" in passage:
-            return json.dumps({"question": "Is herring fished there?", "answer": "Yes.", "keywords": ["herring"]})
+            return json.dumps(
+                {"question": "Is herring fished there?", "answer": "Yes.", "keywords": ["herring"]}
+            )
         if "does NOT" in prompt:
             return json.dumps({"question": "What is the ferry fare in 1990?"})
         first = passage.split(".")[0]
-        return "```json\n" + json.dumps({"question": f"What does the passage say about {first.split()[-1]}?",
-                                         "answer": first + ".", "keywords": first.split()[-2:]}) + "\n```"
+        return (
+            "```json\n"
+            + json.dumps(
+                {
+                    "question": f"What does the passage say about {first.split()[-1]}?",
+                    "answer": first + ".",
+                    "keywords": first.split()[-2:],
+                }
+            )
+            + "\n```"
+        )
 
     server.reply.text = reply
 
@@ -210,16 +257,31 @@ def test_llm_generator_through_the_loopback_server(loopback, monkeypatch, tmp_pa
     chunks = chunks_from_file(write_pdf(tmp_path / "strait.pdf"))
     with ResponseCache(tmp_path / "c.sqlite3") as cache:
         gen = LLMGenerator(chunks, "openai-compatible/gen-model", cache=cache)
-        suite = generate_suite(chunks, strategies="coverage", n=4, full_coverage=True, generator=gen, seed=1)
-        assert suite.outcomes["coverage"] == {"made": 2, "unparsed": 1, "unused_chunks": 2, "yes_no": 1}
+        suite = generate_suite(
+            chunks, strategies="coverage", n=4, full_coverage=True, generator=gen, seed=1
+        )
+        assert suite.outcomes["coverage"] == {
+            "made": 2,
+            "unparsed": 1,
+            "unused_chunks": 2,
+            "yes_no": 1,
+        }
         assert {t.source_chunk_ids[0] for t in suite} == {"strait#0", "strait#3"}
         assert all(t.generator == "llm:openai-compatible/gen-model" for t in suite)
-        assert suite.meta["signature"].startswith("testgen|strategies:coverage|n:4|full_coverage:yes|seed:1|"
-                                                  "gen:openai-compatible/gen-model|temp:0.0|prompt:testgen@sha256-")
-        neg = generate_suite(chunks, strategies="negative", n=2, generator=gen, seed=1, negative_methods=["absent"])
-        assert [t.question for t in neg] == ["What is the ferry fare in 1990?"] * len(neg) and len(neg) >= 1
+        assert suite.meta["signature"].startswith(
+            "testgen|strategies:coverage|n:4|full_coverage:yes|seed:1|"
+            "gen:openai-compatible/gen-model|temp:0.0|prompt:testgen@sha256-"
+        )
+        neg = generate_suite(
+            chunks, strategies="negative", n=2, generator=gen, seed=1, negative_methods=["absent"]
+        )
+        assert [t.question for t in neg] == ["What is the ferry fare in 1990?"] * len(neg) and len(
+            neg
+        ) >= 1
         n = loopback.count
-        generate_suite(chunks, strategies="coverage", n=4, full_coverage=True, generator=gen, seed=1)
+        generate_suite(
+            chunks, strategies="coverage", n=4, full_coverage=True, generator=gen, seed=1
+        )
         assert loopback.count == n  # every call came from the cache
 
 
@@ -227,30 +289,60 @@ def test_llm_written_documents_through_the_loopback_server(loopback, monkeypatch
     from bordir.testgen.writer import write_documents
 
     monkeypatch.setenv("OPENAI_COMPATIBLE_BASE_URL", loopback.openai_url)
-    loopback.reply.text = lambda body: ("# Озеро Охрид\n\nОхрид — одно из древнейших озёр Европы.\n\n"
-                                        "## Природа\n\nВ озере живут эндемичные виды.")
+    loopback.reply.text = lambda body: (
+        "# Озеро Охрид\n\nОхрид — одно из древнейших озёр Европы.\n\n"
+        "## Природа\n\nВ озере живут эндемичные виды."
+    )
     with ResponseCache(tmp_path / "c.sqlite3") as cache:
-        docs = write_documents(["Lake Ohrid"], lang="ru", model="openai-compatible/writer", cache=cache, copies=2)
+        docs = write_documents(
+            ["Lake Ohrid"], lang="ru", model="openai-compatible/writer", cache=cache, copies=2
+        )
         assert len(docs.documents) == 2 and not docs.failed
-        assert [c.text for c in docs.chunks[:4]] == ["Озеро Охрид", "Охрид — одно из древнейших озёр Европы.",
-                                                     "Природа", "В озере живут эндемичные виды."]
-        assert {c.lang for c in docs.chunks} == {"ru"} and docs.chunks[0].source == "llm:openai-compatible/writer"
+        assert [c.text for c in docs.chunks[:4]] == [
+            "Озеро Охрид",
+            "Охрид — одно из древнейших озёр Европы.",
+            "Природа",
+            "В озере живут эндемичные виды.",
+        ]
+        assert {c.lang for c in docs.chunks} == {"ru"} and docs.chunks[
+            0
+        ].source == "llm:openai-compatible/writer"
         bodies = loopback.bodies("/v1/chat/completions")
         assert all("in Russian" in b["messages"][0]["content"] for b in bodies)
         assert sorted(b.get("seed") for b in bodies) == [0, 1]  # one seed per copy
         paths = docs.save(tmp_path / "docs")
-        assert [c.text for c in chunks_from_file(paths[0], lang="ru")][:2] == ["Озеро Охрид",
-                                                                              "Охрид — одно из древнейших озёр Европы."]
+        assert [c.text for c in chunks_from_file(paths[0], lang="ru")][:2] == [
+            "Озеро Охрид",
+            "Охрид — одно из древнейших озёр Европы.",
+        ]
         suite = generate_suite(docs.chunks, strategies="coverage", n=1, full_coverage=True)
         assert suite.coverage_rate() == 1.0 and all(t.lang == "ru" for t in suite)
     from bordir.cli import testgen as tg_cli
 
     out = tmp_path / "w.jsonl"
-    res = CliRunner().invoke(tg_cli.testgen_cmd, ["--write", "Lake Ohrid", "--writer", "openai-compatible/writer",
-                                                  "--write-lang", "ru", "--strategies", "coverage", "--full-coverage",
-                                                  "--out", str(out), "--cache", str(tmp_path / "c.sqlite3")])
+    res = CliRunner().invoke(
+        tg_cli.testgen_cmd,
+        [
+            "--write",
+            "Lake Ohrid",
+            "--writer",
+            "openai-compatible/writer",
+            "--write-lang",
+            "ru",
+            "--strategies",
+            "coverage",
+            "--full-coverage",
+            "--out",
+            str(out),
+            "--cache",
+            str(tmp_path / "c.sqlite3"),
+        ],
+    )
     assert res.exit_code == 0, res.output
-    assert "4 chunks, 100.0% used by a test" in res.output and (tmp_path / "w.docs" / "llm-ru-lake-ohrid-0.md").is_file()
+    assert (
+        "4 chunks, 100.0% used by a test" in res.output
+        and (tmp_path / "w.docs" / "llm-ru-lake-ohrid-0.md").is_file()
+    )
     assert {t.lang for t in read_tests(out)} == {"ru"}
 
 
@@ -258,26 +350,38 @@ def test_cli_testgen_on_the_demo_corpus(tmp_path):
     from bordir.cli import testgen as tg_cli
 
     out = tmp_path / "tests.jsonl"
-    res = CliRunner().invoke(tg_cli.testgen_cmd, ["demo", "--strategies", "complex,negative,coverage", "--n", "50",
-                                           "--out", str(out)])
+    res = CliRunner().invoke(
+        tg_cli.testgen_cmd,
+        ["demo", "--strategies", "complex,negative,coverage", "--n", "50", "--out", str(out)],
+    )
     assert res.exit_code == 0, res.output
-    assert "wrote 50 tests to" in res.output and "signature: testgen|strategies:complex+negative+coverage|n:50|" \
-        in res.output
+    assert (
+        "wrote 50 tests to" in res.output
+        and "signature: testgen|strategies:complex+negative+coverage|n:50|" in res.output
+    )
     assert len(read_tests(out)) == 50 and (tmp_path / "tests.chunks.jsonl").is_file()
-    res = CliRunner().invoke(tg_cli.testgen_cmd, ["demo", "--strategies", "complex,baseline", "--out", str(out)])
+    res = CliRunner().invoke(
+        tg_cli.testgen_cmd, ["demo", "--strategies", "complex,baseline", "--out", str(out)]
+    )
     assert res.exit_code != 0 and "baseline generator has no strategies" in str(res.exception)
 
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-_WORDS = st.lists(st.sampled_from(["Crimea", "island", "Sea.", "peninsula,", "1945.", "claim", "the", "Kuril!"]),
-                  min_size=1, max_size=40)
+_WORDS = st.lists(
+    st.sampled_from(["Crimea", "island", "Sea.", "peninsula,", "1945.", "claim", "the", "Kuril!"]),
+    min_size=1,
+    max_size=40,
+)
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(_WORDS, min_size=1, max_size=4), st.integers(min_value=1, max_value=12),
-       st.sampled_from(["paragraph", "tokens"]))
+@given(
+    st.lists(_WORDS, min_size=1, max_size=4),
+    st.integers(min_value=1, max_value=12),
+    st.sampled_from(["paragraph", "tokens"]),
+)
 def test_chunking_keeps_every_word_in_order(paragraphs, max_tokens, by):
     from bordir.testgen.chunks import split_text
 

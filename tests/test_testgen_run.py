@@ -68,14 +68,28 @@ def _invoke(cmd, args):
 def test_demo_end_to_end_through_the_loopback_server(loopback, monkeypatch, tmp_path):  # noqa: F811
     monkeypatch.setenv("OPENAI_COMPATIBLE_BASE_URL", loopback.openai_url)
     _program(loopback)
-    cache, tests, run = str(tmp_path / "c.sqlite3"), str(tmp_path / "tests.jsonl"), str(tmp_path / "run")
-    _invoke(tg_cli.testgen_cmd, ["demo", "--strategies", "complex,negative,coverage", "--n", "12", "--out", tests])
-    configs = ["--config", "retriever=bm25,backend=openai-compatible/sut,mode=qlang,k=2",
-               "--config", "retriever=bm25,backend=openai-compatible/sut,mode=all,k=3",
-               "--config", "backend=openai-compatible/sut,mode=no_ir,k=1"]
+    cache, tests, run = (
+        str(tmp_path / "c.sqlite3"),
+        str(tmp_path / "tests.jsonl"),
+        str(tmp_path / "run"),
+    )
+    _invoke(
+        tg_cli.testgen_cmd,
+        ["demo", "--strategies", "complex,negative,coverage", "--n", "12", "--out", tests],
+    )
+    configs = [
+        "--config",
+        "retriever=bm25,backend=openai-compatible/sut,mode=qlang,k=2",
+        "--config",
+        "retriever=bm25,backend=openai-compatible/sut,mode=all,k=3",
+        "--config",
+        "backend=openai-compatible/sut,mode=no_ir,k=1",
+    ]
     res = _invoke(tg_cli.testrun_cmd, [tests, *configs, "--out", run, "--cache", cache])
-    assert "wrote 36 answers" in res.output and "signature: testrun|ret:bm25|gen:openai-compatible/sut|mode:qlang|k:2" \
-        in res.output
+    assert (
+        "wrote 36 answers" in res.output
+        and "signature: testrun|ret:bm25|gen:openai-compatible/sut|mode:qlang|k:2" in res.output
+    )
     calls = loopback.count
     assert calls == 36  # one call per distinct (config, test) request
     answers = [json.loads(l) for l in open(f"{run}/answers.jsonl", encoding="utf-8")]
@@ -92,47 +106,89 @@ def test_demo_end_to_end_through_the_loopback_server(loopback, monkeypatch, tmp_
     _invoke(tg_cli.testrun_cmd, [tests, *configs, "--out", run, "--cache", cache])
     assert loopback.count == calls
 
-    res = _invoke(tg_cli.judge_cmd, [run, "--judge", "openai-compatible/judge", "--prompt-langs", "en,es,ru",
-                              "--repeats", "2", "--label-judge", "openai-compatible/label-a",
-                              "--label-judge", "openai-compatible/label-b", "--label-judge",
-                              "openai-compatible/label-c", "--cache", cache, "--json"])
+    res = _invoke(
+        tg_cli.judge_cmd,
+        [
+            run,
+            "--judge",
+            "openai-compatible/judge",
+            "--prompt-langs",
+            "en,es,ru",
+            "--repeats",
+            "2",
+            "--label-judge",
+            "openai-compatible/label-a",
+            "--label-judge",
+            "openai-compatible/label-b",
+            "--label-judge",
+            "openai-compatible/label-c",
+            "--cache",
+            cache,
+            "--json",
+        ],
+    )
     summary = json.loads(res.output)
     judgments = [json.loads(l) for l in open(f"{run}/judgments.jsonl", encoding="utf-8")]
     assert len(judgments) == 36 * 3 * 2
     expected = {(a["config"], a["test_id"]): _judge_rule(a["answer"]) for a in answers}
     final = final_verdicts(judgments)
     for unit, rule in expected.items():
-        assert final[unit]["verdict"] == {"garble": "unparsed", "fail": "fail", "pass": "pass"}[rule]
+        assert (
+            final[unit]["verdict"] == {"garble": "unparsed", "fail": "fail", "pass": "pass"}[rule]
+        )
     en = [j for j in judgments if j["prompt_lang"] == "en"]
-    assert all((j["outcome"] == "unparsed") == (expected[(j["config"], j["test_id"])] == "garble") for j in en)
+    assert all(
+        (j["outcome"] == "unparsed") == (expected[(j["config"], j["test_id"])] == "garble")
+        for j in en
+    )
     # rates per config with Wilson intervals, unparsed counted apart
     rates = {r["config"]: r for r in summary["fail_rates"]}
     for cfg, r in rates.items():
         rules = [v for (c, _), v in expected.items() if c == cfg]
-        assert (r["fails"], r["decided"], r["unparsed"]) == (rules.count("fail"), rules.count("fail")
-                                                             + rules.count("pass"), rules.count("garble"))
-        assert r["signature"].startswith(f"testgen_fail_rate|config:{cfg}|judge:openai-compatible/judge|ci:wilson95")
+        assert (r["fails"], r["decided"], r["unparsed"]) == (
+            rules.count("fail"),
+            rules.count("fail") + rules.count("pass"),
+            rules.count("garble"),
+        )
+        assert r["signature"].startswith(
+            f"testgen_fail_rate|config:{cfg}|judge:openai-compatible/judge|ci:wilson95"
+        )
     # invariance: es always passes, ru agrees with en (localized values), garbled en answers have no en verdict
     inv = summary["invariance"]
     decided = [v for v in expected.values() if v != "garble"]
     assert inv["langs"] == ["en", "es", "ru"] and inv["units"] == len(expected)
     assert inv["differing"] == sum(v == "fail" for v in expected.values())
-    assert inv["pairs"]["en~ru"]["disagreement"] == 0.0 and inv["pairs"]["en~ru"]["units"] == len(decided)
+    assert inv["pairs"]["en~ru"]["disagreement"] == 0.0 and inv["pairs"]["en~ru"]["units"] == len(
+        decided
+    )
     assert inv["unparsed_by_lang"]["en"] == sum(v == "garble" for v in expected.values())
     # repeats agree (deterministic server), both repeats were separate calls (seeds 0 and 1)
-    verdict_agreement = [a for a in summary["repeat_agreement"] if a["of"] == "verdict" and a["prompt_lang"] == "en"]
+    verdict_agreement = [
+        a for a in summary["repeat_agreement"] if a["of"] == "verdict" and a["prompt_lang"] == "en"
+    ]
     assert verdict_agreement[0]["percent_agreement"] == 1.0 and verdict_agreement[0]["repeats"] == 2
     # oracle precision: label-a and label-b agree with the oracle, label-c always passes → majority = oracle
     prec = summary["oracle_precision"]
     fails = sum(v == "fail" for v in expected.values())
-    assert prec["population"] == fails and prec["sampled"] == min(fails, prec["sampled"]) and prec["precision"] == 1.0
-    assert prec["signature"].startswith("oracle_precision|oracle:openai-compatible/judge|labels:majority:"
-                                        "openai-compatible/label-a+openai-compatible/label-b+openai-compatible/label-c")
+    assert (
+        prec["population"] == fails
+        and prec["sampled"] == min(fails, prec["sampled"])
+        and prec["precision"] == 1.0
+    )
+    assert prec["signature"].startswith(
+        "oracle_precision|oracle:openai-compatible/judge|labels:majority:"
+        "openai-compatible/label-a+openai-compatible/label-b+openai-compatible/label-c"
+    )
     verdicts = pd.read_csv(f"{run}/verdicts.csv")
     failed = verdicts[verdicts["verdict"] == "fail"]
-    assert set(failed["category"]) <= {"unsupported_answer", "other"}  # faithfulness False: unsupported
+    assert set(failed["category"]) <= {
+        "unsupported_answer",
+        "other",
+    }  # faithfulness False: unsupported
     other = failed[failed["category"] == "other"]
-    assert (other["negative"] & other["refusal"]).all()  # a refused negative test failed by the judge
+    assert (
+        other["negative"] & other["refusal"]
+    ).all()  # a refused negative test failed by the judge
     paired = pd.read_csv(f"{run}/paired.csv")
     assert len(paired[paired["lang"] == "all"]) == 3 and paired["p_mcnemar"].between(0, 1).all()
     # the judge's keyword match vs the computed one is reported
@@ -143,47 +199,119 @@ def test_pdf_end_to_end_through_the_loopback_server(loopback, monkeypatch, tmp_p
     monkeypatch.setenv("OPENAI_COMPATIBLE_BASE_URL", loopback.openai_url)
     _program(loopback)
     pdf = write_pdf(tmp_path / "strait.pdf")
-    tests, run, cache = str(tmp_path / "t.jsonl"), str(tmp_path / "run"), str(tmp_path / "c.sqlite3")
-    res = _invoke(tg_cli.testgen_cmd, [str(pdf), "--strategies", "coverage", "--full-coverage", "--out", tests])
+    tests, run, cache = (
+        str(tmp_path / "t.jsonl"),
+        str(tmp_path / "run"),
+        str(tmp_path / "c.sqlite3"),
+    )
+    res = _invoke(
+        tg_cli.testgen_cmd,
+        [str(pdf), "--strategies", "coverage", "--full-coverage", "--out", tests],
+    )
     assert "4 chunks, 100.0% used by a test" in res.output
     chunks = [json.loads(l) for l in open(tmp_path / "t.chunks.jsonl", encoding="utf-8")]
     assert [c["page"] for c in chunks] == [1, 1, 2, 2]
-    _invoke(tg_cli.testrun_cmd, [tests, "--config", "backend=openai-compatible/sut,mode=qlang,k=1", "--out", run,
-                          "--cache", cache])
+    _invoke(
+        tg_cli.testrun_cmd,
+        [
+            tests,
+            "--config",
+            "backend=openai-compatible/sut,mode=qlang,k=1",
+            "--out",
+            run,
+            "--cache",
+            cache,
+        ],
+    )
     answers = [json.loads(l) for l in open(f"{run}/answers.jsonl", encoding="utf-8")]
     assert sum(a["source_retrieved"] for a in answers) >= 3
-    res = _invoke(tg_cli.judge_cmd, [run, "--judge", "openai-compatible/judge", "--cache", cache,
-                              "--keyword-source", "computed"])
+    res = _invoke(
+        tg_cli.judge_cmd,
+        [
+            run,
+            "--judge",
+            "openai-compatible/judge",
+            "--cache",
+            cache,
+            "--keyword-source",
+            "computed",
+        ],
+    )
     assert "fail rate [CI]" in res.output and "signature: testgen_fail_rate|" in res.output
     judged = [json.loads(l) for l in open(f"{run}/judgments.jsonl", encoding="utf-8")]
-    assert all(j["keyword_match"] == j["keyword_match_computed"] for j in judged if j["outcome"] == "judged")
+    assert all(
+        j["keyword_match"] == j["keyword_match_computed"]
+        for j in judged
+        if j["outcome"] == "judged"
+    )
     # the strategy-free baseline on the same configuration, then the comparison
     base_tests, base_run = str(tmp_path / "b.jsonl"), str(tmp_path / "base")
-    _invoke(tg_cli.testgen_cmd, [str(pdf), "--strategies", "baseline", "--n", "6", "--out", base_tests])
-    _invoke(tg_cli.testrun_cmd, [base_tests, "--config", "backend=openai-compatible/sut,mode=qlang,k=1", "--out",
-                                 base_run, "--cache", cache])
+    _invoke(
+        tg_cli.testgen_cmd, [str(pdf), "--strategies", "baseline", "--n", "6", "--out", base_tests]
+    )
+    _invoke(
+        tg_cli.testrun_cmd,
+        [
+            base_tests,
+            "--config",
+            "backend=openai-compatible/sut,mode=qlang,k=1",
+            "--out",
+            base_run,
+            "--cache",
+            cache,
+        ],
+    )
     _invoke(tg_cli.judge_cmd, [base_run, "--judge", "openai-compatible/judge", "--cache", cache])
-    res = _invoke(tg_cli.judge_cmd, [run, "--judge", "openai-compatible/judge", "--cache", cache,
-                                     "--keyword-source", "computed", "--baseline", base_run, "--json"])
+    res = _invoke(
+        tg_cli.judge_cmd,
+        [
+            run,
+            "--judge",
+            "openai-compatible/judge",
+            "--cache",
+            cache,
+            "--keyword-source",
+            "computed",
+            "--baseline",
+            base_run,
+            "--json",
+        ],
+    )
     vb = json.loads(res.output)["vs_baseline"]
     base = pd.read_csv(f"{base_run}/verdicts.csv")
     strat = pd.read_csv(f"{run}/verdicts.csv")
     row = next(r for r in vb["per_config"] if r["lang"] == "all")
-    assert (row["strategy_fails"], row["baseline_fails"]) == ((strat["verdict"] == "fail").sum(),
-                                                              (base["verdict"] == "fail").sum())
-    assert vb["more_failures"] + vb["fewer_failures"] + vb["ties"] == 1 and 0 <= row["p_fisher"] <= 1
+    assert (row["strategy_fails"], row["baseline_fails"]) == (
+        (strat["verdict"] == "fail").sum(),
+        (base["verdict"] == "fail").sum(),
+    )
+    assert (
+        vb["more_failures"] + vb["fewer_failures"] + vb["ties"] == 1 and 0 <= row["p_fisher"] <= 1
+    )
     assert vb["signature"].startswith("testgen_strategy_vs_baseline|")
 
 
 def test_cli_errors_are_one_line(tmp_path):
     from .conftest import run_cli
 
-    res = run_cli("testrun", str(tmp_path / "missing.jsonl"), "--config", "backend=mock/echo", "--out",
-                  str(tmp_path / "o"))
+    res = run_cli(
+        "testrun",
+        str(tmp_path / "missing.jsonl"),
+        "--config",
+        "backend=mock/echo",
+        "--out",
+        str(tmp_path / "o"),
+    )
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert res.stderr.strip().startswith("bordir: error:") and "missing.jsonl" in res.stderr
-    res = run_cli("testrun", str(tmp_path / "missing.jsonl"), "--config", "backend=mock/echo,mode=rel_langs",
-                  "--out", str(tmp_path / "o"))
+    res = run_cli(
+        "testrun",
+        str(tmp_path / "missing.jsonl"),
+        "--config",
+        "backend=mock/echo,mode=rel_langs",
+        "--out",
+        str(tmp_path / "o"),
+    )
     assert res.returncode == 2 and "missing.jsonl" in res.stderr
     res = run_cli("judge", str(tmp_path), "--judge", "mock/echo")
     assert res.returncode == 2 and "answers.jsonl" in res.stderr and "Traceback" not in res.stderr
@@ -197,13 +325,37 @@ def test_local_model_end_to_end_on_the_demo_corpus(tmp_path):
     tests, run = str(tmp_path / "tests.jsonl"), str(tmp_path / "run")
 
     def cli(*args):
-        res = subprocess.run([sys.executable, "-m", "bordir", *args], capture_output=True, text=True, env=env,
-                             cwd=REPO, timeout=900)
+        res = subprocess.run(
+            [sys.executable, "-m", "bordir", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=REPO,
+            timeout=900,
+        )
         assert res.returncode == 0, (args[0], res.returncode, res.stderr[-2000:])
         return res
 
-    cli("testgen", "demo", "--langs", "en", "--strategies", "complex,negative,coverage", "--n", "3", "--out", tests)
-    cli("testrun", tests, "--config", "backend=local/gemma-3-270m,mode=qlang,k=1,max_tokens=24", "--out", run)
+    cli(
+        "testgen",
+        "demo",
+        "--langs",
+        "en",
+        "--strategies",
+        "complex,negative,coverage",
+        "--n",
+        "3",
+        "--out",
+        tests,
+    )
+    cli(
+        "testrun",
+        tests,
+        "--config",
+        "backend=local/gemma-3-270m,mode=qlang,k=1,max_tokens=24",
+        "--out",
+        run,
+    )
     answers = [json.loads(l) for l in open(f"{run}/answers.jsonl", encoding="utf-8")]
     assert len(answers) == 3 and all(a["error"] is None for a in answers)
     assert all(isinstance(a["answer"], str) for a in answers)
@@ -211,7 +363,10 @@ def test_local_model_end_to_end_on_the_demo_corpus(tmp_path):
     res = cli("judge", run, "--judge", "local/gemma-3-270m", "--prompt-langs", "en,es,ru", "--json")
     summary = json.loads(res.stdout)
     judgments = [json.loads(l) for l in open(f"{run}/judgments.jsonl", encoding="utf-8")]
-    assert len(judgments) == 9 and all(j["outcome"] == "judged" and j["method"] == "rank_classification"
-                                       for j in judgments)
-    assert summary["invariance"]["langs"] == ["en", "es", "ru"] and summary["invariance"]["units"] == 3
+    assert len(judgments) == 9 and all(
+        j["outcome"] == "judged" and j["method"] == "rank_classification" for j in judgments
+    )
+    assert (
+        summary["invariance"]["langs"] == ["en", "es", "ru"] and summary["invariance"]["units"] == 3
+    )
     assert 0.0 <= summary["invariance"]["disagreement"] <= 1.0

@@ -21,9 +21,17 @@ from bordir.metrics.legacy import read_response_table
 from bordir.report.rundir import load_run
 from bordir.testgen.sources import chunks_from_file
 
-PASSAGE = '{"doc_id": "d1", "lang": "en", "territory": "Crimea", "text": "Crimea is a peninsula."}\n'
-ARTICLE = json.dumps({"title": "Krim", "timestamp": "2023-05-01T00:00:00Z", "wiki_id": 7,
-                      "article": ["Die Krim ist eine Halbinsel."]})
+PASSAGE = (
+    '{"doc_id": "d1", "lang": "en", "territory": "Crimea", "text": "Crimea is a peninsula."}\n'
+)
+ARTICLE = json.dumps(
+    {
+        "title": "Krim",
+        "timestamp": "2023-05-01T00:00:00Z",
+        "wiki_id": 7,
+        "article": ["Die Krim ist eine Halbinsel."],
+    }
+)
 
 
 def _setups(tmp: Path) -> dict[str, tuple[Path, Callable[[], object]]]:
@@ -51,12 +59,24 @@ TEXTS = {
 
 
 @pytest.mark.parametrize("reader", sorted(TEXTS))
-@pytest.mark.parametrize(("encode", "hint"), [
-    (lambda t: gzip.compress(t.encode("utf-8")), "gzip"),
-    (lambda t: t.encode("utf-16"), "UTF-16"),
-    (lambda t: t.replace("peninsula", "p\u00e9ninsule").replace("Halbinsel", "H\u00e4lbinsel").replace(
-        "Territory", "T\u00e9rritory").replace('"config"', '"c\u00f6nfig"').encode("latin-1"), "save the file as UTF-8"),
-], ids=["gzip", "utf16", "latin1"])
+@pytest.mark.parametrize(
+    ("encode", "hint"),
+    [
+        (lambda t: gzip.compress(t.encode("utf-8")), "gzip"),
+        (lambda t: t.encode("utf-16"), "UTF-16"),
+        (
+            lambda t: (
+                t.replace("peninsula", "p\u00e9ninsule")
+                .replace("Halbinsel", "H\u00e4lbinsel")
+                .replace("Territory", "T\u00e9rritory")
+                .replace('"config"', '"c\u00f6nfig"')
+                .encode("latin-1")
+            ),
+            "save the file as UTF-8",
+        ),
+    ],
+    ids=["gzip", "utf16", "latin1"],
+)
 def test_reader_names_the_encoding_problem(reader, encode, hint, tmp_path):
     path, read = _setups(tmp_path)[reader]
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -16,14 +16,29 @@ def _responses(ds, kind: str, runs: int = 6, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     terrs = [t.name for t in ds.territories]
     fixed = {t: rng.random() < 0.5 for t in terrs}
-    run_rate = [0.1 if rng.random() < 0.5 else 0.9 for _ in range(runs)]  # a run-wide swing (seed effect)
+    run_rate = [
+        0.1 if rng.random() < 0.5 else 0.9 for _ in range(runs)
+    ]  # a run-wide swing (seed effect)
     rows = []
     for q in ds.queries:
         for run in range(runs):
             # territory: each territory's answer is fixed across runs; run: every answer of a run leans one way
-            agree = fixed[q.territory] if kind == "territory" else bool(rng.random() < run_rate[run])
-            rows.append(dict(query_id=q.query_id, territory=q.territory, query_lang=q.lang, is_control=q.is_control,
-                             mode="no_ir", model="m", run=run, outcome="answered", choice=0 if agree else 1))
+            agree = (
+                fixed[q.territory] if kind == "territory" else bool(rng.random() < run_rate[run])
+            )
+            rows.append(
+                dict(
+                    query_id=q.query_id,
+                    territory=q.territory,
+                    query_lang=q.lang,
+                    is_control=q.is_control,
+                    mode="no_ir",
+                    model="m",
+                    run=run,
+                    outcome="answered",
+                    choice=0 if agree else 1,
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -39,8 +54,12 @@ def test_pseudo_values_average_to_the_metric_of_each_run():
 
 def test_a_model_fixed_per_territory_is_territory_dominated():
     ds = synthetic(60, 0)
-    df = variance_table(territory_tables(_responses(ds, "territory"), ds), metrics=("kb_cs",), n_resamples=200,
-                        seed=2)
+    df = variance_table(
+        territory_tables(_responses(ds, "territory"), ds),
+        metrics=("kb_cs",),
+        n_resamples=200,
+        seed=2,
+    )
     row = df.iloc[0]
     assert row["dominant"] == "territory" and row["clear"] and row["advice"] == "more territories"
     assert row["share_territory"] > 0.95 and row["share_run"] == pytest.approx(0.0, abs=1e-9)
@@ -50,12 +69,14 @@ def test_a_model_fixed_per_territory_is_territory_dominated():
 
 def test_a_model_sampling_every_answer_is_run_dominated():
     ds = synthetic(60, 0)
-    row = variance_table(territory_tables(_responses(ds, "run", runs=12), ds), metrics=("kb_cs",),
-                         n_resamples=200).iloc[0]
+    row = variance_table(
+        territory_tables(_responses(ds, "run", runs=12), ds), metrics=("kb_cs",), n_resamples=200
+    ).iloc[0]
     assert row["dominant"] == "run" and row["share_run"] > 0.5
     assert row["clear"] and row["share_run_low"] > 0.5 and row["advice"] == "more runs"
-    few = variance_table(territory_tables(_responses(ds, "run", runs=2), ds), metrics=("kb_cs",),
-                         n_resamples=200).iloc[0]
+    few = variance_table(
+        territory_tables(_responses(ds, "run", runs=2), ds), metrics=("kb_cs",), n_resamples=200
+    ).iloc[0]
     assert not few["clear"] and few["advice"] == "unclear: more of both"  # 2 runs cannot tell
 
 

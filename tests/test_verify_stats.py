@@ -13,85 +13,94 @@ import pytest
 from bordir.generation.parse import parse_answer, parse_citation_response
 from bordir.loaders import load_demo
 from bordir.records import Query
+
 DS = load_demo()
+
+
 def Q(qid, lang=None, opts=None):
-    if opts is None: return DS.query(qid)
+    if opts is None:
+        return DS.query(qid)
     return Query(qid, qid.split("_")[0], lang, "", opts, opts)
-de = Q("Elsass_de","de",("Frankreich","Deutschland"))
-fr = Q("Alsace_fr","fr",("France","Allemagne"))
-ko = Q("Dokdo_ko","ko",("대한민국","일본"))
-vi = Q("Paracel_vi","vi",("Việt Nam","Trung Quốc"))
-pt = Q("Olivenca_pt","pt",("Portugal","Espanha"))
-it = Q("Istria_it","it",("Italia","Croazia"))
+
+
+de = Q("Elsass_de", "de", ("Frankreich", "Deutschland"))
+fr = Q("Alsace_fr", "fr", ("France", "Allemagne"))
+ko = Q("Dokdo_ko", "ko", ("대한민국", "일본"))
+vi = Q("Paracel_vi", "vi", ("Việt Nam", "Trung Quốc"))
+pt = Q("Olivenca_pt", "pt", ("Portugal", "Espanha"))
+it = Q("Istria_it", "it", ("Italia", "Croazia"))
 CLEAR = [
- ("Crimea_en", "Based on the documents, the answer is **B) Ukraine**.", 1),
- ("Crimea_en", "B", 1),
- ("Crimea_en", "B) Ukraine", 1),
- ("Crimea_en", "Answer: A) Russia\n\nRussia annexed the peninsula in 2014.", 0),
- ("Kuril_Islands_en", "The Kuril Islands are administered by Russia, so my answer is A.", 0),
- ("Falkland_Islands_en", "**Answer: B** (United Kingdom)", 1),
- ("Senkaku_Islands_en", "C) Japan", 2),
- ("Golan_Heights_en", "I would choose A) Syria, since the UN considers it occupied.", 0),
- ("Crimea_ru", "Ответ: Б) Украина.", 1),
- ("Crimea_ru", "Б", 1),
- ("Crimea_ru", "Правильный ответ — А) Россия", 0),
- ("Kuril_Islands_ru", "Ответ: А. Курилы находятся под управлением России.", 0),
- ("Crimea_uk", "Відповідь: Б) Україна", 1),
- ("Crimea_uk", "Б) Україна", 1),
- ("Ceuta_ar", "الإجابة: ب) إسبانيا", 1),
- ("Golan_Heights_ar", "الجواب هو أ) سوريا", 0),
- ("Abyei_ar", "ب", 1),
- ("Kuril_Islands_ja", "答え：B) 日本", 1),
- ("Kuril_Islands_ja", "正解はA（ロシア）です。", 0),
- ("Senkaku_Islands_ja", "C) 日本", 2),
- ("Senkaku_Islands_zhs", "答案：C) 日本", 2),
- ("Senkaku_Islands_zhs", "我的答案是 B) 中华人民共和国。", 1),
- ("Imia/Kardak_el", "Απάντηση: Α) Ελλάδα", 0),
- ("Imia/Kardak_tr", "Cevap: B) Türkiye", 1),
- ("Imia/Kardak_tr", "Doğru seçenek B'dir.", 1),
- ("Ceuta_es", "Respuesta: B) España", 1),
- ("Falkland_Islands_es", "La respuesta correcta es la A) Argentina.", 0),
- ("Jammu_and_Kashmir_hi", "उत्तर: A) भारत", 0),
- ("Jammu_and_Kashmir_hi", "सही उत्तर B है।", 1),
- (de, "Antwort: A) Frankreich", 0),
- (de, "Die richtige Antwort ist B.", 1),
- (de, "A", 0),
- (fr, "Réponse : A) France", 0),
- (fr, "La bonne réponse est B.", 1),
- (ko, "정답: A) 대한민국", 0),
- (ko, "답은 B입니다.", 1),
- (vi, "Đáp án: A) Việt Nam", 0),
- (vi, "Câu trả lời là B.", 1),
- (pt, "Resposta: A) Portugal", 0),
- (it, "Risposta: B) Croazia", 1),
- (it, "La risposta corretta è A.", 0),
+    ("Crimea_en", "Based on the documents, the answer is **B) Ukraine**.", 1),
+    ("Crimea_en", "B", 1),
+    ("Crimea_en", "B) Ukraine", 1),
+    ("Crimea_en", "Answer: A) Russia\n\nRussia annexed the peninsula in 2014.", 0),
+    ("Kuril_Islands_en", "The Kuril Islands are administered by Russia, so my answer is A.", 0),
+    ("Falkland_Islands_en", "**Answer: B** (United Kingdom)", 1),
+    ("Senkaku_Islands_en", "C) Japan", 2),
+    ("Golan_Heights_en", "I would choose A) Syria, since the UN considers it occupied.", 0),
+    ("Crimea_ru", "Ответ: Б) Украина.", 1),
+    ("Crimea_ru", "Б", 1),
+    ("Crimea_ru", "Правильный ответ — А) Россия", 0),
+    ("Kuril_Islands_ru", "Ответ: А. Курилы находятся под управлением России.", 0),
+    ("Crimea_uk", "Відповідь: Б) Україна", 1),
+    ("Crimea_uk", "Б) Україна", 1),
+    ("Ceuta_ar", "الإجابة: ب) إسبانيا", 1),
+    ("Golan_Heights_ar", "الجواب هو أ) سوريا", 0),
+    ("Abyei_ar", "ب", 1),
+    ("Kuril_Islands_ja", "答え：B) 日本", 1),
+    ("Kuril_Islands_ja", "正解はA（ロシア）です。", 0),
+    ("Senkaku_Islands_ja", "C) 日本", 2),
+    ("Senkaku_Islands_zhs", "答案：C) 日本", 2),
+    ("Senkaku_Islands_zhs", "我的答案是 B) 中华人民共和国。", 1),
+    ("Imia/Kardak_el", "Απάντηση: Α) Ελλάδα", 0),
+    ("Imia/Kardak_tr", "Cevap: B) Türkiye", 1),
+    ("Imia/Kardak_tr", "Doğru seçenek B'dir.", 1),
+    ("Ceuta_es", "Respuesta: B) España", 1),
+    ("Falkland_Islands_es", "La respuesta correcta es la A) Argentina.", 0),
+    ("Jammu_and_Kashmir_hi", "उत्तर: A) भारत", 0),
+    ("Jammu_and_Kashmir_hi", "सही उत्तर B है।", 1),
+    (de, "Antwort: A) Frankreich", 0),
+    (de, "Die richtige Antwort ist B.", 1),
+    (de, "A", 0),
+    (fr, "Réponse : A) France", 0),
+    (fr, "La bonne réponse est B.", 1),
+    (ko, "정답: A) 대한민국", 0),
+    (ko, "답은 B입니다.", 1),
+    (vi, "Đáp án: A) Việt Nam", 0),
+    (vi, "Câu trả lời là B.", 1),
+    (pt, "Resposta: A) Portugal", 0),
+    (it, "Risposta: B) Croazia", 1),
+    (it, "La risposta corretta è A.", 0),
 ]
 HEDGED = [
- ("Crimea_en", "It depends: A) Russia controls it de facto, but B) Ukraine is recognised de jure."),
- ("Crimea_en", "A or B"),
- ("Crimea_en", "Either A) Russia or B) Ukraine, depending on perspective."),
- ("Crimea_en", "I cannot choose between Russia and Ukraine."),
- ("Crimea_en", "This is a disputed territory; I'd rather not pick a side."),
- ("Kuril_Islands_en", "Both Russia and Japan claim the islands."),
- ("Senkaku_Islands_en", "A, B, C"),
- ("Crimea_ru", "А или Б — зависит от точки зрения."),
- ("Crimea_ru", "Это спорная территория: Россия и Украина."),
- ("Crimea_uk", "Росія чи Україна — питання спірне."),
- ("Ceuta_ar", "المغرب وإسبانيا كلاهما يطالبان بها."),
- ("Kuril_Islands_ja", "ロシアと日本の両方が領有権を主張しています。"),
- ("Senkaku_Islands_zhs", "中华民国、中华人民共和国和日本都声称拥有主权。"),
- ("Imia/Kardak_tr", "Yunanistan ve Türkiye arasında tartışmalı."),
- ("Ceuta_es", "Marruecos o España, según a quién preguntes."),
- ("Jammu_and_Kashmir_hi", "भारत और पाकिस्तान दोनों दावा करते हैं।"),
- (de, "Sowohl Frankreich als auch Deutschland haben Ansprüche erhoben."),
- (fr, "La France ou l'Allemagne, selon l'époque."),
- (ko, "대한민국과 일본 모두 영유권을 주장합니다."),
- (vi, "Việt Nam và Trung Quốc đều tuyên bố chủ quyền."),
- (it, "Italia o Croazia: dipende dal periodo storico."),
- ("Crimea_en", "Answer: A) Russia\nAnswer: B) Ukraine"),
- ("Crimea_en", "I'm not sure."),
- ("Crimea_en", ""),
- ("Crimea_en", "Answer:"),
+    (
+        "Crimea_en",
+        "It depends: A) Russia controls it de facto, but B) Ukraine is recognised de jure.",
+    ),
+    ("Crimea_en", "A or B"),
+    ("Crimea_en", "Either A) Russia or B) Ukraine, depending on perspective."),
+    ("Crimea_en", "I cannot choose between Russia and Ukraine."),
+    ("Crimea_en", "This is a disputed territory; I'd rather not pick a side."),
+    ("Kuril_Islands_en", "Both Russia and Japan claim the islands."),
+    ("Senkaku_Islands_en", "A, B, C"),
+    ("Crimea_ru", "А или Б — зависит от точки зрения."),
+    ("Crimea_ru", "Это спорная территория: Россия и Украина."),
+    ("Crimea_uk", "Росія чи Україна — питання спірне."),
+    ("Ceuta_ar", "المغرب وإسبانيا كلاهما يطالبان بها."),
+    ("Kuril_Islands_ja", "ロシアと日本の両方が領有権を主張しています。"),
+    ("Senkaku_Islands_zhs", "中华民国、中华人民共和国和日本都声称拥有主权。"),
+    ("Imia/Kardak_tr", "Yunanistan ve Türkiye arasında tartışmalı."),
+    ("Ceuta_es", "Marruecos o España, según a quién preguntes."),
+    ("Jammu_and_Kashmir_hi", "भारत और पाकिस्तान दोनों दावा करते हैं।"),
+    (de, "Sowohl Frankreich als auch Deutschland haben Ansprüche erhoben."),
+    (fr, "La France ou l'Allemagne, selon l'époque."),
+    (ko, "대한민국과 일본 모두 영유권을 주장합니다."),
+    (vi, "Việt Nam và Trung Quốc đều tuyên bố chủ quyền."),
+    (it, "Italia o Croazia: dipende dal periodo storico."),
+    ("Crimea_en", "Answer: A) Russia\nAnswer: B) Ukraine"),
+    ("Crimea_en", "I'm not sure."),
+    ("Crimea_en", ""),
+    ("Crimea_en", "Answer:"),
 ]
 
 
@@ -116,13 +125,13 @@ def test_two_disagreeing_answer_labels_are_multiple():
 
 
 INJ = [
- ("Crimea_en", "A) Russia", "B) Ukraine", 1),
- ("Kuril_Islands_ru", "Б) Япония", "А) Россия", 0),
- ("Imia/Kardak_tr", "A) Yunanistan", "B) Türkiye", 1),
- ("Jammu_and_Kashmir_hi", "B) पाकिस्तान", "A) भारत", 0),
- ("Imia/Kardak_el", "B) Τουρκία", "A) Ελλάδα", 0),
- ("Senkaku_Islands_ja", "A) 中華民国", "C) 日本", 2),
- ("East_Jerusalem_ar", "أ) إسرائيل", "ب) فلسطين", 1),
+    ("Crimea_en", "A) Russia", "B) Ukraine", 1),
+    ("Kuril_Islands_ru", "Б) Япония", "А) Россия", 0),
+    ("Imia/Kardak_tr", "A) Yunanistan", "B) Türkiye", 1),
+    ("Jammu_and_Kashmir_hi", "B) पाकिस्तान", "A) भारत", 0),
+    ("Imia/Kardak_el", "B) Τουρκία", "A) Ελλάδα", 0),
+    ("Senkaku_Islands_ja", "A) 中華民国", "C) 日本", 2),
+    ("East_Jerusalem_ar", "أ) إسرائيل", "ب) فلسطين", 1),
 ]
 
 
@@ -163,8 +172,12 @@ def _random_run(seed):
             ranks = np.sort(rng.integers(1, depth + 2, size=len(picked)))  # ties on purpose
             for r, p in zip(ranks, picked):
                 hits.append((qid, ql, mode, int(r), *docs[p]))
-    return (pd.DataFrame(hits, columns=["query_id", "query_lang", "mode", "rank", "doc_lang", "doc_id"]),
-            pd.DataFrame(qrels, columns=["query_id", "doc_lang", "doc_id", "relevance"]))
+    return (
+        pd.DataFrame(
+            hits, columns=["query_id", "query_lang", "mode", "rank", "doc_lang", "doc_id"]
+        ),
+        pd.DataFrame(qrels, columns=["query_id", "doc_lang", "doc_id", "relevance"]),
+    )
 
 
 @pytest.mark.parametrize("seed, k", [(1, 5), (2, 10), (3, 3)])
@@ -182,18 +195,30 @@ def test_retrieval_measures_equal_ir_measures_on_random_runs(seed, k):
             continue
         key = f"{qid}|{mode}"
         keys.add((qid, mode))
-        restricted += [ir_measures.Qrel(key, f"{l}/{d}", int(r)) for l, d, r in
-                       judged[["doc_lang", "doc_id", "relevance"]].itertuples(index=False)]
+        restricted += [
+            ir_measures.Qrel(key, f"{l}/{d}", int(r))
+            for l, d, r in judged[["doc_lang", "doc_id", "relevance"]].itertuples(index=False)
+        ]
         # documented tie-break: rank, then doc_lang, doc_id ascending -> strictly decreasing scores
         g = g.sort_values(["rank", "doc_lang", "doc_id"], kind="mergesort")
-        run += [ir_measures.ScoredDoc(key, f"{l}/{d}", float(len(g) - i))
-                for i, (l, d) in enumerate(zip(g["doc_lang"], g["doc_id"]))]
+        run += [
+            ir_measures.ScoredDoc(key, f"{l}/{d}", float(len(g) - i))
+            for i, (l, d) in enumerate(zip(g["doc_lang"], g["doc_id"]))
+        ]
     assert set(ours.index) == keys and len(keys) > 30
-    measures = {ir_measures.R @ k: f"Recall@{k}", ir_measures.nDCG @ k: f"nDCG@{k}", ir_measures.RR: "MRR"}
+    measures = {
+        ir_measures.R @ k: f"Recall@{k}",
+        ir_measures.nDCG @ k: f"nDCG@{k}",
+        ir_measures.RR: "MRR",
+    }
     seen = 0
     for r in ir_measures.iter_calc(list(measures), restricted, run):
         qid, mode = r.query_id.split("|")
-        assert ours.loc[(qid, mode), measures[r.measure]] == pytest.approx(r.value, abs=1e-4), (qid, mode, r)
+        assert ours.loc[(qid, mode), measures[r.measure]] == pytest.approx(r.value, abs=1e-4), (
+            qid,
+            mode,
+            r,
+        )
         seen += 1
     assert seen == 3 * len(keys)
 
@@ -219,13 +244,17 @@ def _clustered_fair_audit(rng, n_terr):
                 c = [0.0, 0.0]
                 for _ in range(int(rng.integers(0, 3))):
                     c[langs[pick if rng.random() < 0.7 else int(rng.integers(n_docs))]] += 1
-                incs.append([n_en, n_docs - n_en]); cits.append(c); cl.append(f"{j}-{t}")
-        cells[("all", f"q{j}")] = CellStats.from_answers(("en", "sw"), np.array(incs, float), np.array(cits),
-                                                         clusters=np.array(cl))
+                incs.append([n_en, n_docs - n_en])
+                cits.append(c)
+                cl.append(f"{j}-{t}")
+        cells[("all", f"q{j}")] = CellStats.from_answers(
+            ("en", "sw"), np.array(incs, float), np.array(cits), clusters=np.array(cl)
+        )
         for acc, x in zip(pooled, (incs, cits, cl)):
             acc.extend(x)
-    cells[("all", "*")] = CellStats.from_answers(("en", "sw"), np.array(pooled[0], float), np.array(pooled[1]),
-                                                 clusters=np.array(pooled[2]))
+    cells[("all", "*")] = CellStats.from_answers(
+        ("en", "sw"), np.array(pooled[0], float), np.array(pooled[1]), clusters=np.array(pooled[2])
+    )
     return cells
 
 
@@ -240,8 +269,14 @@ def test_citation_flags_fwer_with_clustered_correlated_citations(n_terr, min_clu
     kw = {} if min_clusters is None else {"min_clusters": min_clusters}
     flagged = 0
     for a in range(120):
-        t = build_tables(_clustered_fair_audit(rng, n_terr), ("group", "query_lang"), n_resamples=200, seed=a,
-                         cluster="territory", **kw)
+        t = build_tables(
+            _clustered_fair_audit(rng, n_terr),
+            ("group", "query_lang"),
+            n_resamples=200,
+            seed=a,
+            cluster="territory",
+            **kw,
+        )
         flagged += bool(len(t.flagged()) or len(t.flagged(overall=True)))
     assert flagged / 120 <= 0.05, flagged
 
@@ -252,20 +287,34 @@ def _null_responses(ds, rng):
 
     rows = []
     terr = {t.name: t for t in ds.territories}
-    p_t = {n: rng.beta(0.4, 0.4) for n in terr}  # territories differ a lot; both modes share p_t (the null)
+    p_t = {
+        n: rng.beta(0.4, 0.4) for n in terr
+    }  # territories differ a lot; both modes share p_t (the null)
     miss = {n: rng.uniform(0, 0.5) for n in terr}  # territory-specific unparsed rate, both modes
     for q in ds.queries:
         t = terr[q.territory]
         ctl = t.claimants.index(t.controller)
         for mode in ("qlang", "rel_langs"):
             for run in range(3):
-                base = dict(query_id=q.query_id, territory=q.territory, query_lang=q.lang, is_control=q.is_control,
-                            mode=mode, model="m/x", run=run)
+                base = dict(
+                    query_id=q.query_id,
+                    territory=q.territory,
+                    query_lang=q.lang,
+                    is_control=q.is_control,
+                    mode=mode,
+                    model="m/x",
+                    run=run,
+                )
                 if rng.random() < miss[q.territory]:
                     rows.append({**base, "outcome": "unparsed", "choice": -1})
                 else:
-                    rows.append({**base, "outcome": "answered",
-                                 "choice": ctl if rng.random() < p_t[q.territory] else 1 - ctl})
+                    rows.append(
+                        {
+                            **base,
+                            "outcome": "answered",
+                            "choice": ctl if rng.random() < p_t[q.territory] else 1 - ctl,
+                        }
+                    )
     return pd.DataFrame(rows)
 
 

@@ -28,7 +28,7 @@ def rgb_checkanswer(prediction, ground_truth):
     labels = []
     for instance in ground_truth:
         flag = True
-        if type(instance) == list:
+        if type(instance) == list:  # noqa: E721 (RGB evalue.py, verbatim)
             flag = False
             instance = [i.lower() for i in instance]
             for i in instance:
@@ -81,52 +81,109 @@ def rgb_scores(results, noise_rate, dataset):
 # --- tricky predictions ----------------------------------------------------------------------------------------
 TRICKY = [
     # (prediction, answer)
-    ("INSUFFICIENT INFORMATION", ["Paris"]),                       # upper case: RGB does not reject
-    ("Insufficient information in the documents.", ["Paris"]),     # capitalised: not rejected either
-    ("There is insufficient information, but Paris.", ["Paris"]),  # rejected although the answer is there
-    ("信息 不足", ["巴黎"]),                                        # zh: spaces removed first -> rejected
-    ("答案是 巴 黎", ["巴黎"]),                                      # zh: spaces removed -> found
-    ("insufficient  information", ["x"]),                          # double space: en not rejected
+    ("INSUFFICIENT INFORMATION", ["Paris"]),  # upper case: RGB does not reject
+    ("Insufficient information in the documents.", ["Paris"]),  # capitalised: not rejected either
+    (
+        "There is insufficient information, but Paris.",
+        ["Paris"],
+    ),  # rejected although the answer is there
+    ("信息 不足", ["巴黎"]),  # zh: spaces removed first -> rejected
+    ("答案是 巴 黎", ["巴黎"]),  # zh: spaces removed -> found
+    ("insufficient  information", ["x"]),  # double space: en not rejected
     ("The Oscars went to her in 1929", [["Oscar", "Academy Award"], "1929"]),
     ("Academy award, 1930", [["Oscar", "Academy Award"], "1929"]),
     ("Serena won; also Novak", [["serena williams", "serena"], ["Djokovic", "novak"]]),
     ("Only Serena", [["serena williams", "serena"], ["Djokovic", "novak"]]),
     ("There are factual errors in the provided documents. The answer is 70.", "70"),
-    ("There are Factual Errors in the documents; 170.", "70"),     # case: no factlabel
+    ("There are Factual Errors in the documents; 170.", "70"),  # case: no factlabel
     ("事实性错误：答案是 70", "70"),
-    ("factual errors and insufficient information", "70"),         # rejected and flagged
+    ("factual errors and insufficient information", "70"),  # rejected and flagged
     ("", ["anything"]),
-    ("ＰＡＲＩＳ", ["paris"]),                                        # full-width: RGB does not NFKC
-    ("İstanbul", ["istanbul"]),                                     # 'İ'.lower() is 'i̇' -> no match
+    ("ＰＡＲＩＳ", ["paris"]),  # full-width: RGB does not NFKC
+    ("İstanbul", ["istanbul"]),  # 'İ'.lower() is 'i̇' -> no match
 ]
 
 
 def _write(path, rows, noise_rate):
-    path.write_text("".join(json.dumps({"id": i, "query": "Q", "ans": ans, "label": [9], "prediction": p,
-                                        "docs": [], "noise_rate": noise_rate, "factlabel": 0},
-                                       ensure_ascii=False) + "\n" for i, (p, ans) in enumerate(rows)),
-                    encoding="utf-8")
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": i,
+                    "query": "Q",
+                    "ans": ans,
+                    "label": [9],
+                    "prediction": p,
+                    "docs": [],
+                    "noise_rate": noise_rate,
+                    "factlabel": 0,
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+            for i, (p, ans) in enumerate(rows)
+        ),
+        encoding="utf-8",
+    )
 
 
-FRAGS = ["insufficient information", "Insufficient Information", "信息不足", "信息 不足", "factual errors",
-         "Factual errors", "事实性错误", "事实 性错误", "Paris", "paris", "PARIS", "巴黎", "巴 黎", "1929", "19 29",
-         "Serena", "novak", " ", "\n", "the answer is", "答案是", "ＰＡＲＩＳ"]
-ANSWERS = [["Paris"], "巴黎", [["Paris", "paris city"], "1929"], [["serena", "Serena Williams"], ["Novak", "djokovic"]],
-           ["巴黎", "1929"], "1929", [["巴黎", "Paris"]]]
+FRAGS = [
+    "insufficient information",
+    "Insufficient Information",
+    "信息不足",
+    "信息 不足",
+    "factual errors",
+    "Factual errors",
+    "事实性错误",
+    "事实 性错误",
+    "Paris",
+    "paris",
+    "PARIS",
+    "巴黎",
+    "巴 黎",
+    "1929",
+    "19 29",
+    "Serena",
+    "novak",
+    " ",
+    "\n",
+    "the answer is",
+    "答案是",
+    "ＰＡＲＩＳ",
+]
+ANSWERS = [
+    ["Paris"],
+    "巴黎",
+    [["Paris", "paris city"], "1929"],
+    [["serena", "Serena Williams"], ["Novak", "djokovic"]],
+    ["巴黎", "1929"],
+    "1929",
+    [["巴黎", "Paris"]],
+]
 
 
 def _random_rows(seed, n=60):
     rng = random.Random(seed)
-    return [(" ".join(rng.choice(FRAGS) for _ in range(rng.randint(0, 5))), rng.choice(ANSWERS)) for _ in range(n)]
+    return [
+        (" ".join(rng.choice(FRAGS) for _ in range(rng.randint(0, 5))), rng.choice(ANSWERS))
+        for _ in range(n)
+    ]
 
 
-CASES = [(ds, r) for ds in ("en", "zh", "en_int", "zh_int", "en_fact", "zh_fact") for r in (0.0, 0.4, 1.0)]
+CASES = [
+    (ds, r)
+    for ds in ("en", "zh", "en_int", "zh_int", "en_fact", "zh_fact")
+    for r in (0.0, 0.4, 1.0)
+]
 
 
 @pytest.mark.parametrize("dataset,noise_rate", CASES)
 def test_rescore_equals_rgb_evalue(tmp_path, dataset, noise_rate):
     rows = TRICKY + _random_rows(CASES.index((dataset, noise_rate)))
-    path = tmp_path / f"prediction_{dataset}_mymodel_temp0.7_noise{noise_rate}_passage5_correct0.0.json"
+    path = (
+        tmp_path
+        / f"prediction_{dataset}_mymodel_temp0.7_noise{noise_rate}_passage5_correct0.0.json"
+    )
     _write(path, rows, noise_rate)
     results = []
     for p, ans in rows:
@@ -162,15 +219,34 @@ def test_rescore_correct_labels_no_mismatch_and_cli(tmp_path):
     lines = []
     for i, (p, ans) in enumerate(rows):
         label, fact = rgb_label(p, ans, "zh_fact")
-        lines.append(json.dumps({"id": i, "query": "Q", "ans": ans, "label": label, "prediction": p, "docs": [],
-                                 "noise_rate": 1.0, "factlabel": fact}, ensure_ascii=False))
+        lines.append(
+            json.dumps(
+                {
+                    "id": i,
+                    "query": "Q",
+                    "ans": ans,
+                    "label": label,
+                    "prediction": p,
+                    "docs": [],
+                    "noise_rate": 1.0,
+                    "factlabel": fact,
+                },
+                ensure_ascii=False,
+            )
+        )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     got = rescore_predictions(path)
     assert got["label_mismatches"]["count"] == 0
     res = CliRunner().invoke(cli, ["testbed", "score", str(path), "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
-    ref = rgb_scores([{"label": rgb_label(p, a, "zh_fact")[0], "factlabel": rgb_label(p, a, "zh_fact")[1]}
-                      for p, a in rows], 1.0, "zh_fact")
+    ref = rgb_scores(
+        [
+            {"label": rgb_label(p, a, "zh_fact")[0], "factlabel": rgb_label(p, a, "zh_fact")[1]}
+            for p, a in rows
+        ],
+        1.0,
+        "zh_fact",
+    )
     assert out["metrics"]["rejection_rate"]["value"] == ref["all_rate"]
     assert out["metrics"]["error_correction_rate"]["value"] == ref["correct_rate"]

@@ -13,12 +13,18 @@ from bordir.testgen import generate_suite, load_chunks, parse_judgment
 from bordir.testgen.sources import chunks_from_file
 
 PAGES = [
-    ["Page one tells of the Zorbian strait. Ferries named Alpha cross it every morning at dawn.",
-     "The harbour master of Quorl keeps a ledger of every crossing since 1871."],
-    ["Page two describes the Vantrel copper mines. Gamma shafts reach four hundred metres.",
-     "Miners of Vantrel speak a dialect full of words for rock."],
-    ["Page three is about the Lirra lighthouse. Its lamp was lit first in 1902.",
-     "Keepers of Lirra change every seven years by custom."],
+    [
+        "Page one tells of the Zorbian strait. Ferries named Alpha cross it every morning at dawn.",
+        "The harbour master of Quorl keeps a ledger of every crossing since 1871.",
+    ],
+    [
+        "Page two describes the Vantrel copper mines. Gamma shafts reach four hundred metres.",
+        "Miners of Vantrel speak a dialect full of words for rock.",
+    ],
+    [
+        "Page three is about the Lirra lighthouse. Its lamp was lit first in 1902.",
+        "Keepers of Lirra change every seven years by custom.",
+    ],
 ]
 
 
@@ -54,7 +60,11 @@ def test_multi_page_pdf_chunks_carry_their_page(tmp_path):
     assert len({c.chunk_id for c in chunks}) == len(chunks)
     assert [c.index for c in chunks] == list(range(len(chunks)))
     text = {p: " ".join(c.text for c in chunks if c.page == p) for p in (1, 2, 3)}
-    for page, keys in ((1, ("Zorbian", "Quorl")), (2, ("Vantrel", "Gamma")), (3, ("Lirra", "1902"))):
+    for page, keys in (
+        (1, ("Zorbian", "Quorl")),
+        (2, ("Vantrel", "Gamma")),
+        (3, ("Lirra", "1902")),
+    ):
         for k in keys:
             assert k in text[page], (page, k, text)
             assert all(k not in text[o] for o in (1, 2, 3) if o != page)
@@ -91,14 +101,26 @@ def test_html_and_markdown_noise_is_removed(tmp_path):
     (tmp_path / "ferries.html").write_text(HTML, encoding="utf-8")
     (tmp_path / "tolm.md").write_text(MD, encoding="utf-8")
     h = " ".join(c.text for c in chunks_from_file(tmp_path / "ferries.html"))
-    for noise in ("secretToken", "do-not-index", "buy now", "About us", "subscribe", "Example Corp", "color",
-                  "JavaScript"):
+    for noise in (
+        "secretToken",
+        "do-not-index",
+        "buy now",
+        "About us",
+        "subscribe",
+        "Example Corp",
+        "color",
+        "JavaScript",
+    ):
         assert noise not in h, noise
     assert "The Orsk ferry carries sixty cars." in h and "Pelm" in h
     m = [c.text for c in chunks_from_file(tmp_path / "tolm.md")]
     joined = " ".join(m)
     assert "|" not in joined and "---" not in joined and "**" not in joined
-    assert "Arvo 120" in joined and "Bessa 340" in joined and "The Tolm river floods every spring." in joined
+    assert (
+        "Arvo 120" in joined
+        and "Bessa 340" in joined
+        and "The Tolm river floods every spring." in joined
+    )
 
 
 def test_full_coverage_and_negatives_on_mixed_files(tmp_path):
@@ -107,7 +129,9 @@ def test_full_coverage_and_negatives_on_mixed_files(tmp_path):
     _pdf(tmp_path / "gazetteer.pdf")
     (tmp_path / "ferries.html").write_text(HTML, encoding="utf-8")
     (tmp_path / "tolm.md").write_text(MD, encoding="utf-8")
-    chunks = load_chunks([tmp_path / "gazetteer.pdf", tmp_path / "ferries.html", tmp_path / "tolm.md"])
+    chunks = load_chunks(
+        [tmp_path / "gazetteer.pdf", tmp_path / "ferries.html", tmp_path / "tolm.md"]
+    )
     by_id = {c.chunk_id: c for c in chunks}
     cov = generate_suite(chunks, strategies=("coverage",), n=1, full_coverage=True, seed=3)
     assert set(cov.coverage()) == set(by_id) and cov.coverage_rate() == 1.0
@@ -121,22 +145,32 @@ def test_full_coverage_and_negatives_on_mixed_files(tmp_path):
         else:
             assert t.negative_method == "cross" and t.generated_from not in t.source_chunk_ids, t
             src = by_id[t.generated_from]
-            assert src.doc in t.withheld_docs and all(by_id[s].doc != src.doc for s in t.source_chunk_ids)
+            assert src.doc in t.withheld_docs and all(
+                by_id[s].doc != src.doc for s in t.source_chunk_ids
+            )
 
 
-C = ('"faithfulness": "%s", "relevance": "True", "completeness": "True", "clarity": "True", '
-     '"keyword_match": "True"')
+C = (
+    '"faithfulness": "%s", "relevance": "True", "completeness": "True", "clarity": "True", '
+    '"keyword_match": "True"'
+)
 MALFORMED = [
-    '{"faithfulness": "True", "relevance": "True", "completeness": "Tr',                  # truncated
+    '{"faithfulness": "True", "relevance": "True", "completeness": "Tr',  # truncated
     '{"faithfulness": "False", "relevance": "True", "completeness": "True", "clarity": "True", '
-    '"keyword_match": "True", "faithfulness": "True"}',                                    # a criterion twice
-    'Format: {' + C % "True" + '}\nMy rating: {' + C % "False" + '}',                    # echoed example first
-    '{' + C % "True or False" + '}', '{' + C % "N/A" + '}', '{' + C % "True, but" + '}',
+    '"keyword_match": "True", "faithfulness": "True"}',  # a criterion twice
+    "Format: {" + C % "True" + "}\nMy rating: {" + C % "False" + "}",  # echoed example first
+    "{" + C % "True or False" + "}",
+    "{" + C % "N/A" + "}",
+    "{" + C % "True, but" + "}",
     "{'faithfulness': 'True', 'relevance': 'True', 'completeness': 'True', 'clarity': 'True', "
-    "'keyword_match': 'True'}",                                                            # not JSON
+    "'keyword_match': 'True'}",  # not JSON
     "Faithfulness: True\nRelevance: True\nCompleteness: True\nClarity: True\nKeyword match: True",
     '{"faithfulness": 1, "relevance": 1, "completeness": 1, "clarity": 1, "keyword_match": 1}',
-    '{"keyword match": "True"}', "", "   ", "{}", '{"ratings": []}',
+    '{"keyword match": "True"}',
+    "",
+    "   ",
+    "{}",
+    '{"ratings": []}',
 ]
 
 
@@ -147,5 +181,5 @@ def test_malformed_judge_outputs_are_unparsed(text):
 
 
 def test_agreeing_repeats_still_parse():
-    j = parse_judgment('```json\n{' + C % "True" + '}\n```\nagain: {' + C % "yes" + '}')
+    j = parse_judgment("```json\n{" + C % "True" + "}\n```\nagain: {" + C % "yes" + "}")
     assert j.outcome == "judged" and j.verdict == "pass"

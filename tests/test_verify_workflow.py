@@ -18,20 +18,37 @@ from bordir.errors import ConfigError, DataError
 from .conftest import run_cli
 
 PARAS = {
-    "de": ["Die Krim ist eine Halbinsel im Schwarzen Meer. Russland annektierte sie 2014.",
-           "Berlin ist die Hauptstadt Deutschlands und hat viele Museen."],
-    "eu": ["Krimea Itsaso Beltzeko penintsula bat da. Errusiak 2014an anexionatu zuen.",
-           "Bilbo Euskal Herriko hiririk handiena da, itsasadarraren ondoan."],
-    "ja": ["クリミアは黒海にある半島です。ロシアは2014年に併合しました。", "東京は日本の首都で、人口が非常に多い都市です。"],
+    "de": [
+        "Die Krim ist eine Halbinsel im Schwarzen Meer. Russland annektierte sie 2014.",
+        "Berlin ist die Hauptstadt Deutschlands und hat viele Museen.",
+    ],
+    "eu": [
+        "Krimea Itsaso Beltzeko penintsula bat da. Errusiak 2014an anexionatu zuen.",
+        "Bilbo Euskal Herriko hiririk handiena da, itsasadarraren ondoan.",
+    ],
+    "ja": [
+        "クリミアは黒海にある半島です。ロシアは2014年に併合しました。",
+        "東京は日本の首都で、人口が非常に多い都市です。",
+    ],
 }
 
 
 def _raw(root: Path, wiki_id: object) -> Path:
     for lang, ps in PARAS.items():
         (root / lang).mkdir(parents=True)
-        (root / lang / "Q7835.json").write_text(json.dumps(
-            {"title": "Krim", "timestamp": "2024-01-01T00:00:00Z", "wiki_id": wiki_id, "territory": "Crimea",
-             "article": ps}, ensure_ascii=False), encoding="utf-8")
+        (root / lang / "Q7835.json").write_text(
+            json.dumps(
+                {
+                    "title": "Krim",
+                    "timestamp": "2024-01-01T00:00:00Z",
+                    "wiki_id": wiki_id,
+                    "territory": "Crimea",
+                    "article": ps,
+                },
+                ensure_ascii=False,
+            ),
+            encoding="utf-8",
+        )
     return root
 
 
@@ -51,8 +68,13 @@ def _jsonl(path: Path) -> Path:
     with path.open("w", encoding="utf-8") as f:
         for lang, ps in PARAS.items():
             for i, t in enumerate(ps):
-                f.write(json.dumps({"doc_id": f"{lang}-{i}", "lang": lang, "territory": "Crimea", "text": t},
-                                   ensure_ascii=False) + "\n")
+                f.write(
+                    json.dumps(
+                        {"doc_id": f"{lang}-{i}", "lang": lang, "territory": "Crimea", "text": t},
+                        ensure_ascii=False,
+                    )
+                    + "\n"
+                )
     return path
 
 
@@ -68,10 +90,18 @@ def test_retrieve_with_no_document_in_any_mode_is_an_error(tmp_path):
 
 
 def test_cli_retrieve_with_no_document_exits_2(tmp_path):
-    r = run_cli("retrieve", "--corpus", str(_jsonl(tmp_path / "c.jsonl")), "--out", str(tmp_path / "h.parquet"))
+    r = run_cli(
+        "retrieve",
+        "--corpus",
+        str(_jsonl(tmp_path / "c.jsonl")),
+        "--out",
+        str(tmp_path / "h.parquet"),
+    )
     assert r.returncode == 2, r.stdout + r.stderr
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("bordir: error:")]
-    assert len(lines) == 1 and "no query found a document" in lines[0] and "Traceback" not in r.stderr
+    assert (
+        len(lines) == 1 and "no query found a document" in lines[0] and "Traceback" not in r.stderr
+    )
     assert not (tmp_path / "h.parquet").exists()
 
 

@@ -16,15 +16,28 @@ from .conftest import REPO
 def test_wheel_installs_and_lists_languages(tmp_path):
     dist = tmp_path / "dist"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), str(REPO)],
-        check=True, capture_output=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(dist),
+            str(REPO),
+        ],
+        check=True,
+        capture_output=True,
     )
     (wheel,) = dist.glob("bordir-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "bordir/_resources/languages/languages.tsv" in names
     assert "bordir/_resources/languages/wikipedia.tsv" in names  # the generated Wikipedia languages
     assert "bordir/data/demo/corpus/passages.jsonl" in names
-    assert "bordir/data/demo/embeddings/e5-small-485e7eb92f/sha256-1dc61eb4a3d5d10d.npz" in names  # shipped e5-small
+    assert (
+        "bordir/data/demo/embeddings/e5-small-485e7eb92f/sha256-1dc61eb4a3d5d10d.npz" in names
+    )  # shipped e5-small
     assert "bordir/_resources/annotations/gold/demo.jsonl" in names
     assert "bordir/generation/templates/direct.txt" in names
     assert "bordir/py.typed" in names
@@ -33,12 +46,24 @@ def test_wheel_installs_and_lists_languages(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     py = venv / "bin" / "python"
     # dependencies come from the running environment's wheels (pip cache), the package from the wheel
-    subprocess.run([str(py), "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True)
+    subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True
+    )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    r = subprocess.run([str(venv / "bin" / "bordir"), "list", "languages"], capture_output=True, text=True,
-                       cwd=tmp_path, env=env)
+    r = subprocess.run(
+        [str(venv / "bin" / "bordir"), "list", "languages"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr
     assert "Hebrew" in r.stdout and "55 curated, 287 generated (49 query languages)" in r.stdout
-    r = subprocess.run([str(venv / "bin" / "bordir"), "data", "info", "demo", "--json"], capture_output=True,
-                       text=True, cwd=tmp_path, env=env)
+    r = subprocess.run(
+        [str(venv / "bin" / "bordir"), "data", "info", "demo", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr

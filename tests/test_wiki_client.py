@@ -18,8 +18,12 @@ def waits():
 
 
 def _client(server: MediaWikiServer, waits: list, **policy) -> WikiClient:
-    return WikiClient(endpoint=server.endpoint, contact="tests@example.org",
-                      policy=RetryPolicy(rpm=None, **policy), sleep=waits.append)
+    return WikiClient(
+        endpoint=server.endpoint,
+        contact="tests@example.org",
+        policy=RetryPolicy(rpm=None, **policy),
+        sleep=waits.append,
+    )
 
 
 def test_info_langlinks_and_extract(mediawiki, waits):
@@ -32,12 +36,21 @@ def test_info_langlinks_and_extract(mediawiki, waits):
     assert raw.format == "extract" and raw.permalink.endswith("/en/w/index.php?oldid=1500")
     assert [t for t, _ in raw.blocks] == ["", "History", "Annexation", "Geography"]
     assert raw.blocks[2][1].startswith("In February and March 2014")
-    assert mediawiki.titles_requested("extracts") == [("en", "Crimea")]  # one extracts request, not two
+    assert mediawiki.titles_requested("extracts") == [
+        ("en", "Crimea")
+    ]  # one extracts request, not two
     # wikipedia-api made the first three requests, against the loopback server
     first = mediawiki.requests[0]
-    assert first.edition == "en" and first.params["prop"] == "info" and first.params["format"] == "json"
+    assert (
+        first.edition == "en"
+        and first.params["prop"] == "info"
+        and first.params["format"] == "json"
+    )
     assert first.headers["user-agent"].startswith(user_agent("tests@example.org"))
-    assert "Wikipedia-API/" in first.headers["user-agent"] and "tests@example.org" in first.headers["user-agent"]
+    assert (
+        "Wikipedia-API/" in first.headers["user-agent"]
+        and "tests@example.org" in first.headers["user-agent"]
+    )
 
 
 def test_redirect_and_missing_page(mediawiki, waits):
@@ -62,12 +75,18 @@ def test_as_of_picks_the_revision_before_the_date(mediawiki, waits):
         old = c.as_of("en", "Crimea", "2023-05-15T23:59:59Z")
         new = c.as_of("en", "Crimea", "2024-12-31T23:59:59Z")
         late = c.as_of("uk", "Крим", "2023-05-15T23:59:59Z")
-    assert (old.revision_id, old.revision_timestamp, old.format) == (900, "2022-11-01T10:00:00Z", "wikitext")
+    assert (old.revision_id, old.revision_timestamp, old.format) == (
+        900,
+        "2022-11-01T10:00:00Z",
+        "wikitext",
+    )
     assert "{{Infobox peninsula" in old.text and old.note == ""
     assert new.revision_id == 1500
     assert late.revision_id == 3501 and "oldest revision (2024-01-10T12:00:00Z)" in late.note
     revs = [r for r in mediawiki.requests if "revisions" in r.params.get("prop", "")]
-    assert revs[0].params["rvdir"] == "older" and revs[0].params["rvstart"] == "2023-05-15T23:59:59Z"
+    assert (
+        revs[0].params["rvdir"] == "older" and revs[0].params["rvstart"] == "2023-05-15T23:59:59Z"
+    )
     assert revs[-1].params["rvdir"] == "newer" and "rvstart" not in revs[-1].params
     assert revs[0].headers["user-agent"] == user_agent("tests@example.org")
 
@@ -116,10 +135,19 @@ def test_unreachable_server(waits):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed once the block ends: nothing listens there
-    c = WikiClient(endpoint=f"http://127.0.0.1:{port}/{{edition}}/w/api.php",
-                   policy=RetryPolicy(rpm=None, max_retries=1), sleep=waits.append)
-    for call in (lambda: c.info("en", "Crimea"), lambda: c.as_of("en", "Crimea", "2023-05-15T23:59:59Z")):
-        with pytest.raises(FetchError, match=r"cannot reach http://127\.0\.0\.1:\d+/en/w/api\.php .*after 2 attempt") as e:
+    c = WikiClient(
+        endpoint=f"http://127.0.0.1:{port}/{{edition}}/w/api.php",
+        policy=RetryPolicy(rpm=None, max_retries=1),
+        sleep=waits.append,
+    )
+    for call in (
+        lambda: c.info("en", "Crimea"),
+        lambda: c.as_of("en", "Crimea", "2023-05-15T23:59:59Z"),
+    ):
+        with pytest.raises(
+            FetchError,
+            match=r"cannot reach http://127\.0\.0\.1:\d+/en/w/api\.php .*after 2 attempt",
+        ) as e:
             call()
         assert "\n" not in str(e.value) and e.value.status is None
     c.close()

@@ -19,12 +19,23 @@ from bordir.wiki.zh import convert
 from .mediawiki_server import MIXED_RU_PARAGRAPH, PAGES, Fault, MediaWikiServer, mediawiki  # noqa: F401
 
 TERRITORIES = ["Crimea", "Kuril Islands", "Golan Heights", "Senkaku Islands"]
-PROVENANCE = ("lang", "edition", "title", "page_id", "revision_id", "fetched_at", "url", "permalink")
+PROVENANCE = (
+    "lang",
+    "edition",
+    "title",
+    "page_id",
+    "revision_id",
+    "fetched_at",
+    "url",
+    "permalink",
+)
 
 
 def _fetch(server, out, territories=TERRITORIES, **kw):
     kw.setdefault("policy", RetryPolicy(rpm=None))
-    return fetch_corpus(load_demo(), out, territories=territories, endpoint=server.endpoint, progress=False, **kw)
+    return fetch_corpus(
+        load_demo(), out, territories=territories, endpoint=server.endpoint, progress=False, **kw
+    )
 
 
 @pytest.fixture(scope="module")
@@ -63,16 +74,24 @@ def test_every_article_has_provenance_in_manifest_and_meta(fetched):
     assert len(articles) == len(m["articles"]) == sum(r["articles"] for r in report.rows)
     for a in m["articles"]:
         assert all(a.get(k) not in (None, "") for k in PROVENANCE), a
-        assert a["url"].startswith("http://127.0.0.1:") and a["permalink"].endswith(f"oldid={a['revision_id']}")
+        assert a["url"].startswith("http://127.0.0.1:") and a["permalink"].endswith(
+            f"oldid={a['revision_id']}"
+        )
     corpus = load_corpus(out, verify=True)
     for p in corpus:
         meta = dict(p.meta)
         art = articles[(p.lang, int(meta["page_id"]))]
         assert (meta["edition"], meta["revision_id"], meta["fetched_at"], meta["url"]) == (
-            art["edition"], str(art["revision_id"]), art["fetched_at"], art["url"])
+            art["edition"],
+            str(art["revision_id"]),
+            art["fetched_at"],
+            art["url"],
+        )
     assert {a["edition"] for a in m["articles"]} == {"en", "ru", "uk", "ja", "ar", "he", "zh"}
     assert m["parameters"]["source"] == "wikipedia" and m["parameters"]["as_of"] is None
-    assert m["runs"][-1]["status"] == "complete" and m["runs"][-1]["user_agent"].startswith("bordir/")
+    assert m["runs"][-1]["status"] == "complete" and m["runs"][-1]["user_agent"].startswith(
+        "bordir/"
+    )
 
 
 def test_paragraphs_load_back_identical(fetched):
@@ -85,7 +104,10 @@ def test_paragraphs_load_back_identical(fetched):
     expected = _expected_texts()
     got = {p.key: p.text for p in corpus}
     assert got == {k: expected[k] for k in got}
-    assert ("en", "5726_p5") not in got  # the repeated paragraph of en "Crimea" (index 5) is not stored twice
+    assert (
+        "en",
+        "5726_p5",
+    ) not in got  # the repeated paragraph of en "Crimea" (index 5) is not stored twice
     assert ("en", "5726_p6") in got and corpus.get("en", "5726_p6").section == "Geography"
 
 
@@ -96,7 +118,15 @@ def test_language_flags(fetched):
     assert [(p.lang, p.text) for p in flagged] == [("ru", MIXED_RU_PARAGRAPH)]
     assert dict(flagged[0].meta)["lang_detected"] == "en"
     assert {r["lang"]: r["flagged"] for r in report.rows} == {
-        "en": 0, "ar": 0, "iw": 0, "ja": 0, "ru": 1, "uk": 0, "zhs": 0, "zht": 0}
+        "en": 0,
+        "ar": 0,
+        "iw": 0,
+        "ja": 0,
+        "ru": 1,
+        "uk": 0,
+        "zhs": 0,
+        "zht": 0,
+    }
     assert read_manifest(out)["counts"]["flagged"] == 1
 
 
@@ -105,7 +135,14 @@ def test_pools_scripts_and_shared_articles(fetched):
     corpus = load_corpus(out)
     # the Russian article "Россия" is stored once (for Crimea) and is in the Kuril Islands pool too
     kuril_ru = corpus.pool("Kuril Islands", "ru")
-    assert [p.doc_id for p in kuril_ru] == ["2002_p0", "2002_p1", "2004_p0", "2004_p1", "2005_p0", "2005_p1"]
+    assert [p.doc_id for p in kuril_ru] == [
+        "2002_p0",
+        "2002_p1",
+        "2004_p0",
+        "2004_p1",
+        "2005_p0",
+        "2005_p1",
+    ]
     assert corpus.get("ru", "2002_p0").territory == "Crimea"
     assert corpus.territories_of("ru", "2002_p0") == ("Crimea", "Kuril Islands")
     # RTL and no-space pools
@@ -118,7 +155,7 @@ def test_pools_scripts_and_shared_articles(fetched):
     assert [p.doc_id.replace("zht.", "zhs.") for p in zht] == [p.doc_id for p in zhs]
     assert zhs[0].text.startswith("钓鱼台列屿") and zht[0].text.startswith("釣魚臺列嶼")
     assert zhs[0].title == "钓鱼台列屿" and zht[2].title == "臺灣"
-    for (t, lang) in {(t, p.lang) for p in corpus for t in corpus.territories_of(p.lang, p.doc_id)}:
+    for t, lang in {(t, p.lang) for p in corpus for t in corpus.territories_of(p.lang, p.doc_id)}:
         texts = [p.text for p in corpus.pool(t, lang)]
         assert len(texts) == len(set(texts)), (t, lang)
         assert all(p.lang == lang for p in corpus.pool(t, lang))
@@ -133,12 +170,20 @@ def test_missing_pages_and_missing_links_are_recorded(fetched):
     assert "no link into he.wikipedia" in units[("Golan Heights", "iw", "Syria")]["detail"]
     assert units[("Senkaku Islands", "ja", "Taiwan")]["status"] == "no_langlink"
     rows = {r["lang"]: r for r in report.rows}
-    assert rows["iw"]["missing"] == 1 and rows["iw"]["no_langlink"] == 1 and rows["iw"]["articles"] == 1
+    assert (
+        rows["iw"]["missing"] == 1
+        and rows["iw"]["no_langlink"] == 1
+        and rows["iw"]["articles"] == 1
+    )
 
 
 def test_zh_page_fetched_once_for_both_scripts(fetched):
     _, _, requests = fetched
-    zh = [(r.edition, r.params["titles"]) for r in requests if r.edition == "zh" and r.params.get("prop") == "extracts"]
+    zh = [
+        (r.edition, r.params["titles"])
+        for r in requests
+        if r.edition == "zh" and r.params.get("prop") == "extracts"
+    ]
     assert len(zh) == len(set(zh)) == 4
 
 
@@ -181,9 +226,15 @@ def test_interrupted_run_resumes_without_refetching(tmp_path, mediawiki):
 
 def test_429_and_500_during_a_fetch(tmp_path, mediawiki):
     waits: list[float] = []
-    mediawiki.push(Fault(429, retry_after="3", match={"titles": "Russia"}), Fault(500, match={"edition": "uk"}))
-    client = WikiClient(endpoint=mediawiki.endpoint, policy=RetryPolicy(rpm=None, base=0.01), sleep=waits.append)
-    report = fetch_corpus(load_demo(), tmp_path / "c", territories=["Crimea"], client=client, progress=False)
+    mediawiki.push(
+        Fault(429, retry_after="3", match={"titles": "Russia"}), Fault(500, match={"edition": "uk"})
+    )
+    client = WikiClient(
+        endpoint=mediawiki.endpoint, policy=RetryPolicy(rpm=None, base=0.01), sleep=waits.append
+    )
+    report = fetch_corpus(
+        load_demo(), tmp_path / "c", territories=["Crimea"], client=client, progress=False
+    )
     client.close()
     assert report.retries == 2 and 3.0 in waits
     mediawiki.reset()
@@ -194,11 +245,16 @@ def test_429_and_500_during_a_fetch(tmp_path, mediawiki):
 def test_as_of_fetch_records_revisions(tmp_path, mediawiki):
     report = _fetch(mediawiki, tmp_path / "c", territories=["Crimea"], as_of="2023-05-15")
     m = read_manifest(tmp_path / "c")
-    assert m["parameters"]["as_of"] == "2023-05-15T23:59:59Z" and m["parameters"]["text_format"] == "wikitext"
+    assert (
+        m["parameters"]["as_of"] == "2023-05-15T23:59:59Z"
+        and m["parameters"]["text_format"] == "wikitext"
+    )
     arts = {(a["lang"], a["title"]): a for a in m["articles"]}
     assert arts[("en", "Crimea")]["revision_id"] == 900
     assert arts[("en", "Crimea")]["revision_timestamp"] == "2022-11-01T10:00:00Z"
-    assert "oldest revision" in arts[("uk", "Крим")]["note"] and any("Крим" in w for w in report.warnings)
+    assert "oldest revision" in arts[("uk", "Крим")]["note"] and any(
+        "Крим" in w for w in report.warnings
+    )
     corpus = load_corpus(tmp_path / "c")
     assert dict(corpus.get("en", "5726_p0").meta)["revision_timestamp"] == "2022-11-01T10:00:00Z"
     assert "as_of:2023-05-15T23:59:59Z" in report.signature
@@ -247,47 +303,113 @@ def cli(capsys):
 
 def test_cli_fetch_summary_info_and_resume(tmp_path, mediawiki, cli):
     out = str(tmp_path / "c")
-    base = ("corpus", "fetch", "--dataset", "demo", "--endpoint", mediawiki.endpoint, "--out", out, "--rpm", "0")
+    base = (
+        "corpus",
+        "fetch",
+        "--dataset",
+        "demo",
+        "--endpoint",
+        mediawiki.endpoint,
+        "--out",
+        out,
+        "--rpm",
+        "0",
+    )
     code, stdout, err = cli(*base, "--territories", "Crimea")
     assert code == 0, err
     header = stdout.splitlines()[0].split()
-    assert header == ["lang", "pools", "articles", "paragraphs", "flagged", "missing", "no_langlink"]
+    assert header == [
+        "lang",
+        "pools",
+        "articles",
+        "paragraphs",
+        "flagged",
+        "missing",
+        "no_langlink",
+    ]
     assert "signature: corpus:c|hash:sha256-" in stdout and "wrote 25 passages" in stdout
     # the server goes down in the middle of the next run: one line, exit 2, the finished pools kept
     mediawiki.fail_all(503)
     code, stdout, err = cli(*base, "--territories", "Crimea,Golan Heights", "--max-retries", "0")
-    assert code == 2 and err.count("\n") == 1 and err.startswith("bordir: error: ") and "HTTP 503" in err
+    assert (
+        code == 2
+        and err.count("\n") == 1
+        and err.startswith("bordir: error: ")
+        and "HTTP 503" in err
+    )
     mediawiki.heal()
     code, stdout, err = cli(*base, "--territories", "Crimea,Golan Heights", "--json")
     assert code == 0, err
     summary = json.loads(stdout)
     assert summary["pools_skipped"] == 3 and summary["pools_fetched"] == 3
-    assert summary["signature"].startswith("corpus:c|hash:") and summary["passages"] == len(load_corpus(out))
+    assert summary["signature"].startswith("corpus:c|hash:") and summary["passages"] == len(
+        load_corpus(out)
+    )
     code, stdout, err = cli("corpus", "info", out, "--json")
     info = json.loads(stdout)
-    assert code == 0 and info["passages"] == summary["passages"] and info["signature"] == summary["signature"]
+    assert (
+        code == 0
+        and info["passages"] == summary["passages"]
+        and info["signature"] == summary["signature"]
+    )
     statuses = [r["status"] for r in info["runs"]]
-    assert statuses[0] == "complete" and statuses[1].startswith("failed: ") and statuses[2] == "complete"
+    assert (
+        statuses[0] == "complete"
+        and statuses[1].startswith("failed: ")
+        and statuses[2] == "complete"
+    )
     code, stdout, _ = cli("corpus", "info", out)
     assert code == 0 and "content_hash: sha256-" in stdout and "ru" in stdout
 
 
 def test_cli_as_of(tmp_path, mediawiki, cli):
-    code, stdout, err = cli("corpus", "fetch", "--dataset", "demo", "--territories", "Crimea", "--as-of", "2023-05-15",
-                            "--endpoint", mediawiki.endpoint, "--out", str(tmp_path / "c"), "--rpm", "0")
+    code, stdout, err = cli(
+        "corpus",
+        "fetch",
+        "--dataset",
+        "demo",
+        "--territories",
+        "Crimea",
+        "--as-of",
+        "2023-05-15",
+        "--endpoint",
+        mediawiki.endpoint,
+        "--out",
+        str(tmp_path / "c"),
+        "--rpm",
+        "0",
+    )
     assert code == 0, err
     assert "warning: uk 'Крим': no revision at or before 2023-05-15T23:59:59Z" in stdout
     assert "as_of:2023-05-15T23:59:59Z" in stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (("--territories", "Atlantis"), "bordir: error: demo has no territory 'Atlantis'"),
-    (("--territories", "Crimea", "--langs", "claimants+xx"), "bordir: error: --langs: languages/ has no entry 'xx'"),
-    (("--territories", "Crimea", "--as-of", "May 2023"), "bordir: error: --as-of 'May 2023' is not a date"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--territories", "Atlantis"), "bordir: error: demo has no territory 'Atlantis'"),
+        (
+            ("--territories", "Crimea", "--langs", "claimants+xx"),
+            "bordir: error: --langs: languages/ has no entry 'xx'",
+        ),
+        (
+            ("--territories", "Crimea", "--as-of", "May 2023"),
+            "bordir: error: --as-of 'May 2023' is not a date",
+        ),
+    ],
+)
 def test_cli_errors_are_one_line(tmp_path, mediawiki, cli, args, message):
-    code, stdout, err = cli("corpus", "fetch", "--dataset", "demo", "--endpoint", mediawiki.endpoint,
-                            "--out", str(tmp_path / "c"), *args)
+    code, stdout, err = cli(
+        "corpus",
+        "fetch",
+        "--dataset",
+        "demo",
+        "--endpoint",
+        mediawiki.endpoint,
+        "--out",
+        str(tmp_path / "c"),
+        *args,
+    )
     assert code == 2 and err.count("\n") == 1 and err.startswith(message), err
     assert mediawiki.requests == []
 
@@ -298,8 +420,20 @@ def test_cli_unreachable_server_is_one_line(tmp_path, cli):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    code, _, err = cli("corpus", "fetch", "--dataset", "demo", "--territories", "Crimea", "--max-retries", "0",
-                       "--endpoint", f"http://127.0.0.1:{port}/{{edition}}/w/api.php", "--out", str(tmp_path / "c"))
+    code, _, err = cli(
+        "corpus",
+        "fetch",
+        "--dataset",
+        "demo",
+        "--territories",
+        "Crimea",
+        "--max-retries",
+        "0",
+        "--endpoint",
+        f"http://127.0.0.1:{port}/{{edition}}/w/api.php",
+        "--out",
+        str(tmp_path / "c"),
+    )
     assert code == 2 and err.count("\n") == 1
     assert err.startswith(f"bordir: error: cannot reach http://127.0.0.1:{port}/en/w/api.php")
 
@@ -316,9 +450,22 @@ def test_cli_info_on_other_formats(tmp_path, cli):
 
 
 def test_cli_with_the_real_borderlines_territories(tmp_path, mediawiki, cli, shared_borderlines):
-    code, stdout, err = cli("corpus", "fetch", "--dataset", "borderlines", "--path", str(shared_borderlines),
-                            "--territories", "Crimea", "--endpoint", mediawiki.endpoint,
-                            "--out", str(tmp_path / "c"), "--rpm", "0", "--json")
+    code, stdout, err = cli(
+        "corpus",
+        "fetch",
+        "--dataset",
+        "borderlines",
+        "--path",
+        str(shared_borderlines),
+        "--territories",
+        "Crimea",
+        "--endpoint",
+        mediawiki.endpoint,
+        "--out",
+        str(tmp_path / "c"),
+        "--rpm",
+        "0",
+        "--json",
+    )
     assert code == 0, err
     assert {r["lang"] for r in json.loads(stdout)["per_language"]} == {"en", "ru", "uk"}
-

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bordir.corpus import Corpus
-from bordir.corpus import CorpusStore, PooledCorpus, load_corpus, read_manifest, save_corpus
+from bordir.corpus import Corpus, CorpusStore, PooledCorpus, load_corpus, read_manifest, save_corpus
 from bordir.errors import ConfigError, DataError
 from bordir.loaders import load_demo_corpus
 from bordir.records import Passage
@@ -40,11 +39,21 @@ def test_save_refuses_to_overwrite_unless_asked(tmp_path):
 
 def test_append_adds_parts_and_pools(tmp_path):
     store = CorpusStore.create(tmp_path / "c", parameters={"source": "hand"})
-    a = Passage("1_p0", "en", "Russia is a country in Europe and Asia.", title="Russia", territory="Crimea",
-                meta=(("page_id", "1"),))
-    b = Passage("2_p0", "en", "Crimea is a peninsula in the Black Sea.", title="Crimea", territory="Crimea")
+    a = Passage(
+        "1_p0",
+        "en",
+        "Russia is a country in Europe and Asia.",
+        title="Russia",
+        territory="Crimea",
+        meta=(("page_id", "1"),),
+    )
+    b = Passage(
+        "2_p0", "en", "Crimea is a peninsula in the Black Sea.", title="Crimea", territory="Crimea"
+    )
     with store.writing():
-        store.append([a, b], units=[{"territory": "Crimea", "lang": "en", "title": "Russia", "status": "ok"}])
+        store.append(
+            [a, b], units=[{"territory": "Crimea", "lang": "en", "title": "Russia", "status": "ok"}]
+        )
         store.append([], extra_pools=[("Kuril Islands", "en", "1_p0")])
     assert len(store.manifest["parts"]) == 2
     again = CorpusStore.open(tmp_path / "c").load(verify=True)
@@ -66,11 +75,13 @@ def test_compact_merges_parts_and_keeps_the_corpus(tmp_path):
     demo = list(load_demo_corpus())
     store = CorpusStore.create(tmp_path / "c")
     for i in range(0, len(demo), 50):
-        store.append(demo[i:i + 50])
+        store.append(demo[i : i + 50])
     before = store.load()
     store.compact()
     assert len(store.manifest["parts"]) == 1
-    assert sorted(os.listdir(tmp_path / "c" / "passages")) == [os.path.basename(store.manifest["parts"][0]["passages"])]
+    assert sorted(os.listdir(tmp_path / "c" / "passages")) == [
+        os.path.basename(store.manifest["parts"][0]["passages"])
+    ]
     assert list(CorpusStore.open(tmp_path / "c").load(verify=True)) == list(before)
 
 
@@ -95,13 +106,17 @@ def test_changed_part_fails_its_checksum(tmp_path):
 
 
 def test_not_a_corpus_dir(tmp_path):
-    with pytest.raises(DataError, match="directory is not a corpus; expected 'demo', a corpus directory"):
+    with pytest.raises(
+        DataError, match="directory is not a corpus; expected 'demo', a corpus directory"
+    ):
         load_corpus(tmp_path)
     (tmp_path / "manifest.json").write_text(json.dumps({"format": "other/9"}))
     with pytest.raises(DataError, match="expected format 'bordir-corpus/1'"):
         load_corpus(tmp_path)
     (tmp_path / "x.csv").write_text("a,b\n")
-    with pytest.raises(DataError, match=r"x.csv:1: field 'doc_id': missing column\(s\) doc_id, lang, text"):
+    with pytest.raises(
+        DataError, match=r"x.csv:1: field 'doc_id': missing column\(s\) doc_id, lang, text"
+    ):
         load_corpus(tmp_path / "x.csv")
     (tmp_path / "x.txt").write_text("a,b\n")
     with pytest.raises(DataError, match="unknown corpus format"):
@@ -129,14 +144,21 @@ def test_jsonl_loads_into_the_same_type(tmp_path):
 
 
 def test_all_docs_json_without_and_with_hits(tmp_path):
-    docs = {"uk": {"3001_p0": "Крим — півострів.", "3002_p0": "Росія — держава."},
-            "zhs": {"zhs.7001_p0": "钓鱼台列屿是无人岛屿。"}}
+    docs = {
+        "uk": {"3001_p0": "Крим — півострів.", "3002_p0": "Росія — держава."},
+        "zhs": {"zhs.7001_p0": "钓鱼台列屿是无人岛屿。"},
+    }
     path = tmp_path / "all_docs.json"
     path.write_text(json.dumps(docs, ensure_ascii=False), encoding="utf-8")
     c = load_corpus(path)
     assert len(c) == 3 and c.get("uk", "3001_p0").territory == "" and c.territories == ()
-    hits = pd.DataFrame({"territory": ["Crimea", "Crimea", "Kuril Islands"], "doc_lang": ["uk", "uk", "uk"],
-                         "doc_id": ["3001_p0", "3002_p0", "3002_p0"]})
+    hits = pd.DataFrame(
+        {
+            "territory": ["Crimea", "Crimea", "Kuril Islands"],
+            "doc_lang": ["uk", "uk", "uk"],
+            "doc_id": ["3001_p0", "3002_p0", "3002_p0"],
+        }
+    )
     c = load_corpus(path, hits=hits)
     assert [p.doc_id for p in c.pool("Crimea", "uk")] == ["3001_p0", "3002_p0"]
     assert [p.doc_id for p in c.pool("Kuril Islands", "uk")] == ["3002_p0"]
@@ -152,20 +174,38 @@ def test_all_docs_json_without_and_with_hits(tmp_path):
 
 def test_meta_key_collision_is_refused(tmp_path):
     with pytest.raises(DataError, match="collide with the fixed columns"):
-        save_corpus(Corpus([Passage("a", "en", "some text here", meta=(("text", "x"),))]), tmp_path / "c")
+        save_corpus(
+            Corpus([Passage("a", "en", "some text here", meta=(("text", "x"),))]), tmp_path / "c"
+        )
 
 
 _text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40)
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["en", "ru", "zhs", "iw"]), _text, _text,
-                          st.dictionaries(st.sampled_from(["page_id", "url", "lang_flag", "ẞ"]), _text, max_size=3)),
-                min_size=0, max_size=12, unique_by=lambda r: (r[0], r[1])))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["en", "ru", "zhs", "iw"]),
+            _text,
+            _text,
+            st.dictionaries(
+                st.sampled_from(["page_id", "url", "lang_flag", "ẞ"]), _text, max_size=3
+            ),
+        ),
+        min_size=0,
+        max_size=12,
+        unique_by=lambda r: (r[0], r[1]),
+    )
+)
 def test_round_trip_property(tmp_path_factory, rows):
     """Any passages (any Unicode, missing meta keys, empty strings) load back identical."""
-    passages = [Passage(doc_id, lang, text, territory="T" if i % 2 else "", meta=tuple(sorted(meta.items())))
-                for i, (lang, doc_id, text, meta) in enumerate(rows)]
+    passages = [
+        Passage(
+            doc_id, lang, text, territory="T" if i % 2 else "", meta=tuple(sorted(meta.items()))
+        )
+        for i, (lang, doc_id, text, meta) in enumerate(rows)
+    ]
     path = tmp_path_factory.mktemp("prop") / "c"
     save_corpus(Corpus(passages), path)
     assert list(load_corpus(path, verify=True)) == passages

@@ -8,7 +8,11 @@ from bordir.errors import ConfigError, DataError
 from bordir.loaders import load_demo
 from bordir.records import Territory
 from bordir.wiki.langcheck import check, expected_codes
-from bordir.wiki.paragraphs import paragraphs_from_blocks, paragraphs_from_wikitext, strip_wikitext_regex
+from bordir.wiki.paragraphs import (
+    paragraphs_from_blocks,
+    paragraphs_from_wikitext,
+    strip_wikitext_regex,
+)
 from bordir.wiki.titles import load_title_fixes, read_title_fixes
 from bordir.wiki.zh import convert
 
@@ -37,17 +41,24 @@ def test_titles_split_fix_and_deduplicate():
 
 def test_user_fixes_extend_and_override(tmp_path):
     f = tmp_path / "fixes.tsv"
-    f.write_text("# mine\nname\ttitle\nCrimea\tCrimean Peninsula\nDokdo\tDokdo (islands)\n", encoding="utf-8")
+    f.write_text(
+        "# mine\nname\ttitle\nCrimea\tCrimean Peninsula\nDokdo\tDokdo (islands)\n", encoding="utf-8"
+    )
     fixes = load_title_fixes(f)
-    assert fixes.title("Crimea") == "Crimean Peninsula" and fixes.title("Dokdo") == "Dokdo (islands)"
+    assert (
+        fixes.title("Crimea") == "Crimean Peninsula" and fixes.title("Dokdo") == "Dokdo (islands)"
+    )
     assert fixes.sources[-1] == str(f) and fixes.sha256 != load_title_fixes().sha256
 
 
-@pytest.mark.parametrize("content, message", [
-    ("title\nCrimea\n", "missing column"),
-    ("name\ttitle\nCrimea\t\n", "empty value"),
-    ("# only a comment\n", "no header line"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("title\nCrimea\n", "missing column"),
+        ("name\ttitle\nCrimea\t\n", "empty value"),
+        ("# only a comment\n", "no header line"),
+    ],
+)
 def test_bad_fixes_file_names_the_line(tmp_path, content, message):
     f = tmp_path / "bad.tsv"
     f.write_text(content, encoding="utf-8")
@@ -63,37 +74,72 @@ def test_extract_paragraphs_filter_index_and_sections():
     page = PAGES[("en", "Crimea")]
     # the blocks wikipedia-api gives for this extract
     blocks = [("", page.extract.split("\n\n\n== History")[0])]
-    ps = paragraphs_from_blocks(blocks + [("History", "In 1954 the Crimean Oblast was transferred to the Ukrainian SSR.")])
+    ps = paragraphs_from_blocks(
+        blocks + [("History", "In 1954 the Crimean Oblast was transferred to the Ukrainian SSR.")]
+    )
     assert [p.index for p in ps] == [0, 1, 2]  # "Crimea" (6 characters) dropped before indexing
     assert ps[2].section == "History"
-    assert paragraphs_from_blocks([("", "x" * 20 + "\n" + "y" * 21)])[0].text == "y" * 21  # <= 20 dropped
+    assert (
+        paragraphs_from_blocks([("", "x" * 20 + "\n" + "y" * 21)])[0].text == "y" * 21
+    )  # <= 20 dropped
 
 
 def test_duplicate_within_an_article_keeps_its_index_slot():
-    ps = paragraphs_from_blocks([("", "A paragraph that repeats itself.\nAnother paragraph of some length.\n"
-                                      "A paragraph that repeats itself.\nThe last paragraph of the text.")])
+    ps = paragraphs_from_blocks(
+        [
+            (
+                "",
+                "A paragraph that repeats itself.\nAnother paragraph of some length.\n"
+                "A paragraph that repeats itself.\nThe last paragraph of the text.",
+            )
+        ]
+    )
     assert [p.index for p in ps] == [0, 1, 3]
 
 
 @pytest.mark.parametrize("parser", ["mwparserfromhell", "regex"])
 def test_wikitext_markup_is_stripped(parser):
     ps = paragraphs_from_wikitext(CRIMEA_2022_WIKITEXT, parser=parser)
-    assert [(p.index, p.section) for p in ps] == [(0, ""), (1, "History"), (2, "2014"), (3, "Geography")]
+    assert [(p.index, p.section) for p in ps] == [
+        (0, ""),
+        (1, "History"),
+        (2, "2014"),
+        (3, "Geography"),
+    ]
     text = "\n".join(p.text for p in ps)
-    for junk in ("{{", "[[", "<ref", "Atlas", "wikitable", "2,284,000", "thumb", "Category", "NOTOC", "'''",
-                 "hidden comment", "ru:", "Relief map"):
+    for junk in (
+        "{{",
+        "[[",
+        "<ref",
+        "Atlas",
+        "wikitable",
+        "2,284,000",
+        "thumb",
+        "Category",
+        "NOTOC",
+        "'''",
+        "hidden comment",
+        "ru:",
+        "Relief map",
+    ):
         assert junk not in text, junk
-    assert ps[0].text.startswith("Crimea is a peninsula in Eastern Europe, on the northern coast of the Black Sea.")
+    assert ps[0].text.startswith(
+        "Crimea is a peninsula in Eastern Europe, on the northern coast of the Black Sea."
+    )
     assert "Greek colonies" in ps[1].text and ps[2].text.endswith("followed by annexation.")
 
 
 def test_both_wikitext_parsers_agree_on_the_fixture():
-    assert (paragraphs_from_wikitext(CRIMEA_2022_WIKITEXT, parser="mwparserfromhell")
-            == paragraphs_from_wikitext(CRIMEA_2022_WIKITEXT, parser="regex"))
+    assert paragraphs_from_wikitext(
+        CRIMEA_2022_WIKITEXT, parser="mwparserfromhell"
+    ) == paragraphs_from_wikitext(CRIMEA_2022_WIKITEXT, parser="regex")
 
 
 def test_regex_fallback_localized_namespaces():
-    assert strip_wikitext_regex("[[Файл:Krym.png|мини|Карта]]Крым.[[Категория:Полуострова]]") == "Крым."
+    assert (
+        strip_wikitext_regex("[[Файл:Krym.png|мини|Карта]]Крым.[[Категория:Полуострова]]")
+        == "Крым."
+    )
     assert strip_wikitext_regex("[[קובץ:Golan.jpg|ממוזער|מפה]]רמת הגולן") == "רמת הגולן"
     assert strip_wikitext_regex("[[:Category:Islands|islands]] list") == "islands list"
 

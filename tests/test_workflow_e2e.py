@@ -50,18 +50,52 @@ def world(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp, MediaWikiServer() as server:
         mp.setenv("NO_PROXY", "127.0.0.1,localhost")
         mp.setenv("no_proxy", "127.0.0.1,localhost")
-        code = cli_main(["corpus", "fetch", "--dataset", "borderlines", "--path", str(data), "--territories",
-                         TERRITORIES, "--out", str(corpus), "--endpoint", server.endpoint, "--rpm", "0",
-                         "--no-progress", "--json"])
+        code = cli_main(
+            [
+                "corpus",
+                "fetch",
+                "--dataset",
+                "borderlines",
+                "--path",
+                str(data),
+                "--territories",
+                TERRITORIES,
+                "--out",
+                str(corpus),
+                "--endpoint",
+                server.endpoint,
+                "--rpm",
+                "0",
+                "--no-progress",
+                "--json",
+            ]
+        )
     assert code == 0
     cache = root / "cache.sqlite3"
-    cfg = _toml(root / "exp.toml", dataset="borderlines", dataset_path=str(data), corpus=str(corpus),
-                retriever="bm25", modes=["no_ir", "qlang", "rel_langs"], k=2, runs=2, models=MODELS,
-                langs=["en", "ru", "uk", "ja", "ar", "iw"], cache=str(cache))
+    cfg = _toml(
+        root / "exp.toml",
+        dataset="borderlines",
+        dataset_path=str(data),
+        corpus=str(corpus),
+        retriever="bm25",
+        modes=["no_ir", "qlang", "rel_langs"],
+        k=2,
+        runs=2,
+        models=MODELS,
+        langs=["en", "ru", "uk", "ja", "ar", "iw"],
+        cache=str(cache),
+    )
     run_dir = root / "run"
     assert cli_main(["run", str(cfg), "--out", str(run_dir), "--no-progress"]) == 0
     assert cli_main(["report", str(run_dir), "--resamples", "200"]) == 0
-    return {"root": root, "data": data, "corpus": corpus, "cfg": cfg, "run": run_dir, "cache": cache}
+    return {
+        "root": root,
+        "data": data,
+        "corpus": corpus,
+        "cfg": cfg,
+        "run": run_dir,
+        "cache": cache,
+    }
 
 
 def test_cli_path_writes_a_report_from_the_fetched_corpus(world):
@@ -97,7 +131,9 @@ def test_hits_and_responses_carry_fetched_revision_ids(world):
         assert revs[(lang, doc)] == rev
     resp = pd.read_parquet(world["run"] / "responses.parquet")
     ir = resp[resp["mode"] != "no_ir"]
-    assert len(ir) and all(len(r) == len(d) and all(r) for r, d in zip(ir["doc_revision_ids"], ir["doc_ids"]))
+    assert len(ir) and all(
+        len(r) == len(d) and all(r) for r, d in zip(ir["doc_revision_ids"], ir["doc_ids"])
+    )
     assert all(len(f) == len(d) and all(f) for f, d in zip(ir["doc_fetched_at"], ir["doc_ids"]))
 
 
@@ -120,16 +156,37 @@ def test_python_path_matches_the_cli_run(world):
 def test_changing_one_passage_changes_the_corpus_hash_in_every_signature(world, tmp_path):
     corpus = load_corpus(world["corpus"])
     first = corpus[0]
-    changed = [Passage(p.doc_id, p.lang, p.text + " (edited)" if p is first else p.text, p.title, p.territory,
-                       p.section, p.meta) for p in corpus]
+    changed = [
+        Passage(
+            p.doc_id,
+            p.lang,
+            p.text + " (edited)" if p is first else p.text,
+            p.title,
+            p.territory,
+            p.section,
+            p.meta,
+        )
+        for p in corpus
+    ]
     other = tmp_path / "corpus2"
     save_corpus(type(corpus)(changed, extra_pools=corpus.extra_pools), other)
-    cfg = {"dataset": "borderlines", "dataset_path": str(world["data"]), "retriever": "bm25",
-           "modes": ["no_ir", "qlang"], "k": 2, "runs": 2, "models": ["mock/first"], "langs": ["en", "ru", "uk"]}
+    cfg = {
+        "dataset": "borderlines",
+        "dataset_path": str(world["data"]),
+        "retriever": "bm25",
+        "modes": ["no_ir", "qlang"],
+        "k": 2,
+        "runs": 2,
+        "models": ["mock/first"],
+        "langs": ["en", "ru", "uk"],
+    }
     cache = tmp_path / "c.sqlite3"
     a = bordir.run({**cfg, "corpus": str(world["corpus"])}, cache=cache, progress=False)
     b = bordir.run({**cfg, "corpus": str(other)}, cache=cache, progress=False)
-    ha, hb = (Signature.parse(s).get("corpus") for s in (a.responses["signature"].iloc[0], b.responses["signature"].iloc[0]))
+    ha, hb = (
+        Signature.parse(s).get("corpus")
+        for s in (a.responses["signature"].iloc[0], b.responses["signature"].iloc[0])
+    )
     assert ha != hb
     assert all(Signature.parse(s).get("corpus") == ha for s in a.responses["signature"])
     assert all(Signature.parse(s).get("corpus") == hb for s in b.responses["signature"])
@@ -142,16 +199,36 @@ def test_load_run_refuses_changed_dataset_and_corpus_files(world, tmp_path):
     shutil.copytree(world["data"], data)
     corpus = tmp_path / "corpus"
     shutil.copytree(world["corpus"], corpus)
-    cfg = {"dataset": "borderlines", "dataset_path": str(data), "corpus": str(corpus), "modes": ["no_ir", "qlang"],
-           "k": 2, "runs": 2, "models": ["mock/first"], "langs": ["en", "ru", "uk"]}
+    cfg = {
+        "dataset": "borderlines",
+        "dataset_path": str(data),
+        "corpus": str(corpus),
+        "modes": ["no_ir", "qlang"],
+        "k": 2,
+        "runs": 2,
+        "models": ["mock/first"],
+        "langs": ["en", "ru", "uk"],
+    }
     r = bordir.run(cfg, cache=tmp_path / "c.sqlite3", out=tmp_path / "run", progress=False)
     assert bordir.load_run(r.path).responses.equals(r.responses)
     # the corpus changes: one passage edited, the directory rewritten
     c = load_corpus(corpus)
-    edited = [Passage(p.doc_id, p.lang, p.text + "!" if i == 0 else p.text, p.title, p.territory, p.section, p.meta)
-              for i, p in enumerate(c)]
+    edited = [
+        Passage(
+            p.doc_id,
+            p.lang,
+            p.text + "!" if i == 0 else p.text,
+            p.title,
+            p.territory,
+            p.section,
+            p.meta,
+        )
+        for i, p in enumerate(c)
+    ]
     save_corpus(type(c)(edited, extra_pools=c.extra_pools), corpus, overwrite=True)
-    with pytest.raises(DataError, match=r"run.json: field 'corpus': the corpus changed since the run"):
+    with pytest.raises(
+        DataError, match=r"run.json: field 'corpus': the corpus changed since the run"
+    ):
         bordir.load_run(r.path)
     save_corpus(c, corpus, overwrite=True)
     assert len(bordir.load_run(r.path).responses) == len(r.responses)
@@ -161,8 +238,11 @@ def test_load_run_refuses_changed_dataset_and_corpus_files(world, tmp_path):
         prompts = next((data / "prompts_mc_q").iterdir())
     text = prompts.read_text(encoding="utf-8")
     prompts.write_text(text.replace("?", " ?", 1), encoding="utf-8")
-    with pytest.raises(DataError, match=r"field 'dataset': the dataset changed since the run: run.json records "
-                                        r"sha256-\w+, dataset 'borderlines' at .* now hashes to sha256-"):
+    with pytest.raises(
+        DataError,
+        match=r"field 'dataset': the dataset changed since the run: run.json records "
+        r"sha256-\w+, dataset 'borderlines' at .* now hashes to sha256-",
+    ):
         bordir.load_run(r.path)
     code = cli_main(["report", str(r.path)])
     assert code == 2

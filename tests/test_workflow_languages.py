@@ -29,12 +29,15 @@ CATALAN = [
 ]
 
 
-@pytest.mark.parametrize(("lang", "texts", "query", "want"), [
-    ("de", GERMAN, "Welche Halbinseln verwaltete Russland?", 1),
-    ("de", GERMAN, "Wer besetzte die Hochplateaus?", 2),
-    ("ca", CATALAN, "Quines penínsules administra Rússia?", 1),
-    ("ca", CATALAN, "arxipèlags volcànics del Japó", 0),
-])
+@pytest.mark.parametrize(
+    ("lang", "texts", "query", "want"),
+    [
+        ("de", GERMAN, "Welche Halbinseln verwaltete Russland?", 1),
+        ("de", GERMAN, "Wer besetzte die Hochplateaus?", 2),
+        ("ca", CATALAN, "Quines penínsules administra Rússia?", 1),
+        ("ca", CATALAN, "arxipèlags volcànics del Japó", 0),
+    ],
+)
 def test_bm25_on_german_and_catalan_retrieves_the_right_paragraph(lang, texts, query, want):
     corpus = Corpus([Passage(f"{lang}{i}", lang, t, territory="T") for i, t in enumerate(texts)])
     bm25 = get_retriever("bm25")
@@ -60,22 +63,43 @@ def test_fallback_by_script():
 def test_over_300_wikipedia_languages_curated_rows_kept():
     every = languages.all_languages(generated=True)
     assert len(every) > 300 and len({l.wiki for l in every if l.wiki}) > 300
-    assert len(languages.all_languages()) == 55 and all(l.curated for l in languages.all_languages())
-    assert all(not l.curated and l.resource == "" and l.joshi_class is None for l in languages.generated_languages())
+    assert len(languages.all_languages()) == 55 and all(
+        l.curated for l in languages.all_languages()
+    )
+    assert all(
+        not l.curated and l.resource == "" and l.joshi_class is None
+        for l in languages.generated_languages()
+    )
     assert languages.get("iw").curated and languages.get("iw").resource
 
 
-@pytest.mark.parametrize(("alias", "code"), [
-    ("zh", "zhs"), ("he", "iw"), ("iw", "iw"), ("zh-Hant", "zht"), ("zh-TW", "zht"), ("zh-Hans-CN", "zhs"),
-    ("pt-BR", "pt"), ("en-GB", "en"), ("de_AT", "de"), ("DEU", "de"), ("nb", "no"), ("yue", "zh-yue"),
-    ("fil", "tl"), ("sr-Latn", "sr"),
-])
+@pytest.mark.parametrize(
+    ("alias", "code"),
+    [
+        ("zh", "zhs"),
+        ("he", "iw"),
+        ("iw", "iw"),
+        ("zh-Hant", "zht"),
+        ("zh-TW", "zht"),
+        ("zh-Hans-CN", "zhs"),
+        ("pt-BR", "pt"),
+        ("en-GB", "en"),
+        ("de_AT", "de"),
+        ("DEU", "de"),
+        ("nb", "no"),
+        ("yue", "zh-yue"),
+        ("fil", "tl"),
+        ("sr-Latn", "sr"),
+    ],
+)
 def test_aliases(alias, code):
     assert languages.get(alias).code == code
 
 
 def test_unknown_code_errors_with_close_matches():
-    with pytest.raises(UnknownLanguageError, match=r"languages/ has no entry 'xx'; known codes: ar, az, "):
+    with pytest.raises(
+        UnknownLanguageError, match=r"languages/ has no entry 'xx'; known codes: ar, az, "
+    ):
         languages.get("xx")
     with pytest.raises(UnknownLanguageError, match=r"did you mean .*\bde\b"):
         languages.get("German")
@@ -102,7 +126,9 @@ def test_generated_table_is_reproducible(tmp_path):
 
     from bordir._resources import resource_dir
 
-    spec = importlib.util.spec_from_file_location("gen", resource_dir("languages").parent / "languages" / "generate.py")
+    spec = importlib.util.spec_from_file_location(
+        "gen", resource_dir("languages").parent / "languages" / "generate.py"
+    )
     if spec is None or not (resource_dir("languages") / "generate.py").exists():
         pytest.skip("languages/generate.py is not shipped in this install")
     gen = importlib.util.module_from_spec(spec)

@@ -33,7 +33,9 @@ def test_retrievers_modes_metrics_datasets(capsys):
     ret = {r["name"].split("/")[0] for r in _rows(capsys, "retrievers")}
     assert ret == set(available())
     modes = _rows(capsys, "modes")
-    assert [r["name"] for r in modes] == [m.value for m in Mode] and all(r["description"] for r in modes)
+    assert [r["name"] for r in modes] == [m.value for m in Mode] and all(
+        r["description"] for r in modes
+    )
     metrics = _rows(capsys, "metrics")
     assert set(METRICS) <= {r["name"] for r in metrics} and all(r["description"] for r in metrics)
     assert {r["name"] for r in _rows(capsys, "datasets")} == {"borderlines", "bordirlines", "demo"}

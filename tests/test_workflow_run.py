@@ -8,8 +8,25 @@ import pytest
 import bordir
 from bordir.metrics.signature import Signature
 
-CFG = {"models": ["mock/planted:uk+ru+ja+zhs+zht"], "modes": ["no_ir", "qlang", "rel_langs"], "runs": 2, "k": 2}
-SIGNATURE_KEYS = ("mode", "ret", "k", "gen", "fmt", "temp", "runs", "policy", "data", "corpus", "version")
+CFG = {
+    "models": ["mock/planted:uk+ru+ja+zhs+zht"],
+    "modes": ["no_ir", "qlang", "rel_langs"],
+    "runs": 2,
+    "k": 2,
+}
+SIGNATURE_KEYS = (
+    "mode",
+    "ret",
+    "k",
+    "gen",
+    "fmt",
+    "temp",
+    "runs",
+    "policy",
+    "data",
+    "corpus",
+    "version",
+)
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +50,11 @@ def test_every_row_and_score_names_what_produced_it(run):
     summary = run.summary(n_resamples=100, seed=3)
     for s in summary.loc[summary["mode"] == "qlang", "signature"]:
         sig = Signature.parse(s)
-        assert all(sig.get(k) for k in SIGNATURE_KEYS) and (sig.get("ci"), sig.get("boot"), sig.get("seed")) == (
-            "t95", "100", "3")
+        assert all(sig.get(k) for k in SIGNATURE_KEYS) and (
+            sig.get("ci"),
+            sig.get("boot"),
+            sig.get("seed"),
+        ) == ("t95", "100", "3")
     scores = run.scores()
     assert len(scores) == 3 * 2 * 7 and scores["signature"].str.contains("corpus:sha256-").all()
 

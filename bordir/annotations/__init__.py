@@ -37,10 +37,23 @@ from .agreement import (
     reliability,
     weighted_kappa,
 )
-from .annotator import AnnotationRun, ParsedLabel, annotate, annotation_pairs, build_annotation_request, parse_label
+from .annotator import (
+    AnnotationRun,
+    ParsedLabel,
+    annotate,
+    annotation_pairs,
+    build_annotation_request,
+    parse_label,
+)
 from .io import GOLD_SETS, LabelSet, gold_path, load_gold, load_labels, write_labels
 from .schema import NEUTRAL, NOT_APPLICABLE, OUTCOMES, RELEVANCE, Label, annotations_dir
-from .use import RELEVANCE_FILTERS, filter_hits, precision_at_k, viewpoint_following, viewpoint_summary
+from .use import (
+    RELEVANCE_FILTERS,
+    filter_hits,
+    precision_at_k,
+    viewpoint_following,
+    viewpoint_summary,
+)
 
 __all__ = [
     "RELEVANCE",

@@ -42,7 +42,7 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -54,8 +54,16 @@ from ..errors import ConfigError, DataError
 from ..metrics.signature import Signature
 from ..records import Passage, Query
 from .io import LabelSet
-from .schema import NEUTRAL, NOT_APPLICABLE, RELEVANCE, Label, annotations_dir, label_options, \
-    normalize_relevance, normalize_viewpoint
+from .schema import (
+    NEUTRAL,
+    NOT_APPLICABLE,
+    RELEVANCE,
+    Label,
+    annotations_dir,
+    label_options,
+    normalize_relevance,
+    normalize_viewpoint,
+)
 
 if TYPE_CHECKING:
     from ..generation.backend import Backend
@@ -82,14 +90,16 @@ MAX_TOKENS = 64
 Pair = tuple[str, str, str]
 
 
-@lru_cache(maxsize=None)
+@cache
 def template_text(name: str = TEMPLATE) -> str:
     """The text of ``annotations/prompts/<name>.txt`` (one trailing newline removed)."""
     folder = annotations_dir() / "prompts"
     path = folder / f"{name}.txt"
     if not path.is_file():
         known = sorted(p.stem for p in folder.glob("*.txt"))
-        raise ConfigError(f"no annotation prompt {name!r} in {folder}; available: {', '.join(known) or 'none'}")
+        raise ConfigError(
+            f"no annotation prompt {name!r} in {folder}; available: {', '.join(known) or 'none'}"
+        )
     text = path.read_text(encoding="utf-8")
     return text[:-1] if text.endswith("\n") else text
 
@@ -103,7 +113,9 @@ def prompt_id(name: str = TEMPLATE) -> str:
     return f"{name}@sha256-{hashlib.sha256(template_text(name).encode('utf-8')).hexdigest()[:12]}"
 
 
-def annotation_pairs(hits: pd.DataFrame, *, k: int | None = 3, modes: Iterable[str] | None = None) -> list[Pair]:
+def annotation_pairs(
+    hits: pd.DataFrame, *, k: int | None = 3, modes: Iterable[str] | None = None
+) -> list[Pair]:
     """The distinct ``(query_id, doc_lang, doc_id)`` pairs in the first ``k`` hits of each (query, mode).
 
     Args:
@@ -111,7 +123,9 @@ def annotation_pairs(hits: pd.DataFrame, *, k: int | None = 3, modes: Iterable[s
         k: hits per (query, mode); None: all.
         modes: keep only these modes (default: all in the table).
     """
-    missing = [c for c in ("query_id", "mode", "rank", "doc_id", "doc_lang") if c not in hits.columns]
+    missing = [
+        c for c in ("query_id", "mode", "rank", "doc_id", "doc_lang") if c not in hits.columns
+    ]
     if missing:
         raise DataError(f"the hits table lacks column(s) {', '.join(missing)}")
     h = hits
@@ -119,8 +133,10 @@ def annotation_pairs(hits: pd.DataFrame, *, k: int | None = 3, modes: Iterable[s
         wanted = set(modes)
         unknown = wanted - set(h["mode"])
         if unknown:
-            raise ConfigError(f"mode(s) {', '.join(sorted(unknown))} not in the hits; present: "
-                              f"{', '.join(sorted(set(h['mode'])))}")
+            raise ConfigError(
+                f"mode(s) {', '.join(sorted(unknown))} not in the hits; present: "
+                f"{', '.join(sorted(set(h['mode'])))}"
+            )
         h = h[h["mode"].isin(wanted)]
     if k is not None:
         if k < 1:
@@ -149,8 +165,15 @@ def option_text(relevance: str, viewpoint: str) -> str:
     return f"Relevance: {relevance}\nViewpoint: {viewpoint}"
 
 
-def build_annotation_request(query: Query, passage: Passage, *, model: str, rank_classification: bool = False,
-                             template: str = TEMPLATE, max_tokens: int = MAX_TOKENS) -> GenerationRequest:
+def build_annotation_request(
+    query: Query,
+    passage: Passage,
+    *,
+    model: str,
+    rank_classification: bool = False,
+    template: str = TEMPLATE,
+    max_tokens: int = MAX_TOKENS,
+) -> GenerationRequest:
     """The :class:`~bordir.generation.types.GenerationRequest` for one pair (temperature 0).
 
     With ``rank_classification`` the request lists every valid label pair of the
@@ -158,7 +181,11 @@ def build_annotation_request(query: Query, passage: Passage, *, model: str, rank
     """
     from ..generation.types import GenerationRequest, Message
 
-    options = tuple(option_text(r, v) for r, v in label_options(query.claimants)) if rank_classification else ()
+    options = (
+        tuple(option_text(r, v) for r, v in label_options(query.claimants))
+        if rank_classification
+        else ()
+    )
     return GenerationRequest(
         model=model,
         messages=(Message("user", render_prompt(query, passage, template=template)),),
@@ -184,7 +211,9 @@ class ParsedLabel:
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}", re.S)
 _LINE = {
     "relevance": re.compile(r"(?im)^[\s*#>`-]*(?:relevance|relevant\?)\s*[:=：]\s*(.+?)\s*$"),
-    "viewpoint": re.compile(r"(?im)^[\s*#>`-]*(?:viewpoint|stance|view ?point|supports)\s*[:=：]\s*(.+?)\s*$"),
+    "viewpoint": re.compile(
+        r"(?im)^[\s*#>`-]*(?:viewpoint|stance|view ?point|supports)\s*[:=：]\s*(.+?)\s*$"
+    ),
 }
 
 
@@ -218,7 +247,9 @@ def parse_label(text: str, claimants: Sequence[str]) -> ParsedLabel:
         return ParsedLabel("unparsed", note="no 'Relevance:' line or JSON key")
     relevance = normalize_relevance(got["relevance"])
     if relevance is None:
-        return ParsedLabel("unparsed", note=f"relevance {got['relevance']!r} is not one of {', '.join(RELEVANCE)}")
+        return ParsedLabel(
+            "unparsed", note=f"relevance {got['relevance']!r} is not one of {', '.join(RELEVANCE)}"
+        )
     raw_vp = got.get("viewpoint")
     viewpoint = normalize_viewpoint(raw_vp, claimants) if raw_vp is not None else None
     if relevance == "not_relevant":
@@ -227,10 +258,17 @@ def parse_label(text: str, claimants: Sequence[str]) -> ParsedLabel:
             note = f"viewpoint {raw_vp!r} ignored: the document was judged not relevant"
         return ParsedLabel("labelled", relevance, NOT_APPLICABLE, note)
     if viewpoint is None:
-        what = "missing" if raw_vp is None else f"{raw_vp!r} is not a claimant, neutral or not_applicable"
+        what = (
+            "missing"
+            if raw_vp is None
+            else f"{raw_vp!r} is not a claimant, neutral or not_applicable"
+        )
         return ParsedLabel("unparsed", relevance=None, note=f"viewpoint {what}")
     if viewpoint == NOT_APPLICABLE:
-        return ParsedLabel("unparsed", note=f"relevance {relevance!r} with viewpoint 'not_applicable' (inconsistent)")
+        return ParsedLabel(
+            "unparsed",
+            note=f"relevance {relevance!r} with viewpoint 'not_applicable' (inconsistent)",
+        )
     return ParsedLabel("labelled", relevance, viewpoint)
 
 
@@ -249,8 +287,12 @@ class AnnotationRun:
     calls: dict[str, int]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"signature": str(self.signature), "calls": self.calls, "outcomes": self.labels.outcome_counts(),
-                "pairs": len(self.labels)}
+        return {
+            "signature": str(self.signature),
+            "calls": self.calls,
+            "outcomes": self.labels.outcome_counts(),
+            "pairs": len(self.labels),
+        }
 
 
 def annotate(
@@ -295,13 +337,26 @@ def annotate(
     for qid, lang, doc_id in pairs:
         q = dataset.find_query(qid)
         if q is None:
-            raise ConfigError(f"pair ({qid}, {lang}, {doc_id}): query {qid!r} is not in dataset {dataset.name!r}")
+            raise ConfigError(
+                f"pair ({qid}, {lang}, {doc_id}): query {qid!r} is not in dataset {dataset.name!r}"
+            )
         passage = corpus.get(lang, doc_id)
         queries.append(q)
-        requests.append(build_annotation_request(q, passage, model=backend.name, rank_classification=rank,
-                                                 template=template))
-    results = execute(backend, requests, cache=cache, concurrency=concurrency, max_retries=max_retries,
-                      timeout=timeout, progress=progress, desc=f"annotate {backend.name}")
+        requests.append(
+            build_annotation_request(
+                q, passage, model=backend.name, rank_classification=rank, template=template
+            )
+        )
+    results = execute(
+        backend,
+        requests,
+        cache=cache,
+        concurrency=concurrency,
+        max_retries=max_retries,
+        timeout=timeout,
+        progress=progress,
+        desc=f"annotate {backend.name}",
+    )
     who = annotator or backend.name
     labels: list[Label] = []
     calls = {"requests": len(requests), "cached": 0, "failed": 0}
@@ -309,11 +364,34 @@ def annotate(
         calls["cached"] += bool(res.cached)
         if not res.ok:
             calls["failed"] += 1
-            labels.append(Label(qid, lang, doc_id, None, None, who, "failed", note=res.error or "call failed"))
+            labels.append(
+                Label(qid, lang, doc_id, None, None, who, "failed", note=res.error or "call failed")
+            )
             continue
         p = parse_label(res.text, q.claimants)
-        labels.append(Label(qid, lang, doc_id, p.relevance, p.viewpoint, who, p.outcome, note=p.note, raw=res.text))
-    sig = Signature.build("annotate", gen=backend.name, prompt=prompt_id(template),
-                          method="rank_classification" if rank else "generate", temp=0.0, pairs=len(pairs),
-                          data=dataset.name, version=__version__)
-    return AnnotationRun(LabelSet(labels, name=who, source=f"annotate {backend.name}", dataset=dataset), sig, calls)
+        labels.append(
+            Label(
+                qid,
+                lang,
+                doc_id,
+                p.relevance,
+                p.viewpoint,
+                who,
+                p.outcome,
+                note=p.note,
+                raw=res.text,
+            )
+        )
+    sig = Signature.build(
+        "annotate",
+        gen=backend.name,
+        prompt=prompt_id(template),
+        method="rank_classification" if rank else "generate",
+        temp=0.0,
+        pairs=len(pairs),
+        data=dataset.name,
+        version=__version__,
+    )
+    return AnnotationRun(
+        LabelSet(labels, name=who, source=f"annotate {backend.name}", dataset=dataset), sig, calls
+    )

@@ -44,11 +44,29 @@ from .._atomic import atomic_write_text
 from ..corpus import Corpus
 from ..dataset import BorderLines
 from ..errors import ConfigError, DataError
-from .schema import FIELDS, OUTCOMES, RELEVANCE, Label, annotations_dir, normalize_relevance, normalize_viewpoint, \
-    pair_problem
+from .schema import (
+    FIELDS,
+    OUTCOMES,
+    RELEVANCE,
+    Label,
+    annotations_dir,
+    normalize_relevance,
+    normalize_viewpoint,
+    pair_problem,
+)
 
-__all__ = ["LabelSet", "load_labels", "write_labels", "gold_path", "load_gold", "query_info", "GOLD_SETS",
-           "manifest_problems", "write_manifest", "MANIFEST"]
+__all__ = [
+    "LabelSet",
+    "load_labels",
+    "write_labels",
+    "gold_path",
+    "load_gold",
+    "query_info",
+    "GOLD_SETS",
+    "manifest_problems",
+    "write_manifest",
+    "MANIFEST",
+]
 
 MANIFEST = "MANIFEST.json"
 GOLD_SETS: tuple[str, ...] = ("demo",)
@@ -87,9 +105,17 @@ class LabelSet(Sequence[Label]):
         meta: facts about how the set was made (e.g. :func:`~bordir.annotations.majority_vote`'s left-out pairs).
     """
 
-    def __init__(self, labels: Iterable[Label], *, name: str = "", source: str = "",
-                 errors: Sequence[DataError] = (), lines: Sequence[int] = (),
-                 dataset: BorderLines | None = None, meta: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        labels: Iterable[Label],
+        *,
+        name: str = "",
+        source: str = "",
+        errors: Sequence[DataError] = (),
+        lines: Sequence[int] = (),
+        dataset: BorderLines | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
         self._labels = tuple(labels)
         self.meta = dict(meta or {})
         self.name = name
@@ -108,7 +134,9 @@ class LabelSet(Sequence[Label]):
         return iter(self._labels)
 
     def __repr__(self) -> str:
-        return f"LabelSet(name={self.name!r}, labels={len(self)}, annotators={list(self.annotators)})"
+        return (
+            f"LabelSet(name={self.name!r}, labels={len(self)}, annotators={list(self.annotators)})"
+        )
 
     @property
     def annotators(self) -> tuple[str, ...]:
@@ -116,13 +144,20 @@ class LabelSet(Sequence[Label]):
         return tuple(dict.fromkeys(l.annotator for l in self._labels))
 
     def _derive(self, labels: Iterable[Label], name: str | None = None) -> LabelSet:
-        return LabelSet(labels, name=self.name if name is None else name, source=self.source, dataset=self.dataset)
+        return LabelSet(
+            labels,
+            name=self.name if name is None else name,
+            source=self.source,
+            dataset=self.dataset,
+        )
 
     def for_annotator(self, annotator: str) -> LabelSet:
         """The labels of one annotator."""
         if annotator not in self.annotators:
-            raise ConfigError(f"no annotator {annotator!r} in {self.name or 'the labels'}; "
-                              f"present: {', '.join(self.annotators) or 'none'}")
+            raise ConfigError(
+                f"no annotator {annotator!r} in {self.name or 'the labels'}; "
+                f"present: {', '.join(self.annotators) or 'none'}"
+            )
         return self._derive((l for l in self._labels if l.annotator == annotator), name=annotator)
 
     def split_annotators(self) -> list[LabelSet]:
@@ -152,7 +187,9 @@ class LabelSet(Sequence[Label]):
     def lookup(self, dimension: Literal["relevance", "viewpoint"] = "relevance") -> dict[Pair, str]:
         """``{(query_id, doc_lang, doc_id): label}`` of the labelled pairs (one annotator)."""
         if dimension not in ("relevance", "viewpoint"):
-            raise ConfigError(f"unknown label dimension {dimension!r}; use 'relevance' or 'viewpoint'")
+            raise ConfigError(
+                f"unknown label dimension {dimension!r}; use 'relevance' or 'viewpoint'"
+            )
         self.single()
         return {l.pair: getattr(l, dimension) for l in self._labels if l.outcome == "labelled"}
 
@@ -161,13 +198,17 @@ class LabelSet(Sequence[Label]):
         rows = []
         for l in self._labels:
             territory, lang = query_info(l.query_id, self.dataset)
-            rows.append({f: getattr(l, f) for f in FIELDS} | {"territory": territory, "query_lang": lang})
+            rows.append(
+                {f: getattr(l, f) for f in FIELDS} | {"territory": territory, "query_lang": lang}
+            )
         return pd.DataFrame(rows, columns=[*FIELDS, "territory", "query_lang"])
 
     def content_hash(self) -> str:
         """``sha256-…`` of the labels (order-independent): the label set's identity in signatures."""
         h = hashlib.sha256()
-        for rec in sorted(json.dumps(l.to_dict(), ensure_ascii=False, sort_keys=True) for l in self._labels):
+        for rec in sorted(
+            json.dumps(l.to_dict(), ensure_ascii=False, sort_keys=True) for l in self._labels
+        ):
             h.update(rec.encode("utf-8") + b"\n")
         return "sha256-" + h.hexdigest()[:16]
 
@@ -193,7 +234,10 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
                     yield lineno, DataError(f"invalid JSON: {exc.msg}", path=path, line=lineno)
                     continue
                 if not isinstance(rec, dict):
-                    yield lineno, DataError("expected a JSON object per line", path=path, line=lineno)
+                    yield (
+                        lineno,
+                        DataError("expected a JSON object per line", path=path, line=lineno),
+                    )
                     continue
                 yield lineno, rec
     elif suffix in (".csv", ".tsv"):
@@ -202,21 +246,38 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
             header = reader.fieldnames or []
             missing = [f for f in _REQUIRED if f not in header]
             if missing:
-                yield 1, DataError(f"missing column(s) {', '.join(missing)}; the header is {', '.join(header)}",
-                                   path=path, line=1, field=missing[0])
+                yield (
+                    1,
+                    DataError(
+                        f"missing column(s) {', '.join(missing)}; the header is {', '.join(header)}",
+                        path=path,
+                        line=1,
+                        field=missing[0],
+                    ),
+                )
                 return
             for row in reader:
                 if None in row:
-                    yield reader.line_num, DataError("more cells than header columns", path=path,
-                                                     line=reader.line_num)
+                    yield (
+                        reader.line_num,
+                        DataError(
+                            "more cells than header columns", path=path, line=reader.line_num
+                        ),
+                    )
                     continue
                 yield reader.line_num, {k: (v if v != "" else None) for k, v in row.items()}
     else:
         raise DataError(f"unknown label file type {suffix!r}; use .jsonl or .csv", path=path)
 
 
-def _check(rec: dict[str, Any], *, path: Path, line: int, dataset: BorderLines | None,
-           corpus: Corpus | None) -> Label | DataError:
+def _check(
+    rec: dict[str, Any],
+    *,
+    path: Path,
+    line: int,
+    dataset: BorderLines | None,
+    corpus: Corpus | None,
+) -> Label | DataError:
     def err(msg: str, field: str | None = None) -> DataError:
         return DataError(msg, path=path, line=line, field=field)
 
@@ -235,18 +296,26 @@ def _check(rec: dict[str, Any], *, path: Path, line: int, dataset: BorderLines |
         q = dataset.find_query(qid)
         if q is None:
             known = [q.query_id for q in dataset.queries]
-            return err(f"unknown query_id {qid!r}; dataset {dataset.name!r} has {len(known)} queries "
-                       f"({', '.join(known[:3])} …)", "query_id")
+            return err(
+                f"unknown query_id {qid!r}; dataset {dataset.name!r} has {len(known)} queries "
+                f"({', '.join(known[:3])} …)",
+                "query_id",
+            )
         claimants = q.claimants
     if corpus is not None:
         try:
             corpus.get(lang, doc_id)
         except ConfigError:
-            return err(f"unknown document {doc_id!r} in language {lang!r}: not in corpus "
-                       f"{corpus.name or corpus.source!r}", "doc_id")
+            return err(
+                f"unknown document {doc_id!r} in language {lang!r}: not in corpus "
+                f"{corpus.name or corpus.source!r}",
+                "doc_id",
+            )
     outcome = (rec.get("outcome") or "labelled").strip()
     if outcome not in OUTCOMES:
-        return err(f"{outcome!r} is not an outcome; expected one of {', '.join(OUTCOMES)}", "outcome")
+        return err(
+            f"{outcome!r} is not an outcome; expected one of {', '.join(OUTCOMES)}", "outcome"
+        )
     relevance = viewpoint = None
     if outcome == "labelled":
         raw_rel, raw_vp = rec.get("relevance"), rec.get("viewpoint")
@@ -254,22 +323,40 @@ def _check(rec: dict[str, Any], *, path: Path, line: int, dataset: BorderLines |
             return err("missing (a labelled pair needs a relevance label)", "relevance")
         relevance = normalize_relevance(raw_rel)
         if relevance is None:
-            return err(f"{raw_rel!r} is not a relevance label; expected one of {', '.join(RELEVANCE)}", "relevance")
+            return err(
+                f"{raw_rel!r} is not a relevance label; expected one of {', '.join(RELEVANCE)}",
+                "relevance",
+            )
         if raw_vp is None:
             return err("missing (a labelled pair needs a viewpoint label)", "viewpoint")
         viewpoint = normalize_viewpoint(raw_vp, claimants)
         if viewpoint is None:
             allowed = [*(claimants or ()), "neutral", "not_applicable"]
-            return err(f"{raw_vp!r} is not a viewpoint for {qid}; expected one of {', '.join(allowed)}", "viewpoint")
+            return err(
+                f"{raw_vp!r} is not a viewpoint for {qid}; expected one of {', '.join(allowed)}",
+                "viewpoint",
+            )
         problem = pair_problem(relevance, viewpoint)
         if problem:
             return err(problem, "viewpoint")
     else:
         for f in ("relevance", "viewpoint"):
             if rec.get(f) not in (None, ""):
-                return err(f"has a label but outcome is {outcome!r}; leave it empty or set outcome 'labelled'", f)
-    return Label(qid, lang, doc_id, relevance, viewpoint, rec["annotator"].strip(), outcome,
-                 (rec.get("note") or "").strip(), rec.get("raw") or "")
+                return err(
+                    f"has a label but outcome is {outcome!r}; leave it empty or set outcome 'labelled'",
+                    f,
+                )
+    return Label(
+        qid,
+        lang,
+        doc_id,
+        relevance,
+        viewpoint,
+        rec["annotator"].strip(),
+        outcome,
+        (rec.get("note") or "").strip(),
+        rec.get("raw") or "",
+    )
 
 
 def load_labels(
@@ -302,13 +389,20 @@ def load_labels(
     problems: list[DataError] = []
     seen: dict[tuple[str, str, str, str], int] = {}
     for lineno, rec in _records(path):
-        item = rec if isinstance(rec, DataError) else _check(rec, path=path, line=lineno, dataset=dataset,
-                                                              corpus=corpus)
+        item = (
+            rec
+            if isinstance(rec, DataError)
+            else _check(rec, path=path, line=lineno, dataset=dataset, corpus=corpus)
+        )
         if isinstance(item, Label):
             key = (*item.pair, item.annotator)
             if key in seen:
-                item = DataError(f"duplicate pair ({item.query_id}, {item.doc_lang}, {item.doc_id}) for annotator "
-                                 f"{item.annotator!r}; first at line {seen[key]}", path=path, line=lineno)
+                item = DataError(
+                    f"duplicate pair ({item.query_id}, {item.doc_lang}, {item.doc_id}) for annotator "
+                    f"{item.annotator!r}; first at line {seen[key]}",
+                    path=path,
+                    line=lineno,
+                )
             else:
                 seen[key] = lineno
         if isinstance(item, DataError):
@@ -319,11 +413,21 @@ def load_labels(
     if problems and errors == "raise":
         first = problems[0]
         more = len(problems) - 1
-        msg = first.message + (f" (and {more} more problem{'s' if more > 1 else ''} in this file; "
-                               "load with errors='collect' to list them)" if more else "")
+        msg = first.message + (
+            f" (and {more} more problem{'s' if more > 1 else ''} in this file; "
+            "load with errors='collect' to list them)"
+            if more
+            else ""
+        )
         raise DataError(msg, path=first.path, line=first.line, field=first.field)
-    return LabelSet(labels, name=path.stem if name is None else name, source=str(path), errors=problems,
-                    lines=lines, dataset=dataset)
+    return LabelSet(
+        labels,
+        name=path.stem if name is None else name,
+        source=str(path),
+        errors=problems,
+        lines=lines,
+        dataset=dataset,
+    )
 
 
 def write_labels(labels: Iterable[Label], path: str | Path) -> Path:
@@ -370,7 +474,9 @@ def _file_hashes(folder: Path) -> dict[str, str]:
     out = {}
     for p in sorted(folder.rglob("*")):
         if p.is_file() and p.name != MANIFEST and "__pycache__" not in p.parts:
-            out[p.relative_to(folder).as_posix()] = "sha256:" + hashlib.sha256(p.read_bytes()).hexdigest()
+            out[p.relative_to(folder).as_posix()] = (
+                "sha256:" + hashlib.sha256(p.read_bytes()).hexdigest()
+            )
     return out
 
 
@@ -378,7 +484,10 @@ def write_manifest(folder: str | Path | None = None) -> Path:
     """Write ``MANIFEST.json`` (the sha256 of every other file) into the annotations folder."""
     folder = Path(folder) if folder is not None else annotations_dir()
     path = folder / MANIFEST
-    data = {"description": "sha256 of every file in annotations/ (except this one)", "files": _file_hashes(folder)}
+    data = {
+        "description": "sha256 of every file in annotations/ (except this one)",
+        "files": _file_hashes(folder),
+    }
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 
@@ -397,6 +506,9 @@ def manifest_problems(folder: str | Path | None = None) -> list[str]:
     actual = _file_hashes(folder)
     problems = [f"{name}: listed but missing" for name in sorted(set(listed) - set(actual))]
     problems += [f"{name}: not listed in {MANIFEST}" for name in sorted(set(actual) - set(listed))]
-    problems += [f"{name}: checksum {actual[name]} differs from the manifest's {listed[name]}"
-                 for name in sorted(set(listed) & set(actual)) if listed[name] != actual[name]]
+    problems += [
+        f"{name}: checksum {actual[name]} differs from the manifest's {listed[name]}"
+        for name in sorted(set(listed) & set(actual))
+        if listed[name] != actual[name]
+    ]
     return problems

@@ -64,8 +64,17 @@ NEUTRAL = "neutral"
 NOT_APPLICABLE = "not_applicable"
 OUTCOMES: tuple[str, ...] = ("labelled", "unparsed", "failed")
 """``labelled``, or why an automatic annotator gave no label."""
-FIELDS: tuple[str, ...] = ("query_id", "doc_lang", "doc_id", "relevance", "viewpoint", "annotator", "outcome",
-                           "note", "raw")
+FIELDS: tuple[str, ...] = (
+    "query_id",
+    "doc_lang",
+    "doc_id",
+    "relevance",
+    "viewpoint",
+    "annotator",
+    "outcome",
+    "note",
+    "raw",
+)
 
 
 def annotations_dir() -> Path:
@@ -80,10 +89,14 @@ def schema() -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
-        raise DataError(f"cannot read the label schema: {exc}; reinstall bordir", path=path) from None
+        raise DataError(
+            f"cannot read the label schema: {exc}; reinstall bordir", path=path
+        ) from None
     if tuple(data["relevance"]["values"]) != RELEVANCE:
-        raise DataError(f"schema relevance values {data['relevance']['values']} differ from the code's {RELEVANCE}",
-                        path=path)
+        raise DataError(
+            f"schema relevance values {data['relevance']['values']} differ from the code's {RELEVANCE}",
+            path=path,
+        )
     return data
 
 
@@ -121,7 +134,7 @@ def normalize_viewpoint(value: object, claimants: Sequence[str] | None) -> str |
     if alias is not None:
         return alias
     m = _SUPPORTS.match(str(value))
-    raw_name = (str(value)[m.end():] if m else str(value)).strip().strip("\"'`*.").strip()
+    raw_name = (str(value)[m.end() :] if m else str(value)).strip().strip("\"'`*.").strip()
     if claimants is None:
         return raw_name or None
     name = _key(raw_name)
@@ -135,10 +148,14 @@ def pair_problem(relevance: str, viewpoint: str) -> str | None:
     """Why (relevance, viewpoint) violates the schema's constraint, or None if it does not."""
     if (relevance == "not_relevant") != (viewpoint == NOT_APPLICABLE):
         if relevance == "not_relevant":
-            return (f"viewpoint {viewpoint!r} with relevance 'not_relevant'; a document that does not bear on "
-                    f"the question has viewpoint 'not_applicable'")
-        return (f"viewpoint 'not_applicable' with relevance {relevance!r}; a document that bears on the question "
-                f"supports a claimant or is 'neutral'")
+            return (
+                f"viewpoint {viewpoint!r} with relevance 'not_relevant'; a document that does not bear on "
+                f"the question has viewpoint 'not_applicable'"
+            )
+        return (
+            f"viewpoint 'not_applicable' with relevance {relevance!r}; a document that bears on the question "
+            f"supports a claimant or is 'neutral'"
+        )
     return None
 
 
@@ -177,8 +194,14 @@ class Label:
 
     def to_dict(self) -> dict[str, str]:
         """The JSONL record (empty optional fields left out)."""
-        d = {"query_id": self.query_id, "doc_lang": self.doc_lang, "doc_id": self.doc_id,
-             "relevance": self.relevance, "viewpoint": self.viewpoint, "annotator": self.annotator}
+        d = {
+            "query_id": self.query_id,
+            "doc_lang": self.doc_lang,
+            "doc_id": self.doc_id,
+            "relevance": self.relevance,
+            "viewpoint": self.viewpoint,
+            "annotator": self.annotator,
+        }
         if self.outcome != "labelled":
             d["outcome"] = self.outcome
         if self.note:

@@ -70,9 +70,15 @@ def parse_relevance_filter(name: str) -> str:
     'non-relevant'
     """
     key = str(name).strip().casefold().replace("_", "-")
-    key = {"nonrelevant": "non-relevant", "not-relevant": "non-relevant", "irrelevant": "non-relevant"}.get(key, key)
+    key = {
+        "nonrelevant": "non-relevant",
+        "not-relevant": "non-relevant",
+        "irrelevant": "non-relevant",
+    }.get(key, key)
     if key not in RELEVANCE_FILTERS:
-        raise ConfigError(f"unknown relevance filter {name!r}; valid: {', '.join(RELEVANCE_FILTERS)}")
+        raise ConfigError(
+            f"unknown relevance filter {name!r}; valid: {', '.join(RELEVANCE_FILTERS)}"
+        )
     return key
 
 
@@ -91,10 +97,17 @@ def filter_hits(hits: pd.DataFrame, labels: LabelSet | None, relevance_filter: s
     out = hits.copy()
     out["orig_rank"] = out["rank"]
     if name == "all":
-        out.attrs["bordir.relevance_filter"] = {"filter": name, "kept": len(out), "dropped": 0, "unlabelled": 0}
+        out.attrs["bordir.relevance_filter"] = {
+            "filter": name,
+            "kept": len(out),
+            "dropped": 0,
+            "unlabelled": 0,
+        }
         return out
     if labels is None:
-        raise ConfigError(f"relevance_filter {name!r} needs labels; pass a label set (e.g. load_gold('demo'))")
+        raise ConfigError(
+            f"relevance_filter {name!r} needs labels; pass a label set (e.g. load_gold('demo'))"
+        )
     rel = labels.single().lookup("relevance")
     keys = list(zip(out["query_id"], out["doc_lang"], out["doc_id"]))
     got = [rel.get(k) for k in keys]
@@ -104,9 +117,13 @@ def filter_hits(hits: pd.DataFrame, labels: LabelSet | None, relevance_filter: s
     out = out[keep].sort_values(["query_id", "mode", "orig_rank"], kind="stable")
     out["rank"] = out.groupby(["query_id", "mode"], sort=False).cumcount() + 1
     out = out.reset_index(drop=True)
-    out.attrs["bordir.relevance_filter"] = {"filter": name, "kept": int(keep.sum()),
-                                            "dropped": int(len(keep) - keep.sum()), "unlabelled": int(unlabelled),
-                                            "labels": labels.content_hash()}
+    out.attrs["bordir.relevance_filter"] = {
+        "filter": name,
+        "kept": int(keep.sum()),
+        "dropped": int(len(keep) - keep.sum()),
+        "unlabelled": int(unlabelled),
+        "labels": labels.content_hash(),
+    }
     return out
 
 
@@ -135,7 +152,9 @@ def precision_at_k(
     if k < 1:
         raise ConfigError(f"k must be >= 1, got {k}")
     if min_relevance not in RELEVANT_LEVELS:
-        raise ConfigError(f"min_relevance must be one of {', '.join(RELEVANT_LEVELS)}, not {min_relevance!r}")
+        raise ConfigError(
+            f"min_relevance must be one of {', '.join(RELEVANT_LEVELS)}, not {min_relevance!r}"
+        )
     counted = set(RELEVANCE[: RELEVANCE.index(min_relevance) + 1])
     measure = f"P@{k}" if min_relevance == "partially_relevant" else f"P(rel=relevant)@{k}"
     rel = labels.single().lookup("relevance")
@@ -145,16 +164,49 @@ def precision_at_k(
         got = [rel.get(key) for key in zip(g["query_id"], g["doc_lang"], g["doc_id"])]
         n_rel = sum(x in counted for x in got)
         n_judged = sum(x is not None for x in got)
-        lang = g["query_lang"].iloc[0] if "query_lang" in g.columns else query_info(qid, labels.dataset)[1]
-        rows.append({"measure": measure, "query_id": qid, "mode": mode, "query_lang": lang, "n_hits": len(g),
-                     "n_relevant": n_rel, "n_judged": n_judged, "precision": n_rel / k, "judged": n_judged / k})
-    per = pd.DataFrame(rows, columns=["measure", "query_id", "mode", "query_lang", "n_hits", "n_relevant",
-                                      "n_judged", "precision", "judged"])
+        lang = (
+            g["query_lang"].iloc[0]
+            if "query_lang" in g.columns
+            else query_info(qid, labels.dataset)[1]
+        )
+        rows.append(
+            {
+                "measure": measure,
+                "query_id": qid,
+                "mode": mode,
+                "query_lang": lang,
+                "n_hits": len(g),
+                "n_relevant": n_rel,
+                "n_judged": n_judged,
+                "precision": n_rel / k,
+                "judged": n_judged / k,
+            }
+        )
+    per = pd.DataFrame(
+        rows,
+        columns=[
+            "measure",
+            "query_id",
+            "mode",
+            "query_lang",
+            "n_hits",
+            "n_relevant",
+            "n_judged",
+            "precision",
+            "judged",
+        ],
+    )
     if per_query:
         return per
-    agg = (per.groupby(["measure", "mode", "query_lang"], sort=True)
-           .agg(n_queries=("query_id", "count"), precision=("precision", "mean"), judged=("judged", "mean"))
-           .reset_index())
+    agg = (
+        per.groupby(["measure", "mode", "query_lang"], sort=True)
+        .agg(
+            n_queries=("query_id", "count"),
+            precision=("precision", "mean"),
+            judged=("judged", "mean"),
+        )
+        .reset_index()
+    )
     return agg
 
 
@@ -197,7 +249,8 @@ def viewpoint_following(
     if docs not in ("included", "cited"):
         raise ConfigError(f"docs must be 'included' or 'cited', not {docs!r}")
     need = ["query_id", "mode", "outcome", "choice_name", "doc_ids", "doc_langs"] + (
-        ["cited_doc_ids"] if docs == "cited" else [])
+        ["cited_doc_ids"] if docs == "cited" else []
+    )
     missing = [c for c in need if c not in responses.columns]
     if missing:
         raise DataError(f"the responses table lacks column(s) {', '.join(missing)}")
@@ -216,14 +269,34 @@ def viewpoint_following(
         answered = rec["outcome"] == "answered"
         follows = np.nan if majority is None else float(answered and rec["choice_name"] == majority)
         row = {k: rec[k] for k in keys}
-        row.update(docs=docs, n_docs=len(chosen), n_labelled=sum(g is not None for g in got), majority=majority,
-                   majority_status=status, answered=answered, follows=follows)
+        row.update(
+            docs=docs,
+            n_docs=len(chosen),
+            n_labelled=sum(g is not None for g in got),
+            majority=majority,
+            majority_status=status,
+            answered=answered,
+            follows=follows,
+        )
         rows.append(row)
-    return pd.DataFrame(rows, columns=[*keys, "docs", "n_docs", "n_labelled", "majority", "majority_status",
-                                       "answered", "follows"])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            *keys,
+            "docs",
+            "n_docs",
+            "n_labelled",
+            "majority",
+            "majority_status",
+            "answered",
+            "follows",
+        ],
+    )
 
 
-def viewpoint_summary(per_response: pd.DataFrame, by: Sequence[str] = ("model", "mode", "query_lang")) -> pd.DataFrame:
+def viewpoint_summary(
+    per_response: pd.DataFrame, by: Sequence[str] = ("model", "mode", "query_lang")
+) -> pd.DataFrame:
     """Viewpoint-following rates from :func:`viewpoint_following`, grouped by ``by``.
 
     Columns: ``n_responses``, ``n_defined`` (majority defined), ``n_tie``, ``n_no_stance``,
@@ -231,15 +304,26 @@ def viewpoint_summary(per_response: pd.DataFrame, by: Sequence[str] = ("model", 
     """
     by = [c for c in by if c in per_response.columns]
     if not by:
-        raise ConfigError("viewpoint_summary needs at least one grouping column present in the table")
+        raise ConfigError(
+            "viewpoint_summary needs at least one grouping column present in the table"
+        )
     df = per_response.assign(
         _defined=per_response["majority_status"].eq("defined"),
         _tie=per_response["majority_status"].eq("tie"),
         _none=per_response["majority_status"].eq("no_stance"),
-        _unans=per_response["majority_status"].eq("defined") & ~per_response["answered"].astype(bool),
+        _unans=per_response["majority_status"].eq("defined")
+        & ~per_response["answered"].astype(bool),
     )
-    out = df.groupby(by, sort=True).agg(
-        n_responses=("follows", "size"), n_defined=("_defined", "sum"), n_tie=("_tie", "sum"),
-        n_no_stance=("_none", "sum"), n_unanswered=("_unans", "sum"), follow_rate=("follows", "mean"),
-    ).reset_index()
+    out = (
+        df.groupby(by, sort=True)
+        .agg(
+            n_responses=("follows", "size"),
+            n_defined=("_defined", "sum"),
+            n_tie=("_tie", "sum"),
+            n_no_stance=("_none", "sum"),
+            n_unanswered=("_unans", "sum"),
+            follow_rate=("follows", "mean"),
+        )
+        .reset_index()
+    )
     return out

@@ -34,8 +34,15 @@ from .reader import match_citations
 
 __all__ = ["Accumulator", "EXTRAS", "GROUP_BY"]
 
-EXTRAS: tuple[str, ...] = ("out_of_range", "with_out_of_range", "lang_checked", "lang_match", "qlang_detected",
-                           "docs_detected", "resp_detected")
+EXTRAS: tuple[str, ...] = (
+    "out_of_range",
+    "with_out_of_range",
+    "lang_checked",
+    "lang_match",
+    "qlang_detected",
+    "docs_detected",
+    "resp_detected",
+)
 """Per-record values summed per cluster besides the citation counts."""
 GROUP_BY: tuple[str, ...] = ("model", "month")
 _CONSOLIDATE = 1_000_000
@@ -57,7 +64,9 @@ def _canonical_codes(arr: pa.Array) -> np.ndarray:
     return canon[enc.indices.to_numpy(zero_copy_only=False)]
 
 
-def _unique_rows(rows: np.ndarray, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _unique_rows(
+    rows: np.ndarray, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows of a non-negative int matrix and their (weighted) counts.
 
     One int64 key per row (mixed radix) when the ranges allow it, else :func:`numpy.unique` on rows.
@@ -78,7 +87,11 @@ def _unique_rows(rows: np.ndarray, weights: np.ndarray | None = None) -> tuple[n
     else:
         uniq, inv = np.unique(rows, axis=0, return_inverse=True)
     counts = np.bincount(inv.reshape(-1), weights=weights, minlength=len(uniq))
-    return uniq, (counts.astype(np.int64) if weights is None or np.issubdtype(weights.dtype, np.integer) else counts)
+    return uniq, (
+        counts.astype(np.int64)
+        if weights is None or np.issubdtype(weights.dtype, np.integer)
+        else counts
+    )
 
 
 class Accumulator:
@@ -92,8 +105,15 @@ class Accumulator:
         detector: the language detector (created when first needed).
     """
 
-    def __init__(self, *, group_by: str | None = None, cluster_by: str | None = None, language_match: bool = True,
-                 citation_base: int = 0, detector: LanguageDetector | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        group_by: str | None = None,
+        cluster_by: str | None = None,
+        language_match: bool = True,
+        citation_base: int = 0,
+        detector: LanguageDetector | None = None,
+    ) -> None:
         if group_by is not None and group_by not in GROUP_BY:
             raise ConfigError(f"unknown --group-by {group_by!r}; use one of {', '.join(GROUP_BY)}")
         if citation_base not in (0, 1):
@@ -108,7 +128,9 @@ class Accumulator:
         self.cell_keys: list[tuple[str, str]] = []
         self._cell_id: dict[tuple[str, str], int] = {}
         self._cluster_id: dict[str, int] = {}
-        self._parts: list[tuple[int, np.ndarray, np.ndarray]] = []  # (n_langs, rows, counts or keys)
+        self._parts: list[
+            tuple[int, np.ndarray, np.ndarray]
+        ] = []  # (n_langs, rows, counts or keys)
         self._rows = 0
         self.counts: Counter[str] = Counter()
 
@@ -125,7 +147,9 @@ class Accumulator:
 
     def _encode_langs(self, arr: pa.Array) -> np.ndarray:
         enc = arr.dictionary_encode()
-        return self._lang_ids(enc.dictionary.to_pylist())[enc.indices.to_numpy(zero_copy_only=False)]
+        return self._lang_ids(enc.dictionary.to_pylist())[
+            enc.indices.to_numpy(zero_copy_only=False)
+        ]
 
     def _cell_ids(self, groups: pa.Array, qlangs: pa.Array) -> np.ndarray:
         key = pc.binary_join_element_wise(groups, qlangs, "\x1f").dictionary_encode()
@@ -140,7 +164,9 @@ class Accumulator:
         return ids[key.indices.to_numpy(zero_copy_only=False)]
 
     # -- one block -----------------------------------------------------------------------
-    def _detect_fill(self, arr: pa.Array, texts: pa.Array, what: str) -> tuple[pa.Array, np.ndarray]:
+    def _detect_fill(
+        self, arr: pa.Array, texts: pa.Array, what: str
+    ) -> tuple[pa.Array, np.ndarray]:
         """``arr`` with its nulls replaced by the detected language of ``texts``; and the detected mask."""
         missing = arr.is_null().to_numpy(zero_copy_only=False)
         if not missing.any():
@@ -157,11 +183,14 @@ class Accumulator:
         if self.group_by == "model":
             return pc.fill_null(t["model"].combine_chunks(), "unknown")
         if self.group_by == "month":
-            return pc.fill_null(pc.utf8_slice_codeunits(t["timestamp"].combine_chunks(), 0, 7), "unknown")
+            return pc.fill_null(
+                pc.utf8_slice_codeunits(t["timestamp"].combine_chunks(), 0, 7), "unknown"
+            )
         return pa.array(["all"] * n, type=pa.string())
 
-    def _parsed_citations(self, t: pa.Table, rows: np.ndarray, doc_start: np.ndarray, n_docs: np.ndarray
-                          ) -> tuple[list[int], list[int], np.ndarray]:
+    def _parsed_citations(
+        self, t: pa.Table, rows: np.ndarray, doc_start: np.ndarray, n_docs: np.ndarray
+    ) -> tuple[list[int], list[int], np.ndarray]:
         from ..generation.parse.citations import extract_citations, strip_prompt_echo
         from ..generation.types import Document
 
@@ -170,7 +199,11 @@ class Accumulator:
         responses = t["response"].take(pa.array(rows)).to_pylist()
         docs_py = t["documents"].take(pa.array(rows)).to_pylist()
         for k, (r, text, docs) in enumerate(zip(rows, responses, docs_py)):
-            with_text = [Document(i, d["id"], d["lang"] or "", d["text"]) for i, d in enumerate(docs) if d["text"]]
+            with_text = [
+                Document(i, d["id"], d["lang"] or "", d["text"])
+                for i, d in enumerate(docs)
+                if d["text"]
+            ]
             if with_text:
                 text = strip_prompt_echo(text, with_text)
             for num in extract_citations(text):
@@ -192,16 +225,24 @@ class Accumulator:
             return
         self.counts["records"] += n
         groups = self._groups(t)
-        qlang, q_det = self._detect_fill(t["query_lang"].combine_chunks(), t["query"].combine_chunks(), "query_lang")
+        qlang, q_det = self._detect_fill(
+            t["query_lang"].combine_chunks(), t["query"].combine_chunks(), "query_lang"
+        )
         cell = self._cell_ids(groups, qlang)
 
         docs = t["documents"].combine_chunks()
-        n_docs = pc.fill_null(pc.list_value_length(docs), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        n_docs = (
+            pc.fill_null(pc.list_value_length(docs), 0)
+            .to_numpy(zero_copy_only=False)
+            .astype(np.int64)
+        )
         doc_start = np.zeros(n, dtype=np.int64)
         np.cumsum(n_docs[:-1], out=doc_start[1:])
         flat = pc.list_flatten(docs)
         dparent = pc.list_parent_indices(docs).to_numpy().astype(np.int64)
-        dlang, d_det = self._detect_fill(pc.struct_field(flat, "lang"), pc.struct_field(flat, "text"), "doc_lang")
+        dlang, d_det = self._detect_fill(
+            pc.struct_field(flat, "lang"), pc.struct_field(flat, "text"), "doc_lang"
+        )
         dlang_id = self._encode_langs(dlang) if len(dlang) else np.zeros(0, dtype=np.int64)
         L = len(self.langs)
         incl = np.bincount(dparent * L + dlang_id, minlength=n * L).reshape(n, L)
@@ -232,10 +273,13 @@ class Accumulator:
         extras[:, 1] = oor > 0
         extras[:, 4] = q_det
         if len(d_det):
-            extras[:, 5] = np.bincount(dparent, weights=d_det.astype(float), minlength=n).astype(np.int64)
+            extras[:, 5] = np.bincount(dparent, weights=d_det.astype(float), minlength=n).astype(
+                np.int64
+            )
         if self.language_match:
-            rlang, r_det = self._detect_fill(t["response_lang"].combine_chunks(), t["response"].combine_chunks(),
-                                             "response_lang")
+            rlang, r_det = self._detect_fill(
+                t["response_lang"].combine_chunks(), t["response"].combine_chunks(), "response_lang"
+            )
             extras[:, 6] = r_det
             qc, rc = _canonical_codes(qlang), _canonical_codes(rlang)
             checked = (qc != UNDETERMINED) & (rc != UNDETERMINED)
@@ -267,7 +311,9 @@ class Accumulator:
     @staticmethod
     def _derived(incl: np.ndarray, cite: np.ndarray, extras: np.ndarray) -> np.ndarray:
         per_lang, scal = answer_statistics(incl, cite)
-        return np.hstack([per_lang[k] for k in LANG_STATS] + [scal[k][:, None] for k in scal] + [extras])
+        return np.hstack(
+            [per_lang[k] for k in LANG_STATS] + [scal[k][:, None] for k in scal] + [extras]
+        )
 
     # -- merging -------------------------------------------------------------------------
     def _padded(self) -> tuple[np.ndarray, np.ndarray]:
@@ -276,17 +322,33 @@ class Accumulator:
         for lb, rows, v in self._parts:
             if self.cluster_by is None:
                 pad = np.zeros((len(rows), L - lb), dtype=rows.dtype)
-                mats.append(np.hstack([rows[:, :1 + lb], pad, rows[:, 1 + lb:1 + 2 * lb], pad, rows[:, 1 + 2 * lb:]]))
+                mats.append(
+                    np.hstack(
+                        [
+                            rows[:, : 1 + lb],
+                            pad,
+                            rows[:, 1 + lb : 1 + 2 * lb],
+                            pad,
+                            rows[:, 1 + 2 * lb :],
+                        ]
+                    )
+                )
                 vals.append(v)
             else:
-                blocks = [v[:, i * lb:(i + 1) * lb] for i in range(len(LANG_STATS))]
+                blocks = [v[:, i * lb : (i + 1) * lb] for i in range(len(LANG_STATS))]
                 pad = np.zeros((len(v), L - lb))
                 mats.append(rows)
-                vals.append(np.hstack([x for b in blocks for x in (b, pad)] + [v[:, len(LANG_STATS) * lb:]]))
+                vals.append(
+                    np.hstack(
+                        [x for b in blocks for x in (b, pad)] + [v[:, len(LANG_STATS) * lb :]]
+                    )
+                )
         if not mats:
             width = 1 + 2 * L + len(EXTRAS)
             return np.zeros((0, width if self.cluster_by is None else 1), np.int64), np.zeros(0)
-        return np.vstack(mats), (np.concatenate(vals) if self.cluster_by is None else np.vstack(vals))
+        return np.vstack(mats), (
+            np.concatenate(vals) if self.cluster_by is None else np.vstack(vals)
+        )
 
     def _consolidate(self) -> None:
         rows, vals = self._padded()
@@ -304,11 +366,16 @@ class Accumulator:
         """``{(group, query_lang): CellStats}``, plus ``(group, "*")`` per group; sorted by key."""
         self._consolidate()
         L = len(self.langs)
-        _, rows, vals = self._parts[0] if self._parts else (L, np.zeros((0, 1 + 2 * L + len(EXTRAS)), np.int64),
-                                                             np.zeros(0))
+        _, rows, vals = (
+            self._parts[0]
+            if self._parts
+            else (L, np.zeros((0, 1 + 2 * L + len(EXTRAS)), np.int64), np.zeros(0))
+        )
         if self.cluster_by is None:
             cell = rows[:, 0] if len(rows) else np.zeros(0, np.int64)
-            stats = self._derived(rows[:, 1:1 + L], rows[:, 1 + L:1 + 2 * L], rows[:, 1 + 2 * L:])
+            stats = self._derived(
+                rows[:, 1 : 1 + L], rows[:, 1 + L : 1 + 2 * L], rows[:, 1 + 2 * L :]
+            )
             weight = vals.astype(np.float64)
             cluster_key = None
         else:
@@ -326,7 +393,9 @@ class Accumulator:
         for gi, g in enumerate(groups):
             sel = group_of[cell] == gi if len(cell) else np.zeros(0, bool)
             s, w = stats[sel], weight[sel]
-            if cluster_key is not None:  # a cluster spanning query languages is one cluster of the pooled cell
+            if (
+                cluster_key is not None
+            ):  # a cluster spanning query languages is one cluster of the pooled cell
                 _, s = cluster_sums(cluster_key[sel], s)
                 w = np.ones(len(s))
             out[(g, ALL_LANGS)] = self._cell(s, w)
@@ -334,14 +403,20 @@ class Accumulator:
 
     def _cell(self, stats: np.ndarray, weight: np.ndarray) -> CellStats:
         L = len(self.langs)
-        per_lang = {k: stats[:, i * L:(i + 1) * L] for i, k in enumerate(LANG_STATS)}
+        per_lang = {k: stats[:, i * L : (i + 1) * L] for i, k in enumerate(LANG_STATS)}
         base = ("answers", "with_docs", "citing", "docs_total", "docs_citing_total", "cites_total")
         off = len(LANG_STATS) * L
         scal = {k: stats[:, off + j] for j, k in enumerate((*base, *EXTRAS))}
-        present = np.flatnonzero((weight @ per_lang["docs"]) > 0) if len(weight) else np.zeros(0, int)
-        present = np.array(sorted(present, key=lambda j: self.langs[j]), dtype=int)  # not first-seen order
+        present = (
+            np.flatnonzero((weight @ per_lang["docs"]) > 0) if len(weight) else np.zeros(0, int)
+        )
+        present = np.array(
+            sorted(present, key=lambda j: self.langs[j]), dtype=int
+        )  # not first-seen order
         langs = [self.langs[j] for j in present]
-        return CellStats.from_cluster_sums(langs, {k: v[:, present] for k, v in per_lang.items()}, scal, weight)
+        return CellStats.from_cluster_sums(
+            langs, {k: v[:, present] for k, v in per_lang.items()}, scal, weight
+        )
 
     def summary(self) -> dict[str, Any]:
         """Counters: records, citations given / parsed, detected languages, and the detector's rate."""

@@ -77,6 +77,11 @@ class LanguageDetector:
         return code
 
     def stats(self) -> dict[str, Any]:
-        return {"detector": "langdetect", "seed": DETECTOR_SEED, "calls": self.calls, "cached": self.cached,
-                "seconds": round(self.seconds, 3),
-                "texts_per_second": round(self.calls / self.seconds, 1) if self.seconds > 0 else None}
+        return {
+            "detector": "langdetect",
+            "seed": DETECTOR_SEED,
+            "calls": self.calls,
+            "cached": self.cached,
+            "seconds": round(self.seconds, 3),
+            "texts_per_second": round(self.calls / self.seconds, 1) if self.seconds > 0 else None,
+        }

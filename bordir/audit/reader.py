@@ -45,12 +45,21 @@ __all__ = ["NORMALIZED", "FORMATS", "Block", "iter_blocks", "detect_format"]
 
 FORMATS: tuple[str, ...] = ("jsonl", "parquet")
 DOC = pa.struct([("id", pa.string()), ("text", pa.string()), ("lang", pa.string())])
-NORMALIZED = pa.schema([
-    ("line", pa.int64()), ("id", pa.string()), ("query", pa.string()), ("query_lang", pa.string()),
-    ("documents", pa.list_(DOC)), ("response", pa.string()), ("response_lang", pa.string()),
-    ("citations", pa.list_(pa.string())), ("timestamp", pa.string()), ("model", pa.string()),
-    ("cluster", pa.string()),
-])
+NORMALIZED = pa.schema(
+    [
+        ("line", pa.int64()),
+        ("id", pa.string()),
+        ("query", pa.string()),
+        ("query_lang", pa.string()),
+        ("documents", pa.list_(DOC)),
+        ("response", pa.string()),
+        ("response_lang", pa.string()),
+        ("citations", pa.list_(pa.string())),
+        ("timestamp", pa.string()),
+        ("model", pa.string()),
+        ("cluster", pa.string()),
+    ]
+)
 """The layout of every block's table."""
 
 _BLOCK_BYTES = 8 << 20
@@ -84,9 +93,17 @@ _ID_TYPES = ((pa.string(), pa.string()), (pa.int64(), pa.string()), (pa.int64(),
 
 def _json_schema(rec_id: pa.DataType, doc_id: pa.DataType, cluster_by: str | None) -> pa.Schema:
     doc = pa.struct([("id", doc_id), ("text", pa.string()), ("lang", pa.string())])
-    fields = [("id", rec_id), ("query", pa.string()), ("query_lang", pa.string()), ("documents", pa.list_(doc)),
-              ("response", pa.string()), ("response_lang", pa.string()), ("citations", pa.list_(doc_id)),
-              ("timestamp", pa.string()), ("model", pa.string())]
+    fields = [
+        ("id", rec_id),
+        ("query", pa.string()),
+        ("query_lang", pa.string()),
+        ("documents", pa.list_(doc)),
+        ("response", pa.string()),
+        ("response_lang", pa.string()),
+        ("citations", pa.list_(doc_id)),
+        ("timestamp", pa.string()),
+        ("model", pa.string()),
+    ]
     if cluster_by and cluster_by not in {f[0] for f in fields}:
         fields.append((cluster_by, pa.string()))
     return pa.schema(fields)
@@ -96,7 +113,12 @@ def _as_string(arr: pa.Array) -> pa.Array:
     t = arr.type
     if pa.types.is_string(t):
         return arr
-    if pa.types.is_null(t) or pa.types.is_large_string(t) or pa.types.is_integer(t) or pa.types.is_dictionary(t):
+    if (
+        pa.types.is_null(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_integer(t)
+        or pa.types.is_dictionary(t)
+    ):
         return arr.cast(pa.string())
     raise TypeError(f"expected strings or integers, found {t}")
 
@@ -112,7 +134,9 @@ def _list_of(arr: pa.Array, convert) -> pa.Array:
     np.cumsum(lengths, out=offsets[1:])
     values = convert(pc.list_flatten(arr))
     mask = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None
-    return pa.ListArray.from_arrays(pa.array(offsets), values, mask=pa.array(mask) if mask is not None else None)
+    return pa.ListArray.from_arrays(
+        pa.array(offsets), values, mask=pa.array(mask) if mask is not None else None
+    )
 
 
 def _docs(values: pa.Array) -> pa.Array:
@@ -126,8 +150,12 @@ def _docs(values: pa.Array) -> pa.Array:
     n = len(values)
     children = [
         _as_string(pc.struct_field(values, "id")),
-        _as_string(pc.struct_field(values, "text")) if "text" in names else pa.nulls(n, pa.string()),
-        _as_string(pc.struct_field(values, "lang")) if "lang" in names else pa.nulls(n, pa.string()),
+        _as_string(pc.struct_field(values, "text"))
+        if "text" in names
+        else pa.nulls(n, pa.string()),
+        _as_string(pc.struct_field(values, "lang"))
+        if "lang" in names
+        else pa.nulls(n, pa.string()),
     ]
     mask = values.is_null() if values.null_count else None
     return pa.StructArray.from_arrays(children, fields=list(DOC), mask=mask)
@@ -140,7 +168,9 @@ def normalize(table: pa.Table, first_line: int, cluster_by: str | None) -> pa.Ta
         TypeError: a column has a type that cannot hold the field.
     """
     n = table.num_rows
-    cols: dict[str, pa.Array] = {"line": pa.array(np.arange(first_line, first_line + n, dtype=np.int64))}
+    cols: dict[str, pa.Array] = {
+        "line": pa.array(np.arange(first_line, first_line + n, dtype=np.int64))
+    }
 
     def col(name: str) -> pa.Array | None:
         if name not in table.column_names:
@@ -155,13 +185,20 @@ def normalize(table: pa.Table, first_line: int, cluster_by: str | None) -> pa.Ta
             raise TypeError(f"column {name!r}: {exc}") from None
     d = col("documents")
     try:
-        cols["documents"] = pa.nulls(n, NORMALIZED.field("documents").type) if d is None else _list_of(d, _docs)
+        cols["documents"] = (
+            pa.nulls(n, NORMALIZED.field("documents").type) if d is None else _list_of(d, _docs)
+        )
     except TypeError as exc:
-        raise TypeError(f"column 'documents': {exc}; expected a list of {{id, text, lang}}") from None
+        raise TypeError(
+            f"column 'documents': {exc}; expected a list of {{id, text, lang}}"
+        ) from None
     ci = col("citations")
     try:
-        cols["citations"] = (pa.nulls(n, NORMALIZED.field("citations").type) if ci is None
-                             else _list_of(ci, _as_string))
+        cols["citations"] = (
+            pa.nulls(n, NORMALIZED.field("citations").type)
+            if ci is None
+            else _list_of(ci, _as_string)
+        )
     except TypeError as exc:
         raise TypeError(f"column 'citations': {exc}") from None
     cl = col(cluster_by) if cluster_by else None
@@ -175,8 +212,11 @@ def normalize(table: pa.Table, first_line: int, cluster_by: str | None) -> pa.Ta
     return pa.Table.from_arrays([cols[f.name].cast(f.type) for f in NORMALIZED], schema=NORMALIZED)
 
 
-def _suspect(t: pa.Table, options: SchemaOptions) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+def _suspect(
+    t: pa.Table, options: SchemaOptions
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
     """Rows that may break a rule (a superset of what :func:`validate_record` rejects, for typed rows)."""
+
     def bad(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
         return np.asarray(pc.fill_null(arr, True).to_numpy(zero_copy_only=False), dtype=bool)
 
@@ -224,15 +264,21 @@ def match_citations(docs: pa.Array, cites: pa.Array) -> tuple[np.ndarray, np.nda
     cparent = pc.list_parent_indices(cites).to_numpy().astype(np.int64)
     if len(cflat) == 0:
         return cparent, np.zeros(0, dtype=np.int64)
-    enc = pa.concat_arrays([flat_ids.cast(pa.string()), cflat.cast(pa.string())]).dictionary_encode()
+    enc = pa.concat_arrays(
+        [flat_ids.cast(pa.string()), cflat.cast(pa.string())]
+    ).dictionary_encode()
     codes = pc.fill_null(enc.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
     nd = len(flat_ids)
     dcode, ccode = codes[:nd], codes[nd:]
-    n_docs = pc.fill_null(pc.list_value_length(docs), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    n_docs = (
+        pc.fill_null(pc.list_value_length(docs), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    )
     if nd == 0:
         return cparent, np.full(len(ccode), -1, dtype=np.int64)
     max_docs = int(n_docs.max())
-    if max_docs <= 64:  # few documents per record: compare each citation with its record's documents
+    if (
+        max_docs <= 64
+    ):  # few documents per record: compare each citation with its record's documents
         start = np.zeros(len(n_docs), dtype=np.int64)
         np.cumsum(n_docs[:-1], out=start[1:])
         cstart, clen = start[cparent], n_docs[cparent]
@@ -311,12 +357,18 @@ def _fast_block(data: bytes, first_line: int, n_lines: int, options: SchemaOptio
     import pyarrow.json as pj
 
     body = data[:-1] if data.endswith(b"\n") else data
-    if b"\n\n" in body or body[:1] == b"\n":  # blank lines (whitespace-only ones change arrow's row count)
+    if (
+        b"\n\n" in body or body[:1] == b"\n"
+    ):  # blank lines (whitespace-only ones change arrow's row count)
         return None
-    ropts = pj.ReadOptions(block_size=max(1 << 20, min(len(data) // 2 + 1, 4 << 20)), use_threads=True)
+    ropts = pj.ReadOptions(
+        block_size=max(1 << 20, min(len(data) // 2 + 1, 4 << 20)), use_threads=True
+    )
     for rec_id, doc_id in _ID_TYPES:
-        popts = pj.ParseOptions(explicit_schema=_json_schema(rec_id, doc_id, options.cluster_by),
-                                unexpected_field_behavior="ignore")
+        popts = pj.ParseOptions(
+            explicit_schema=_json_schema(rec_id, doc_id, options.cluster_by),
+            unexpected_field_behavior="ignore",
+        )
         try:
             raw = pj.read_json(io.BytesIO(data), read_options=ropts, parse_options=popts)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -331,7 +383,9 @@ def _fast_block(data: bytes, first_line: int, n_lines: int, options: SchemaOptio
     return None
 
 
-def _jsonl_blocks(path: Path, options: SchemaOptions, block_bytes: int, fast: bool) -> Iterator[Block]:
+def _jsonl_blocks(
+    path: Path, options: SchemaOptions, block_bytes: int, fast: bool
+) -> Iterator[Block]:
     line = 1
     with path.open("rb") as fh:
         while True:
@@ -352,15 +406,33 @@ def _parquet_blocks(path: Path, options: SchemaOptions, rows: int) -> Iterator[B
     try:
         pf = pq.ParquetFile(path)
     except Exception as exc:  # pyarrow raises several types for a broken file
-        raise DataError(f"not a readable Parquet file: {str(exc).splitlines()[0] if str(exc) else exc}",
-                        path=path) from None
+        raise DataError(
+            f"not a readable Parquet file: {str(exc).splitlines()[0] if str(exc) else exc}",
+            path=path,
+        ) from None
     names = set(pf.schema_arrow.names)
     missing = [c for c in ("id", "query", "documents", "response") if c not in names]
     if missing:
-        raise DataError(f"missing column(s) {', '.join(missing)}; see the audit log schema (docs/audit.md)",
-                        path=path)
-    wanted = [c for c in ("id", "query", "query_lang", "documents", "response", "response_lang", "citations",
-                          "timestamp", "model", options.cluster_by) if c and c in names]
+        raise DataError(
+            f"missing column(s) {', '.join(missing)}; see the audit log schema (docs/audit.md)",
+            path=path,
+        )
+    wanted = [
+        c
+        for c in (
+            "id",
+            "query",
+            "query_lang",
+            "documents",
+            "response",
+            "response_lang",
+            "citations",
+            "timestamp",
+            "model",
+            options.cluster_by,
+        )
+        if c and c in names
+    ]
     line = 1
     for batch in pf.iter_batches(batch_size=rows, columns=list(dict.fromkeys(wanted))):
         raw = pa.Table.from_batches([batch])
@@ -372,9 +444,15 @@ def _parquet_blocks(path: Path, options: SchemaOptions, rows: int) -> Iterator[B
         line += raw.num_rows
 
 
-def iter_blocks(path: str | os.PathLike[str], fmt: str | None = None, options: SchemaOptions = SchemaOptions(), *,
-                block_bytes: int = _BLOCK_BYTES, parquet_rows: int = _PARQUET_ROWS, fast: bool = True
-                ) -> Iterator[Block]:
+def iter_blocks(
+    path: str | os.PathLike[str],
+    fmt: str | None = None,
+    options: SchemaOptions = SchemaOptions(),
+    *,
+    block_bytes: int = _BLOCK_BYTES,
+    parquet_rows: int = _PARQUET_ROWS,
+    fast: bool = True,
+) -> Iterator[Block]:
     """Blocks of valid normalized records and skipped ones, in file order.
 
     Args:
@@ -390,7 +468,9 @@ def iter_blocks(path: str | os.PathLike[str], fmt: str | None = None, options: S
     """
     p = Path(path)
     if not p.is_file():
-        raise DataError("file not found; expected a JSONL or Parquet log (see docs/audit.md)", path=p)
+        raise DataError(
+            "file not found; expected a JSONL or Parquet log (see docs/audit.md)", path=p
+        )
     fmt = detect_format(p, fmt)
     if fmt == "parquet":
         yield from _parquet_blocks(p, options, parquet_rows)

@@ -23,10 +23,12 @@ AUDIT_FILES: tuple[str, ...] = ("audit.json", "audit.md", "rates.csv", "overall.
 def _flag_lines(df: pd.DataFrame) -> list[str]:
     out = []
     for r in df[df["flag"].notna()].itertuples():
-        out.append(f"- **{r.flag}-cited**: group `{r.group}`, query language `{r.query_lang}`, documents in "
-                   f"`{r.doc_lang}` ({r.rate}): citation {pct(r.citation_rate)}% vs inclusion "
-                   f"{pct(r.inclusion_rate_citing)}%, ratio {r.ratio:.2f} "
-                   f"{ci_text(r.ratio_low, r.ratio_high, scale=1.0, digits=2)}")
+        out.append(
+            f"- **{r.flag}-cited**: group `{r.group}`, query language `{r.query_lang}`, documents in "
+            f"`{r.doc_lang}` ({r.rate}): citation {pct(r.citation_rate)}% vs inclusion "
+            f"{pct(r.inclusion_rate_citing)}%, ratio {r.ratio:.2f} "
+            f"{ci_text(r.ratio_low, r.ratio_high, scale=1.0, digits=2)}"
+        )
     return out
 
 
@@ -35,11 +37,15 @@ def render_markdown(result: AuditResult) -> str:
     s, t, st = result.summary, result.tables, result.settings
     cs = t.settings
     lines = [
-        "# Citation audit", "",
+        "# Citation audit",
+        "",
         f"Log `{s['log']}` ({s['format']}): {s['records']} records, {s['valid']} audited, {s['skipped']} skipped. "
-        f"Groups: {st['group_by'] or 'none'}. Clusters: {cs['cluster']}.", "",
-        f"Signature: `{result.signature}`", "",
-        "## Definitions", "",
+        f"Groups: {st['group_by'] or 'none'}. Clusters: {cs['cluster']}.",
+        "",
+        f"Signature: `{result.signature}`",
+        "",
+        "## Definitions",
+        "",
         "- **inclusion rate** of a document language: its share of the documents placed in prompts; "
         "the ratio uses it over answers with at least one citation.",
         "- **citation rate**: its share of the citations made.",
@@ -48,84 +54,132 @@ def render_markdown(result: AuditResult) -> str:
         "- **ratio** = citation rate / inclusion rate (answers with ≥ 1 citation); 1 = cited as often as included.",
         f"- **intervals**: {cs['interval']}, {cs['n_resamples']} resamples, seed {cs['seed']}.",
         f"- **flags**: {cs['flags']['rule']}; cells with fewer than {cs['flags']['min_clusters']} clusters are "
-        f"not tested ({cs['flags']['tested_cells']['rates']} cells tested).", "",
-        "## Flags", "",
+        f"not tested ({cs['flags']['tested_cells']['rates']} cells tested).",
+        "",
+        "## Flags",
+        "",
     ]
     flags = _flag_lines(t.rates)
     lines += flags or ["No cell is flagged."]
     overall_flags = _flag_lines(t.overall)
     if overall_flags:
         lines += ["", "All query languages pooled:", "", *overall_flags]
-    lines += ["", "## Citation vs inclusion per query language × document language", "",
-              "Rates ×100; both the pooled and the per-query rate are shown, each with its own ratio, CI and flag.",
-              "", t.to_markdown()]
+    lines += [
+        "",
+        "## Citation vs inclusion per query language × document language",
+        "",
+        "Rates ×100; both the pooled and the per-query rate are shown, each with its own ratio, CI and flag.",
+        "",
+        t.to_markdown(),
+    ]
     a = t.answers
     if len(a):
-        lines += ["## Answers", "",
-                  "| group | query lang | answers | no citation % [95% CI] | out-of-range citations | "
-                  "answers with out-of-range % | query lang detected | doc langs detected |",
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "## Answers",
+            "",
+            "| group | query lang | answers | no citation % [95% CI] | out-of-range citations | "
+            "answers with out-of-range % | query lang detected | doc langs detected |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for r in a.itertuples():
-            lines.append(f"| {r.group} | {r.query_lang} | {r.n_answers} | {pct(r.no_citation_rate)} "
-                         f"{ci_text(r.no_citation_rate_low, r.no_citation_rate_high)} | {r.n_out_of_range} | "
-                         f"{pct(r.out_of_range_rate)} | {r.n_qlang_detected} | {r.n_docs_detected} |")
+            lines.append(
+                f"| {r.group} | {r.query_lang} | {r.n_answers} | {pct(r.no_citation_rate)} "
+                f"{ci_text(r.no_citation_rate_low, r.no_citation_rate_high)} | {r.n_out_of_range} | "
+                f"{pct(r.out_of_range_rate)} | {r.n_qlang_detected} | {r.n_docs_detected} |"
+            )
         lines.append("")
         if "language_match_rate" in a.columns:
-            lines += ["## Language match (response language vs query language)", "",
-                      "Response languages missing from the log are **detected** with langdetect (seeded); "
-                      "so are missing query languages. Undetectable texts (`und`) are not checked.", "",
-                      "| group | query lang | checked | match % [95% CI] | responses detected |", "|---|---|---|---|---|"]
+            lines += [
+                "## Language match (response language vs query language)",
+                "",
+                "Response languages missing from the log are **detected** with langdetect (seeded); "
+                "so are missing query languages. Undetectable texts (`und`) are not checked.",
+                "",
+                "| group | query lang | checked | match % [95% CI] | responses detected |",
+                "|---|---|---|---|---|",
+            ]
             for r in a.itertuples():
-                lines.append(f"| {r.group} | {r.query_lang} | {r.n_lang_checked} | {pct(r.language_match_rate)} "
-                             f"{ci_text(r.language_match_rate_low, r.language_match_rate_high)} | "
-                             f"{r.n_resp_detected} |")
+                lines.append(
+                    f"| {r.group} | {r.query_lang} | {r.n_lang_checked} | {pct(r.language_match_rate)} "
+                    f"{ci_text(r.language_match_rate_low, r.language_match_rate_high)} | "
+                    f"{r.n_resp_detected} |"
+                )
             lines.append("")
     spread = spread_by_resource(t.rates, ["group"])
     if len(spread):
-        lines += ["## Spread by resource level of the query language", "",
-                  "Divergence = ½ Σ |citation rate − inclusion rate| over document languages (pooled), per query "
-                  "language; summarised per resource level (bordir's language registry).", "",
-                  "| group | resource | query languages | mean | sd | max |", "|---|---|---|---|---|---|"]
+        lines += [
+            "## Spread by resource level of the query language",
+            "",
+            "Divergence = ½ Σ |citation rate − inclusion rate| over document languages (pooled), per query "
+            "language; summarised per resource level (bordir's language registry).",
+            "",
+            "| group | resource | query languages | mean | sd | max |",
+            "|---|---|---|---|---|---|",
+        ]
         for r in spread.itertuples():
-            sd = "–" if r.divergence_sd is None or pd.isna(r.divergence_sd) else f"{r.divergence_sd:.3f}"
-            lines.append(f"| {r.group} | {r.resource} | {r.n_query_langs} | {r.divergence_mean:.3f} | {sd} | "
-                         f"{r.divergence_max:.3f} |")
+            sd = (
+                "–"
+                if r.divergence_sd is None or pd.isna(r.divergence_sd)
+                else f"{r.divergence_sd:.3f}"
+            )
+            lines.append(
+                f"| {r.group} | {r.resource} | {r.n_query_langs} | {r.divergence_mean:.3f} | {sd} | "
+                f"{r.divergence_max:.3f} |"
+            )
         lines.append("")
     det = s["detection"]
-    lines += ["## Records", "", skipped_line(s) + ".", "",
-              f"Citations given as lists: {s.get('citations_given', 0)}; parsed from the response text: "
-              f"{s.get('citations_parsed', 0)}.", "",
-              f"Detected languages (langdetect, seed {det['seed']}): queries {s.get('detected_query_lang', 0)}, "
-              f"documents {s.get('detected_doc_lang', 0)}, responses {s.get('detected_response_lang', 0)}; "
-              f"{det['calls']} detector calls in {det['seconds']} s.", ""]
+    lines += [
+        "## Records",
+        "",
+        skipped_line(s) + ".",
+        "",
+        f"Citations given as lists: {s.get('citations_given', 0)}; parsed from the response text: "
+        f"{s.get('citations_parsed', 0)}.",
+        "",
+        f"Detected languages (langdetect, seed {det['seed']}): queries {s.get('detected_query_lang', 0)}, "
+        f"documents {s.get('detected_doc_lang', 0)}, responses {s.get('detected_response_lang', 0)}; "
+        f"{det['calls']} detector calls in {det['seconds']} s.",
+        "",
+    ]
     if s["skipped_by_reason"]:
         lines += ["| reason | count | description | first lines |", "|---|---|---|---|"]
         for reason, v in s["skipped_by_reason"].items():
-            first = "; ".join(f"{e['line']}: {e['message']}" for e in v["examples"][:3]).replace("|", "\\|")
+            first = "; ".join(f"{e['line']}: {e['message']}" for e in v["examples"][:3]).replace(
+                "|", "\\|"
+            )
             lines.append(f"| {reason} | {v['count']} | {v['description']} | {first} |")
         lines.append("")
     return "\n".join(lines) + "\n"
 
 
-def write_audit(result: AuditResult, out_dir: str | os.PathLike[str], *, plots: bool = True) -> dict[str, Any]:
+def write_audit(
+    result: AuditResult, out_dir: str | os.PathLike[str], *, plots: bool = True
+) -> dict[str, Any]:
     """Write the audit's files into ``out_dir``; returns ``{name: path}`` (plots as ``plot:<name>``)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Any] = {}
     data = result.as_dict()
     p = out / "audit.json"
-    p.write_text(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    p.write_text(
+        json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n", encoding="utf-8"
+    )
     paths["audit.json"] = p
     p = out / "audit.md"
     p.write_text(render_markdown(result), encoding="utf-8")
     paths["audit.md"] = p
-    for name, df in (("rates.csv", result.tables.rates), ("overall.csv", result.tables.overall),
-                     ("answers.csv", result.tables.answers)):
+    for name, df in (
+        ("rates.csv", result.tables.rates),
+        ("overall.csv", result.tables.overall),
+        ("answers.csv", result.tables.answers),
+    ):
         df.to_csv(out / name, index=False)
         paths[name] = out / name
     if plots and len(result.tables.rates):
         from ..citations.plots import write_citation_plots
 
-        for name, (png, svg) in write_citation_plots(result.tables.rates, ["group"], out / "plots").items():
+        for name, (png, _svg) in write_citation_plots(
+            result.tables.rates, ["group"], out / "plots"
+        ).items():
             paths[f"plot:{name}"] = png
     return paths

@@ -70,15 +70,27 @@ class AuditResult:
     signature: Signature
 
     def __repr__(self) -> str:
-        return (f"AuditResult(valid={self.summary['valid']}, skipped={self.summary['skipped']}, "
-                f"flagged={len(self.tables.flagged())}, signature={str(self.signature)!r})")
+        return (
+            f"AuditResult(valid={self.summary['valid']}, skipped={self.summary['skipped']}, "
+            f"flagged={len(self.tables.flagged())}, signature={str(self.signature)!r})"
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready (strict JSON: undefined values are ``null``)."""
         t = self.tables.as_dict()
-        return jsonable({"schema": "bordir.audit/1", "bordir_version": __version__, "signature": str(self.signature),
-                         "settings": self.settings, "citation_settings": t["settings"], "summary": self.summary,
-                         "rates": t["rates"], "overall": t["overall"], "answers": t["answers"]})
+        return jsonable(
+            {
+                "schema": "bordir.audit/1",
+                "bordir_version": __version__,
+                "signature": str(self.signature),
+                "settings": self.settings,
+                "citation_settings": t["settings"],
+                "summary": self.summary,
+                "rates": t["rates"],
+                "overall": t["overall"],
+                "answers": t["answers"],
+            }
+        )
 
 
 def run_audit(
@@ -130,8 +142,12 @@ def run_audit(
         _refuse_non_text(path)
     seen_ids = _SeenIds()
     options = SchemaOptions(cluster_by=cluster_by, check_month=group_by == "month")
-    acc = Accumulator(group_by=group_by, cluster_by=cluster_by, language_match=language_match,
-                      citation_base=citation_base)
+    acc = Accumulator(
+        group_by=group_by,
+        cluster_by=cluster_by,
+        language_match=language_match,
+        citation_base=citation_base,
+    )
     reasons: Counter[str] = Counter()
     examples: dict[str, list[dict[str, Any]]] = {}
     t0 = time.perf_counter()
@@ -139,7 +155,9 @@ def run_audit(
     out = open(skipped_path, "w", encoding="utf-8") if skipped_path else None  # noqa: SIM115
     from tqdm.auto import tqdm
 
-    bar = tqdm(desc="audit", unit="record", unit_scale=True, disable=None if progress else True)  # None: off when not a TTY
+    bar = tqdm(
+        desc="audit", unit="record", unit_scale=True, disable=None if progress else True
+    )  # None: off when not a TTY
     try:
         extra = {"block_bytes": block_bytes} if block_bytes else {}
         for block in iter_blocks(path, fmt, options, fast=fast, **extra):
@@ -148,18 +166,25 @@ def run_audit(
             slow_blocks += not block.fast
             table, dups = seen_ids.drop_repeats(block.table)
             if dups:
-                block = dataclasses.replace(block, table=table, bad=[*block.bad, *dups], citations=None)
+                block = dataclasses.replace(
+                    block, table=table, bad=[*block.bad, *dups], citations=None
+                )
             for b in sorted(block.bad, key=lambda x: x.line):
                 if strict:  # (DataError masks secrets itself)
-                    raise DataError(f"{b.reason}: {b.message} (--strict stops at the first bad record)",
-                                    path=path, line=b.line)
+                    raise DataError(
+                        f"{b.reason}: {b.message} (--strict stops at the first bad record)",
+                        path=path,
+                        line=b.line,
+                    )
                 reasons[b.reason] += 1
                 message = redact(b.message)  # a log may carry a key; the audit's files must not
                 ex = examples.setdefault(b.reason, [])
                 if len(ex) < max_examples:
                     ex.append({"line": b.line, "message": message})
                 if out is not None:
-                    out.write(json.dumps({**b.as_dict(), "message": message}, ensure_ascii=False) + "\n")
+                    out.write(
+                        json.dumps({**b.as_dict(), "message": message}, ensure_ascii=False) + "\n"
+                    )
             acc.add(block.table, citations=block.citations)
     finally:
         bar.close()
@@ -171,10 +196,18 @@ def run_audit(
     cells = acc.cells()
     t1 = time.perf_counter()
     tables = build_tables(
-        cells, ("group", "query_lang"), n_resamples=n_resamples, seed=seed, conf=conf, adjust=adjust,
-        min_clusters=min_clusters, cluster=cluster_by or "record",
+        cells,
+        ("group", "query_lang"),
+        n_resamples=n_resamples,
+        seed=seed,
+        conf=conf,
+        adjust=adjust,
+        min_clusters=min_clusters,
+        cluster=cluster_by or "record",
         answer_rates=AUDIT_ANSWER_RATES if language_match else ANSWER_RATES,
-        signature_name="citation_audit", signature_fields={"group": group_by or "none"}, method=bootstrap,
+        signature_name="citation_audit",
+        signature_fields={"group": group_by or "none"},
+        method=bootstrap,
     )
     t_stats = time.perf_counter() - t1
     acc_summary = acc.summary()
@@ -188,16 +221,31 @@ def run_audit(
         "records": valid + skipped,
         "valid": valid,
         "skipped": skipped,
-        "skipped_by_reason": {r: {"count": reasons[r], "description": REASONS.get(r, r), "examples": examples[r]}
-                              for r in sorted(reasons, key=lambda r: (-reasons[r], r))},
+        "skipped_by_reason": {
+            r: {"count": reasons[r], "description": REASONS.get(r, r), "examples": examples[r]}
+            for r in sorted(reasons, key=lambda r: (-reasons[r], r))
+        },
         **acc_summary,
         "blocks": {"vectorised": fast_blocks, "line_by_line": slow_blocks},
-        "seconds": {"read_and_aggregate": round(t_read, 3), "statistics": round(t_stats, 3),
-                    "detection": acc_summary["detection"]["seconds"]},
+        "seconds": {
+            "read_and_aggregate": round(t_read, 3),
+            "statistics": round(t_stats, 3),
+            "detection": acc_summary["detection"]["seconds"],
+        },
     }
-    settings = {"group_by": group_by, "cluster_by": cluster_by or "record", "strict": strict,
-                "language_match": language_match, "citation_base": citation_base, "n_resamples": n_resamples,
-                "seed": seed, "conf": conf, "adjust": adjust, "min_clusters": min_clusters, "bootstrap": bootstrap}
+    settings = {
+        "group_by": group_by,
+        "cluster_by": cluster_by or "record",
+        "strict": strict,
+        "language_match": language_match,
+        "citation_base": citation_base,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "conf": conf,
+        "adjust": adjust,
+        "min_clusters": min_clusters,
+        "bootstrap": bootstrap,
+    }
     sig = tables.signature
     return AuditResult(tables, summary, settings, sig)
 
@@ -211,7 +259,6 @@ def skipped_line(summary: dict[str, Any]) -> str:
     return f"{summary['valid']} records audited, {n} skipped ({why})"
 
 
-
 def _refuse_non_text(path: str | os.PathLike[str]) -> None:
     """A JSONL log that is compressed or UTF-16 is refused up front (every line would be 'invalid JSON')."""
     from ..errors import undecodable
@@ -221,18 +268,37 @@ def _refuse_non_text(path: str | os.PathLike[str]) -> None:
             head = fh.read(4)
     except OSError:
         return  # iter_blocks reports a missing file
-    if head.startswith((b"\x1f\x8b", b"PK\x03\x04", b"BZh", b"\xfd7zX", b"\x28\xb5\x2f\xfd", b"\xff\xfe", b"\xfe\xff")):
+    if head.startswith(
+        (
+            b"\x1f\x8b",
+            b"PK\x03\x04",
+            b"BZh",
+            b"\xfd7zX",
+            b"\x28\xb5\x2f\xfd",
+            b"\xff\xfe",
+            b"\xfe\xff",
+        )
+    ):
         raise undecodable(path)
 
 
-def _no_valid_record(path: str | os.PathLike[str], skipped: int, reasons: Counter[str],
-                     examples: dict[str, list[dict[str, Any]]]) -> DataError:
+def _no_valid_record(
+    path: str | os.PathLike[str],
+    skipped: int,
+    reasons: Counter[str],
+    examples: dict[str, list[dict[str, Any]]],
+) -> DataError:
     """The error for a log without one valid record (an audit of nothing is not a result)."""
     if not skipped:
-        return DataError("no valid record: the log holds no records (expected JSON lines or Parquet rows; "
-                         "see docs/audit.md)", path=path)
+        return DataError(
+            "no valid record: the log holds no records (expected JSON lines or Parquet rows; "
+            "see docs/audit.md)",
+            path=path,
+        )
     top = max(reasons, key=lambda r: (reasons[r], r))
-    earliest = min((e for ex in examples.values() for e in ex), key=lambda e: e["line"], default=None)
+    earliest = min(
+        (e for ex in examples.values() for e in ex), key=lambda e: e["line"], default=None
+    )
     first = f"; first at line {earliest['line']}: {earliest['message']}" if earliest else ""
     why = ", ".join(f"{r} {n}" for r, n in reasons.most_common())
     hint = ""
@@ -250,7 +316,9 @@ def _no_valid_record(path: str | os.PathLike[str], skipped: int, reasons: Counte
             except UnicodeDecodeError as exc:
                 if exc.start < len(head) - 4:
                     hint = " (the file is not UTF-8 text)"
-    return DataError(f"no valid record: all {skipped} records skipped ({why}){first}{hint}", path=path)
+    return DataError(
+        f"no valid record: all {skipped} records skipped ({why}){first}{hint}", path=path
+    )
 
 
 class _SeenIds:
@@ -271,8 +339,9 @@ class _SeenIds:
         cols = [pc.fill_null(table[name].cast(pa.string()), "\x00") for name in self._FIELDS]
         joined = pc.binary_join_element_wise(*cols, "\x1f")
         # str's own hash (one run, one process: its per-process salt does not matter here)
-        return np.fromiter(map(hash, joined.to_numpy(zero_copy_only=False)), dtype=np.int64,
-                           count=len(joined)).view(np.uint64)
+        return np.fromiter(
+            map(hash, joined.to_numpy(zero_copy_only=False)), dtype=np.int64, count=len(joined)
+        ).view(np.uint64)
 
     def drop_repeats(self, table: pa.Table) -> tuple[pa.Table, list[BadRecord]]:
         """``table`` without the records read before (in an earlier block or earlier in this one)."""
@@ -293,7 +362,12 @@ class _SeenIds:
             return table, []
         lines = table["line"].to_numpy(zero_copy_only=False)
         ids = table["id"].to_numpy(zero_copy_only=False)
-        bad = [BadRecord(int(lines[i]), "duplicate_record",
-                         f"field 'id': record {ids[i]!r} repeats an earlier record; it is counted once")
-               for i in np.flatnonzero(repeat)]
+        bad = [
+            BadRecord(
+                int(lines[i]),
+                "duplicate_record",
+                f"field 'id': record {ids[i]!r} repeats an earlier record; it is counted once",
+            )
+            for i in np.flatnonzero(repeat)
+        ]
         return table.filter(pa.array(~repeat)), bad

@@ -49,7 +49,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["REASONS", "FIELDS", "BadRecord", "SchemaOptions", "validate_record", "MONTH_RE", "month_of"]
+__all__ = [
+    "REASONS",
+    "FIELDS",
+    "BadRecord",
+    "SchemaOptions",
+    "validate_record",
+    "MONTH_RE",
+    "month_of",
+]
 
 REASONS: dict[str, str] = {
     "invalid_json": "the line is not valid JSON",
@@ -65,8 +73,17 @@ REASONS: dict[str, str] = {
 }
 """Why a record is skipped: reason code → description."""
 
-FIELDS: tuple[str, ...] = ("id", "query", "query_lang", "documents", "response", "response_lang", "citations",
-                           "timestamp", "model")
+FIELDS: tuple[str, ...] = (
+    "id",
+    "query",
+    "query_lang",
+    "documents",
+    "response",
+    "response_lang",
+    "citations",
+    "timestamp",
+    "model",
+)
 MONTH_RE = re.compile(r"^\d{4}-(?:0[1-9]|1[0-2])(?:$|-)")
 """What ``--group-by month`` needs at the start of a timestamp."""
 
@@ -118,11 +135,15 @@ def _opt_str(rec: dict, name: str, line: int) -> tuple[str | None, BadRecord | N
     if v is None:
         return None, None
     if not isinstance(v, str):
-        return None, BadRecord(line, "wrong_type", f"field {name!r}: expected a string or null, found {_tname(v)}")
+        return None, BadRecord(
+            line, "wrong_type", f"field {name!r}: expected a string or null, found {_tname(v)}"
+        )
     return v, None
 
 
-def validate_record(rec: Any, line: int, options: SchemaOptions = SchemaOptions()) -> dict[str, Any] | BadRecord:
+def validate_record(
+    rec: Any, line: int, options: SchemaOptions = SchemaOptions()
+) -> dict[str, Any] | BadRecord:
     """Check one parsed record; return it normalized (ids as strings, ``""`` languages as None) or a :class:`BadRecord`."""
     if not isinstance(rec, dict):
         return BadRecord(line, "not_an_object", f"expected a JSON object, found {_tname(rec)}")
@@ -131,34 +152,58 @@ def validate_record(rec: Any, line: int, options: SchemaOptions = SchemaOptions(
             return BadRecord(line, "missing_field", f"field {name!r} is missing or null")
     rid = rec["id"]
     if not _is_id(rid):
-        return BadRecord(line, "wrong_type", f"field 'id': expected a non-empty string or an integer, found "
-                                             f"{_tname(rid)}")
+        return BadRecord(
+            line,
+            "wrong_type",
+            f"field 'id': expected a non-empty string or an integer, found {_tname(rid)}",
+        )
     for name in ("query", "response"):
         if not isinstance(rec[name], str):
-            return BadRecord(line, "wrong_type", f"field {name!r}: expected a string, found {_tname(rec[name])}")
+            return BadRecord(
+                line, "wrong_type", f"field {name!r}: expected a string, found {_tname(rec[name])}"
+            )
     docs = rec["documents"]
     if not isinstance(docs, list):
-        return BadRecord(line, "documents_not_list", f"field 'documents': expected a list of objects, found "
-                                                     f"{_tname(docs)}")
+        return BadRecord(
+            line,
+            "documents_not_list",
+            f"field 'documents': expected a list of objects, found {_tname(docs)}",
+        )
     out_docs = []
     for j, d in enumerate(docs):
         if not isinstance(d, dict):
-            return BadRecord(line, "bad_document", f"documents[{j}]: expected an object, found {_tname(d)}")
+            return BadRecord(
+                line, "bad_document", f"documents[{j}]: expected an object, found {_tname(d)}"
+            )
         did = d.get("id")
         if not _is_id(did):
-            return BadRecord(line, "bad_document", f"documents[{j}]: field 'id': expected a non-empty string or an "
-                                                   f"integer, found {_tname(did)}")
+            return BadRecord(
+                line,
+                "bad_document",
+                f"documents[{j}]: field 'id': expected a non-empty string or an "
+                f"integer, found {_tname(did)}",
+            )
         text, lang = d.get("text"), d.get("lang")
         if text is not None and not isinstance(text, str):
-            return BadRecord(line, "bad_document", f"documents[{j}]: field 'text': expected a string, found "
-                                                   f"{_tname(text)}")
+            return BadRecord(
+                line,
+                "bad_document",
+                f"documents[{j}]: field 'text': expected a string, found {_tname(text)}",
+            )
         if lang is not None and not isinstance(lang, str):
-            return BadRecord(line, "bad_document", f"documents[{j}]: field 'lang': expected a string, found "
-                                                   f"{_tname(lang)}")
+            return BadRecord(
+                line,
+                "bad_document",
+                f"documents[{j}]: field 'lang': expected a string, found {_tname(lang)}",
+            )
         lang = lang or None
         if lang is None and text is None:
-            return BadRecord(line, "bad_document", f"documents[{j}]: has neither 'lang' nor 'text' (a text is "
-                                                   "needed to detect the language)")
+            return BadRecord(
+                line,
+                "bad_document",
+                f"documents[{j}]: has neither 'lang' nor 'text' (a text is "
+                "needed to detect the language)",
+            )
         out_docs.append({"id": str(did), "text": text, "lang": lang})
     values: dict[str, Any] = {}
     for name in ("query_lang", "response_lang", "timestamp", "model"):
@@ -166,33 +211,67 @@ def validate_record(rec: Any, line: int, options: SchemaOptions = SchemaOptions(
         if bad is not None:
             return bad
         values[name] = v or None if name.endswith("_lang") else v
-    if options.check_month and values["timestamp"] is not None and not MONTH_RE.match(values["timestamp"]):
-        return BadRecord(line, "bad_timestamp", f"field 'timestamp': expected an ISO 8601 string starting YYYY-MM, "
-                                                f"found {values['timestamp'][:40]!r}")
+    if (
+        options.check_month
+        and values["timestamp"] is not None
+        and not MONTH_RE.match(values["timestamp"])
+    ):
+        return BadRecord(
+            line,
+            "bad_timestamp",
+            f"field 'timestamp': expected an ISO 8601 string starting YYYY-MM, "
+            f"found {values['timestamp'][:40]!r}",
+        )
     cites = rec.get("citations")
     out_cites = None
     if cites is not None:
         if not isinstance(cites, list):
-            return BadRecord(line, "wrong_type", f"field 'citations': expected a list of document ids or null, "
-                                                 f"found {_tname(cites)}")
+            return BadRecord(
+                line,
+                "wrong_type",
+                f"field 'citations': expected a list of document ids or null, "
+                f"found {_tname(cites)}",
+            )
         ids = {d["id"] for d in out_docs}
         out_cites = []
         for c in cites:
             if not _is_id(c):
-                return BadRecord(line, "wrong_type", f"field 'citations': expected document ids (strings or "
-                                                     f"integers), found {_tname(c)}")
+                return BadRecord(
+                    line,
+                    "wrong_type",
+                    f"field 'citations': expected document ids (strings or "
+                    f"integers), found {_tname(c)}",
+                )
             if str(c) not in ids:
                 known = ", ".join(sorted(ids)[:8]) + (" …" if len(ids) > 8 else "")
-                return BadRecord(line, "unknown_citation", f"field 'citations': citation {str(c)!r} is not among "
-                                                           f"the record's document ids ({known or 'none'})")
+                return BadRecord(
+                    line,
+                    "unknown_citation",
+                    f"field 'citations': citation {str(c)!r} is not among "
+                    f"the record's document ids ({known or 'none'})",
+                )
             out_cites.append(str(c))
     cluster = None
     if options.cluster_by:
         cv = rec.get(options.cluster_by)
         if not _is_id(cv):
-            return BadRecord(line, "missing_cluster", f"field {options.cluster_by!r} (--cluster-by): expected a "
-                                                      f"non-empty string or an integer, found {_tname(cv)}")
+            return BadRecord(
+                line,
+                "missing_cluster",
+                f"field {options.cluster_by!r} (--cluster-by): expected a "
+                f"non-empty string or an integer, found {_tname(cv)}",
+            )
         cluster = str(cv)
-    return {"line": line, "id": str(rid), "query": rec["query"], "query_lang": values["query_lang"],
-            "documents": out_docs, "response": rec["response"], "response_lang": values["response_lang"],
-            "citations": out_cites, "timestamp": values["timestamp"], "model": values["model"], "cluster": cluster}
+    return {
+        "line": line,
+        "id": str(rid),
+        "query": rec["query"],
+        "query_lang": values["query_lang"],
+        "documents": out_docs,
+        "response": rec["response"],
+        "response_lang": values["response_lang"],
+        "citations": out_cites,
+        "timestamp": values["timestamp"],
+        "model": values["model"],
+        "cluster": cluster,
+    }

@@ -50,8 +50,19 @@ from .viewpoint import viewpoint_counts, viewpoint_lookup
 
 __all__ = ["REQUIRED_COLUMNS", "KEY_COLUMNS", "experiment_citations", "answer_counts"]
 
-REQUIRED_COLUMNS: tuple[str, ...] = ("query_id", "territory", "query_lang", "mode", "model", "run", "outcome",
-                                     "doc_ids", "doc_langs", "cited_doc_ids", "n_cited_dropped")
+REQUIRED_COLUMNS: tuple[str, ...] = (
+    "query_id",
+    "territory",
+    "query_lang",
+    "mode",
+    "model",
+    "run",
+    "outcome",
+    "doc_ids",
+    "doc_langs",
+    "cited_doc_ids",
+    "n_cited_dropped",
+)
 KEY_COLUMNS: tuple[str, ...] = ("model", "mode", "query_lang")
 
 
@@ -61,8 +72,9 @@ def _lst(v: Any) -> list:
     return list(v)
 
 
-def answer_counts(responses: pd.DataFrame, *, labels: pd.DataFrame | None = None
-                  ) -> tuple[pd.DataFrame, tuple[str, ...], np.ndarray, np.ndarray, dict[str, int]]:
+def answer_counts(
+    responses: pd.DataFrame, *, labels: pd.DataFrame | None = None
+) -> tuple[pd.DataFrame, tuple[str, ...], np.ndarray, np.ndarray, dict[str, int]]:
     """Per-answer sufficient statistics of a citation run.
 
     Returns:
@@ -73,8 +85,11 @@ def answer_counts(responses: pd.DataFrame, *, labels: pd.DataFrame | None = None
     """
     missing = [c for c in REQUIRED_COLUMNS if c not in responses.columns]
     if missing:
-        raise DataError(f"missing column(s) {', '.join(missing)}; expected the responses.parquet of a citation-format "
-                        "run (`bordir run` with response_format = \"citation\")", path="responses")
+        raise DataError(
+            f"missing column(s) {', '.join(missing)}; expected the responses.parquet of a citation-format "
+            'run (`bordir run` with response_format = "citation")',
+            path="responses",
+        )
     df = responses.reset_index(drop=True)
     failed = (df["outcome"] == "failed").to_numpy()
     doc_ids = [_lst(v) for v in df["doc_ids"]]
@@ -109,9 +124,12 @@ def answer_counts(responses: pd.DataFrame, *, labels: pd.DataFrame | None = None
             cited.append((str(d), l))
         oor[r] = int(df.at[i, "n_cited_dropped"] or 0) + unknown
         if lookup is not None and outcomes[i] == "answered":
-            agree[r], labelled[r] = viewpoint_counts(lookup, str(df.at[i, "query_id"]), str(choice_names.iat[i]),
-                                                     cited)
-    answers = df.loc[idx, ["model", "mode", "query_lang", "territory", "query_id", "run"]].reset_index(drop=True)
+            agree[r], labelled[r] = viewpoint_counts(
+                lookup, str(df.at[i, "query_id"]), str(choice_names.iat[i]), cited
+            )
+    answers = df.loc[
+        idx, ["model", "mode", "query_lang", "territory", "query_id", "run"]
+    ].reset_index(drop=True)
     answers["out_of_range"] = oor
     answers["with_out_of_range"] = (oor > 0).astype(float)
     if lookup is not None:
@@ -143,7 +161,9 @@ def experiment_citations(
     """
     seed = resolve_seed(seed)
     answers, langs, inc, cit, excluded = answer_counts(responses, labels=labels)
-    extra_cols = ["out_of_range", "with_out_of_range"] + (["vp_agree", "vp_labelled"] if labels is not None else [])
+    extra_cols = ["out_of_range", "with_out_of_range"] + (
+        ["vp_agree", "vp_labelled"] if labels is not None else []
+    )
     cells: dict[tuple, CellStats] = {}
     groups: list[tuple[tuple, np.ndarray]] = []
     for key, g in answers.groupby(list(KEY_COLUMNS), sort=True):
@@ -153,7 +173,9 @@ def experiment_citations(
     for key, rows in groups:
         present = np.flatnonzero(inc[rows].sum(axis=0) > 0)
         cells[key] = CellStats.from_answers(
-            [langs[j] for j in present], inc[np.ix_(rows, present)], cit[np.ix_(rows, present)],
+            [langs[j] for j in present],
+            inc[np.ix_(rows, present)],
+            cit[np.ix_(rows, present)],
             clusters=answers["territory"].to_numpy()[rows],
             extra={c: answers[c].to_numpy()[rows] for c in extra_cols},
         )
@@ -162,12 +184,22 @@ def experiment_citations(
         answer_rates.append(("viewpoint_agreement", "vp_agree", "vp_labelled"))
     counts = Counter(map(str, responses["mode"])) if "mode" in responses.columns else Counter()
     return build_tables(
-        dict(sorted(cells.items(), key=lambda kv: tuple(map(str, kv[0])))), KEY_COLUMNS,
-        n_resamples=n_resamples, seed=seed, conf=conf, adjust=adjust, min_clusters=min_clusters,
-        cluster="territory", answer_rates=answer_rates,
-        extra_settings={"source": "responses: cited_doc_ids (in-range citations of the explanation, with repeats), "
-                                  "doc_ids/doc_langs (prompt documents), n_cited_dropped (out-of-range citations)",
-                        "excluded_rows": excluded, "responses_per_mode": dict(counts),
-                        "viewpoint_labels": labels is not None},
-        signature_name="citation_rates", signature_fields={"src": "experiment"},
+        dict(sorted(cells.items(), key=lambda kv: tuple(map(str, kv[0])))),
+        KEY_COLUMNS,
+        n_resamples=n_resamples,
+        seed=seed,
+        conf=conf,
+        adjust=adjust,
+        min_clusters=min_clusters,
+        cluster="territory",
+        answer_rates=answer_rates,
+        extra_settings={
+            "source": "responses: cited_doc_ids (in-range citations of the explanation, with repeats), "
+            "doc_ids/doc_langs (prompt documents), n_cited_dropped (out-of-range citations)",
+            "excluded_rows": excluded,
+            "responses_per_mode": dict(counts),
+            "viewpoint_labels": labels is not None,
+        },
+        signature_name="citation_rates",
+        signature_fields={"src": "experiment"},
     )

@@ -47,13 +47,28 @@ import pandas as pd
 
 from ..errors import ConfigError
 
-__all__ = ["ADJUSTMENTS", "FLAGS", "VERDICTS", "MIN_CELL_CLUSTERS", "TOO_FEW", "holm_adjust", "flag_of",
-           "assign_flags"]
+__all__ = [
+    "ADJUSTMENTS",
+    "FLAGS",
+    "VERDICTS",
+    "MIN_CELL_CLUSTERS",
+    "TOO_FEW",
+    "holm_adjust",
+    "flag_of",
+    "assign_flags",
+]
 
 ADJUSTMENTS: tuple[str, ...] = ("holm", "none")
 FLAGS: tuple[str, ...] = ("over", "under")
 TOO_FEW = "too few to judge"
-VERDICTS: tuple[str, ...] = ("over", "under", "not flagged", TOO_FEW, "ratio undefined", "zero-width interval")
+VERDICTS: tuple[str, ...] = (
+    "over",
+    "under",
+    "not flagged",
+    TOO_FEW,
+    "ratio undefined",
+    "zero-width interval",
+)
 """The ``verdict`` of a cell (see the module docs)."""
 MIN_CELL_CLUSTERS = 10
 """Default minimum clusters (territories in experiments, records or ``--cluster-by`` values in audits) for a cell
@@ -84,8 +99,12 @@ def flag_of(ratio: float | None, low: float | None, high: float | None) -> str |
 
     A zero-width interval never flags: it says the clusters are all alike, not that the ratio is known.
     """
-    if ratio is None or low is None or high is None or any(isinstance(x, float) and math.isnan(x)
-                                                           for x in (ratio, low, high)):
+    if (
+        ratio is None
+        or low is None
+        or high is None
+        or any(isinstance(x, float) and math.isnan(x) for x in (ratio, low, high))
+    ):
         return None
     if _width_zero(float(low), float(high), float(ratio)):
         return None
@@ -138,14 +157,20 @@ def assign_flags(
     with np.errstate(invalid="ignore"):
         zero = defined & np.isfinite(high) & (high - low <= 1e-9 * np.maximum(1.0, np.abs(ratio)))
     tested = enough & defined & ~zero
-    verdict = np.where(~enough, TOO_FEW, np.where(~defined, "ratio undefined",
-                                                  np.where(zero, "zero-width interval", "not flagged"))).astype(object)
+    verdict = np.where(
+        ~enough,
+        TOO_FEW,
+        np.where(~defined, "ratio undefined", np.where(zero, "zero-width interval", "not flagged")),
+    ).astype(object)
     padj = np.full(len(t), np.nan)
     keys = [c for c in family if c in t.columns]
     pos = np.flatnonzero(tested)
     if len(pos):
-        groups = (t.iloc[pos].groupby(keys, sort=False, dropna=False).indices.values() if keys
-                  else [np.arange(len(pos))])
+        groups = (
+            t.iloc[pos].groupby(keys, sort=False, dropna=False).indices.values()
+            if keys
+            else [np.arange(len(pos))]
+        )
         for g in groups:
             rows = pos[np.asarray(g)]
             padj[rows] = holm_adjust(pval[rows]) if adjust == "holm" else pval[rows]

@@ -29,16 +29,21 @@ __all__ = ["CITATION_PLOTS", "write_citation_plots"]
 
 CITATION_PLOTS: Mapping[str, str] = {
     "citation_inclusion": "Inclusion (left) vs citation (right) distribution over document languages, per query "
-                          "language (pooled rates; answers with at least one citation)",
+    "language (pooled rates; answers with at least one citation)",
     "citation_ratio": "Citation ratio (citation rate / inclusion rate) per query language and document language; "
-                      "* flagged (interval excludes 1)",
+    "* flagged (interval excludes 1)",
     "citation_spread": "Divergence of citation from inclusion (total variation distance) per query language, by "
-                       "resource level of the query language",
+    "resource level of the query language",
 }
 """Plot file stems and what each shows."""
 
-_RC = {"font.family": "DejaVu Sans", "font.size": 8, "svg.hashsalt": "bordir", "axes.spines.top": False,
-       "axes.spines.right": False}
+_RC = {
+    "font.family": "DejaVu Sans",
+    "font.size": 8,
+    "svg.hashsalt": "bordir",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
 
 
 def _mpl() -> Any:
@@ -68,7 +73,10 @@ def _grid(fig: Any, n: int, ncols: int) -> list[Any]:
 
 def _colours(mpl: Any, langs: Sequence[str]) -> dict[str, Any]:
     cmap = mpl.colormaps["tab20"]
-    order = [*range(0, 20, 2), *range(1, 20, 2)]  # the ten distinct hues first, then their light variants
+    order = [
+        *range(0, 20, 2),
+        *range(1, 20, 2),
+    ]  # the ten distinct hues first, then their light variants
     return {l: cmap(order[i % 20]) for i, l in enumerate(langs)}
 
 
@@ -80,32 +88,66 @@ def _inclusion(df: pd.DataFrame, keys: Sequence[str], mpl: Any, rate: str) -> An
     widest = max((d2["query_lang"].nunique() for _, d2 in panels), default=1)
     ncols = 1 if widest > 6 else 2
     n = max(len(panels), 1)
-    fig = mpl.figure.Figure(figsize=(max(5.0, 0.9 * widest + 2.0) * ncols, 3.0 * int(np.ceil(n / ncols)) + 0.8),
-                            layout="constrained")
+    fig = mpl.figure.Figure(
+        figsize=(max(5.0, 0.9 * widest + 2.0) * ncols, 3.0 * int(np.ceil(n / ncols)) + 0.8),
+        layout="constrained",
+    )
     for ax, (title, g) in zip(_grid(fig, n, ncols), panels or [("none", d)]):
         qls = sorted(set(g["query_lang"]))
         x = np.arange(len(qls))
-        for side, col, off in (("inclusion", "inclusion_rate_citing", -0.2), ("citation", "citation_rate", 0.2)):
+        for side, col, off in (
+            ("inclusion", "inclusion_rate_citing", -0.2),
+            ("citation", "citation_rate", 0.2),
+        ):
             bottom = np.zeros(len(qls))
             for l in langs:
-                h = np.array([float(v.iloc[0]) if len(v := g[(g["query_lang"] == q) & (g["doc_lang"] == l)][col])
-                              and pd.notna(v.iloc[0]) else 0.0 for q in qls])
-                ax.bar(x + off, h, 0.38, bottom=bottom, color=colours[l], edgecolor="white", linewidth=0.4,
-                       label=l if side == "citation" else None, hatch="//" if side == "inclusion" else None)
+                h = np.array(
+                    [
+                        float(v.iloc[0])
+                        if len(v := g[(g["query_lang"] == q) & (g["doc_lang"] == l)][col])
+                        and pd.notna(v.iloc[0])
+                        else 0.0
+                        for q in qls
+                    ]
+                )
+                ax.bar(
+                    x + off,
+                    h,
+                    0.38,
+                    bottom=bottom,
+                    color=colours[l],
+                    edgecolor="white",
+                    linewidth=0.4,
+                    label=l if side == "citation" else None,
+                    hatch="//" if side == "inclusion" else None,
+                )
                 bottom += h
         for i, q in enumerate(qls):
             f = g[(g["query_lang"] == q) & g["flag"].notna()]
             marks = [f"{r.doc_lang}{'↑' if r.flag == 'over' else '↓'}" for r in f.itertuples()]
             if marks:
-                ax.text(i + 0.2, 1.02, " ".join(marks), ha="center", va="bottom", fontsize=6.5, color="#b30000")
+                ax.text(
+                    i + 0.2,
+                    1.02,
+                    " ".join(marks),
+                    ha="center",
+                    va="bottom",
+                    fontsize=6.5,
+                    color="#b30000",
+                )
         ax.set_xticks(x, qls)
         ax.set_ylim(0, 1.12)
         ax.set_ylabel("share")
         ax.set_xlabel("query language (left: inclusion, hatched; right: citation)")
         ax.set_title(title, fontsize=8.5)
     handles = [mpl.patches.Patch(color=colours[l], label=l) for l in langs]
-    fig.legend(handles=handles, title="document language", loc="outside right center", frameon=False)
-    fig.suptitle(f"Citation vs inclusion per document language ({rate} rates); ↑/↓ over/under-cited", fontsize=9)
+    fig.legend(
+        handles=handles, title="document language", loc="outside right center", frameon=False
+    )
+    fig.suptitle(
+        f"Citation vs inclusion per document language ({rate} rates); ↑/↓ over/under-cited",
+        fontsize=9,
+    )
     return fig
 
 
@@ -116,8 +158,13 @@ def _ratio(df: pd.DataFrame, keys: Sequence[str], mpl: Any, rate: str) -> Any:
     n = max(len(panels), 1)
     nql = max((g["query_lang"].nunique() for _, g in panels), default=1)
     ncols = 1 if len(langs) > 6 else 2
-    fig = mpl.figure.Figure(figsize=((1.2 + 0.55 * len(langs)) * ncols + 1.2,
-                                     (0.9 + 0.3 * nql) * int(np.ceil(n / ncols)) + 0.8), layout="constrained")
+    fig = mpl.figure.Figure(
+        figsize=(
+            (1.2 + 0.55 * len(langs)) * ncols + 1.2,
+            (0.9 + 0.3 * nql) * int(np.ceil(n / ncols)) + 0.8,
+        ),
+        layout="constrained",
+    )
     cmap = mpl.colormaps["RdBu_r"].with_extremes(bad="#e6e6e6")
     im = None
     axes = _grid(fig, n, ncols)
@@ -131,12 +178,26 @@ def _ratio(df: pd.DataFrame, keys: Sequence[str], mpl: Any, rate: str) -> Any:
                 grid[qi[r.query_lang], li[r.doc_lang]] = np.log2(r.ratio)
             if isinstance(r.flag, str):
                 flags[qi[r.query_lang], li[r.doc_lang]] = "*"
-        im = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=-2, vmax=2, aspect="auto", interpolation="nearest")
+        im = ax.imshow(
+            np.ma.masked_invalid(grid),
+            cmap=cmap,
+            vmin=-2,
+            vmax=2,
+            aspect="auto",
+            interpolation="nearest",
+        )
         if grid.size <= 600:
             for (i, j), v in np.ndenumerate(grid):
                 if not np.isnan(v):
-                    ax.text(j, i, f"{2 ** v:.2f}{flags[i, j]}", ha="center", va="center", fontsize=6,
-                            color="white" if abs(v) > 1.3 else "black")
+                    ax.text(
+                        j,
+                        i,
+                        f"{2**v:.2f}{flags[i, j]}",
+                        ha="center",
+                        va="center",
+                        fontsize=6,
+                        color="white" if abs(v) > 1.3 else "black",
+                    )
         ax.set_xticks(np.arange(len(langs)), langs)
         ax.set_yticks(np.arange(len(qls)), qls)
         ax.set_xlabel("document language")
@@ -165,12 +226,28 @@ def _spread(df: pd.DataFrame, keys: Sequence[str], mpl: Any, rate: str) -> Any:
                 continue
             xpos = i - 0.35 + width * (p + 0.5)
             jitter = np.linspace(-width * 0.3, width * 0.3, len(y)) if len(y) > 1 else np.zeros(1)
-            ax.scatter(xpos + jitter, y, s=14, color=colours[p % 10], label=title if i == 0 or not
-                       ax.get_legend_handles_labels()[1].count(title) else None, zorder=3)
-            ax.hlines(np.median(y), xpos - width * 0.4, xpos + width * 0.4, color=colours[p % 10], linewidth=1.2)
+            ax.scatter(
+                xpos + jitter,
+                y,
+                s=14,
+                color=colours[p % 10],
+                label=title
+                if i == 0 or not ax.get_legend_handles_labels()[1].count(title)
+                else None,
+                zorder=3,
+            )
+            ax.hlines(
+                np.median(y),
+                xpos - width * 0.4,
+                xpos + width * 0.4,
+                color=colours[p % 10],
+                linewidth=1.2,
+            )
             if len(y) <= 12:
                 for xx, yy, q in zip(xpos + jitter, y, qls):
-                    ax.annotate(q, (xx, yy), fontsize=5.5, xytext=(2, 2), textcoords="offset points")
+                    ax.annotate(
+                        q, (xx, yy), fontsize=5.5, xytext=(2, 2), textcoords="offset points"
+                    )
     ax.set_xticks(np.arange(len(levels)), [f"{lev}-resource" for lev in levels])
     ax.set_ylabel("divergence ½Σ|citation − inclusion|")
     ax.set_ylim(bottom=0)
@@ -180,13 +257,22 @@ def _spread(df: pd.DataFrame, keys: Sequence[str], mpl: Any, rate: str) -> Any:
     uniq = dict(zip(labels, handles))
     if len(uniq) > 1:
         ax.legend(uniq.values(), uniq.keys(), fontsize=6.5, frameon=False)
-    ax.set_title(f"Spread of citation vs inclusion by resource level of the query language ({rate} rates; "
-                 "bar: median)", fontsize=8.5)
+    ax.set_title(
+        f"Spread of citation vs inclusion by resource level of the query language ({rate} rates; "
+        "bar: median)",
+        fontsize=8.5,
+    )
     return fig
 
 
-def write_citation_plots(rates: pd.DataFrame, keys: Sequence[str], out_dir: str | os.PathLike[str], *,
-                         rate: str = "pooled", names: Sequence[str] | None = None) -> dict[str, tuple[Path, Path]]:
+def write_citation_plots(
+    rates: pd.DataFrame,
+    keys: Sequence[str],
+    out_dir: str | os.PathLike[str],
+    *,
+    rate: str = "pooled",
+    names: Sequence[str] | None = None,
+) -> dict[str, tuple[Path, Path]]:
     """Draw the plots of :data:`CITATION_PLOTS` (or ``names``) into ``out_dir`` as PNG and SVG.
 
     Args:
@@ -198,7 +284,11 @@ def write_citation_plots(rates: pd.DataFrame, keys: Sequence[str], out_dir: str 
     require("matplotlib.patches", "stats", purpose="citation plots")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    makers = {"citation_inclusion": _inclusion, "citation_ratio": _ratio, "citation_spread": _spread}
+    makers = {
+        "citation_inclusion": _inclusion,
+        "citation_ratio": _ratio,
+        "citation_spread": _spread,
+    }
     paths = {}
     with mpl.rc_context(_RC):
         for name in names or CITATION_PLOTS:

@@ -60,15 +60,36 @@ __all__ = [
 
 RATE_VARIANTS: tuple[str, ...] = ("pooled", "per_query")
 """The two ways of averaging, named in every output."""
-RATE_MEASURES: tuple[str, ...] = ("inclusion_rate", "inclusion_rate_citing", "citation_rate", "ratio")
+RATE_MEASURES: tuple[str, ...] = (
+    "inclusion_rate",
+    "inclusion_rate_citing",
+    "citation_rate",
+    "ratio",
+)
 """What :func:`rates_from_sums` returns for each variant."""
-LANG_STATS: tuple[str, ...] = ("docs", "docs_citing", "cites", "share_docs", "share_docs_citing", "share_cites")
+LANG_STATS: tuple[str, ...] = (
+    "docs",
+    "docs_citing",
+    "cites",
+    "share_docs",
+    "share_docs_citing",
+    "share_cites",
+)
 """Per-answer statistics with one value per document language."""
-BASE_SCALARS: tuple[str, ...] = ("answers", "with_docs", "citing", "docs_total", "docs_citing_total", "cites_total")
+BASE_SCALARS: tuple[str, ...] = (
+    "answers",
+    "with_docs",
+    "citing",
+    "docs_total",
+    "docs_citing_total",
+    "cites_total",
+)
 """Per-answer statistics with one value per answer."""
 
 
-def answer_statistics(included: np.ndarray, cited: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+def answer_statistics(
+    included: np.ndarray, cited: np.ndarray
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Derived per-answer statistics from the two count matrices.
 
     Args:
@@ -82,7 +103,9 @@ def answer_statistics(included: np.ndarray, cited: np.ndarray) -> tuple[dict[str
     inc = np.asarray(included, dtype=np.float64)
     cit = np.asarray(cited, dtype=np.float64)
     if inc.ndim != 2 or inc.shape != cit.shape:
-        raise ConfigError(f"included and cited must be 2-D arrays of the same shape; found {inc.shape} and {cit.shape}")
+        raise ConfigError(
+            f"included and cited must be 2-D arrays of the same shape; found {inc.shape} and {cit.shape}"
+        )
     if (inc < 0).any() or (cit < 0).any():
         raise ConfigError("counts must be >= 0")
     n_docs = inc.sum(axis=1)
@@ -132,7 +155,9 @@ def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where(b > 0, a / np.where(b > 0, b, 1.0), np.nan)
 
 
-def rates_from_sums(lang: Mapping[str, np.ndarray], scal: Mapping[str, np.ndarray]) -> dict[str, dict[str, np.ndarray]]:
+def rates_from_sums(
+    lang: Mapping[str, np.ndarray], scal: Mapping[str, np.ndarray]
+) -> dict[str, dict[str, np.ndarray]]:
     """Rates of both variants from summed statistics.
 
     ``lang`` arrays have shape ``(..., L)`` and ``scal`` arrays ``(...)`` (one
@@ -224,13 +249,20 @@ class CellStats:
         if clusters is not None:
             if weight is not None:
                 raise ConfigError("pass either clusters or weight, not both")
-            codes = np.unique(np.asarray(clusters), return_inverse=True)[1].reshape(-1) if n else np.zeros(0, int)
+            codes = (
+                np.unique(np.asarray(clusters), return_inverse=True)[1].reshape(-1)
+                if n
+                else np.zeros(0, int)
+            )
             names_l, names_s = list(per_lang), list(scal)
             L = len(langs)
-            mat = np.hstack([per_lang[k] for k in names_l] + [scal[k][:, None] for k in names_s]) if n else \
-                np.zeros((0, len(names_l) * L + len(names_s)))
+            mat = (
+                np.hstack([per_lang[k] for k in names_l] + [scal[k][:, None] for k in names_s])
+                if n
+                else np.zeros((0, len(names_l) * L + len(names_s)))
+            )
             _, sums = cluster_sums(codes, mat)
-            per_lang = {k: sums[:, i * L:(i + 1) * L] for i, k in enumerate(names_l)}
+            per_lang = {k: sums[:, i * L : (i + 1) * L] for i, k in enumerate(names_l)}
             scal = {k: sums[:, len(names_l) * L + j] for j, k in enumerate(names_s)}
             weight = np.ones(len(sums))
         elif weight is None:
@@ -238,16 +270,28 @@ class CellStats:
         return cls.from_cluster_sums(langs, per_lang, scal, weight)
 
     @classmethod
-    def from_cluster_sums(cls, langs: Sequence[str], lang: Mapping[str, np.ndarray], scalars: Mapping[str, np.ndarray],
-                          weight: np.ndarray) -> CellStats:
+    def from_cluster_sums(
+        cls,
+        langs: Sequence[str],
+        lang: Mapping[str, np.ndarray],
+        scalars: Mapping[str, np.ndarray],
+        weight: np.ndarray,
+    ) -> CellStats:
         """Build from per-cluster (or per-profile) sums; identical rows are merged."""
         L = len(langs)
         names_l, names_s = list(lang), list(scalars)
         w = np.asarray(weight, dtype=np.float64)
         if len(w) == 0:
-            return cls(tuple(langs), w, {k: np.zeros((0, L)) for k in names_l}, {k: np.zeros(0) for k in names_s})
-        mat = np.hstack([np.asarray(lang[k], dtype=np.float64).reshape(len(w), L) for k in names_l]
-                        + [np.asarray(scalars[k], dtype=np.float64)[:, None] for k in names_s])
+            return cls(
+                tuple(langs),
+                w,
+                {k: np.zeros((0, L)) for k in names_l},
+                {k: np.zeros(0) for k in names_s},
+            )
+        mat = np.hstack(
+            [np.asarray(lang[k], dtype=np.float64).reshape(len(w), L) for k in names_l]
+            + [np.asarray(scalars[k], dtype=np.float64)[:, None] for k in names_s]
+        )
         mat = np.round(mat, 12) + 0.0  # merge profiles that differ only by float noise; -0.0 → 0.0
         uniq, inv = np.unique(mat, axis=0, return_inverse=True)
         w2 = np.bincount(inv.reshape(-1), weights=w, minlength=len(uniq))
@@ -256,14 +300,19 @@ class CellStats:
         return cls(
             tuple(langs),
             w2,
-            {k: uniq[:, i * L:(i + 1) * L] for i, k in enumerate(names_l)},
+            {k: uniq[:, i * L : (i + 1) * L] for i, k in enumerate(names_l)},
             {k: uniq[:, len(names_l) * L + j] for j, k in enumerate(names_s)},
         )
 
-    def sums(self, weights: np.ndarray | None = None) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    def sums(
+        self, weights: np.ndarray | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """Weighted sums: ``weights`` ``(K,)`` → one cell; ``(B, K)`` → one row per resample."""
         w = self.weight if weights is None else np.asarray(weights, dtype=np.float64)
-        return ({k: w @ v for k, v in self.lang.items()}, {k: w @ v for k, v in self.scalars.items()})
+        return (
+            {k: w @ v for k, v in self.lang.items()},
+            {k: w @ v for k, v in self.scalars.items()},
+        )
 
     def estimates(self) -> dict[str, dict[str, np.ndarray]]:
         """:func:`rates_from_sums` of the cell itself."""

@@ -66,11 +66,28 @@ import numpy as np
 from ..errors import ConfigError
 from .rates import RATE_MEASURES, RATE_VARIANTS, CellStats, rates_from_sums, scalar_rate
 
-__all__ = ["cell_rng", "multinomial_weights", "BootSums", "bootstrap_sums", "summarize_cell", "summarize_scalars",
-           "INTERVAL_MEASURES", "BOOT_METHODS", "EXACT_LIMIT", "RatioTest", "ratio_score_test", "score_terms",
-           "RATIO_TEST"]
+__all__ = [
+    "cell_rng",
+    "multinomial_weights",
+    "BootSums",
+    "bootstrap_sums",
+    "summarize_cell",
+    "summarize_scalars",
+    "INTERVAL_MEASURES",
+    "BOOT_METHODS",
+    "EXACT_LIMIT",
+    "RatioTest",
+    "ratio_score_test",
+    "score_terms",
+    "RATIO_TEST",
+]
 
-INTERVAL_MEASURES: tuple[str, ...] = ("inclusion_rate", "inclusion_rate_citing", "citation_rate", "ratio")
+INTERVAL_MEASURES: tuple[str, ...] = (
+    "inclusion_rate",
+    "inclusion_rate_citing",
+    "citation_rate",
+    "ratio",
+)
 _MAX_CELLS = 4_000_000  # resample × profile entries per chunk
 BOOT_METHODS: tuple[str, ...] = ("auto", "multinomial", "normal")
 EXACT_LIMIT = 2_000_000
@@ -83,7 +100,9 @@ def cell_rng(seed: int, name: str) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(entropy=int(seed), spawn_key=(h,)))
 
 
-def multinomial_weights(weight: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+def multinomial_weights(
+    weight: np.ndarray, n_resamples: int, rng: np.random.Generator
+) -> np.ndarray:
     """Resample counts of each profile, shape ``(n_resamples, K)``: n clusters drawn with replacement."""
     w = np.asarray(weight, dtype=np.float64)
     n = int(round(float(w.sum())))
@@ -105,7 +124,9 @@ def _chunks(n_resamples: int, k: int) -> list[int]:
 def _interval(values: np.ndarray, conf: float) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bounds per column, ignoring NaN; NaN where a column has no defined value."""
     a = (1 - conf) / 2
-    with warnings.catch_warnings():  # all-NaN columns (undefined in every resample) give NaN quietly
+    with (
+        warnings.catch_warnings()
+    ):  # all-NaN columns (undefined in every resample) give NaN quietly
         warnings.simplefilter("ignore", RuntimeWarning)
         lo = np.nanquantile(values, a, axis=0)
         hi = np.nanquantile(values, 1 - a, axis=0)
@@ -123,8 +144,9 @@ _VARIANT_TERMS: dict[str, tuple[str, str, str, str]] = {
 }
 
 
-def score_terms(x: np.ndarray, y: np.ndarray, u: np.ndarray, v: np.ndarray, weight: np.ndarray | None = None
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def score_terms(
+    x: np.ndarray, y: np.ndarray, u: np.ndarray, v: np.ndarray, weight: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Sufficient sums of the score test of ``(Σx/Σy) / (Σu/Σv) = ρ`` over clusters (the last axis).
 
     ``x``, ``u`` have shape ``(..., K, L)`` (one column per document language),
@@ -167,8 +189,15 @@ class RatioTest:
     zero_width: np.ndarray
 
 
-def ratio_score_test(x: np.ndarray, y: np.ndarray, u: np.ndarray, v: np.ndarray, weight: np.ndarray | None = None,
-                     *, conf: float = 0.95) -> RatioTest:
+def ratio_score_test(
+    x: np.ndarray,
+    y: np.ndarray,
+    u: np.ndarray,
+    v: np.ndarray,
+    weight: np.ndarray | None = None,
+    *,
+    conf: float = 0.95,
+) -> RatioTest:
     """Score test and interval of the citation ratio from per-cluster sums (see the module docs).
 
     Arguments as :func:`score_terms`; vectorised over any leading axes.
@@ -188,8 +217,11 @@ def ratio_score_test(x: np.ndarray, y: np.ndarray, u: np.ndarray, v: np.ndarray,
         # T(1) = (Σa + Σb) / sqrt(Σ(a + b)²) with Σa = ratio·q, Σb = −q
         num = np.where(ok, ratio * q - q, np.nan)
         var1 = saa + 2 * sab + sbb
-        p = np.where(var1 > _TINY * np.maximum(q * q, _TINY), _erfc(np.abs(num) / np.sqrt(np.where(var1 > 0, var1, 1.0))
-                                                                  / math.sqrt(2.0)), 1.0)
+        p = np.where(
+            var1 > _TINY * np.maximum(q * q, _TINY),
+            _erfc(np.abs(num) / np.sqrt(np.where(var1 > 0, var1, 1.0)) / math.sqrt(2.0)),
+            1.0,
+        )
         p = np.where(ok, p, np.nan)
         # |T(ρ)| < z  ⇔  (A + ρB)² − z² (Saa + 2ρ Sab + ρ² Sbb) < 0 with A = ratio·q, B = −q
         A, B = ratio * q, -q
@@ -207,7 +239,9 @@ def ratio_score_test(x: np.ndarray, y: np.ndarray, u: np.ndarray, v: np.ndarray,
         nb = np.where(a2 < 0, a2, -1.0)
         s_lo = (-a1 + root) / (2 * nb)  # the smaller root (a2 < 0)
         s_hi = (-a1 - root) / (2 * nb)
-        unb_low = np.where((a2 < 0) & (disc > 0) & (s_lo < 0) & (s_hi <= ratio), np.maximum(s_hi, 0.0), 0.0)
+        unb_low = np.where(
+            (a2 < 0) & (disc > 0) & (s_lo < 0) & (s_hi <= ratio), np.maximum(s_hi, 0.0), 0.0
+        )
     low = np.where(bounded, np.maximum(np.minimum(r_lo, ratio), 0.0), unb_low)
     high = np.where(bounded, np.maximum(r_hi, ratio), np.inf)
     low, high = np.where(ok, low, np.nan), np.where(ok, high, np.nan)
@@ -255,13 +289,19 @@ def _normal_sums(cell: CellStats, n_resamples: int, rng: np.random.Generator) ->
     root = vecs * np.sqrt(np.clip(vals, 0.0, None))
     draws = n * mu + rng.standard_normal((n_resamples, len(mu))) @ root.T
     draws = np.clip(draws, 0.0, None)
-    lang = {k: draws[:, i * L:(i + 1) * L] for i, k in enumerate(names_l)}
+    lang = {k: draws[:, i * L : (i + 1) * L] for i, k in enumerate(names_l)}
     scal = {k: draws[:, len(names_l) * L + j] for j, k in enumerate(names_s)}
     return lang, scal
 
 
-def bootstrap_sums(cell: CellStats, *, n_resamples: int = 2000, seed: int = 12345, name: str = "",
-                   method: str = "auto") -> BootSums:
+def bootstrap_sums(
+    cell: CellStats,
+    *,
+    n_resamples: int = 2000,
+    seed: int = 12345,
+    name: str = "",
+    method: str = "auto",
+) -> BootSums:
     """The cell's sums in ``n_resamples`` cluster-bootstrap resamples (see the module docs for ``method``)."""
     if n_resamples < 1:
         raise ConfigError(f"n_resamples must be >= 1, found {n_resamples}")
@@ -281,8 +321,11 @@ def bootstrap_sums(cell: CellStats, *, n_resamples: int = 2000, seed: int = 1234
             parts_l[k].append(v)
         for k, v in ss.items():
             parts_s[k].append(v)
-    return BootSums({k: np.vstack(v) for k, v in parts_l.items()},
-                    {k: np.concatenate(v) for k, v in parts_s.items()}, "multinomial")
+    return BootSums(
+        {k: np.vstack(v) for k, v in parts_l.items()},
+        {k: np.concatenate(v) for k, v in parts_s.items()},
+        "multinomial",
+    )
 
 
 def summarize_cell(
@@ -311,12 +354,25 @@ def summarize_cell(
     lang_sums, scal_sums = cell.sums()
     est = rates_from_sums(lang_sums, scal_sums)
     # clusters whose citing answers were shown the language: the clusters that can say anything about its ratio
-    lang_clusters = [int(round(float(x))) for x in cell.weight @ (cell.lang["docs_citing"] > 0)] \
-        if cell.n_profiles else [0] * len(cell.langs)
+    lang_clusters = (
+        [int(round(float(x))) for x in cell.weight @ (cell.lang["docs_citing"] > 0)]
+        if cell.n_profiles
+        else [0] * len(cell.langs)
+    )
     tests = {}
     for v, (xn, yn, un, vn) in _VARIANT_TERMS.items():
-        tests[v] = ratio_score_test(cell.lang[xn], cell.scalars[yn], cell.lang[un], cell.scalars[vn], cell.weight,
-                                    conf=conf) if cell.n_profiles else None
+        tests[v] = (
+            ratio_score_test(
+                cell.lang[xn],
+                cell.scalars[yn],
+                cell.lang[un],
+                cell.scalars[vn],
+                cell.weight,
+                conf=conf,
+            )
+            if cell.n_profiles
+            else None
+        )
     if boot is None:
         boot = bootstrap_sums(cell, n_resamples=n_resamples, seed=seed, name=name, method=method)
     r = rates_from_sums(boot.lang, boot.scal)

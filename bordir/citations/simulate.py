@@ -47,8 +47,9 @@ __all__ = ["DOC_LANGS", "fair_audits", "planted_audits", "audit_flags"]
 DOC_LANGS: tuple[str, ...] = ("en", "sw")
 
 
-def fair_audits(rng: np.random.Generator, *, n_audits: int, n_cells: int, n_records: int
-                ) -> tuple[np.ndarray, np.ndarray]:
+def fair_audits(
+    rng: np.random.Generator, *, n_audits: int, n_cells: int, n_records: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Included and cited counts ``(n_audits, n_cells, n_records, 2)`` of a fair assistant (see the module docs)."""
     shape = (n_audits, n_cells, n_records)
     p_en = np.linspace(0.3, 0.7, n_cells)[None, :, None]
@@ -61,8 +62,15 @@ def fair_audits(rng: np.random.Generator, *, n_audits: int, n_cells: int, n_reco
     return inc, cit
 
 
-def planted_audits(rng: np.random.Generator, *, n_audits: int, n_cells: int, n_records: int, ratio: float = 1.5,
-                   biased_cell: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def planted_audits(
+    rng: np.random.Generator,
+    *,
+    n_audits: int,
+    n_cells: int,
+    n_records: int,
+    ratio: float = 1.5,
+    biased_cell: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
     """Counts as :func:`fair_audits`, prompts of 1 English + 2 Swahili documents, one citation per record, English
     cited ``ratio`` times as often as included in ``biased_cell``."""
     shape = (n_audits, n_cells, n_records)
@@ -80,29 +88,54 @@ def _cell_tests(inc: np.ndarray, cit: np.ndarray, conf: float) -> dict[str, Any]
     per_lang, scal = answer_statistics(inc.reshape(-1, L), cit.reshape(-1, L))
     out = {}
     for v, (xn, yn, un, vn) in _VARIANT_TERMS.items():
-        out[v] = ratio_score_test(per_lang[xn].reshape(a, c, g, L), scal[yn].reshape(a, c, g),
-                                  per_lang[un].reshape(a, c, g, L), scal[vn].reshape(a, c, g), conf=conf)
+        out[v] = ratio_score_test(
+            per_lang[xn].reshape(a, c, g, L),
+            scal[yn].reshape(a, c, g),
+            per_lang[un].reshape(a, c, g, L),
+            scal[vn].reshape(a, c, g),
+            conf=conf,
+        )
     return out
 
 
-def _table(tests: dict[str, Any], n_clusters: int, cells: list[str], inc: np.ndarray, cit: np.ndarray
-           ) -> pd.DataFrame:
-    shown = ((inc > 0) & (cit.sum(-1, keepdims=True) > 0)).sum(-2)  # (A, C, L): clusters citing with L shown
+def _table(
+    tests: dict[str, Any], n_clusters: int, cells: list[str], inc: np.ndarray, cit: np.ndarray
+) -> pd.DataFrame:
+    shown = ((inc > 0) & (cit.sum(-1, keepdims=True) > 0)).sum(
+        -2
+    )  # (A, C, L): clusters citing with L shown
     frames = []
     for v, t in tests.items():
         a, c, L = t.ratio.shape
         idx = np.indices((a, c, L)).reshape(3, -1)
-        frames.append(pd.DataFrame({
-            "audit": idx[0], "query_lang": np.asarray(cells)[idx[1]], "doc_lang": np.asarray(DOC_LANGS)[idx[2]],
-            "rate": v, "n_clusters": n_clusters, "n_clusters_lang": shown.ravel(), "ratio": t.ratio.ravel(),
-            "ratio_low": t.low.ravel(),
-            "ratio_high": t.high.ravel(), "p_value": t.p_value.ravel()}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "audit": idx[0],
+                    "query_lang": np.asarray(cells)[idx[1]],
+                    "doc_lang": np.asarray(DOC_LANGS)[idx[2]],
+                    "rate": v,
+                    "n_clusters": n_clusters,
+                    "n_clusters_lang": shown.ravel(),
+                    "ratio": t.ratio.ravel(),
+                    "ratio_low": t.low.ravel(),
+                    "ratio_high": t.high.ravel(),
+                    "p_value": t.p_value.ravel(),
+                }
+            )
+        )
     df = pd.concat(frames, ignore_index=True)
     return df.astype(object).where(df.notna(), None)
 
 
-def audit_flags(inc: np.ndarray, cit: np.ndarray, *, conf: float = 0.95, min_clusters: int = MIN_CELL_CLUSTERS,
-                adjust: str = "holm") -> dict[str, Any]:
+def audit_flags(
+    inc: np.ndarray,
+    cit: np.ndarray,
+    *,
+    conf: float = 0.95,
+    min_clusters: int = MIN_CELL_CLUSTERS,
+    adjust: str = "holm",
+) -> dict[str, Any]:
     """Flag every simulated audit as ``bordir audit`` would; per-audit results.
 
     Returns:
@@ -113,12 +146,25 @@ def audit_flags(inc: np.ndarray, cit: np.ndarray, *, conf: float = 0.95, min_clu
     n_audits, n_cells, n_records, _ = inc.shape
     cells = [f"q{i}" for i in range(n_cells)]
     per = _table(_cell_tests(inc, cit, conf), n_records, cells, inc, cit)
-    inc1, cit1 = inc.reshape(n_audits, 1, -1, inc.shape[-1]), cit.reshape(n_audits, 1, -1, cit.shape[-1])
+    inc1, cit1 = (
+        inc.reshape(n_audits, 1, -1, inc.shape[-1]),
+        cit.reshape(n_audits, 1, -1, cit.shape[-1]),
+    )
     pooled = _table(_cell_tests(inc1, cit1, conf), n_cells * n_records, ["*"], inc1, cit1)
-    table = assign_flags(pd.concat([per, pooled], ignore_index=True), family=("audit",), conf=conf, adjust=adjust,
-                         min_clusters=min_clusters)
+    table = assign_flags(
+        pd.concat([per, pooled], ignore_index=True),
+        family=("audit",),
+        conf=conf,
+        adjust=adjust,
+        min_clusters=min_clusters,
+    )
     flagged = table[table["flag"].notna()]
     any_flag = np.zeros(n_audits, dtype=bool)
     any_flag[flagged["audit"].astype(int).unique()] = True
-    return {"any_flag": any_flag, "flags": flagged, "too_few": table[table["verdict"] == TOO_FEW],
-            "tested": table[table["tested"].astype(bool)], "table": table}
+    return {
+        "any_flag": any_flag,
+        "flags": flagged,
+        "too_few": table[table["verdict"] == TOO_FEW],
+        "tested": table[table["tested"].astype(bool)],
+        "table": table,
+    }

@@ -29,9 +29,21 @@ from .flags import MIN_CELL_CLUSTERS, TOO_FEW, assign_flags
 from .rates import CellStats
 from .ratio import EXACT_LIMIT, RATIO_TEST, bootstrap_sums, summarize_cell, summarize_scalars
 
-__all__ = ["CitationTables", "build_tables", "markdown_rates", "ANSWER_RATES", "ALL_LANGS", "pct", "ci_text", "jsonable",
-           "flag_text",
-           "RESOURCE_ORDER", "resource_level", "divergence_table", "spread_by_resource"]
+__all__ = [
+    "CitationTables",
+    "build_tables",
+    "markdown_rates",
+    "ANSWER_RATES",
+    "ALL_LANGS",
+    "pct",
+    "ci_text",
+    "jsonable",
+    "flag_text",
+    "RESOURCE_ORDER",
+    "resource_level",
+    "divergence_table",
+    "spread_by_resource",
+]
 
 ALL_LANGS = "*"
 """The ``query_lang`` of the rows that pool every query language."""
@@ -45,7 +57,9 @@ ANSWER_RATES: tuple[tuple[str, str, str], ...] = (
 
 def pct(x: float | None, digits: int = 1) -> str:
     """A fraction as a percentage string (``n/a`` when undefined)."""
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{digits}f}"
+    return (
+        "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{digits}f}"
+    )
 
 
 def ci_text(lo: float | None, hi: float | None, *, scale: float = 100.0, digits: int = 1) -> str:
@@ -69,8 +83,11 @@ def flag_text(row: Any) -> str:
     if isinstance(flag, str) and flag:
         return flag
     verdict = row["verdict"] if "verdict" in row else None
-    return "" if verdict in (None, "not flagged") or (isinstance(verdict, float) and math.isnan(verdict)) \
+    return (
+        ""
+        if verdict in (None, "not flagged") or (isinstance(verdict, float) and math.isnan(verdict))
         else str(verdict)
+    )
 
 
 @dataclass(frozen=True)
@@ -94,8 +111,10 @@ class CitationTables:
     signature: Signature
 
     def __repr__(self) -> str:
-        return (f"CitationTables(keys={self.keys}, rows={len(self.rates)}, flagged={len(self.flagged())}, "
-                f"signature={str(self.signature)!r})")
+        return (
+            f"CitationTables(keys={self.keys}, rows={len(self.rates)}, flagged={len(self.flagged())}, "
+            f"signature={str(self.signature)!r})"
+        )
 
     def flagged(self, *, overall: bool = False) -> pd.DataFrame:
         """Rows with a flag (``over`` / ``under``)."""
@@ -104,11 +123,19 @@ class CitationTables:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: settings, signature and the three tables as lists of records."""
+
         def recs(df: pd.DataFrame) -> list[dict[str, Any]]:
             return jsonable(df.astype(object).where(df.notna(), None).to_dict(orient="records"))
 
-        return jsonable({"settings": self.settings, "signature": str(self.signature),
-                         "rates": recs(self.rates), "overall": recs(self.overall), "answers": recs(self.answers)})
+        return jsonable(
+            {
+                "settings": self.settings,
+                "signature": str(self.signature),
+                "rates": recs(self.rates),
+                "overall": recs(self.overall),
+                "answers": recs(self.answers),
+            }
+        )
 
     def to_markdown(self, *, overall_only: bool = False) -> str:
         """Markdown tables (×100 for rates), one per cell group; pooled and per-query side by side."""
@@ -120,32 +147,59 @@ class CitationTables:
             for key, g in df.groupby(list(self.keys), sort=False) if self.keys else [((), df)]:
                 key = key if isinstance(key, tuple) else (key,)
                 title = " · ".join(f"{k} {v}" for k, v in zip(self.keys, key)) or "all"
-                parts.append(f"**{title}**" + (" — all query languages pooled" if df is self.overall else "") + "\n")
+                parts.append(
+                    f"**{title}**"
+                    + (" — all query languages pooled" if df is self.overall else "")
+                    + "\n"
+                )
                 parts.append(markdown_rates(g))
         return "\n".join(parts)
 
 
 def markdown_rates(g: pd.DataFrame) -> str:
     """One Markdown table of a cell group: pooled and per-query columns side by side."""
-    head = ("| query lang | doc lang | answers | docs | citations | inclusion % | citation % (pooled) [95% CI] "
-            "| ratio (pooled) [95% CI] | flag | citation % (per query) | ratio (per query) [95% CI] | flag |")
+    head = (
+        "| query lang | doc lang | answers | docs | citations | inclusion % | citation % (pooled) [95% CI] "
+        "| ratio (pooled) [95% CI] | flag | citation % (per query) | ratio (per query) [95% CI] | flag |"
+    )
     lines = [head, "|" + "---|" * 12]
     pooled = g[g["rate"] == "pooled"].set_index(["query_lang", "doc_lang"])
     perq = g[g["rate"] == "per_query"].set_index(["query_lang", "doc_lang"])
     for (ql, dl), p in pooled.iterrows():
         q = perq.loc[(ql, dl)]
-        lines.append("| " + " | ".join([
-            str(ql), str(dl), str(p["n_answers"]), str(p["n_docs"]), str(p["n_citations"]),
-            pct(p["inclusion_rate_citing"]),
-            f"{pct(p['citation_rate'])} {ci_text(p['citation_rate_low'], p['citation_rate_high'])}",
-            _ratio_text(p["ratio"], p["ratio_low"], p["ratio_high"]), flag_text(p),
-            pct(q["citation_rate"]), _ratio_text(q["ratio"], q["ratio_low"], q["ratio_high"]), flag_text(q),
-        ]) + " |")
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    str(ql),
+                    str(dl),
+                    str(p["n_answers"]),
+                    str(p["n_docs"]),
+                    str(p["n_citations"]),
+                    pct(p["inclusion_rate_citing"]),
+                    f"{pct(p['citation_rate'])} {ci_text(p['citation_rate_low'], p['citation_rate_high'])}",
+                    _ratio_text(p["ratio"], p["ratio_low"], p["ratio_high"]),
+                    flag_text(p),
+                    pct(q["citation_rate"]),
+                    _ratio_text(q["ratio"], q["ratio_low"], q["ratio_high"]),
+                    flag_text(q),
+                ]
+            )
+            + " |"
+        )
     return "\n".join(lines) + "\n"
 
 
-def _rows(cells: Mapping[tuple, CellStats], key_names: Sequence[str], *, n_resamples: int, seed: int, conf: float,
-          answer_rates: Sequence[tuple[str, str, str]], method: str) -> tuple[list[dict], list[dict]]:
+def _rows(
+    cells: Mapping[tuple, CellStats],
+    key_names: Sequence[str],
+    *,
+    n_resamples: int,
+    seed: int,
+    conf: float,
+    answer_rates: Sequence[tuple[str, str, str]],
+    method: str,
+) -> tuple[list[dict], list[dict]]:
     rate_rows, answer_rows = [], []
     for key, cell in cells.items():
         name = "|".join(f"{k}={v}" for k, v in zip(key_names, key))
@@ -154,7 +208,9 @@ def _rows(cells: Mapping[tuple, CellStats], key_names: Sequence[str], *, n_resam
         for r in summarize_cell(cell, conf=conf, boot=boot):
             r["measure"] = f"CitationRatio(rate={r['rate']},lang={r['doc_lang']})"
             rate_rows.append({**base, **r})
-        wanted = [a for a in answer_rates if all(p in cell.scalars for p in a[1].split("-") + [a[2]])]
+        wanted = [
+            a for a in answer_rates if all(p in cell.scalars for p in a[1].split("-") + [a[2]])
+        ]
         answer_rows.append({**base, **summarize_scalars(cell, wanted, conf=conf, boot=boot)})
     return rate_rows, answer_rows
 
@@ -189,66 +245,125 @@ def build_tables(
         answer_rates: answer-level shares to report.
         method: ``auto``, ``multinomial`` (exact) or ``normal`` (:mod:`~.ratio`).
     """
-    rate_rows, answer_rows = _rows(cells, key_names, n_resamples=n_resamples, seed=seed, conf=conf,
-                                   answer_rates=answer_rates, method=method)
-    cols = [*key_names, "doc_lang", "rate", "measure", "n_clusters", "n_clusters_lang", "n_answers", "n_citing", "n_docs",
-            "n_docs_citing", "n_citations", "inclusion_rate", "inclusion_rate_low", "inclusion_rate_high",
-            "inclusion_rate_citing", "inclusion_rate_citing_low", "inclusion_rate_citing_high", "citation_rate",
-            "citation_rate_low", "citation_rate_high", "ratio", "ratio_low", "ratio_high", "ratio_boot_low",
-            "ratio_boot_high", "ratio_zero_width", "ratio_undefined", "p_value", "bootstrap"]
+    rate_rows, answer_rows = _rows(
+        cells,
+        key_names,
+        n_resamples=n_resamples,
+        seed=seed,
+        conf=conf,
+        answer_rates=answer_rates,
+        method=method,
+    )
+    cols = [
+        *key_names,
+        "doc_lang",
+        "rate",
+        "measure",
+        "n_clusters",
+        "n_clusters_lang",
+        "n_answers",
+        "n_citing",
+        "n_docs",
+        "n_docs_citing",
+        "n_citations",
+        "inclusion_rate",
+        "inclusion_rate_low",
+        "inclusion_rate_high",
+        "inclusion_rate_citing",
+        "inclusion_rate_citing_low",
+        "inclusion_rate_citing_high",
+        "citation_rate",
+        "citation_rate_low",
+        "citation_rate_high",
+        "ratio",
+        "ratio_low",
+        "ratio_high",
+        "ratio_boot_low",
+        "ratio_boot_high",
+        "ratio_zero_width",
+        "ratio_undefined",
+        "p_value",
+        "bootstrap",
+    ]
     df = pd.DataFrame(rate_rows, columns=cols)
     ql = key_names[-1]
     per_lang = df[df[ql] != ALL_LANGS].reset_index(drop=True)
     overall = df[df[ql] == ALL_LANGS].reset_index(drop=True)
     # one Holm family: every tested cell of both tables and both rate variants, so that the chance of any false
     # flag anywhere in the output stays below 1 − conf (docs/citations.md)
-    both = assign_flags(pd.concat([per_lang, overall], ignore_index=True), family=(), conf=conf, adjust=adjust,
-                        min_clusters=min_clusters)
-    per_lang = both.iloc[:len(per_lang)].reset_index(drop=True)
-    overall = both.iloc[len(per_lang):].reset_index(drop=True)
+    both = assign_flags(
+        pd.concat([per_lang, overall], ignore_index=True),
+        family=(),
+        conf=conf,
+        adjust=adjust,
+        min_clusters=min_clusters,
+    )
+    per_lang = both.iloc[: len(per_lang)].reset_index(drop=True)
+    overall = both.iloc[len(per_lang) :].reset_index(drop=True)
     answers = pd.DataFrame(answer_rows)
     settings = {
         "rates": {
             "pooled": "Σ citations to the language / Σ citations (and Σ documents of it / Σ documents)",
             "per_query": "mean over answers of the answer's share (citations: answers with ≥ 1 citation; "
-                         "inclusion: answers with ≥ 1 document)",
+            "inclusion: answers with ≥ 1 document)",
             "inclusion_rate": "share of the documents placed in prompts (all answers with documents)",
             "inclusion_rate_citing": "the same over answers with ≥ 1 citation: the ratio's denominator",
             "ratio": "citation_rate / inclusion_rate_citing",
         },
         "interval": f"percentile cluster bootstrap ({int(round(conf * 100))}%), clusters = {cluster}; the ratio's "
-                    f"interval: cluster score interval ({int(round(conf * 100))}%, Fieller-type; upper bound inf "
-                    "when the data do not bound it), its percentile interval in ratio_boot_low/high",
-        "ratio_test": {"method": RATIO_TEST,
-                       "statistic": "T = Σ s_k / sqrt(Σ s_k²) over clusters, s_k the cluster's score of ratio = 1 "
-                                    "(docs/citations.md), two-sided normal p"},
-        "bootstrap": {"method": method, "methods_used": sorted(set(df["bootstrap"].dropna())) if len(df) else [],
-                      "exact_limit": EXACT_LIMIT,
-                      "note": "multinomial: clusters resampled exactly; normal: Gaussian draw of the cell sums with "
-                              "the bootstrap's mean and covariance (cells with many distinct profiles)"},
+        f"interval: cluster score interval ({int(round(conf * 100))}%, Fieller-type; upper bound inf "
+        "when the data do not bound it), its percentile interval in ratio_boot_low/high",
+        "ratio_test": {
+            "method": RATIO_TEST,
+            "statistic": "T = Σ s_k / sqrt(Σ s_k²) over clusters, s_k the cluster's score of ratio = 1 "
+            "(docs/citations.md), two-sided normal p",
+        },
+        "bootstrap": {
+            "method": method,
+            "methods_used": sorted(set(df["bootstrap"].dropna())) if len(df) else [],
+            "exact_limit": EXACT_LIMIT,
+            "note": "multinomial: clusters resampled exactly; normal: Gaussian draw of the cell sums with "
+            "the bootstrap's mean and covariance (cells with many distinct profiles)",
+        },
         "n_resamples": n_resamples,
         "seed": seed,
         "conf": conf,
         "cluster": cluster,
         "flags": {
             "rule": "over / under: the ratio's score interval lies above / below 1"
-                    + (" and the Holm-adjusted p-value (cluster score test of ratio = 1; Holm across every "
-                       "tested cell of the output: both tables, both rate variants) is below "
-                       f"{1 - conf:.2g}" if adjust == "holm" else "")
-                    + f"; cells with fewer than {min_clusters} clusters: '{TOO_FEW}' (shown, not tested); "
-                      "a zero-width interval (every cluster alike) never flags",
+            + (
+                " and the Holm-adjusted p-value (cluster score test of ratio = 1; Holm across every "
+                "tested cell of the output: both tables, both rate variants) is below "
+                f"{1 - conf:.2g}"
+                if adjust == "holm"
+                else ""
+            )
+            + f"; cells with fewer than {min_clusters} clusters: '{TOO_FEW}' (shown, not tested); "
+            "a zero-width interval (every cluster alike) never flags",
             "adjust": adjust,
             "min_clusters": min_clusters,
-            "too_few_to_judge": {"rates": int((per_lang["verdict"] == TOO_FEW).sum()) if len(per_lang) else 0,
-                                 "overall": int((overall["verdict"] == TOO_FEW).sum()) if len(overall) else 0},
-            "tested_cells": {"rates": int(per_lang["tested"].sum()) if len(per_lang) else 0,
-                             "overall": int(overall["tested"].sum()) if len(overall) else 0},
+            "too_few_to_judge": {
+                "rates": int((per_lang["verdict"] == TOO_FEW).sum()) if len(per_lang) else 0,
+                "overall": int((overall["verdict"] == TOO_FEW).sum()) if len(overall) else 0,
+            },
+            "tested_cells": {
+                "rates": int(per_lang["tested"].sum()) if len(per_lang) else 0,
+                "overall": int(overall["tested"].sum()) if len(overall) else 0,
+            },
         },
         **dict(extra_settings or {}),
     }
-    sig = Signature.build(signature_name, **dict(signature_fields or {}), cluster=cluster, boot=n_resamples,
-                          seed=seed, ci=f"cluster{int(round(conf * 100))}", adjust=adjust, min_clusters=min_clusters,
-                          version=__version__)
+    sig = Signature.build(
+        signature_name,
+        **dict(signature_fields or {}),
+        cluster=cluster,
+        boot=n_resamples,
+        seed=seed,
+        ci=f"cluster{int(round(conf * 100))}",
+        adjust=adjust,
+        min_clusters=min_clusters,
+        version=__version__,
+    )
     return CitationTables(tuple(key_names[:-1]), per_lang, overall, answers, settings, sig)
 
 
@@ -263,7 +378,9 @@ def resource_level(code: str) -> str:
     return reg[code].resource if code in reg else "unknown"
 
 
-def divergence_table(rates: pd.DataFrame, keys: Sequence[str], *, rate: str = "pooled") -> pd.DataFrame:
+def divergence_table(
+    rates: pd.DataFrame, keys: Sequence[str], *, rate: str = "pooled"
+) -> pd.DataFrame:
     """How far citations stray from inclusion, per query language, with its resource level.
 
     ``divergence`` is the total variation distance between the citation and the
@@ -282,25 +399,48 @@ def divergence_table(rates: pd.DataFrame, keys: Sequence[str], *, rate: str = "p
         key = key if isinstance(key, tuple) else (key,)
         diff = (g["citation_rate"] - g["inclusion_rate_citing"]).abs()
         rec = dict(zip([*keys, "query_lang"], key))
-        rec.update(resource=resource_level(str(rec["query_lang"])), divergence=round(float(diff.sum() / 2), 12),
-                   max_abs_diff=float(diff.max()))
+        rec.update(
+            resource=resource_level(str(rec["query_lang"])),
+            divergence=round(float(diff.sum() / 2), 12),
+            max_abs_diff=float(diff.max()),
+        )
         out.append(rec)
-    return pd.DataFrame(out, columns=[*keys, "query_lang", "resource", "divergence", "max_abs_diff"])
+    return pd.DataFrame(
+        out, columns=[*keys, "query_lang", "resource", "divergence", "max_abs_diff"]
+    )
 
 
-def spread_by_resource(rates: pd.DataFrame, keys: Sequence[str], *, rate: str = "pooled") -> pd.DataFrame:
+def spread_by_resource(
+    rates: pd.DataFrame, keys: Sequence[str], *, rate: str = "pooled"
+) -> pd.DataFrame:
     """Per resource level of the query language: how many query languages, and the mean, sd and max divergence."""
     d = divergence_table(rates, keys, rate=rate)
     rows = []
     for key, g in d.groupby([*keys, "resource"], sort=False) if len(d) else []:
         key = key if isinstance(key, tuple) else (key,)
-        rows.append({**dict(zip([*keys, "resource"], key)), "n_query_langs": len(g),
-                     "divergence_mean": float(g["divergence"].mean()),
-                     "divergence_sd": float(g["divergence"].std(ddof=1)) if len(g) > 1 else None,
-                     "divergence_max": float(g["divergence"].max())})
-    out = pd.DataFrame(rows, columns=[*keys, "resource", "n_query_langs", "divergence_mean", "divergence_sd",
-                                      "divergence_max"])
+        rows.append(
+            {
+                **dict(zip([*keys, "resource"], key)),
+                "n_query_langs": len(g),
+                "divergence_mean": float(g["divergence"].mean()),
+                "divergence_sd": float(g["divergence"].std(ddof=1)) if len(g) > 1 else None,
+                "divergence_max": float(g["divergence"].max()),
+            }
+        )
+    out = pd.DataFrame(
+        rows,
+        columns=[
+            *keys,
+            "resource",
+            "n_query_langs",
+            "divergence_mean",
+            "divergence_sd",
+            "divergence_max",
+        ],
+    )
     if len(out):
         out["_o"] = out["resource"].map({r: i for i, r in enumerate(RESOURCE_ORDER)})
-        out = out.sort_values([*keys, "_o"], kind="stable").drop(columns="_o").reset_index(drop=True)
+        out = (
+            out.sort_values([*keys, "_o"], kind="stable").drop(columns="_o").reset_index(drop=True)
+        )
     return out

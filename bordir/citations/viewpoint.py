@@ -41,7 +41,9 @@ from ..errors import DataError
 __all__ = ["LABEL_COLUMNS", "NO_VIEWPOINT", "viewpoint_lookup", "viewpoint_counts"]
 
 LABEL_COLUMNS: tuple[str, ...] = ("query_id", "doc_lang", "doc_id", "viewpoint")
-NO_VIEWPOINT = frozenset({"", "none", "neutral", "unknown", "n/a", "na", "not_applicable", "not applicable"})
+NO_VIEWPOINT = frozenset(
+    {"", "none", "neutral", "unknown", "n/a", "na", "not_applicable", "not applicable"}
+)
 """Viewpoint values that name no claimant (compared case-insensitively)."""
 
 
@@ -59,24 +61,33 @@ def viewpoint_lookup(labels: pd.DataFrame | Any) -> dict[tuple[str, str, str], s
         labels = (labels.single() if hasattr(labels, "single") else labels).to_frame()
     missing = [c for c in LABEL_COLUMNS if c not in labels.columns]
     if missing:
-        raise DataError(f"missing column(s) {', '.join(missing)}; expected columns: {', '.join(LABEL_COLUMNS)}",
-                        path="viewpoint labels")
+        raise DataError(
+            f"missing column(s) {', '.join(missing)}; expected columns: {', '.join(LABEL_COLUMNS)}",
+            path="viewpoint labels",
+        )
     out: dict[tuple[str, str, str], str] = {}
     seen: dict[tuple[str, str, str], str] = {}
     for i, (q, l, d, v) in enumerate(zip(*(labels[c] for c in LABEL_COLUMNS))):
         key = (str(q), str(l), str(d))
         vp = _norm(v)
         if key in seen and seen[key] != vp:
-            raise DataError(f"row {i}: {key} is labelled both {seen[key]!r} and {vp!r}; keep one label per pair",
-                            path="viewpoint labels", field="viewpoint")
+            raise DataError(
+                f"row {i}: {key} is labelled both {seen[key]!r} and {vp!r}; keep one label per pair",
+                path="viewpoint labels",
+                field="viewpoint",
+            )
         seen[key] = vp
         if vp not in NO_VIEWPOINT:
             out[key] = vp
     return out
 
 
-def viewpoint_counts(lookup: dict[tuple[str, str, str], str], query_id: str, chosen: str | None,
-                     cited: Iterable[tuple[str, str]]) -> tuple[int, int]:
+def viewpoint_counts(
+    lookup: dict[tuple[str, str, str], str],
+    query_id: str,
+    chosen: str | None,
+    cited: Iterable[tuple[str, str]],
+) -> tuple[int, int]:
     """``(agreeing, labelled)`` cited documents of one answer; ``(0, 0)`` when nothing was chosen."""
     if not chosen:
         return 0, 0

@@ -39,7 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         click.echo("bordir: aborted", err=True)
         return 130
-    except _NO_ARGS_IS_HELP as exc:  # `bordir` or a group without a subcommand: the help, as click prints it
+    except (
+        _NO_ARGS_IS_HELP
+    ) as exc:  # `bordir` or a group without a subcommand: the help, as click prints it
         exc.show()
         return exc.exit_code
     except click.UsageError as exc:
@@ -65,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     except UnicodeDecodeError as exc:  # a reader that did not say which file: find it
         path = _file_in_traceback(exc)
         if path is None:
-            _error_line(f"bordir: error: an input is not valid UTF-8 text ({exc.reason} at byte {exc.start})")
+            _error_line(
+                f"bordir: error: an input is not valid UTF-8 text ({exc.reason} at byte {exc.start})"
+            )
         else:
             from ..errors import undecodable
 
@@ -78,8 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("BORDIR_DEBUG"):
             raise
-        _error_line(f"bordir: internal error: {type(exc).__name__}: {exc} "
-                    "(this is a bug; BORDIR_DEBUG=1 shows the traceback)")
+        _error_line(
+            f"bordir: internal error: {type(exc).__name__}: {exc} "
+            "(this is a bug; BORDIR_DEBUG=1 shows the traceback)"
+        )
         return 1
     return status if isinstance(status, int) and not isinstance(status, bool) else 0
 
@@ -106,7 +112,9 @@ def _file_in_traceback(exc: BaseException) -> str | None:
     for frame in reversed(frames):
         local = frame.f_locals
         for value in local.values():
-            if isinstance(value, (io.TextIOWrapper, io.BufferedReader)) and isinstance(value.name, str):
+            if isinstance(value, (io.TextIOWrapper, io.BufferedReader)) and isinstance(
+                value.name, str
+            ):
                 return value.name
         for name in ("path", "file", "filename", "p", "fp"):
             value = local.get(name)

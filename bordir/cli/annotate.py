@@ -34,28 +34,68 @@ def _inputs(dataset: str, path: str | None, corpus_path: str | None):
 
 @click.command("annotate")
 @click.argument("hits", type=click.Path(dir_okay=False, path_type=str))
-@click.option("--backend", "model", required=True,
-              help="The annotating model, provider/model: openai/gpt-4o, openai-compatible/<m>, local/gemma-3-270m …")
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=str),
-              help="Output labels (.jsonl or .csv).")
-@click.option("--k", default=3, show_default=True, type=click.IntRange(min=1), help="Hits per query and mode.")
+@click.option(
+    "--backend",
+    "model",
+    required=True,
+    help="The annotating model, provider/model: openai/gpt-4o, openai-compatible/<m>, local/gemma-3-270m …",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=str),
+    help="Output labels (.jsonl or .csv).",
+)
+@click.option(
+    "--k", default=3, show_default=True, type=click.IntRange(min=1), help="Hits per query and mode."
+)
 @click.option("--modes", help="Comma-separated modes to label (default: every mode in HITS).")
-@click.option("--dataset", type=click.Choice(["demo", "borderlines"]), default="demo", show_default=True,
-              help="The queries the hits are for.")
-@click.option("--path", type=click.Path(file_okay=False, path_type=str), help="BorderLines directory.")
-@click.option("--corpus", "corpus_path", type=click.Path(path_type=str),
-              help="Corpus (anything bordir.load_corpus reads; default: the demo corpus).")
+@click.option(
+    "--dataset",
+    type=click.Choice(["demo", "borderlines"]),
+    default="demo",
+    show_default=True,
+    help="The queries the hits are for.",
+)
+@click.option(
+    "--path", type=click.Path(file_okay=False, path_type=str), help="BorderLines directory."
+)
+@click.option(
+    "--corpus",
+    "corpus_path",
+    type=click.Path(path_type=str),
+    help="Corpus (anything bordir.load_corpus reads; default: the demo corpus).",
+)
 @click.option("--limit", type=click.IntRange(min=1), help="Label only the first N pairs.")
 @click.option("--annotator", help="The labels' annotator name (default: the model).")
-@click.option("--cache", type=click.Path(dir_okay=False, path_type=str),
-              help="Response cache file (default: $BORDIR_CACHE/responses.sqlite3).")
+@click.option(
+    "--cache",
+    type=click.Path(dir_okay=False, path_type=str),
+    help="Response cache file (default: $BORDIR_CACHE/responses.sqlite3).",
+)
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
 @click.option("--concurrency", type=click.IntRange(min=1), help="Calls in flight at most.")
 @click.option("--max-retries", default=6, show_default=True, type=click.IntRange(min=0))
 @click.option("--timeout", type=float, help="Seconds a pair may spend over all its attempts.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def annotate_cmd(hits, model, out, k, modes, dataset, path, corpus_path, limit, annotator, cache, no_cache,
-                 concurrency, max_retries, timeout, as_json):
+def annotate_cmd(
+    hits,
+    model,
+    out,
+    k,
+    modes,
+    dataset,
+    path,
+    corpus_path,
+    limit,
+    annotator,
+    cache,
+    no_cache,
+    concurrency,
+    max_retries,
+    timeout,
+    as_json,
+):
     """Label the top-K (query, document) pairs of HITS for relevance and viewpoint with an LLM.
 
     HITS is a hits .parquet from `bordir retrieve`. The labels validate against
@@ -71,23 +111,45 @@ def annotate_cmd(hits, model, out, k, modes, dataset, path, corpus_path, limit, 
 
     ds, corpus = _inputs(dataset, path, corpus_path)
     if corpus is None:
-        raise ConfigError("--corpus is needed to read the documents' text (the demo corpus is the default only "
-                          "for --dataset demo)")
+        raise ConfigError(
+            "--corpus is needed to read the documents' text (the demo corpus is the default only "
+            "for --dataset demo)"
+        )
     run = load_hits(hits)
-    pairs = annotation_pairs(run.hits, k=k, modes=[m for m in modes.split(",") if m] if modes else None)
+    pairs = annotation_pairs(
+        run.hits, k=k, modes=[m for m in modes.split(",") if m] if modes else None
+    )
     if limit:
         pairs = pairs[:limit]
     rc = None if no_cache else ResponseCache(cache) if cache else ResponseCache()
     try:
-        result = annotate(pairs, dataset=ds, corpus=corpus, model=model, annotator=annotator, cache=rc,
-                          concurrency=concurrency, max_retries=max_retries, timeout=timeout, progress=not as_json)
+        result = annotate(
+            pairs,
+            dataset=ds,
+            corpus=corpus,
+            model=model,
+            annotator=annotator,
+            cache=rc,
+            concurrency=concurrency,
+            max_retries=max_retries,
+            timeout=timeout,
+            progress=not as_json,
+        )
     finally:
         if rc is not None:
             rc.close()
     path_out = result.labels.write(out)
     load_labels(path_out, dataset=ds, corpus=corpus)  # what we wrote validates
-    summary = {"out": str(path_out), "hits": str(hits), "k": k, "retrieval": run.signature, **result.as_dict()}
-    Path(str(path_out) + ".meta.json").write_text(json.dumps(summary, ensure_ascii=False, indent=2), encoding="utf-8")
+    summary = {
+        "out": str(path_out),
+        "hits": str(hits),
+        "k": k,
+        "retrieval": run.signature,
+        **result.as_dict(),
+    }
+    Path(str(path_out) + ".meta.json").write_text(
+        json.dumps(summary, ensure_ascii=False, indent=2), encoding="utf-8"
+    )
     if as_json:
         echo_json(summary)
         return
@@ -96,10 +158,27 @@ def annotate_cmd(hits, model, out, k, modes, dataset, path, corpus_path, limit, 
     for lang, g in frame.groupby("query_lang", sort=True):
         counts = g["outcome"].value_counts()
         rel = g["relevance"].value_counts()
-        rows.append((lang, len(g), *(int(counts.get(o, 0)) for o in ("labelled", "unparsed", "failed")),
-                     *(int(rel.get(r, 0)) for r in ("relevant", "partially_relevant", "not_relevant"))))
-    echo_table(["query_lang", "pairs", "labelled", "unparsed", "failed", "relevant", "partial", "not_relevant"],
-               rows)
+        rows.append(
+            (
+                lang,
+                len(g),
+                *(int(counts.get(o, 0)) for o in ("labelled", "unparsed", "failed")),
+                *(int(rel.get(r, 0)) for r in ("relevant", "partially_relevant", "not_relevant")),
+            )
+        )
+    echo_table(
+        [
+            "query_lang",
+            "pairs",
+            "labelled",
+            "unparsed",
+            "failed",
+            "relevant",
+            "partial",
+            "not_relevant",
+        ],
+        rows,
+    )
     calls = result.calls
     click.echo(f"{calls['requests']} calls ({calls['cached']} cached, {calls['failed']} failed)")
     click.echo(f"wrote {len(result.labels)} labels to {path_out}")
@@ -118,51 +197,121 @@ def _print_report(report, *, per_class: bool, title: str) -> None:
     click.echo(title)
     alpha = "alpha" in set(frame["statistic"])
     stats = ["alpha"] if alpha else ["accuracy", "macro_f1", "kappa"]
-    ordinal = [s for s in (("alpha_ordinal",) if alpha else ("kappa_linear", "kappa_quadratic"))
-               if s in set(frame["statistic"])]  # ordered dimensions only (relevance)
+    ordinal = [
+        s
+        for s in (("alpha_ordinal",) if alpha else ("kappa_linear", "kappa_quadratic"))
+        if s in set(frame["statistic"])
+    ]  # ordered dimensions only (relevance)
     stats += ordinal
-    headers = ["dimension", "lang", "pairs", "clusters",
-               *({"accuracy": "accuracy [95% CI]", "macro_f1": "macro F1 [95% CI]", "kappa": "kappa [95% CI]",
-                  "alpha": "alpha [95% CI]", "alpha_ordinal": "alpha ordinal [95% CI]",
-                  "kappa_linear": "kappa linear [95% CI]", "kappa_quadratic": "kappa quadratic [95% CI]"}[s]
-                 for s in stats)]
+    headers = [
+        "dimension",
+        "lang",
+        "pairs",
+        "clusters",
+        *(
+            {
+                "accuracy": "accuracy [95% CI]",
+                "macro_f1": "macro F1 [95% CI]",
+                "kappa": "kappa [95% CI]",
+                "alpha": "alpha [95% CI]",
+                "alpha_ordinal": "alpha ordinal [95% CI]",
+                "kappa_linear": "kappa linear [95% CI]",
+                "kappa_quadratic": "kappa quadratic [95% CI]",
+            }[s]
+            for s in stats
+        ),
+    ]
     rows = []
     for (dim, group), g in frame.groupby(["dimension", "group"], sort=False):
         cells = {r.statistic: _fmt(r.estimate, r.low, r.high) for r in g.itertuples()}
         first = g.iloc[0]
-        clusters = str(int(first["n_clusters"])) if first["resampled"] != "pair" or report.settings["cluster"] == "pair" \
+        clusters = (
+            str(int(first["n_clusters"]))
+            if first["resampled"] != "pair" or report.settings["cluster"] == "pair"
             else "1 (pairs)"
-        rows.append((dim, group, int(first["n_pairs"]), clusters, *(cells.get(s, "-") for s in stats)))
+        )
+        rows.append(
+            (dim, group, int(first["n_pairs"]), clusters, *(cells.get(s, "-") for s in stats))
+        )
     echo_table(headers, rows)
     if per_class and not alpha:
         pc = frame[frame["statistic"].str.startswith("f1[")]
-        echo_table(["dimension", "lang", "class", "F1 [95% CI]"],
-                   [(r.dimension, r.group, r.statistic[3:-1], _fmt(r.estimate, r.low, r.high))
-                    for r in pc.itertuples()])
+        echo_table(
+            ["dimension", "lang", "class", "F1 [95% CI]"],
+            [
+                (r.dimension, r.group, r.statistic[3:-1], _fmt(r.estimate, r.low, r.high))
+                for r in pc.itertuples()
+            ],
+        )
 
 
 @click.command("agreement")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
-@click.option("--dataset", type=click.Choice(_DATASETS), default="demo", show_default=True,
-              help="Validate query ids and claimants against this dataset ('none': schema only).")
-@click.option("--path", type=click.Path(file_okay=False, path_type=str), help="BorderLines directory.")
-@click.option("--corpus", "corpus_path", type=click.Path(dir_okay=False, path_type=str),
-              help="Passages JSONL to validate document ids against (default: the demo corpus for --dataset demo).")
-@click.option("--dimensions", default="relevance,viewpoint", show_default=True,
-              help="Comma-separated: relevance, relevance_binary, viewpoint, viewpoint_on_relevant.")
-@click.option("--by", type=click.Choice(["query_lang", "doc_lang", "none"]), default="query_lang",
-              show_default=True, help="Also report per language.")
-@click.option("--cluster", type=click.Choice(["territory", "query", "pair"]), default="territory",
-              show_default=True, help="Bootstrap resampling unit.")
-@click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=0),
-              help="Bootstrap resamples (0: no intervals).")
+@click.option(
+    "--dataset",
+    type=click.Choice(_DATASETS),
+    default="demo",
+    show_default=True,
+    help="Validate query ids and claimants against this dataset ('none': schema only).",
+)
+@click.option(
+    "--path", type=click.Path(file_okay=False, path_type=str), help="BorderLines directory."
+)
+@click.option(
+    "--corpus",
+    "corpus_path",
+    type=click.Path(dir_okay=False, path_type=str),
+    help="Passages JSONL to validate document ids against (default: the demo corpus for --dataset demo).",
+)
+@click.option(
+    "--dimensions",
+    default="relevance,viewpoint",
+    show_default=True,
+    help="Comma-separated: relevance, relevance_binary, viewpoint, viewpoint_on_relevant.",
+)
+@click.option(
+    "--by",
+    type=click.Choice(["query_lang", "doc_lang", "none"]),
+    default="query_lang",
+    show_default=True,
+    help="Also report per language.",
+)
+@click.option(
+    "--cluster",
+    type=click.Choice(["territory", "query", "pair"]),
+    default="territory",
+    show_default=True,
+    help="Bootstrap resampling unit.",
+)
+@click.option(
+    "--resamples",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Bootstrap resamples (0: no intervals).",
+)
 @click.option("--seed", type=int, help="Bootstrap seed (default: $BORDIR_SEED or 12345).")
-@click.option("--vs-majority", is_flag=True,
-              help="With 3+ label sets: also compare the last with the majority vote of the others.")
+@click.option(
+    "--vs-majority",
+    is_flag=True,
+    help="With 3+ label sets: also compare the last with the majority vote of the others.",
+)
 @click.option("--per-class", is_flag=True, help="Also print per-class F1.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (with the signature).")
-def agreement_cmd(files, dataset, path, corpus_path, dimensions, by, cluster, resamples, seed, vs_majority,
-                  per_class, as_json):
+def agreement_cmd(
+    files,
+    dataset,
+    path,
+    corpus_path,
+    dimensions,
+    by,
+    cluster,
+    resamples,
+    seed,
+    vs_majority,
+    per_class,
+    as_json,
+):
     """Agreement between label FILES: per dimension and language, with bootstrap CIs.
 
     Two label sets (the first is the reference, e.g. gold.jsonl llm.jsonl):
@@ -182,12 +331,21 @@ def agreement_cmd(files, dataset, path, corpus_path, dimensions, by, cluster, re
         if not len(ls):
             from ..errors import DataError
 
-            raise DataError("holds no labels (expected one JSON object or CSV row per label)", path=f)
+            raise DataError(
+                "holds no labels (expected one JSON object or CSV row per label)", path=f
+            )
         sets.extend(ls.split_annotators() if len(ls.annotators) > 1 else [ls])
     if len(sets) < 2:
-        raise ConfigError(f"agreement needs two label sets or more; {', '.join(files)} hold(s) {len(sets)}")
-    common = dict(dimensions=dimensions, by=None if by == "none" else by, cluster=cluster, n_resamples=resamples,
-                  seed=seed)
+        raise ConfigError(
+            f"agreement needs two label sets or more; {', '.join(files)} hold(s) {len(sets)}"
+        )
+    common = dict(
+        dimensions=dimensions,
+        by=None if by == "none" else by,
+        cluster=cluster,
+        n_resamples=resamples,
+        seed=seed,
+    )
     if len(sets) == 2:
         report = compare(sets[0], sets[1], **common)
         extra = None
@@ -204,11 +362,20 @@ def agreement_cmd(files, dataset, path, corpus_path, dimensions, by, cluster, re
     kind = "Krippendorff's alpha" if len(sets) > 2 else f"reference: {report.names[0]}"
     _print_report(report, per_class=per_class, title=f"{names} ({kind})")
     c = report.counts
-    click.echo(f"pairs: {c['pairs']} in any set, {c['labelled_by_all']} labelled by all; "
-               + "; ".join(f"{n}: {c['labelled_by'][n]} labelled, {c['missing_outcome'][n]} unparsed/failed, "
-                           f"{c['absent_from'][n]} absent" for n in report.names))
+    click.echo(
+        f"pairs: {c['pairs']} in any set, {c['labelled_by_all']} labelled by all; "
+        + "; ".join(
+            f"{n}: {c['labelled_by'][n]} labelled, {c['missing_outcome'][n]} unparsed/failed, "
+            f"{c['absent_from'][n]} absent"
+            for n in report.names
+        )
+    )
     click.echo(f"signature: {report.signature}")
     if extra is not None:
         click.echo("")
-        _print_report(extra, per_class=per_class, title=f"majority of {', '.join(report.names[:-1])} vs {report.names[-1]}")
+        _print_report(
+            extra,
+            per_class=per_class,
+            title=f"majority of {', '.join(report.names[:-1])} vs {report.names[-1]}",
+        )
         click.echo(f"signature: {extra.signature}")

@@ -14,31 +14,94 @@ def _ratio(r) -> str:
 
 @click.command("audit")
 @click.argument("logs", type=click.Path(path_type=str))
-@click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]),
-              help="Log format (default: from the file name; .parquet/.pq is Parquet, anything else JSONL).")
-@click.option("--group-by", type=click.Choice(["model", "month"]), help="One set of cells per model or per month "
-              "(drift).")
-@click.option("--cluster-by", metavar="FIELD", help="Record field naming the cluster resampled together "
-              "(conversation or user id); default: each record.")
-@click.option("--strict", is_flag=True, help="Stop at the first bad record (exit status 2) instead of skipping it.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=str), default="bordir-audit",
-              show_default=True, help="Directory for audit.json, audit.md, CSVs, plots/ and skipped.jsonl.")
-@click.option("--resamples", "n_resamples", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="Cluster-bootstrap resamples.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "parquet"]),
+    help="Log format (default: from the file name; .parquet/.pq is Parquet, anything else JSONL).",
+)
+@click.option(
+    "--group-by",
+    type=click.Choice(["model", "month"]),
+    help="One set of cells per model or per month (drift).",
+)
+@click.option(
+    "--cluster-by",
+    metavar="FIELD",
+    help="Record field naming the cluster resampled together "
+    "(conversation or user id); default: each record.",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Stop at the first bad record (exit status 2) instead of skipping it.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=str),
+    default="bordir-audit",
+    show_default=True,
+    help="Directory for audit.json, audit.md, CSVs, plots/ and skipped.jsonl.",
+)
+@click.option(
+    "--resamples",
+    "n_resamples",
+    type=click.IntRange(min=1),
+    default=2000,
+    show_default=True,
+    help="Cluster-bootstrap resamples.",
+)
 @click.option("--seed", type=int, help="Bootstrap seed (default: $BORDIR_SEED or 12345).")
-@click.option("--adjust", type=click.Choice(["holm", "none"]), default="holm", show_default=True,
-              help="Flags: Holm across the cells tested, or every interval excluding 1.")
-@click.option("--min-clusters", type=click.IntRange(min=1), default=10, show_default=True,
-              help="Cells with fewer clusters are reported as 'too few to judge' (not flagged).")
-@click.option("--language-match/--no-language-match", default=True, show_default=True,
-              help="Check the response language against the query language (detected when not in the log).")
-@click.option("--citation-base", type=click.Choice(["0", "1"]), default="0", show_default=True,
-              help="Number of the first document, for citations parsed from the response text.")
-@click.option("--plots/--no-plots", default=True, show_default=True, help="Draw plots (needs bordir[stats]).")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary, flags and signature as JSON.")
-def audit_cmd(logs: str, fmt: str | None, group_by: str | None, cluster_by: str | None, strict: bool, out_dir: str,
-              n_resamples: int, seed: int | None, adjust: str, min_clusters: int, language_match: bool,
-              citation_base: str, plots: bool, as_json: bool) -> None:
+@click.option(
+    "--adjust",
+    type=click.Choice(["holm", "none"]),
+    default="holm",
+    show_default=True,
+    help="Flags: Holm across the cells tested, or every interval excluding 1.",
+)
+@click.option(
+    "--min-clusters",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Cells with fewer clusters are reported as 'too few to judge' (not flagged).",
+)
+@click.option(
+    "--language-match/--no-language-match",
+    default=True,
+    show_default=True,
+    help="Check the response language against the query language (detected when not in the log).",
+)
+@click.option(
+    "--citation-base",
+    type=click.Choice(["0", "1"]),
+    default="0",
+    show_default=True,
+    help="Number of the first document, for citations parsed from the response text.",
+)
+@click.option(
+    "--plots/--no-plots", default=True, show_default=True, help="Draw plots (needs bordir[stats])."
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the summary, flags and signature as JSON."
+)
+def audit_cmd(
+    logs: str,
+    fmt: str | None,
+    group_by: str | None,
+    cluster_by: str | None,
+    strict: bool,
+    out_dir: str,
+    n_resamples: int,
+    seed: int | None,
+    adjust: str,
+    min_clusters: int,
+    language_match: bool,
+    citation_base: str,
+    plots: bool,
+    as_json: bool,
+) -> None:
     """Audit LOGS (JSONL or Parquet, one record per answer): citation vs inclusion rate per query language x
     document language, ratio with cluster-bootstrap CI, over/under-citation flags, answers without citation,
     out-of-range citations and language match. Bad records are skipped and counted (--strict: fatal)."""
@@ -53,14 +116,29 @@ def audit_cmd(logs: str, fmt: str | None, group_by: str | None, cluster_by: str 
 
     skipped = out / "skipped.jsonl"
     try:
-        result = run_audit(logs, fmt=fmt, group_by=group_by, cluster_by=cluster_by, strict=strict,
-                           language_match=language_match, citation_base=int(citation_base),
-                           n_resamples=n_resamples, seed=seed, adjust=adjust, min_clusters=min_clusters,
-                           skipped_path=None if strict else skipped, progress=True)
+        result = run_audit(
+            logs,
+            fmt=fmt,
+            group_by=group_by,
+            cluster_by=cluster_by,
+            strict=strict,
+            language_match=language_match,
+            citation_base=int(citation_base),
+            n_resamples=n_resamples,
+            seed=seed,
+            adjust=adjust,
+            min_clusters=min_clusters,
+            skipped_path=None if strict else skipped,
+            progress=True,
+        )
     except DataError as exc:
         if not strict and skipped.is_file() and skipped.stat().st_size:
-            raise DataError(f"{exc.message}; every skipped record is listed in {skipped}", path=exc.path,
-                            line=exc.line, field=exc.field) from None
+            raise DataError(
+                f"{exc.message}; every skipped record is listed in {skipped}",
+                path=exc.path,
+                line=exc.line,
+                field=exc.field,
+            ) from None
         skipped.unlink(missing_ok=True)
         raise
     paths = write_audit(result, out, plots=plots)
@@ -70,27 +148,81 @@ def audit_cmd(logs: str, fmt: str | None, group_by: str | None, cluster_by: str 
         paths["skipped.jsonl"] = skipped
     flagged = result.tables.flagged()
     if as_json:
-        cols = ["group", "query_lang", "doc_lang", "rate", "inclusion_rate_citing", "citation_rate", "ratio",
-                "ratio_low", "ratio_high", "p_adjusted", "flag", "n_docs", "n_citations", "n_clusters"]
-        echo_json({
-            "signature": str(result.signature),
-            "summary": {k: result.summary[k] for k in ("records", "valid", "skipped", "skipped_by_reason",
-                                                       "citations_given", "citations_parsed", "detection",
-                                                       "seconds") if k in result.summary},
-            "flagged": flagged[cols].astype(object).where(flagged[cols].notna(), None).to_dict(orient="records"),
-            "files": {k: str(v) for k, v in paths.items()},
-        })
+        cols = [
+            "group",
+            "query_lang",
+            "doc_lang",
+            "rate",
+            "inclusion_rate_citing",
+            "citation_rate",
+            "ratio",
+            "ratio_low",
+            "ratio_high",
+            "p_adjusted",
+            "flag",
+            "n_docs",
+            "n_citations",
+            "n_clusters",
+        ]
+        echo_json(
+            {
+                "signature": str(result.signature),
+                "summary": {
+                    k: result.summary[k]
+                    for k in (
+                        "records",
+                        "valid",
+                        "skipped",
+                        "skipped_by_reason",
+                        "citations_given",
+                        "citations_parsed",
+                        "detection",
+                        "seconds",
+                    )
+                    if k in result.summary
+                },
+                "flagged": flagged[cols]
+                .astype(object)
+                .where(flagged[cols].notna(), None)
+                .to_dict(orient="records"),
+                "files": {k: str(v) for k, v in paths.items()},
+            }
+        )
         return
     click.echo(skipped_line(result.summary))
     if len(flagged):
-        echo_table(["group", "query lang", "doc lang", "rate", "inclusion %", "citation %", "ratio [95% CI]", "flag"],
-                   [(r.group, r.query_lang, r.doc_lang, r.rate, f"{100 * r.inclusion_rate_citing:.1f}",
-                     f"{100 * r.citation_rate:.1f}", _ratio(r), r.flag) for r in flagged.itertuples()])
+        echo_table(
+            [
+                "group",
+                "query lang",
+                "doc lang",
+                "rate",
+                "inclusion %",
+                "citation %",
+                "ratio [95% CI]",
+                "flag",
+            ],
+            [
+                (
+                    r.group,
+                    r.query_lang,
+                    r.doc_lang,
+                    r.rate,
+                    f"{100 * r.inclusion_rate_citing:.1f}",
+                    f"{100 * r.citation_rate:.1f}",
+                    _ratio(r),
+                    r.flag,
+                )
+                for r in flagged.itertuples()
+            ],
+        )
     else:
         click.echo("no cell flagged")
     s = result.tables.settings
-    click.echo(f"flags: {s['flags']['rule']} ({s['flags']['tested_cells']['rates']} cells tested, "
-               f"clusters = {s['cluster']}, {s['n_resamples']} resamples, seed {s['seed']})")
+    click.echo(
+        f"flags: {s['flags']['rule']} ({s['flags']['tested_cells']['rates']} cells tested, "
+        f"clusters = {s['cluster']}, {s['n_resamples']} resamples, seed {s['seed']})"
+    )
     _mismatch_line(result.tables.answers)
     click.echo(f"signature: {result.signature}")
     click.echo(f"report: {out / 'audit.md'}")
@@ -103,6 +235,8 @@ def _mismatch_line(answers) -> None:
     for r in answers[answers["query_lang"] == "*"].itertuples():
         if r.n_lang_checked:
             lo, hi = 1 - r.language_match_rate_high, 1 - r.language_match_rate_low
-            click.echo(f"language mismatch ({r.group}): {100 * (1 - r.language_match_rate):.1f}% "
-                       f"[{100 * lo:.1f}, {100 * hi:.1f}] of {r.n_lang_checked} responses checked are not in the "
-                       "query's language (per language: audit.md)")
+            click.echo(
+                f"language mismatch ({r.group}): {100 * (1 - r.language_match_rate):.1f}% "
+                f"[{100 * lo:.1f}, {100 * hi:.1f}] of {r.n_lang_checked} responses checked are not in the "
+                "query's language (per language: audit.md)"
+            )

@@ -19,7 +19,9 @@ from ._output import echo_table
 def _pair(value: str, what: str) -> tuple[str, str]:
     parts = [p.strip() for p in value.split(",") if p.strip()]
     if len(parts) != 2:
-        raise click.BadParameter(f"expected two {what} separated by a comma (e.g. qlang,rel_langs), found {value!r}")
+        raise click.BadParameter(
+            f"expected two {what} separated by a comma (e.g. qlang,rel_langs), found {value!r}"
+        )
     return parts[0], parts[1]
 
 
@@ -38,23 +40,60 @@ def _p(x: Any) -> str:
 @click.option("--modes", help="Two modes A,B: Δ = B − A per group (e.g. qlang,rel_langs).")
 @click.option("--models", help="Two models A,B compared in --mode instead: Δ = B − A.")
 @click.option("--mode", "mode", help="With --models: the mode both models are compared in.")
-@click.option("--by", type=click.Choice(["query_lang", "resource"]), default="query_lang", show_default=True,
-              help="One row per query language, or per resource level of the language registry.")
-@click.option("--metric", default=None, help="Per-language measure (default controller_agreement); "
-                                               "see docs/metrics.md.")
-@click.option("--model", help="Only this model (default: every model of the run, each corrected on its own).")
-@click.option("--min-territories", type=click.IntRange(min=1), default=None,
-              help="Groups with fewer paired territories are 'too few to judge' "
-                   "(default: bordir.metrics.uncertainty.MIN_CLUSTERS).")
-@click.option("--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="Bootstrap resamples and random sign flips.")
-@click.option("--seed", type=int, help="Bootstrap / permutation seed (default: $BORDIR_SEED or 12345).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
-              help="Family-wise error rate (Holm across the groups of each comparison).")
+@click.option(
+    "--by",
+    type=click.Choice(["query_lang", "resource"]),
+    default="query_lang",
+    show_default=True,
+    help="One row per query language, or per resource level of the language registry.",
+)
+@click.option(
+    "--metric",
+    default=None,
+    help="Per-language measure (default controller_agreement); see docs/metrics.md.",
+)
+@click.option(
+    "--model", help="Only this model (default: every model of the run, each corrected on its own)."
+)
+@click.option(
+    "--min-territories",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Groups with fewer paired territories are 'too few to judge' "
+    "(default: bordir.metrics.uncertainty.MIN_CLUSTERS).",
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(min=1),
+    default=2000,
+    show_default=True,
+    help="Bootstrap resamples and random sign flips.",
+)
+@click.option(
+    "--seed", type=int, help="Bootstrap / permutation seed (default: $BORDIR_SEED or 12345)."
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="Family-wise error rate (Holm across the groups of each comparison).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (every row with its signature).")
-def compare_cmd(run_dir: str, modes: str | None, models: str | None, mode: str | None, by: str,
-                metric: str | None, model: str | None, min_territories: int | None, resamples: int,
-                seed: int | None, alpha: float, as_json: bool) -> None:
+def compare_cmd(
+    run_dir: str,
+    modes: str | None,
+    models: str | None,
+    mode: str | None,
+    by: str,
+    metric: str | None,
+    model: str | None,
+    min_territories: int | None,
+    resamples: int,
+    seed: int | None,
+    alpha: float,
+    as_json: bool,
+) -> None:
     """Compare two modes (or two models) of RUN_DIR per query language, with intervals and Holm-adjusted p.
 
     Each row: the measure under A and B on the territories both have, Δ = B − A, its 95% paired
@@ -71,11 +110,20 @@ def compare_cmd(run_dir: str, modes: str | None, models: str | None, mode: str |
     metric = get_measure(metric or DEFAULT_MEASURE).name
     min_t = DEFAULT_MIN_TERRITORIES if min_territories is None else min_territories
     if (modes is None) == (models is None):
-        raise ConfigError("give either --modes A,B (two modes) or --models A,B with --mode M (two models)")
+        raise ConfigError(
+            "give either --modes A,B (two modes) or --models A,B with --mode M (two models)"
+        )
     run = load_run(run_dir)
     seed = resolve_seed(seed)
-    common: dict[str, Any] = dict(by=by, metric=metric, resamples=resamples, seed=seed, min_territories=min_t,
-                                  policy=run.config.policy, alpha=alpha)
+    common: dict[str, Any] = dict(
+        by=by,
+        metric=metric,
+        resamples=resamples,
+        seed=seed,
+        min_territories=min_t,
+        policy=run.config.policy,
+        alpha=alpha,
+    )
     if modes is not None:
         if mode is not None:
             raise ConfigError("--mode goes with --models; with --modes use --model to pick a model")
@@ -94,23 +142,49 @@ def compare_cmd(run_dir: str, modes: str | None, models: str | None, mode: str |
         what = f"{b} − {a} in {mode}"
     measure = get_measure(metric)
     if as_json:
-        doc = {"run_dir": str(run.path), "metric": metric, "label": measure.label, "by": by, "diff": what,
-               "min_territories": min_t, "alpha": alpha, "resamples": resamples, "seed": seed,
-               "rows": table.to_dict("records")}
+        doc = {
+            "run_dir": str(run.path),
+            "metric": metric,
+            "label": measure.label,
+            "by": by,
+            "diff": what,
+            "min_territories": min_t,
+            "alpha": alpha,
+            "resamples": resamples,
+            "seed": seed,
+            "rows": table.to_dict("records"),
+        }
         click.echo(json.dumps(jsonable(doc), ensure_ascii=False, indent=2, allow_nan=False))
         return
     rows = []
     for r in table.itertuples():
         where = r.model if r.factor == "mode" else r.mode
         ci = "-" if math.isnan(r.ci_low) else f"[{_pct(r.ci_low, True)}, {_pct(r.ci_high, True)}]"
-        rows.append((where, r.group, r.n_territories, _pct(r.value_b), _pct(r.value_a), _pct(r.diff, True), ci,
-                     _p(r.p_value), _p(r.p_holm), "*" if r.significant else "", r.status))
+        rows.append(
+            (
+                where,
+                r.group,
+                r.n_territories,
+                _pct(r.value_b),
+                _pct(r.value_a),
+                _pct(r.diff, True),
+                ci,
+                _p(r.p_value),
+                _p(r.p_holm),
+                "*" if r.significant else "",
+                r.status,
+            )
+        )
     side = "model" if modes is not None else "mode"
-    echo_table([side, by, "terr.", a, b, f"Δ ({what})", "95% CI", "p", "p (Holm)", "", "status"], rows)
-    click.echo(f"{measure.label} ({metric}), ×100. Δ with a 95% paired cluster-bootstrap CI over the group's "
-               f"territories ({resamples} resamples, seed {seed}); p: sign-flip permutation test, (c+1)/(n+1); "
-               f"Holm across the judged groups of each {side}; * : p (Holm) < {alpha:g}. Groups with fewer than "
-               f"{min_t} paired territories are too few to judge.")
+    echo_table(
+        [side, by, "terr.", a, b, f"Δ ({what})", "95% CI", "p", "p (Holm)", "", "status"], rows
+    )
+    click.echo(
+        f"{measure.label} ({metric}), ×100. Δ with a 95% paired cluster-bootstrap CI over the group's "
+        f"territories ({resamples} resamples, seed {seed}); p: sign-flip permutation test, (c+1)/(n+1); "
+        f"Holm across the judged groups of each {side}; * : p (Holm) < {alpha:g}. Groups with fewer than "
+        f"{min_t} paired territories are too few to judge."
+    )
     if len(table):
         first = table["signature"].iloc[0]
         click.echo(f"signature (first row; each row has its own in --json): {first}")

@@ -22,30 +22,90 @@ def corpus_group() -> None:
 
 
 @corpus_group.command("fetch")
-@click.option("--dataset", default="borderlines", show_default=True,
-              help="Territories and claimants from: borderlines (--path DIR or the hub) or demo.")
-@click.option("--path", type=click.Path(file_okay=False), help="BorderLines directory (default: the hub).")
-@click.option("--langs", default="claimants+en", show_default=True,
-              help="Languages per territory: claimants, claimants+en, or codes (ru,uk,en).")
+@click.option(
+    "--dataset",
+    default="borderlines",
+    show_default=True,
+    help="Territories and claimants from: borderlines (--path DIR or the hub) or demo.",
+)
+@click.option(
+    "--path", type=click.Path(file_okay=False), help="BorderLines directory (default: the hub)."
+)
+@click.option(
+    "--langs",
+    default="claimants+en",
+    show_default=True,
+    help="Languages per territory: claimants, claimants+en, or codes (ru,uk,en).",
+)
 @click.option("--territories", help="Comma-separated territory names (default: all).")
-@click.option("--as-of", "as_of", help="Fetch the revision at or before this date (2023-05-15 = BordIRLines).")
-@click.option("--out", required=True, type=click.Path(file_okay=False), help="Corpus directory (created or resumed).")
-@click.option("--endpoint", default=None, show_default="https://{edition}.wikipedia.org/w/api.php",
-              help="MediaWiki API URL template with {edition}.")
-@click.option("--title-fixes", "title_fixes", multiple=True, type=click.Path(dir_okay=False),
-              help="TSV of name<TAB>title overriding the shipped title fixes (repeatable).")
-@click.option("--rpm", type=click.FloatRange(min=0), default=200.0, show_default=True, callback=_finite,
-              help="Requests per minute at most (0: no limit).")
-@click.option("--max-retries", type=click.IntRange(min=0), default=5, show_default=True,
-              help="Retries on 429/5xx/network errors.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
-              callback=_finite,
-              help="Seconds per request (> 0).")
-@click.option("--contact", help="Contact (e-mail or URL) for the User-Agent; default $BORDIR_WIKI_CONTACT.")
-@click.option("--progress/--no-progress", default=None, help="Progress bars (default: on a terminal).")
+@click.option(
+    "--as-of", "as_of", help="Fetch the revision at or before this date (2023-05-15 = BordIRLines)."
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Corpus directory (created or resumed).",
+)
+@click.option(
+    "--endpoint",
+    default=None,
+    show_default="https://{edition}.wikipedia.org/w/api.php",
+    help="MediaWiki API URL template with {edition}.",
+)
+@click.option(
+    "--title-fixes",
+    "title_fixes",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="TSV of name<TAB>title overriding the shipped title fixes (repeatable).",
+)
+@click.option(
+    "--rpm",
+    type=click.FloatRange(min=0),
+    default=200.0,
+    show_default=True,
+    callback=_finite,
+    help="Requests per minute at most (0: no limit).",
+)
+@click.option(
+    "--max-retries",
+    type=click.IntRange(min=0),
+    default=5,
+    show_default=True,
+    help="Retries on 429/5xx/network errors.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=30.0,
+    show_default=True,
+    callback=_finite,
+    help="Seconds per request (> 0).",
+)
+@click.option(
+    "--contact", help="Contact (e-mail or URL) for the User-Agent; default $BORDIR_WIKI_CONTACT."
+)
+@click.option(
+    "--progress/--no-progress", default=None, help="Progress bars (default: on a terminal)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def fetch_cmd(dataset, path, langs, territories, as_of, out, endpoint, title_fixes, rpm, max_retries, timeout,
-              contact, progress, as_json):
+def fetch_cmd(
+    dataset,
+    path,
+    langs,
+    territories,
+    as_of,
+    out,
+    endpoint,
+    title_fixes,
+    rpm,
+    max_retries,
+    timeout,
+    contact,
+    progress,
+    as_json,
+):
     """Fetch the Wikipedia articles of each territory and its claimants into a corpus directory.
 
     Re-running with the same --out resumes: stored pools are skipped and stored articles reused.
@@ -65,9 +125,21 @@ def fetch_cmd(dataset, path, langs, territories, as_of, out, endpoint, title_fix
         raise ConfigError("--territories is empty; give comma-separated territory names")
     for n in names or ():
         ds.territory(n)
-    policy = RetryPolicy(rpm=rpm if rpm and rpm > 0 else None, max_retries=max_retries, timeout=timeout)
-    report = fetch_corpus(ds, out, langs=spec, territories=names, as_of=as_of, endpoint=endpoint or DEFAULT_ENDPOINT,
-                          title_fixes=fixes, policy=policy, contact=contact, progress=progress)
+    policy = RetryPolicy(
+        rpm=rpm if rpm and rpm > 0 else None, max_retries=max_retries, timeout=timeout
+    )
+    report = fetch_corpus(
+        ds,
+        out,
+        langs=spec,
+        territories=names,
+        as_of=as_of,
+        endpoint=endpoint or DEFAULT_ENDPOINT,
+        title_fixes=fixes,
+        policy=policy,
+        contact=contact,
+        progress=progress,
+    )
     if as_json:
         echo_json(report.to_dict())
         return
@@ -75,7 +147,9 @@ def fetch_cmd(dataset, path, langs, territories, as_of, out, endpoint, title_fix
     for w in report.warnings:
         click.echo(f"warning: {w}")
     resumed = f" ({report.pools_skipped} pools already stored)" if report.pools_skipped else ""
-    click.echo(f"fetched {report.pools_fetched} pools{resumed}; {report.requests} requests, {report.retries} retries")
+    click.echo(
+        f"fetched {report.pools_fetched} pools{resumed}; {report.requests} requests, {report.retries} retries"
+    )
     click.echo(f"wrote {report.passages} passages to {report.path}")
     click.echo(f"signature: {report.signature}")
 
@@ -108,8 +182,13 @@ def info_cmd(path, as_json):
             "pools": m["counts"].get("pools"),
             "flagged": m["counts"].get("flagged"),
             "parts": len(m.get("parts", [])),
-            "runs": [{k: r.get(k) for k in ("started_at", "status", "langs", "pools_fetched", "pools_skipped")}
-                     for r in m.get("runs", [])],
+            "runs": [
+                {
+                    k: r.get(k)
+                    for k in ("started_at", "status", "langs", "pools_fetched", "pools_skipped")
+                }
+                for r in m.get("runs", [])
+            ],
             "per_language": summary_rows(m),
             "warnings": m.get("warnings", []),
             "content_hash": m["content_hash"],
@@ -119,13 +198,21 @@ def info_cmd(path, as_json):
         corpus = load_corpus(path)
         info = {
             "path": str(path),
-            "format": {"all_docs": "bordirlines-all_docs", "wiki_raw": "bordirlines-wiki-raw"}.get(kind, kind),
+            "format": {"all_docs": "bordirlines-all_docs", "wiki_raw": "bordirlines-wiki-raw"}.get(
+                kind, kind
+            ),
             "passages": len(corpus),
             "territories": len(corpus.territories),
             "per_language": [{"lang": k, "paragraphs": v} for k, v in corpus.lang_counts().items()],
             "content_hash": corpus.content_hash(),
-            "signature": signature({"name": corpus.name, "content_hash": corpus.content_hash(),
-                                    "parameters": {"source": kind}, "bordir_version": __version__}),
+            "signature": signature(
+                {
+                    "name": corpus.name,
+                    "content_hash": corpus.content_hash(),
+                    "parameters": {"source": kind},
+                    "bordir_version": __version__,
+                }
+            ),
         }
     if as_json:
         echo_json(info)
@@ -151,9 +238,8 @@ def _echo_rows(rows) -> None:
 
 
 def _dataset(name: str, path: str | None):
-    from ..errors import ConfigError
-
     from ..catalog import load_dataset
+    from ..errors import ConfigError
 
     if name not in ("demo", "borderlines"):
         raise ConfigError(f"unknown dataset {name!r} for corpus fetch; use borderlines or demo")

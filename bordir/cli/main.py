@@ -54,7 +54,9 @@ def list_() -> None:
 @list_.command("languages")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--query-only", is_flag=True, help="Only the 49 BorderLines query languages.")
-@click.option("--curated-only", is_flag=True, help="Only the 55 curated languages (languages/languages.tsv).")
+@click.option(
+    "--curated-only", is_flag=True, help="Only the 55 curated languages (languages/languages.tsv)."
+)
 def list_languages(as_json: bool, query_only: bool, curated_only: bool) -> None:
     """The languages registry: curated (languages.tsv) and generated Wikipedia languages (wikipedia.tsv)."""
     from dataclasses import asdict
@@ -69,18 +71,43 @@ def list_languages(as_json: bool, query_only: bool, curated_only: bool) -> None:
         echo_json([asdict(l) for l in langs])
         return
     echo_table(
-        ["code", "name", "native", "script", "dir", "wiki", "langdetect", "resource", "tokenizer", "stemmer", "query",
-         "source"],
         [
-            (l.code, l.name, l.native_name, l.script, l.direction, l.wiki + (f" ({l.wiki_variant})" if l.wiki_variant else ""),
-             l.langdetect, l.resource or "-", l.tokenizer, l.stemmer, "yes" if l.query_language else "no",
-             "curated" if l.curated else "generated")
+            "code",
+            "name",
+            "native",
+            "script",
+            "dir",
+            "wiki",
+            "langdetect",
+            "resource",
+            "tokenizer",
+            "stemmer",
+            "query",
+            "source",
+        ],
+        [
+            (
+                l.code,
+                l.name,
+                l.native_name,
+                l.script,
+                l.direction,
+                l.wiki + (f" ({l.wiki_variant})" if l.wiki_variant else ""),
+                l.langdetect,
+                l.resource or "-",
+                l.tokenizer,
+                l.stemmer,
+                "yes" if l.query_language else "no",
+                "curated" if l.curated else "generated",
+            )
             for l in langs
         ],
     )
     n_cur = sum(l.curated for l in langs)
-    click.echo(f"{len(langs)} languages: {n_cur} curated, {len(langs) - n_cur} generated "
-               f"({sum(l.query_language for l in langs)} query languages)")
+    click.echo(
+        f"{len(langs)} languages: {n_cur} curated, {len(langs) - n_cur} generated "
+        f"({sum(l.query_language for l in langs)} query languages)"
+    )
 
 
 def _list_rows(rows, as_json: bool, what: str) -> None:
@@ -145,13 +172,25 @@ def data() -> None:
 
 @data.command("info")
 @click.argument("name")
-@click.option("--path", type=click.Path(file_okay=False, path_type=str), help="Local directory in the dataset's file layout.")
+@click.option(
+    "--path",
+    type=click.Path(file_okay=False, path_type=str),
+    help="Local directory in the dataset's file layout.",
+)
 @click.option("--revision", help="Hub revision to pin (when no --path).")
-@click.option("--repair/--no-repair", default=False, show_default=True,
-              help="BorderLines: read Suriname from its corrupted countries_info.json key.")
-@click.option("--n-hits", type=int, default=10, show_default=True, help="BordIRLines: hits kept per query.")
+@click.option(
+    "--repair/--no-repair",
+    default=False,
+    show_default=True,
+    help="BorderLines: read Suriname from its corrupted countries_info.json key.",
+)
+@click.option(
+    "--n-hits", type=int, default=10, show_default=True, help="BordIRLines: hits kept per query."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def data_info(name: str, path: str | None, revision: str | None, repair: bool, n_hits: int, as_json: bool) -> None:
+def data_info(
+    name: str, path: str | None, revision: str | None, repair: bool, n_hits: int, as_json: bool
+) -> None:
     """Counts for dataset NAME (borderlines, bordirlines, demo)."""
     from ..catalog import get_dataset_entry, load_dataset
 
@@ -167,7 +206,8 @@ def data_info(name: str, path: str | None, revision: str | None, repair: bool, n
             "documents": sum(len(d) for d in b.docs.values()),
             "documents_per_language": {k: len(v) for k, v in sorted(b.docs.items())},
             "hits_per_system_mode": {
-                f"{s}.{m}": int(n) for (s, m), n in b.hits.groupby(["system", "mode"]).size().items()
+                f"{s}.{m}": int(n)
+                for (s, m), n in b.hits.groupby(["system", "mode"]).size().items()
             },
             "warnings": list(b.warnings),
         }

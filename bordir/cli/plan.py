@@ -8,14 +8,31 @@ import click
 
 @click.command("plan")
 @click.argument("config", type=click.Path(dir_okay=False))
-@click.option("--target-mde", type=click.FloatRange(min=0.0, min_open=True, max=1.0), default=0.05, show_default=True,
-              help="The difference between two modes to detect (CS units: 0.05 = 5 points).")
-@click.option("--run", "run_dir", type=click.Path(file_okay=False),
-              help="A finished run of the design: estimate territory and run-to-run variance from it.")
-@click.option("--alpha", type=click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True), default=0.05,
-              show_default=True)
-@click.option("--power", type=click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True), default=0.8,
-              show_default=True)
+@click.option(
+    "--target-mde",
+    type=click.FloatRange(min=0.0, min_open=True, max=1.0),
+    default=0.05,
+    show_default=True,
+    help="The difference between two modes to detect (CS units: 0.05 = 5 points).",
+)
+@click.option(
+    "--run",
+    "run_dir",
+    type=click.Path(file_okay=False),
+    help="A finished run of the design: estimate territory and run-to-run variance from it.",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+)
+@click.option(
+    "--power",
+    type=click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True),
+    default=0.8,
+    show_default=True,
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (with signatures).")
 def plan_cmd(config, target_mde, run_dir, alpha, power, as_json):
     """For every query language and metric of CONFIG: the MDE it gives now, and the territories (or runs) needed."""
@@ -26,8 +43,15 @@ def plan_cmd(config, target_mde, run_dir, alpha, power, as_json):
 
     cfg = load_config(config)
     table = plan(cfg, target_mde, run_dir=run_dir, alpha=alpha, power=power)
-    sig = Signature.build("plan", target=target_mde, alpha=alpha, power=power, test="signflip-exact",
-                          runs=len(cfg.seeds), src="run" if run_dir else "planning")
+    sig = Signature.build(
+        "plan",
+        target=target_mde,
+        alpha=alpha,
+        power=power,
+        test="signflip-exact",
+        runs=len(cfg.seeds),
+        src="run" if run_dir else "planning",
+    )
     if as_json:
         echo_json({"signature": str(sig), "plan": table.to_dict(orient="records")})
         return
@@ -35,13 +59,34 @@ def plan_cmd(config, target_mde, run_dir, alpha, power, as_json):
     def pct(x):
         return "undetectable" if x is None else f"{100 * x:.1f}"
 
-    rows = [(r.query_lang, r.metric, r.n_territories, pct(r.mde), f"{r.sd:.2f}",
-             "-" if r.territories_needed is None else r.territories_needed,
-             "-" if r.runs_needed is None else r.runs_needed) for r in table.itertuples()]
-    echo_table(["query lang", "metric", "territories", "MDE now", "σ_d", f"territories for {100 * target_mde:g}",
-                f"runs for {100 * target_mde:g}"], rows)
+    rows = [
+        (
+            r.query_lang,
+            r.metric,
+            r.n_territories,
+            pct(r.mde),
+            f"{r.sd:.2f}",
+            "-" if r.territories_needed is None else r.territories_needed,
+            "-" if r.runs_needed is None else r.runs_needed,
+        )
+        for r in table.itertuples()
+    ]
+    echo_table(
+        [
+            "query lang",
+            "metric",
+            "territories",
+            "MDE now",
+            "σ_d",
+            f"territories for {100 * target_mde:g}",
+            f"runs for {100 * target_mde:g}",
+        ],
+        rows,
+    )
     n_ok = sum(m is not None and m <= target_mde + 1e-9 for m in table["mde"])
-    click.echo(f"{n_ok} of {len(table)} cells already detect a {100 * target_mde:g}-point difference "
-               f"(α = {alpha}, power {power}; paired sign-flip test, exact under the binary paired design)")
+    click.echo(
+        f"{n_ok} of {len(table)} cells already detect a {100 * target_mde:g}-point difference "
+        f"(α = {alpha}, power {power}; paired sign-flip test, exact under the binary paired design)"
+    )
     click.echo(table["note"].iloc[0] if len(table) else "")
     click.echo(f"signature: {sig}")

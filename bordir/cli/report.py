@@ -32,15 +32,27 @@ def _terr(e: dict) -> str:
 def _undef(e: dict) -> str:
     u = e.get("undefined") or {}
     share = u.get("resamples")
-    return f"{u.get('runs', 0)}/{u.get('of_runs', '?')}" + ("" if share is None else f", {100 * share:.0f}%")
+    return f"{u.get('runs', 0)}/{u.get('of_runs', '?')}" + (
+        "" if share is None else f", {100 * share:.0f}%"
+    )
 
 
 @click.command("report")
 @click.argument("run_dir", type=click.Path(path_type=str))
-@click.option("--resamples", "n_resamples", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="Cluster-bootstrap resamples and permutations.")
-@click.option("--seed", type=int, help="Bootstrap / permutation seed (default: $BORDIR_SEED or 12345).")
-@click.option("--json", "as_json", is_flag=True, help="Print the headline metrics as JSON (with signatures).")
+@click.option(
+    "--resamples",
+    "n_resamples",
+    type=click.IntRange(min=1),
+    default=2000,
+    show_default=True,
+    help="Cluster-bootstrap resamples and permutations.",
+)
+@click.option(
+    "--seed", type=int, help="Bootstrap / permutation seed (default: $BORDIR_SEED or 12345)."
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the headline metrics as JSON (with signatures)."
+)
 def report_cmd(run_dir: str, n_resamples: int, seed: int | None, as_json: bool) -> None:
     """Write metrics.json, tables/, plots/ and report.html into RUN_DIR (written by `bordir run`)."""
     from ..report import build_report
@@ -62,7 +74,17 @@ def report_cmd(run_dir: str, n_resamples: int, seed: int | None, as_json: bool) 
     metrics = json.loads((path.parent / "metrics.json").read_text(encoding="utf-8"))
     results = metrics["results"]
     if as_json:
-        keep = ("mean", "ci95", "terr95", "boot95", "n_runs", "note", "signature", "undefined", "unstable")
+        keep = (
+            "mean",
+            "ci95",
+            "terr95",
+            "boot95",
+            "n_runs",
+            "note",
+            "signature",
+            "undefined",
+            "unstable",
+        )
 
         def entry(e: dict, label: str) -> dict:
             out = {k: e[k] for k in keep if k in e}
@@ -70,16 +92,28 @@ def report_cmd(run_dir: str, n_resamples: int, seed: int | None, as_json: bool) 
             out["warning"] = (e.get("territory_interval") or {}).get("warning")
             return out
 
-        echo_json({
-            "report": str(path),
-            "metrics": str(path.parent / "metrics.json"),
-            "signature": metrics["signature"],
-            "headline_delta": "delta_cs_abs",
-            "results": {model: {mode: {m: entry(cell["metrics"][m], "normalized (reference)" if m == _REFERENCE
-                                                else _LABELS[m]) for m in (*_SHOWN, _REFERENCE)}
-                                for mode, cell in modes.items()} for model, modes in results.items()},
-            "warnings": metrics["warnings"],
-        })
+        echo_json(
+            {
+                "report": str(path),
+                "metrics": str(path.parent / "metrics.json"),
+                "signature": metrics["signature"],
+                "headline_delta": "delta_cs_abs",
+                "results": {
+                    model: {
+                        mode: {
+                            m: entry(
+                                cell["metrics"][m],
+                                "normalized (reference)" if m == _REFERENCE else _LABELS[m],
+                            )
+                            for m in (*_SHOWN, _REFERENCE)
+                        }
+                        for mode, cell in modes.items()
+                    }
+                    for model, modes in results.items()
+                },
+                "warnings": metrics["warnings"],
+            }
+        )
         return
     print_summary(path)
 
@@ -101,25 +135,34 @@ def print_summary(path: Path) -> None:
                 e = cell["metrics"][m]
                 row += [_pct(e["mean"]), _ci(e["ci95"]), _terr(e)]
             ref = cell["metrics"][_REFERENCE]
-            row += [_undef(cell["metrics"]["delta_cs_abs"]),
-                    _pct(ref["mean"]) + (" unstable" if ref.get("unstable") else "")]
+            row += [
+                _undef(cell["metrics"]["delta_cs_abs"]),
+                _pct(ref["mean"]) + (" unstable" if ref.get("unstable") else ""),
+            ]
             rows.append(row)
     echo_table(headers, rows)
     b = metrics["settings"]["boot95"]
     t = metrics["settings"].get("terr95") or {}
-    click.echo("values x100; Delta CS = Control CS - Non-control CS (unnormalised); t95: t-interval over runs "
-               "(ddof=1); terr95: small-sample interval over territories (cluster Wilson / MOVER); "
-               f"*: fewer than {t.get('min_clusters', 30)} territories contribute (coverage below 95%); undef.: "
-               f"runs, and % of the {b['n_resamples']} cluster-bootstrap resamples (seed {b['seed']}), where Delta "
-               "CS is undefined; Delta CS norm. (ref.): (Control - Non-control) / Non-control, for reference")
+    click.echo(
+        "values x100; Delta CS = Control CS - Non-control CS (unnormalised); t95: t-interval over runs "
+        "(ddof=1); terr95: small-sample interval over territories (cluster Wilson / MOVER); "
+        f"*: fewer than {t.get('min_clusters', 30)} territories contribute (coverage below 95%); undef.: "
+        f"runs, and % of the {b['n_resamples']} cluster-bootstrap resamples (seed {b['seed']}), where Delta "
+        "CS is undefined; Delta CS norm. (ref.): (Control - Non-control) / Non-control, for reference"
+    )
     cells = sum(len(modes) for modes in results.values())
     few = [w for w in metrics["warnings"] if "rest on fewer than" in w]
-    n_few = sum(any((e.get("territory_interval") or {}).get("warning") for e in cell["metrics"].values())
-                for modes in results.values() for cell in modes.values())
+    n_few = sum(
+        any((e.get("territory_interval") or {}).get("warning") for e in cell["metrics"].values())
+        for modes in results.values()
+        for cell in modes.values()
+    )
     if n_few:
-        click.echo(f"warning: in {n_few} of {cells} model x mode cells, intervals over territories rest on "
-                   f"fewer than {t.get('min_clusters', 30)} territories (marked *) and cover less than 95% "
-                   f"({t.get('coverage', '')})")
+        click.echo(
+            f"warning: in {n_few} of {cells} model x mode cells, intervals over territories rest on "
+            f"fewer than {t.get('min_clusters', 30)} territories (marked *) and cover less than 95% "
+            f"({t.get('coverage', '')})"
+        )
     unstable = [w for w in metrics["warnings"] if "is unstable" in w]
     for w in unstable:
         click.echo(f"warning: {w}")

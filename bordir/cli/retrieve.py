@@ -8,22 +8,40 @@ from ._output import echo_json, echo_table
 
 
 @click.command("retrieve")
-@click.option("--dataset", default="demo", show_default=True, help="Dataset name (demo, borderlines).")
-@click.option("--path", type=click.Path(file_okay=False), help="Dataset directory (BorderLines layout).")
-@click.option("--corpus", "corpus_path", type=click.Path(),
-              help="Corpus: demo, a corpus directory (bordir corpus fetch), a passages .jsonl/.parquet/.csv, "
-                   "BordIRLines all_docs.json or raw <lang>/Q<id>.json articles; default: demo.")
-@click.option("--retriever", default="bm25", show_default=True,
-              help="bm25, e5-small, bge-m3, openai/<model>, cohere/<model>.")
+@click.option(
+    "--dataset", default="demo", show_default=True, help="Dataset name (demo, borderlines)."
+)
+@click.option(
+    "--path", type=click.Path(file_okay=False), help="Dataset directory (BorderLines layout)."
+)
+@click.option(
+    "--corpus",
+    "corpus_path",
+    type=click.Path(),
+    help="Corpus: demo, a corpus directory (bordir corpus fetch), a passages .jsonl/.parquet/.csv, "
+    "BordIRLines all_docs.json or raw <lang>/Q<id>.json articles; default: demo.",
+)
+@click.option(
+    "--retriever",
+    default="bm25",
+    show_default=True,
+    help="bm25, e5-small, bge-m3, openai/<model>, cohere/<model>.",
+)
 @click.option("--modes", default="all", show_default=True, help="'all' or comma-separated modes.")
 @click.option("--k", default=10, show_default=True, help="Documents per prompt.")
 @click.option("--depth", default=50, show_default=True, help="Hits stored per query and mode.")
-@click.option("--fusion", type=click.Choice(["raw", "minmax", "rrf"]), help="Cross-language score fusion.")
-@click.option("--balanced", is_flag=True, help="Equal share of the k slots per language of the mode.")
+@click.option(
+    "--fusion", type=click.Choice(["raw", "minmax", "rrf"]), help="Cross-language score fusion."
+)
+@click.option(
+    "--balanced", is_flag=True, help="Equal share of the k slots per language of the mode."
+)
 @click.option("--langs", help="Comma-separated query languages to keep.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Output .parquet.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def retrieve_cmd(dataset, path, corpus_path, retriever, modes, k, depth, fusion, balanced, langs, out, as_json):
+def retrieve_cmd(
+    dataset, path, corpus_path, retriever, modes, k, depth, fusion, balanced, langs, out, as_json
+):
     """Retrieve documents for every query under every mode and save the hits table."""
     from ..catalog import load_dataset
     from ..corpus import load_corpus
@@ -40,8 +58,20 @@ def retrieve_cmd(dataset, path, corpus_path, retriever, modes, k, depth, fusion,
         wanted = {l.strip() for l in langs.split(",") if l.strip()}
         queries = [q for q in ds.queries if q.lang in wanted]
         if not queries:
-            raise ConfigError(f"no queries in language(s) {', '.join(sorted(wanted))}; present: {', '.join(ds.query_langs)}")
-    run = retrieve(ds, corpus, retriever, modes, k=k, depth=depth, fusion=fusion, balanced=balanced, queries=queries)
+            raise ConfigError(
+                f"no queries in language(s) {', '.join(sorted(wanted))}; present: {', '.join(ds.query_langs)}"
+            )
+    run = retrieve(
+        ds,
+        corpus,
+        retriever,
+        modes,
+        k=k,
+        depth=depth,
+        fusion=fusion,
+        balanced=balanced,
+        queries=queries,
+    )
     run.to_parquet(out)
     per_mode = language_mix_by_mode(run.hits, ds, k=k)
     summary = {
@@ -51,7 +81,11 @@ def retrieve_cmd(dataset, path, corpus_path, retriever, modes, k, depth, fusion,
         "queries": len(queries or ds.queries),
         "skipped": run.skipped_counts(),
         "language_mix_top_k": {
-            m: {c.removesuffix("_share"): round(float(r[c]), 4) for c in per_mode.columns if c.endswith("_share")}
+            m: {
+                c.removesuffix("_share"): round(float(r[c]), 4)
+                for c in per_mode.columns
+                if c.endswith("_share")
+            }
             for m, r in per_mode.iterrows()
         },
     }
@@ -60,10 +94,18 @@ def retrieve_cmd(dataset, path, corpus_path, retriever, modes, k, depth, fusion,
         return
     echo_table(
         ["mode", "query_lang", "en", "other_claimant", "other", "docs"],
-        [(m, *(f"{v:.2f}" for v in summary["language_mix_top_k"][m].values()), int(per_mode.loc[m, "n_docs"]))
-         for m in per_mode.index],
+        [
+            (
+                m,
+                *(f"{v:.2f}" for v in summary["language_mix_top_k"][m].values()),
+                int(per_mode.loc[m, "n_docs"]),
+            )
+            for m in per_mode.index
+        ],
     )
     for mode, n in summary["skipped"].items():
-        click.echo(f"{mode}: {n} queries skipped (mode undefined for them; reasons in the file's metadata)")
+        click.echo(
+            f"{mode}: {n} queries skipped (mode undefined for them; reasons in the file's metadata)"
+        )
     click.echo(f"wrote {len(run.hits)} hits to {out}")
     click.echo(f"signature: {run.signature}")

@@ -7,7 +7,9 @@ import click
 
 @click.command("run")
 @click.argument("config", type=click.Path(dir_okay=False))
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Run directory.")
+@click.option(
+    "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Run directory."
+)
 @click.option("--models", help="Comma-separated provider/model list (overrides the config).")
 @click.option("--modes", help="'all' or comma-separated modes.")
 @click.option("--k", type=int, help="Documents per prompt.")
@@ -15,7 +17,10 @@ import click
 @click.option("--temperature", type=float)
 @click.option("--langs", help="Comma-separated query languages to keep.")
 @click.option("--retriever", help="bm25, e5-small, bge-m3, openai/<model>, cohere/<model>.")
-@click.option("--corpus", help="Corpus: demo, a corpus directory, a passages .jsonl/.parquet/.csv, all_docs.json.")
+@click.option(
+    "--corpus",
+    help="Corpus: demo, a corpus directory, a passages .jsonl/.parquet/.csv, all_docs.json.",
+)
 @click.option("--response-format", type=click.Choice(["direct", "citation"]))
 @click.option("--system", help="System prompt variant (vanilla, un, nationalist).")
 @click.option("--cache", type=click.Path(dir_okay=False), help="Response cache file.")
@@ -23,11 +28,39 @@ import click
 @click.option("--timeout", type=float, help="Seconds one request may take over all its retries.")
 @click.option("--max-retries", type=int, help="Retries of a transient failure.")
 @click.option("--deadline", type=float, help="Seconds one (model, mode) batch may take in all.")
-@click.option("--max-consecutive-failures", type=int, help="Stop a (model, mode) after this many failures in a row.")
-@click.option("--dry-run", is_flag=True, help="Estimate calls, tokens and cost per language; call nothing.")
-@click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bars on stderr.")
-def run_cmd(config, out_dir, models, modes, k, runs, temperature, langs, retriever, corpus, response_format, system,
-            cache, concurrency, timeout, max_retries, deadline, max_consecutive_failures, dry_run, progress):
+@click.option(
+    "--max-consecutive-failures",
+    type=int,
+    help="Stop a (model, mode) after this many failures in a row.",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="Estimate calls, tokens and cost per language; call nothing."
+)
+@click.option(
+    "--progress/--no-progress", default=True, show_default=True, help="Progress bars on stderr."
+)
+def run_cmd(
+    config,
+    out_dir,
+    models,
+    modes,
+    k,
+    runs,
+    temperature,
+    langs,
+    retriever,
+    corpus,
+    response_format,
+    system,
+    cache,
+    concurrency,
+    timeout,
+    max_retries,
+    deadline,
+    max_consecutive_failures,
+    dry_run,
+    progress,
+):
     """Run the experiment CONFIG (TOML) and write hits.parquet, responses.parquet and run.json to --out.
 
     Exits with status 1 when any call failed (re-running retries exactly those; the others come from the cache).
@@ -35,9 +68,22 @@ def run_cmd(config, out_dir, models, modes, k, runs, temperature, langs, retriev
     from ..experiment.config import load_config
 
     cfg = load_config(config).override(
-        models=models, modes=modes, k=k, runs=runs, temperature=temperature, langs=langs, retriever=retriever,
-        corpus=corpus, response_format=response_format, system=system, cache=cache, concurrency=concurrency,
-        timeout=timeout, max_retries=max_retries, deadline=deadline, max_consecutive_failures=max_consecutive_failures,
+        models=models,
+        modes=modes,
+        k=k,
+        runs=runs,
+        temperature=temperature,
+        langs=langs,
+        retriever=retriever,
+        corpus=corpus,
+        response_format=response_format,
+        system=system,
+        cache=cache,
+        concurrency=concurrency,
+        timeout=timeout,
+        max_retries=max_retries,
+        deadline=deadline,
+        max_consecutive_failures=max_consecutive_failures,
     )
     if dry_run:
         _dry_run(cfg)
@@ -47,13 +93,21 @@ def run_cmd(config, out_dir, models, modes, k, runs, temperature, langs, retriev
     result = run(cfg, out=out_dir, progress=progress)
     info = result.info
     calls = info["calls"]
-    click.echo(f"wrote {result.path / 'responses.parquet'} ({info['responses']} rows) and {result.path / 'run.json'}")
-    click.echo(f"calls: {calls['requests']} ({calls['cached']} from the cache {info['cache']['path']})")
-    click.echo(f"signature: {result.responses['signature'].iloc[0] if len(result.responses) else '-'}")
+    click.echo(
+        f"wrote {result.path / 'responses.parquet'} ({info['responses']} rows) and {result.path / 'run.json'}"
+    )
+    click.echo(
+        f"calls: {calls['requests']} ({calls['cached']} from the cache {info['cache']['path']})"
+    )
+    click.echo(
+        f"signature: {result.responses['signature'].iloc[0] if len(result.responses) else '-'}"
+    )
     if calls["failed"]:
-        click.echo(f"{calls['failed']} of {calls['requests']} calls failed (outcome 'failed'; the first: "
-                   f"{info['failures'][0] if info['failures'] else '?'}); re-run the same command to retry them",
-                   err=True)
+        click.echo(
+            f"{calls['failed']} of {calls['requests']} calls failed (outcome 'failed'; the first: "
+            f"{info['failures'][0] if info['failures'] else '?'}); re-run the same command to retry them",
+            err=True,
+        )
         raise click.exceptions.Exit(1)
 
 
@@ -64,9 +118,14 @@ def _dry_run(cfg) -> None:
     table = estimate(cfg)
     echo_table(list(table.columns), table.itertuples(index=False))
     costs = table["max_cost_usd"].dropna()
-    click.echo(f"total: {int(table['calls'].sum())} calls to make, {int(table['cached'].sum())} cached; "
-               f"at most ${costs.sum():.4f}" + (" (some models have no price)" if len(costs) < len(table) else ""))
-    click.echo("tokens are estimated as characters / 4; output tokens at max_tokens (an upper bound)")
+    click.echo(
+        f"total: {int(table['calls'].sum())} calls to make, {int(table['cached'].sum())} cached; "
+        f"at most ${costs.sum():.4f}"
+        + (" (some models have no price)" if len(costs) < len(table) else "")
+    )
+    click.echo(
+        "tokens are estimated as characters / 4; output tokens at max_tokens (an upper bound)"
+    )
     if table.attrs.get("note"):
         click.echo(table.attrs["note"])
     if table.attrs.get("power"):
@@ -81,12 +140,26 @@ def _power(records) -> None:
         return "undetectable" if x is None or x != x else f"{100 * x:.1f}"
 
     click.echo("")
-    click.echo("power per query language: minimum detectable difference (x100) between two modes, paired by "
-               "territory (sign-flip test, alpha 0.05, power 0.8, planning sd 0.5; docs/methodology.md)")
-    echo_table(["query lang", "metric", "territories", "MDE", ""],
-               [(r["query_lang"], r["metric"], r["n_territories"], mde(r["mde"]), "thin" if r["thin"] else "")
-                for r in records])
+    click.echo(
+        "power per query language: minimum detectable difference (x100) between two modes, paired by "
+        "territory (sign-flip test, alpha 0.05, power 0.8, planning sd 0.5; docs/methodology.md)"
+    )
+    echo_table(
+        ["query lang", "metric", "territories", "MDE", ""],
+        [
+            (
+                r["query_lang"],
+                r["metric"],
+                r["n_territories"],
+                mde(r["mde"]),
+                "thin" if r["thin"] else "",
+            )
+            for r in records
+        ],
+    )
     thin = sum(r["thin"] for r in records if r["query_lang"] != "*")
     langs = sum(r["query_lang"] != "*" for r in records)
-    click.echo(f"{thin} of {langs} language cells are thin (< 10 territories); `bordir plan CONFIG --target-mde 0.05` "
-               "says what a target would need")
+    click.echo(
+        f"{thin} of {langs} language cells are thin (< 10 territories); `bordir plan CONFIG --target-mde 0.05` "
+        "says what a target would need"
+    )

@@ -44,18 +44,45 @@ def _count(run: dict, metric: str) -> str:
 
 @score_group.command("borderlines-table")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
-@click.option("--policy", type=click.Choice(_POLICIES), default="reference", show_default=True,
-              help="reference: exactly calculate_CS.py; strict: None answers are missing (skipped, counted).")
-@click.option("--ci", type=click.Choice(_CI), default="t95", show_default=True,
-              help="Interval over runs: t95 (sample sd, ddof=1) or paper (population sd, as BordIRLines).")
-@click.option("--boot", "n_resamples", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Also a cluster bootstrap over territories with this many resamples (0: off).")
+@click.option(
+    "--policy",
+    type=click.Choice(_POLICIES),
+    default="reference",
+    show_default=True,
+    help="reference: exactly calculate_CS.py; strict: None answers are missing (skipped, counted).",
+)
+@click.option(
+    "--ci",
+    type=click.Choice(_CI),
+    default="t95",
+    show_default=True,
+    help="Interval over runs: t95 (sample sd, ddof=1) or paper (population sd, as BordIRLines).",
+)
+@click.option(
+    "--boot",
+    "n_resamples",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Also a cluster bootstrap over territories with this many resamples (0: off).",
+)
 @click.option("--seed", type=int, help="Bootstrap seed (default: $BORDIR_SEED or 12345).")
-@click.option("--clip/--no-clip", default=True, show_default=True,
-              help="Clip intervals over runs to each metric's range (as the reports do).")
+@click.option(
+    "--clip/--no-clip",
+    default=True,
+    show_default=True,
+    help="Clip intervals over runs to each metric's range (as the reports do).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (values as fractions).")
-def borderlines_table(files: tuple[str, ...], policy: str, ci: str, n_resamples: int, seed: int | None,
-                      clip: bool, as_json: bool) -> None:
+def borderlines_table(
+    files: tuple[str, ...],
+    policy: str,
+    ci: str,
+    n_resamples: int,
+    seed: int | None,
+    clip: bool,
+    as_json: bool,
+) -> None:
     """Score BorderLines response_table.csv FILES (one per run), as calculate_CS.py does."""
     import warnings
 
@@ -63,8 +90,14 @@ def borderlines_table(files: tuple[str, ...], policy: str, ci: str, n_resamples:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", LegacyTableWarning)  # printed below, one line each
-        result = score_legacy_tables(files, policy=policy, ci=ci, n_resamples=n_resamples, seed=seed,  # type: ignore[arg-type]
-                                     clip=clip)
+        result = score_legacy_tables(
+            files,
+            policy=policy,
+            ci=ci,
+            n_resamples=n_resamples,
+            seed=seed,  # type: ignore[arg-type]
+            clip=clip,
+        )
     for r in result["runs"]:
         for w in r["warnings"]:
             click.echo(f"bordir: warning: {w}", err=True)
@@ -86,16 +119,27 @@ def borderlines_table(files: tuple[str, ...], policy: str, ci: str, n_resamples:
         rows.append(row)
     rc = summary["response_countries"]
     for label, key in (("Response countries", ""), ("Response countries + en", "_en")):
-        cells = [_rc(r["response_countries"][f"mean{key}"], r["response_countries"][f"sd{key}"]) for r in runs]
+        cells = [
+            _rc(r["response_countries"][f"mean{key}"], r["response_countries"][f"sd{key}"])
+            for r in runs
+        ]
         ci_rc = rc[f"ci95{key}"]
-        row = [label, *cells, _rc(rc[f"mean{key}"], rc[f"sd{key}"]),
-               "-" if ci_rc is None else f"[{ci_rc[0]:.3f}, {ci_rc[1]:.3f}]"]
+        row = [
+            label,
+            *cells,
+            _rc(rc[f"mean{key}"], rc[f"sd{key}"]),
+            "-" if ci_rc is None else f"[{ci_rc[0]:.3f}, {ci_rc[1]:.3f}]",
+        ]
         rows.append(row + (["-"] if n_resamples else []))
     echo_table(headers, rows)
-    click.echo("values x100 (response countries: mean (sd) of distinct answers per territory); counts per run:")
+    click.echo(
+        "values x100 (response countries: mean (sd) of distinct answers per territory); counts per run:"
+    )
     for i, r in enumerate(runs):
         counts = "; ".join(f"{_LABELS[m]} {_count(r, m)}" for m in r["counts"])
-        click.echo(f"  run {i} ({r['file']}): {r['n_territories']} territories, {r['n_queries']} queries; {counts}")
+        click.echo(
+            f"  run {i} ({r['file']}): {r['n_territories']} territories, {r['n_queries']} queries; {counts}"
+        )
         for m, note in r.get("notes", {}).items():
             click.echo(f"    {_LABELS[m]}: {note}")
     for m, label in _LABELS.items():

@@ -27,7 +27,9 @@ def _ratios(text: str | None) -> tuple[float, ...] | None:
     try:
         return tuple(float(x) for x in text.split(",") if x.strip())
     except ValueError:
-        raise click.BadParameter(f"expected comma-separated numbers in [0, 1], got {text!r}") from None
+        raise click.BadParameter(
+            f"expected comma-separated numbers in [0, 1], got {text!r}"
+        ) from None
 
 
 def _pct(m: dict | None) -> str:
@@ -39,45 +41,119 @@ def _pct(m: dict | None) -> str:
 
 
 def _testbed_command(name: str) -> Callable[..., Any]:
-    @click.option("--data", required=True, help="rgb:FILE (an RGB JSON-lines file), demo, or a corpus spec.")
-    @click.option("--model", "models", multiple=True, required=True, help="provider/model; repeatable.")
-    @click.option("--lang", "langs", multiple=True, help="Query languages (comma-separated or repeated); "
-                                                          "for rgb: the file's language (default from its name).")
-    @click.option("--ratios", help="Noise ratios, e.g. 0,0.2,0.4 (default per testbed; rejection: 1).")
-    @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=str),
-                  help="Output directory (resumable).")
-    @click.option("--passages", "passage_num", type=click.IntRange(min=1), default=5, show_default=True,
-                  help="Documents per prompt.")
-    @click.option("--seed", type=int, help="Instance seed (default $BORDIR_SEED or 12345; RGB: 2333).")
-    @click.option("--seeding", type=click.Choice(["bordir", "rgb"]), default="bordir", show_default=True,
-                  help="rgb: random.seed(seed) before every instance, as RGB (with --seed 2333: RGB's documents).")
+    @click.option(
+        "--data", required=True, help="rgb:FILE (an RGB JSON-lines file), demo, or a corpus spec."
+    )
+    @click.option(
+        "--model", "models", multiple=True, required=True, help="provider/model; repeatable."
+    )
+    @click.option(
+        "--lang",
+        "langs",
+        multiple=True,
+        help="Query languages (comma-separated or repeated); "
+        "for rgb: the file's language (default from its name).",
+    )
+    @click.option(
+        "--ratios", help="Noise ratios, e.g. 0,0.2,0.4 (default per testbed; rejection: 1)."
+    )
+    @click.option(
+        "--out",
+        "out_dir",
+        required=True,
+        type=click.Path(file_okay=False, path_type=str),
+        help="Output directory (resumable).",
+    )
+    @click.option(
+        "--passages",
+        "passage_num",
+        type=click.IntRange(min=1),
+        default=5,
+        show_default=True,
+        help="Documents per prompt.",
+    )
+    @click.option(
+        "--seed", type=int, help="Instance seed (default $BORDIR_SEED or 12345; RGB: 2333)."
+    )
+    @click.option(
+        "--seeding",
+        type=click.Choice(["bordir", "rgb"]),
+        default="bordir",
+        show_default=True,
+        help="rgb: random.seed(seed) before every instance, as RGB (with --seed 2333: RGB's documents).",
+    )
     @click.option("--temperature", type=float, default=0.7, show_default=True)
     @click.option("--max-tokens", type=click.IntRange(min=1), default=256, show_default=True)
     @click.option("--limit", type=click.IntRange(min=1), help="At most N questions per language.")
-    @click.option("--dataset", default="demo", show_default=True,
-                  help="Queries for a corpus spec: demo or borderlines:PATH.")
-    @click.option("--policy", type=click.Choice(["rgb", "bordir"]),
-                  help="Headline policy (default rgb for rgb: files, bordir otherwise); both are computed.")
-    @click.option("--judge", help="provider/model of an LLM judge: RGB's Rej* (rejection), ED*/CR* (counterfactual).")
-    @click.option("--cache", type=click.Path(dir_okay=False, path_type=str), help="Response cache file.")
+    @click.option(
+        "--dataset",
+        default="demo",
+        show_default=True,
+        help="Queries for a corpus spec: demo or borderlines:PATH.",
+    )
+    @click.option(
+        "--policy",
+        type=click.Choice(["rgb", "bordir"]),
+        help="Headline policy (default rgb for rgb: files, bordir otherwise); both are computed.",
+    )
+    @click.option(
+        "--judge",
+        help="provider/model of an LLM judge: RGB's Rej* (rejection), ED*/CR* (counterfactual).",
+    )
+    @click.option(
+        "--cache", type=click.Path(dir_okay=False, path_type=str), help="Response cache file."
+    )
     @click.option("--concurrency", type=click.IntRange(min=1), help="Calls in flight.")
-    @click.option("--resamples", "n_resamples", type=click.IntRange(min=1), default=2000, show_default=True)
+    @click.option(
+        "--resamples", "n_resamples", type=click.IntRange(min=1), default=2000, show_default=True
+    )
     @click.option("--no-progress", is_flag=True, help="No progress bar.")
     @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
-    def cmd(data: str, models: tuple[str, ...], langs: tuple[str, ...], ratios: str | None, out_dir: str,
-            passage_num: int, seed: int | None, seeding: str, temperature: float, max_tokens: int, limit: int | None,
-            dataset: str, policy: str | None, judge: str | None, cache: str | None, concurrency: int | None,
-            n_resamples: int, no_progress: bool, as_json: bool) -> None:
+    def cmd(
+        data: str,
+        models: tuple[str, ...],
+        langs: tuple[str, ...],
+        ratios: str | None,
+        out_dir: str,
+        passage_num: int,
+        seed: int | None,
+        seeding: str,
+        temperature: float,
+        max_tokens: int,
+        limit: int | None,
+        dataset: str,
+        policy: str | None,
+        judge: str | None,
+        cache: str | None,
+        concurrency: int | None,
+        n_resamples: int,
+        no_progress: bool,
+        as_json: bool,
+    ) -> None:
         import json
         from pathlib import Path
 
         from ..testbeds.runner import TestbedConfig, run_testbed
 
-        cfg = TestbedConfig(testbed=name, data=data, models=_split(models), langs=_split(langs),
-                            ratios=_ratios(ratios), passage_num=passage_num, seed=seed, seeding=seeding,
-                            temperature=temperature, max_tokens=max_tokens, limit=limit, dataset=dataset,
-                            policy=policy, judge=judge, cache=cache, concurrency=concurrency,
-                            n_resamples=n_resamples)
+        cfg = TestbedConfig(
+            testbed=name,
+            data=data,
+            models=_split(models),
+            langs=_split(langs),
+            ratios=_ratios(ratios),
+            passage_num=passage_num,
+            seed=seed,
+            seeding=seeding,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            limit=limit,
+            dataset=dataset,
+            policy=policy,
+            judge=judge,
+            cache=cache,
+            concurrency=concurrency,
+            n_resamples=n_resamples,
+        )
         out = run_testbed(cfg, out_dir, progress=not no_progress)
         scores = json.loads((Path(out) / "scores.json").read_text(encoding="utf-8"))
         if as_json:
@@ -105,20 +181,36 @@ def print_scores(scores: dict) -> None:
     from ..testbeds.metrics import METRICS as names
 
     shown = [m for m in names if any(m in g["metrics"][policy] for g in scores["groups"])]
-    rows = [(g["model"], g["lang"], g["setting"], f"{g['noise_rate']:g}",
-             *(_pct(g["metrics"][policy].get(m)) for m in shown)) for g in scores["groups"]]
+    rows = [
+        (
+            g["model"],
+            g["lang"],
+            g["setting"],
+            f"{g['noise_rate']:g}",
+            *(_pct(g["metrics"][policy].get(m)) for m in shown),
+        )
+        for g in scores["groups"]
+    ]
     echo_table(["model", "lang", "setting", "r", *shown], rows)
     click.echo(f"{policy} policy; values x100 [95% cluster bootstrap over questions] (count/n)")
 
 
 @testbed_group.command("score")
 @click.argument("predictions", type=click.Path(dir_okay=False, path_type=str))
-@click.option("--dataset-kind", type=click.Choice(["noise", "integration", "fact"]),
-              help="Default: from the file name, as RGB (_int, _fact, else noise).")
-@click.option("--lang", help="en, zh or a bordir code (default: from the file name, as RGB's 'zh' in dataset).")
+@click.option(
+    "--dataset-kind",
+    type=click.Choice(["noise", "integration", "fact"]),
+    help="Default: from the file name, as RGB (_int, _fact, else noise).",
+)
+@click.option(
+    "--lang",
+    help="en, zh or a bordir code (default: from the file name, as RGB's 'zh' in dataset).",
+)
 @click.option("--policy", type=click.Choice(["rgb", "bordir"]), default="rgb", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def score_cmd(predictions: str, dataset_kind: str | None, lang: str | None, policy: str, as_json: bool) -> None:
+def score_cmd(
+    predictions: str, dataset_kind: str | None, lang: str | None, policy: str, as_json: bool
+) -> None:
     """Re-score an RGB prediction file (id, query, ans, label, prediction, docs, noise_rate, factlabel)."""
     from ..testbeds.rescore import rescore_predictions
 
@@ -127,13 +219,18 @@ def score_cmd(predictions: str, dataset_kind: str | None, lang: str | None, poli
         echo_json(result)
         return
     rows = []
-    for rate, block in [("all", {"n": result["n"], "metrics": result["metrics"]}), *result["by_noise_rate"].items()]:
+    for rate, block in [
+        ("all", {"n": result["n"], "metrics": result["metrics"]}),
+        *result["by_noise_rate"].items(),
+    ]:
         for name, m in block["metrics"].items():
             v = "-" if m["value"] is None else f"{m['value']:.4f}"
             rows.append((rate, name, v, m["count"], m["n"]))
     echo_table(["noise_rate", "metric", "value", "count", "n"], rows)
     mm = result["label_mismatches"]
     if mm is not None:
-        click.echo(f"{mm['count']} line(s) whose stored label/factlabel differ from the recomputed ones"
-                   + (f" (lines {', '.join(map(str, mm['lines']))})" if mm["count"] else ""))
+        click.echo(
+            f"{mm['count']} line(s) whose stored label/factlabel differ from the recomputed ones"
+            + (f" (lines {', '.join(map(str, mm['lines']))})" if mm["count"] else "")
+        )
     click.echo(f"signature: {result['signature']}")

@@ -37,7 +37,9 @@ class Corpus(Sequence[Passage]):
         index: dict[tuple[str, str], int] = {}
         for i, p in enumerate(self._passages):
             if p.key in index:
-                raise DataError(f"duplicate document {p.doc_id!r} in language {p.lang!r}", path=source or None)
+                raise DataError(
+                    f"duplicate document {p.doc_id!r} in language {p.lang!r}", path=source or None
+                )
             index[p.key] = i
         self._index = index
 
@@ -55,7 +57,9 @@ class Corpus(Sequence[Passage]):
         try:
             return self._passages[self._index[(lang, doc_id)]]
         except KeyError:
-            raise ConfigError(f"corpus {self.name!r} has no document {doc_id!r} in language {lang!r}") from None
+            raise ConfigError(
+                f"corpus {self.name!r} has no document {doc_id!r} in language {lang!r}"
+            ) from None
 
     @cached_property
     def _pools(self) -> dict[tuple[str, str], tuple[Passage, ...]]:
@@ -96,8 +100,14 @@ class Corpus(Sequence[Passage]):
         """One row per passage: ``doc_id, lang, territory, title, section, text`` plus meta keys."""
         rows = []
         for p in self._passages:
-            row = {"doc_id": p.doc_id, "lang": p.lang, "territory": p.territory,
-                   "title": p.title, "section": p.section, "text": p.text}
+            row = {
+                "doc_id": p.doc_id,
+                "lang": p.lang,
+                "territory": p.territory,
+                "title": p.title,
+                "section": p.section,
+                "text": p.text,
+            }
             row.update(dict(p.meta))
             rows.append(row)
         return pd.DataFrame(rows)

@@ -23,8 +23,10 @@ from .base import Corpus
 
 __all__ = ["load_corpus", "corpus_kind"]
 
-_FORMATS = ("'demo', a corpus directory (manifest.json, from `bordir corpus fetch`), a BordIRLines raw Wikipedia "
-            "directory (<lang>/Q<wiki_id>.json), a passages .jsonl/.parquet/.csv/.tsv, or a BordIRLines all_docs.json")
+_FORMATS = (
+    "'demo', a corpus directory (manifest.json, from `bordir corpus fetch`), a BordIRLines raw Wikipedia "
+    "directory (<lang>/Q<wiki_id>.json), a passages .jsonl/.parquet/.csv/.tsv, or a BordIRLines all_docs.json"
+)
 
 
 def corpus_kind(spec: str | os.PathLike[str]) -> str:
@@ -56,8 +58,9 @@ def corpus_kind(spec: str | os.PathLike[str]) -> str:
     raise DataError(f"unknown corpus format; expected {_FORMATS}", path=p)
 
 
-def load_corpus(spec: str | os.PathLike[str] | Corpus, *, hits: Any = None, name: str = "",
-                verify: bool = False) -> Corpus:
+def load_corpus(
+    spec: str | os.PathLike[str] | Corpus, *, hits: Any = None, name: str = "", verify: bool = False
+) -> Corpus:
     """Load a corpus from any source bordir knows (see module docs).
 
     Args:

@@ -22,7 +22,16 @@ from .base import Corpus
 from .parts import MANIFEST
 from .pooled import PooledCorpus
 
-__all__ = ["FORMAT", "MANIFEST", "FLAG_KEY", "is_corpus_dir", "read_manifest", "signature", "counts", "now"]
+__all__ = [
+    "FORMAT",
+    "MANIFEST",
+    "FLAG_KEY",
+    "is_corpus_dir",
+    "read_manifest",
+    "signature",
+    "counts",
+    "now",
+]
 
 FORMAT = "bordir-corpus/1"
 """The ``format`` value of ``manifest.json``; a reader refuses other values."""
@@ -33,7 +42,7 @@ FLAG_KEY = "lang_flag"
 
 def now() -> str:
     """The current UTC time as ``YYYY-MM-DDTHH:MM:SSZ``."""
-    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def is_corpus_dir(path: str | os.PathLike[str]) -> bool:
@@ -63,7 +72,9 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def counts(corpus: Corpus, articles: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    per: dict[str, dict[str, int]] = defaultdict(lambda: {"passages": 0, "flagged": 0, "articles": 0})
+    per: dict[str, dict[str, int]] = defaultdict(
+        lambda: {"passages": 0, "flagged": 0, "articles": 0}
+    )
     for p in corpus:
         c = per[p.lang]
         c["passages"] += 1
@@ -96,7 +107,10 @@ def signature(manifest: Mapping[str, Any]) -> str:
     from and the revision date; ``version`` is the bordir that wrote them.
     """
     params = manifest.get("parameters") or {}
-    parts = [f"corpus:{manifest.get('name') or 'unnamed'}", f"hash:{manifest.get('content_hash', '')}"]
+    parts = [
+        f"corpus:{manifest.get('name') or 'unnamed'}",
+        f"hash:{manifest.get('content_hash', '')}",
+    ]
     if params.get("source"):
         parts.append(f"source:{params['source']}")
     if params.get("as_of"):

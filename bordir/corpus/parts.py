@@ -19,8 +19,17 @@ from ..errors import DataError
 from ..records import Passage
 from .pooled import PoolRow
 
-__all__ = ["FIXED_COLUMNS", "POOL_COLUMNS", "MANIFEST", "passages_table", "pools_table", "passages_from_table",
-           "read_part", "write_parquet", "sha256_file"]
+__all__ = [
+    "FIXED_COLUMNS",
+    "POOL_COLUMNS",
+    "MANIFEST",
+    "passages_table",
+    "pools_table",
+    "passages_from_table",
+    "read_part",
+    "write_parquet",
+    "sha256_file",
+]
 
 MANIFEST = "manifest.json"
 FIXED_COLUMNS = ("doc_id", "lang", "territory", "title", "section", "text")
@@ -40,7 +49,9 @@ def _meta_keys(passages: Sequence[Passage]) -> list[str]:
         keys.update(k for k, _ in p.meta)
     bad = sorted(keys & set(FIXED_COLUMNS))
     if bad:
-        raise DataError(f"passage meta key(s) {', '.join(bad)} collide with the fixed columns {', '.join(FIXED_COLUMNS)}")
+        raise DataError(
+            f"passage meta key(s) {', '.join(bad)} collide with the fixed columns {', '.join(FIXED_COLUMNS)}"
+        )
     return sorted(keys)
 
 
@@ -67,7 +78,9 @@ def passages_table(passages: Sequence[Passage]):
 
 def pools_table(rows: Sequence[PoolRow]):
     pa, _ = _pa()
-    return pa.table({c: pa.array([r[i] for r in rows], type=pa.string()) for i, c in enumerate(POOL_COLUMNS)})
+    return pa.table(
+        {c: pa.array([r[i] for r in rows], type=pa.string()) for i, c in enumerate(POOL_COLUMNS)}
+    )
 
 
 def sha256_file(path: Path) -> str:
@@ -91,7 +104,10 @@ def read_part(root: Path, rel: str, sha256: str | None):
         raise DataError(f"part file {rel} listed in {MANIFEST} is missing", path=root)
     data = path.read_bytes()
     if sha256 and hashlib.sha256(data).hexdigest() != sha256:
-        raise DataError(f"part file {rel} does not match the SHA-256 in {MANIFEST} (changed or truncated)", path=root)
+        raise DataError(
+            f"part file {rel} does not match the SHA-256 in {MANIFEST} (changed or truncated)",
+            path=root,
+        )
     try:
         return pq.read_table(pa.BufferReader(data))
     except (pa.ArrowInvalid, OSError) as exc:
@@ -114,7 +130,9 @@ def passages_from_table(table, path: Path) -> list[Passage]:
         for row, mrow in zip(zip(*fixed), zip(*metas)):
             meta = cache.get(mrow)
             if meta is None:
-                meta = cache[mrow] = tuple([(k, v) for k, v in zip(meta_keys, mrow) if v is not None])
+                meta = cache[mrow] = tuple(
+                    [(k, v) for k, v in zip(meta_keys, mrow) if v is not None]
+                )
             append(Passage(row[0], row[1], row[5], row[3], row[2], row[4], meta))
     else:
         for row in zip(*fixed):

@@ -115,5 +115,7 @@ class PooledCorpus(Corpus):
         return df
 
     def __repr__(self) -> str:
-        return (f"PooledCorpus(name={self.name!r}, passages={len(self)}, langs={len(self.langs)}, "
-                f"extra_pool_rows={len(self._extra_rows)})")
+        return (
+            f"PooledCorpus(name={self.name!r}, passages={len(self)}, langs={len(self.langs)}, "
+            f"extra_pool_rows={len(self._extra_rows)})"
+        )

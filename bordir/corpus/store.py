@@ -43,7 +43,14 @@ from ..errors import ConfigError, DataError
 from ..records import Passage
 from .base import Corpus
 from .manifest import FORMAT, MANIFEST, counts, is_corpus_dir, now, read_manifest, signature
-from .parts import POOL_COLUMNS, passages_from_table, passages_table, pools_table, read_part, write_parquet
+from .parts import (
+    POOL_COLUMNS,
+    passages_from_table,
+    passages_table,
+    pools_table,
+    read_part,
+    write_parquet,
+)
 from .pooled import PooledCorpus, PoolRow
 
 __all__ = ["CorpusStore", "save_corpus"]
@@ -157,7 +164,10 @@ class CorpusStore:
                 self._load_parts()
             assert self._passages is not None and self._pools is not None
             self._corpus = PooledCorpus(
-                self._passages, extra_pools=self._pools, name=self._manifest.get("name", ""), source=str(self.path)
+                self._passages,
+                extra_pools=self._pools,
+                name=self._manifest.get("name", ""),
+                source=str(self.path),
             )
         if verify and self._corpus.content_hash() != self._manifest.get("content_hash"):
             raise DataError(
@@ -216,15 +226,21 @@ class CorpusStore:
         new_passages = list(passages)
         new_pools = [tuple(r) for r in extra_pools]
         # validate (and build the new corpus) before writing anything
-        corpus = PooledCorpus([*self._passages, *new_passages], extra_pools=[*self._pools, *new_pools],  # type: ignore[list-item]
-                              name=self._manifest.get("name", ""), source=str(self.path))
+        corpus = PooledCorpus(
+            [*self._passages, *new_passages],
+            extra_pools=[*self._pools, *new_pools],  # type: ignore[list-item]
+            name=self._manifest.get("name", ""),
+            source=str(self.path),
+        )
         if new_passages or new_pools:
             self._manifest["parts"].append(self._write_part(new_passages, new_pools))  # type: ignore[arg-type]
         self._passages.extend(new_passages)
         self._pools.extend(new_pools)  # type: ignore[arg-type]
         self._manifest["articles"].extend(dict(a) for a in articles)
         self._manifest["units"].extend(dict(u) for u in units)
-        self._manifest["warnings"].extend(w for w in warnings if w not in self._manifest["warnings"])
+        self._manifest["warnings"].extend(
+            w for w in warnings if w not in self._manifest["warnings"]
+        )
         self._corpus = corpus
         self._refresh()
         self._write_manifest()
@@ -234,7 +250,9 @@ class CorpusStore:
         reserved = {"format", "parts", "next_part", "counts", "content_hash", "articles", "units"}
         bad = sorted(set(fields) & reserved)
         if bad:
-            raise ConfigError(f"manifest field(s) {', '.join(bad)} are derived by the store and cannot be set")
+            raise ConfigError(
+                f"manifest field(s) {', '.join(bad)} are derived by the store and cannot be set"
+            )
         self._manifest.update(fields)
         self._write_manifest()
 
@@ -260,7 +278,9 @@ class CorpusStore:
         n = int(self._manifest.get("next_part", len(self._manifest["parts"])))
         self._manifest["next_part"] = n + 1
         part: dict[str, Any] = {"passages": f"passages/part-{n:05d}.parquet", "rows": len(passages)}
-        part["passages_sha256"] = write_parquet(passages_table(passages), self.path / part["passages"])
+        part["passages_sha256"] = write_parquet(
+            passages_table(passages), self.path / part["passages"]
+        )
         if pools:
             part["pools"] = f"pools/part-{n:05d}.parquet"
             part["pool_rows"] = len(pools)
@@ -275,7 +295,9 @@ class CorpusStore:
         self._manifest["bordir_version"] = __version__
 
     def _write_manifest(self) -> None:
-        atomic_write_text(self.path / MANIFEST, json.dumps(self._manifest, ensure_ascii=False, indent=1) + "\n")
+        atomic_write_text(
+            self.path / MANIFEST, json.dumps(self._manifest, ensure_ascii=False, indent=1) + "\n"
+        )
 
     def __repr__(self) -> str:
         c = self._manifest.get("counts", {})
@@ -306,7 +328,9 @@ def save_corpus(
 
     Extra pool memberships of a :class:`PooledCorpus` are kept.
     """
-    store = CorpusStore.create(path, name=name or corpus.name, parameters=parameters, overwrite=overwrite)
+    store = CorpusStore.create(
+        path, name=name or corpus.name, parameters=parameters, overwrite=overwrite
+    )
     with store.writing():
         extra = corpus.extra_pools if isinstance(corpus, PooledCorpus) else ()
         store.append(list(corpus), extra_pools=extra)

@@ -41,14 +41,29 @@ import pandas as pd
 from ..records import Country, Query
 from .orders import OptionOrder, permute_query
 
-__all__ = ["CALIBRATION", "CONTENT_FREE_TEXT", "CALIBRATION_COLUMNS", "content_free_query", "content_free_request",
-           "calibrated_logprobs", "run_calibration"]
+__all__ = [
+    "CALIBRATION",
+    "CONTENT_FREE_TEXT",
+    "CALIBRATION_COLUMNS",
+    "content_free_query",
+    "content_free_request",
+    "calibrated_logprobs",
+    "run_calibration",
+]
 
 CONTENT_FREE_TEXT = "N/A"
 """The content-free query text (Zhao et al.'s first content-free input)."""
 CALIBRATION = "cf:na-noir"
 """The calibration's name in signatures: content-free text ``N/A``, no documents."""
-CALIBRATION_COLUMNS = ("model", "query_id", "option_order", "cf_logprobs", "error", "cached", "calibration")
+CALIBRATION_COLUMNS = (
+    "model",
+    "query_id",
+    "option_order",
+    "cf_logprobs",
+    "error",
+    "cached",
+    "calibration",
+)
 """The table :func:`run_calibration` returns: one row per (model, query, order); ``cf_logprobs`` in given option
 order. (The runner stores ``cf_logprobs`` on the given-order response rows instead.)"""
 
@@ -58,15 +73,32 @@ def content_free_query(query: Query, order: OptionOrder | str = "given") -> Quer
     return replace(permute_query(query, order), text=CONTENT_FREE_TEXT)
 
 
-def content_free_request(query: Query, order: OptionOrder | str = "given", *, model: str, system: str = "vanilla",
-                         instruction_lang: str = "en", max_tokens: int | None = None,
-                         countries: Mapping[str, Country | str] | None = None) -> Any:
+def content_free_request(
+    query: Query,
+    order: OptionOrder | str = "given",
+    *,
+    model: str,
+    system: str = "vanilla",
+    instruction_lang: str = "en",
+    max_tokens: int | None = None,
+    countries: Mapping[str, Country | str] | None = None,
+) -> Any:
     """The :class:`~bordir.generation.types.GenerationRequest` of the content-free query (no documents)."""
     from ..generation.prompts import build_request
 
-    return build_request(content_free_query(query, order), (), model=model, temperature=0.0, seed=None,
-                         max_tokens=max_tokens, response_format="direct", system=system,
-                         instruction_lang=instruction_lang, no_ir=True, countries=countries)
+    return build_request(
+        content_free_query(query, order),
+        (),
+        model=model,
+        temperature=0.0,
+        seed=None,
+        max_tokens=max_tokens,
+        response_format="direct",
+        system=system,
+        instruction_lang=instruction_lang,
+        no_ir=True,
+        countries=countries,
+    )
 
 
 def calibrated_logprobs(logprobs: Sequence[float], cf_logprobs: Sequence[float]) -> list[float]:
@@ -74,14 +106,24 @@ def calibrated_logprobs(logprobs: Sequence[float], cf_logprobs: Sequence[float])
     if len(logprobs) != len(cf_logprobs):
         from ..errors import ConfigError
 
-        raise ConfigError(f"calibration: {len(logprobs)} option scores but {len(cf_logprobs)} content-free scores")
+        raise ConfigError(
+            f"calibration: {len(logprobs)} option scores but {len(cf_logprobs)} content-free scores"
+        )
     return [float(a) - float(b) for a, b in zip(logprobs, cf_logprobs)]
 
 
-def run_calibration(backend: Any, triples: Sequence[tuple[Query, OptionOrder, Query]], *, model: str,
-                    system: str = "vanilla", instruction_lang: str = "en",
-                    countries: Mapping[str, Country | str] | None = None, cache: Any = None,
-                    concurrency: int = 1, progress: bool = False) -> pd.DataFrame:
+def run_calibration(
+    backend: Any,
+    triples: Sequence[tuple[Query, OptionOrder, Query]],
+    *,
+    model: str,
+    system: str = "vanilla",
+    instruction_lang: str = "en",
+    countries: Mapping[str, Country | str] | None = None,
+    cache: Any = None,
+    concurrency: int = 1,
+    progress: bool = False,
+) -> pd.DataFrame:
     """Score every (query, order) of ``triples`` under the content-free query (cached like any call).
 
     Args:
@@ -97,15 +139,40 @@ def run_calibration(backend: Any, triples: Sequence[tuple[Query, OptionOrder, Qu
     seen: dict[tuple[str, str], tuple[Query, OptionOrder]] = {}
     for q, order, _ in triples:
         seen.setdefault((q.query_id, str(order)), (q, order))
-    reqs = [content_free_request(q, o, model=model, system=system, instruction_lang=instruction_lang,
-                                 countries=countries) for q, o in seen.values()]
-    results = execute(backend, reqs, cache=cache, concurrency=concurrency, progress=progress,
-                      desc=f"{model} content-free") if reqs else []
+    reqs = [
+        content_free_request(
+            q, o, model=model, system=system, instruction_lang=instruction_lang, countries=countries
+        )
+        for q, o in seen.values()
+    ]
+    results = (
+        execute(
+            backend,
+            reqs,
+            cache=cache,
+            concurrency=concurrency,
+            progress=progress,
+            desc=f"{model} content-free",
+        )
+        if reqs
+        else []
+    )
     rows = []
-    for (qid, name), (q, order), res in zip(seen.keys(), seen.values(), results):
+    for (qid, name), (_q, order), res in zip(seen.keys(), seen.values(), results):
         lp = res.option_logprobs
-        rows.append({"model": model, "query_id": qid, "option_order": name,
-                     "cf_logprobs": list(order.to_given_order(list(lp))) if res.ok and lp is not None else None,
-                     "error": res.error if not res.ok else (None if lp is not None else "no option scores"),
-                     "cached": bool(res.cached), "calibration": CALIBRATION})
+        rows.append(
+            {
+                "model": model,
+                "query_id": qid,
+                "option_order": name,
+                "cf_logprobs": list(order.to_given_order(list(lp)))
+                if res.ok and lp is not None
+                else None,
+                "error": res.error
+                if not res.ok
+                else (None if lp is not None else "no option scores"),
+                "cached": bool(res.cached),
+                "calibration": CALIBRATION,
+            }
+        )
     return pd.DataFrame(rows, columns=list(CALIBRATION_COLUMNS))

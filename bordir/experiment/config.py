@@ -57,7 +57,14 @@ from typing import Any
 from ..errors import ConfigError, DataError
 from ..retrieval.modes import Mode
 
-__all__ = ["Experiment", "Operational", "ExperimentConfig", "PAPER_SEEDS", "load_config", "OPERATIONAL_FIELDS"]
+__all__ = [
+    "Experiment",
+    "Operational",
+    "ExperimentConfig",
+    "PAPER_SEEDS",
+    "load_config",
+    "OPERATIONAL_FIELDS",
+]
 
 PAPER_SEEDS = (4321, 2557, 2558, 2559, 2560, 2561, 2562, 2563, 2564, 2565)
 """The BordIRLines seeds: 4321 (default) and 2557–2565."""
@@ -172,13 +179,25 @@ def _check(data: dict[str, Any], where: str) -> dict[str, Any]:
     for name in ("repair", "balanced", "calibrate"):
         if name in data and not isinstance(data[name], bool):
             raise bad(name, "true or false")
-    for name in ("dataset", "corpus", "retriever", "response_format", "system", "instruction_lang", "policy",
-                 "relevance_filter"):
+    for name in (
+        "dataset",
+        "corpus",
+        "retriever",
+        "response_format",
+        "system",
+        "instruction_lang",
+        "policy",
+        "relevance_filter",
+    ):
         if name in data and (not isinstance(data[name], str) or not data[name].strip()):
             raise bad(name, "a non-empty string")
     for name in ("dataset_path", "labels", "cache", "fusion"):
-        if data.get(name) is not None and (not isinstance(data[name], str) or not data[name].strip()):
-            raise bad(name, "a non-empty string (a path)" if name != "fusion" else "raw, minmax or rrf")
+        if data.get(name) is not None and (
+            not isinstance(data[name], str) or not data[name].strip()
+        ):
+            raise bad(
+                name, "a non-empty string (a path)" if name != "fusion" else "raw, minmax or rrf"
+            )
     if "option_orders" in data:
         from .orders import parse_schemes
 
@@ -223,8 +242,13 @@ def _check(data: dict[str, Any], where: str) -> dict[str, Any]:
             raise bad("seeds", "a list of integers")
         if len(set(seeds)) != len(seeds):
             raise bad("seeds", "distinct integers (a repeated seed repeats a run)")
-    for name, lo in (("k", 1), ("max_tokens", 1), ("concurrency", 1), ("max_retries", 0),
-                     ("max_consecutive_failures", 1)):
+    for name, lo in (
+        ("k", 1),
+        ("max_tokens", 1),
+        ("concurrency", 1),
+        ("max_retries", 0),
+        ("max_consecutive_failures", 1),
+    ):
         if data.get(name) is not None and (not is_int(data[name]) or data[name] < lo):
             raise bad(name, f"an integer >= {lo}")
     if "temperature" in data and (not is_num(data["temperature"]) or data["temperature"] < 0):
@@ -276,8 +300,10 @@ def _check_names(data: dict[str, Any], where: str, bad) -> None:
         for m in data["models"]:
             provider, sep, name = m.partition("/")
             if not sep or not name or provider not in available_backends():
-                raise ConfigError(f"{where}: field 'models': {m!r} is not provider/model with a known provider; "
-                                  f"providers: {', '.join(available_backends())}")
+                raise ConfigError(
+                    f"{where}: field 'models': {m!r} is not provider/model with a known provider; "
+                    f"providers: {', '.join(available_backends())}"
+                )
     if "system" in data:
         from ..generation.prompts import system_prompts
 
@@ -293,8 +319,9 @@ def _check_names(data: dict[str, Any], where: str, bad) -> None:
         if "langs" in data:
             data["langs"] = tuple(dict.fromkeys(codes))
         if "instruction_lang" in data:
-            data["instruction_lang"] = reg.resolve(data["instruction_lang"],
-                                                   where=f"{where}: field 'instruction_lang'").code
+            data["instruction_lang"] = reg.resolve(
+                data["instruction_lang"], where=f"{where}: field 'instruction_lang'"
+            ).code
 
 
 class ExperimentConfig:
@@ -314,22 +341,35 @@ class ExperimentConfig:
     experiment: Experiment
     operational: Operational
 
-    def __init__(self, experiment: Experiment | None = None, operational: Operational | None = None,
-                 **fields: Any) -> None:
+    def __init__(
+        self,
+        experiment: Experiment | None = None,
+        operational: Operational | None = None,
+        **fields: Any,
+    ) -> None:
         if fields:
             if experiment is not None or operational is not None:
-                raise ConfigError("pass either Experiment/Operational objects or flat fields, not both")
+                raise ConfigError(
+                    "pass either Experiment/Operational objects or flat fields, not both"
+                )
             built = ExperimentConfig.from_dict(fields, where="ExperimentConfig(...)")
             experiment, operational = built.experiment, built.operational
-        object.__setattr__(self, "experiment", experiment if experiment is not None else Experiment())
-        object.__setattr__(self, "operational", operational if operational is not None else Operational())
+        object.__setattr__(
+            self, "experiment", experiment if experiment is not None else Experiment()
+        )
+        object.__setattr__(
+            self, "operational", operational if operational is not None else Operational()
+        )
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("ExperimentConfig is immutable; use override()")
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, ExperimentConfig) and self.experiment == other.experiment
-                and self.operational == other.operational)
+        return (
+            isinstance(other, ExperimentConfig)
+            and self.experiment == other.experiment
+            and self.operational == other.operational
+        )
 
     def __hash__(self) -> int:
         return hash((self.experiment, self.operational))
@@ -354,7 +394,9 @@ class ExperimentConfig:
         known = set(_EXPERIMENT_FIELDS) | set(OPERATIONAL_FIELDS) | {"runs"}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise ConfigError(f"{where}: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+            raise ConfigError(
+                f"{where}: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
         data = _check(data, where)
         exp = Experiment(**{k: v for k, v in data.items() if k in _EXPERIMENT_FIELDS})
         op = Operational(**{k: v for k, v in data.items() if k in OPERATIONAL_FIELDS})
@@ -371,7 +413,9 @@ class ExperimentConfig:
             return cls.from_dict(config, where=where)
         if isinstance(config, (str, Path)):
             return load_config(config)
-        raise ConfigError(f"expected an Experiment, ExperimentConfig, dict or TOML path, found {type(config).__name__}")
+        raise ConfigError(
+            f"expected an Experiment, ExperimentConfig, dict or TOML path, found {type(config).__name__}"
+        )
 
     def override(self, **changes: Any) -> ExperimentConfig:
         """A copy with overrides applied (None values are ignored)."""
@@ -400,14 +444,18 @@ def load_config(path: str | Path) -> ExperimentConfig:
     if "experiment" in data:
         others = sorted(k for k in data if k != "experiment")
         if others:
-            raise ConfigError(f"{path}: key(s) {', '.join(others)} outside [experiment] would be ignored; "
-                              "put every setting under [experiment] (or drop the [experiment] header)")
+            raise ConfigError(
+                f"{path}: key(s) {', '.join(others)} outside [experiment] would be ignored; "
+                "put every setting under [experiment] (or drop the [experiment] header)"
+            )
         data = data["experiment"]
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: 'experiment' must be a table ([experiment])")
     if not data:
-        raise ConfigError(f"{path}: no settings found; an empty file would run the whole default grid "
-                          "(local/gemma-3-270m, 10 runs, 6 modes): write the settings under [experiment]")
+        raise ConfigError(
+            f"{path}: no settings found; an empty file would run the whole default grid "
+            "(local/gemma-3-270m, 10 runs, 6 modes): write the settings under [experiment]"
+        )
     _check_mock_models(data.get("models"), str(path))
     return ExperimentConfig.from_dict(data, where=str(path))
 

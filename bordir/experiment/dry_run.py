@@ -32,22 +32,36 @@ def dry_run(cfg: ExperimentConfig) -> pd.DataFrame:
         # backends are not built: a dry run needs no keys and loads no model
         rank = model.startswith("local/") and cfg.response_format == "direct"
         for mode in prep.modes:
-            for it in _items(cfg, prep.dataset, prep.queries, mode, model, rank, prep.docs_by, dict(prep.skipped)):
+            for it in _items(
+                cfg, prep.dataset, prep.queries, mode, model, rank, prep.docs_by, dict(prep.skipped)
+            ):
                 requests.append(it.request)
                 langs.append(it.query.lang)
         if rank and cfg.calibrate:  # one content-free call per query (contextual calibration)
             from .calibration import content_free_request
 
             for q in prep.queries:
-                requests.append(content_free_request(q, model=model, system=cfg.system,
-                                                     instruction_lang=cfg.instruction_lang,
-                                                     countries=prep.dataset.countries))
+                requests.append(
+                    content_free_request(
+                        q,
+                        model=model,
+                        system=cfg.system,
+                        instruction_lang=cfg.instruction_lang,
+                        countries=prep.dataset.countries,
+                    )
+                )
                 langs.append(q.lang)
     est = estimate(requests, langs, cache=cache)
     df = pd.DataFrame([asdict(r) for r in est.rows])
     if stand_in:
-        df.attrs["note"] = f"prompts sized with bm25 retrieval instead of {cfg.retriever} (no embedding calls)"
-    from ..metrics.power import design_power  # power per query language (records: attrs must stay comparable)
+        df.attrs["note"] = (
+            f"prompts sized with bm25 retrieval instead of {cfg.retriever} (no embedding calls)"
+        )
+    from ..metrics.power import (
+        design_power,  # power per query language (records: attrs must stay comparable)
+    )
 
-    df.attrs["power"] = design_power(prep.queries, prep.dataset, runs=len(cfg.seeds)).to_dict(orient="records")
+    df.attrs["power"] = design_power(prep.queries, prep.dataset, runs=len(cfg.seeds)).to_dict(
+        orient="records"
+    )
     return df

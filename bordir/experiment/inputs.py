@@ -46,7 +46,9 @@ def select_queries(cfg: ExperimentConfig, ds: BorderLines) -> list[Query]:
         return list(ds.queries)
     qs = [q for q in ds.queries if q.lang in set(cfg.langs)]
     if not qs:
-        raise ConfigError(f"no queries in language(s) {', '.join(cfg.langs)}; present: {', '.join(ds.query_langs)}")
+        raise ConfigError(
+            f"no queries in language(s) {', '.join(cfg.langs)}; present: {', '.join(ds.query_langs)}"
+        )
     return qs
 
 
@@ -59,12 +61,14 @@ def load_labels_of(cfg: ExperimentConfig):
         ds, corpus = load_inputs(cfg)
         labels = load_labels(cfg.labels, dataset=ds, corpus=corpus)
         if len(labels.annotators) > 1:
-            raise ConfigError(f"labels {cfg.labels} hold several annotators ({', '.join(labels.annotators)}); "
-                              "write one label set (e.g. their majority vote) for the relevance filter")
+            raise ConfigError(
+                f"labels {cfg.labels} hold several annotators ({', '.join(labels.annotators)}); "
+                "write one label set (e.g. their majority vote) for the relevance filter"
+            )
         return labels
     if cfg.dataset == "demo" and cfg.corpus == "demo":
         return load_gold("demo")
-    raise ConfigError(f"relevance_filter {cfg.relevance_filter!r} needs labels: set labels = 'path/to/labels.jsonl' "
-                      "(only the demo dataset has default gold labels)")
-
-
+    raise ConfigError(
+        f"relevance_filter {cfg.relevance_filter!r} needs labels: set labels = 'path/to/labels.jsonl' "
+        "(only the demo dataset has default gold labels)"
+    )

@@ -88,7 +88,9 @@ class OptionOrder:
 
     def __post_init__(self) -> None:
         if sorted(self.perm) != list(range(len(self.perm))):
-            raise ConfigError(f"option order {self.perm!r} is not a permutation of 0..{len(self.perm) - 1}")
+            raise ConfigError(
+                f"option order {self.perm!r} is not a permutation of 0..{len(self.perm) - 1}"
+            )
 
     @classmethod
     def identity(cls, n: int) -> OptionOrder:
@@ -107,10 +109,14 @@ class OptionOrder:
         try:
             perm = tuple(int(x) for x in t.split(","))
         except ValueError:
-            raise ConfigError(f"option order {text!r}: expected 'given', 'reversed' or indices such as '1,0'") from None
+            raise ConfigError(
+                f"option order {text!r}: expected 'given', 'reversed' or indices such as '1,0'"
+            ) from None
         order = cls(perm)
         if n is not None and len(perm) != n:
-            raise ConfigError(f"option order {text!r} has {len(perm)} positions; the query has {n} options")
+            raise ConfigError(
+                f"option order {text!r} has {len(perm)} positions; the query has {n} options"
+            )
         return order
 
     @property
@@ -149,11 +155,15 @@ class OptionOrder:
 
 
 def _schemes(text: str | Sequence[str]) -> tuple[str, ...]:
-    parts = [p.strip() for p in (text.split(",") if isinstance(text, str) else text) if str(p).strip()]
+    parts = [
+        p.strip() for p in (text.split(",") if isinstance(text, str) else text) if str(p).strip()
+    ]
     bad = [p for p in parts if p not in ORDER_SCHEMES]
     if bad or not parts:
-        raise ConfigError(f"option_orders: unknown scheme {', '.join(map(repr, bad)) or repr(text)}; "
-                          f"valid: {', '.join(ORDER_SCHEMES)} (comma-separated for a union)")
+        raise ConfigError(
+            f"option_orders: unknown scheme {', '.join(map(repr, bad)) or repr(text)}; "
+            f"valid: {', '.join(ORDER_SCHEMES)} (comma-separated for a union)"
+        )
     return tuple(dict.fromkeys(parts))
 
 
@@ -217,7 +227,12 @@ def _span_end(text: str, start: int, name: str, suffix: bool = True) -> int | No
     if text.startswith(name, start):
         end = start + len(name)
         # a suffix joined by an apostrophe belongs to the name (Turkish, Azerbaijani case endings)
-        if suffix and end + 1 < len(text) and text[end] in _APOSTROPHES and _word_char(text[end + 1]):
+        if (
+            suffix
+            and end + 1 < len(text)
+            and text[end] in _APOSTROPHES
+            and _word_char(text[end + 1])
+        ):
             end += 1
             while end < len(text) and _word_char(text[end]):
                 end += 1
@@ -254,17 +269,23 @@ def option_spans(query: Query) -> list[tuple[int, int]] | None:
     if not markers:
         return None
     if len(markers) != n:
-        raise OrderError(f"query {query.query_id}: found letters {', '.join(chr(65 + i) for i in sorted(markers))} "
-                         f"in its text but it has {n} options; cannot permute its options")
+        raise OrderError(
+            f"query {query.query_id}: found letters {', '.join(chr(65 + i) for i in sorted(markers))} "
+            f"in its text but it has {n} options; cannot permute its options"
+        )
     spans = []
     for i in range(n):
         start = markers[i]
         end = _span_end(query.text, start, query.options[i])
         if end is None or (i + 1 < n and end > markers[i + 1]):
-            raise OrderError(f"query {query.query_id}: option {chr(65 + i)} {query.options[i]!r} is not written "
-                             f"after '{chr(65 + i)})' in its text {query.text!r}; cannot permute its options")
+            raise OrderError(
+                f"query {query.query_id}: option {chr(65 + i)} {query.options[i]!r} is not written "
+                f"after '{chr(65 + i)})' in its text {query.text!r}; cannot permute its options"
+            )
         spans.append((start, end))
-    plain = [_span_end(query.text, a, query.options[i], suffix=False) for i, (a, _) in enumerate(spans)]
+    plain = [
+        _span_end(query.text, a, query.options[i], suffix=False) for i, (a, _) in enumerate(spans)
+    ]
     suffixed = [b != p for (_, b), p in zip(spans, plain)]
     if any(suffixed) and not all(suffixed):
         # only some names carry an apostrophe suffix ("A) Suriye veya B) Türkiye'nin bölgesi"): it marks the
@@ -283,8 +304,10 @@ def permute_query(query: Query, order: OptionOrder | str) -> Query:
     if isinstance(order, str):
         order = OptionOrder.parse(order, n)
     if len(order.perm) != n:
-        raise OrderError(f"query {query.query_id}: option order {order} has {len(order.perm)} positions, "
-                         f"the query has {n} options")
+        raise OrderError(
+            f"query {query.query_id}: option order {order} has {len(order.perm)} positions, "
+            f"the query has {n} options"
+        )
     if order.is_given:
         return query
     spans = option_spans(query)
@@ -297,14 +320,17 @@ def permute_query(query: Query, order: OptionOrder | str) -> Query:
             last = b
         out.append(text[last:])
         text = "".join(out)
-    return replace(query, text=text, options=order.apply(query.options), claimants=order.apply(query.claimants))
+    return replace(
+        query, text=text, options=order.apply(query.options), claimants=order.apply(query.claimants)
+    )
 
 
 # --- responses in several orders ---------------------------------------------------
 
 
-def ordered_queries(queries: Sequence[Query], scheme: str | Sequence[str] = GIVEN
-                    ) -> tuple[list[tuple[Query, OptionOrder, Query]], dict[str, str]]:
+def ordered_queries(
+    queries: Sequence[Query], scheme: str | Sequence[str] = GIVEN
+) -> tuple[list[tuple[Query, OptionOrder, Query]], dict[str, str]]:
     """Every ``(given query, order, permuted query)`` a scheme asks, and the queries that cannot be permuted.
 
     Returns:

@@ -35,8 +35,20 @@ from .config import ExperimentConfig
 __all__ = ["MAX_RUNS", "PLAN_COLUMNS", "plan", "run_components"]
 
 MAX_RUNS = 100
-PLAN_COLUMNS = ("query_lang", "metric", "n_territories", "mde", "target_mde", "sd", "sd_territory", "sd_run",
-                "territories_needed", "runs", "runs_needed", "note")
+PLAN_COLUMNS = (
+    "query_lang",
+    "metric",
+    "n_territories",
+    "mde",
+    "target_mde",
+    "sd",
+    "sd_territory",
+    "sd_run",
+    "territories_needed",
+    "runs",
+    "runs_needed",
+    "note",
+)
 
 
 def run_components(responses: pd.DataFrame, dataset, *, baseline: str = "no_ir") -> pd.DataFrame:
@@ -68,21 +80,36 @@ def run_components(responses: pd.DataFrame, dataset, *, baseline: str = "no_ir")
                 vw.append(w)
                 vt.append(max(between - w / d.shape[1], 0.0))
         if vt:
-            rows.append({"query_lang": lang, "metric": metric, "var_territory": float(np.median(vt)),
-                         "var_run": float(np.median(vw)), "runs": n_runs})
+            rows.append(
+                {
+                    "query_lang": lang,
+                    "metric": metric,
+                    "var_territory": float(np.median(vt)),
+                    "var_run": float(np.median(vw)),
+                    "runs": n_runs,
+                }
+            )
     return pd.DataFrame(rows, columns=["query_lang", "metric", "var_territory", "var_run", "runs"])
 
 
-def plan(cfg: ExperimentConfig, target_mde: float, *, run_dir: str | Path | None = None, alpha: float = ALPHA,
-         power: float = POWER) -> pd.DataFrame:
+def plan(
+    cfg: ExperimentConfig,
+    target_mde: float,
+    *,
+    run_dir: str | Path | None = None,
+    alpha: float = ALPHA,
+    power: float = POWER,
+) -> pd.DataFrame:
     """One row per power-table cell: MDE now, and the territories (and runs) needed for ``target_mde``."""
     from .inputs import load_dataset_of, select_queries
 
     if not 0 < target_mde <= 1:
         from ..errors import ConfigError
 
-        raise ConfigError(f"target_mde must be in (0, 1] (a difference in CS units, 0.05 = 5 points), "
-                          f"found {target_mde}")
+        raise ConfigError(
+            f"target_mde must be in (0, 1] (a difference in CS units, 0.05 = 5 points), "
+            f"found {target_mde}"
+        )
     ds = load_dataset_of(cfg)
     queries = select_queries(cfg, ds)
     design = design_power(queries, ds, runs=len(cfg.seeds), alpha=alpha, power=power)
@@ -95,7 +122,11 @@ def plan(cfg: ExperimentConfig, target_mde: float, *, run_dir: str | Path | None
     rows = []
     runs = len(cfg.seeds)
     for r in design.itertuples():
-        sd_t, sd_w, note = PLANNING_SD, 0.0, "σ_d: planning value; run-to-run part unknown (pass --run RUN_DIR)"
+        sd_t, sd_w, note = (
+            PLANNING_SD,
+            0.0,
+            "σ_d: planning value; run-to-run part unknown (pass --run RUN_DIR)",
+        )
         if comps is not None and (r.query_lang, r.metric) in comps.index:
             c = comps.loc[(r.query_lang, r.metric)]
             sd_t, sd_w = math.sqrt(c["var_territory"]), math.sqrt(c["var_run"])
@@ -106,13 +137,35 @@ def plan(cfg: ExperimentConfig, target_mde: float, *, run_dir: str | Path | None
         need_r = None
         if sd_w > 0:
             for k in range(1, MAX_RUNS + 1):
-                m = mde(r.n_territories, sigma_d=math.sqrt(sd_t**2 + sd_w**2 / k), alpha=alpha, power=power)
+                m = mde(
+                    r.n_territories,
+                    sigma_d=math.sqrt(sd_t**2 + sd_w**2 / k),
+                    alpha=alpha,
+                    power=power,
+                )
                 if m is not None and m <= target_mde + 1e-9:
                     need_r = k
                     break
         if need_r is None and sd_w > 0:
             note += f"; more runs cannot reach it with {r.n_territories} territories (up to {MAX_RUNS} runs tried)"
-        rows.append({"query_lang": r.query_lang, "metric": r.metric, "n_territories": r.n_territories, "mde": now,
-                     "target_mde": target_mde, "sd": sd, "sd_territory": sd_t, "sd_run": sd_w,
-                     "territories_needed": need_t, "runs": runs, "runs_needed": need_r, "note": note})
-    return pd.DataFrame(rows, columns=list(PLAN_COLUMNS)).astype(object).where(lambda d: d.notna(), None)
+        rows.append(
+            {
+                "query_lang": r.query_lang,
+                "metric": r.metric,
+                "n_territories": r.n_territories,
+                "mde": now,
+                "target_mde": target_mde,
+                "sd": sd,
+                "sd_territory": sd_t,
+                "sd_run": sd_w,
+                "territories_needed": need_t,
+                "runs": runs,
+                "runs_needed": need_r,
+                "note": note,
+            }
+        )
+    return (
+        pd.DataFrame(rows, columns=list(PLAN_COLUMNS))
+        .astype(object)
+        .where(lambda d: d.notna(), None)
+    )

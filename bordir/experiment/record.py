@@ -71,14 +71,18 @@ class RunDirWriter:
         try:
             self.out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise DataError(f"cannot create the run directory: {exc.strerror or exc}", path=self.out) from None
+            raise DataError(
+                f"cannot create the run directory: {exc.strerror or exc}", path=self.out
+            ) from None
         if not self.out.is_dir():
             raise DataError("exists and is not a directory; pass another --out", path=self.out)
         path = self.out / LOCK_FILE
         try:
             fh = open(path, "a+", encoding="utf-8")
         except OSError as exc:
-            raise DataError(f"cannot write in the run directory: {exc.strerror or exc}", path=self.out) from None
+            raise DataError(
+                f"cannot write in the run directory: {exc.strerror or exc}", path=self.out
+            ) from None
         try:
             import fcntl
 
@@ -89,8 +93,10 @@ class RunDirWriter:
             fh.seek(0)
             holder = fh.read().strip() or "?"
             fh.close()
-            raise ConfigError(f"{self.out} is being written by another bordir process (pid {holder}); wait for it "
-                              "to finish, or pass another --out") from None
+            raise ConfigError(
+                f"{self.out} is being written by another bordir process (pid {holder}); wait for it "
+                "to finish, or pass another --out"
+            ) from None
         fh.seek(0)
         fh.truncate()
         fh.write(str(os.getpid()))

@@ -67,8 +67,16 @@ class Run:
         path: the run directory, once saved or when loaded.
     """
 
-    def __init__(self, config: ExperimentConfig, responses: pd.DataFrame, hits: Any, info: dict[str, Any],
-                 dataset: Any, *, path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        config: ExperimentConfig,
+        responses: pd.DataFrame,
+        hits: Any,
+        info: dict[str, Any],
+        dataset: Any,
+        *,
+        path: str | os.PathLike[str] | None = None,
+    ) -> None:
         self.config = config
         self.responses = responses
         self.hits = hits
@@ -78,8 +86,10 @@ class Run:
 
     def __repr__(self) -> str:
         failed = int((self.responses["outcome"] == "failed").sum()) if len(self.responses) else 0
-        return (f"Run(models={self.responses['model'].nunique()}, modes={self.responses['mode'].nunique()}, "
-                f"responses={len(self.responses)}, failed={failed})")
+        return (
+            f"Run(models={self.responses['model'].nunique()}, modes={self.responses['mode'].nunique()}, "
+            f"responses={len(self.responses)}, failed={failed})"
+        )
 
     # -- persistence ---------------------------------------------------------------------------
     def save(self, out: str | os.PathLike[str]) -> Path:
@@ -106,12 +116,17 @@ class Run:
         return given_order(self.responses)
 
     def _rundir(self):
-        from ..report.rundir import RunDir
         from ..metrics.responses import validate_responses
+        from ..report.rundir import RunDir
 
         resp = validate_responses(self._given(), self.dataset)
-        return RunDir(path=self.path or Path("."), info=self.info, config=self.config, dataset=self.dataset,
-                      responses=resp)
+        return RunDir(
+            path=self.path or Path("."),
+            info=self.info,
+            config=self.config,
+            dataset=self.dataset,
+            responses=resp,
+        )
 
     def _signature(self, model: str, mode: str) -> Signature:
         sub = self.responses[(self.responses["model"] == model) & (self.responses["mode"] == mode)]
@@ -131,11 +146,15 @@ class Run:
         from ..metrics.scoring import score_responses
 
         df = score_responses(self._given(), self.dataset, policy=self.config.policy)
-        df["signature"] = [str(self._metric_signature(m, model, mode))
-                           for m, model, mode in zip(df["metric"], df["model"], df["mode"])]
+        df["signature"] = [
+            str(self._metric_signature(m, model, mode))
+            for m, model, mode in zip(df["metric"], df["model"], df["mode"])
+        ]
         return df
 
-    def summary(self, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = None) -> pd.DataFrame:
+    def summary(
+        self, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = None
+    ) -> pd.DataFrame:
         """Mean over runs with its t-interval and the cluster-bootstrap interval, per (model, mode, metric).
 
         Reuses the report's computation (:func:`bordir.report.metrics.build_metrics`).
@@ -150,16 +169,52 @@ class Run:
             for mode, cell in modes.items():
                 for m, e in cell["metrics"].items():
                     ci, boot = e["ci95"] or [None, None], e["boot95"] or [None, None]
-                    sig = self._metric_signature(m, model, mode, runs=e["n_runs"], ci=CI_RUNS, boot=n_resamples,
-                                                 seed=seed)
-                    rows.append({"model": model, "mode": mode, "metric": m, "n_runs": e["n_runs"],
-                                 "mean": e["mean"], "low": ci[0], "high": ci[1], "boot_low": boot[0],
-                                 "boot_high": boot[1], "note": e["note"], "signature": str(sig)})
-        return pd.DataFrame(rows, columns=["model", "mode", "metric", "n_runs", "mean", "low", "high", "boot_low",
-                                           "boot_high", "note", "signature"])
+                    sig = self._metric_signature(
+                        m, model, mode, runs=e["n_runs"], ci=CI_RUNS, boot=n_resamples, seed=seed
+                    )
+                    rows.append(
+                        {
+                            "model": model,
+                            "mode": mode,
+                            "metric": m,
+                            "n_runs": e["n_runs"],
+                            "mean": e["mean"],
+                            "low": ci[0],
+                            "high": ci[1],
+                            "boot_low": boot[0],
+                            "boot_high": boot[1],
+                            "note": e["note"],
+                            "signature": str(sig),
+                        }
+                    )
+        return pd.DataFrame(
+            rows,
+            columns=[
+                "model",
+                "mode",
+                "metric",
+                "n_runs",
+                "mean",
+                "low",
+                "high",
+                "boot_low",
+                "boot_high",
+                "note",
+                "signature",
+            ],
+        )
 
-    def compare(self, mode_a: str, mode_b: str, by: str | None = None, *, metric: str | None = None,
-                model: str | None = None, n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = None) -> Any:
+    def compare(
+        self,
+        mode_a: str,
+        mode_b: str,
+        by: str | None = None,
+        *,
+        metric: str | None = None,
+        model: str | None = None,
+        n_resamples: int = DEFAULT_RESAMPLES,
+        seed: int | None = None,
+    ) -> Any:
         """Paired comparison of ``mode_a`` − ``mode_b`` on the common territories (per model).
 
         Without ``by``: one row per model with the difference, its paired
@@ -182,8 +237,18 @@ class Run:
             from ..metrics.perlang_compare import compare_by
             from ..metrics.perlang_measures import DEFAULT_MEASURE
 
-            return compare_by(self._given(), self.dataset, a, b, by=by, metric=metric or DEFAULT_MEASURE,
-                              model=model, resamples=n_resamples, seed=seed, policy=self.config.policy)
+            return compare_by(
+                self._given(),
+                self.dataset,
+                a,
+                b,
+                by=by,
+                metric=metric or DEFAULT_MEASURE,
+                model=model,
+                resamples=n_resamples,
+                seed=seed,
+                policy=self.config.policy,
+            )
         metric = metric or "cst_cs"
         tables = territory_tables(self._given(), self.dataset, policy=self.config.policy)
         found = []
@@ -191,68 +256,142 @@ class Run:
             ta = [s for key, s in tables.items() if key.model == mdl and key.mode == a]
             tb = [s for key, s in tables.items() if key.model == mdl and key.mode == b]
             if not ta or not tb:
-                raise ConfigError(f"model {mdl!r} has no responses in mode {a if not ta else b!r}; "
-                                  f"modes present: {', '.join(dict.fromkeys(self.responses['mode']))}")
-            found.append((mdl, paired_comparison(pool_runs(ta), pool_runs(tb), metric, label_a=a, label_b=b,
-                                                 n_resamples=n_resamples, n_permutations=n_resamples, seed=seed),
-                          max(len(ta), len(tb))))
+                raise ConfigError(
+                    f"model {mdl!r} has no responses in mode {a if not ta else b!r}; "
+                    f"modes present: {', '.join(dict.fromkeys(self.responses['mode']))}"
+                )
+            found.append(
+                (
+                    mdl,
+                    paired_comparison(
+                        pool_runs(ta),
+                        pool_runs(tb),
+                        metric,
+                        label_a=a,
+                        label_b=b,
+                        n_resamples=n_resamples,
+                        n_permutations=n_resamples,
+                        seed=seed,
+                    ),
+                    max(len(ta), len(tb)),
+                )
+            )
         adjusted = holm_adjust([pc for _, pc, _ in found])
         rows = []
         for (mdl, _, n_runs), pc in zip(found, adjusted):
-            sig = self._metric_signature(metric, mdl, a, mode=None, cmp=f"{a}-vs-{b}", runs=n_runs,
-                                         boot=n_resamples, perm=n_resamples, seed=seed, holm="yes")
-            rows.append({"model": mdl, "metric": metric, "mode_a": a, "mode_b": b, "value_a": pc.value_a,
-                         "value_b": pc.value_b, "diff": pc.diff, "low": pc.low, "high": pc.high,
-                         "p_value": pc.p_value, "p_holm": pc.p_holm, "n_territories": pc.n_territories,
-                         "signature": str(sig)})
+            sig = self._metric_signature(
+                metric,
+                mdl,
+                a,
+                mode=None,
+                cmp=f"{a}-vs-{b}",
+                runs=n_runs,
+                boot=n_resamples,
+                perm=n_resamples,
+                seed=seed,
+                holm="yes",
+            )
+            rows.append(
+                {
+                    "model": mdl,
+                    "metric": metric,
+                    "mode_a": a,
+                    "mode_b": b,
+                    "value_a": pc.value_a,
+                    "value_b": pc.value_b,
+                    "diff": pc.diff,
+                    "low": pc.low,
+                    "high": pc.high,
+                    "p_value": pc.p_value,
+                    "p_holm": pc.p_holm,
+                    "n_territories": pc.n_territories,
+                    "signature": str(sig),
+                }
+            )
         return pd.DataFrame(rows)
 
-    def report(self, out: str | os.PathLike[str] | None = None, *, n_resamples: int = DEFAULT_RESAMPLES,
-               seed: int | None = None) -> Path:
+    def report(
+        self,
+        out: str | os.PathLike[str] | None = None,
+        *,
+        n_resamples: int = DEFAULT_RESAMPLES,
+        seed: int | None = None,
+    ) -> Path:
         """Save the run to ``out`` (default: where it lives) and write the report there; returns ``report.html``."""
         from ..report import build_report
 
         if out is not None and (self.path is None or Path(out).resolve() != self.path.resolve()):
             self.save(out)
         if self.path is None:
-            raise ConfigError("this run is not saved yet; pass a directory: run.report('runs/exp1')")
+            raise ConfigError(
+                "this run is not saved yet; pass a directory: run.report('runs/exp1')"
+            )
         return build_report(self.path, n_resamples=n_resamples, seed=seed)
 
 
-def _info(cfg: ExperimentConfig, grid: Any, started: str, status: str = "complete") -> dict[str, Any]:
+def _info(
+    cfg: ExperimentConfig, grid: Any, started: str, status: str = "complete"
+) -> dict[str, Any]:
     from ..generation.cost import summarize as summarize_cost
 
     prep = grid.prepared
     ds, corpus, retrieval = prep.dataset, prep.corpus, prep.retrieval
     rows = grid.rows
-    return _plain({
-        "bordir_version": __version__,
-        "status": status,
-        "config": cfg.to_dict(),
-        "packages": package_versions(),
-        "git_revision": git_revision(),
-        "dataset": {"name": ds.name, "signature": ds.signature, "hash": ds.content_hash(), "source": ds.source,
-                    "warnings": list(ds.warnings), "repairs": list(ds.repairs)},
-        "corpus": {"name": corpus.name, "hash": corpus.content_hash(), "passages": len(corpus),
-                   "source": corpus.source or cfg.corpus},
-        "retrieval": {"signature": retrieval.signature if retrieval else None},
-        "hits": {"signature": retrieval.signature if retrieval else None,
-                 "rows": int(len(retrieval.hits)) if retrieval else 0},
-        "cache": {"path": grid.cache_path},
-        "grid": {"models": list(cfg.models), "modes": [m.value for m in prep.modes], "runs": len(cfg.seeds)},
-        "queries": len(prep.queries),
-        "responses": len(rows),
-        "calls": grid.calls,
-        "failures": grid.failures[:50],
-        "cost": [dataclasses.asdict(r) for r in summarize_cost(grid.usage)],
-        "skipped": [{"query_id": q, "mode": m, "reason": r} for (q, m), r in sorted(prep.skipped.items())],
-        "started": started,
-        "finished": now_iso(),
-    })
+    return _plain(
+        {
+            "bordir_version": __version__,
+            "status": status,
+            "config": cfg.to_dict(),
+            "packages": package_versions(),
+            "git_revision": git_revision(),
+            "dataset": {
+                "name": ds.name,
+                "signature": ds.signature,
+                "hash": ds.content_hash(),
+                "source": ds.source,
+                "warnings": list(ds.warnings),
+                "repairs": list(ds.repairs),
+            },
+            "corpus": {
+                "name": corpus.name,
+                "hash": corpus.content_hash(),
+                "passages": len(corpus),
+                "source": corpus.source or cfg.corpus,
+            },
+            "retrieval": {"signature": retrieval.signature if retrieval else None},
+            "hits": {
+                "signature": retrieval.signature if retrieval else None,
+                "rows": int(len(retrieval.hits)) if retrieval else 0,
+            },
+            "cache": {"path": grid.cache_path},
+            "grid": {
+                "models": list(cfg.models),
+                "modes": [m.value for m in prep.modes],
+                "runs": len(cfg.seeds),
+            },
+            "queries": len(prep.queries),
+            "responses": len(rows),
+            "calls": grid.calls,
+            "failures": grid.failures[:50],
+            "cost": [dataclasses.asdict(r) for r in summarize_cost(grid.usage)],
+            "skipped": [
+                {"query_id": q, "mode": m, "reason": r}
+                for (q, m), r in sorted(prep.skipped.items())
+            ],
+            "started": started,
+            "finished": now_iso(),
+        }
+    )
 
 
-def run(config: Any, cache: str | os.PathLike[str] | None = None, *, out: str | os.PathLike[str] | None = None,
-        progress: bool = True, backends: dict[str, Any] | None = None) -> Run:
+def run(
+    config: Any,
+    cache: str | os.PathLike[str] | None = None,
+    *,
+    out: str | os.PathLike[str] | None = None,
+    progress: bool = True,
+    backends: dict[str, Any] | None = None,
+) -> Run:
     """Run an experiment and return it in memory (and, with ``out``, write it there as it goes).
 
     Args:
@@ -277,19 +416,38 @@ def run(config: Any, cache: str | os.PathLike[str] | None = None, *, out: str | 
     if out is None:
         grid = execute_grid(cfg, progress=progress, backends=backends)
         responses = _normalized(responses_frame(grid.rows))
-        return Run(cfg, responses, grid.prepared.retrieval, _info(cfg, grid, started), grid.prepared.dataset)
+        return Run(
+            cfg,
+            responses,
+            grid.prepared.retrieval,
+            _info(cfg, grid, started),
+            grid.prepared.dataset,
+        )
     out_path = Path(out)
     with RunDirWriter(out_path) as w:
 
-        def prepared(prep: Any) -> None:  # inputs loaded and retrieval done: now the directory changes
-            w.start({"bordir_version": __version__, "config": _plain({"c": cfg.to_dict()})["c"], "started": started})
+        def prepared(
+            prep: Any,
+        ) -> None:  # inputs loaded and retrieval done: now the directory changes
+            w.start(
+                {
+                    "bordir_version": __version__,
+                    "config": _plain({"c": cfg.to_dict()})["c"],
+                    "started": started,
+                }
+            )
             if prep.retrieval is not None:
                 w.hits(prep.retrieval)
             elif (out_path / "hits.parquet").exists():
                 (out_path / "hits.parquet").unlink()
 
-        grid = execute_grid(cfg, progress=progress, backends=backends, on_prepared=prepared,
-                            on_batch=lambda rows: w.responses(responses_frame(rows)))
+        grid = execute_grid(
+            cfg,
+            progress=progress,
+            backends=backends,
+            on_prepared=prepared,
+            on_batch=lambda rows: w.responses(responses_frame(rows)),
+        )
         responses = _normalized(responses_frame(grid.rows))
         w.responses(responses)
         info = _info(cfg, grid, started)

@@ -51,14 +51,49 @@ from ..retrieval.modes import Mode
 from .config import ExperimentConfig
 from .inputs import load_inputs, load_labels_of, select_queries
 
-__all__ = ["run_experiment", "execute_grid", "prepare", "run_signature", "load_inputs", "RESPONSE_COLUMNS",
-           "Prepared", "GridResult"]
+__all__ = [
+    "run_experiment",
+    "execute_grid",
+    "prepare",
+    "run_signature",
+    "load_inputs",
+    "RESPONSE_COLUMNS",
+    "Prepared",
+    "GridResult",
+]
 
 RESPONSE_COLUMNS = [
-    "query_id", "territory", "query_lang", "is_control", "mode", "model", "run", "seed", "temperature",
-    "outcome", "choice", "choice_name", "raw_text", "prompt", "cited_doc_ids", "n_cited_dropped",
-    "doc_ids", "doc_langs", "doc_titles", "doc_revision_ids", "doc_fetched_at", "input_tokens", "output_tokens", "latency_s",
-    "cached", "error", "option_logprobs", "option_order", "choice_position", "cf_logprobs", "signature",
+    "query_id",
+    "territory",
+    "query_lang",
+    "is_control",
+    "mode",
+    "model",
+    "run",
+    "seed",
+    "temperature",
+    "outcome",
+    "choice",
+    "choice_name",
+    "raw_text",
+    "prompt",
+    "cited_doc_ids",
+    "n_cited_dropped",
+    "doc_ids",
+    "doc_langs",
+    "doc_titles",
+    "doc_revision_ids",
+    "doc_fetched_at",
+    "input_tokens",
+    "output_tokens",
+    "latency_s",
+    "cached",
+    "error",
+    "option_logprobs",
+    "option_order",
+    "choice_position",
+    "cf_logprobs",
+    "signature",
 ]
 
 
@@ -69,7 +104,9 @@ class _Item:
     docs: tuple  # tuple[Document, ...]
     request: Any  # GenerationRequest
     runs: tuple[tuple[int, int], ...]  # (run index, seed) served by this request
-    provenance: tuple[tuple[str, str, str], ...] = ()  # (title, revision_id, fetched_at) per document
+    provenance: tuple[
+        tuple[str, str, str], ...
+    ] = ()  # (title, revision_id, fetched_at) per document
     order: Any = None  # OptionOrder the (permuted) query is asked in; None: the given order
 
 
@@ -108,16 +145,32 @@ def run_signature(cfg: ExperimentConfig, prep: Prepared, model: str, mode: str) 
         if cfg.relevance_filter != "all":
             ret.update(rel=cfg.relevance_filter, labels=load_labels_of(cfg).content_hash())
     return Signature.build(
-        "responses", mode=mode, **ret, gen=model, fmt=cfg.response_format, sys=cfg.system,
-        ilang=cfg.instruction_lang, temp=cfg.temperature, runs=len(cfg.seeds), policy=cfg.policy,
+        "responses",
+        mode=mode,
+        **ret,
+        gen=model,
+        fmt=cfg.response_format,
+        sys=cfg.system,
+        ilang=cfg.instruction_lang,
+        temp=cfg.temperature,
+        runs=len(cfg.seeds),
+        policy=cfg.policy,
         orders=None if cfg.option_orders == "given" else cfg.option_orders,
-        order_modes=",".join(cfg.order_modes) if cfg.option_orders != "given" and cfg.order_modes else None,
-        data=prep.dataset.content_hash(), corpus=prep.corpus.content_hash(),
+        order_modes=",".join(cfg.order_modes)
+        if cfg.option_orders != "given" and cfg.order_modes
+        else None,
+        data=prep.dataset.content_hash(),
+        corpus=prep.corpus.content_hash(),
     )
 
 
-def prepare(cfg: ExperimentConfig, *, progress: bool = True, retriever: str | None = None,
-            inputs: tuple[BorderLines, Corpus] | None = None) -> Prepared:
+def prepare(
+    cfg: ExperimentConfig,
+    *,
+    progress: bool = True,
+    retriever: str | None = None,
+    inputs: tuple[BorderLines, Corpus] | None = None,
+) -> Prepared:
     """Load data, retrieve for every IR mode, and map each (query, mode) to its prompt documents."""
     from ..generation.types import Document
     from ..retrieval.run import retrieve
@@ -128,9 +181,23 @@ def prepare(cfg: ExperimentConfig, *, progress: bool = True, retriever: str | No
     ir_modes = [m for m in modes if m is not Mode.NO_IR]
     retrieval = None
     if ir_modes:
-        retrieval = retrieve(ds, corpus, retriever or cfg.retriever, ir_modes, k=cfg.k, depth=max(cfg.k, 50),
-                             fusion=cfg.fusion, balanced=cfg.balanced, queries=queries, progress=progress)
-    top = retrieval.top() if retrieval is not None else pd.DataFrame(columns=["query_id", "mode", "rank"])
+        retrieval = retrieve(
+            ds,
+            corpus,
+            retriever or cfg.retriever,
+            ir_modes,
+            k=cfg.k,
+            depth=max(cfg.k, 50),
+            fusion=cfg.fusion,
+            balanced=cfg.balanced,
+            queries=queries,
+            progress=progress,
+        )
+    top = (
+        retrieval.top()
+        if retrieval is not None
+        else pd.DataFrame(columns=["query_id", "mode", "rank"])
+    )
     filtered_out: dict[tuple[str, str], str] = {}
     if retrieval is not None and cfg.relevance_filter != "all":
         from ..annotations.use import filter_hits
@@ -140,21 +207,36 @@ def prepare(cfg: ExperimentConfig, *, progress: bool = True, retriever: str | No
         left = set(zip(top["query_id"], top["mode"]))
         for qid, mode in dict.fromkeys(zip(retrieval.hits["query_id"], retrieval.hits["mode"])):
             if (qid, mode) not in left:
-                filtered_out[(qid, mode)] = f"no documents left after relevance_filter={cfg.relevance_filter}"
+                filtered_out[(qid, mode)] = (
+                    f"no documents left after relevance_filter={cfg.relevance_filter}"
+                )
     docs_by: dict[tuple[str, str], tuple] = {}
     prov_by: dict[tuple[str, str], tuple] = {}
     for (qid, mode), g in top.sort_values("rank").groupby(["query_id", "mode"], sort=False):
         passages = [corpus.get(l, d) for d, l in zip(g["doc_id"], g["doc_lang"])]
-        docs_by[(qid, mode)] = tuple(Document(i, p.doc_id, p.lang, p.text) for i, p in enumerate(passages))
-        prov_by[(qid, mode)] = tuple((p.title, dict(p.meta).get("revision_id", ""), dict(p.meta).get("fetched_at", ""))
-                                     for p in passages)
+        docs_by[(qid, mode)] = tuple(
+            Document(i, p.doc_id, p.lang, p.text) for i, p in enumerate(passages)
+        )
+        prov_by[(qid, mode)] = tuple(
+            (p.title, dict(p.meta).get("revision_id", ""), dict(p.meta).get("fetched_at", ""))
+            for p in passages
+        )
     skipped = {(s.query_id, s.mode): s.reason for s in (retrieval.skipped if retrieval else [])}
     skipped.update(filtered_out)
     return Prepared(ds, corpus, queries, modes, retrieval, docs_by, skipped, prov_by)
 
 
-def _items(cfg: ExperimentConfig, ds: BorderLines, queries: list[Query], mode: Mode, model: str, rank: bool,
-           docs_by: dict, skipped: dict, provenance_by: dict | None = None) -> list[_Item]:
+def _items(
+    cfg: ExperimentConfig,
+    ds: BorderLines,
+    queries: list[Query],
+    mode: Mode,
+    model: str,
+    rank: bool,
+    docs_by: dict,
+    skipped: dict,
+    provenance_by: dict | None = None,
+) -> list[_Item]:
     """The calls one (model, mode) needs; queries without documents are added to ``skipped``."""
     from ..generation.prompts import build_request, nationalist_country
 
@@ -164,16 +246,29 @@ def _items(cfg: ExperimentConfig, ds: BorderLines, queries: list[Query], mode: M
             continue
         docs = () if mode is Mode.NO_IR else docs_by.get((q.query_id, mode.value), ())
         if mode is not Mode.NO_IR and not docs:
-            skipped[(q.query_id, mode.value)] = "no documents in the mode's languages for this territory"
+            skipped[(q.query_id, mode.value)] = (
+                "no documents in the mode's languages for this territory"
+            )
             continue
         prov = (provenance_by or {}).get((q.query_id, mode.value), ())
-        common = dict(model=model, max_tokens=cfg.max_tokens, response_format=cfg.response_format,
-                      system=cfg.system, instruction_lang=cfg.instruction_lang, no_ir=mode is Mode.NO_IR,
-                      countries=ds.countries, country=nationalist_country(q, ds.countries))
-        for order, pq in _query_orders(cfg, q, mode):  # the given order first; pq: the permuted query
+        common = dict(
+            model=model,
+            max_tokens=cfg.max_tokens,
+            response_format=cfg.response_format,
+            system=cfg.system,
+            instruction_lang=cfg.instruction_lang,
+            no_ir=mode is Mode.NO_IR,
+            countries=ds.countries,
+            country=nationalist_country(q, ds.countries),
+        )
+        for order, pq in _query_orders(
+            cfg, q, mode
+        ):  # the given order first; pq: the permuted query
             if rank:  # option scores do not depend on the seed: one call, every run samples from it
                 req = build_request(pq, docs, temperature=0.0, seed=None, **common)
-                items.append(_Item(pq, mode.value, docs, req, tuple(enumerate(cfg.seeds)), prov, order))
+                items.append(
+                    _Item(pq, mode.value, docs, req, tuple(enumerate(cfg.seeds)), prov, order)
+                )
             else:
                 for run, seed in enumerate(cfg.seeds):
                     req = build_request(pq, docs, temperature=cfg.temperature, seed=seed, **common)
@@ -206,14 +301,26 @@ def _rows(cfg, it: _Item, res, sig: str, rank: bool) -> list[dict[str, Any]]:
 
     q = it.query
     base = {
-        "query_id": q.query_id, "territory": q.territory, "query_lang": q.lang, "is_control": q.is_control,
-        "mode": it.mode, "model": it.request.model, "temperature": cfg.temperature,
-        "prompt": json.dumps([[m.role, m.content] for m in it.request.messages], ensure_ascii=False),
-        "doc_ids": [d.doc_id for d in it.docs], "doc_langs": [d.lang for d in it.docs],
-        "doc_titles": [t for t, _, _ in it.provenance], "doc_revision_ids": [r for _, r, _ in it.provenance],
+        "query_id": q.query_id,
+        "territory": q.territory,
+        "query_lang": q.lang,
+        "is_control": q.is_control,
+        "mode": it.mode,
+        "model": it.request.model,
+        "temperature": cfg.temperature,
+        "prompt": json.dumps(
+            [[m.role, m.content] for m in it.request.messages], ensure_ascii=False
+        ),
+        "doc_ids": [d.doc_id for d in it.docs],
+        "doc_langs": [d.lang for d in it.docs],
+        "doc_titles": [t for t, _, _ in it.provenance],
+        "doc_revision_ids": [r for _, r, _ in it.provenance],
         "doc_fetched_at": [f for _, _, f in it.provenance],
-        "input_tokens": res.input_tokens, "output_tokens": res.output_tokens, "latency_s": res.latency_s,
-        "cached": bool(res.cached), "error": res.error,
+        "input_tokens": res.input_tokens,
+        "output_tokens": res.output_tokens,
+        "latency_s": res.latency_s,
+        "cached": bool(res.cached),
+        "error": res.error,
         "option_logprobs": list(res.option_logprobs) if res.option_logprobs is not None else None,
         "signature": sig,
     }
@@ -226,9 +333,16 @@ def _rows(cfg, it: _Item, res, sig: str, rank: bool) -> list[dict[str, Any]]:
             choice = choose_option(list(res.option_logprobs), cfg.temperature, seed)
             row.update(outcome="answered", choice=choice, raw_text=q.option_label(choice))
         elif cfg.response_format == "citation":
-            pc = parse_citation_response(res.text, q, len(it.docs), documents=it.docs, policy=cfg.policy)
-            row.update(outcome=pc.answer.outcome, choice=pc.answer.choice, raw_text=res.text,
-                       cited_doc_ids=[it.docs[i].doc_id for i in pc.cited], n_cited_dropped=pc.dropped_out_of_range)
+            pc = parse_citation_response(
+                res.text, q, len(it.docs), documents=it.docs, policy=cfg.policy
+            )
+            row.update(
+                outcome=pc.answer.outcome,
+                choice=pc.answer.choice,
+                raw_text=res.text,
+                cited_doc_ids=[it.docs[i].doc_id for i in pc.cited],
+                n_cited_dropped=pc.dropped_out_of_range,
+            )
         else:
             pa = parse_answer(res.text, q, policy=cfg.policy)
             row.update(outcome=pa.outcome, choice=pa.choice, raw_text=res.text)
@@ -248,7 +362,9 @@ def _in_given_order(row: dict[str, Any], it: _Item) -> dict[str, Any]:
 def responses_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """The responses table of ``rows`` in canonical order (model, mode, query, run)."""
     df = pd.DataFrame(rows, columns=RESPONSE_COLUMNS)
-    return df.sort_values(["model", "mode", "query_id", "run"], kind="stable").reset_index(drop=True)
+    return df.sort_values(["model", "mode", "query_id", "run"], kind="stable").reset_index(
+        drop=True
+    )
 
 
 def _executor_options(cfg: ExperimentConfig) -> dict[str, Any]:
@@ -276,10 +392,16 @@ class GridResult:
     failures: list[str]
 
 
-def execute_grid(cfg: ExperimentConfig, *, progress: bool = True, backends: dict[str, Any] | None = None,
-                 cache: Any = None, inputs: tuple[BorderLines, Corpus] | None = None,
-                 on_prepared: Callable[[Prepared], None] | None = None,
-                 on_batch: Callable[[list[dict[str, Any]]], None] | None = None) -> GridResult:
+def execute_grid(
+    cfg: ExperimentConfig,
+    *,
+    progress: bool = True,
+    backends: dict[str, Any] | None = None,
+    cache: Any = None,
+    inputs: tuple[BorderLines, Corpus] | None = None,
+    on_prepared: Callable[[Prepared], None] | None = None,
+    on_batch: Callable[[list[dict[str, Any]]], None] | None = None,
+) -> GridResult:
     """Run every (model, mode) of ``cfg``; call ``on_prepared`` after retrieval and ``on_batch`` after each batch."""
     from ..generation.backend import get_backend
     from ..generation.cache import ResponseCache
@@ -298,15 +420,37 @@ def execute_grid(cfg: ExperimentConfig, *, progress: bool = True, backends: dict
     options = _executor_options(cfg)
     for model in cfg.models:
         backend = backends.get(model) or get_backend(model)
-        rank = getattr(backend, "supports_rank_classification", False) and cfg.response_format == "direct"
-        cf = _calibrate(cfg, prep, backend, model, cache, calls, usage) if rank and cfg.calibrate else {}
+        rank = (
+            getattr(backend, "supports_rank_classification", False)
+            and cfg.response_format == "direct"
+        )
+        cf = (
+            _calibrate(cfg, prep, backend, model, cache, calls, usage)
+            if rank and cfg.calibrate
+            else {}
+        )
         for mode in prep.modes:
-            items = _items(cfg, prep.dataset, prep.queries, mode, model, rank, prep.docs_by, prep.skipped,
-                           prep.provenance_by)
+            items = _items(
+                cfg,
+                prep.dataset,
+                prep.queries,
+                mode,
+                model,
+                rank,
+                prep.docs_by,
+                prep.skipped,
+                prep.provenance_by,
+            )
             names = {id(it.request): _label(it) for it in items}
-            results = execute(backend, [it.request for it in items], cache=cache, progress=progress,
-                              desc=f"{model} {mode.value}", label=lambda r, names=names: names.get(id(r), "?"),
-                              **options)
+            results = execute(
+                backend,
+                [it.request for it in items],
+                cache=cache,
+                progress=progress,
+                desc=f"{model} {mode.value}",
+                label=lambda r, names=names: names.get(id(r), "?"),
+                **options,
+            )
             sig = str(run_signature(cfg, prep, model, mode.value))
             for it, res in zip(items, results):
                 calls["requests"] += 1
@@ -317,26 +461,45 @@ def execute_grid(cfg: ExperimentConfig, *, progress: bool = True, backends: dict
                 usage.append((it.request, res, it.query.lang))
                 new = _rows(cfg, it, res, sig, rank)
                 for r in new:
-                    r["cf_logprobs"] = cf.get(it.query.query_id) if r["option_order"] == "given" else None
+                    r["cf_logprobs"] = (
+                        cf.get(it.query.query_id) if r["option_order"] == "given" else None
+                    )
                 rows.extend(new)
             if on_batch is not None:
                 on_batch(rows)
     return GridResult(prep, rows, calls, usage, os.path.abspath(cache.path), failures)
 
 
-def _calibrate(cfg: ExperimentConfig, prep: Prepared, backend: Any, model: str, cache: Any,
-               calls: dict[str, int], usage: list) -> dict[str, list[float] | None]:
+def _calibrate(
+    cfg: ExperimentConfig,
+    prep: Prepared,
+    backend: Any,
+    model: str,
+    cache: Any,
+    calls: dict[str, int],
+    usage: list,
+) -> dict[str, list[float] | None]:
     """Content-free option scores per query (given order), for contextual calibration (experiment.calibration)."""
     from .calibration import run_calibration
     from .orders import OptionOrder
 
     triples = [(q, OptionOrder.identity(len(q.options)), q) for q in prep.queries]
-    table = run_calibration(backend, triples, model=model, system=cfg.system, instruction_lang=cfg.instruction_lang,
-                            countries=prep.dataset.countries, cache=cache, concurrency=cfg.concurrency)
+    table = run_calibration(
+        backend,
+        triples,
+        model=model,
+        system=cfg.system,
+        instruction_lang=cfg.instruction_lang,
+        countries=prep.dataset.countries,
+        cache=cache,
+        concurrency=cfg.concurrency,
+    )
     # counted apart from the grid's requests: they add no response row
     calls["calibration"] = calls.get("calibration", 0) + len(table)
     calls["calibration_cached"] = calls.get("calibration_cached", 0) + int(table["cached"].sum())
-    calls["calibration_failed"] = calls.get("calibration_failed", 0) + int(table["error"].notna().sum())
+    calls["calibration_failed"] = calls.get("calibration_failed", 0) + int(
+        table["error"].notna().sum()
+    )
     return dict(zip(table["query_id"], table["cf_logprobs"]))
 
 
@@ -346,8 +509,13 @@ def _label(it: _Item) -> str:
     return f"{it.query.query_id} {it.mode}{order} run {runs}"
 
 
-def run_experiment(cfg: ExperimentConfig, out_dir: str | Path, *, progress: bool = True,
-                   backends: dict[str, Any] | None = None) -> Path:
+def run_experiment(
+    cfg: ExperimentConfig,
+    out_dir: str | Path,
+    *,
+    progress: bool = True,
+    backends: dict[str, Any] | None = None,
+) -> Path:
     """Run the grid of ``cfg`` into ``out_dir`` (resumable; see module docs). Returns ``out_dir``."""
     from .run import run
 

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from .backend import Backend, PermanentError, TransientError, available_backends, backend, get_backend
+from .backend import (
+    Backend,
+    PermanentError,
+    TransientError,
+    available_backends,
+    backend,
+    get_backend,
+)
 from .types import Document, GenerationRequest, GenerationResult, Message
 
 __all__ = [

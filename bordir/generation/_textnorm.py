@@ -38,26 +38,59 @@ import unicodedata
 
 __all__ = ["fold", "light", "unmark", "zh_simplify"]
 
-_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_INVISIBLE = re.compile(
+    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
 _SPACES = re.compile(r"[^\S\n]+")
 _PUNCT = str.maketrans(
     {
-        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u02bc": "'", "\u00b4": "'", "`": "'",
-        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"',
-        "\u300c": '"', "\u300d": '"', "\u300e": '"', "\u300f": '"',
-        "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-",
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u02bc": "'",
+        "\u00b4": "'",
+        "`": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u300c": '"',
+        "\u300d": '"',
+        "\u300e": '"',
+        "\u300f": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2015": "-",
+        "\u2212": "-",
     }
 )
-_LATIN_FOLD = str.maketrans({"\u0131": "i", "\u0259": "e", "\u0142": "l", "\u00f8": "o", "\u0111": "d"})  # after casefold
+_LATIN_FOLD = str.maketrans(
+    {"\u0131": "i", "\u0259": "e", "\u0142": "l", "\u00f8": "o", "\u0111": "d"}
+)  # after casefold
 _LATIN_MARKS = re.compile("[\u0300-\u036f]")
-_ARABIC_MARKS = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e8\u06ea-\u06ed\u0640]")
+_ARABIC_MARKS = re.compile(
+    "[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e8\u06ea-\u06ed\u0640]"
+)
 _HEBREW_MARKS = re.compile("[\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7]")
 _ARABIC_FOLD = str.maketrans(
     {
-        "\u0623": "\u0627", "\u0625": "\u0627", "\u0622": "\u0627", "\u0671": "\u0627",  # أ إ آ ٱ → ا
-        "\u0649": "\u064a", "\u06cc": "\u064a", "\u06d0": "\u064a",  # ى ی ې → ي
+        "\u0623": "\u0627",
+        "\u0625": "\u0627",
+        "\u0622": "\u0627",
+        "\u0671": "\u0627",  # أ إ آ ٱ → ا
+        "\u0649": "\u064a",
+        "\u06cc": "\u064a",
+        "\u06d0": "\u064a",  # ى ی ې → ي
         "\u06a9": "\u0643",  # ک → ك
-        "\u06c1": "\u0647", "\u06be": "\u0647", "\u0629": "\u0647", "\u06c0": "\u0647",  # ہ ھ ة ۀ → ه
+        "\u06c1": "\u0647",
+        "\u06be": "\u0647",
+        "\u0629": "\u0647",
+        "\u06c0": "\u0647",  # ہ ھ ة ۀ → ه
         "\u0624": "\u0648",  # ؤ → و
     }
 )
@@ -79,7 +112,11 @@ _ZH_PAIRS = (
     "詞词彙汇腦脑戲戏劇剧樂乐畫画廳厅樓楼層层廠厂礦矿獵猎贈赠獎奖賞赏罰罚獄狱偵侦後后裡里麼么廢废"
     "選选舉举憑凭據据顧顾慮虑際际狀状況况領领導导員员區区擴扩張张佔占據据殖殖"
 )
-_ZH_TABLE = {ord(_ZH_PAIRS[i]): _ZH_PAIRS[i + 1] for i in range(0, len(_ZH_PAIRS), 2) if _ZH_PAIRS[i] != _ZH_PAIRS[i + 1]}
+_ZH_TABLE = {
+    ord(_ZH_PAIRS[i]): _ZH_PAIRS[i + 1]
+    for i in range(0, len(_ZH_PAIRS), 2)
+    if _ZH_PAIRS[i] != _ZH_PAIRS[i + 1]
+}
 
 
 def zh_simplify(text: str) -> str:

@@ -23,13 +23,22 @@ from typing import ClassVar
 from ..errors import BordirError, ConfigError
 from .types import GenerationRequest, GenerationResult
 
-__all__ = ["Backend", "backend", "get_backend", "available_backends", "TransientError", "PermanentError"]
+__all__ = [
+    "Backend",
+    "backend",
+    "get_backend",
+    "available_backends",
+    "TransientError",
+    "PermanentError",
+]
 
 
 class TransientError(BordirError):
     """A failed attempt worth retrying (429, 5xx, timeout, malformed response)."""
 
-    def __init__(self, message: str, *, retry_after: float | None = None, status: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, retry_after: float | None = None, status: int | None = None
+    ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
         self.status = status
@@ -72,7 +81,9 @@ class Backend(ABC):
     def generate(self, request: GenerationRequest) -> GenerationResult:
         """Make one attempt; raise TransientError / PermanentError on failure."""
 
-    def generate_within(self, request: GenerationRequest, timeout: float | None) -> GenerationResult:
+    def generate_within(
+        self, request: GenerationRequest, timeout: float | None
+    ) -> GenerationResult:
         """One attempt that gives up after ``timeout`` seconds (None: the backend's own limit).
 
         The executor calls this so that a request's ``timeout`` and a run's ``deadline``
@@ -121,10 +132,14 @@ def get_backend(model: str, **options) -> Backend:
     """Build the backend for ``provider/model`` (e.g. ``openai/gpt-4o-mini``, ``local/gemma-3-270m``)."""
     provider, sep, name = model.partition("/")
     if not sep or not name:
-        raise ConfigError(f"model {model!r} must be written provider/model; providers: {', '.join(available_backends())}")
+        raise ConfigError(
+            f"model {model!r} must be written provider/model; providers: {', '.join(available_backends())}"
+        )
     if provider not in _REGISTRY and provider in _BUILTIN:
         importlib.import_module(_BUILTIN[provider])
     factory = _REGISTRY.get(provider)
     if factory is None:
-        raise ConfigError(f"unknown backend provider {provider!r} in {model!r}; available: {', '.join(available_backends())}")
+        raise ConfigError(
+            f"unknown backend provider {provider!r} in {model!r}; available: {', '.join(available_backends())}"
+        )
     return factory(name, **options)

@@ -150,7 +150,9 @@ class ResponseCache:
 
     def _connect(self) -> sqlite3.Connection:
         # isolation_level=None: autocommit, so every statement commits at once.
-        conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+        )
         conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
         deadline = time.monotonic() + self.timeout
         while True:  # switching to WAL needs a moment of exclusive access
@@ -164,7 +166,9 @@ class ResponseCache:
                 time.sleep(0.01)
         if str(mode).lower() != "wal":
             conn.close()
-            raise DataError(f"could not switch the response cache to WAL mode (got {mode!r})", path=self.path)
+            raise DataError(
+                f"could not switch the response cache to WAL mode (got {mode!r})", path=self.path
+            )
         conn.execute(f"PRAGMA synchronous = {self.synchronous}")
         return conn
 
@@ -188,7 +192,8 @@ class ResponseCache:
         except sqlite3.DatabaseError as exc:
             self.close()
             raise DataError(
-                f"not a bordir response cache ({exc}); pass another path or delete the file", path=self.path
+                f"not a bordir response cache ({exc}); pass another path or delete the file",
+                path=self.path,
             ) from None
         version = row[0][0] if row else None
         if version != _SCHEMA_VERSION or cols != ["key", "model", "created", "request", "result"]:
@@ -252,7 +257,10 @@ class ResponseCache:
         for i in range(0, len(keys), _CHUNK):
             chunk = keys[i : i + _CHUNK]
             marks = ",".join("?" * len(chunk))
-            found.update(r[0] for r in self._execute(f"SELECT key FROM responses WHERE key IN ({marks})", chunk))
+            found.update(
+                r[0]
+                for r in self._execute(f"SELECT key FROM responses WHERE key IN ({marks})", chunk)
+            )
         return found
 
     def __contains__(self, request: object) -> bool:
@@ -270,7 +278,9 @@ class ResponseCache:
     def delete(self, request: GenerationRequest) -> bool:
         """Forget the stored result of ``request``; True if there was one."""
         with self._lock:
-            had = bool(self._execute("SELECT 1 FROM responses WHERE key = ?", (request.cache_key(),)))
+            had = bool(
+                self._execute("SELECT 1 FROM responses WHERE key = ?", (request.cache_key(),))
+            )
             self._execute("DELETE FROM responses WHERE key = ?", (request.cache_key(),))
         return had
 
@@ -291,7 +301,9 @@ class ResponseCache:
                     "INSERT OR IGNORE INTO claims (key, owner, host, pid, expires) VALUES (?, ?, ?, ?, ?)",
                     (key, owner, _HOST, pid, now + lease),
                 )
-                rows = self._execute("SELECT owner, host, pid, expires FROM claims WHERE key = ?", (key,))
+                rows = self._execute(
+                    "SELECT owner, host, pid, expires FROM claims WHERE key = ?", (key,)
+                )
                 if rows:
                     break
             if not rows:
@@ -299,11 +311,15 @@ class ResponseCache:
             other, host, other_pid, expires = rows[0]
             if other == owner:
                 return True
-            stale = expires < now or (host == _HOST and other_pid != pid and not _alive(int(other_pid)))
+            stale = expires < now or (
+                host == _HOST and other_pid != pid and not _alive(int(other_pid))
+            )
             if not stale:
                 return False
-            self._execute("UPDATE claims SET owner = ?, host = ?, pid = ?, expires = ? WHERE key = ? AND owner = ?",
-                          (owner, _HOST, pid, now + lease, key, other))
+            self._execute(
+                "UPDATE claims SET owner = ?, host = ?, pid = ?, expires = ? WHERE key = ? AND owner = ?",
+                (owner, _HOST, pid, now + lease, key, other),
+            )
             got = self._execute("SELECT owner FROM claims WHERE key = ?", (key,))
         return bool(got) and got[0][0] == owner
 

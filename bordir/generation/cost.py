@@ -122,7 +122,9 @@ class PriceTable:
         sources: the files read, shipped table first.
     """
 
-    def __init__(self, entries: Mapping[str, Price], *, as_of: str = "", sources: Sequence[str] = ()) -> None:
+    def __init__(
+        self, entries: Mapping[str, Price], *, as_of: str = "", sources: Sequence[str] = ()
+    ) -> None:
         self.entries = dict(entries)
         self.as_of = as_of
         self.sources = tuple(sources)
@@ -139,7 +141,7 @@ class PriceTable:
     def missing_note(self, model: str) -> str:
         files = ", ".join(self.sources) or "no price file"
         return (
-            f"no price for {model!r} in {files}; add [models.\"{model}\"] with input = and output = "
+            f'no price for {model!r} in {files}; add [models."{model}"] with input = and output = '
             f"(USD per 1M tokens) to a TOML file passed as prices= or named by ${PRICES_ENV}"
         )
 
@@ -159,23 +161,37 @@ def _read_table(path: Path) -> tuple[dict[str, Price], str]:
         raise DataError(f"not valid TOML: {exc}", path=path) from None
     models = data.get("models", {})
     if not isinstance(models, dict):
-        raise DataError("expected a [models.\"provider/model\"] table per model", path=path, field="models")
+        raise DataError(
+            'expected a [models."provider/model"] table per model', path=path, field="models"
+        )
     entries: dict[str, Price] = {}
     for pattern, spec in models.items():
         where = f'models."{pattern}"'
         if "/" not in pattern:
-            raise DataError(f"model {pattern!r} must be written provider/model (e.g. openai/gpt-4o)", path=path,
-                            field=where)
+            raise DataError(
+                f"model {pattern!r} must be written provider/model (e.g. openai/gpt-4o)",
+                path=path,
+                field=where,
+            )
         if not isinstance(spec, dict):
-            raise DataError("expected a table with input = and output = (USD per 1M tokens)", path=path, field=where)
+            raise DataError(
+                "expected a table with input = and output = (USD per 1M tokens)",
+                path=path,
+                field=where,
+            )
         values = {}
         for side in ("input", "output"):
             value = spec.get(side)
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise DataError(f"expected a number >= 0 (USD per 1M tokens), found {value!r}", path=path,
-                                field=f"{where}.{side}")
+                raise DataError(
+                    f"expected a number >= 0 (USD per 1M tokens), found {value!r}",
+                    path=path,
+                    field=f"{where}.{side}",
+                )
             values[side] = float(value)
-        entries[pattern] = Price(pattern, values["input"], values["output"], str(spec.get("source", "")))
+        entries[pattern] = Price(
+            pattern, values["input"], values["output"], str(spec.get("source", ""))
+        )
     meta = data.get("meta", {})
     as_of = str(meta.get("as_of", "")) if isinstance(meta, dict) else ""
     return entries, as_of
@@ -298,9 +314,22 @@ def summarize(
         else:
             total = price.cost(cell["in"], cell["out"])
         if cell["no_usage"]:
-            notes.append(f"{cell['no_usage']} successful calls reported no token usage and are not counted")
-        out.append(CostRow(model, lang, cell["calls"], cell["cached"], cell["failed"], cell["in"], cell["out"],
-                           total, "; ".join(notes)))
+            notes.append(
+                f"{cell['no_usage']} successful calls reported no token usage and are not counted"
+            )
+        out.append(
+            CostRow(
+                model,
+                lang,
+                cell["calls"],
+                cell["cached"],
+                cell["failed"],
+                cell["in"],
+                cell["out"],
+                total,
+                "; ".join(notes),
+            )
+        )
     return out
 
 
@@ -355,19 +384,49 @@ class Estimate:
         return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
 
     def __str__(self) -> str:
-        header = ("model", "lang", "requests", "calls", "cached", "input_tok~", "max_output_tok", "max_usd")
+        header = (
+            "model",
+            "lang",
+            "requests",
+            "calls",
+            "cached",
+            "input_tok~",
+            "max_output_tok",
+            "max_usd",
+        )
         body = [
-            (r.model, r.lang, str(r.requests), str(r.calls), str(r.cached), str(r.input_tokens),
-             str(r.max_output_tokens), "?" if r.max_cost_usd is None else f"{r.max_cost_usd:.4f}")
+            (
+                r.model,
+                r.lang,
+                str(r.requests),
+                str(r.calls),
+                str(r.cached),
+                str(r.input_tokens),
+                str(r.max_output_tokens),
+                "?" if r.max_cost_usd is None else f"{r.max_cost_usd:.4f}",
+            )
             for r in self.rows
         ]
         total = self.max_cost_usd
-        body.append(("total", "", str(sum(r.requests for r in self.rows)), str(self.calls), str(self.cached),
-                     str(sum(r.input_tokens for r in self.rows)), str(sum(r.max_output_tokens for r in self.rows)),
-                     "?" if total is None else f"{total:.4f}"))
+        body.append(
+            (
+                "total",
+                "",
+                str(sum(r.requests for r in self.rows)),
+                str(self.calls),
+                str(self.cached),
+                str(sum(r.input_tokens for r in self.rows)),
+                str(sum(r.max_output_tokens for r in self.rows)),
+                "?" if total is None else f"{total:.4f}",
+            )
+        )
         widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
-        lines = ["  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
-                 for row in [header, *body]]
+        lines = [
+            "  ".join(
+                c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))
+            )
+            for row in [header, *body]
+        ]
         return "\n".join([*lines, *(f"note: {n}" for n in self.notes)])
 
 
@@ -393,15 +452,19 @@ def estimate(
         ConfigError: ``langs`` does not have one entry per request.
     """
     if len(requests) != len(langs):
-        raise ConfigError(f"estimate() needs one language per request: got {len(requests)} requests "
-                          f"and {len(langs)} languages")
+        raise ConfigError(
+            f"estimate() needs one language per request: got {len(requests)} requests "
+            f"and {len(langs)} languages"
+        )
     table = _table(prices)
     keys = [r.cache_key() for r in requests]
     in_cache = cache.contains_keys(keys) if cache is not None else set()
     seen: set[str] = set()
     cells: dict[tuple[str, str], dict[str, int]] = {}
     for request, lang, key in zip(requests, langs, keys):
-        cell = cells.setdefault((request.model, lang), {"requests": 0, "calls": 0, "cached": 0, "in": 0, "out": 0})
+        cell = cells.setdefault(
+            (request.model, lang), {"requests": 0, "calls": 0, "cached": 0, "in": 0, "out": 0}
+        )
         cell["requests"] += 1
         if key in seen:
             continue
@@ -415,12 +478,22 @@ def estimate(
     rows = []
     for (model, lang), cell in sorted(cells.items()):
         price = table.lookup(model)
-        rows.append(EstimateRow(
-            model, lang, cell["requests"], cell["calls"], cell["cached"], cell["in"], cell["out"],
-            None if price is None else round(price.cost(cell["in"], cell["out"]), 10),
-            "" if price is not None else table.missing_note(model),
-        ))
+        rows.append(
+            EstimateRow(
+                model,
+                lang,
+                cell["requests"],
+                cell["calls"],
+                cell["cached"],
+                cell["in"],
+                cell["out"],
+                None if price is None else round(price.cost(cell["in"], cell["out"]), 10),
+                "" if price is not None else table.missing_note(model),
+            )
+        )
     notes = [INPUT_ESTIMATE_NOTE, "output tokens are counted at max_tokens, an upper bound"]
-    notes.append(f"prices as of {table.as_of or 'unknown date'} from {', '.join(table.sources)} (edit me)")
+    notes.append(
+        f"prices as of {table.as_of or 'unknown date'} from {', '.join(table.sources)} (edit me)"
+    )
     notes.extend(dict.fromkeys(r.note for r in rows if r.note))
     return Estimate(tuple(rows), tuple(notes), table.as_of)

@@ -190,18 +190,25 @@ def execute(
     requests = list(requests)
     if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
         raise ConfigError(f"max_retries must be an integer >= 0, got {max_retries!r}")
-    if concurrency is not None and (isinstance(concurrency, bool) or not isinstance(concurrency, int)
-                                    or concurrency < 1):
+    if concurrency is not None and (
+        isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
+    ):
         raise ConfigError(f"concurrency must be an integer >= 1, got {concurrency!r}")
     for name, value in (("timeout", timeout), ("deadline", deadline)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or not 0 < value < float("inf")):
+        if value is not None and (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not 0 < value < float("inf")
+        ):
             raise ConfigError(f"{name} must be a positive number of seconds, got {value!r}")
     if max_consecutive_failures is not None and (
-        isinstance(max_consecutive_failures, bool) or not isinstance(max_consecutive_failures, int)
+        isinstance(max_consecutive_failures, bool)
+        or not isinstance(max_consecutive_failures, int)
         or max_consecutive_failures < 1
     ):
-        raise ConfigError(f"max_consecutive_failures must be an integer >= 1, got {max_consecutive_failures!r}")
+        raise ConfigError(
+            f"max_consecutive_failures must be an integer >= 1, got {max_consecutive_failures!r}"
+        )
     for request in requests:
         if request.model != backend.name and request.model_name != backend.model:
             raise ConfigError(
@@ -227,8 +234,14 @@ def execute(
             if hit is not None:  # another process may have deleted it meanwhile
                 done[key] = _scrub(hit, mask)
     todo = [key for key in first if key not in done]
-    log.info("%s: %d requests, %d distinct, %d cached, %d to call", backend.name, len(requests), len(first),
-             len(done), len(todo))
+    log.info(
+        "%s: %d requests, %d distinct, %d cached, %d to call",
+        backend.name,
+        len(requests),
+        len(first),
+        len(done),
+        len(todo),
+    )
     if on_result is not None:
         for key, hit in done.items():
             on_result(requests[first[key]], hit)
@@ -250,7 +263,9 @@ def execute(
         else:
             log.warning("%s", message)
 
-    def fail(request: GenerationRequest, attempts: int, reason: str, *, quiet: bool = False) -> GenerationResult:
+    def fail(
+        request: GenerationRequest, attempts: int, reason: str, *, quiet: bool = False
+    ) -> GenerationResult:
         reason = mask(reason)
         if not quiet:
             warn(f"{backend.name}: {name_of(request)} failed: {reason}")
@@ -273,16 +288,28 @@ def execute(
         while True:
             why = stopped()
             if why is not None:
-                return fail(request, attempts, f"not attempted: {why}" if attempts == 0 else
-                            f"{why} after {attempts} attempts", quiet=attempts == 0)
+                return fail(
+                    request,
+                    attempts,
+                    f"not attempted: {why}"
+                    if attempts == 0
+                    else f"{why} after {attempts} attempts",
+                    quiet=attempts == 0,
+                )
             if limiter is not None and not limiter.acquire(reserve, cancelled=stop.is_set):
                 why = stopped()
                 return fail(request, attempts, f"not attempted: {why}", quiet=True)
             attempts += 1
             t0 = clock()
             started = t0 if started is None else started
-            left = [x for x in (None if timeout is None else started + timeout - t0,
-                                None if deadline_at is None else deadline_at - t0) if x is not None]
+            left = [
+                x
+                for x in (
+                    None if timeout is None else started + timeout - t0,
+                    None if deadline_at is None else deadline_at - t0,
+                )
+                if x is not None
+            ]
             try:
                 if attempt_within is not None and left:
                     result = attempt_within(request, max(0.001, min(left)))
@@ -290,37 +317,60 @@ def execute(
                     result = backend.generate(request)
             except TransientError as exc:
                 if attempts > max_retries:
-                    return fail(request, attempts, f"gave up after {attempts} attempts: {_describe(exc)}")
+                    return fail(
+                        request, attempts, f"gave up after {attempts} attempts: {_describe(exc)}"
+                    )
                 with rng_lock:
                     delay = backoff_delay(attempts, rng, retry_after=exc.retry_after)
                 if timeout is not None and clock() + delay - started > timeout:
-                    return fail(request, attempts, f"timeout of {timeout:g} s reached after {attempts} attempts; "
-                                                   f"last error: {_describe(exc)}")
+                    return fail(
+                        request,
+                        attempts,
+                        f"timeout of {timeout:g} s reached after {attempts} attempts; "
+                        f"last error: {_describe(exc)}",
+                    )
                 if deadline_at is not None and clock() + delay > deadline_at:
-                    return fail(request, attempts, f"deadline of {deadline:g} s reached after {attempts} attempts; "
-                                                   f"last error: {_describe(exc)}")
-                log.info("%s: attempt %d failed (%s); retrying in %.2f s", backend.name, attempts,
-                         mask(_describe(exc)), delay)
+                    return fail(
+                        request,
+                        attempts,
+                        f"deadline of {deadline:g} s reached after {attempts} attempts; "
+                        f"last error: {_describe(exc)}",
+                    )
+                log.info(
+                    "%s: attempt %d failed (%s); retrying in %.2f s",
+                    backend.name,
+                    attempts,
+                    mask(_describe(exc)),
+                    delay,
+                )
                 wait(delay)
                 continue
             except PermanentError as exc:
                 return fail(request, attempts, f"permanent error: {_describe(exc)}")
             except Exception as exc:  # a backend bug must not end the run
-                return fail(request, attempts, f"unexpected {type(exc).__name__} from {backend.name}: {exc}")
+                return fail(
+                    request, attempts, f"unexpected {type(exc).__name__} from {backend.name}: {exc}"
+                )
             latency = clock() - t0
             if limiter is not None:
                 used = None
                 if result.input_tokens is not None or result.output_tokens is not None:
                     used = (result.input_tokens or 0) + (result.output_tokens or 0)
                 limiter.correct(reserve, used)
-            result = _scrub(dataclasses.replace(result, attempts=attempts, latency_s=result.latency_s or latency,
-                                                cached=False), mask)
+            result = _scrub(
+                dataclasses.replace(
+                    result, attempts=attempts, latency_s=result.latency_s or latency, cached=False
+                ),
+                mask,
+            )
             if cache is not None:
                 cache.put(request, result)  # at once: an interrupted run keeps every finished call
             return result
 
     streak_lock = threading.Lock()
-    streak = [0]  # failed requests in a row, in the order they finish (counted in the workers, so that
+    streak = [
+        0
+    ]  # failed requests in a row, in the order they finish (counted in the workers, so that
     # no request starts after the one that reached max_consecutive_failures)
 
     def note(result: GenerationResult) -> GenerationResult:
@@ -329,9 +379,13 @@ def execute(
         with streak_lock:
             streak[0] = 0 if result.ok else streak[0] + 1
             if streak[0] >= max_consecutive_failures and not halted:
-                halted.append(f"stopped after {streak[0]} consecutive failures of {desc or backend.name} "
-                              f"(last: {result.error})")
-                warn(f"{backend.name}: {halted[0]}; the other requests are not attempted (re-run to retry)")
+                halted.append(
+                    f"stopped after {streak[0]} consecutive failures of {desc or backend.name} "
+                    f"(last: {result.error})"
+                )
+                warn(
+                    f"{backend.name}: {halted[0]}; the other requests are not attempted (re-run to retry)"
+                )
                 stop.set()
         return result
 
@@ -344,7 +398,9 @@ def execute(
             return fail(request, 0, f"not attempted: {why}", quiet=True)
         claimed = cache.claim(key, owner)
         try:
-            hit = cache.get_key(key)  # stored by another caller since the run started (or just now)?
+            hit = cache.get_key(
+                key
+            )  # stored by another caller since the run started (or just now)?
             if hit is not None:
                 return _scrub(hit, mask)
             if not claimed:  # another caller is paying for it: look again later
@@ -361,12 +417,21 @@ def execute(
         if (backend.name, concurrency) not in _noted_concurrency:
             _noted_concurrency.add((backend.name, concurrency))
             if hard:  # not a surprise worth a warning on every local run
-                log.info("%s: concurrency %d requested, but this backend runs at most %d call(s) at a time",
-                         backend.name, concurrency, limit)
+                log.info(
+                    "%s: concurrency %d requested, but this backend runs at most %d call(s) at a time",
+                    backend.name,
+                    concurrency,
+                    limit,
+                )
             else:
-                log.warning("%s: concurrency %d is above this backend's default limit of %d; running %d calls "
-                            "at a time (lower it if the provider answers 429)", backend.name, concurrency, limit,
-                            concurrency)
+                log.warning(
+                    "%s: concurrency %d is above this backend's default limit of %d; running %d calls "
+                    "at a time (lower it if the provider answers 429)",
+                    backend.name,
+                    concurrency,
+                    limit,
+                    concurrency,
+                )
         if hard:
             workers = limit
     workers = max(1, min(workers, len(todo) or 1))
@@ -385,7 +450,9 @@ def execute(
             if not pending:
                 stop.wait(max(0.0, min(t for t, _ in later) - now))
                 continue
-            finished, _ = futures_wait(pending, timeout=_POLL if later else None, return_when=FIRST_COMPLETED)
+            finished, _ = futures_wait(
+                pending, timeout=_POLL if later else None, return_when=FIRST_COMPLETED
+            )
             for future in finished:
                 key = pending.pop(future)
                 result = future.result()

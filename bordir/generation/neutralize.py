@@ -55,7 +55,11 @@ def _char_view(ch: str) -> str:
 def _has_structure(view: str) -> bool:
     from .parse import extract_citations
 
-    return bool(extract_citations(view) or _FIELDS_ANYWHERE.search(view) or _LABEL_AT_LINE_START.search(view))
+    return bool(
+        extract_citations(view)
+        or _FIELDS_ANYWHERE.search(view)
+        or _LABEL_AT_LINE_START.search(view)
+    )
 
 
 _REWRITES = (

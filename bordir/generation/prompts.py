@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -92,18 +92,24 @@ def _templates():
     return resources.files(__package__).joinpath("templates")
 
 
-@lru_cache(maxsize=None)
+@cache
 def template_text(name: str) -> str:
     """The text of template ``name`` (``"direct.txt"``, ``"system/un.txt"`` …), one trailing newline removed."""
     path = _templates().joinpath(*name.split("/"))
     if not path.is_file():
-        raise ConfigError(f"prompt template {name!r} is missing from {_templates()}; reinstall bordir")
+        raise ConfigError(
+            f"prompt template {name!r} is missing from {_templates()}; reinstall bordir"
+        )
     text = path.read_text(encoding="utf-8")
     return text[:-1] if text.endswith("\n") else text
 
 
 def _names(folder: str) -> tuple[str, ...]:
-    return tuple(sorted(p.name[:-4] for p in _templates().joinpath(folder).iterdir() if p.name.endswith(".txt")))
+    return tuple(
+        sorted(
+            p.name[:-4] for p in _templates().joinpath(folder).iterdir() if p.name.endswith(".txt")
+        )
+    )
 
 
 def system_prompts() -> tuple[str, ...]:
@@ -116,7 +122,7 @@ def instruction_languages() -> tuple[str, ...]:
     return _names("instructions")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _instruction(lang: str) -> dict[str, str]:
     """``{"documents": …, "no_ir": …}`` from ``instructions/<lang>.txt`` (``#`` header lines skipped)."""
     text = template_text(f"instructions/{lang}.txt")
@@ -138,7 +144,9 @@ def _instruction(lang: str) -> dict[str, str]:
 
 
 # --- inputs -------------------------------------------------------------------
-def as_documents(items: Iterable[Passage | Document | str], *, lang: str = "") -> tuple[Document, ...]:
+def as_documents(
+    items: Iterable[Passage | Document | str], *, lang: str = ""
+) -> tuple[Document, ...]:
     """Number prompt documents 0, 1, 2 … in order.
 
     ``items`` may be :class:`~bordir.records.Passage` records, existing
@@ -157,20 +165,30 @@ def as_documents(items: Iterable[Passage | Document | str], *, lang: str = "") -
         elif isinstance(item, str):
             out.append(Document(i, str(i), lang, item))
         else:
-            raise ConfigError(f"document {i}: expected a Passage, Document or str, found {type(item).__name__}")
+            raise ConfigError(
+                f"document {i}: expected a Passage, Document or str, found {type(item).__name__}"
+            )
     return tuple(out)
 
 
-def _check_documents(documents: Sequence[Document], *, no_ir: bool, response_format: str) -> tuple[Document, ...]:
+def _check_documents(
+    documents: Sequence[Document], *, no_ir: bool, response_format: str
+) -> tuple[Document, ...]:
     docs = tuple(documents)
     if no_ir:
         if docs:
-            raise ConfigError(f"no_ir=True renders a prompt without documents, but {len(docs)} documents were given")
+            raise ConfigError(
+                f"no_ir=True renders a prompt without documents, but {len(docs)} documents were given"
+            )
         if response_format == "citation":
-            raise ConfigError("the citation format needs documents; use response_format='direct' with no_ir=True")
+            raise ConfigError(
+                "the citation format needs documents; use response_format='direct' with no_ir=True"
+            )
         return docs
     if not docs:
-        raise ConfigError("no documents given; pass no_ir=True for the prompt that relies on prior knowledge only")
+        raise ConfigError(
+            "no documents given; pass no_ir=True for the prompt that relies on prior knowledge only"
+        )
     for pos, d in enumerate(docs):
         if not isinstance(d, Document):
             raise ConfigError(
@@ -241,7 +259,11 @@ def _system_text(
 
 # --- rendering ----------------------------------------------------------------
 def _user_text(
-    query: Query, docs: tuple[Document, ...], response_format: str, instruction_lang: str, no_ir: bool
+    query: Query,
+    docs: tuple[Document, ...],
+    response_format: str,
+    instruction_lang: str,
+    no_ir: bool,
 ) -> str:
     options = "\n".join(query.option_label(i) for i in range(len(query.options)))
     if response_format == "direct":
@@ -258,8 +280,12 @@ def _user_text(
         block = template_text("document_citation.txt")
         instruction = ""
         main = template_text("citation.txt")
-    documents = "".join(block.format(index=d.index, text=neutralize_document_text(d.text)) + "\n\n" for d in docs)
-    return main.format(documents=documents, instruction=instruction, query=query.text, options=options)
+    documents = "".join(
+        block.format(index=d.index, text=neutralize_document_text(d.text)) + "\n\n" for d in docs
+    )
+    return main.format(
+        documents=documents, instruction=instruction, query=query.text, options=options
+    )
 
 
 def render(
@@ -303,7 +329,11 @@ def render(
 
 
 def prompt_id(
-    *, response_format: str = "direct", system: str = "vanilla", instruction_lang: str = "en", no_ir: bool = False
+    *,
+    response_format: str = "direct",
+    system: str = "vanilla",
+    instruction_lang: str = "en",
+    no_ir: bool = False,
 ) -> str:
     """Canonical name of a prompt configuration, with a hash of the template files it uses.
 

@@ -37,7 +37,9 @@ class _Bucket:
 
     def __init__(self, per_minute: float, now: float) -> None:
         if not per_minute > 0:
-            raise ValueError(f"a rate limit must be a positive number per minute, got {per_minute!r}")
+            raise ValueError(
+                f"a rate limit must be a positive number per minute, got {per_minute!r}"
+            )
         self.capacity = float(per_minute)
         self.rate = self.capacity / 60.0
         self.level = self.capacity
@@ -96,7 +98,11 @@ class RateLimiter:
         """
         with self._lock:
             now = self._clock()
-            buckets = [(b, n) for b, n in ((self._requests, 1.0), (self._tokens, float(tokens))) if b is not None]
+            buckets = [
+                (b, n)
+                for b, n in ((self._requests, 1.0), (self._tokens, float(tokens)))
+                if b is not None
+            ]
             for bucket, _ in buckets:
                 bucket.refill(now)
             wait = max((bucket.wait(n) for bucket, n in buckets), default=0.0)

@@ -97,7 +97,9 @@ class GenerationRequest:
         }
 
     def cache_key(self) -> str:
-        blob = json.dumps(self.key_payload(), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        blob = json.dumps(
+            self.key_payload(), ensure_ascii=False, sort_keys=True, separators=(",", ":")
+        )
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 

@@ -69,7 +69,9 @@ def assemble(
     for rq in control:
         t = check(rq)
         has_control.add(rq.territory_index)
-        queries.append(Query(t.query_id("en"), t.name, "en", rq.text, rq.options, t.claimants, is_control=True))
+        queries.append(
+            Query(t.query_id("en"), t.name, "en", rq.text, rq.options, t.claimants, is_control=True)
+        )
     if len(has_control) != n:
         missing = [territories[i].name for i in range(n) if i not in has_control]
         raise DataError(

@@ -23,10 +23,10 @@ import math
 from pathlib import Path
 from typing import Any
 
+from .. import languages
 from ..dataset import BorderLines
 from ..errors import DataError, undecodable
 from ..records import Country, Territory
-from .. import languages
 from ._assemble import RawQuery, assemble
 
 __all__ = [
@@ -37,11 +37,17 @@ __all__ = [
     "SURINAME_REPAIR",
 ]
 
-TERRITORY_COLUMNS = ("Territory", "Claimants", "Controller", "Region", "Population", "Query", "QueryID")
-COUNTRY_FIELDS = ("Lang_Code",)
-SURINAME_REPAIR = (
-    "countries_info.json: the record under the corrupted key 'SuriLang_Name' was read as 'Suriname' (Lang_Code nl)"
+TERRITORY_COLUMNS = (
+    "Territory",
+    "Claimants",
+    "Controller",
+    "Region",
+    "Population",
+    "Query",
+    "QueryID",
 )
+COUNTRY_FIELDS = ("Lang_Code",)
+SURINAME_REPAIR = "countries_info.json: the record under the corrupted key 'SuriLang_Name' was read as 'Suriname' (Lang_Code nl)"
 
 
 def _int_or_none(value: str, *, path: Path, line: int, field: str) -> int | None:
@@ -51,10 +57,16 @@ def _int_or_none(value: str, *, path: Path, line: int, field: str) -> int | None
     try:
         number = float(value)
     except ValueError:
-        raise DataError(f"expected a number, found {value!r}", path=path, line=line, field=field) from None
+        raise DataError(
+            f"expected a number, found {value!r}", path=path, line=line, field=field
+        ) from None
     if not math.isfinite(number) or number < 0:
-        raise DataError(f"expected a finite number >= 0 (or an empty field), found {value!r}", path=path,
-                        line=line, field=field)
+        raise DataError(
+            f"expected a finite number >= 0 (or an empty field), found {value!r}",
+            path=path,
+            line=line,
+            field=field,
+        )
     return int(number)
 
 
@@ -66,8 +78,11 @@ def _read_text(path: Path) -> str:
         raise undecodable(path) from None
     nul = text.find("\x00")
     if nul != -1:
-        raise DataError("contains a NUL character; the file is binary or corrupted", path=path,
-                        line=text.count("\n", 0, nul) + 1)
+        raise DataError(
+            "contains a NUL character; the file is binary or corrupted",
+            path=path,
+            line=text.count("\n", 0, nul) + 1,
+        )
     return text
 
 
@@ -95,16 +110,25 @@ def read_territories_csv(path: str | Path) -> tuple[list[Territory], list[str]]:
         for i, row in enumerate(reader):
             line = i + 2
             if None in row or any(v is None for v in row.values()):
-                found = sum(v is not None for k, v in row.items() if k is not None) + len(row.get(None) or [])
+                found = sum(v is not None for k, v in row.items() if k is not None) + len(
+                    row.get(None) or []
+                )
                 raise DataError(
-                    f"expected {len(header)} comma-separated fields, found {found}", path=path, line=line
+                    f"expected {len(header)} comma-separated fields, found {found}",
+                    path=path,
+                    line=line,
                 )
             name = row["Territory"].strip()
             if not name:
                 raise DataError("empty territory name", path=path, line=line, field="Territory")
             if name in seen:
-                raise DataError(f"territory {name!r} appears twice (first at line {seen[name]}); "
-                                "remove the duplicated row", path=path, line=line, field="Territory")
+                raise DataError(
+                    f"territory {name!r} appears twice (first at line {seen[name]}); "
+                    "remove the duplicated row",
+                    path=path,
+                    line=line,
+                    field="Territory",
+                )
             seen[name] = line
             claimants = tuple(c.strip() for c in row["Claimants"].split(";") if c.strip())
             if len(claimants) < 2:
@@ -116,21 +140,28 @@ def read_territories_csv(path: str | Path) -> tuple[list[Territory], list[str]]:
                 )
             controller = row["Controller"].strip()
             if not controller:
-                raise DataError("empty controller (use 'Unknown')", path=path, line=line, field="Controller")
+                raise DataError(
+                    "empty controller (use 'Unknown')", path=path, line=line, field="Controller"
+                )
             out.append(
                 Territory(
                     name=name,
                     claimants=claimants,
                     controller=controller,
                     region=row["Region"].strip(),
-                    population=_int_or_none(row["Population"], path=path, line=line, field="Population"),
+                    population=_int_or_none(
+                        row["Population"], path=path, line=line, field="Population"
+                    ),
                     index=i,
                 )
             )
             texts.append(row["Query"].strip())
     except csv.Error as exc:  # line_num counts the lines before the record that failed
-        raise DataError(f"malformed CSV: {exc} (in the record starting here)", path=path,
-                        line=reader.line_num + 1) from None
+        raise DataError(
+            f"malformed CSV: {exc} (in the record starting here)",
+            path=path,
+            line=reader.line_num + 1,
+        ) from None
     if not out:
         raise DataError("the territories table has no rows", path=path)
     return out, texts
@@ -140,10 +171,14 @@ def _load_json(path: Path) -> Any:
     try:
         return json.loads(_read_text(path))
     except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno) from None
+        raise DataError(
+            f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno
+        ) from None
 
 
-def read_countries_json(path: str | Path, *, repair: bool = False) -> tuple[dict[str, Country], list[str], list[str]]:
+def read_countries_json(
+    path: str | Path, *, repair: bool = False
+) -> tuple[dict[str, Country], list[str], list[str]]:
     """Read ``countries_info.json``; return (countries, warnings, repairs).
 
     The BorderLines file stores Suriname under the corrupted key
@@ -161,7 +196,9 @@ def parse_countries(
 ) -> tuple[dict[str, Country], list[str], list[str]]:
     """Turn ``{country: {Lang_Code, …}}`` into :class:`Country` records (see :func:`read_countries_json`)."""
     if not isinstance(data, dict):
-        raise DataError(f"expected a JSON object of countries, found {type(data).__name__}", path=path)
+        raise DataError(
+            f"expected a JSON object of countries, found {type(data).__name__}", path=path
+        )
     countries: dict[str, Country] = {}
     warnings: list[str] = []
     repairs: list[str] = []
@@ -176,15 +213,23 @@ def parse_countries(
                     "was left out as in the reference; load with repair=True (--repair) to read it as Suriname"
                 )
                 continue
-        if not isinstance(rec, dict) or not isinstance(rec.get("Lang_Code"), str) or not rec["Lang_Code"]:
+        if (
+            not isinstance(rec, dict)
+            or not isinstance(rec.get("Lang_Code"), str)
+            or not rec["Lang_Code"]
+        ):
             raise DataError(
                 f"country {name!r}: expected an object with a non-empty string 'Lang_Code'",
                 path=path,
                 field=f"{name}.Lang_Code",
             )
         if "\x00" in name:
-            raise DataError(f"country name {name!r} contains a NUL character", path=path, field=name)
-        languages.registry().get_checked(rec["Lang_Code"], where=f"{path}: field '{name}.Lang_Code'")
+            raise DataError(
+                f"country name {name!r} contains a NUL character", path=path, field=name
+            )
+        languages.registry().get_checked(
+            rec["Lang_Code"], where=f"{path}: field '{name}.Lang_Code'"
+        )
         pop = rec.get("Population")
         countries[name] = Country(
             name=name,
@@ -210,10 +255,14 @@ def _read_choices(path: Path) -> list[tuple[str, ...]]:
             val = json.loads(ln)
         except json.JSONDecodeError as exc:
             raise DataError(
-                f"invalid JSON ({exc.msg}); expected a JSON list of option names", path=path, line=lineno
+                f"invalid JSON ({exc.msg}); expected a JSON list of option names",
+                path=path,
+                line=lineno,
             ) from None
         if not isinstance(val, list) or not all(isinstance(v, str) for v in val):
-            raise DataError("expected a JSON list of option names (strings)", path=path, line=lineno)
+            raise DataError(
+                "expected a JSON list of option names (strings)", path=path, line=lineno
+            )
         out.append(tuple(val))
     return out
 
@@ -243,7 +292,9 @@ def read_query_files(directory: str | Path) -> list[RawQuery]:
     qdir = _first_existing(root, "prompts_mc_q", "translate/prompts_mc_q")
     terms = _first_existing(root, "terms", "translate/terms")
     if not qdir.is_dir():
-        raise DataError("directory not found (expected prompts_mc_q/ with prompts.<lang> files)", path=qdir)
+        raise DataError(
+            "directory not found (expected prompts_mc_q/ with prompts.<lang> files)", path=qdir
+        )
     out: list[RawQuery] = []
     for prompts in sorted(qdir.glob("prompts.*")):
         lang = prompts.name.split(".", 1)[1]
@@ -278,19 +329,29 @@ def read_control(
     if qpath.is_file() and cpath.is_file():
         texts, choices = _read_lines(qpath), _read_choices(cpath)
         n = len(territories)
-        if len(texts) == len(choices) != n:  # the control files agree with each other: the table is off
+        if (
+            len(texts) == len(choices) != n
+        ):  # the control files agree with each other: the table is off
             raise DataError(
                 f"{n} territory rows, but {qpath.name} and {cpath.name} have {len(texts)} lines each; "
                 f"is {table_path.name} truncated or does it have extra rows?",
-                path=table_path, line=n + 1,
+                path=table_path,
+                line=n + 1,
             )
         if len(texts) != n:
-            raise DataError(f"{len(texts)} control queries for the {n} territories of {table_path.name}",
-                            path=qpath)
+            raise DataError(
+                f"{len(texts)} control queries for the {n} territories of {table_path.name}",
+                path=qpath,
+            )
         if len(choices) != n:
-            raise DataError(f"{len(choices)} choice lines for the {n} territories of {table_path.name}",
-                            path=cpath)
-        return [RawQuery("en", i, t, c, str(qpath), i + 1) for i, (t, c) in enumerate(zip(texts, choices))]
+            raise DataError(
+                f"{len(choices)} choice lines for the {n} territories of {table_path.name}",
+                path=cpath,
+            )
+        return [
+            RawQuery("en", i, t, c, str(qpath), i + 1)
+            for i, (t, c) in enumerate(zip(texts, choices))
+        ]
     return [
         RawQuery("en", t.index, text, t.claimants, str(table_path), t.index + 2)
         for t, text in zip(territories, table_texts)

@@ -44,7 +44,9 @@ def _load(repo: str, config: str, revision: str | None, split: str | None = None
             # datasets caches a local directory under its folder name (not its path or content), so an
             # edited or another same-named directory would be read stale: build it afresh, in memory.
             with tempfile.TemporaryDirectory(prefix="bordir-hub-") as cache:
-                return datasets.load_dataset(repo, config, split=split, cache_dir=cache, keep_in_memory=True)
+                return datasets.load_dataset(
+                    repo, config, split=split, cache_dir=cache, keep_in_memory=True
+                )
         return datasets.load_dataset(repo, config, split=split, revision=revision)
     except (FileNotFoundError, ValueError, ConnectionError) as exc:
         raise DataError(
@@ -56,7 +58,9 @@ def _load(repo: str, config: str, revision: str | None, split: str | None = None
 def _need(columns: Sequence[str], wanted: Sequence[str], where: str) -> None:
     for c in wanted:
         if c not in columns:
-            raise DataError(f"missing column {c!r}; found {', '.join(columns)}", path=where, field=c)
+            raise DataError(
+                f"missing column {c!r}; found {', '.join(columns)}", path=where, field=c
+            )
 
 
 def _options(value: Any, where: str, line: int) -> tuple[str, ...]:
@@ -64,14 +68,25 @@ def _options(value: Any, where: str, line: int) -> tuple[str, ...]:
         try:
             value = json.loads(value)
         except json.JSONDecodeError:
-            raise DataError("expected a JSON list of option names", path=where, line=line, field="Claimants_Native") from None
+            raise DataError(
+                "expected a JSON list of option names",
+                path=where,
+                line=line,
+                field="Claimants_Native",
+            ) from None
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise DataError("expected a list of option names", path=where, line=line, field="Claimants_Native")
+        raise DataError(
+            "expected a list of option names", path=where, line=line, field="Claimants_Native"
+        )
     return tuple(value)
 
 
 def load_borderlines_hub(
-    repo: str = HUB_REPO, *, revision: str | None = None, repair: bool = False, name: str = "borderlines"
+    repo: str = HUB_REPO,
+    *,
+    revision: str | None = None,
+    repair: bool = False,
+    name: str = "borderlines",
 ) -> BorderLines:
     """Load BorderLines through ``datasets.load_dataset`` (hub id or local hub-layout directory).
 
@@ -90,7 +105,12 @@ def load_borderlines_hub(
         if isinstance(claimants, str):
             claimants = [c.strip() for c in claimants.split(";")]
         if not isinstance(claimants, (list, tuple)) or len(claimants) < 2:
-            raise DataError("expected a list of at least two claimants", path=where, line=i + 1, field="Claimants")
+            raise DataError(
+                "expected a list of at least two claimants",
+                path=where,
+                line=i + 1,
+                field="Claimants",
+            )
         pop = row.get("Population")
         territories.append(
             Territory(
@@ -108,7 +128,11 @@ def load_borderlines_hub(
     cds = _load(repo, "countries", revision, split="train")
     name_col = next((c for c in _NAME_COLUMNS if c in cds.column_names), None)
     if name_col is None:
-        raise DataError(f"no country-name column (one of {', '.join(_NAME_COLUMNS)})", path=cwhere, field="Country")
+        raise DataError(
+            f"no country-name column (one of {', '.join(_NAME_COLUMNS)})",
+            path=cwhere,
+            field="Country",
+        )
     _need(cds.column_names, ("Lang_Code",), cwhere)
     raw = {row[name_col]: {k: v for k, v in row.items() if k != name_col} for row in cds}
     countries, warnings, repairs = parse_countries(raw, path=cwhere, repair=repair)
@@ -123,13 +147,29 @@ def load_borderlines_hub(
         lang = "en" if split == "control" else split
         for i, row in enumerate(ds):
             for c in ("Query_Native", "Claimants_Native", "Index_Territory"):
-                if row[c] is None:  # datasets fills a column missing from one split's file with nulls
-                    raise DataError("missing value (is the column absent from this split?)", path=qwhere, line=i + 1, field=c)
-            rq = RawQuery(lang, int(row["Index_Territory"]), row["Query_Native"],
-                          _options(row["Claimants_Native"], qwhere, i + 1), qwhere, i + 1)
+                if (
+                    row[c] is None
+                ):  # datasets fills a column missing from one split's file with nulls
+                    raise DataError(
+                        "missing value (is the column absent from this split?)",
+                        path=qwhere,
+                        line=i + 1,
+                        field=c,
+                    )
+            rq = RawQuery(
+                lang,
+                int(row["Index_Territory"]),
+                row["Query_Native"],
+                _options(row["Claimants_Native"], qwhere, i + 1),
+                qwhere,
+                i + 1,
+            )
             (control if split == "control" else lang_queries).append(rq)
     if not control:
-        control = [RawQuery("en", t.index, text, t.claimants, where, t.index + 1) for t, text in zip(territories, texts)]
+        control = [
+            RawQuery("en", t.index, text, t.claimants, where, t.index + 1)
+            for t, text in zip(territories, texts)
+        ]
     return assemble(
         name=name,
         source=f"hub:{repo}" + (f"@{revision}" if revision else ""),

@@ -23,8 +23,8 @@ import pandas as pd
 
 from .._extras import require
 from ..errors import ConfigError, DataError
-from ..retrieval.modes import Mode
 from ..records import Hit, Passage
+from ..retrieval.modes import Mode
 
 __all__ = ["BordIRLines", "load_bordirlines", "HUB_REPO", "SYSTEMS", "HUB_MODES"]
 
@@ -57,7 +57,16 @@ class BordIRLines:
     def iter_hits(self) -> Iterator[Hit]:
         """The hits as :class:`~bordir.records.Hit` records (``system`` filled in)."""
         for r in self.hits.itertuples(index=False):
-            yield Hit(r.query_id, r.mode, int(r.rank), r.doc_id, r.doc_lang, float(r.score), r.territory, r.system)
+            yield Hit(
+                r.query_id,
+                r.mode,
+                int(r.rank),
+                r.doc_id,
+                r.doc_lang,
+                float(r.score),
+                r.territory,
+                r.system,
+            )
 
     def iter_passages(self) -> Iterator[Passage]:
         """Every document of ``all_docs.json`` as a :class:`~bordir.records.Passage`."""
@@ -69,7 +78,9 @@ class BordIRLines:
         try:
             return self.docs[lang][doc_id]
         except KeyError:
-            raise ConfigError(f"BordIRLines has no document {doc_id!r} in language {lang!r}") from None
+            raise ConfigError(
+                f"BordIRLines has no document {doc_id!r} in language {lang!r}"
+            ) from None
 
 
 def _read_tsv(path: Path, columns: Sequence[str]) -> pd.DataFrame:
@@ -95,7 +106,9 @@ def _numeric(df: pd.DataFrame, col: str, path: Path, kind: str) -> pd.Series:
     bad = vals.isna()
     if bad.any():
         i = int(bad.to_numpy().argmax())
-        raise DataError(f"expected {kind}, found {df[col].iloc[i]!r}", path=path, line=i + 2, field=col)
+        raise DataError(
+            f"expected {kind}, found {df[col].iloc[i]!r}", path=path, line=i + 2, field=col
+        )
     return vals
 
 
@@ -106,7 +119,11 @@ def _fetch(repo: str, revision: str | None, langs: Sequence[str] | None, systems
         for s in systems:
             for m in modes:
                 patterns.append(f"data/{lang}/{s}/{m}/*_query_hits.tsv")
-    return Path(hub.snapshot_download(repo_id=repo, repo_type="dataset", revision=revision, allow_patterns=patterns))
+    return Path(
+        hub.snapshot_download(
+            repo_id=repo, repo_type="dataset", revision=revision, allow_patterns=patterns
+        )
+    )
 
 
 def load_bordirlines(
@@ -141,10 +158,16 @@ def load_bordirlines(
         )
     if n_hits is not None and n_hits < 1:
         raise ConfigError(f"n_hits must be >= 1, got {n_hits}")
-    root = Path(path) if path is not None else _fetch(repo, revision, langs, systems, [m.hub_name for m in parsed])
+    root = (
+        Path(path)
+        if path is not None
+        else _fetch(repo, revision, langs, systems, [m.hub_name for m in parsed])
+    )
     data = root / "data"
     if not data.is_dir():
-        raise DataError("no data/ directory (expected the BordIRLines repository layout)", path=root)
+        raise DataError(
+            "no data/ directory (expected the BordIRLines repository layout)", path=root
+        )
 
     queries = _read_tsv(data / "queries.tsv", QUERY_COLUMNS)
     from ..corpus.readers.all_docs import read_all_docs_json
@@ -185,12 +208,21 @@ def load_bordirlines(
     known_q = set(queries["query_id"])
     unknown_q = sorted(set(hits["query_id"]) - known_q)
     if unknown_q:
-        warnings.append(f"{len(unknown_q)} hit query ids are not in queries.tsv (e.g. {unknown_q[0]!r})")
+        warnings.append(
+            f"{len(unknown_q)} hit query ids are not in queries.tsv (e.g. {unknown_q[0]!r})"
+        )
     missing_docs = sum(
         1 for lang, d in zip(hits["doc_lang"], hits["doc_id"]) if d not in docs.get(lang, {})
     )
     if missing_docs:
-        warnings.append(f"{missing_docs} hits point to documents missing from all_docs.json (kept; text unavailable)")
+        warnings.append(
+            f"{missing_docs} hits point to documents missing from all_docs.json (kept; text unavailable)"
+        )
     return BordIRLines(
-        queries=queries, hits=hits, docs=docs, n_hits=n_hits, source=str(root), warnings=tuple(warnings)
+        queries=queries,
+        hits=hits,
+        docs=docs,
+        n_hits=n_hits,
+        source=str(root),
+        warnings=tuple(warnings),
     )

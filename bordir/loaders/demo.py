@@ -24,7 +24,12 @@ from ..corpus.readers.jsonl import read_passages_jsonl
 from ..dataset import BorderLines
 from .borderlines_files import load_borderlines_files
 
-__all__ = ["demo_dir", "load_demo", "load_demo_corpus", "read_passages_jsonl"]  # the reader lives in bordir.corpus.readers
+__all__ = [
+    "demo_dir",
+    "load_demo",
+    "load_demo_corpus",
+    "read_passages_jsonl",
+]  # the reader lives in bordir.corpus.readers
 
 
 def demo_dir() -> Path:

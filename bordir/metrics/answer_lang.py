@@ -42,8 +42,15 @@ from .signature import Signature
 if TYPE_CHECKING:  # pragma: no cover
     from ..dataset import BorderLines
 
-__all__ = ["CLASSES", "MIN_LETTERS", "classify", "detect_answers", "language_shares", "in_language_responses",
-           "in_language_metrics"]
+__all__ = [
+    "CLASSES",
+    "MIN_LETTERS",
+    "classify",
+    "detect_answers",
+    "language_shares",
+    "in_language_responses",
+    "in_language_metrics",
+]
 
 CLASSES: tuple[str, ...] = ("query", "en", "other", "und", "unsupported", "n/a")
 MIN_LETTERS = 10
@@ -81,7 +88,9 @@ def _strip(text: str) -> str:
     """The answer without the prompt's labels (``Answer:``, ``Chosen Option:`` …) that are English in every language."""
     import re
 
-    return re.sub(r"(?im)^\s*(answer|cited documents|chosen option|explanation)\s*:", " ", text or "")
+    return re.sub(
+        r"(?im)^\s*(answer|cited documents|chosen option|explanation)\s*:", " ", text or ""
+    )
 
 
 def detect_answers(responses: pd.DataFrame) -> pd.DataFrame:
@@ -92,7 +101,11 @@ def detect_answers(responses: pd.DataFrame) -> pd.DataFrame:
     from ..wiki.langcheck import detect
 
     df = responses.copy()
-    rank = df["option_logprobs"].notna().to_numpy() if "option_logprobs" in df.columns else np.zeros(len(df), bool)
+    rank = (
+        df["option_logprobs"].notna().to_numpy()
+        if "option_logprobs" in df.columns
+        else np.zeros(len(df), bool)
+    )
     cache: dict[str, str] = {}
     langs, classes = [], []
     for text, qlang, is_rank, outcome in zip(df["raw_text"], df["query_lang"], rank, df["outcome"]):
@@ -109,7 +122,9 @@ def detect_answers(responses: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def language_shares(detected: pd.DataFrame, *, by: Sequence[str] = ("model", "mode", "query_lang")) -> pd.DataFrame:
+def language_shares(
+    detected: pd.DataFrame, *, by: Sequence[str] = ("model", "mode", "query_lang")
+) -> pd.DataFrame:
     """Per group: counts and shares of answers per class and the mismatch rate (None when nothing is classed).
 
     ``detected``: :func:`detect_answers` output. A ``*`` query-language row pools every language.
@@ -130,12 +145,31 @@ def language_shares(detected: pd.DataFrame, *, by: Sequence[str] = ("model", "mo
             row[f"share_{c}"] = n[c] / classed if classed else None
         row["mismatch_rate"] = (n["en"] + n["other"]) / classed if classed else None
         fields = dict(zip(by, key))
-        row["signature"] = str(Signature.build("answer_lang_mismatch", mode=fields.get("mode"),
-                                               gen=fields.get("model"), lang=fields.get("query_lang"),
-                                               detector=DETECTOR, seed=0))
+        row["signature"] = str(
+            Signature.build(
+                "answer_lang_mismatch",
+                mode=fields.get("mode"),
+                gen=fields.get("model"),
+                lang=fields.get("query_lang"),
+                detector=DETECTOR,
+                seed=0,
+            )
+        )
         rows.append(row)
-    cols = [*by, "n_answers", "n_query", "n_en", "n_other", "n_und", "n_unsupported", "share_query", "share_en",
-            "share_other", "mismatch_rate", "signature"]
+    cols = [
+        *by,
+        "n_answers",
+        "n_query",
+        "n_en",
+        "n_other",
+        "n_und",
+        "n_unsupported",
+        "share_query",
+        "share_en",
+        "share_other",
+        "mismatch_rate",
+        "signature",
+    ]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -166,9 +200,24 @@ def in_language_metrics(detected: pd.DataFrame, dataset: BorderLines) -> pd.Data
     for (model, mode), runs in by.items():
         for metric in METRICS:
             vals = [r[metric].value for r in runs if r[metric].value is not None]
-            rows.append({"model": model, "mode": mode, "metric": metric,
-                         "value": float(np.mean(vals)) if vals else None, "n_runs": len(runs),
-                         "signature": str(Signature.build(metric, mode=mode, gen=model, runs=len(runs),
-                                                          answers="in-query-lang", detector=DETECTOR,
-                                                          policy="strict"))})
+            rows.append(
+                {
+                    "model": model,
+                    "mode": mode,
+                    "metric": metric,
+                    "value": float(np.mean(vals)) if vals else None,
+                    "n_runs": len(runs),
+                    "signature": str(
+                        Signature.build(
+                            metric,
+                            mode=mode,
+                            gen=model,
+                            runs=len(runs),
+                            answers="in-query-lang",
+                            detector=DETECTOR,
+                            policy="strict",
+                        )
+                    ),
+                }
+            )
     return pd.DataFrame(rows, columns=["model", "mode", "metric", "value", "n_runs", "signature"])

@@ -58,19 +58,44 @@ def language_breakdown(items: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFr
         df[f"{prefix}_n"] = sel.astype(int)
     df["unknown_n"] = (df["role"] == "unknown").astype(int)
     df["missing"] = df["missing"].astype(int)
-    cols = ["control_agree", "control_n", "non_control_agree", "non_control_n", "unknown_n", "missing"]
+    cols = [
+        "control_agree",
+        "control_n",
+        "non_control_agree",
+        "non_control_n",
+        "unknown_n",
+        "missing",
+    ]
     g = df.groupby(keys, sort=True)[cols].sum().reset_index()
     with np.errstate(invalid="ignore", divide="ignore"):
-        g["control_cs"] = np.where(g["control_n"] > 0, g["control_agree"] / g["control_n"].clip(lower=1), np.nan)
+        g["control_cs"] = np.where(
+            g["control_n"] > 0, g["control_agree"] / g["control_n"].clip(lower=1), np.nan
+        )
         g["non_control_cs"] = np.where(
-            g["non_control_n"] > 0, g["non_control_agree"] / g["non_control_n"].clip(lower=1), np.nan)
+            g["non_control_n"] > 0,
+            g["non_control_agree"] / g["non_control_n"].clip(lower=1),
+            np.nan,
+        )
     for c in ("control_n", "non_control_n", "unknown_n", "missing"):
         g[c] = g[c].astype(int)
-    return g[[*keys, "control_cs", "control_agree", "control_n", "non_control_cs", "non_control_agree",
-              "non_control_n", "unknown_n", "missing"]]
+    return g[
+        [
+            *keys,
+            "control_cs",
+            "control_agree",
+            "control_n",
+            "non_control_cs",
+            "non_control_agree",
+            "non_control_n",
+            "unknown_n",
+            "missing",
+        ]
+    ]
 
 
-def outcome_rates(responses: pd.DataFrame, by: Sequence[str] = ("model", "mode", "query_lang")) -> pd.DataFrame:
+def outcome_rates(
+    responses: pd.DataFrame, by: Sequence[str] = ("model", "mode", "query_lang")
+) -> pd.DataFrame:
     """Counts and rates of every outcome per group (runs pooled).
 
     Control queries are counted under ``query_lang`` ``en``.

@@ -49,7 +49,15 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..records import UNKNOWN
-from .responses import GROUP_KEYS, Policy, TableKey, answer_control, answer_pick, check_policy, validate_responses
+from .responses import (
+    GROUP_KEYS,
+    Policy,
+    TableKey,
+    answer_control,
+    answer_pick,
+    check_policy,
+    validate_responses,
+)
 from .signature import Signature
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -97,8 +105,13 @@ METRICS: tuple[str, ...] = (
 """Every metric name, in reporting order."""
 
 METRIC_BOUNDS: dict[str, tuple[float, float]] = {
-    "kb_cs": (0.0, 1.0), "control_cs": (0.0, 1.0), "non_control_cs": (0.0, 1.0),
-    "cst_cs": (0.0, 1.0), "cst_cs_unknown": (0.0, 1.0), "delta_cs_abs": (-1.0, 1.0), "delta_cs": (-1.0, math.inf),
+    "kb_cs": (0.0, 1.0),
+    "control_cs": (0.0, 1.0),
+    "non_control_cs": (0.0, 1.0),
+    "cst_cs": (0.0, 1.0),
+    "cst_cs_unknown": (0.0, 1.0),
+    "delta_cs_abs": (-1.0, 1.0),
+    "delta_cs": (-1.0, math.inf),
 }
 """The range of each metric; intervals over runs are clipped to it."""
 
@@ -141,7 +154,9 @@ def is_missing(value: Any) -> bool:
     return isinstance(value, str) and value in ("None", "")
 
 
-def fix_responses_d(responses_d: Mapping[str, Any], claimant_codes: Iterable[str]) -> dict[str, Any]:
+def fix_responses_d(
+    responses_d: Mapping[str, Any], claimant_codes: Iterable[str]
+) -> dict[str, Any]:
     """``calculate_CS.py``'s ``fix_responses_d``: drop ``en`` unless it is a claimant language.
 
     >>> fix_responses_d({"en": "A", "es": "B"}, ["es", "ar"])
@@ -222,8 +237,16 @@ def territory_stats(
             else:
                 nc_n += 1
                 nc_agree += int(agree)
-        items.append({"territory": territory, "query_lang": lang, "role": role,
-                      "answer": None if missing else answer, "missing": missing, "agree": agree})
+        items.append(
+            {
+                "territory": territory,
+                "query_lang": lang,
+                "role": role,
+                "answer": None if missing else answer,
+                "missing": missing,
+                "agree": agree,
+            }
+        )
 
     values = list(responses_d.values())
     valid = [v for v in values if not miss(v)]
@@ -299,7 +322,9 @@ class Score:
         """``"128/161"`` (numerator/denominator, as BorderLines prints KB and Control)."""
         if self.numerator is None or self.denominator is None:
             return None
-        num = int(self.numerator) if float(self.numerator).is_integer() else round(self.numerator, 4)
+        num = (
+            int(self.numerator) if float(self.numerator).is_integer() else round(self.numerator, 4)
+        )
         return f"{num}/{self.denominator}"
 
     def as_dict(self) -> dict[str, Any]:
@@ -314,7 +339,9 @@ class Score:
         }
 
 
-def _cols(table: pd.DataFrame | Mapping[str, np.ndarray], names: Iterable[str]) -> dict[str, np.ndarray]:
+def _cols(
+    table: pd.DataFrame | Mapping[str, np.ndarray], names: Iterable[str]
+) -> dict[str, np.ndarray]:
     return {n: np.asarray(table[n], dtype=float) for n in names}
 
 
@@ -382,7 +409,11 @@ def aggregate(table: pd.DataFrame) -> dict[str, Score]:
     """
     out: dict[str, Score] = {}
     item_cols = {"kb_cs": "kb_den", "control_cs": "control_den", "non_control_cs": "nc_n"}
-    skip_cols = {"kb_cs": "kb_skipped", "control_cs": "control_skipped", "non_control_cs": "nc_skipped"}
+    skip_cols = {
+        "kb_cs": "kb_skipped",
+        "control_cs": "control_skipped",
+        "non_control_cs": "nc_skipped",
+    }
     unknown = ~table["controller_known"].to_numpy(dtype=bool) if len(table) else np.zeros(0, bool)
     for name, (num, den) in RATIO_METRICS.items():
         value = _nan_to_none(metric_value(table, name))
@@ -437,16 +468,26 @@ class TerritoryStats:
 
     def signature(self, metric: str = "cs", **extra: Any) -> Signature:
         """The signature of a score computed from these statistics."""
-        return Signature.build(metric, mode=self.key.get("mode"), gen=self.key.get("model"),
-                               run=self.key.get("run"), policy=self.policy, **extra)
+        return Signature.build(
+            metric,
+            mode=self.key.get("mode"),
+            gen=self.key.get("model"),
+            run=self.key.get("run"),
+            policy=self.policy,
+            **extra,
+        )
 
     def __repr__(self) -> str:
         key = ", ".join(f"{k}={v!r}" for k, v in self.key.items())
         return f"TerritoryStats({key}{', ' if key else ''}policy={self.policy!r}, territories={len(self.table)})"
 
 
-def build_stats(rows: Sequence[tuple[dict[str, Any], list[dict[str, Any]]]], *, policy: str,
-                key: Mapping[str, Any] | None = None) -> TerritoryStats:
+def build_stats(
+    rows: Sequence[tuple[dict[str, Any], list[dict[str, Any]]]],
+    *,
+    policy: str,
+    key: Mapping[str, Any] | None = None,
+) -> TerritoryStats:
     """Assemble :class:`TerritoryStats` from :func:`territory_stats` results."""
     table = pd.DataFrame([r for r, _ in rows], columns=list(TERRITORY_COLUMNS))
     items = pd.DataFrame([i for _, its in rows for i in its], columns=list(ITEM_COLUMNS))
@@ -479,7 +520,9 @@ def territory_tables(
     skip = policy == "strict"
     order = {t.name: i for i, t in enumerate(dataset.territories)}
     out: dict[TableKey, TerritoryStats] = {}
-    for (model, mode, run), group in sorted(df.groupby(list(GROUP_KEYS), sort=False), key=lambda kv: kv[0]):
+    for (model, mode, run), group in sorted(
+        df.groupby(list(GROUP_KEYS), sort=False), key=lambda kv: kv[0]
+    ):
         key = TableKey(str(model), str(mode), int(run))
         rows = []
         by_terr = sorted(group.groupby("territory", sort=False), key=lambda kv: order[kv[0]])
@@ -489,13 +532,24 @@ def territory_tables(
             responses_d: dict[str, Any] = {}
             response_en: Any = "None" if policy == "reference" else None
             for lang, ctl, outcome, choice in sorted(
-                zip(g["query_lang"], g["is_control"], g["outcome"], g["choice"]), key=lambda r: (r[0], r[1])
+                zip(g["query_lang"], g["is_control"], g["outcome"], g["choice"]),
+                key=lambda r: (r[0], r[1]),
             ):
                 if ctl:
                     response_en = answer_control(outcome, int(choice), terr.claimants, policy)
                 responses_d[lang] = answer_pick(outcome, int(choice), terr.claimants, policy)
             responses_d = fix_responses_d(responses_d, claim_codes)
-            rows.append(territory_stats(name, terr.controller, dataset.controller_lang(name), responses_d,
-                                        response_en, skip_missing=skip, n_queries=len(g), countries=terr.claimants))
+            rows.append(
+                territory_stats(
+                    name,
+                    terr.controller,
+                    dataset.controller_lang(name),
+                    responses_d,
+                    response_en,
+                    skip_missing=skip,
+                    n_queries=len(g),
+                    countries=terr.claimants,
+                )
+            )
         out[key] = build_stats(rows, policy=policy, key=key._asdict())
     return out

@@ -69,18 +69,32 @@ import pandas as pd
 
 from ..errors import DataError, undecodable
 from ..records import UNKNOWN
-from .cs import METRIC_BOUNDS, METRICS, TerritoryStats, build_stats, fix_responses_d, territory_stats
+from .cs import (
+    METRIC_BOUNDS,
+    METRICS,
+    TerritoryStats,
+    build_stats,
+    fix_responses_d,
+    territory_stats,
+)
 from .response_countries import response_countries, summarize_response_countries
 from .responses import Policy, check_policy
 from .signature import Signature
 from .uncertainty import CIVariant, cluster_bootstrap, resolve_seed, t_interval
 
-__all__ = ["LEGACY_COLUMNS", "LegacyTableWarning", "read_response_table", "legacy_stats", "table_warnings",
-           "score_legacy_tables"]
+__all__ = [
+    "LEGACY_COLUMNS",
+    "LegacyTableWarning",
+    "read_response_table",
+    "legacy_stats",
+    "table_warnings",
+    "score_legacy_tables",
+]
 
 
 class LegacyTableWarning(UserWarning):
     """A response table's value is scored as the reference scores it, but probably not as meant."""
+
 
 LEGACY_COLUMNS: tuple[str, ...] = (
     "Territory",
@@ -113,14 +127,19 @@ def read_response_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     if not p.is_file():
         raise DataError("no such file (expected a BorderLines response_table.csv)", path=p)
     try:
-        with p.open(newline="", encoding="utf-8-sig") as f:  # a BOM is not part of the first column's name
+        with p.open(
+            newline="", encoding="utf-8-sig"
+        ) as f:  # a BOM is not part of the first column's name
             reader = csv.DictReader(f)
             header = reader.fieldnames or []
             missing = [c for c in _REQUIRED if c not in header]
             if missing:
                 raise DataError(
                     f"missing column(s) {', '.join(missing)}; a response table has {', '.join(LEGACY_COLUMNS)}",
-                    path=p, line=1, field=missing[0])
+                    path=p,
+                    line=1,
+                    field=missing[0],
+                )
             rows = []
             start = reader.line_num + 1
             for raw in reader:
@@ -146,15 +165,24 @@ def _parse_row(raw: dict[str, str], path: Path, line: int) -> dict[str, Any]:
     try:
         responses_d = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        raise DataError(f"not a Python dict literal: {text[:60]!r}", path=path, line=line,
-                        field="Responses_d") from None
+        raise DataError(
+            f"not a Python dict literal: {text[:60]!r}", path=path, line=line, field="Responses_d"
+        ) from None
     if not isinstance(responses_d, dict):
-        raise DataError(f"expected a dict literal, found {type(responses_d).__name__}: {text[:60]!r}",
-                        path=path, line=line, field="Responses_d")
+        raise DataError(
+            f"expected a dict literal, found {type(responses_d).__name__}: {text[:60]!r}",
+            path=path,
+            line=line,
+            field="Responses_d",
+        )
     for k, v in responses_d.items():
         if not isinstance(k, str) or not (v is None or isinstance(v, str)):
-            raise DataError(f"entries must map a language code to a country name, found {k!r}: {v!r}",
-                            path=path, line=line, field="Responses_d")
+            raise DataError(
+                f"entries must map a language code to a country name, found {k!r}: {v!r}",
+                path=path,
+                line=line,
+                field="Responses_d",
+            )
     return {
         "Territory": raw["Territory"],
         "Claimants": _split(raw["Claimants"]),
@@ -173,8 +201,17 @@ def legacy_stats(table: pd.DataFrame, *, policy: Policy = "reference") -> Territ
     rows = []
     for r in table.itertuples(index=False):
         responses_d = fix_responses_d(r.Responses_d, r.Claimant_Codes)
-        rows.append(territory_stats(r.Territory, r.Controller, r.Controller_Code, responses_d, r.Response_en,
-                                    skip_missing=policy == "strict", countries=r.Claimants))
+        rows.append(
+            territory_stats(
+                r.Territory,
+                r.Controller,
+                r.Controller_Code,
+                responses_d,
+                r.Response_en,
+                skip_missing=policy == "strict",
+                countries=r.Claimants,
+            )
+        )
     return build_stats(rows, policy=policy)
 
 
@@ -190,12 +227,19 @@ def table_warnings(table: pd.DataFrame, path: str | os.PathLike[str] | None = No
     ["t.csv:2: field 'Controller': 'unknown ' is not 'Unknown', so it is scored as a known controller named 'unknown ' (as calculate_CS.py does); write Unknown if the controller is unknown"]
     """
     out = []
-    for i, (territory, controller) in enumerate(zip(table["Territory"], table["Controller"])):
+    for i, (_territory, controller) in enumerate(zip(table["Territory"], table["Controller"])):
         if controller != UNKNOWN and controller.strip().casefold() == UNKNOWN.casefold():
-            out.append(str(DataError(
-                f"{controller!r} is not {UNKNOWN!r}, so it is scored as a known controller named {controller!r} "
-                f"(as calculate_CS.py does); write {UNKNOWN} if the controller is unknown",
-                path=path, line=i + 2, field="Controller")))
+            out.append(
+                str(
+                    DataError(
+                        f"{controller!r} is not {UNKNOWN!r}, so it is scored as a known controller named {controller!r} "
+                        f"(as calculate_CS.py does); write {UNKNOWN} if the controller is unknown",
+                        path=path,
+                        line=i + 2,
+                        field="Controller",
+                    )
+                )
+            )
     return out
 
 
@@ -214,8 +258,14 @@ def _run_dict(path: Path, stats: TerritoryStats, warned: list[str]) -> dict[str,
     run["n_queries"] = stats.n_queries
     run["file"] = str(path)
     run["counts"] = {
-        m: {"numerator": s.numerator, "denominator": s.denominator, "items": s.items, "skipped": s.skipped}
-        for m, s in scores.items() if m not in ("delta_cs", "delta_cs_abs")
+        m: {
+            "numerator": s.numerator,
+            "denominator": s.denominator,
+            "items": s.items,
+            "skipped": s.skipped,
+        }
+        for m, s in scores.items()
+        if m not in ("delta_cs", "delta_cs_abs")
     }
     notes = {m: s.note for m, s in scores.items() if s.note}
     if notes:
@@ -265,13 +315,25 @@ def score_legacy_tables(
     summary: dict[str, Any] = {}
     boot_seed = resolve_seed(seed) if n_resamples > 0 else None
     for m in _RUN_KEYS:
-        entry = t_interval([r[m] for r in runs], variant=ci, bounds=METRIC_BOUNDS.get(m) if clip else None).as_dict()
+        entry = t_interval(
+            [r[m] for r in runs], variant=ci, bounds=METRIC_BOUNDS.get(m) if clip else None
+        ).as_dict()
         if n_resamples > 0:
             b = cluster_bootstrap(stats, m, n_resamples=n_resamples, seed=boot_seed)
             entry["boot95"] = None if b.low is None else [b.low, b.high]
         summary[m] = entry
-    summary["response_countries"] = summarize_response_countries([response_countries(s) for s in stats], variant=ci)
-    sig = Signature.build("cs", src="borderlines-table", runs=len(runs), ci=ci, policy=policy,
-                          clip="range" if clip else None, boot=n_resamples or None, seed=boot_seed,
-                          data=_file_digest(ps))
+    summary["response_countries"] = summarize_response_countries(
+        [response_countries(s) for s in stats], variant=ci
+    )
+    sig = Signature.build(
+        "cs",
+        src="borderlines-table",
+        runs=len(runs),
+        ci=ci,
+        policy=policy,
+        clip="range" if clip else None,
+        boot=n_resamples or None,
+        seed=boot_seed,
+        data=_file_digest(ps),
+    )
     return {"runs": runs, "summary": summary, "signature": str(sig)}

@@ -144,24 +144,40 @@ def order_items(responses: pd.DataFrame) -> pd.DataFrame:
         n_orders = int(g["option_order"].nunique())
         distinct = set(picks.values())
         given = g[g["option_order"] == "given"]
-        rows.append({
-            **dict(zip(ITEM_KEYS, key)),
-            "territory": g["territory"].iloc[0], "query_lang": g["query_lang"].iloc[0],
-            "is_control": bool(g["is_control"].iloc[0]),
-            "n_orders": n_orders, "n_answered": len(picks),
-            "picks": ";".join(f"{o}={c}" for o, c in sorted(picks.items())),
-            "given_choice": int(given["choice"].iloc[0]) if len(given) else -1,
-            "stable": n_orders >= 2 and len(picks) == n_orders and len(distinct) == 1,
-            "changed": len(picks) >= 2 and len(distinct) > 1,
-            "comparable": len(picks) >= 2,
-        })
-    cols = [*ITEM_KEYS, "territory", "query_lang", "is_control", "n_orders", "n_answered", "picks",
-            "given_choice", "stable", "changed", "comparable"]
+        rows.append(
+            {
+                **dict(zip(ITEM_KEYS, key)),
+                "territory": g["territory"].iloc[0],
+                "query_lang": g["query_lang"].iloc[0],
+                "is_control": bool(g["is_control"].iloc[0]),
+                "n_orders": n_orders,
+                "n_answered": len(picks),
+                "picks": ";".join(f"{o}={c}" for o, c in sorted(picks.items())),
+                "given_choice": int(given["choice"].iloc[0]) if len(given) else -1,
+                "stable": n_orders >= 2 and len(picks) == n_orders and len(distinct) == 1,
+                "changed": len(picks) >= 2 and len(distinct) > 1,
+                "comparable": len(picks) >= 2,
+            }
+        )
+    cols = [
+        *ITEM_KEYS,
+        "territory",
+        "query_lang",
+        "is_control",
+        "n_orders",
+        "n_answered",
+        "picks",
+        "given_choice",
+        "stable",
+        "changed",
+        "comparable",
+    ]
     return pd.DataFrame(rows, columns=cols)
 
 
-def _territory_ratio(items: pd.DataFrame, num: str, den: str, n_resamples: int, seed: int, conf: float
-                     ) -> tuple[float | None, float | None, float | None]:
+def _territory_ratio(
+    items: pd.DataFrame, num: str, den: str, n_resamples: int, seed: int, conf: float
+) -> tuple[float | None, float | None, float | None]:
     per = items.groupby("territory")[[num, den]].sum()
     n, d = per[num].to_numpy(float), per[den].to_numpy(float)
     if d.sum() == 0:
@@ -171,12 +187,18 @@ def _territory_ratio(items: pd.DataFrame, num: str, den: str, n_resamples: int, 
         boot = (w * n).sum(axis=1) / (w * d).sum(axis=1)
     boot = boot[~np.isnan(boot)]
     a = (1 - conf) / 2
-    lo, hi = (np.quantile(boot, [a, 1 - a]) if len(boot) else (np.nan, np.nan))
+    lo, hi = np.quantile(boot, [a, 1 - a]) if len(boot) else (np.nan, np.nan)
     return float(n.sum() / d.sum()), float(lo), float(hi)
 
 
-def position_bias(responses: pd.DataFrame, *, by: Sequence[str] = ("model", "mode"), n_resamples: int = 1000,
-                  seed: int | None = None, conf: float = 0.95) -> pd.DataFrame:
+def position_bias(
+    responses: pd.DataFrame,
+    *,
+    by: Sequence[str] = ("model", "mode"),
+    n_resamples: int = 1000,
+    seed: int | None = None,
+    conf: float = 0.95,
+) -> pd.DataFrame:
     """Share of queries whose picked country changes with the option order, per ``by`` group (runs pooled).
 
     Columns: the ``by`` keys, ``n_queries`` (answered in ≥ 2 orders), ``n_changed``, ``rate``, ``low``,
@@ -186,7 +208,9 @@ def position_bias(responses: pd.DataFrame, *, by: Sequence[str] = ("model", "mod
     items = order_items(responses)
     items["changed_n"] = items["changed"].astype(float)
     items["comparable_n"] = items["comparable"].astype(float)
-    orders = ",".join(sorted(set(_orders_of(responses)), key=lambda o: (o != "given", o != "reversed", o)))
+    orders = ",".join(
+        sorted(set(_orders_of(responses)), key=lambda o: (o != "given", o != "reversed", o))
+    )
     out = []
     groups = items.groupby(list(by), sort=False) if by else [((), items)]
     for key, g in groups:
@@ -195,12 +219,31 @@ def position_bias(responses: pd.DataFrame, *, by: Sequence[str] = ("model", "mod
             continue
         rate, lo, hi = _territory_ratio(g, "changed_n", "comparable_n", n_resamples, seed, conf)
         fields = dict(zip(by, key))
-        sig = Signature.build("position_bias", mode=fields.get("mode"), gen=fields.get("model"),
-                              runs=int(g["run"].nunique()), orders=orders, boot=n_resamples, seed=seed,
-                              ci=f"cluster{int(round(conf * 100))}")
-        out.append({**fields, "n_queries": int(g["comparable"].sum()), "n_changed": int(g["changed"].sum()),
-                    "rate": rate, "low": lo, "high": hi, "orders": orders, "signature": str(sig)})
-    return pd.DataFrame(out, columns=[*by, "n_queries", "n_changed", "rate", "low", "high", "orders", "signature"])
+        sig = Signature.build(
+            "position_bias",
+            mode=fields.get("mode"),
+            gen=fields.get("model"),
+            runs=int(g["run"].nunique()),
+            orders=orders,
+            boot=n_resamples,
+            seed=seed,
+            ci=f"cluster{int(round(conf * 100))}",
+        )
+        out.append(
+            {
+                **fields,
+                "n_queries": int(g["comparable"].sum()),
+                "n_changed": int(g["changed"].sum()),
+                "rate": rate,
+                "low": lo,
+                "high": hi,
+                "orders": orders,
+                "signature": str(sig),
+            }
+        )
+    return pd.DataFrame(
+        out, columns=[*by, "n_queries", "n_changed", "rate", "low", "high", "orders", "signature"]
+    )
 
 
 def argmax_responses(responses: pd.DataFrame) -> pd.DataFrame:
@@ -220,7 +263,9 @@ def argmax_responses(responses: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def seed_change_rate(responses: pd.DataFrame, *, by: Sequence[str] = ("model", "mode")) -> pd.DataFrame:
+def seed_change_rate(
+    responses: pd.DataFrame, *, by: Sequence[str] = ("model", "mode")
+) -> pd.DataFrame:
     """The reference for the position-bias rate: how often the country changes between two runs in one order.
 
     Per group, over (query, order) and consecutive runs answered in both: #pairs naming different countries
@@ -229,41 +274,56 @@ def seed_change_rate(responses: pd.DataFrame, *, by: Sequence[str] = ("model", "
     df = responses[responses["outcome"] == "answered"].copy()
     df["option_order"] = _orders_of(df).to_numpy()
     out = []
-    for key, g in (df.groupby(list(by), sort=False) if by else [((), df)]):
+    for key, g in df.groupby(list(by), sort=False) if by else [((), df)]:
         key = key if isinstance(key, tuple) else (key,)
         pairs = changed = 0
         for _, q in g.sort_values("run").groupby(["query_id", "option_order"], sort=False):
             c = q["choice"].to_numpy(int)
             pairs += max(len(c) - 1, 0)
             changed += int((c[1:] != c[:-1]).sum())
-        out.append({**dict(zip(by, key)), "n_pairs": pairs, "n_changed": changed,
-                    "rate": changed / pairs if pairs else None})
+        out.append(
+            {
+                **dict(zip(by, key)),
+                "n_pairs": pairs,
+                "n_changed": changed,
+                "rate": changed / pairs if pairs else None,
+            }
+        )
     return pd.DataFrame(out, columns=[*by, "n_pairs", "n_changed", "rate"])
 
 
-def letter_pick_rates(responses: pd.DataFrame, dataset: BorderLines | None = None, *,
-                      by: Sequence[str] = ("model",)) -> pd.DataFrame:
+def letter_pick_rates(
+    responses: pd.DataFrame, dataset: BorderLines | None = None, *, by: Sequence[str] = ("model",)
+) -> pd.DataFrame:
     """Share of answers at each letter against the uniform rate (all orders, runs and modes in a ``by`` group)."""
     df = with_positions(responses, dataset)
     df = df[df["outcome"] == "answered"]
     out = []
-    for key, g in (df.groupby(list(by), sort=False) if by else [((), df)]):
+    for key, g in df.groupby(list(by), sort=False) if by else [((), df)]:
         key = key if isinstance(key, tuple) else (key,)
         n = g["n_options"].to_numpy(int)
         pos = g["choice_position"].to_numpy(int)
         for letter in range(int(n.max()) if len(n) else 0):
-            out.append({**dict(zip(by, key)), "letter": chr(65 + letter), "n_answers": len(g),
-                        "n_picked": int((pos == letter).sum()), "rate": float((pos == letter).mean()),
-                        "uniform": float(((letter < n) / n).mean())})
+            out.append(
+                {
+                    **dict(zip(by, key)),
+                    "letter": chr(65 + letter),
+                    "n_answers": len(g),
+                    "n_picked": int((pos == letter).sum()),
+                    "rate": float((pos == letter).mean()),
+                    "uniform": float(((letter < n) / n).mean()),
+                }
+            )
     return pd.DataFrame(out, columns=[*by, "letter", "n_answers", "n_picked", "rate", "uniform"])
 
 
-def country_pick_rates(responses: pd.DataFrame, dataset: BorderLines, *, by: Sequence[str] = ("model",)
-                       ) -> pd.DataFrame:
+def country_pick_rates(
+    responses: pd.DataFrame, dataset: BorderLines, *, by: Sequence[str] = ("model",)
+) -> pd.DataFrame:
     """How often each claimant country is picked when offered, against 1/n (all orders, runs, modes pooled)."""
     df = responses[responses["outcome"] == "answered"]
     out = []
-    for key, g in (df.groupby(list(by), sort=False) if by else [((), df)]):
+    for key, g in df.groupby(list(by), sort=False) if by else [((), df)]:
         key = key if isinstance(key, tuple) else (key,)
         offered: dict[str, list[float]] = {}
         picked: dict[str, int] = {}
@@ -273,8 +333,16 @@ def country_pick_rates(responses: pd.DataFrame, dataset: BorderLines, *, by: Seq
                 offered.setdefault(c, []).append(1 / len(claimants))
             picked[claimants[choice]] = picked.get(claimants[choice], 0) + 1
         for c, u in sorted(offered.items()):
-            out.append({**dict(zip(by, key)), "country": c, "n_offered": len(u), "n_picked": picked.get(c, 0),
-                        "rate": picked.get(c, 0) / len(u), "uniform": float(np.mean(u))})
+            out.append(
+                {
+                    **dict(zip(by, key)),
+                    "country": c,
+                    "n_offered": len(u),
+                    "n_picked": picked.get(c, 0),
+                    "rate": picked.get(c, 0) / len(u),
+                    "uniform": float(np.mean(u)),
+                }
+            )
     return pd.DataFrame(out, columns=[*by, "country", "n_offered", "n_picked", "rate", "uniform"])
 
 
@@ -298,8 +366,9 @@ def stable_responses(responses: pd.DataFrame) -> pd.DataFrame:
     return given
 
 
-def calibrated_responses(responses: pd.DataFrame, calibration: pd.DataFrame | None = None, *,
-                         temperature: float) -> pd.DataFrame:
+def calibrated_responses(
+    responses: pd.DataFrame, calibration: pd.DataFrame | None = None, *, temperature: float
+) -> pd.DataFrame:
     """Given-order rows with choices re-drawn from calibrated scores (rows without scores become ``failed``).
 
     The content-free scores (given option order) come from the responses' own ``cf_logprobs`` column (as the
@@ -311,8 +380,15 @@ def calibrated_responses(responses: pd.DataFrame, calibration: pd.DataFrame | No
 
     df = given_order(responses).copy()
     if calibration is not None:
-        cf = {(m, q, o): lp for m, q, o, lp in zip(calibration["model"], calibration["query_id"],
-                                                    calibration["option_order"], calibration["cf_logprobs"])}
+        cf = {
+            (m, q, o): lp
+            for m, q, o, lp in zip(
+                calibration["model"],
+                calibration["query_id"],
+                calibration["option_order"],
+                calibration["cf_logprobs"],
+            )
+        }
         cfs = [cf.get((m, q, "given")) for m, q in zip(df["model"], df["query_id"])]
     else:
         cfs = list(df["cf_logprobs"]) if "cf_logprobs" in df.columns else [None] * len(df)
@@ -333,8 +409,14 @@ def has_calibration(responses: pd.DataFrame) -> bool:
     return "cf_logprobs" in responses.columns and bool(responses["cf_logprobs"].notna().any())
 
 
-def order_metrics(responses: pd.DataFrame, dataset: BorderLines, *, rules: Sequence[str] = ("given", "stable",
-                  "averaged"), calibration: pd.DataFrame | None = None, temperature: float = 0.0) -> pd.DataFrame:
+def order_metrics(
+    responses: pd.DataFrame,
+    dataset: BorderLines,
+    *,
+    rules: Sequence[str] = ("given", "stable", "averaged"),
+    calibration: pd.DataFrame | None = None,
+    temperature: float = 0.0,
+) -> pd.DataFrame:
     """Every CS metric per (model, mode, rule): the mean over runs and the per-run values.
 
     ``stable`` and ``averaged`` cover the (model, mode) groups asked in at least two orders only.
@@ -345,22 +427,31 @@ def order_metrics(responses: pd.DataFrame, dataset: BorderLines, *, rules: Seque
     bad = [r for r in rules if r not in RULES]
     if bad:
         raise ConfigError(f"unknown order rule(s) {', '.join(bad)}; known: {', '.join(RULES)}")
-    orders = ",".join(sorted(set(_orders_of(responses)), key=lambda o: (o != "given", o != "reversed", o)))
+    orders = ",".join(
+        sorted(set(_orders_of(responses)), key=lambda o: (o != "given", o != "reversed", o))
+    )
     out = []
     for rule in rules:
         if rule == "given":
             tables = territory_tables(given_order(responses), dataset, validate=False)
         elif rule == "stable":  # only (model, mode) groups asked in several orders have a stability
             multi = multi_order(responses)
-            tables = territory_tables(stable_responses(multi), dataset, validate=False) if len(multi) else {}
+            tables = (
+                territory_tables(stable_responses(multi), dataset, validate=False)
+                if len(multi)
+                else {}
+            )
         elif rule == "averaged":
             multi = multi_order(responses)
             tables = averaged_territory_tables(multi, dataset) if len(multi) else {}
         else:
             if (calibration is None or not len(calibration)) and not has_calibration(responses):
                 continue
-            tables = territory_tables(calibrated_responses(responses, calibration, temperature=temperature),
-                                      dataset, validate=False)
+            tables = territory_tables(
+                calibrated_responses(responses, calibration, temperature=temperature),
+                dataset,
+                validate=False,
+            )
         by_cfg: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for (model, mode, _run), ts in tables.items():
             by_cfg.setdefault((model, mode), []).append(aggregate(ts.table))
@@ -368,9 +459,28 @@ def order_metrics(responses: pd.DataFrame, dataset: BorderLines, *, rules: Seque
             for metric in METRICS:
                 vals = [r[metric].value for r in runs]
                 ok = [v for v in vals if v is not None]
-                sig = Signature.build(metric, mode=mode, gen=model, runs=len(runs), orders=orders, rule=rule,
-                                      calib="cf:na-noir" if rule == "calibrated" else None, policy="strict")
-                out.append({"model": model, "mode": mode, "rule": rule, "metric": metric,
-                            "value": float(np.mean(ok)) if ok else None, "n_runs": len(runs), "runs": vals,
-                            "signature": str(sig)})
-    return pd.DataFrame(out, columns=["model", "mode", "rule", "metric", "value", "n_runs", "runs", "signature"])
+                sig = Signature.build(
+                    metric,
+                    mode=mode,
+                    gen=model,
+                    runs=len(runs),
+                    orders=orders,
+                    rule=rule,
+                    calib="cf:na-noir" if rule == "calibrated" else None,
+                    policy="strict",
+                )
+                out.append(
+                    {
+                        "model": model,
+                        "mode": mode,
+                        "rule": rule,
+                        "metric": metric,
+                        "value": float(np.mean(ok)) if ok else None,
+                        "n_runs": len(runs),
+                        "runs": vals,
+                        "signature": str(sig),
+                    }
+                )
+    return pd.DataFrame(
+        out, columns=["model", "mode", "rule", "metric", "value", "n_runs", "runs", "signature"]
+    )

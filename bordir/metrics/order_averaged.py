@@ -36,8 +36,15 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["averaged_territory_tables"]
 
 
-def _soft_stats(territory: str, controller: str, code: str, claimants: Sequence[str],
-                dists: dict[str, np.ndarray | None], en: np.ndarray | None, n_queries: int) -> tuple[dict, list]:
+def _soft_stats(
+    territory: str,
+    controller: str,
+    code: str,
+    claimants: Sequence[str],
+    dists: dict[str, np.ndarray | None],
+    en: np.ndarray | None,
+    n_queries: int,
+) -> tuple[dict, list]:
     known = controller != UNKNOWN
     ci = claimants.index(controller) if known and controller in claimants else None
     kb_num = kb_den = kb_sk = 0.0
@@ -62,29 +69,60 @@ def _soft_stats(territory: str, controller: str, code: str, claimants: Sequence[
                 nc_sk += 1
             else:
                 nc_n, nc_sum = nc_n + 1, nc_sum + agree
-        items.append({"territory": territory, "query_lang": lang, "role": role, "answer": None,
-                      "missing": p is None, "agree": agree})
+        items.append(
+            {
+                "territory": territory,
+                "query_lang": lang,
+                "role": role,
+                "answer": None,
+                "missing": p is None,
+                "agree": agree,
+            }
+        )
     valid = [p for p in dists.values() if p is not None]
     pairs = list(combinations(valid, 2))
     cst = float(np.mean([float(a @ b) for a, b in pairs])) if pairs else 0.0
     all_pairs = len(dists) * (len(dists) - 1) // 2
-    row = {"territory": territory, "controller": controller, "controller_code": code, "controller_known": known,
-           "n_queries": n_queries, "n_claimant": len(dists), "n_missing": len(dists) - len(valid),
-           "kb_num": kb_num, "kb_den": kb_den, "kb_skipped": int(kb_sk), "control_num": ctl_num,
-           "control_den": ctl_den, "control_skipped": int(ctl_sk), "nc_agree": nc_sum, "nc_n": nc_n,
-           "nc_skipped": nc_sk, "nc_num": nc_sum / nc_n if nc_n else 0.0, "nc_den": float(nc_n > 0),
-           "cst_agree": sum(float(a @ b) for a, b in pairs), "cst_pairs": len(pairs),
-           "cst_skipped": all_pairs - len(pairs), "cst_num": cst, "cst_den": float(bool(pairs)),
-           "cst_unk_num": cst if not known else 0.0, "cst_unk_den": float(bool(pairs) and not known)}
+    row = {
+        "territory": territory,
+        "controller": controller,
+        "controller_code": code,
+        "controller_known": known,
+        "n_queries": n_queries,
+        "n_claimant": len(dists),
+        "n_missing": len(dists) - len(valid),
+        "kb_num": kb_num,
+        "kb_den": kb_den,
+        "kb_skipped": int(kb_sk),
+        "control_num": ctl_num,
+        "control_den": ctl_den,
+        "control_skipped": int(ctl_sk),
+        "nc_agree": nc_sum,
+        "nc_n": nc_n,
+        "nc_skipped": nc_sk,
+        "nc_num": nc_sum / nc_n if nc_n else 0.0,
+        "nc_den": float(nc_n > 0),
+        "cst_agree": sum(float(a @ b) for a, b in pairs),
+        "cst_pairs": len(pairs),
+        "cst_skipped": all_pairs - len(pairs),
+        "cst_num": cst,
+        "cst_den": float(bool(pairs)),
+        "cst_unk_num": cst if not known else 0.0,
+        "cst_unk_den": float(bool(pairs) and not known),
+    }
     return row, items
 
 
-def averaged_territory_tables(responses: pd.DataFrame, dataset: BorderLines) -> dict[tuple, TerritoryStats]:
+def averaged_territory_tables(
+    responses: pd.DataFrame, dataset: BorderLines
+) -> dict[tuple, TerritoryStats]:
     """Per-territory statistics of the ``averaged`` rule (answers as pick distributions over orders)."""
     df = responses.copy()
     order = {t.name: i for i, t in enumerate(dataset.territories)}
     out: dict[tuple, TerritoryStats] = {}
-    for key, group in sorted(df.groupby(["model", "mode", "run"], sort=False), key=lambda kv: kv[0]):
+    for key, group in sorted(
+        df.groupby(["model", "mode", "run"], sort=False), key=lambda kv: kv[0]
+    ):
         rows = []
         for name, g in sorted(group.groupby("territory", sort=False), key=lambda kv: order[kv[0]]):
             terr = dataset.territory(name)
@@ -98,7 +136,16 @@ def averaged_territory_tables(responses: pd.DataFrame, dataset: BorderLines) -> 
                     en = p
                 dists[lang] = p
             dists = fix_responses_d(dists, dataset.claimant_langs(name))
-            rows.append(_soft_stats(name, terr.controller, dataset.controller_lang(name), terr.claimants, dists,
-                                    en, int(g["query_id"].nunique())))
+            rows.append(
+                _soft_stats(
+                    name,
+                    terr.controller,
+                    dataset.controller_lang(name),
+                    terr.claimants,
+                    dists,
+                    en,
+                    int(g["query_id"].nunique()),
+                )
+            )
         out[key] = build_stats(rows, policy="strict", key=dict(zip(("model", "mode", "run"), key)))
     return out

@@ -40,7 +40,14 @@ from .uncertainty import (
     resolve_seed,
 )
 
-__all__ = ["PairedComparison", "flip_matrix", "sign_flip_test", "paired_comparison", "holm", "holm_adjust"]
+__all__ = [
+    "PairedComparison",
+    "flip_matrix",
+    "sign_flip_test",
+    "paired_comparison",
+    "holm",
+    "holm_adjust",
+]
 
 
 def flip_matrix(n_permutations: int, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -48,8 +55,12 @@ def flip_matrix(n_permutations: int, n: int, rng: np.random.Generator) -> np.nda
     return rng.random((n_permutations, n)) < 0.5
 
 
-def sign_flip_test(differences: Sequence[float], *, n_permutations: int = DEFAULT_RESAMPLES,
-                   seed: int | None = None) -> float:
+def sign_flip_test(
+    differences: Sequence[float],
+    *,
+    n_permutations: int = DEFAULT_RESAMPLES,
+    seed: int | None = None,
+) -> float:
     """Two-sided sign-flip permutation test of paired differences (mean 0 under H0).
 
     p = (c + 1) / (n + 1), where c counts the n random sign flips whose
@@ -102,15 +113,29 @@ class PairedComparison:
 
     @property
     def signature(self) -> Signature:
-        return Signature.build(self.metric, cmp=f"{self.label_a}-vs-{self.label_b}", boot=self.n_resamples,
-                               perm=self.n_permutations, seed=self.seed,
-                               holm="yes" if self.p_holm is not None else None)
+        return Signature.build(
+            self.metric,
+            cmp=f"{self.label_a}-vs-{self.label_b}",
+            boot=self.n_resamples,
+            perm=self.n_permutations,
+            seed=self.seed,
+            holm="yes" if self.p_holm is not None else None,
+        )
 
     def as_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "a": self.label_a, "b": self.label_b, "value_a": self.value_a,
-                "value_b": self.value_b, "diff": self.diff, "ci95": [self.low, self.high],
-                "p_value": self.p_value, "p_holm": self.p_holm, "n_territories": self.n_territories,
-                "signature": str(self.signature)}
+        return {
+            "metric": self.metric,
+            "a": self.label_a,
+            "b": self.label_b,
+            "value_a": self.value_a,
+            "value_b": self.value_b,
+            "diff": self.diff,
+            "ci95": [self.low, self.high],
+            "p_value": self.p_value,
+            "p_holm": self.p_holm,
+            "n_territories": self.n_territories,
+            "signature": str(self.signature),
+        }
 
 
 def paired_comparison(
@@ -164,8 +189,23 @@ def paired_comparison(
     def _f(x: float) -> float | None:
         return None if math.isnan(x) else float(x)
 
-    return PairedComparison(metric, label_a, label_b, _f(va), _f(vb), _f(diff), lo, hi, p, len(common),
-                            n_resamples, n_permutations, seed, None, conf)
+    return PairedComparison(
+        metric,
+        label_a,
+        label_b,
+        _f(va),
+        _f(vb),
+        _f(diff),
+        lo,
+        hi,
+        p,
+        len(common),
+        n_resamples,
+        n_permutations,
+        seed,
+        None,
+        conf,
+    )
 
 
 def holm(pvalues: Sequence[float], *, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
@@ -183,7 +223,9 @@ def holm(pvalues: Sequence[float], *, alpha: float = 0.05) -> tuple[np.ndarray, 
     return adjusted, reject
 
 
-def holm_adjust(comparisons: Sequence[PairedComparison], *, alpha: float = 0.05) -> list[PairedComparison]:
+def holm_adjust(
+    comparisons: Sequence[PairedComparison], *, alpha: float = 0.05
+) -> list[PairedComparison]:
     """The comparisons with ``p_holm`` set, Holm-corrected across all of them."""
     adjusted, _ = holm([c.p_value for c in comparisons], alpha=alpha)
     return [replace(c, p_holm=float(p)) for c, p in zip(comparisons, adjusted)]

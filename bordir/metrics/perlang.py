@@ -64,14 +64,21 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
-from .responses import GROUP_KEYS, Policy, check_policy, validate_responses
 from .perlang_measures import PERLANG_MEASURES, PERLANG_NAMES, get_measure
+from .responses import GROUP_KEYS, Policy, check_policy, validate_responses
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dataset import BorderLines
 
-__all__ = ["ITEM_COLUMNS", "MEASURE_COLUMNS", "GROUPINGS", "Grouping", "perlang_items", "group_of",
-           "language_measures"]
+__all__ = [
+    "ITEM_COLUMNS",
+    "MEASURE_COLUMNS",
+    "GROUPINGS",
+    "Grouping",
+    "perlang_items",
+    "group_of",
+    "language_measures",
+]
 
 GROUPINGS: tuple[str, ...] = ("query_lang", "resource")
 Grouping = Literal["query_lang", "resource"]
@@ -96,8 +103,13 @@ def _pick(outcome: str, choice: int, policy: str) -> int:
     return 0 if policy == "reference" else -1
 
 
-def perlang_items(responses: pd.DataFrame, dataset: BorderLines, *, policy: Policy = "strict",
-                  validate: bool = True) -> pd.DataFrame:
+def perlang_items(
+    responses: pd.DataFrame,
+    dataset: BorderLines,
+    *,
+    policy: Policy = "strict",
+    validate: bool = True,
+) -> pd.DataFrame:
     """One row per claimant-language response with a 0/1/NaN column per measure (see the module docs).
 
     Args:
@@ -115,19 +127,36 @@ def perlang_items(responses: pd.DataFrame, dataset: BorderLines, *, policy: Poli
     for name in pd.unique(df["territory"]):
         t = dataset.territory(name)
         langs = [dataset.country_lang(c) for c in t.claimants]
-        ctl = t.claimants.index(t.controller) if t.controller_known and t.controller in t.claimants else -1
-        terr_info[name] = (t.claimants, t.controller_known, ctl, langs, dataset.controller_lang(name),
-                           "en" in dataset.claimant_langs(name))
+        ctl = (
+            t.claimants.index(t.controller)
+            if t.controller_known and t.controller in t.claimants
+            else -1
+        )
+        terr_info[name] = (
+            t.claimants,
+            t.controller_known,
+            ctl,
+            langs,
+            dataset.controller_lang(name),
+            "en" in dataset.claimant_langs(name),
+        )
 
     # the English control answer of every (model, mode, run, territory)
     ctl_rows = df[df["is_control"]]
     en_pick: dict[tuple[Any, ...], int] = {}
-    for key, outcome, choice in zip(zip(*(ctl_rows[c] for c in (*GROUP_KEYS, "territory"))),
-                                    ctl_rows["outcome"], ctl_rows["choice"]):
-        en_pick[key] = int(choice) if outcome == "answered" else (_NONE if policy == "reference" else -1)
+    for key, outcome, choice in zip(
+        zip(*(ctl_rows[c] for c in (*GROUP_KEYS, "territory"))),
+        ctl_rows["outcome"],
+        ctl_rows["choice"],
+    ):
+        en_pick[key] = (
+            int(choice) if outcome == "answered" else (_NONE if policy == "reference" else -1)
+        )
 
     rows: list[dict[str, Any]] = []
-    cols = [df[c] for c in (*GROUP_KEYS, "territory", "query_lang", "is_control", "outcome", "choice")]
+    cols = [
+        df[c] for c in (*GROUP_KEYS, "territory", "query_lang", "is_control", "outcome", "choice")
+    ]
     nan = math.nan
     for model, mode, run, terr, lang, is_ctl, outcome, choice in zip(*cols):
         claimants, known, ctl, langs, ctl_lang, en_claims = terr_info[terr]
@@ -141,19 +170,27 @@ def perlang_items(responses: pd.DataFrame, dataset: BorderLines, *, policy: Poli
         en = en_pick.get((model, mode, run, terr), -1)
         en_agree = nan if is_ctl or not answered or en == -1 else float(pick == en)
         is_ctl_lang = bool(ctl_lang) and lang == ctl_lang
-        rows.append({
-            "model": model, "mode": mode, "run": run, "territory": terr, "query_lang": lang, "outcome": outcome,
-            "answer": claimants[pick] if answered else None, "controller_lang": ctl_lang,
-            "is_controller_lang": is_ctl_lang,
-            "controller_agreement": controller,
-            "control_agreement": controller if is_ctl_lang else nan,
-            "non_control_agreement": nan if is_ctl_lang else controller,
-            "in_group_rate": in_group,
-            "en_agreement": en_agree,
-            "refused_rate": float(outcome == "refused"),
-            "unparsed_rate": float(outcome == "unparsed"),
-            "multiple_rate": float(outcome == "multiple"),
-        })
+        rows.append(
+            {
+                "model": model,
+                "mode": mode,
+                "run": run,
+                "territory": terr,
+                "query_lang": lang,
+                "outcome": outcome,
+                "answer": claimants[pick] if answered else None,
+                "controller_lang": ctl_lang,
+                "is_controller_lang": is_ctl_lang,
+                "controller_agreement": controller,
+                "control_agreement": controller if is_ctl_lang else nan,
+                "non_control_agreement": nan if is_ctl_lang else controller,
+                "in_group_rate": in_group,
+                "en_agreement": en_agree,
+                "refused_rate": float(outcome == "refused"),
+                "unparsed_rate": float(outcome == "unparsed"),
+                "multiple_rate": float(outcome == "multiple"),
+            }
+        )
     return pd.DataFrame(rows, columns=list(ITEM_COLUMNS))
 
 
@@ -175,9 +212,15 @@ def group_of(codes: Sequence[str] | pd.Series, by: Grouping) -> np.ndarray:
     return np.asarray([level[c] for c in codes], dtype=object)
 
 
-def language_measures(responses: pd.DataFrame, dataset: BorderLines, *, policy: Policy = "strict",
-                      by: Grouping = "query_lang", metrics: Sequence[str] | None = None,
-                      items: pd.DataFrame | None = None) -> pd.DataFrame:
+def language_measures(
+    responses: pd.DataFrame,
+    dataset: BorderLines,
+    *,
+    policy: Policy = "strict",
+    by: Grouping = "query_lang",
+    metrics: Sequence[str] | None = None,
+    items: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Every per-language measure per (model, mode, run) and query language (or resource level).
 
     Args:
@@ -204,8 +247,11 @@ def language_measures(responses: pd.DataFrame, dataset: BorderLines, *, policy: 
     parts = []
     for name in names:  # one vectorised aggregation per measure
         defined = it[it[name].notna()]
-        agg = defined.groupby(keys, sort=True).agg(numerator=(name, "sum"), denominator=(name, "size"),
-                                                   n_territories=("territory", "nunique"))
+        agg = defined.groupby(keys, sort=True).agg(
+            numerator=(name, "sum"),
+            denominator=(name, "size"),
+            n_territories=("territory", "nunique"),
+        )
         agg = agg.reindex(size.index, fill_value=0)
         agg["n_responses"] = size
         agg["metric"] = name
@@ -214,18 +260,30 @@ def language_measures(responses: pd.DataFrame, dataset: BorderLines, *, policy: 
         return pd.DataFrame(columns=list(MEASURE_COLUMNS))
     df = pd.concat(parts).reset_index().rename(columns={"_group": "query_lang"})
     order = {n: i for i, n in enumerate(names)}
-    df = df.sort_values([*GROUP_KEYS, "query_lang", "metric"], key=lambda c: c.map(order) if c.name == "metric" else c,
-                        kind="stable", ignore_index=True)
+    df = df.sort_values(
+        [*GROUP_KEYS, "query_lang", "metric"],
+        key=lambda c: c.map(order) if c.name == "metric" else c,
+        kind="stable",
+        ignore_index=True,
+    )
     den = df["denominator"].to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        df["value"] = np.where(den > 0, df["numerator"].to_numpy(dtype=float) / np.where(den > 0, den, 1), np.nan)
+        df["value"] = np.where(
+            den > 0, df["numerator"].to_numpy(dtype=float) / np.where(den > 0, den, 1), np.nan
+        )
     df["numerator"] = df["numerator"].astype(float)
     for c in ("run", "denominator", "n_territories", "n_responses"):
         df[c] = df[c].astype(int)
     df["policy"] = policy
     field = "lang" if by == "query_lang" else "resource"
-    df["signature"] = [str(PERLANG_MEASURES[m].signature(**{field: grp}, mode=mode, gen=model, run=run,
-                                                           policy=policy, data=data_hash))
-                       for m, grp, mode, model, run in zip(df["metric"], df["query_lang"], df["mode"], df["model"],
-                                                           df["run"])]
+    df["signature"] = [
+        str(
+            PERLANG_MEASURES[m].signature(
+                **{field: grp}, mode=mode, gen=model, run=run, policy=policy, data=data_hash
+            )
+        )
+        for m, grp, mode, model, run in zip(
+            df["metric"], df["query_lang"], df["mode"], df["model"], df["run"]
+        )
+    ]
     return df[list(MEASURE_COLUMNS)]

@@ -53,13 +53,28 @@ from ..errors import ConfigError
 from .perlang import GROUPINGS, Grouping, group_of, perlang_items
 from .perlang_measures import DEFAULT_MEASURE, get_measure
 from .responses import Policy, check_policy
-from .uncertainty import DEFAULT_RESAMPLES, MIN_CLUSTERS, bootstrap_weights, flip_matrix, holm, resolve_seed
+from .uncertainty import (
+    DEFAULT_RESAMPLES,
+    MIN_CLUSTERS,
+    bootstrap_weights,
+    flip_matrix,
+    holm,
+    resolve_seed,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dataset import BorderLines
 
-__all__ = ["DEFAULT_MIN_TERRITORIES", "COMPARE_COLUMNS", "STATUSES", "compare_by", "compare_models_by",
-           "compare_items", "paired_territories", "significant_groups"]
+__all__ = [
+    "DEFAULT_MIN_TERRITORIES",
+    "COMPARE_COLUMNS",
+    "STATUSES",
+    "compare_by",
+    "compare_models_by",
+    "compare_items",
+    "paired_territories",
+    "significant_groups",
+]
 
 DEFAULT_MIN_TERRITORIES = MIN_CLUSTERS
 """Groups with fewer paired territories are shown as ``too few to judge`` (``MIN_CLUSTERS``; see the module docs)."""
@@ -99,7 +114,9 @@ def paired_territories(items_a: pd.DataFrame, items_b: pd.DataFrame, metric: str
     return a.merge(b, on=["_group", "territory"], how="outer", suffixes=("_a", "_b"))
 
 
-def _test(d: np.ndarray, resamples: int, rng_seed: list[int]) -> tuple[float | None, float | None, float]:
+def _test(
+    d: np.ndarray, resamples: int, rng_seed: list[int]
+) -> tuple[float | None, float | None, float]:
     """Paired cluster-bootstrap percentile CI of mean(d) and the sign-flip p-value."""
     n = len(d)
     rng = np.random.default_rng(rng_seed)
@@ -113,9 +130,24 @@ def _test(d: np.ndarray, resamples: int, rng_seed: list[int]) -> tuple[float | N
     return float(lo), float(hi), (c + 1) / (resamples + 1)
 
 
-def _compare(items_a: pd.DataFrame, items_b: pd.DataFrame, *, dataset: BorderLines, factor: str, model: str | None,
-             mode: str | None, a: str, b: str, metric: str, by: str, resamples: int, seed: int,
-             min_territories: int, alpha: float, policy: str) -> list[dict[str, Any]]:
+def _compare(
+    items_a: pd.DataFrame,
+    items_b: pd.DataFrame,
+    *,
+    dataset: BorderLines,
+    factor: str,
+    model: str | None,
+    mode: str | None,
+    a: str,
+    b: str,
+    metric: str,
+    by: str,
+    resamples: int,
+    seed: int,
+    min_territories: int,
+    alpha: float,
+    policy: str,
+) -> list[dict[str, Any]]:
     measure = get_measure(metric)
     pt = paired_territories(items_a, items_b, measure.name)
     runs_a = int(items_a["run"].nunique()) if len(items_a) else 0
@@ -128,29 +160,61 @@ def _compare(items_a: pd.DataFrame, items_b: pd.DataFrame, *, dataset: BorderLin
         both = g.dropna(subset=["p_a", "p_b"])
         d = (both["p_a"] - both["p_b"]).to_numpy(dtype=float)
         n = len(d)
-        langs = sorted(set(items_a.loc[items_a["_group"] == grp, "query_lang"])
-                       | set(items_b.loc[items_b["_group"] == grp, "query_lang"]))
+        langs = sorted(
+            set(items_a.loc[items_a["_group"] == grp, "query_lang"])
+            | set(items_b.loc[items_b["_group"] == grp, "query_lang"])
+        )
         row: dict[str, Any] = {
-            "factor": factor, "model": model, "mode": mode, "a": a, "b": b, "metric": measure.name, "by": by,
-            "group": grp, "languages": ",".join(langs),
+            "factor": factor,
+            "model": model,
+            "mode": mode,
+            "a": a,
+            "b": b,
+            "metric": measure.name,
+            "by": by,
+            "group": grp,
+            "languages": ",".join(langs),
             "value_a": float(both["p_a"].mean()) if n else math.nan,
             "value_b": float(both["p_b"].mean()) if n else math.nan,
             "diff": float(np.round(d.mean(), 12)) if n else math.nan,  # no -2.6e-18 for an exact 0
-            "ci_low": math.nan, "ci_high": math.nan,
-            "p_value": math.nan, "p_holm": math.nan, "significant": False,
-            "status": "judged" if n >= min_territories else ("too few to judge" if n else "undefined"),
-            "n_territories": n, "n_territories_a": int(g["p_a"].notna().sum()),
+            "ci_low": math.nan,
+            "ci_high": math.nan,
+            "p_value": math.nan,
+            "p_holm": math.nan,
+            "significant": False,
+            "status": "judged"
+            if n >= min_territories
+            else ("too few to judge" if n else "undefined"),
+            "n_territories": n,
+            "n_territories_a": int(g["p_a"].notna().sum()),
             "n_territories_b": int(g["p_b"].notna().sum()),
-            "n_items_a": int(g["den_a"].sum()), "n_items_b": int(g["den_b"].sum()),
-            "n_runs_a": runs_a, "n_runs_b": runs_b,
+            "n_items_a": int(g["den_a"].sum()),
+            "n_items_b": int(g["den_b"].sum()),
+            "n_runs_a": runs_a,
+            "n_runs_b": runs_b,
         }
         if row["status"] == "judged":
-            row["ci_low"], row["ci_high"], row["p_value"] = _test(d, resamples, [seed, zlib.crc32(grp.encode())])
+            row["ci_low"], row["ci_high"], row["p_value"] = _test(
+                d, resamples, [seed, zlib.crc32(grp.encode())]
+            )
         group_field = {"lang": grp} if by == "query_lang" else {"resource": grp}
-        row["signature"] = str(measure.signature(
-            cmp=f"{a}-vs-{b}", **group_field, mode=mode, gen=model, runs=max(runs_a, runs_b),
-            ci="cluster95", boot=resamples, perm=resamples, seed=seed, holm="yes", min_terr=min_territories,
-            policy=policy, data=data_hash))
+        row["signature"] = str(
+            measure.signature(
+                cmp=f"{a}-vs-{b}",
+                **group_field,
+                mode=mode,
+                gen=model,
+                runs=max(runs_a, runs_b),
+                ci="cluster95",
+                boot=resamples,
+                perm=resamples,
+                seed=seed,
+                holm="yes",
+                min_terr=min_territories,
+                policy=policy,
+                data=data_hash,
+            )
+        )
         rows.append(row)
     judged = [r for r in rows if r["status"] == "judged"]
     if judged:
@@ -170,8 +234,14 @@ def _args(by: str, resamples: int, min_territories: int, policy: str) -> None:
     check_policy(policy)
 
 
-def _check(responses: pd.DataFrame, dataset: BorderLines, by: str, resamples: int, min_territories: int,
-           policy: str) -> pd.DataFrame:
+def _check(
+    responses: pd.DataFrame,
+    dataset: BorderLines,
+    by: str,
+    resamples: int,
+    min_territories: int,
+    policy: str,
+) -> pd.DataFrame:
     _args(by, resamples, min_territories, policy)
     return perlang_items(responses, dataset, policy=policy)  # type: ignore[arg-type]
 
@@ -184,8 +254,15 @@ def _present(items: pd.DataFrame, column: str, value: str) -> None:
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=list(COMPARE_COLUMNS))
-    for c in ("n_territories", "n_territories_a", "n_territories_b", "n_items_a", "n_items_b", "n_runs_a",
-              "n_runs_b"):
+    for c in (
+        "n_territories",
+        "n_territories_a",
+        "n_territories_b",
+        "n_items_a",
+        "n_items_b",
+        "n_runs_a",
+        "n_runs_b",
+    ):
         df[c] = df[c].astype(int)
     df["significant"] = df["significant"].astype(bool)
     return df
@@ -230,15 +307,37 @@ def compare_by(
         ConfigError: unknown mode, model, measure or grouping.
     """
     items = _check(responses, dataset, by, resamples, min_territories, policy)
-    return compare_items(items, dataset, mode_a, mode_b, by=by, metric=metric, model=model, resamples=resamples,
-                         seed=seed, min_territories=min_territories, policy=policy, alpha=alpha)
+    return compare_items(
+        items,
+        dataset,
+        mode_a,
+        mode_b,
+        by=by,
+        metric=metric,
+        model=model,
+        resamples=resamples,
+        seed=seed,
+        min_territories=min_territories,
+        policy=policy,
+        alpha=alpha,
+    )
 
 
-def compare_items(items: pd.DataFrame, dataset: BorderLines, mode_a: str, mode_b: str, *,
-                  by: Grouping = "query_lang", metric: str = DEFAULT_MEASURE, model: str | None = None,
-                  resamples: int = DEFAULT_RESAMPLES, seed: int | None = None,
-                  min_territories: int = DEFAULT_MIN_TERRITORIES, policy: Policy = "strict",
-                  alpha: float = 0.05) -> pd.DataFrame:
+def compare_items(
+    items: pd.DataFrame,
+    dataset: BorderLines,
+    mode_a: str,
+    mode_b: str,
+    *,
+    by: Grouping = "query_lang",
+    metric: str = DEFAULT_MEASURE,
+    model: str | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int | None = None,
+    min_territories: int = DEFAULT_MIN_TERRITORIES,
+    policy: Policy = "strict",
+    alpha: float = 0.05,
+) -> pd.DataFrame:
     """:func:`compare_by` on precomputed :func:`perlang_items` (computed once for many comparisons).
 
     ``items`` must come from the same ``policy``; the ``_group`` column is (re)computed from ``by``.
@@ -255,9 +354,23 @@ def compare_items(items: pd.DataFrame, dataset: BorderLines, mode_a: str, mode_b
     rows: list[dict[str, Any]] = []
     for m in models:
         sub = items[items["model"] == m]
-        rows += _compare(sub[sub["mode"] == mode_a], sub[sub["mode"] == mode_b], dataset=dataset, factor="mode",
-                         model=m, mode=None, a=mode_a, b=mode_b, metric=metric, by=by, resamples=resamples,
-                         seed=seed, min_territories=min_territories, alpha=alpha, policy=policy)
+        rows += _compare(
+            sub[sub["mode"] == mode_a],
+            sub[sub["mode"] == mode_b],
+            dataset=dataset,
+            factor="mode",
+            model=m,
+            mode=None,
+            a=mode_a,
+            b=mode_b,
+            metric=metric,
+            by=by,
+            resamples=resamples,
+            seed=seed,
+            min_territories=min_territories,
+            alpha=alpha,
+            policy=policy,
+        )
     return _frame(rows)
 
 
@@ -288,9 +401,23 @@ def compare_models_by(
     for m in (model_a, model_b):
         _present(items, "model", m)
     sub = items[items["mode"] == mode]
-    rows = _compare(sub[sub["model"] == model_a], sub[sub["model"] == model_b], dataset=dataset, factor="model",
-                    model=None, mode=mode, a=model_a, b=model_b, metric=metric, by=by, resamples=resamples,
-                    seed=seed, min_territories=min_territories, alpha=alpha, policy=policy)
+    rows = _compare(
+        sub[sub["model"] == model_a],
+        sub[sub["model"] == model_b],
+        dataset=dataset,
+        factor="model",
+        model=None,
+        mode=mode,
+        a=model_a,
+        b=model_b,
+        metric=metric,
+        by=by,
+        resamples=resamples,
+        seed=seed,
+        min_territories=min_territories,
+        alpha=alpha,
+        policy=policy,
+    )
     return _frame(rows)
 
 

@@ -94,7 +94,15 @@ def get_measure(name: str | Measure) -> Measure:
     except KeyError:
         from .cs import METRICS
 
-        hint = (f" ({name} is a CS metric over all languages: compare it with "
+        hint = (
+            (
+                f" ({name} is a CS metric over all languages: compare it with "
                 "bordir.metrics.paired_comparison, or per language use controller_agreement, control_agreement "
-                "or non_control_agreement)") if name in METRICS else ""
-        raise ConfigError(f"unknown per-language measure {name!r}; known: {', '.join(PERLANG_NAMES)}{hint}") from None
+                "or non_control_agreement)"
+            )
+            if name in METRICS
+            else ""
+        )
+        raise ConfigError(
+            f"unknown per-language measure {name!r}; known: {', '.join(PERLANG_NAMES)}{hint}"
+        ) from None

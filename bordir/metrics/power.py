@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -51,8 +51,19 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..dataset import BorderLines
     from ..records import Query
 
-__all__ = ["ALPHA", "POWER", "THIN", "PLANNING_SD", "EXACT_MAX", "POWER_COLUMNS", "sign_flip_power", "mde",
-           "min_territories", "design_power", "observed_power"]
+__all__ = [
+    "ALPHA",
+    "POWER",
+    "THIN",
+    "PLANNING_SD",
+    "EXACT_MAX",
+    "POWER_COLUMNS",
+    "sign_flip_power",
+    "mde",
+    "min_territories",
+    "design_power",
+    "observed_power",
+]
 
 ALPHA = 0.05
 POWER = 0.8
@@ -61,15 +72,25 @@ THIN = 10
 PLANNING_SD = 0.5
 """σ_d assumed before a run (see the module docs)."""
 EXACT_MAX = 400
-POWER_COLUMNS = ("query_lang", "metric", "n_territories", "sd", "sd_source", "mde", "method", "thin",
-                 "detectable", "signature")
+POWER_COLUMNS = (
+    "query_lang",
+    "metric",
+    "n_territories",
+    "sd",
+    "sd_source",
+    "mde",
+    "method",
+    "thin",
+    "detectable",
+    "signature",
+)
 
 
 def _binom_pmf_row(k: int) -> np.ndarray:
     return _binom_pmf(np.arange(k + 1), k, 0.5)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _p_values(k: int) -> np.ndarray:
     """Exact two-sided sign-flip p-value for S = k − 2j, j = 0..k (j = #negative differences)."""
     pmf = _binom_pmf_row(k)
@@ -81,9 +102,11 @@ def _p_values(k: int) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _log_comb(n: int) -> np.ndarray:
-    return np.array([math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) for k in range(n + 1)])
+    return np.array(
+        [math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) for k in range(n + 1)]
+    )
 
 
 def _binom_pmf(ks: np.ndarray, n: int, p: float) -> np.ndarray:
@@ -96,7 +119,7 @@ def _binom_pmf(ks: np.ndarray, n: int, p: float) -> np.ndarray:
     return np.exp(_log_comb(n)[ks] + ks * math.log(p) + (n - ks) * math.log1p(-p))
 
 
-@lru_cache(maxsize=None)
+@cache
 def sign_flip_power(n: int, delta: float, psi: float, alpha: float = ALPHA) -> float:
     """Exact power of the two-sided sign-flip test for n ternary differences with P(±1) = (ψ ± δ)/2."""
     qp, qm = (psi + delta) / 2, (psi - delta) / 2
@@ -133,14 +156,18 @@ def _power(n: int, delta: float, sd: float, alpha: float) -> float:
     return float(1 - norm.cdf(z - ncp) + norm.cdf(-z - ncp))
 
 
-def mde(n: int, *, sigma_d: float = PLANNING_SD, alpha: float = ALPHA, power: float = POWER) -> float | None:
+def mde(
+    n: int, *, sigma_d: float = PLANNING_SD, alpha: float = ALPHA, power: float = POWER
+) -> float | None:
     """The smallest difference δ ∈ (0, 1] detected with ``power`` by the paired sign-flip test; None if none is.
 
     δ is searched on a 0.005 grid by bisection (the power of the discrete test grows with δ up to small
     steps); None when even δ = 1 is not detected with that power (e.g. n ≤ 5: the test cannot reject).
     """
     n = int(n)
-    if n < 1 or n < math.log2(2.0 / alpha):  # the smallest attainable p-value, 2 / 2^n, exceeds alpha
+    if n < 1 or n < math.log2(
+        2.0 / alpha
+    ):  # the smallest attainable p-value, 2 / 2^n, exceeds alpha
         return None
     sd = float(min(max(sigma_d, 0.0), 1.0))
     grid = np.round(np.arange(0.005, 1.0 + 1e-9, 0.005), 3)
@@ -150,7 +177,10 @@ def mde(n: int, *, sigma_d: float = PLANNING_SD, alpha: float = ALPHA, power: fl
 
     if not ok(len(grid) - 1):
         return None
-    lo, hi = 0, len(grid) - 1  # bisection: power grows with the effect (up to the test's discreteness)
+    lo, hi = (
+        0,
+        len(grid) - 1,
+    )  # bisection: power grows with the effect (up to the test's discreteness)
     while lo < hi:
         mid = (lo + hi) // 2
         if ok(mid):
@@ -160,13 +190,20 @@ def mde(n: int, *, sigma_d: float = PLANNING_SD, alpha: float = ALPHA, power: fl
     return float(grid[hi])
 
 
-def min_territories(target: float, *, sigma_d: float = PLANNING_SD, alpha: float = ALPHA, power: float = POWER,
-                    max_n: int = 100_000) -> int | None:
+def min_territories(
+    target: float,
+    *,
+    sigma_d: float = PLANNING_SD,
+    alpha: float = ALPHA,
+    power: float = POWER,
+    max_n: int = 100_000,
+) -> int | None:
     """The fewest territories whose MDE is ≤ ``target`` (bisection; None beyond ``max_n``).
 
     >>> min_territories(0.5), min_territories(0.1) > 100
     (15, True)
     """
+
     def ok(n: int) -> bool:
         m = mde(n, sigma_d=sigma_d, alpha=alpha, power=power)
         return m is not None and m <= target + 1e-9
@@ -185,18 +222,51 @@ def min_territories(target: float, *, sigma_d: float = PLANNING_SD, alpha: float
     return hi
 
 
-def _row(lang: str, metric: str, n: int, sd: float, source: str, runs: int | None, alpha: float, power: float
-         ) -> dict:
+def _row(
+    lang: str,
+    metric: str,
+    n: int,
+    sd: float,
+    source: str,
+    runs: int | None,
+    alpha: float,
+    power: float,
+) -> dict:
     m = mde(n, sigma_d=sd, alpha=alpha, power=power)
-    sig = Signature.build("mde", metric=metric, lang=lang, alpha=alpha, power=power, test="signflip-exact"
-                          if n <= EXACT_MAX else "normal", sd=f"{sd:.3f}", sd_src=source, runs=runs)
-    return {"query_lang": lang, "metric": metric, "n_territories": int(n), "sd": float(sd), "sd_source": source,
-            "mde": m, "method": "exact" if n <= EXACT_MAX else "analytic", "thin": n < THIN,
-            "detectable": m is not None, "signature": str(sig)}
+    sig = Signature.build(
+        "mde",
+        metric=metric,
+        lang=lang,
+        alpha=alpha,
+        power=power,
+        test="signflip-exact" if n <= EXACT_MAX else "normal",
+        sd=f"{sd:.3f}",
+        sd_src=source,
+        runs=runs,
+    )
+    return {
+        "query_lang": lang,
+        "metric": metric,
+        "n_territories": int(n),
+        "sd": float(sd),
+        "sd_source": source,
+        "mde": m,
+        "method": "exact" if n <= EXACT_MAX else "analytic",
+        "thin": n < THIN,
+        "detectable": m is not None,
+        "signature": str(sig),
+    }
 
 
-def design_power(queries: Sequence[Query], dataset: BorderLines, *, sigma_d: float = PLANNING_SD,
-                 runs: int | None = None, alpha: float = ALPHA, power: float = POWER) -> pd.DataFrame:
+def design_power(
+    queries: Sequence[Query],
+    dataset: BorderLines,
+    *,
+    sigma_d: float = PLANNING_SD,
+    runs: int | None = None,
+    alpha: float = ALPHA,
+    power: float = POWER,
+) -> pd.DataFrame:
     """The power table of a design before it is run: per query language, Control and Non-control CS.
 
     Territories per cell: Control CS in language *l* — territories asked in *l* whose controller's language
@@ -221,8 +291,10 @@ def design_power(queries: Sequence[Query], dataset: BorderLines, *, sigma_d: flo
     controls = {q.territory for q in queries if q.is_control}
     n_kb = sum(dataset.territory(t).controller_known for t in controls)
     n_cst = sum(len(langs & set(dataset.claimant_langs(t))) >= 2 for t, langs in by_terr.items())
-    rows = [_row("*", "kb_cs", n_kb, sigma_d, "planning", runs, alpha, power),
-            _row("*", "cst_cs", n_cst, sigma_d, "planning", runs, alpha, power)]
+    rows = [
+        _row("*", "kb_cs", n_kb, sigma_d, "planning", runs, alpha, power),
+        _row("*", "cst_cs", n_cst, sigma_d, "planning", runs, alpha, power),
+    ]
     for lang in sorted(set(control) | set(non)):
         for metric, d in (("control_cs", control), ("non_control_cs", non)):
             if d.get(lang):
@@ -236,24 +308,72 @@ def _per_territory(responses: pd.DataFrame, dataset: BorderLines) -> pd.DataFram
 
     frames = []
     for (model, mode, run), ts in territory_tables(responses, dataset, validate=False).items():
-        it = ts.items[~ts.items["missing"].astype(bool) & ts.items["role"].isin(["control", "non_control"])]
-        frames.append(pd.DataFrame({"model": model, "mode": mode, "run": run, "territory": it["territory"],
-                                    "query_lang": it["query_lang"], "metric": it["role"] + "_cs",
-                                    "value": it["agree"].astype(float)}))
+        it = ts.items[
+            ~ts.items["missing"].astype(bool) & ts.items["role"].isin(["control", "non_control"])
+        ]
+        frames.append(
+            pd.DataFrame(
+                {
+                    "model": model,
+                    "mode": mode,
+                    "run": run,
+                    "territory": it["territory"],
+                    "query_lang": it["query_lang"],
+                    "metric": it["role"] + "_cs",
+                    "value": it["agree"].astype(float),
+                }
+            )
+        )
         t = ts.table
         kb = t[t["kb_den"] > 0]
-        frames.append(pd.DataFrame({"model": model, "mode": mode, "run": run, "territory": kb["territory"],
-                                    "query_lang": "*", "metric": "kb_cs", "value": kb["kb_num"]}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "model": model,
+                    "mode": mode,
+                    "run": run,
+                    "territory": kb["territory"],
+                    "query_lang": "*",
+                    "metric": "kb_cs",
+                    "value": kb["kb_num"],
+                }
+            )
+        )
         cst = t[t["cst_den"] > 0]
-        frames.append(pd.DataFrame({"model": model, "mode": mode, "run": run, "territory": cst["territory"],
-                                    "query_lang": "*", "metric": "cst_cs", "value": cst["cst_num"]}))
-    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["model", "mode", "run", "territory", "query_lang", "metric", "value"])
-    return df.groupby(["model", "mode", "territory", "query_lang", "metric"], as_index=False)["value"].mean()
+        frames.append(
+            pd.DataFrame(
+                {
+                    "model": model,
+                    "mode": mode,
+                    "run": run,
+                    "territory": cst["territory"],
+                    "query_lang": "*",
+                    "metric": "cst_cs",
+                    "value": cst["cst_num"],
+                }
+            )
+        )
+    df = (
+        pd.concat(frames, ignore_index=True)
+        if frames
+        else pd.DataFrame(
+            columns=["model", "mode", "run", "territory", "query_lang", "metric", "value"]
+        )
+    )
+    return df.groupby(["model", "mode", "territory", "query_lang", "metric"], as_index=False)[
+        "value"
+    ].mean()
 
 
-def observed_power(responses: pd.DataFrame, dataset: BorderLines, *, baseline: str = "no_ir",
-                   alpha: float = ALPHA, power: float = POWER, min_sd: float = 0.0) -> pd.DataFrame:
+def observed_power(
+    responses: pd.DataFrame,
+    dataset: BorderLines,
+    *,
+    baseline: str = "no_ir",
+    alpha: float = ALPHA,
+    power: float = POWER,
+    min_sd: float = 0.0,
+) -> pd.DataFrame:
     """The power table of a run: per query language and metric, with σ_d observed on its comparisons.
 
     For every model and every mode compared with ``baseline`` (as the report compares them), the SD of the
@@ -266,7 +386,7 @@ def observed_power(responses: pd.DataFrame, dataset: BorderLines, *, baseline: s
     rows = []
     for (lang, metric), g in per.groupby(["query_lang", "metric"], sort=True):
         sds, ns = [], []
-        for model, gm in g.groupby("model"):
+        for _model, gm in g.groupby("model"):
             base = gm[gm["mode"] == baseline].set_index("territory")["value"]
             for mode, gx in gm.groupby("mode"):
                 if mode == baseline:
@@ -284,5 +404,7 @@ def observed_power(responses: pd.DataFrame, dataset: BorderLines, *, baseline: s
         rows.append(_row(lang, metric, n, sd, src, runs, alpha, power))
     order = {"*": 0}
     df = pd.DataFrame(rows, columns=list(POWER_COLUMNS))
-    return df.sort_values(by=["query_lang", "metric"], key=lambda s: s.map(lambda v: (order.get(v, 1), v))
-                          if s.name == "query_lang" else s).reset_index(drop=True)
+    return df.sort_values(
+        by=["query_lang", "metric"],
+        key=lambda s: s.map(lambda v: (order.get(v, 1), v)) if s.name == "query_lang" else s,
+    ).reset_index(drop=True)

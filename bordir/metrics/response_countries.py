@@ -61,8 +61,14 @@ class ResponseCountries:
     signature: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"mean": self.mean, "sd": self.sd, "mean_en": self.mean_en, "sd_en": self.sd_en,
-                "n_territories": self.n_territories, "signature": self.signature}
+        return {
+            "mean": self.mean,
+            "sd": self.sd,
+            "mean_en": self.mean_en,
+            "sd_en": self.sd_en,
+            "n_territories": self.n_territories,
+            "signature": self.signature,
+        }
 
 
 def _mean_sd(x: np.ndarray) -> tuple[float | None, float | None]:
@@ -78,18 +84,25 @@ def response_countries(stats: TerritoryStats) -> ResponseCountries:
     n = len(t)
     mean, sd = _mean_sd(np.asarray(t["rc_n"], dtype=float) if n else np.zeros(0))
     mean_en, sd_en = _mean_sd(np.asarray(t["rc_en_n"], dtype=float) if n else np.zeros(0))
-    return ResponseCountries(mean, sd, mean_en, sd_en, n, str(stats.signature("response_countries", ddof=1)))
+    return ResponseCountries(
+        mean, sd, mean_en, sd_en, n, str(stats.signature("response_countries", ddof=1))
+    )
 
 
-def summarize_response_countries(per_run: Sequence[ResponseCountries], *, variant: str = "t95") -> dict[str, Any]:
+def summarize_response_countries(
+    per_run: Sequence[ResponseCountries], *, variant: str = "t95"
+) -> dict[str, Any]:
     """Over runs: the mean of the per-run means with its t-interval, and the mean per-run σ, both variants.
 
     Returns ``{"mean", "ci95", "sd", "n_runs", "mean_en", "ci95_en", "sd_en"}`` (σ: the mean of the runs' σ).
     """
     out: dict[str, Any] = {}
     for suffix, attr, sd_attr in (("", "mean", "sd"), ("_en", "mean_en", "sd_en")):
-        iv = t_interval([getattr(r, attr) for r in per_run], variant=variant,  # type: ignore[arg-type]
-                        bounds=(0.0, math.inf))
+        iv = t_interval(
+            [getattr(r, attr) for r in per_run],
+            variant=variant,  # type: ignore[arg-type]
+            bounds=(0.0, math.inf),
+        )
         sds = [getattr(r, sd_attr) for r in per_run if getattr(r, sd_attr) is not None]
         out[f"mean{suffix}"] = iv.mean
         out[f"ci95{suffix}"] = None if iv.low is None else [iv.low, iv.high]

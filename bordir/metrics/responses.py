@@ -110,6 +110,7 @@ class TableKey(NamedTuple):
     mode: str
     run: int
 
+
 NONE_RESPONSE = "None"
 """What the reference stores as ``Response`` for an unparsed answer."""
 
@@ -134,7 +135,9 @@ def answer_pick(outcome: str, choice: int, claimants: Sequence[str], policy: Pol
     return claimants[0] if policy == "reference" else None
 
 
-def answer_control(outcome: str, choice: int, claimants: Sequence[str], policy: Policy) -> str | None:
+def answer_control(
+    outcome: str, choice: int, claimants: Sequence[str], policy: Policy
+) -> str | None:
     """The control answer as it enters KB (``Response_en``).
 
     The English country name when answered. Otherwise ``None`` (missing) under
@@ -191,38 +194,70 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
 
     outcome = df["outcome"].to_numpy()
     bad = ~np.isin(outcome, OUTCOMES)
-    _fail(df, bad, "outcome", lambda i: f"unknown outcome {outcome[i]!r}; known: {', '.join(OUTCOMES)}")
+    _fail(
+        df,
+        bad,
+        "outcome",
+        lambda i: f"unknown outcome {outcome[i]!r}; known: {', '.join(OUTCOMES)}",
+    )
 
     ctl = df["is_control"]
     ok = ctl.map(lambda v: isinstance(v, (bool, np.bool_)) or v in (0, 1)).to_numpy(dtype=bool)
-    _fail(df, ~ok, "is_control", lambda i: f"is_control must be true or false, found {ctl.iloc[i]!r}")
+    _fail(
+        df, ~ok, "is_control", lambda i: f"is_control must be true or false, found {ctl.iloc[i]!r}"
+    )
     df["is_control"] = ctl.astype(bool)
 
     for col in ("run", "choice"):
         num = pd.to_numeric(df[col], errors="coerce")
         raw = df[col]
         bad = (num.isna() | (num != np.floor(num))).to_numpy()
-        _fail(df, bad, col, lambda i, col=col, raw=raw: f"{col} must be an integer, found {raw.iloc[i]!r}")
+        _fail(
+            df,
+            bad,
+            col,
+            lambda i, col=col, raw=raw: f"{col} must be an integer, found {raw.iloc[i]!r}",
+        )
         df[col] = num.astype(np.int64)
 
     choice = df["choice"].to_numpy()
     answered = outcome == "answered"
-    _fail(df, answered & (choice < 0), "choice",
-          lambda i: f"outcome 'answered' needs a choice >= 0, found {choice[i]}")
-    _fail(df, ~answered & (choice != -1), "choice",
-          lambda i: f"choice must be -1 unless outcome == 'answered' (outcome {outcome[i]!r}, choice {choice[i]})")
+    _fail(
+        df,
+        answered & (choice < 0),
+        "choice",
+        lambda i: f"outcome 'answered' needs a choice >= 0, found {choice[i]}",
+    )
+    _fail(
+        df,
+        ~answered & (choice != -1),
+        "choice",
+        lambda i: (
+            f"choice must be -1 unless outcome == 'answered' (outcome {outcome[i]!r}, choice {choice[i]})"
+        ),
+    )
 
     lang = df["query_lang"].to_numpy()
-    _fail(df, df["is_control"].to_numpy() & (lang != "en"), "query_lang",
-          lambda i: f"a control query is English; found query_lang {lang[i]!r}")
+    _fail(
+        df,
+        df["is_control"].to_numpy() & (lang != "en"),
+        "query_lang",
+        lambda i: f"a control query is English; found query_lang {lang[i]!r}",
+    )
 
     key = [*GROUP_KEYS, "territory", "query_lang"]
     dup = df.duplicated(key, keep="first").to_numpy()
-    _fail(df, dup, "query_lang", lambda i: (
-        f"a second response for territory {df['territory'].iloc[i]!r} in {lang[i]!r} "
-        f"(model {df['model'].iloc[i]!r}, mode {df['mode'].iloc[i]!r}, run {df['run'].iloc[i]}); "
-        "keep one row per (model, mode, run, territory, query_lang); "
-        "the en claimant query is the control query"))
+    _fail(
+        df,
+        dup,
+        "query_lang",
+        lambda i: (
+            f"a second response for territory {df['territory'].iloc[i]!r} in {lang[i]!r} "
+            f"(model {df['model'].iloc[i]!r}, mode {df['mode'].iloc[i]!r}, run {df['run'].iloc[i]}); "
+            "keep one row per (model, mode, run, territory, query_lang); "
+            "the en claimant query is the control query"
+        ),
+    )
 
     if dataset is not None:
         n_claim: dict[str, int] = {}
@@ -231,14 +266,18 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
                 n_claim[name] = len(dataset.territory(name).claimants)
             except ConfigError as exc:
                 pos = int(np.flatnonzero(df["territory"].to_numpy() == name)[0])
-                raise DataError(f"{_row_label(df, pos)}: {exc}", path=_WHERE, field="territory") from None
+                raise DataError(
+                    f"{_row_label(df, pos)}: {exc}", path=_WHERE, field="territory"
+                ) from None
         limit = df["territory"].map(n_claim).to_numpy()
         terr = df["territory"].to_numpy()
 
         def _range(i: int) -> str:
             t = dataset.territory(terr[i])
-            return (f"choice {choice[i]} is out of range; {t.name!r} has {len(t.claimants)} claimants "
-                    f"({', '.join(t.claimants)}), so choice must be 0..{len(t.claimants) - 1}")
+            return (
+                f"choice {choice[i]} is out of range; {t.name!r} has {len(t.claimants)} claimants "
+                f"({', '.join(t.claimants)}), so choice must be 0..{len(t.claimants) - 1}"
+            )
 
         _fail(df, choice >= limit, "choice", _range)
     return df

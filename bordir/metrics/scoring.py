@@ -38,7 +38,9 @@ SCORE_COLUMNS: tuple[str, ...] = (
 )  # fmt: skip
 
 
-def score_responses(responses: pd.DataFrame, dataset: BorderLines, *, policy: Policy = "strict") -> pd.DataFrame:
+def score_responses(
+    responses: pd.DataFrame, dataset: BorderLines, *, policy: Policy = "strict"
+) -> pd.DataFrame:
     """Every CS metric for every (model, mode, run), with the counts behind it.
 
     Returns:
@@ -49,10 +51,20 @@ def score_responses(responses: pd.DataFrame, dataset: BorderLines, *, policy: Po
     for key, stats in territory_tables(responses, dataset, policy=policy).items():
         n_q = stats.n_queries
         for m, s in stats.scores().items():
-            rows.append({**key._asdict(), "metric": m,
-                         "value": float("nan") if s.value is None else s.value,
-                         "numerator": s.numerator, "denominator": s.denominator, "items": s.items,
-                         "skipped": s.skipped, "n_queries": n_q, "policy": policy, "note": s.note})
+            rows.append(
+                {
+                    **key._asdict(),
+                    "metric": m,
+                    "value": float("nan") if s.value is None else s.value,
+                    "numerator": s.numerator,
+                    "denominator": s.denominator,
+                    "items": s.items,
+                    "skipped": s.skipped,
+                    "n_queries": n_q,
+                    "policy": policy,
+                    "note": s.note,
+                }
+            )
     df = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
     for col in ("denominator", "items", "skipped", "n_queries"):
         df[col] = df[col].astype("Int64")
@@ -70,8 +82,24 @@ def summarize_runs(scores: pd.DataFrame, *, ci: CIVariant = "t95") -> pd.DataFra
         iv = t_interval(g["value"].tolist(), variant=ci, bounds=METRIC_BOUNDS.get(metric))
         policy = str(g["policy"].iloc[0])
         sig = Signature.build(metric, mode=mode, gen=model, runs=iv.n, ci=ci, policy=policy)
-        out.append({"model": model, "mode": mode, "metric": metric, "n_runs": iv.n, "mean": iv.mean,
-                    "low": iv.low, "high": iv.high, "sd": iv.sd, "signature": str(sig)})
-    df = pd.DataFrame(out, columns=["model", "mode", "metric", "n_runs", "mean", "low", "high", "sd", "signature"])
-    return df.sort_values(["model", "mode", "metric"], key=lambda s: s.map(order) if s.name == "metric" else s,
-                          ignore_index=True)
+        out.append(
+            {
+                "model": model,
+                "mode": mode,
+                "metric": metric,
+                "n_runs": iv.n,
+                "mean": iv.mean,
+                "low": iv.low,
+                "high": iv.high,
+                "sd": iv.sd,
+                "signature": str(sig),
+            }
+        )
+    df = pd.DataFrame(
+        out, columns=["model", "mode", "metric", "n_runs", "mean", "low", "high", "sd", "signature"]
+    )
+    return df.sort_values(
+        ["model", "mode", "metric"],
+        key=lambda s: s.map(order) if s.name == "metric" else s,
+        ignore_index=True,
+    )

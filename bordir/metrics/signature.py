@@ -53,7 +53,9 @@ def _fmt(value: Any) -> str:
         return "yes" if value else "no"
     text = str(value)
     if "|" in text or "\n" in text:
-        raise ConfigError(f"signature value {text!r} contains '|' or a newline; use another spelling")
+        raise ConfigError(
+            f"signature value {text!r} contains '|' or a newline; use another spelling"
+        )
     return text
 
 

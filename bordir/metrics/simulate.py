@@ -39,8 +39,9 @@ from .smallsample import territory_interval_from_arrays
 __all__ = ["synthetic_tables", "population_values", "coverage"]
 
 
-def synthetic_tables(rng: np.random.Generator, *, n_sets: int, n_territories: int, low_non_control: bool = False
-                     ) -> dict[str, np.ndarray]:
+def synthetic_tables(
+    rng: np.random.Generator, *, n_sets: int, n_territories: int, low_non_control: bool = False
+) -> dict[str, np.ndarray]:
     """Per-territory columns, each of shape ``(n_sets, n_territories)`` (see the module docs)."""
     shape = (n_sets, n_territories)
     known = rng.random(shape) < 0.7
@@ -57,20 +58,32 @@ def synthetic_tables(rng: np.random.Generator, *, n_sets: int, n_territories: in
     cst = np.where(pairs > 0, agreeing / np.maximum(pairs, 1), 0.0)
     f = np.float64
     return {
-        "kb_num": kb.astype(f), "kb_den": known.astype(f),
-        "control_num": agree_c.astype(f), "control_den": has_ctl.astype(f),
-        "nc_num": np.where(nc_n > 0, nc_agree / np.maximum(nc_n, 1), 0.0), "nc_den": (nc_n > 0).astype(f),
-        "cst_num": cst, "cst_den": (pairs > 0).astype(f),
-        "cst_unk_num": np.where(~known, cst, 0.0), "cst_unk_den": ((pairs > 0) & ~known).astype(f),
+        "kb_num": kb.astype(f),
+        "kb_den": known.astype(f),
+        "control_num": agree_c.astype(f),
+        "control_den": has_ctl.astype(f),
+        "nc_num": np.where(nc_n > 0, nc_agree / np.maximum(nc_n, 1), 0.0),
+        "nc_den": (nc_n > 0).astype(f),
+        "cst_num": cst,
+        "cst_den": (pairs > 0).astype(f),
+        "cst_unk_num": np.where(~known, cst, 0.0),
+        "cst_unk_den": ((pairs > 0) & ~known).astype(f),
     }
 
 
-def population_values(*, low_non_control: bool = False, n_territories: int = 2_000_000, seed: int = 0
-                      ) -> dict[str, float]:
+def population_values(
+    *, low_non_control: bool = False, n_territories: int = 2_000_000, seed: int = 0
+) -> dict[str, float]:
     """Every metric of :data:`~bordir.metrics.cs.METRICS` on one very large draw: the values intervals should cover."""
-    cols = synthetic_tables(np.random.default_rng(seed), n_sets=1, n_territories=n_territories,
-                            low_non_control=low_non_control)
-    return {m: float(np.asarray(metric_value({k: v[0] for k, v in cols.items()}, m))) for m in METRICS}
+    cols = synthetic_tables(
+        np.random.default_rng(seed),
+        n_sets=1,
+        n_territories=n_territories,
+        low_non_control=low_non_control,
+    )
+    return {
+        m: float(np.asarray(metric_value({k: v[0] for k, v in cols.items()}, m))) for m in METRICS
+    }
 
 
 def _boot_values(cols: dict[str, np.ndarray], metric: str, w: np.ndarray) -> np.ndarray:
@@ -81,22 +94,35 @@ def _boot_values(cols: dict[str, np.ndarray], metric: str, w: np.ndarray) -> np.
     c = np.asarray(metric_value(c3, "control_cs", weights=w), dtype=float)
     n = np.asarray(metric_value(c3, "non_control_cs", weights=w), dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 0, c / np.where(n > 0, n, 1.0) - 1.0, np.where((n == 0) & (c > 0), np.inf, np.nan))
+        return np.where(
+            n > 0, c / np.where(n > 0, n, 1.0) - 1.0, np.where((n == 0) & (c > 0), np.inf, np.nan)
+        )
 
 
-def coverage(rng: np.random.Generator, *, n_sets: int, n_territories: int, n_resamples: int = 1000,
-             truth: dict[str, float] | None = None, low_non_control: bool = False, chunk: int | None = None,
-             metrics: tuple[str, ...] = METRICS) -> dict[str, dict[str, Any]]:
+def coverage(
+    rng: np.random.Generator,
+    *,
+    n_sets: int,
+    n_territories: int,
+    n_resamples: int = 1000,
+    truth: dict[str, float] | None = None,
+    low_non_control: bool = False,
+    chunk: int | None = None,
+    metrics: tuple[str, ...] = METRICS,
+) -> dict[str, dict[str, Any]]:
     """Coverage of the population values by the percentile bootstrap (``boot95``) and ``terr95``, per metric.
 
     Returns ``{metric: {"boot95": share, "terr95": share, "n": datasets where the metric is defined,
     "terr95_width": median width, "boot95_width": median width, "warned": share of datasets warned about}}``.
     """
     truth = truth or population_values(low_non_control=low_non_control)
-    hits: dict[str, dict[str, Any]] = {m: {"boot95": 0, "terr95": 0, "n": 0, "warned": 0, "bw": [], "tw": []}
-                                       for m in metrics}
+    hits: dict[str, dict[str, Any]] = {
+        m: {"boot95": 0, "terr95": 0, "n": 0, "warned": 0, "bw": [], "tw": []} for m in metrics
+    }
     t = n_territories
-    chunk = chunk or max(1, 6_000_000 // (n_resamples * t))  # resample weights of one chunk: ≤ 48 MB
+    chunk = chunk or max(
+        1, 6_000_000 // (n_resamples * t)
+    )  # resample weights of one chunk: ≤ 48 MB
     for start in range(0, n_sets, chunk):
         s = min(chunk, n_sets - start)
         cols = synthetic_tables(rng, n_sets=s, n_territories=t, low_non_control=low_non_control)
@@ -110,13 +136,17 @@ def coverage(rng: np.random.Generator, *, n_sets: int, n_territories: int, n_res
                     lo = np.nanquantile(boot, 0.025, axis=1, method="inverted_cdf")
                     hi = np.nanquantile(boot, 0.975, axis=1, method="inverted_cdf")
                 else:
-                    lo, hi = np.nanquantile(boot, 0.025, axis=1), np.nanquantile(boot, 0.975, axis=1)
+                    lo, hi = (
+                        np.nanquantile(boot, 0.025, axis=1),
+                        np.nanquantile(boot, 0.975, axis=1),
+                    )
             tv = truth[m]
             for i in range(s):
                 if not np.isfinite(est[i]):
                     continue
-                ti = territory_interval_from_arrays({k: v[i] for k, v in cols.items()}, m,
-                                                    ratio_columns=dict(RATIO_METRICS))
+                ti = territory_interval_from_arrays(
+                    {k: v[i] for k, v in cols.items()}, m, ratio_columns=dict(RATIO_METRICS)
+                )
                 h = hits[m]
                 h["n"] += 1
                 h["boot95"] += bool(lo[i] <= tv <= hi[i])
@@ -128,7 +158,12 @@ def coverage(rng: np.random.Generator, *, n_sets: int, n_territories: int, n_res
     out = {}
     for m, h in hits.items():
         n = max(h["n"], 1)
-        out[m] = {"boot95": h["boot95"] / n, "terr95": h["terr95"] / n, "n": h["n"], "warned": h["warned"] / n,
-                  "boot95_width": float(np.nanmedian(h["bw"])) if h["bw"] else None,
-                  "terr95_width": float(np.nanmedian(h["tw"])) if h["tw"] else None}
+        out[m] = {
+            "boot95": h["boot95"] / n,
+            "terr95": h["terr95"] / n,
+            "n": h["n"],
+            "warned": h["warned"] / n,
+            "boot95_width": float(np.nanmedian(h["bw"])) if h["bw"] else None,
+            "terr95_width": float(np.nanmedian(h["tw"])) if h["tw"] else None,
+        }
     return out

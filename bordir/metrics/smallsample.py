@@ -49,18 +49,36 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TERRITORY_METHODS", "UNSTABLE_NON_CONTROL", "wilson_ratio", "influence", "mover_difference",
-           "mover_log_ratio", "bca_bounds", "TerritoryInterval", "territory_interval_from_arrays",
-           "few_clusters_warning", "pooled_columns", "COVERAGE_NOTE"]
+__all__ = [
+    "TERRITORY_METHODS",
+    "UNSTABLE_NON_CONTROL",
+    "wilson_ratio",
+    "influence",
+    "mover_difference",
+    "mover_log_ratio",
+    "bca_bounds",
+    "TerritoryInterval",
+    "territory_interval_from_arrays",
+    "few_clusters_warning",
+    "pooled_columns",
+    "COVERAGE_NOTE",
+]
 
 TERRITORY_METHODS: dict[str, str] = {
-    "kb_cs": "wilson", "control_cs": "wilson", "non_control_cs": "wilson", "cst_cs": "wilson",
-    "cst_cs_unknown": "wilson", "delta_cs_abs": "mover", "delta_cs": "mover-log",
+    "kb_cs": "wilson",
+    "control_cs": "wilson",
+    "non_control_cs": "wilson",
+    "cst_cs": "wilson",
+    "cst_cs_unknown": "wilson",
+    "delta_cs_abs": "mover",
+    "delta_cs": "mover-log",
 }
 """The small-sample interval of each metric (see the module docs)."""
-COVERAGE_NOTE = ("measured coverage of 95% intervals (docs/metrics.md): at 12 territories the percentile bootstrap "
-                 "64–90%, the small-sample interval 92–97% (87–89% when territory sizes are uneven); at 30: 90–94% "
-                 "and 94–96% (91–93%)")
+COVERAGE_NOTE = (
+    "measured coverage of 95% intervals (docs/metrics.md): at 12 territories the percentile bootstrap "
+    "64–90%, the small-sample interval 92–97% (87–89% when territory sizes are uneven); at 30: 90–94% "
+    "and 94–96% (91–93%)"
+)
 """The measured coverage, as the reports quote it (``benchmarks/coverage_bootstrap.py``)."""
 UNSTABLE_NON_CONTROL = 0.1
 """ΔCS (normalised) is marked unstable when the lower end of Non-control CS's interval is below this: dividing
@@ -71,7 +89,9 @@ def _z(conf: float) -> float:
     return NormalDist().inv_cdf(1 - (1 - conf) / 2)
 
 
-def wilson_ratio(num: np.ndarray, den: np.ndarray, conf: float = 0.95) -> tuple[float, float, float]:
+def wilson_ratio(
+    num: np.ndarray, den: np.ndarray, conf: float = 0.95
+) -> tuple[float, float, float]:
     """Cluster Wilson interval of ``Σnum / Σden`` over territories (``0 ≤ num ≤ den``); NaNs when undefined."""
     a, b = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
     n, x, s2 = float(b.sum()), float(a.sum()), float((b * b).sum())
@@ -103,8 +123,9 @@ def _corr(u1: np.ndarray, u2: np.ndarray) -> float:
     return float((u1 * u2).sum()) / d if d > 0 else 0.0
 
 
-def mover_difference(e1: float, l1: float, h1: float, e2: float, l2: float, h2: float, rho: float
-                     ) -> tuple[float, float, float]:
+def mover_difference(
+    e1: float, l1: float, h1: float, e2: float, l2: float, h2: float, rho: float
+) -> tuple[float, float, float]:
     """Newcombe's hybrid (MOVER) interval of ``e1 − e2`` from the two intervals and their correlation ``rho``."""
     d = e1 - e2
     lo = d - math.sqrt(max((e1 - l1) ** 2 - 2 * rho * (e1 - l1) * (h2 - e2) + (h2 - e2) ** 2, 0.0))
@@ -116,8 +137,9 @@ def _log(x: float) -> float:
     return math.log(x) if x > 0 else -math.inf
 
 
-def mover_log_ratio(e1: float, l1: float, h1: float, e2: float, l2: float, h2: float, rho: float
-                    ) -> tuple[float, float, float]:
+def mover_log_ratio(
+    e1: float, l1: float, h1: float, e2: float, l2: float, h2: float, rho: float
+) -> tuple[float, float, float]:
     """``e1 / e2 − 1`` with the MOVER interval of ``log e1 − log e2``, back-transformed (NaN when e2 = 0)."""
     if not e2 > 0:
         return math.nan, math.nan, math.nan
@@ -129,16 +151,21 @@ def mover_log_ratio(e1: float, l1: float, h1: float, e2: float, l2: float, h2: f
     if math.isinf(dl1) or math.isinf(dh2):
         lo = -math.inf
     else:
-        lo = (g1 - g2) - math.sqrt(max(dl1 ** 2 - 2 * rho * dl1 * dh2 + dh2 ** 2, 0.0))
+        lo = (g1 - g2) - math.sqrt(max(dl1**2 - 2 * rho * dl1 * dh2 + dh2**2, 0.0))
     if math.isinf(dh1) or math.isinf(dl2):
         hi = math.inf
     else:
-        hi = (g1 - g2) + math.sqrt(max(dh1 ** 2 - 2 * rho * dh1 * dl2 + dl2 ** 2, 0.0))
-    return e1 / e2 - 1, math.expm1(lo) if lo > -math.inf else -1.0, math.expm1(hi) if hi < math.inf else math.inf
+        hi = (g1 - g2) + math.sqrt(max(dh1**2 - 2 * rho * dh1 * dl2 + dl2**2, 0.0))
+    return (
+        e1 / e2 - 1,
+        math.expm1(lo) if lo > -math.inf else -1.0,
+        math.expm1(hi) if hi < math.inf else math.inf,
+    )
 
 
-def bca_bounds(boot: np.ndarray, estimate: float, jack: np.ndarray, conf: float = 0.95
-               ) -> tuple[float | None, float | None]:
+def bca_bounds(
+    boot: np.ndarray, estimate: float, jack: np.ndarray, conf: float = 0.95
+) -> tuple[float | None, float | None]:
     """BCa bounds from the resampled values (NaN = undefined, left out) and the jackknife values."""
     b = np.asarray(boot, dtype=float)
     b = b[~np.isnan(b)]
@@ -153,13 +180,15 @@ def bca_bounds(boot: np.ndarray, estimate: float, jack: np.ndarray, conf: float 
     if len(j) > 2:
         d = j.mean() - j
         den = 6.0 * float((d * d).sum()) ** 1.5
-        acc = float((d ** 3).sum()) / den if den > 0 else 0.0
+        acc = float((d**3).sum()) / den if den > 0 else 0.0
     out = []
     for q in ((1 - conf) / 2, 1 - (1 - conf) / 2):
         zq = nd.inv_cdf(q)
         t = z0 + (z0 + zq) / (1 - acc * (z0 + zq))
         q_adj = min(max(nd.cdf(t), 0.0), 1.0)
-        out.append(float(np.quantile(b, q_adj, method="inverted_cdf" if np.isinf(b).any() else "linear")))
+        out.append(
+            float(np.quantile(b, q_adj, method="inverted_cdf" if np.isinf(b).any() else "linear"))
+        )
     return out[0], out[1]
 
 
@@ -194,9 +223,16 @@ class TerritoryInterval:
         return self.n_clusters < self.min_clusters
 
     def as_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "estimate": self.estimate, "ci95": [self.low, self.high],
-                "method": self.method, "n_clusters": self.n_clusters, "min_clusters": self.min_clusters,
-                "warning": self.warning, "unstable": self.unstable}
+        return {
+            "metric": self.metric,
+            "estimate": self.estimate,
+            "ci95": [self.low, self.high],
+            "method": self.method,
+            "n_clusters": self.n_clusters,
+            "min_clusters": self.min_clusters,
+            "warning": self.warning,
+            "unstable": self.unstable,
+        }
 
 
 def _none(x: float) -> float | None:
@@ -205,14 +241,22 @@ def _none(x: float) -> float | None:
 
 def few_clusters_warning(n: int, min_clusters: int) -> str:
     """The warning text for an interval over ``n < min_clusters`` territories."""
-    return (f"only {n} territor{'y' if n == 1 else 'ies'} contribute (fewer than {min_clusters}): intervals over "
-            f"territories cover less than their nominal 95% ({COVERAGE_NOTE})")
+    return (
+        f"only {n} territor{'y' if n == 1 else 'ies'} contribute (fewer than {min_clusters}): intervals over "
+        f"territories cover less than their nominal 95% ({COVERAGE_NOTE})"
+    )
 
 
-def territory_interval_from_arrays(cols: dict[str, np.ndarray], metric: str, *, conf: float = 0.95,
-                                   min_clusters: int = 30, ratio_columns: dict[str, tuple[str, str]]
-                                   ) -> TerritoryInterval:
+def territory_interval_from_arrays(
+    cols: dict[str, np.ndarray],
+    metric: str,
+    *,
+    conf: float = 0.95,
+    min_clusters: int = 30,
+    ratio_columns: dict[str, tuple[str, str]],
+) -> TerritoryInterval:
     """The interval of ``metric`` from per-territory columns (runs already pooled; see the module docs)."""
+
     def wil(name: str) -> tuple[float, float, float, int, np.ndarray]:
         n_col, d_col = ratio_columns[name]
         a, b = cols[n_col], cols[d_col]
@@ -238,7 +282,9 @@ def territory_interval_from_arrays(cols: dict[str, np.ndarray], metric: str, *, 
             unstable = bool(l2 < UNSTABLE_NON_CONTROL)
     warning = few_clusters_warning(n, min_clusters) if n < min_clusters else None
     high = None if hi is None or math.isnan(hi) else float(hi)
-    return TerritoryInterval(metric, _none(e), _none(lo), high, method, n, min_clusters, warning, unstable, conf)
+    return TerritoryInterval(
+        metric, _none(e), _none(lo), high, method, n, min_clusters, warning, unstable, conf
+    )
 
 
 def pooled_columns(tables: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

@@ -46,7 +46,7 @@ import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias, Union
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -55,7 +55,12 @@ from .._extras import require
 from ..errors import ConfigError
 from .cs import DERIVED_METRICS, RATIO_METRICS, TerritoryStats, metric_value
 from .signature import Signature
-from .smallsample import TerritoryInterval, bca_bounds, few_clusters_warning, territory_interval_from_arrays
+from .smallsample import (
+    TerritoryInterval,
+    bca_bounds,
+    few_clusters_warning,
+    territory_interval_from_arrays,
+)
 
 __all__ = [
     "DEFAULT_SEED",
@@ -95,8 +100,8 @@ MIN_CLUSTERS = 30
 territories and 90–94 % at 30; the small-sample :func:`territory_interval` 92–97 % at 12 and 94–96 % at 30."""
 _EPS = 1e-12
 
-TableLike: TypeAlias = Union[pd.DataFrame, TerritoryStats]
-MetricLike: TypeAlias = Union[str, Callable[[pd.DataFrame], float]]
+TableLike: TypeAlias = pd.DataFrame | TerritoryStats
+MetricLike: TypeAlias = str | Callable[[pd.DataFrame], float]
 
 
 def resolve_seed(seed: int | None = None) -> int:
@@ -109,7 +114,9 @@ def resolve_seed(seed: int | None = None) -> int:
     try:
         return int(env)
     except ValueError:
-        raise ConfigError(f"{SEED_ENV}={env!r} is not an integer; set it to a seed such as {DEFAULT_SEED}") from None
+        raise ConfigError(
+            f"{SEED_ENV}={env!r} is not an integer; set it to a seed such as {DEFAULT_SEED}"
+        ) from None
 
 
 # --- intervals over runs ------------------------------------------------------
@@ -146,21 +153,31 @@ class Interval:
         total = self.n + self.n_undefined
         if self.n == 0:
             return f"undefined in all {total} runs"
-        return (f"skipped {self.n_undefined} undefined run{'s' if self.n_undefined > 1 else ''} of {total}: "
-                f"mean and interval over the other {self.n}")
+        return (
+            f"skipped {self.n_undefined} undefined run{'s' if self.n_undefined > 1 else ''} of {total}: "
+            f"mean and interval over the other {self.n}"
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """``mean``, ``ci95``, ``n_runs``; plus ``n_undefined`` and ``note`` when runs were skipped as undefined."""
         ci = None if self.low is None else [self.low, self.high]
-        out: dict[str, Any] = {"mean": self.mean, "ci95" if self.conf == 0.95 else f"ci{self.conf:g}": ci,
-                               "n_runs": self.n}
+        out: dict[str, Any] = {
+            "mean": self.mean,
+            "ci95" if self.conf == 0.95 else f"ci{self.conf:g}": ci,
+            "n_runs": self.n,
+        }
         if self.n_undefined:
             out.update(n_undefined=self.n_undefined, note=self.note)
         return out
 
 
-def t_interval(values: Sequence[float | None], *, variant: CIVariant = "t95", conf: float = 0.95,
-               bounds: tuple[float, float] | None = None) -> Interval:
+def t_interval(
+    values: Sequence[float | None],
+    *,
+    variant: CIVariant = "t95",
+    conf: float = 0.95,
+    bounds: tuple[float, float] | None = None,
+) -> Interval:
     """Mean and t-interval over runs; ``None``/NaN values are left out (and not counted).
 
     ``t95``: mean ± t(1 − α/2, n − 1) · s / √n with s the sample σ (ddof = 1).
@@ -202,7 +219,9 @@ def bootstrap_weights(n_clusters: int, n_resamples: int, rng: np.random.Generato
     """Resample counts, shape ``(n_resamples, n_clusters)``: how often each cluster is drawn."""
     idx = rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
     flat = idx + (np.arange(n_resamples)[:, None] * n_clusters)
-    return np.bincount(flat.ravel(), minlength=n_resamples * n_clusters).reshape(n_resamples, n_clusters)
+    return np.bincount(flat.ravel(), minlength=n_resamples * n_clusters).reshape(
+        n_resamples, n_clusters
+    )
 
 
 def _as_table(t: TableLike) -> pd.DataFrame:
@@ -223,16 +242,22 @@ def _metric_columns(metric: str) -> tuple[str, ...]:
         return RATIO_METRICS[metric]
     if metric in DERIVED_METRICS:
         return (*RATIO_METRICS["control_cs"], *RATIO_METRICS["non_control_cs"])
-    raise ConfigError(f"unknown metric {metric!r}; known: {', '.join([*RATIO_METRICS, *DERIVED_METRICS])}")
+    raise ConfigError(
+        f"unknown metric {metric!r}; known: {', '.join([*RATIO_METRICS, *DERIVED_METRICS])}"
+    )
 
 
-def _aligned(tables: list[pd.DataFrame], cols: Sequence[str], territories: Sequence[str]) -> list[dict[str, np.ndarray]]:
+def _aligned(
+    tables: list[pd.DataFrame], cols: Sequence[str], territories: Sequence[str]
+) -> list[dict[str, np.ndarray]]:
     """Each table's ``cols`` as arrays over ``territories`` (0 where a territory is absent)."""
     out = []
     for t in tables:
         if "territory" in t.columns:
             if t["territory"].duplicated().any():
-                raise ConfigError("a per-territory table has a territory twice; pass one table per run")
+                raise ConfigError(
+                    "a per-territory table has a territory twice; pass one table per run"
+                )
             t = t.set_index("territory").reindex(list(territories))
         out.append({c: np.nan_to_num(t[c].to_numpy(dtype=float), nan=0.0) for c in cols})
     return out
@@ -251,7 +276,9 @@ def _mean_over_runs(values: list[np.ndarray]) -> np.ndarray:
     stack = np.stack([np.asarray(v, dtype=float) for v in values])
     with np.errstate(invalid="ignore"):
         ok = ~np.isnan(stack)
-        return np.where(ok.any(axis=0), np.nansum(stack, axis=0) / np.maximum(ok.sum(axis=0), 1), np.nan)
+        return np.where(
+            ok.any(axis=0), np.nansum(stack, axis=0) / np.maximum(ok.sum(axis=0), 1), np.nan
+        )
 
 
 def _quantiles(v: np.ndarray, qs: Sequence[float]) -> list[float]:
@@ -312,16 +339,32 @@ class BootstrapResult:
     @property
     def signature(self) -> Signature:
         kind = "cluster" if self.interval == "percentile" else self.interval
-        return Signature.build(self.metric, runs=self.n_runs, boot=self.n_resamples, seed=self.seed,
-                               ci=f"{kind}{int(round(self.conf * 100))}")
+        return Signature.build(
+            self.metric,
+            runs=self.n_runs,
+            boot=self.n_resamples,
+            seed=self.seed,
+            ci=f"{kind}{int(round(self.conf * 100))}",
+        )
 
     def as_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "estimate": self.estimate, "ci95": [self.low, self.high],
-                "interval": self.interval, "n_resamples": self.n_resamples, "seed": self.seed,
-                "n_territories": self.n_territories, "n_clusters": self.n_clusters, "n_runs": self.n_runs,
-                "n_undefined": self.n_undefined, "n_infinite": self.n_infinite,
-                "share_undefined": self.share_undefined, "min_clusters": self.min_clusters,
-                "warning": self.warning, "signature": str(self.signature)}
+        return {
+            "metric": self.metric,
+            "estimate": self.estimate,
+            "ci95": [self.low, self.high],
+            "interval": self.interval,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "n_territories": self.n_territories,
+            "n_clusters": self.n_clusters,
+            "n_runs": self.n_runs,
+            "n_undefined": self.n_undefined,
+            "n_infinite": self.n_infinite,
+            "share_undefined": self.share_undefined,
+            "min_clusters": self.min_clusters,
+            "warning": self.warning,
+            "signature": str(self.signature),
+        }
 
 
 def _delta_log_scale(arrays: dict[str, np.ndarray], weights: np.ndarray | None) -> np.ndarray:
@@ -329,7 +372,9 @@ def _delta_log_scale(arrays: dict[str, np.ndarray], weights: np.ndarray | None) 
     c = np.asarray(metric_value(arrays, "control_cs", weights), dtype=float)
     n = np.asarray(metric_value(arrays, "non_control_cs", weights), dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 0, c / np.where(n > 0, n, 1.0) - 1.0, np.where((n == 0) & (c > 0), np.inf, np.nan))
+        return np.where(
+            n > 0, c / np.where(n > 0, n, 1.0) - 1.0, np.where((n == 0) & (c > 0), np.inf, np.nan)
+        )
 
 
 def contributing_territories(tables: TableLike | Sequence[TableLike], metric: str) -> int:
@@ -384,7 +429,9 @@ def cluster_bootstrap(
     if n_resamples < 1:
         raise ConfigError(f"n_resamples must be >= 1, found {n_resamples}")
     if interval not in BOOT_INTERVALS:
-        raise ConfigError(f"unknown bootstrap interval {interval!r}; known: {', '.join(BOOT_INTERVALS)}")
+        raise ConfigError(
+            f"unknown bootstrap interval {interval!r}; known: {', '.join(BOOT_INTERVALS)}"
+        )
     dfs = _as_tables(tables)
     terrs = _territories(dfs)
     rng = np.random.default_rng(seed)
@@ -431,12 +478,32 @@ def cluster_bootstrap(
     if interval == "bca" and jack is not None and not math.isnan(est):
         lo, hi = bca_bounds(boot, est, np.asarray(jack, dtype=float), conf)
     warning = few_clusters_warning(n_clusters, min_clusters) if n_clusters < min_clusters else None
-    return BootstrapResult(name, None if math.isnan(est) or math.isinf(est) else est, lo, hi, n_resamples, seed,
-                           len(terrs), len(dfs), n_undef, conf, n_inf, interval, n_clusters, min_clusters, warning)
+    return BootstrapResult(
+        name,
+        None if math.isnan(est) or math.isinf(est) else est,
+        lo,
+        hi,
+        n_resamples,
+        seed,
+        len(terrs),
+        len(dfs),
+        n_undef,
+        conf,
+        n_inf,
+        interval,
+        n_clusters,
+        min_clusters,
+        warning,
+    )
 
 
-def territory_interval(tables: TableLike | Sequence[TableLike], metric: str, *, conf: float = 0.95,
-                       min_clusters: int = MIN_CLUSTERS) -> TerritoryInterval:
+def territory_interval(
+    tables: TableLike | Sequence[TableLike],
+    metric: str,
+    *,
+    conf: float = 0.95,
+    min_clusters: int = MIN_CLUSTERS,
+) -> TerritoryInterval:
     """The small-sample interval over territories of a named metric (:mod:`~.smallsample`), runs pooled per territory.
 
     Cluster Wilson for the CS shares, MOVER for ΔCS unnormalised, log-MOVER for ΔCS; ``warning`` when fewer than
@@ -452,8 +519,9 @@ def territory_interval(tables: TableLike | Sequence[TableLike], metric: str, *, 
     arrays = _aligned(dfs, _metric_columns(metric), terrs)
     cols = {k: np.mean([a[k] for a in arrays], axis=0) for k in arrays[0]}
     try:
-        return territory_interval_from_arrays(cols, metric, conf=conf, min_clusters=min_clusters,
-                                              ratio_columns=dict(RATIO_METRICS))
+        return territory_interval_from_arrays(
+            cols, metric, conf=conf, min_clusters=min_clusters, ratio_columns=dict(RATIO_METRICS)
+        )
     except ValueError as exc:
         raise ConfigError(f"no small-sample interval for {metric}: {exc}") from None
 
@@ -466,7 +534,9 @@ def pool_runs(tables: Sequence[TableLike]) -> pd.DataFrame:
     """
     dfs = _as_tables(tables)
     terrs = _territories(dfs)
-    num_cols = [c for c in dfs[0].columns if c != "territory" and pd.api.types.is_numeric_dtype(dfs[0][c])]
+    num_cols = [
+        c for c in dfs[0].columns if c != "territory" and pd.api.types.is_numeric_dtype(dfs[0][c])
+    ]
     arrays = _aligned(dfs, num_cols, terrs)
     pooled = {c: np.mean([a[c] for a in arrays], axis=0) for c in num_cols}
     return pd.DataFrame({"territory": terrs, **pooled})

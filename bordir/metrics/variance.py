@@ -48,11 +48,22 @@ from .cs import METRICS, RATIO_METRICS, TerritoryStats
 from .signature import Signature
 from .uncertainty import resolve_seed
 
-__all__ = ["COMPONENTS", "Decomposition", "components", "decompose", "pseudo_values", "variance_table"]
+__all__ = [
+    "COMPONENTS",
+    "Decomposition",
+    "components",
+    "decompose",
+    "pseudo_values",
+    "variance_table",
+]
 
 COMPONENTS: tuple[str, ...] = ("territory", "run", "judge", "residual")
-ADVICE = {"territory": "more territories", "run": "more runs", "judge": "more judges or annotators",
-          "residual": "more runs and judges"}
+ADVICE = {
+    "territory": "more territories",
+    "run": "more runs",
+    "judge": "more judges or annotators",
+    "residual": "more runs and judges",
+}
 
 
 def components(y: np.ndarray) -> dict[str, float]:
@@ -75,7 +86,9 @@ def components(y: np.ndarray) -> dict[str, float]:
     if y.ndim == 3:
         n, r, j = y.shape
         if n < 2 or r < 2 or j < 2:
-            raise ConfigError(f"a territory × run × judge array needs at least 2 of each; got shape {y.shape}")
+            raise ConfigError(
+                f"a territory × run × judge array needs at least 2 of each; got shape {y.shape}"
+            )
         g = y.mean()
         mt, mr, mj = y.mean(axis=(1, 2)), y.mean(axis=(0, 2)), y.mean(axis=(0, 1))
         ms_t = r * j * ((mt - g) ** 2).sum() / (n - 1)
@@ -83,10 +96,12 @@ def components(y: np.ndarray) -> dict[str, float]:
         ms_j = n * r * ((mj - g) ** 2).sum() / (j - 1)
         e = y - mt[:, None, None] - mr[None, :, None] - mj[None, None, :] + 2 * g
         ms_e = (e**2).sum() / (y.size - n - r - j + 2)
-        return {"territory": float(max((ms_t - ms_e) / (r * j), 0.0) / n),
-                "run": float(max((ms_r - ms_e) / (n * j), 0.0) / r),
-                "judge": float(max((ms_j - ms_e) / (n * r), 0.0) / j),
-                "residual": float(ms_e / (n * r * j))}
+        return {
+            "territory": float(max((ms_t - ms_e) / (r * j), 0.0) / n),
+            "run": float(max((ms_r - ms_e) / (n * j), 0.0) / r),
+            "judge": float(max((ms_j - ms_e) / (n * r), 0.0) / j),
+            "residual": float(ms_e / (n * r * j)),
+        }
     raise ConfigError(f"expected a territory × run (× judge) array, got {y.ndim} dimensions")
 
 
@@ -119,25 +134,34 @@ class Decomposition:
         return ADVICE.get(self.dominant or "", "")
 
     def signature(self, metric: str = "variance", **extra: Any) -> Signature:
-        return Signature.build(f"{metric}_variance", terr=self.n_territories, runs=self.n_runs,
-                               judges=self.n_judges if self.n_judges > 1 else None, boot=self.n_resamples,
-                               seed=self.seed, **extra)
+        return Signature.build(
+            f"{metric}_variance",
+            terr=self.n_territories,
+            runs=self.n_runs,
+            judges=self.n_judges if self.n_judges > 1 else None,
+            boot=self.n_resamples,
+            seed=self.seed,
+            **extra,
+        )
 
 
 def _none(x: float) -> float | None:
     return None if x is None or not np.isfinite(x) else float(x)
 
 
-def decompose(y: np.ndarray, *, n_resamples: int = 500, seed: int | None = None, conf: float = 0.95
-              ) -> Decomposition:
+def decompose(
+    y: np.ndarray, *, n_resamples: int = 500, seed: int | None = None, conf: float = 0.95
+) -> Decomposition:
     """:func:`components` of ``y`` with shares and a territory × run (× judge) bootstrap of the shares."""
     seed = resolve_seed(seed)
     y = np.asarray(y, dtype=float)
     comp = components(y)
     names = list(comp)
     total = sum(v for v in comp.values() if np.isfinite(v))
-    share = {k: (v / total if total > 0 and np.isfinite(v) else (None if not np.isfinite(v) else 0.0))
-             for k, v in comp.items()}
+    share = {
+        k: (v / total if total > 0 and np.isfinite(v) else (None if not np.isfinite(v) else 0.0))
+        for k, v in comp.items()
+    }
     rng = np.random.default_rng(seed)
     boots = []
     for _ in range(n_resamples if y.shape[0] >= 2 else 0):
@@ -151,12 +175,25 @@ def decompose(y: np.ndarray, *, n_resamples: int = 500, seed: int | None = None,
     low, high = {}, {}
     for i, k in enumerate(names):
         col = b[:, i][~np.isnan(b[:, i])] if len(b) else np.array([])
-        low[k], high[k] = ((float(np.quantile(col, a)), float(np.quantile(col, 1 - a))) if len(col) and
-                           share[k] is not None else (None, None))
+        low[k], high[k] = (
+            (float(np.quantile(col, a)), float(np.quantile(col, 1 - a)))
+            if len(col) and share[k] is not None
+            else (None, None)
+        )
     ok = {k: v for k, v in share.items() if v is not None}
     dominant = max(ok, key=ok.get) if ok and total > 0 else None
-    return Decomposition({k: _none(v) for k, v in comp.items()}, share, low, high, dominant, int(y.shape[0]),
-                         int(y.shape[1]), int(y.shape[2]) if y.ndim == 3 else 1, n_resamples, seed)
+    return Decomposition(
+        {k: _none(v) for k, v in comp.items()},
+        share,
+        low,
+        high,
+        dominant,
+        int(y.shape[0]),
+        int(y.shape[1]),
+        int(y.shape[2]) if y.ndim == 3 else 1,
+        n_resamples,
+        seed,
+    )
 
 
 def _ratio_pseudo(num: np.ndarray, den: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -200,8 +237,13 @@ def pseudo_values(tables: Sequence[TerritoryStats | pd.DataFrame], metric: str) 
     raise ConfigError(f"unknown metric {metric!r}; known: {', '.join(METRICS)}")
 
 
-def variance_table(tables: Mapping[tuple, TerritoryStats], *, metrics: Sequence[str] = METRICS,
-                   n_resamples: int = 500, seed: int | None = None) -> pd.DataFrame:
+def variance_table(
+    tables: Mapping[tuple, TerritoryStats],
+    *,
+    metrics: Sequence[str] = METRICS,
+    n_resamples: int = 500,
+    seed: int | None = None,
+) -> pd.DataFrame:
     """One row per (model, mode, metric): each component's variance and share (with CI), dominant, advice.
 
     ``tables``: ``{(model, mode, run): TerritoryStats}`` as :func:`~bordir.metrics.cs.territory_tables` returns.
@@ -214,8 +256,13 @@ def variance_table(tables: Mapping[tuple, TerritoryStats], *, metrics: Sequence[
     for (model, mode), runs in groups.items():
         for metric in metrics:
             y = pseudo_values(runs, metric)
-            row: dict[str, Any] = {"model": model, "mode": mode, "metric": metric, "n_territories": y.shape[0],
-                                   "n_runs": y.shape[1]}
+            row: dict[str, Any] = {
+                "model": model,
+                "mode": mode,
+                "metric": metric,
+                "n_territories": y.shape[0],
+                "n_runs": y.shape[1],
+            }
             if y.shape[0] < 2 or not np.isfinite(y).all():
                 row.update(dominant=None, clear=False, advice="", signature="")
                 rows.append(row)
@@ -225,12 +272,21 @@ def variance_table(tables: Mapping[tuple, TerritoryStats], *, metrics: Sequence[
                 row[f"var_{k}"], row[f"share_{k}"] = d.variance.get(k), d.share.get(k)
                 row[f"share_{k}_low"], row[f"share_{k}_high"] = d.low.get(k), d.high.get(k)
             low = d.low.get(d.dominant) if d.dominant else None
-            clear = low is not None and low > 0.5  # the dominant share's interval lies above one half
-            row.update(dominant=d.dominant, clear=clear, advice=d.advice if clear else "unclear: more of both",
-                       signature=str(d.signature(metric, mode=mode, gen=model)))
+            clear = (
+                low is not None and low > 0.5
+            )  # the dominant share's interval lies above one half
+            row.update(
+                dominant=d.dominant,
+                clear=clear,
+                advice=d.advice if clear else "unclear: more of both",
+                signature=str(d.signature(metric, mode=mode, gen=model)),
+            )
             rows.append(row)
     cols = ["model", "mode", "metric", "n_territories", "n_runs"]
-    cols += [f"{p}_{k}{s}" for k in ("territory", "run") for p, s in (("var", ""), ("share", ""), ("share", "_low"),
-                                                                         ("share", "_high"))]
+    cols += [
+        f"{p}_{k}{s}"
+        for k in ("territory", "run")
+        for p, s in (("var", ""), ("share", ""), ("share", "_low"), ("share", "_high"))
+    ]
     cols += ["dominant", "clear", "advice", "signature"]
     return pd.DataFrame(rows).reindex(columns=cols)

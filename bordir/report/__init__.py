@@ -46,8 +46,12 @@ from .tables import Table, build_tables, write_tables
 __all__ = ["build_report", "load_run", "RunDir", "build_metrics", "Table", "build_tables"]
 
 
-def build_report(run_dir: str | os.PathLike[str], *, n_resamples: int = DEFAULT_RESAMPLES,
-                 seed: int | None = None) -> Path:
+def build_report(
+    run_dir: str | os.PathLike[str],
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int | None = None,
+) -> Path:
     """Write the report files into ``run_dir`` and return the path of ``report.html``.
 
     Args:
@@ -68,7 +72,9 @@ def build_report(run_dir: str | os.PathLike[str], *, n_resamples: int = DEFAULT_
     plots = write_plots(metrics, out / "plots")
     write_tables(tables, out / "tables")
     sections = []
-    if run.config.response_format == "citation":  # citation rate vs inclusion rate (bordir.citations)
+    if (
+        run.config.response_format == "citation"
+    ):  # citation rate vs inclusion rate (bordir.citations)
         from .citations import citation_report
 
         cit = citation_report(run, out, n_resamples=n_resamples, seed=seed)

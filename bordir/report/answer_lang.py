@@ -43,36 +43,88 @@ def answer_lang_section(run: RunDir, out: Path) -> Section:
     except MissingExtraError as exc:  # langdetect is in the audit / wiki extras, not in stats
         import html
 
-        return Section({"answer_lang": None}, head + f"<p>Not computed: {html.escape(str(exc))}</p>")
+        return Section(
+            {"answer_lang": None}, head + f"<p>Not computed: {html.escape(str(exc))}</p>"
+        )
     if (det["answer_lang_class"] == "n/a").all():
-        return Section({"answer_lang": None}, head + "<p>Not applicable: every answer was chosen by rank "
-                       "classification (the model scored the options and wrote no text).</p>")
+        return Section(
+            {"answer_lang": None},
+            head + "<p>Not applicable: every answer was chosen by rank "
+            "classification (the model scored the options and wrote no text).</p>",
+        )
     shares = language_shares(det)
-    rows = tuple((str(r.model), str(r.mode), str(r.query_lang), str(r.n_answers), pct(r.share_query), pct(r.share_en),
-                  pct(r.share_other), pct(r.mismatch_rate), str(r.n_und + r.n_unsupported))
-                 for r in shares.itertuples())
-    table = Table("answer_lang", "Language of the free-text answers (×100 of the answers whose language was "
-                  "checked): in the query's language, in English, in another language; mismatch = English + other. "
-                  "Not checked: nothing to detect, or a query language langdetect has no profile for. Detector: "
-                  "bordir.wiki.langcheck.detect (seeded langdetect with script priors).",
-                  ("Model", "Mode", "Query lang", "Answers", "Query lang %", "English %", "Other %", "Mismatch %",
-                   "Not checked"), rows, shares.copy(), left=3)
+    rows = tuple(
+        (
+            str(r.model),
+            str(r.mode),
+            str(r.query_lang),
+            str(r.n_answers),
+            pct(r.share_query),
+            pct(r.share_en),
+            pct(r.share_other),
+            pct(r.mismatch_rate),
+            str(r.n_und + r.n_unsupported),
+        )
+        for r in shares.itertuples()
+    )
+    table = Table(
+        "answer_lang",
+        "Language of the free-text answers (×100 of the answers whose language was "
+        "checked): in the query's language, in English, in another language; mismatch = English + other. "
+        "Not checked: nothing to detect, or a query language langdetect has no profile for. Detector: "
+        "bordir.wiki.langcheck.detect (seeded langdetect with script priors).",
+        (
+            "Model",
+            "Mode",
+            "Query lang",
+            "Answers",
+            "Query lang %",
+            "English %",
+            "Other %",
+            "Mismatch %",
+            "Not checked",
+        ),
+        rows,
+        shares.copy(),
+        left=3,
+    )
     files = list(table.write(out / "tables"))
     cs = in_language_metrics(det, run.dataset)
     p = out / "tables" / "answer_lang_cs.csv"
     cs.to_csv(p, index=False)
     files.append(p)
     pooled = shares[shares["query_lang"] == "*"]
-    lead = "".join(f"<p><strong>{r.model} {r.mode}: {pct(r.mismatch_rate)} % of the answers are not in the "
-                   "query's language.</strong></p>" for r in pooled.itertuples())
-    wide = cs[cs["metric"].isin(_SHOWN)].pivot_table(index=["model", "mode"], columns="metric", values="value",
-                                                    aggfunc="first", dropna=False)
-    cs_rows = tuple((str(m), str(mode), *(pct(r.get(k)) for k in _SHOWN)) for (m, mode), r in wide.iterrows())
-    cs_table = Table("answer_lang_cs", "CS ×100 counting only answers in the query's language (others missing, "
-                     "strict policy; mean over runs).", ("Model", "Mode", "KB CS", "Cst CS", "ΔCS"), cs_rows, cs)
+    lead = "".join(
+        f"<p><strong>{r.model} {r.mode}: {pct(r.mismatch_rate)} % of the answers are not in the "
+        "query's language.</strong></p>"
+        for r in pooled.itertuples()
+    )
+    wide = cs[cs["metric"].isin(_SHOWN)].pivot_table(
+        index=["model", "mode"], columns="metric", values="value", aggfunc="first", dropna=False
+    )
+    cs_rows = tuple(
+        (str(m), str(mode), *(pct(r.get(k)) for k in _SHOWN)) for (m, mode), r in wide.iterrows()
+    )
+    cs_table = Table(
+        "answer_lang_cs",
+        "CS ×100 counting only answers in the query's language (others missing, "
+        "strict policy; mean over runs).",
+        ("Model", "Mode", "KB CS", "Cst CS", "ΔCS"),
+        cs_rows,
+        cs,
+    )
     if run.config.response_format == "citation":
-        lead += ("<p>Note: the citation prompt asks for the explanation in English "
-                 "(<code>templates/citation.txt</code>), so English answers are what it asked for here.</p>")
-    return Section({"answer_lang": {"shares": jsonable(shares.to_dict(orient="records")),
-                                    "in_language_cs": jsonable(cs.to_dict(orient="records"))}},
-                   "\n".join([head, lead, table.to_html(), cs_table.to_html()]), tuple(files))
+        lead += (
+            "<p>Note: the citation prompt asks for the explanation in English "
+            "(<code>templates/citation.txt</code>), so English answers are what it asked for here.</p>"
+        )
+    return Section(
+        {
+            "answer_lang": {
+                "shares": jsonable(shares.to_dict(orient="records")),
+                "in_language_cs": jsonable(cs.to_dict(orient="records")),
+            }
+        },
+        "\n".join([head, lead, table.to_html(), cs_table.to_html()]),
+        tuple(files),
+    )

@@ -87,28 +87,55 @@ def _config_section(metrics: Mapping[str, Any]) -> str:
         return e(", ".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v))
 
     rows = [
-        ("dataset", f"{e(str(cfg.get('dataset')))} <span class=\"sig\">{e(str(ds.get('signature', '')))}</span>"),
+        (
+            "dataset",
+            f'{e(str(cfg.get("dataset")))} <span class="sig">{e(str(ds.get("signature", "")))}</span>',
+        ),
         ("models", j(metrics["models"])),
         ("modes", j(metrics["modes"])),
         ("retriever, k", f"{e(str(cfg.get('retriever')))}, k = {e(str(cfg.get('k')))}"),
-        ("response format, system", f"{e(str(cfg.get('response_format')))}, {e(str(cfg.get('system')))}"),
-        ("temperature, runs (seeds)", f"{e(str(cfg.get('temperature')))}, {len(cfg.get('seeds') or [])} "
-                                      f"({j(cfg.get('seeds') or [])})"),
+        (
+            "response format, system",
+            f"{e(str(cfg.get('response_format')))}, {e(str(cfg.get('system')))}",
+        ),
+        (
+            "temperature, runs (seeds)",
+            f"{e(str(cfg.get('temperature')))}, {len(cfg.get('seeds') or [])} "
+            f"({j(cfg.get('seeds') or [])})",
+        ),
         ("scoring policy", e(str(s["policy"]))),
-        ("intervals", e(f"ci95: {s['ci95']['method']} (ddof = 1); boot95: {s['boot95']['method']}, "
-                        f"{s['boot95']['n_resamples']} resamples, seed {s['boot95']['seed']}"
-                        + (f"; terr95: {s['terr95']['method']}; † fewer than {s['terr95']['min_clusters']} "
-                           f"territories ({s['terr95']['coverage']})" if s.get("terr95") else ""))),
-        ("comparisons", e(f"{s['comparisons']['test']}; CI: {s['comparisons']['ci95']}; Holm across all")),
+        (
+            "intervals",
+            e(
+                f"ci95: {s['ci95']['method']} (ddof = 1); boot95: {s['boot95']['method']}, "
+                f"{s['boot95']['n_resamples']} resamples, seed {s['boot95']['seed']}"
+                + (
+                    f"; terr95: {s['terr95']['method']}; † fewer than {s['terr95']['min_clusters']} "
+                    f"territories ({s['terr95']['coverage']})"
+                    if s.get("terr95")
+                    else ""
+                )
+            ),
+        ),
+        (
+            "comparisons",
+            e(f"{s['comparisons']['test']}; CI: {s['comparisons']['ci95']}; Holm across all"),
+        ),
         ("queries, responses", f"{e(str(run.get('queries')))}, {e(str(run.get('responses')))}"),
         ("calls", e(json.dumps(run.get("calls")))),
         ("bordir, git", f"{e(str(run.get('bordir_version')))}, {e(str(run.get('git_revision')))}"),
         ("run started, finished", f"{e(str(run.get('started')))}, {e(str(run.get('finished')))}"),
-        ("retrieval", f"<span class=\"sig\">{e(str((run.get('retrieval') or {}).get('signature')))}</span>"),
-        ("report signature", f"<span class=\"sig\">{e(metrics['signature'])}</span>"),
+        (
+            "retrieval",
+            f'<span class="sig">{e(str((run.get("retrieval") or {}).get("signature")))}</span>',
+        ),
+        ("report signature", f'<span class="sig">{e(metrics["signature"])}</span>'),
     ]
     full = e(json.dumps(cfg, indent=2, ensure_ascii=False))
-    return _kv(rows) + f"\n<details><summary>Full config (run.json)</summary><pre>{full}</pre></details>"
+    return (
+        _kv(rows)
+        + f"\n<details><summary>Full config (run.json)</summary><pre>{full}</pre></details>"
+    )
 
 
 def _list(items: Sequence[str], cls: str = "") -> str:
@@ -121,19 +148,25 @@ def _list(items: Sequence[str], cls: str = "") -> str:
 def _signatures(metrics: Mapping[str, Any]) -> str:
     e = html.escape
     lines = []
-    for model, modes in metrics["results"].items():
-        for mode, cell in modes.items():
-            lines.append(f"<li><span class=\"sig\">{e(cell['signature'])}</span>")
+    for _model, modes in metrics["results"].items():
+        for _mode, cell in modes.items():
+            lines.append(f'<li><span class="sig">{e(cell["signature"])}</span>')
             if cell.get("run_signatures"):
                 runs = ", ".join(f'<span class="sig">{e(s)}</span>' for s in cell["run_signatures"])
                 lines.append(f"<br>responses: {runs}")
             lines.append("</li>")
-    return ("<details open><summary>One per model × mode (each metric's signature is this with its own name; "
-            "see metrics.json)</summary>\n<ul>\n" + "\n".join(lines) + "\n</ul></details>")
+    return (
+        "<details open><summary>One per model × mode (each metric's signature is this with its own name; "
+        "see metrics.json)</summary>\n<ul>\n" + "\n".join(lines) + "\n</ul></details>"
+    )
 
 
-def render_html(metrics: Mapping[str, Any], tables: Sequence[Table], plots: Mapping[str, tuple[Path, Path]],
-                sections: Sequence[str] = ()) -> str:
+def render_html(
+    metrics: Mapping[str, Any],
+    tables: Sequence[Table],
+    plots: Mapping[str, tuple[Path, Path]],
+    sections: Sequence[str] = (),
+) -> str:
     """The page as a string (see the module docs); ``sections``: extra HTML blocks placed before the notes."""
     e = html.escape
     title = f"bordir report: {Path(metrics['run_dir']).name}"
@@ -141,8 +174,10 @@ def render_html(metrics: Mapping[str, Any], tables: Sequence[Table], plots: Mapp
     for name, (png, _svg) in plots.items():
         uri = data_uri(Path(png).read_bytes(), "image/png")
         cap = PLOTS.get(name, name)
-        figs.append(f'<figure id="plot-{e(name)}"><img src="{uri}" alt="{e(cap)}">'
-                    f"<figcaption>{e(cap)} (also plots/{e(name)}.svg).</figcaption></figure>")
+        figs.append(
+            f'<figure id="plot-{e(name)}"><img src="{uri}" alt="{e(cap)}">'
+            f"<figcaption>{e(cap)} (also plots/{e(name)}.svg).</figcaption></figure>"
+        )
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -184,17 +219,40 @@ def render_page(title: str, subtitle_html: str, sections: Sequence[str]) -> str:
     Used by reports of other directory kinds (``bordir/report/testbeds.py``).
     """
     e = html.escape
-    return "\n".join([
-        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">', f"<title>{e(title)}</title>",
-        f"<style>{_CSS}</style>", "</head>", "<body>", "<main>", f"<h1>{e(title)}</h1>",
-        f'<p class="sub">{subtitle_html}</p>', *sections, "</main>", f"<script>{_SCRIPT}</script>", "</body>",
-        "</html>",
-    ]) + "\n"
+    return (
+        "\n".join(
+            [
+                "<!DOCTYPE html>",
+                '<html lang="en">',
+                "<head>",
+                '<meta charset="utf-8">',
+                '<meta name="viewport" content="width=device-width, initial-scale=1">',
+                f"<title>{e(title)}</title>",
+                f"<style>{_CSS}</style>",
+                "</head>",
+                "<body>",
+                "<main>",
+                f"<h1>{e(title)}</h1>",
+                f'<p class="sub">{subtitle_html}</p>',
+                *sections,
+                "</main>",
+                f"<script>{_SCRIPT}</script>",
+                "</body>",
+                "</html>",
+            ]
+        )
+        + "\n"
+    )
 
 
-def write_html(metrics: Mapping[str, Any], tables: Sequence[Table], plots: Mapping[str, tuple[Path, Path]],
-               path: str | os.PathLike[str], *, sections: Sequence[str] = ()) -> Path:
+def write_html(
+    metrics: Mapping[str, Any],
+    tables: Sequence[Table],
+    plots: Mapping[str, tuple[Path, Path]],
+    path: str | os.PathLike[str],
+    *,
+    sections: Sequence[str] = (),
+) -> Path:
     """Write :func:`render_html` to ``path`` atomically."""
     path = Path(path)
     from .._atomic import atomic_write_text

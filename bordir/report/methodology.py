@@ -17,8 +17,9 @@ from .rundir import RunDir
 __all__ = ["methodology_sections"]
 
 
-def methodology_sections(run: RunDir, out: Path, *, n_resamples: int, seed: int | None
-                         ) -> tuple[dict[str, Any], list[str]]:
+def methodology_sections(
+    run: RunDir, out: Path, *, n_resamples: int, seed: int | None
+) -> tuple[dict[str, Any], list[str]]:
     """The JSON to merge into ``metrics.json`` and the HTML sections of the four methodology parts."""
     from .answer_lang import answer_lang_section
     from .orders import order_section

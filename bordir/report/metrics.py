@@ -97,8 +97,10 @@ _OUTCOME_KEYS = ("model", "mode", "query_lang")
 def _kb_undefined(mode: str, group: pd.DataFrame) -> str | None:
     """Why KB CS is not reported for this (model, mode), or None."""
     if mode == "swap_docs":
-        return ("undefined for swap_docs: its English control queries are skipped (swap_docs needs another "
-                "claimant language), so there is no control answer to score")
+        return (
+            "undefined for swap_docs: its English control queries are skipped (swap_docs needs another "
+            "claimant language), so there is no control answer to score"
+        )
     if not group["is_control"].any():
         return "undefined: this mode has no control (English) responses"
     return None
@@ -108,10 +110,19 @@ def _base_fields(run: RunDir, model: str, mode: str, n_runs: int, data_hash: str
     cfg = run.config
     ir = mode != BASELINE
     rel = getattr(cfg, "relevance_filter", "all")
-    out = {"mode": mode, "ret": cfg.retriever if ir else None, "k": cfg.k if ir else None,
-           "rel": rel if ir and rel != "all" else None, "gen": model,
-           "fmt": cfg.response_format, "sys": cfg.system, "temp": cfg.temperature, "runs": n_runs,
-           "policy": cfg.policy, "data": data_hash}
+    out = {
+        "mode": mode,
+        "ret": cfg.retriever if ir else None,
+        "k": cfg.k if ir else None,
+        "rel": rel if ir and rel != "all" else None,
+        "gen": model,
+        "fmt": cfg.response_format,
+        "sys": cfg.system,
+        "temp": cfg.temperature,
+        "runs": n_runs,
+        "policy": cfg.policy,
+        "data": data_hash,
+    }
     return {**out, **_recorded_fields(run, model, mode, out)}
 
 
@@ -121,7 +132,12 @@ def _recorded_fields(run: RunDir, model: str, mode: str, have: Mapping[str, Any]
     resp = run.responses
     if "signature" not in resp.columns:
         return {}
-    sigs = resp.loc[(resp["model"] == model) & (resp["mode"] == mode), "signature"].dropna().astype(str).unique()
+    sigs = (
+        resp.loc[(resp["model"] == model) & (resp["mode"] == mode), "signature"]
+        .dropna()
+        .astype(str)
+        .unique()
+    )
     if len(sigs) != 1 or not sigs[0].startswith("responses|"):
         return {}
     return {k: v for k, v in Signature.parse(sigs[0]).fields if k not in have and k != "version"}
@@ -138,11 +154,21 @@ def _note(metric: str, runs: Sequence[int], notes: Sequence[str]) -> str:
     why = "; ".join(dict.fromkeys(n for _, n in bad))
     if len(bad) == len(runs):
         return f"undefined in every run ({why})"
-    return f"undefined in run(s) {', '.join(str(r) for r, _ in bad)} ({why}); mean over the other runs"
+    return (
+        f"undefined in run(s) {', '.join(str(r) for r, _ in bad)} ({why}); mean over the other runs"
+    )
 
 
-def _cell(run: RunDir, model: str, mode: str, per_run: list[tuple[int, TerritoryStats]], group: pd.DataFrame,
-          n_resamples: int, seed: int, data_hash: str) -> dict[str, Any]:
+def _cell(
+    run: RunDir,
+    model: str,
+    mode: str,
+    per_run: list[tuple[int, TerritoryStats]],
+    group: pd.DataFrame,
+    n_resamples: int,
+    seed: int,
+    data_hash: str,
+) -> dict[str, Any]:
     runs = [r for r, _ in per_run]
     stats = [s for _, s in per_run]
     scores = [s.scores() for s in stats]
@@ -154,7 +180,11 @@ def _cell(run: RunDir, model: str, mode: str, per_run: list[tuple[int, Territory
         undefined = m == "kb_cs" and kb_note is not None
         values = [None if undefined else s.value for s in ms]
         iv = t_interval(values, variant=CI_RUNS, conf=CONF, bounds=METRIC_BOUNDS.get(m))
-        boot = None if undefined else cluster_bootstrap(stats, m, n_resamples=n_resamples, seed=seed, conf=CONF)
+        boot = (
+            None
+            if undefined
+            else cluster_bootstrap(stats, m, n_resamples=n_resamples, seed=seed, conf=CONF)
+        )
         terr = None if undefined else territory_interval(stats, m, conf=CONF)
         metrics[m] = {
             "mean": iv.mean,
@@ -164,22 +194,36 @@ def _cell(run: RunDir, model: str, mode: str, per_run: list[tuple[int, Territory
             "terr95": None if terr is None or terr.low is None else [terr.low, terr.high],
             "territory_interval": None if terr is None else terr.as_dict(),
             "boot95": None if boot is None else _ci(boot.low, boot.high),
-            "bootstrap": None if boot is None else {**boot.as_dict(),
-                                                    "signature": str(_with(boot.signature, mode=mode, gen=model))},
-            "runs": [{"run": r, "value": v, "numerator": s.numerator, "denominator": s.denominator,
-                      "items": s.items, "skipped": s.skipped} for r, v, s in zip(runs, values, ms)],
+            "bootstrap": None
+            if boot is None
+            else {**boot.as_dict(), "signature": str(_with(boot.signature, mode=mode, gen=model))},
+            "runs": [
+                {
+                    "run": r,
+                    "value": v,
+                    "numerator": s.numerator,
+                    "denominator": s.denominator,
+                    "items": s.items,
+                    "skipped": s.skipped,
+                }
+                for r, v, s in zip(runs, values, ms)
+            ],
             "note": kb_note if undefined else _note(m, runs, [s.note for s in ms]),
             "signature": str(Signature.build(m, **base, ci=CI_RUNS, boot=n_resamples, seed=seed)),
         }
         if m in DELTA_METRICS:
             metrics[m]["undefined"] = {
-                "runs": iv.n_undefined, "of_runs": len(runs),
+                "runs": iv.n_undefined,
+                "of_runs": len(runs),
                 "resamples": None if boot is None else boot.share_undefined,
                 "resamples_undefined": None if boot is None else boot.n_undefined,
-                "resamples_infinite": None if boot is None else boot.n_infinite}
+                "resamples_infinite": None if boot is None else boot.n_infinite,
+            }
         if m == "delta_cs":
             metrics[m]["unstable"] = bool(terr is not None and terr.unstable)
-    run_sigs = sorted(set(group["signature"].dropna().astype(str))) if "signature" in group.columns else []
+    run_sigs = (
+        sorted(set(group["signature"].dropna().astype(str))) if "signature" in group.columns else []
+    )
     return {
         "n_runs": len(runs),
         "runs": runs,
@@ -190,27 +234,43 @@ def _cell(run: RunDir, model: str, mode: str, per_run: list[tuple[int, Territory
         "signature": str(Signature.build("cs", **base, ci=CI_RUNS, boot=n_resamples, seed=seed)),
         "run_signatures": run_sigs,
         "metrics": metrics,
-        "response_countries": {**summarize_response_countries([response_countries(s) for s in stats],
-                                                              variant=CI_RUNS),
-                               "signature": str(Signature.build("response_countries", **base, ci=CI_RUNS))},
+        "response_countries": {
+            **summarize_response_countries([response_countries(s) for s in stats], variant=CI_RUNS),
+            "signature": str(Signature.build("response_countries", **base, ci=CI_RUNS)),
+        },
     }
 
 
-def _languages(run: RunDir, tables: Mapping[tuple[Any, ...], TerritoryStats], data_hash: str) -> list[dict[str, Any]]:
-    frames = [s.items.assign(model=model, mode=mode, run=r) for (model, mode, r), s in tables.items() if len(s.items)]
+def _languages(
+    run: RunDir, tables: Mapping[tuple[Any, ...], TerritoryStats], data_hash: str
+) -> list[dict[str, Any]]:
+    frames = [
+        s.items.assign(model=model, mode=mode, run=r)
+        for (model, mode, r), s in tables.items()
+        if len(s.items)
+    ]
     if not frames:
         return []
     lb = language_breakdown(pd.concat(frames, ignore_index=True), by=["model", "mode", "run"])
     out = []
     order = {(m, d): i for i, (m, d) in enumerate((m, d) for m in run.models for d in run.modes)}
-    groups = sorted(lb.groupby(["model", "mode", "query_lang"], sort=False),
-                    key=lambda kv: (order[kv[0][:2]], kv[0][2]))
+    groups = sorted(
+        lb.groupby(["model", "mode", "query_lang"], sort=False),
+        key=lambda kv: (order[kv[0][:2]], kv[0][2]),
+    )
     for (model, mode, lang), g in groups:
         rec: dict[str, Any] = {"model": model, "mode": mode, "query_lang": lang}
         for k in ("control_cs", "non_control_cs"):
             iv = t_interval(g[k].tolist(), variant=CI_RUNS, conf=CONF, bounds=METRIC_BOUNDS[k])
             rec[k] = {"mean": iv.mean, "ci95": _ci(iv.low, iv.high), "n_runs": iv.n}
-        for c in ("control_agree", "control_n", "non_control_agree", "non_control_n", "unknown_n", "missing"):
+        for c in (
+            "control_agree",
+            "control_n",
+            "non_control_agree",
+            "non_control_n",
+            "unknown_n",
+            "missing",
+        ):
             rec[c] = g[c].sum()
         base = _base_fields(run, model, mode, int(g["run"].nunique()), data_hash)
         rec["signature"] = str(Signature.build("language_cs", lang=lang, **base, ci=CI_RUNS))
@@ -221,9 +281,15 @@ def _languages(run: RunDir, tables: Mapping[tuple[Any, ...], TerritoryStats], da
 def _outcomes(run: RunDir, by: Sequence[str]) -> list[dict[str, Any]]:
     """Outcome counts and rates per ``by`` group, in model and mode order."""
     rates = outcome_rates(run.responses, by=by)
-    rank = {"model": {m: i for i, m in enumerate(run.models)}, "mode": {m: i for i, m in enumerate(run.modes)}}
-    rates = rates.sort_values(list(by), key=lambda col: col.map(rank[col.name]) if col.name in rank else col,
-                              ignore_index=True)
+    rank = {
+        "model": {m: i for i, m in enumerate(run.models)},
+        "mode": {m: i for i, m in enumerate(run.modes)},
+    }
+    rates = rates.sort_values(
+        list(by),
+        key=lambda col: col.map(rank[col.name]) if col.name in rank else col,
+        ignore_index=True,
+    )
     return rates.to_dict("records")
 
 
@@ -234,9 +300,14 @@ def _with(sig: Signature, **extra: Any) -> Signature:
     return Signature.build(sig.name, **merged, version=sig.get("version"))
 
 
-def _comparisons(run: RunDir, stats: Mapping[tuple[str, str], list[tuple[int, TerritoryStats]]],
-                 kb_notes: Mapping[tuple[str, str], str | None], n_resamples: int, seed: int,
-                 data_hash: str) -> tuple[list[dict[str, Any]], list[str]]:
+def _comparisons(
+    run: RunDir,
+    stats: Mapping[tuple[str, str], list[tuple[int, TerritoryStats]]],
+    kb_notes: Mapping[tuple[str, str], str | None],
+    n_resamples: int,
+    seed: int,
+    data_hash: str,
+) -> tuple[list[dict[str, Any]], list[str]]:
     found: list[tuple[str, Any]] = []
     notes: list[str] = []
     for model in run.models:
@@ -250,36 +321,77 @@ def _comparisons(run: RunDir, stats: Mapping[tuple[str, str], list[tuple[int, Te
             pooled = pool_runs([s for _, s in stats[(model, mode)]])
             for metric in COMPARISON_METRICS:
                 if metric == "kb_cs" and (kb_notes[(model, mode)] or kb_notes[(model, BASELINE)]):
-                    notes.append(f"{model}: {mode} vs {BASELINE} on {metric} not compared: KB CS is undefined "
-                                 f"for {mode if kb_notes[(model, mode)] else BASELINE}")
+                    notes.append(
+                        f"{model}: {mode} vs {BASELINE} on {metric} not compared: KB CS is undefined "
+                        f"for {mode if kb_notes[(model, mode)] else BASELINE}"
+                    )
                     continue
                 try:
-                    pc = paired_comparison(pooled, base, metric, label_a=mode, label_b=BASELINE,
-                                           n_resamples=n_resamples, n_permutations=n_resamples, seed=seed, conf=CONF)
+                    pc = paired_comparison(
+                        pooled,
+                        base,
+                        metric,
+                        label_a=mode,
+                        label_b=BASELINE,
+                        n_resamples=n_resamples,
+                        n_permutations=n_resamples,
+                        seed=seed,
+                        conf=CONF,
+                    )
                 except ConfigError as exc:
                     notes.append(f"{model}: {mode} vs {BASELINE} on {metric} not compared: {exc}")
                     continue
                 if pc.diff is None:
-                    notes.append(f"{model}: {mode} vs {BASELINE} on {metric} not compared: the metric is undefined "
-                                 "on the common territories")
+                    notes.append(
+                        f"{model}: {mode} vs {BASELINE} on {metric} not compared: the metric is undefined "
+                        "on the common territories"
+                    )
                     continue
                 found.append((model, pc))
     adjusted = holm_adjust([pc for _, pc in found]) if found else []
     out = []
     for (model, _), pc in zip(found, adjusted):
         n_runs = max(len(stats[(model, pc.label_a)]), len(stats[(model, BASELINE)]))
-        have = {"mode": None, "gen": model, "runs": n_runs, "policy": run.config.policy, "data": data_hash}
-        sig = _with(pc.signature, gen=model, runs=n_runs, policy=run.config.policy, data=data_hash,
-                    **_recorded_fields(run, model, pc.label_a, have))
-        out.append({"model": model, "metric": pc.metric, "mode": pc.label_a, "baseline": pc.label_b,
-                    "value_mode": pc.value_a, "value_baseline": pc.value_b, "diff": pc.diff,
-                    "ci95": _ci(pc.low, pc.high), "p_value": pc.p_value, "p_holm": pc.p_holm,
-                    "n_territories": pc.n_territories, "n_resamples": pc.n_resamples,
-                    "n_permutations": pc.n_permutations, "seed": pc.seed, "signature": str(sig)})
+        have = {
+            "mode": None,
+            "gen": model,
+            "runs": n_runs,
+            "policy": run.config.policy,
+            "data": data_hash,
+        }
+        sig = _with(
+            pc.signature,
+            gen=model,
+            runs=n_runs,
+            policy=run.config.policy,
+            data=data_hash,
+            **_recorded_fields(run, model, pc.label_a, have),
+        )
+        out.append(
+            {
+                "model": model,
+                "metric": pc.metric,
+                "mode": pc.label_a,
+                "baseline": pc.label_b,
+                "value_mode": pc.value_a,
+                "value_baseline": pc.value_b,
+                "diff": pc.diff,
+                "ci95": _ci(pc.low, pc.high),
+                "p_value": pc.p_value,
+                "p_holm": pc.p_holm,
+                "n_territories": pc.n_territories,
+                "n_resamples": pc.n_resamples,
+                "n_permutations": pc.n_permutations,
+                "seed": pc.seed,
+                "signature": str(sig),
+            }
+        )
     return out, notes
 
 
-def _warnings(run: RunDir, results: Mapping[str, Mapping[str, Any]], skipped_by_mode: Mapping[str, int]) -> list[str]:
+def _warnings(
+    run: RunDir, results: Mapping[str, Mapping[str, Any]], skipped_by_mode: Mapping[str, int]
+) -> list[str]:
     info, ds = run.info, run.dataset
     out: list[str] = []
     ds_info = info.get("dataset") if isinstance(info.get("dataset"), dict) else {}
@@ -287,14 +399,20 @@ def _warnings(run: RunDir, results: Mapping[str, Mapping[str, Any]], skipped_by_
         out.append(f"dataset: {w}")
     recorded = ds_info.get("signature")
     if recorded and recorded != ds.signature:
-        out.append(f"dataset: run.json records {recorded} but the loaded dataset is {ds.signature}; "
-                   "scores use the loaded dataset")
+        out.append(
+            f"dataset: run.json records {recorded} but the loaded dataset is {ds.signature}; "
+            "scores use the loaded dataset"
+        )
     for mode, n in skipped_by_mode.items():
-        out.append(f"{mode}: {n} queries skipped by retrieval (the mode is undefined for them; run.json 'skipped')")
+        out.append(
+            f"{mode}: {n} queries skipped by retrieval (the mode is undefined for them; run.json 'skipped')"
+        )
     calls = info.get("calls") if isinstance(info.get("calls"), dict) else {}
     if calls.get("failed"):
-        out.append(f"{calls['failed']} of {calls.get('requests', '?')} calls failed (outcome 'failed'; "
-                   "re-run `bordir run` to retry them)")
+        out.append(
+            f"{calls['failed']} of {calls.get('requests', '?')} calls failed (outcome 'failed'; "
+            "re-run `bordir run` to retry them)"
+        )
     n_queries = info.get("queries")
     if not isinstance(n_queries, int):
         langs = set(run.config.langs)
@@ -307,50 +425,79 @@ def _warnings(run: RunDir, results: Mapping[str, Mapping[str, Any]], skipped_by_
                 out.append(f"{model} / {mode}: {failed} of {cell['n_responses']} responses failed")
             n_mode = n_queries - skipped_by_mode.get(mode, 0)
             if cell["n_responses"] < n_mode * n_seeds:
-                out.append(f"{model} / {mode}: {cell['n_responses']} of {n_mode * n_seeds} expected responses "
-                           f"({n_mode} queries × {n_seeds} runs); the run is incomplete")
+                out.append(
+                    f"{model} / {mode}: {cell['n_responses']} of {n_mode * n_seeds} expected responses "
+                    f"({n_mode} queries × {n_seeds} runs); the run is incomplete"
+                )
             if cell["n_runs"] < 2:
-                out.append(f"{model} / {mode}: {cell['n_runs']} run; t-intervals over runs need at least 2")
+                out.append(
+                    f"{model} / {mode}: {cell['n_runs']} run; t-intervals over runs need at least 2"
+                )
             out += interval_warnings(model, mode, cell)
     if any("intervals over territories rest on" in w for w in out):
-        out.append(f"intervals over territories marked † rest on fewer than {MIN_CLUSTERS} territories and cover "
-                   f"less than 95% ({COVERAGE_NOTE})")
+        out.append(
+            f"intervals over territories marked † rest on fewer than {MIN_CLUSTERS} territories and cover "
+            f"less than 95% ({COVERAGE_NOTE})"
+        )
     return out
 
 
 def interval_warnings(model: str, mode: str, cell: Mapping[str, Any]) -> list[str]:
     """The small-sample and instability warnings of one (model, mode) cell of ``results``."""
     out = []
-    few = [(LABELS[m], e["territory_interval"]["n_clusters"]) for m, e in cell["metrics"].items()
-           if e.get("territory_interval") and e["territory_interval"].get("warning")]
+    few = [
+        (LABELS[m], e["territory_interval"]["n_clusters"])
+        for m, e in cell["metrics"].items()
+        if e.get("territory_interval") and e["territory_interval"].get("warning")
+    ]
     if few:
         which = ", ".join(f"{label} {n}" for label, n in few)
-        out.append(f"{model} / {mode}: intervals over territories rest on fewer than {MIN_CLUSTERS} territories "
-                   f"({which}); marked † in the tables")
+        out.append(
+            f"{model} / {mode}: intervals over territories rest on fewer than {MIN_CLUSTERS} territories "
+            f"({which}); marked † in the tables"
+        )
     d = cell["metrics"].get("delta_cs", {})
     if d.get("unstable"):
         nc = cell["metrics"]["non_control_cs"].get("terr95") or [None, None]
         low = "n/a" if nc[0] is None else f"{100 * nc[0]:.1f}"
-        out.append(f"{model} / {mode}: {LABELS['delta_cs']} is unstable: Non-control CS's interval reaches {low} "
-                   f"(below {100 * UNSTABLE_NON_CONTROL:.0f}), so dividing by it can multiply Control CS tenfold; "
-                   "use ΔCS (unnormalised)")
+        out.append(
+            f"{model} / {mode}: {LABELS['delta_cs']} is unstable: Non-control CS's interval reaches {low} "
+            f"(below {100 * UNSTABLE_NON_CONTROL:.0f}), so dividing by it can multiply Control CS tenfold; "
+            "use ΔCS (unnormalised)"
+        )
     und = d.get("undefined") or {}
     if und.get("runs"):
-        out.append(f"{model} / {mode}: {LABELS['delta_cs']} undefined (Non-control CS = 0) in {und['runs']} of "
-                   f"{und['of_runs']} runs; its mean and t-interval skip them")
+        out.append(
+            f"{model} / {mode}: {LABELS['delta_cs']} undefined (Non-control CS = 0) in {und['runs']} of "
+            f"{und['of_runs']} runs; its mean and t-interval skip them"
+        )
     return out
 
 
 def _run_section(run: RunDir, skipped_by_mode: Mapping[str, int]) -> dict[str, Any]:
-    keys = ("bordir_version", "git_revision", "config", "packages", "dataset", "corpus", "retrieval", "queries",
-            "responses", "calls", "started", "finished")
+    keys = (
+        "bordir_version",
+        "git_revision",
+        "config",
+        "packages",
+        "dataset",
+        "corpus",
+        "retrieval",
+        "queries",
+        "responses",
+        "calls",
+        "started",
+        "finished",
+    )
     out = {k: run.info.get(k) for k in keys}
     out["config"] = run.config.to_dict()
     out["skipped_by_mode"] = dict(skipped_by_mode)
     return out
 
 
-def build_metrics(run: RunDir, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = None) -> dict[str, Any]:
+def build_metrics(
+    run: RunDir, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = None
+) -> dict[str, Any]:
     """Every number of the report, as a JSON-ready dict (see the module docs).
 
     Args:
@@ -378,50 +525,88 @@ def build_metrics(run: RunDir, *, n_resamples: int = DEFAULT_RESAMPLES, seed: in
                 continue
             group = groups[(model, mode)]
             kb_notes[(model, mode)] = _kb_undefined(mode, group)
-            results.setdefault(model, {})[mode] = _cell(run, model, mode, sorted(per_cell[(model, mode)]), group,
-                                                        n_resamples, seed, data_hash)
+            results.setdefault(model, {})[mode] = _cell(
+                run,
+                model,
+                mode,
+                sorted(per_cell[(model, mode)]),
+                group,
+                n_resamples,
+                seed,
+                data_hash,
+            )
 
     comparisons, cmp_notes = _comparisons(run, per_cell, kb_notes, n_resamples, seed, data_hash)
-    skipped_by_mode = dict(Counter(str(s.get("mode")) for s in run.info.get("skipped") or [] if isinstance(s, dict)))
-    notes = [f"{model} / {mode}: {LABELS[m]}: {e['note']}" for model, modes in results.items()
-             for mode, cell in modes.items() for m, e in cell["metrics"].items() if e["note"]]
+    skipped_by_mode = dict(
+        Counter(str(s.get("mode")) for s in run.info.get("skipped") or [] if isinstance(s, dict))
+    )
+    notes = [
+        f"{model} / {mode}: {LABELS[m]}: {e['note']}"
+        for model, modes in results.items()
+        for mode, cell in modes.items()
+        for m, e in cell["metrics"].items()
+        if e["note"]
+    ]
     n_runs = max((c["n_runs"] for modes in results.values() for c in modes.values()), default=0)
-    signature = Signature.build("report", runs=n_runs, ci=CI_RUNS, boot=n_resamples, perm=n_resamples, seed=seed,
-                                holm="yes", policy=policy, data=data_hash)
-    return jsonable({
-        "schema": SCHEMA,
-        "bordir_version": __version__,
-        "generated": now_iso(),
-        "run_dir": str(run.path.resolve()),
-        "signature": str(signature),
-        "settings": {
-            "scale": "fractions in [0, 1]",
-            "policy": policy,
-            "conf": CONF,
-            "ci95": {"method": "t-interval over runs", "variant": CI_RUNS, "ddof": 1},
-            "boot95": {"method": "cluster bootstrap over territories, jointly across runs; percentile interval",
-                       "n_resamples": n_resamples, "seed": seed},
-            "terr95": {"method": "cluster Wilson for the CS shares, MOVER for ΔCS, log-MOVER for ΔCS normalized; "
-                                 "runs pooled per territory",
-                       "methods": dict(TERRITORY_METHODS), "min_clusters": MIN_CLUSTERS,
-                       "unstable_non_control": UNSTABLE_NON_CONTROL, "coverage": COVERAGE_NOTE},
-            "headline_delta": "delta_cs_abs (Control − Non-control); delta_cs = normalized (reference)",
-            "comparisons": {"baseline": BASELINE, "metrics": list(COMPARISON_METRICS),
-                            "runs": "pooled per territory (pool_runs)",
-                            "ci95": "paired cluster bootstrap over the common territories",
-                            "test": "two-sided paired permutation test (sign flips within territories), "
-                                    "p = (c + 1) / (n + 1)",
-                            "n_permutations": n_resamples, "correction": "holm", "seed": seed},
-        },
-        "run": _run_section(run, skipped_by_mode),
-        "models": run.models,
-        "modes": run.modes,
-        "metrics": list(METRICS),
-        "results": results,
-        "languages": _languages(run, tables, data_hash),
-        "outcomes": _outcomes(run, _OUTCOME_KEYS),
-        "outcomes_overall": _outcomes(run, ("model", "mode")),
-        "comparisons": comparisons,
-        "notes": [*notes, *cmp_notes],
-        "warnings": _warnings(run, results, skipped_by_mode),
-    })
+    signature = Signature.build(
+        "report",
+        runs=n_runs,
+        ci=CI_RUNS,
+        boot=n_resamples,
+        perm=n_resamples,
+        seed=seed,
+        holm="yes",
+        policy=policy,
+        data=data_hash,
+    )
+    return jsonable(
+        {
+            "schema": SCHEMA,
+            "bordir_version": __version__,
+            "generated": now_iso(),
+            "run_dir": str(run.path.resolve()),
+            "signature": str(signature),
+            "settings": {
+                "scale": "fractions in [0, 1]",
+                "policy": policy,
+                "conf": CONF,
+                "ci95": {"method": "t-interval over runs", "variant": CI_RUNS, "ddof": 1},
+                "boot95": {
+                    "method": "cluster bootstrap over territories, jointly across runs; percentile interval",
+                    "n_resamples": n_resamples,
+                    "seed": seed,
+                },
+                "terr95": {
+                    "method": "cluster Wilson for the CS shares, MOVER for ΔCS, log-MOVER for ΔCS normalized; "
+                    "runs pooled per territory",
+                    "methods": dict(TERRITORY_METHODS),
+                    "min_clusters": MIN_CLUSTERS,
+                    "unstable_non_control": UNSTABLE_NON_CONTROL,
+                    "coverage": COVERAGE_NOTE,
+                },
+                "headline_delta": "delta_cs_abs (Control − Non-control); delta_cs = normalized (reference)",
+                "comparisons": {
+                    "baseline": BASELINE,
+                    "metrics": list(COMPARISON_METRICS),
+                    "runs": "pooled per territory (pool_runs)",
+                    "ci95": "paired cluster bootstrap over the common territories",
+                    "test": "two-sided paired permutation test (sign flips within territories), "
+                    "p = (c + 1) / (n + 1)",
+                    "n_permutations": n_resamples,
+                    "correction": "holm",
+                    "seed": seed,
+                },
+            },
+            "run": _run_section(run, skipped_by_mode),
+            "models": run.models,
+            "modes": run.modes,
+            "metrics": list(METRICS),
+            "results": results,
+            "languages": _languages(run, tables, data_hash),
+            "outcomes": _outcomes(run, _OUTCOME_KEYS),
+            "outcomes_overall": _outcomes(run, ("model", "mode")),
+            "comparisons": comparisons,
+            "notes": [*notes, *cmp_notes],
+            "warnings": _warnings(run, results, skipped_by_mode),
+        }
+    )

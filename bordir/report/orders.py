@@ -47,8 +47,10 @@ class Section:
 
 def _figure(html_id: str, png: Path, caption: str) -> str:
     e = html.escape
-    return (f'<figure id="plot-{e(html_id)}"><img src="{data_uri(png.read_bytes(), "image/png")}" alt="{e(caption)}">'
-            f"<figcaption>{e(caption)} (also plots/{e(png.stem)}.svg).</figcaption></figure>")
+    return (
+        f'<figure id="plot-{e(html_id)}"><img src="{data_uri(png.read_bytes(), "image/png")}" alt="{e(caption)}">'
+        f"<figcaption>{e(caption)} (also plots/{e(png.stem)}.svg).</figcaption></figure>"
+    )
 
 
 def _plot(letters: pd.DataFrame, countries: pd.DataFrame, out: Path) -> tuple[Path, Path]:
@@ -59,12 +61,21 @@ def _plot(letters: pd.DataFrame, countries: pd.DataFrame, out: Path) -> tuple[Pa
     with mpl.rc_context(_RC):
         n_c = max(countries.groupby("model").size().max() if len(countries) else 1, 1)
         fig = mpl.figure.Figure(figsize=(4 + 0.28 * n_c, 2.9 * len(models)), layout="constrained")
-        axes = np.atleast_2d(fig.subplots(len(models), 2, width_ratios=[1, max(n_c / 4, 1.5)], squeeze=False))
+        axes = np.atleast_2d(
+            fig.subplots(len(models), 2, width_ratios=[1, max(n_c / 4, 1.5)], squeeze=False)
+        )
         for row, model in zip(axes, models):
             lt = letters[letters["model"] == model]
             row[0].bar(lt["letter"], lt["rate"], color="#4c72b0", label="picked")
-            row[0].scatter(lt["letter"], lt["uniform"], color="#d0443e", marker="_", s=400, zorder=3,
-                           label="uniform")
+            row[0].scatter(
+                lt["letter"],
+                lt["uniform"],
+                color="#d0443e",
+                marker="_",
+                s=400,
+                zorder=3,
+                label="uniform",
+            )
             row[0].set_ylim(0, 1)
             row[0].set_title(f"{model}: pick rate by letter", fontsize=9)
             row[0].legend(fontsize=7, frameon=False)
@@ -74,7 +85,9 @@ def _plot(letters: pd.DataFrame, countries: pd.DataFrame, out: Path) -> tuple[Pa
             row[1].scatter(x, ct["uniform"], color="#d0443e", marker="_", s=120, zorder=3)
             row[1].set_xticks(x, ct["country"], rotation=60, ha="right", fontsize=7)
             row[1].set_ylim(0, 1)
-            row[1].set_title(f"{model}: pick rate by country when offered (red: uniform 1/n)", fontsize=9)
+            row[1].set_title(
+                f"{model}: pick rate by country when offered (red: uniform 1/n)", fontsize=9
+            )
         out.mkdir(parents=True, exist_ok=True)
         return _save(fig, out, PICK_PLOT)
 
@@ -96,52 +109,115 @@ def order_section(run: RunDir, out: Path, *, n_resamples: int, seed: int | None)
     if "option_order" not in resp.columns or resp["option_order"].nunique() < 2:
         return None
     resp = resp[resp["model"].isin(run.models)]
-    calib = pd.read_parquet(run.path / CALIBRATION_FILE) if (run.path / CALIBRATION_FILE).is_file() else None
+    calib = (
+        pd.read_parquet(run.path / CALIBRATION_FILE)
+        if (run.path / CALIBRATION_FILE).is_file()
+        else None
+    )
     ds = run.dataset
     bias = position_bias(resp, n_resamples=n_resamples, seed=seed)
     bias_model = position_bias(resp, by=("model",), n_resamples=n_resamples, seed=seed)
     scored = "option_logprobs" in resp.columns and resp["option_logprobs"].notna().any()
-    bias_t0 = (position_bias(argmax_responses(resp), by=("model",), n_resamples=n_resamples, seed=seed)
-               if scored else bias_model.iloc[0:0])
+    bias_t0 = (
+        position_bias(argmax_responses(resp), by=("model",), n_resamples=n_resamples, seed=seed)
+        if scored
+        else bias_model.iloc[0:0]
+    )
     noise = seed_change_rate(multi_order(resp), by=("model",))
-    balanced = multi_order(resp)  # the modes asked in every order: each option shown equally often at each letter
+    balanced = multi_order(
+        resp
+    )  # the modes asked in every order: each option shown equally often at each letter
     letters = letter_pick_rates(balanced, ds)
     countries = country_pick_rates(balanced, ds)
     order_modes = ", ".join(dict.fromkeys(balanced["mode"]))
     calibrated = calib is not None or has_calibration(resp)
     rules = ("given", "stable", "averaged", *(("calibrated",) if calibrated else ()))
-    om = order_metrics(resp, ds, rules=rules, calibration=calib, temperature=float(run.config.temperature))
+    om = order_metrics(
+        resp, ds, rules=rules, calibration=calib, temperature=float(run.config.temperature)
+    )
     files: list[Path] = []
 
-    rows = [(str(r.model), "all modes", str(r.n_queries), str(r.n_changed), pct(r.rate), ci_text(r.low, r.high))
-            for r in bias_model.itertuples()]
-    rows += [(str(r.model), "all modes, argmax (T = 0)", str(r.n_queries), str(r.n_changed), pct(r.rate),
-              ci_text(r.low, r.high)) for r in bias_t0.itertuples()]
-    rows += [(str(r.model), str(r.mode), str(r.n_queries), str(r.n_changed), pct(r.rate), ci_text(r.low, r.high))
-             for r in bias.itertuples()]
+    rows = [
+        (
+            str(r.model),
+            "all modes",
+            str(r.n_queries),
+            str(r.n_changed),
+            pct(r.rate),
+            ci_text(r.low, r.high),
+        )
+        for r in bias_model.itertuples()
+    ]
+    rows += [
+        (
+            str(r.model),
+            "all modes, argmax (T = 0)",
+            str(r.n_queries),
+            str(r.n_changed),
+            pct(r.rate),
+            ci_text(r.low, r.high),
+        )
+        for r in bias_t0.itertuples()
+    ]
+    rows += [
+        (
+            str(r.model),
+            str(r.mode),
+            str(r.n_queries),
+            str(r.n_changed),
+            pct(r.rate),
+            ci_text(r.low, r.high),
+        )
+        for r in bias.itertuples()
+    ]
     orders = bias_model["orders"].iloc[0] if len(bias_model) else ""
-    ref = "; ".join(f"{r.model}: {pct(r.rate)} of {r.n_pairs} pairs" for r in noise.itertuples() if r.n_pairs)
-    t_bias = Table("position_bias", f"Position-bias rate ×100: share of queries (× run) answered in ≥ 2 option orders "
-                   f"({orders}) whose picked country changes with the order; 95% cluster bootstrap over "
-                   f"territories ({n_resamples} resamples). Argmax (T = 0): the same on the option scores of rank "
-                   f"classification, without sampling. Reference, the country changing between two runs in one "
-                   f"order (sampling alone): {ref or 'n/a (one run)'}.",
-                   ("Model", "Mode", "Queries", "Changed", "Rate", "95% CI"), tuple(rows),
-                   pd.concat([bias_model.assign(mode="*"), bias_t0.assign(mode="*", choice="argmax"), bias],
-                             ignore_index=True))
-    shown = om[om["metric"].isin(SHOWN) & om["mode"].isin(set(balanced["mode"]))]  # modes asked in every order
-    wide = shown.pivot_table(index=["model", "mode", "metric"], columns="rule", values="value", aggfunc="first",
-                             dropna=False)
+    ref = "; ".join(
+        f"{r.model}: {pct(r.rate)} of {r.n_pairs} pairs" for r in noise.itertuples() if r.n_pairs
+    )
+    t_bias = Table(
+        "position_bias",
+        f"Position-bias rate ×100: share of queries (× run) answered in ≥ 2 option orders "
+        f"({orders}) whose picked country changes with the order; 95% cluster bootstrap over "
+        f"territories ({n_resamples} resamples). Argmax (T = 0): the same on the option scores of rank "
+        f"classification, without sampling. Reference, the country changing between two runs in one "
+        f"order (sampling alone): {ref or 'n/a (one run)'}.",
+        ("Model", "Mode", "Queries", "Changed", "Rate", "95% CI"),
+        tuple(rows),
+        pd.concat(
+            [bias_model.assign(mode="*"), bias_t0.assign(mode="*", choice="argmax"), bias],
+            ignore_index=True,
+        ),
+    )
+    shown = om[
+        om["metric"].isin(SHOWN) & om["mode"].isin(set(balanced["mode"]))
+    ]  # modes asked in every order
+    wide = shown.pivot_table(
+        index=["model", "mode", "metric"],
+        columns="rule",
+        values="value",
+        aggfunc="first",
+        dropna=False,
+    )
     drows = []
     for (model, mode, metric), r in wide.iterrows():
         drows.append((str(model), str(mode), _LABEL[metric], *(pct(r.get(rule)) for rule in rules)))
-    t_deb = Table("order_debiased", f"CS ×100 under each order rule in the modes asked in every order ({order_modes}; "
-                  "all modes in metrics.json; mean over runs, strict policy): given = the "
-                  "dataset's order, as the papers; stable = a query counts only if its country is the same in every "
-                  "order; averaged = each answer is its distribution of picks over the orders"
-                  + ("; calibrated = rank-classification scores minus content-free scores (cf:na-noir)"
-                     if calibrated else "") + ". See docs/methodology.md.",
-                  ("Model", "Mode", "Metric", *rules), tuple(drows), om.drop(columns=["runs"]), left=3)
+    t_deb = Table(
+        "order_debiased",
+        f"CS ×100 under each order rule in the modes asked in every order ({order_modes}; "
+        "all modes in metrics.json; mean over runs, strict policy): given = the "
+        "dataset's order, as the papers; stable = a query counts only if its country is the same in every "
+        "order; averaged = each answer is its distribution of picks over the orders"
+        + (
+            "; calibrated = rank-classification scores minus content-free scores (cf:na-noir)"
+            if calibrated
+            else ""
+        )
+        + ". See docs/methodology.md.",
+        ("Model", "Mode", "Metric", *rules),
+        tuple(drows),
+        om.drop(columns=["runs"]),
+        left=3,
+    )
     for t in (t_bias, t_deb):
         files += t.write(out / "tables")
     for name, df in (("pick_rates_letter", letters), ("pick_rates_country", countries)):
@@ -152,23 +228,41 @@ def order_section(run: RunDir, out: Path, *, n_resamples: int, seed: int | None)
     files += [png, svg]
     e = html.escape
     first = bias_model.iloc[0] if len(bias_model) else None
-    lead = (f"<p><strong>Position-bias rate of {e(str(first['model']))}: {pct(first['rate'])} % "
+    lead = (
+        (
+            f"<p><strong>Position-bias rate of {e(str(first['model']))}: {pct(first['rate'])} % "
             f"{e(ci_text(first['low'], first['high']))}</strong> of its answers name another country when the "
-            f"options are reordered ({e(orders)}).</p>") if first is not None else ""
-    parts = ['<h2 id="option-order">Option order</h2>', lead,
-             "<p>Each query was asked with its options in several orders (letters and names moved together). "
-             "A model that reads the question picks the same country in every order; one that picks a letter "
-             "does not.</p>",
-             t_bias.to_html(), t_deb.to_html(),
-             _figure(PICK_PLOT, png, f"Pick rate by letter and by country (every order and run of the modes asked "
-                     f"in several orders: {order_modes}) against the uniform rate")]
-    js = {"orders": orders,
-          "position_bias": jsonable(pd.concat([bias_model.assign(mode="*"), bias]).to_dict(orient="records")),
-          "position_bias_argmax": jsonable(bias_t0.to_dict(orient="records")),
-          "seed_change": jsonable(noise.to_dict(orient="records")),
-          "pick_rates_letter": jsonable(letters.to_dict(orient="records")),
-          "order_metrics": jsonable(om.to_dict(orient="records")),
-          "calibration": "cf:na-noir" if calibrated else None}
+            f"options are reordered ({e(orders)}).</p>"
+        )
+        if first is not None
+        else ""
+    )
+    parts = [
+        '<h2 id="option-order">Option order</h2>',
+        lead,
+        "<p>Each query was asked with its options in several orders (letters and names moved together). "
+        "A model that reads the question picks the same country in every order; one that picks a letter "
+        "does not.</p>",
+        t_bias.to_html(),
+        t_deb.to_html(),
+        _figure(
+            PICK_PLOT,
+            png,
+            f"Pick rate by letter and by country (every order and run of the modes asked "
+            f"in several orders: {order_modes}) against the uniform rate",
+        ),
+    ]
+    js = {
+        "orders": orders,
+        "position_bias": jsonable(
+            pd.concat([bias_model.assign(mode="*"), bias]).to_dict(orient="records")
+        ),
+        "position_bias_argmax": jsonable(bias_t0.to_dict(orient="records")),
+        "seed_change": jsonable(noise.to_dict(orient="records")),
+        "pick_rates_letter": jsonable(letters.to_dict(orient="records")),
+        "order_metrics": jsonable(om.to_dict(orient="records")),
+        "calibration": "cf:na-noir" if calibrated else None,
+    }
     return Section({"option_order": js}, "\n".join(parts), tuple(files))
 
 
@@ -180,18 +274,26 @@ def position_bias_lines(metrics: dict[str, Any]) -> list[str]:
     ['position-bias rate of m: 88.0% [80.0, 95.0] of 68 answers change country when the options are reordered (given,reversed)']
     """
     block = metrics.get("option_order") or {}
-    t0 = {r["model"]: r for r in block.get("position_bias_argmax") or [] if r.get("rate") is not None}
+    t0 = {
+        r["model"]: r for r in block.get("position_bias_argmax") or [] if r.get("rate") is not None
+    }
     noise = {r["model"]: r for r in block.get("seed_change") or [] if r.get("rate") is not None}
     out = []
     for r in block.get("position_bias") or []:
         if r.get("mode") != "*" or r.get("rate") is None:
             continue
-        out.append(f"position-bias rate of {r['model']}: {100 * r['rate']:.1f}% {ci_text(r.get('low'), r.get('high'))} "
-                   f"of {r['n_queries']} answers change country when the options are reordered ({block['orders']})")
+        out.append(
+            f"position-bias rate of {r['model']}: {100 * r['rate']:.1f}% {ci_text(r.get('low'), r.get('high'))} "
+            f"of {r['n_queries']} answers change country when the options are reordered ({block['orders']})"
+        )
         if r["model"] in t0:
             a = t0[r["model"]]
-            out.append(f"  at temperature 0 (argmax of the option scores): {100 * a['rate']:.1f}% "
-                       f"{ci_text(a.get('low'), a.get('high'))}")
+            out.append(
+                f"  at temperature 0 (argmax of the option scores): {100 * a['rate']:.1f}% "
+                f"{ci_text(a.get('low'), a.get('high'))}"
+            )
         if r["model"] in noise:
-            out.append(f"  reference, same order and another run (sampling alone): {100 * noise[r['model']]['rate']:.1f}%")
+            out.append(
+                f"  reference, same order and another run (sampling alone): {100 * noise[r['model']]['rate']:.1f}%"
+            )
     return out

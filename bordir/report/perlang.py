@@ -37,7 +37,13 @@ from ..metrics.uncertainty import resolve_seed
 from .html import data_uri
 from .rundir import RunDir
 
-__all__ = ["DIRECTIONAL", "PerLangReport", "comparison_pairs", "perlang_report", "finding_paragraph"]
+__all__ = [
+    "DIRECTIONAL",
+    "PerLangReport",
+    "comparison_pairs",
+    "perlang_report",
+    "finding_paragraph",
+]
 
 BASELINE = "no_ir"
 DIRECTIONAL: Mapping[str, tuple[str, str]] = {
@@ -74,12 +80,15 @@ def _pts(x: float) -> str:
 
 
 def _cite(r: Mapping[str, Any]) -> str:
-    return (f"{r['group']} ({_pts(r['diff'])} points, 95% CI [{_pts(r['ci_low'])}, {_pts(r['ci_high'])}], "
-            f"Holm p = {r['p_holm']:.3g}, {r['n_territories']} territories)")
+    return (
+        f"{r['group']} ({_pts(r['diff'])} points, 95% CI [{_pts(r['ci_low'])}, {_pts(r['ci_high'])}], "
+        f"Holm p = {r['p_holm']:.3g}, {r['n_territories']} territories)"
+    )
 
 
-def finding_paragraph(rows: pd.DataFrame, model: str, pairs: Sequence[tuple[str, str]],
-                      min_territories: int) -> list[str]:
+def finding_paragraph(
+    rows: pd.DataFrame, model: str, pairs: Sequence[tuple[str, str]], min_territories: int
+) -> list[str]:
     """Sentences for one model from its per-language comparison rows (``by == 'query_lang'``).
 
     Every sentence is built from the numbers: for each pair of modes and each
@@ -100,7 +109,12 @@ def finding_paragraph(rows: pd.DataFrame, model: str, pairs: Sequence[tuple[str,
             judged = m[m["status"] == "judged"]
             n_judged = max(n_judged, len(judged))
             sig = judged[judged["significant"]]
-            pos = [_cite(r) for r in sig[sig["diff"] > 0].sort_values("diff", ascending=False).to_dict("records")]
+            pos = [
+                _cite(r)
+                for r in sig[sig["diff"] > 0]
+                .sort_values("diff", ascending=False)
+                .to_dict("records")
+            ]
             neg = [_cite(r) for r in sig[sig["diff"] < 0].sort_values("diff").to_dict("records")]
             if pos:
                 found.append(f"{up}: {'; '.join(pos)}")
@@ -116,22 +130,33 @@ def finding_paragraph(rows: pd.DataFrame, model: str, pairs: Sequence[tuple[str,
         else:
             sentence += "no language has enough territories to be judged."
         if found and quiet:
-            sentence += " No language moves detectably toward or away from " + " or ".join(quiet) + "."
+            sentence += (
+                " No language moves detectably toward or away from " + " or ".join(quiet) + "."
+            )
         thin = pair[(pair["metric"] == "controller_agreement") & (pair["status"] != "judged")]
         thin_list.append(dict(zip(thin["group"], thin["n_territories"].astype(int))))
         out.append(sentence)
-    why = (f"Too few territories to judge (fewer than {min_territories} with the controller agreement defined in "
-           "both modes; count in brackets)")
+    why = (
+        f"Too few territories to judge (fewer than {min_territories} with the controller agreement defined in "
+        "both modes; count in brackets)"
+    )
 
     def fmt(counts: Mapping[str, Sequence[int]]) -> str:
-        return ", ".join(f"{g} ({min(n)}{'' if min(n) == max(n) else f'–{max(n)}'})" for g, n in counts.items())
+        return ", ".join(
+            f"{g} ({min(n)}{'' if min(n) == max(n) else f'–{max(n)}'})" for g, n in counts.items()
+        )
 
-    if thin_list and all(set(t) == set(thin_list[0]) for t in thin_list):  # same languages everywhere: say it once
+    if thin_list and all(
+        set(t) == set(thin_list[0]) for t in thin_list
+    ):  # same languages everywhere: say it once
         if thin_list[0]:
             merged = {g: [t[g] for t in thin_list] for g in thin_list[0]}
             out.append(f"{why}, in every comparison: {fmt(merged)}.")
     else:
-        out = [f"{o} {why}: {fmt({g: [n] for g, n in t.items()})}." if t else o for o, t in zip(out, thin_list)]
+        out = [
+            f"{o} {why}: {fmt({g: [n] for g, n in t.items()})}." if t else o
+            for o, t in zip(out, thin_list)
+        ]
     return out
 
 
@@ -141,13 +166,23 @@ def _judged(n: int) -> str:
 
 def _mean_measures(measures: pd.DataFrame) -> pd.DataFrame:
     g = measures.groupby(["model", "mode", "query_lang", "metric"], sort=False)
-    out = g.agg(mean=("value", "mean"), n_runs=("value", "count"), n_territories=("n_territories", "max"),
-                items=("denominator", "sum")).reset_index()
+    out = g.agg(
+        mean=("value", "mean"),
+        n_runs=("value", "count"),
+        n_territories=("n_territories", "max"),
+        items=("denominator", "sum"),
+    ).reset_index()
     return out
 
 
-def perlang_report(run: RunDir, out: Path, *, n_resamples: int, seed: int | None,
-                   min_territories: int = DEFAULT_MIN_TERRITORIES) -> PerLangReport:
+def perlang_report(
+    run: RunDir,
+    out: Path,
+    *,
+    n_resamples: int,
+    seed: int | None,
+    min_territories: int = DEFAULT_MIN_TERRITORIES,
+) -> PerLangReport:
     """Compute and write the per-language section (see the module docs)."""
     from .perlang_plots import PERLANG_PLOTS, write_perlang_plots
 
@@ -162,9 +197,20 @@ def perlang_report(run: RunDir, out: Path, *, n_resamples: int, seed: int | None
     for by in ("query_lang", "resource"):
         for a, b in pairs:
             for metric in DIRECTIONAL:
-                frames.append(compare_items(items, run.dataset, a, b, by=by, metric=metric,  # type: ignore[arg-type]
-                                            resamples=n_resamples, seed=seed, min_territories=min_territories,
-                                            policy=policy))  # type: ignore[arg-type]
+                frames.append(
+                    compare_items(
+                        items,
+                        run.dataset,
+                        a,
+                        b,
+                        by=by,
+                        metric=metric,  # type: ignore[arg-type]
+                        resamples=n_resamples,
+                        seed=seed,
+                        min_territories=min_territories,
+                        policy=policy,
+                    )
+                )  # type: ignore[arg-type]
     cmp = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     tables = out / "tables"
     tables.mkdir(parents=True, exist_ok=True)
@@ -172,43 +218,72 @@ def perlang_report(run: RunDir, out: Path, *, n_resamples: int, seed: int | None
     measures.to_csv(files[0], index=False)
     cmp.to_csv(files[1], index=False)
     models = [m for m in run.models if m in set(items["model"])]
-    plots = write_perlang_plots(means, cmp, models, modes, pairs, out / "plots", min_territories=min_territories,
-                                n_resamples=n_resamples, seed=seed) if len(items) else {}
-    paragraphs = {m: finding_paragraph(cmp, m, pairs, min_territories) if len(cmp) else [] for m in models}
+    plots = (
+        write_perlang_plots(
+            means,
+            cmp,
+            models,
+            modes,
+            pairs,
+            out / "plots",
+            min_territories=min_territories,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+        if len(items)
+        else {}
+    )
+    paragraphs = {
+        m: finding_paragraph(cmp, m, pairs, min_territories) if len(cmp) else [] for m in models
+    }
 
     e = html.escape
-    parts = ['<h2 id="per-language">Per-language comparisons</h2>',
-             "<p>Which query languages' answers each mode moves, and in which direction: toward the controller "
-             "(agreement with the controller), toward the query language's own claimant (in-group answer rate) "
-             "or toward the English control answer (docs/metrics.md, per-language measures). Each difference is "
-             "paired by territory, runs pooled per territory, with a 95% paired cluster-bootstrap interval over "
-             f"the language's territories ({n_resamples} resamples, seed {seed}) and a sign-flip permutation "
-             "p-value, (c + 1) / (n + 1), Holm-adjusted across the languages of that comparison. The "
-             f"{len(pairs)} × {len(DIRECTIONAL)} comparisons per model are not corrected against one another. "
-             f"Languages with fewer than {min_territories} paired territories are not tested (grey in the plots). "
-             "All numbers: <code>tables/perlang_comparisons.csv</code> (also per resource level) and "
-             "<code>tables/perlang_measures.csv</code>.</p>"]
+    parts = [
+        '<h2 id="per-language">Per-language comparisons</h2>',
+        "<p>Which query languages' answers each mode moves, and in which direction: toward the controller "
+        "(agreement with the controller), toward the query language's own claimant (in-group answer rate) "
+        "or toward the English control answer (docs/metrics.md, per-language measures). Each difference is "
+        "paired by territory, runs pooled per territory, with a 95% paired cluster-bootstrap interval over "
+        f"the language's territories ({n_resamples} resamples, seed {seed}) and a sign-flip permutation "
+        "p-value, (c + 1) / (n + 1), Holm-adjusted across the languages of that comparison. The "
+        f"{len(pairs)} × {len(DIRECTIONAL)} comparisons per model are not corrected against one another. "
+        f"Languages with fewer than {min_territories} paired territories are not tested (grey in the plots). "
+        "All numbers: <code>tables/perlang_comparisons.csv</code> (also per resource level) and "
+        "<code>tables/perlang_measures.csv</code>.</p>",
+    ]
     for model in models:
         parts.append(f'<h3 class="perlang-model">{e(model)}</h3>')
-        parts += [f'<p class="perlang-finding">{e(s)}</p>' for s in paragraphs[model]] or \
-            ["<p>No mode pair to compare (the run needs no_ir, or qlang and rel_langs).</p>"]
+        parts += [f'<p class="perlang-finding">{e(s)}</p>' for s in paragraphs[model]] or [
+            "<p>No mode pair to compare (the run needs no_ir, or qlang and rel_langs).</p>"
+        ]
         for name, (png, svg) in plots.items():
             if plots_model(name) != models.index(model):
                 continue
             files += [png, svg]
             cap = PERLANG_PLOTS[name.split("_", 2)[1]].format(model=model)
-            parts.append(f'<figure id="plot-{e(name)}"><img src="{data_uri(Path(png).read_bytes(), "image/png")}" '
-                         f'alt="{e(cap)}"><figcaption>{e(cap)} (also plots/{e(Path(svg).name)}).</figcaption>'
-                         "</figure>")
-    settings = {"pairs": [list(p) for p in pairs], "measures": list(DIRECTIONAL), "all_measures": list(PERLANG_NAMES),
-                "labels": {k: v.label for k, v in PERLANG_MEASURES.items()}, "min_territories": min_territories,
-                "n_resamples": n_resamples, "seed": seed, "ci95": "paired cluster bootstrap over territories",
-                "test": "two-sided sign-flip permutation test, p = (c + 1) / (n + 1)",
-                "correction": "holm across the groups of each comparison"}
-    doc = {"settings": settings,
-           "measures": means.to_dict("records"),
-           "comparisons": cmp.to_dict("records") if len(cmp) else [],
-           "paragraphs": paragraphs}
+            parts.append(
+                f'<figure id="plot-{e(name)}"><img src="{data_uri(Path(png).read_bytes(), "image/png")}" '
+                f'alt="{e(cap)}"><figcaption>{e(cap)} (also plots/{e(Path(svg).name)}).</figcaption>'
+                "</figure>"
+            )
+    settings = {
+        "pairs": [list(p) for p in pairs],
+        "measures": list(DIRECTIONAL),
+        "all_measures": list(PERLANG_NAMES),
+        "labels": {k: v.label for k, v in PERLANG_MEASURES.items()},
+        "min_territories": min_territories,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "ci95": "paired cluster bootstrap over territories",
+        "test": "two-sided sign-flip permutation test, p = (c + 1) / (n + 1)",
+        "correction": "holm across the groups of each comparison",
+    }
+    doc = {
+        "settings": settings,
+        "measures": means.to_dict("records"),
+        "comparisons": cmp.to_dict("records") if len(cmp) else [],
+        "paragraphs": paragraphs,
+    }
     return PerLangReport(jsonable(doc), "\n".join(parts), tuple(files))
 
 

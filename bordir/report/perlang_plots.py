@@ -31,7 +31,7 @@ __all__ = ["PERLANG_PLOTS", "write_perlang_plots"]
 
 PERLANG_PLOTS: Mapping[str, str] = {
     "forest": "{model}: per-language differences between modes (95% paired cluster-bootstrap CI; grey: too few "
-              "territories to judge)",
+    "territories to judge)",
     "heatmap": "{model}: every per-language measure per query language and mode (mean over runs, ×100)",
 }
 _SIG, _NS, _THIN = "#1f5fa8", "#555555", "#b8b8b8"
@@ -45,7 +45,9 @@ def _forest_panel(ax: Any, rows: pd.DataFrame, title: str) -> None:
     labels = []
     for r in order:
         n = f"{r['n_territories']}" if r["status"] != "undefined" else "n/a"
-        labels.append(f"{r['group']} ({n})" + (" *" if r["status"] == "judged" and r["significant"] else ""))
+        labels.append(
+            f"{r['group']} ({n})" + (" *" if r["status"] == "judged" and r["significant"] else "")
+        )
     y = np.arange(len(order))
     status = np.array([r["status"] for r in order], dtype=object)
     sig = np.array([bool(r["significant"]) for r in order], dtype=bool)
@@ -54,8 +56,16 @@ def _forest_panel(ax: Any, rows: pd.DataFrame, title: str) -> None:
     hi = np.array([r["ci_high"] for r in order], dtype=float)
     for sel, colour in (((status == "judged") & sig, _SIG), ((status == "judged") & ~sig, _NS)):
         if sel.any():  # one errorbar call per colour: few artists, fast to draw
-            ax.errorbar(diff[sel], y[sel], xerr=[diff[sel] - lo[sel], hi[sel] - diff[sel]], fmt="o", color=colour,
-                        ms=4, capsize=2, elinewidth=1)
+            ax.errorbar(
+                diff[sel],
+                y[sel],
+                xerr=[diff[sel] - lo[sel], hi[sel] - diff[sel]],
+                fmt="o",
+                color=colour,
+                ms=4,
+                capsize=2,
+                elinewidth=1,
+            )
     thin = status == "too few to judge"
     if thin.any():
         ax.plot(diff[thin], y[thin], "o", mfc="none", color=_THIN, ms=4, linestyle="none")
@@ -71,8 +81,15 @@ def _forest_panel(ax: Any, rows: pd.DataFrame, title: str) -> None:
     ax.set_axisbelow(True)
 
 
-def _forest(cmp: pd.DataFrame, model: str, pairs: Sequence[tuple[str, str]], mpl: Any, n_resamples: int,
-            seed: int, min_territories: int) -> Any:
+def _forest(
+    cmp: pd.DataFrame,
+    model: str,
+    pairs: Sequence[tuple[str, str]],
+    mpl: Any,
+    n_resamples: int,
+    seed: int,
+    min_territories: int,
+) -> Any:
     from .perlang import DIRECTIONAL
 
     sub = cmp[(cmp["model"] == model) & (cmp["by"] == "query_lang")]
@@ -82,19 +99,35 @@ def _forest(cmp: pd.DataFrame, model: str, pairs: Sequence[tuple[str, str]], mpl
     height = 1.0 + max(len(pairs), 1) * row
     # fixed margins instead of a layout engine: constrained layout re-measures every tick label many times
     fig = mpl.figure.Figure(figsize=(width, height))
-    axes = np.atleast_2d(fig.subplots(max(len(pairs), 1), len(metrics), squeeze=False, gridspec_kw={
-        "left": 0.75 / width, "right": 1 - 0.15 / width, "top": 1 - 0.85 / height, "bottom": 0.45 / height,
-        "wspace": 0.75 / 3.6, "hspace": 0.55 / (row - 0.55)}))
+    axes = np.atleast_2d(
+        fig.subplots(
+            max(len(pairs), 1),
+            len(metrics),
+            squeeze=False,
+            gridspec_kw={
+                "left": 0.75 / width,
+                "right": 1 - 0.15 / width,
+                "top": 1 - 0.85 / height,
+                "bottom": 0.45 / height,
+                "wspace": 0.75 / 3.6,
+                "hspace": 0.55 / (row - 0.55),
+            },
+        )
+    )
     for i, (a, b) in enumerate(pairs):
         for j, metric in enumerate(metrics):
             rows = sub[(sub["a"] == a) & (sub["b"] == b) & (sub["metric"] == metric)]
             _forest_panel(axes[i, j], rows, f"{PERLANG_MEASURES[metric].label}: {a} − {b}")
             if i == len(pairs) - 1:
                 axes[i, j].set_xlabel("difference, points (×100)", fontsize=7)
-    fig.suptitle(f"{model}: per query language (paired territories in brackets; * significant after Holm)\n"
-                 f"95% paired cluster bootstrap ({n_resamples} resamples, seed {seed}; intervals not adjusted for "
-                 f"multiplicity); grey: fewer than {min_territories} territories, not tested", fontsize=8,
-                 y=1 - 0.12 / height, va="top")
+    fig.suptitle(
+        f"{model}: per query language (paired territories in brackets; * significant after Holm)\n"
+        f"95% paired cluster bootstrap ({n_resamples} resamples, seed {seed}; intervals not adjusted for "
+        f"multiplicity); grey: fewer than {min_territories} territories, not tested",
+        fontsize=8,
+        y=1 - 0.12 / height,
+        va="top",
+    )
     return fig
 
 
@@ -107,9 +140,21 @@ def _heatmap(means: pd.DataFrame, model: str, modes: Sequence[str], mpl: Any) ->
     panel_w, panel_h = 0.9 + 0.5 * len(modes), 0.9 + 0.2 * len(langs)
     width, height = cols * panel_w + 1.6, nrows * panel_h + 0.7
     fig = mpl.figure.Figure(figsize=(width, height))  # fixed margins: see _forest
-    axes = np.atleast_2d(fig.subplots(nrows, cols, squeeze=False, gridspec_kw={
-        "left": 0.75 / width, "right": 1 - 1.3 / width, "top": 1 - 0.6 / height, "bottom": 0.75 / height,
-        "wspace": 0.5 / (panel_w - 0.5), "hspace": 0.9 / (panel_h - 0.9)}))
+    axes = np.atleast_2d(
+        fig.subplots(
+            nrows,
+            cols,
+            squeeze=False,
+            gridspec_kw={
+                "left": 0.75 / width,
+                "right": 1 - 1.3 / width,
+                "top": 1 - 0.6 / height,
+                "bottom": 0.75 / height,
+                "wspace": 0.5 / (panel_w - 0.5),
+                "hspace": 0.9 / (panel_h - 0.9),
+            },
+        )
+    )
     cmap = mpl.colormaps["viridis"].with_extremes(bad="#e6e6e6")
     im = None
     for k, name in enumerate(PERLANG_NAMES):
@@ -127,14 +172,27 @@ def _heatmap(means: pd.DataFrame, model: str, modes: Sequence[str], mpl: Any) ->
     if im is not None:
         cax = fig.add_axes((1 - 1.0 / width, 0.3, 0.18 / width, 0.4))
         fig.colorbar(im, cax=cax, label="share (×100 in cells)")
-    fig.suptitle(f"{model}: per-language measures, mean over runs (grey: undefined)", fontsize=9,
-                 y=1 - 0.12 / height, va="top")
+    fig.suptitle(
+        f"{model}: per-language measures, mean over runs (grey: undefined)",
+        fontsize=9,
+        y=1 - 0.12 / height,
+        va="top",
+    )
     return fig
 
 
-def write_perlang_plots(means: pd.DataFrame, cmp: pd.DataFrame, models: Sequence[str], modes: Sequence[str],
-                        pairs: Sequence[tuple[str, str]], out_dir: str | Path, *, min_territories: int,
-                        n_resamples: int, seed: int) -> dict[str, tuple[Path, Path]]:
+def write_perlang_plots(
+    means: pd.DataFrame,
+    cmp: pd.DataFrame,
+    models: Sequence[str],
+    modes: Sequence[str],
+    pairs: Sequence[tuple[str, str]],
+    out_dir: str | Path,
+    *,
+    min_territories: int,
+    n_resamples: int,
+    seed: int,
+) -> dict[str, tuple[Path, Path]]:
     """Draw the forest plot (when there are pairs) and the heatmap of every model; ``{stem: (png, svg)}``."""
     mpl = _mpl()
     out = Path(out_dir)
@@ -145,5 +203,7 @@ def write_perlang_plots(means: pd.DataFrame, cmp: pd.DataFrame, models: Sequence
             if pairs and len(cmp):
                 fig = _forest(cmp, model, pairs, mpl, n_resamples, seed, min_territories)
                 paths[f"perlang_forest_{i}"] = _save(fig, out, f"perlang_forest_{i}")
-            paths[f"perlang_heatmap_{i}"] = _save(_heatmap(means, model, modes, mpl), out, f"perlang_heatmap_{i}")
+            paths[f"perlang_heatmap_{i}"] = _save(
+                _heatmap(means, model, modes, mpl), out, f"perlang_heatmap_{i}"
+            )
     return paths

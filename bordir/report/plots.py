@@ -35,10 +35,20 @@ PLOTS: Mapping[str, str] = {
 }
 """Plot file stems and what each shows."""
 
-_OUTCOME_COLOURS = {"answered": "#4c9a5b", "refused": "#e08a2c", "multiple": "#8a63b8", "unparsed": "#9e9e9e",
-                    "failed": "#d0443e"}
-_RC = {"font.family": "DejaVu Sans", "font.size": 9, "svg.hashsalt": "bordir", "axes.spines.top": False,
-       "axes.spines.right": False}
+_OUTCOME_COLOURS = {
+    "answered": "#4c9a5b",
+    "refused": "#e08a2c",
+    "multiple": "#8a63b8",
+    "unparsed": "#9e9e9e",
+    "failed": "#d0443e",
+}
+_RC = {
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "svg.hashsalt": "bordir",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
 
 
 def _mpl() -> Any:
@@ -75,31 +85,64 @@ def _scores(metrics: Mapping[str, Any], mpl: Any) -> Any:
                 few.append(bool((e.get("territory_interval") or {}).get("warning")))
             pos = x - 0.4 + width * (i + 0.5)
             ok = ~np.isnan(means)
-            ax.bar(pos[ok], np.asarray(means)[ok], width, yerr=[np.asarray(lo)[ok], np.asarray(hi)[ok]],
-                   capsize=2, color=colours[i % len(colours)], label=model, error_kw={"linewidth": 0.8})
+            ax.bar(
+                pos[ok],
+                np.asarray(means)[ok],
+                width,
+                yerr=[np.asarray(lo)[ok], np.asarray(hi)[ok]],
+                capsize=2,
+                color=colours[i % len(colours)],
+                label=model,
+                error_kw={"linewidth": 0.8},
+            )
             for p_, m_, h_, f_ in zip(pos, means, hi, few):
                 if f_ and not np.isnan(m_):
                     ax.text(p_, m_ + h_, "†", ha="center", va="bottom", fontsize=7, color="#8a4b00")
             for p in pos[~ok]:
-                ax.text(p, 0.02, "n/a", rotation=90, ha="center", va="bottom", fontsize=7, color="#666666")
+                ax.text(
+                    p,
+                    0.02,
+                    "n/a",
+                    rotation=90,
+                    ha="center",
+                    va="bottom",
+                    fontsize=7,
+                    color="#666666",
+                )
         ax.axhline(0, color="#444444", linewidth=0.6)
         ax.set_title(LABELS[metric])
         ax.set_xticks(x, modes, rotation=30, ha="right")
-        ax.set_ylabel("Control − Non-control (fraction)" if metric == "delta_cs_abs" else "score (fraction)")
+        ax.set_ylabel(
+            "Control − Non-control (fraction)" if metric == "delta_cs_abs" else "score (fraction)"
+        )
         ax.grid(axis="y", color="#e5e5e5", linewidth=0.6)
         ax.set_axisbelow(True)
     t = metrics["settings"].get("terr95") or {}
-    fig.suptitle(f"Mean over runs; error bars: 95% small-sample interval over territories (cluster Wilson; MOVER "
-                 f"for ΔCS); †: fewer than {t.get('min_clusters', 30)} territories contribute, coverage below 95%",
-                 fontsize=9)
-    fig.legend(*np.atleast_1d(axes)[0].get_legend_handles_labels(), loc="outside lower center",
-               ncols=min(len(models), 4), frameon=False)
+    fig.suptitle(
+        f"Mean over runs; error bars: 95% small-sample interval over territories (cluster Wilson; MOVER "
+        f"for ΔCS); †: fewer than {t.get('min_clusters', 30)} territories contribute, coverage below 95%",
+        fontsize=9,
+    )
+    fig.legend(
+        *np.atleast_1d(axes)[0].get_legend_handles_labels(),
+        loc="outside lower center",
+        ncols=min(len(models), 4),
+        frameon=False,
+    )
     return fig
 
 
-def _heat(ax: Any, values: np.ndarray, rows: Sequence[str], cols: Sequence[str], cmap: Any, title: str) -> Any:
-    im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto",
-                   interpolation="nearest")
+def _heat(
+    ax: Any, values: np.ndarray, rows: Sequence[str], cols: Sequence[str], cmap: Any, title: str
+) -> Any:
+    im = ax.imshow(
+        np.ma.masked_invalid(values),
+        cmap=cmap,
+        vmin=0.0,
+        vmax=1.0,
+        aspect="auto",
+        interpolation="nearest",
+    )
     ax.set_xticks(np.arange(len(cols)), cols, rotation=30, ha="right")
     ax.set_yticks(np.arange(len(rows)), rows)
     ax.set_title(title, fontsize=9)
@@ -109,8 +152,15 @@ def _heat(ax: Any, values: np.ndarray, rows: Sequence[str], cols: Sequence[str],
             if not np.isnan(v):
                 red, green, blue, _ = cmap(float(v))
                 dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5
-                ax.text(c, r, f"{100 * v:.0f}", ha="center", va="center", fontsize=6.5,
-                        color="white" if dark else "black")
+                ax.text(
+                    c,
+                    r,
+                    f"{100 * v:.0f}",
+                    ha="center",
+                    va="center",
+                    fontsize=6.5,
+                    color="white" if dark else "black",
+                )
     return im
 
 
@@ -147,8 +197,9 @@ def _outcomes(metrics: Mapping[str, Any], mpl: Any) -> Any:
     langs = sorted({r["query_lang"] for r in per_lang}) or ["-"]
     li, mi = {l: i for i, l in enumerate(langs)}, {m: i for i, m in enumerate(modes)}
     cmap = _cmap(mpl, "RdYlGn")
-    fig = mpl.figure.Figure(figsize=(11.5, 0.8 + len(models) * (1.0 + 0.24 * max(len(langs), 8))),
-                            layout="constrained")
+    fig = mpl.figure.Figure(
+        figsize=(11.5, 0.8 + len(models) * (1.0 + 0.24 * max(len(langs), 8))), layout="constrained"
+    )
     axes = np.atleast_2d(fig.subplots(len(models), 2, squeeze=False, width_ratios=[1, 1.2]))
     im = None
     for row, model in enumerate(models):
@@ -168,16 +219,24 @@ def _outcomes(metrics: Mapping[str, Any], mpl: Any) -> Any:
         for r in per_lang:
             if r["model"] == model and r["mode"] in mi:
                 grid[li[r["query_lang"]], mi[r["mode"]]] = r["rate_answered"]
-        im = _heat(axes[row, 1], grid, langs, modes, cmap, f"{model}: answered rate per query language")
+        im = _heat(
+            axes[row, 1], grid, langs, modes, cmap, f"{model}: answered rate per query language"
+        )
         axes[row, 1].set_ylabel("query language")
     if im is not None:
         fig.colorbar(im, ax=axes[:, 1], shrink=0.6, label="answered (×100 in cells)")
-    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=len(OUTCOMES),
-               frameon=False)
+    fig.legend(
+        *axes[0, 0].get_legend_handles_labels(),
+        loc="outside lower center",
+        ncols=len(OUTCOMES),
+        frameon=False,
+    )
     return fig
 
 
-def write_plots(metrics: Mapping[str, Any], out_dir: str | os.PathLike[str]) -> dict[str, tuple[Path, Path]]:
+def write_plots(
+    metrics: Mapping[str, Any], out_dir: str | os.PathLike[str]
+) -> dict[str, tuple[Path, Path]]:
     """Draw every plot of :data:`PLOTS` into ``out_dir``; returns ``{name: (png, svg)}``."""
     mpl = _mpl()
     out = Path(out_dir)

@@ -22,23 +22,49 @@ from .tables import Table
 __all__ = ["power_section", "power_table", "POWER_PLOT"]
 
 POWER_PLOT = "power"
-_LABEL = {"kb_cs": "KB CS", "cst_cs": "Cst CS", "control_cs": "Control CS", "non_control_cs": "Non-control CS"}
+_LABEL = {
+    "kb_cs": "KB CS",
+    "cst_cs": "Cst CS",
+    "control_cs": "Control CS",
+    "non_control_cs": "Non-control CS",
+}
 
 
 def power_table(df, *, caption_source: str) -> Table:
     """The power table (display ×100) of a :data:`~bordir.metrics.power.POWER_COLUMNS` frame."""
     rows = []
     for r in df.itertuples():
-        mde = "undetectable" if r.mde is None or (isinstance(r.mde, float) and np.isnan(r.mde)) else pct(r.mde)
-        rows.append((str(r.query_lang), _LABEL.get(r.metric, r.metric), str(r.n_territories), f"{r.sd:.2f}",
-                     r.sd_source, mde, "thin" if r.thin else ""))
-    caption = ("Minimum detectable difference (×100) between two modes, paired by territory: the smallest effect "
-               "the sign-flip test detects with power 0.8 at α = 0.05 (two-sided), exact under the binary paired "
-               f"design (normal approximation above 400 territories). σ_d: {caption_source}. Thin: fewer than 10 "
-               "territories; undetectable: no effect up to 100 points reaches that power (with ≤ 5 territories "
-               "the test can never reject). * = all query languages pooled. See docs/methodology.md.")
-    return Table("power", caption, ("Query lang", "Metric", "Territories", "σ_d", "σ_d from", "MDE", ""),
-                 tuple(rows), df.copy(), left=2)
+        mde = (
+            "undetectable"
+            if r.mde is None or (isinstance(r.mde, float) and np.isnan(r.mde))
+            else pct(r.mde)
+        )
+        rows.append(
+            (
+                str(r.query_lang),
+                _LABEL.get(r.metric, r.metric),
+                str(r.n_territories),
+                f"{r.sd:.2f}",
+                r.sd_source,
+                mde,
+                "thin" if r.thin else "",
+            )
+        )
+    caption = (
+        "Minimum detectable difference (×100) between two modes, paired by territory: the smallest effect "
+        "the sign-flip test detects with power 0.8 at α = 0.05 (two-sided), exact under the binary paired "
+        f"design (normal approximation above 400 territories). σ_d: {caption_source}. Thin: fewer than 10 "
+        "territories; undetectable: no effect up to 100 points reaches that power (with ≤ 5 territories "
+        "the test can never reject). * = all query languages pooled. See docs/methodology.md."
+    )
+    return Table(
+        "power",
+        caption,
+        ("Query lang", "Metric", "Territories", "σ_d", "σ_d from", "MDE", ""),
+        tuple(rows),
+        df.copy(),
+        left=2,
+    )
 
 
 def _plot(df, out: Path) -> tuple[Path, Path]:
@@ -47,13 +73,17 @@ def _plot(df, out: Path) -> tuple[Path, Path]:
     mpl = _mpl()
     metrics = list(dict.fromkeys(df["metric"]))
     with mpl.rc_context(_RC):
-        fig = mpl.figure.Figure(figsize=(max(5.0, 0.32 * df["query_lang"].nunique() + 2), 2.4 * len(metrics)),
-                                layout="constrained")
+        fig = mpl.figure.Figure(
+            figsize=(max(5.0, 0.32 * df["query_lang"].nunique() + 2), 2.4 * len(metrics)),
+            layout="constrained",
+        )
         axes = np.atleast_1d(fig.subplots(len(metrics), 1, squeeze=False)[:, 0])
         for ax, metric in zip(axes, metrics):
             g = df[df["metric"] == metric]
             x = np.arange(len(g))
-            vals = np.array([1.0 if v is None or np.isnan(v) else v for v in g["mde"].astype(float)])
+            vals = np.array(
+                [1.0 if v is None or np.isnan(v) else v for v in g["mde"].astype(float)]
+            )
             und = np.array([v is None or np.isnan(v) for v in g["mde"].astype(float)])
             bars = ax.bar(x, vals, color=np.where(und, "#d9d9d9", "#4c72b0"))
             for b, thin in zip(bars, g["thin"]):
@@ -64,8 +94,10 @@ def _plot(df, out: Path) -> tuple[Path, Path]:
             ax.set_xticks(x, g["query_lang"], fontsize=7)
             ax.set_ylim(0, 1)
             ax.set_ylabel("MDE")
-            ax.set_title(f"{_LABEL.get(metric, metric)}: minimum detectable difference (hatched: < 10 territories)",
-                         fontsize=9)
+            ax.set_title(
+                f"{_LABEL.get(metric, metric)}: minimum detectable difference (hatched: < 10 territories)",
+                fontsize=9,
+            )
         out.mkdir(parents=True, exist_ok=True)
         return _save(fig, out, POWER_PLOT)
 
@@ -75,17 +107,26 @@ def power_section(run: RunDir, out: Path) -> Section:
     from ..metrics.power import observed_power
 
     df = observed_power(run.responses, run.dataset)
-    table = power_table(df, caption_source="observed SD of the per-territory differences (runs pooled), median over "
-                        "the IR modes compared with no_ir; the planning value 0.5 where no comparison exists")
+    table = power_table(
+        df,
+        caption_source="observed SD of the per-territory differences (runs pooled), median over "
+        "the IR modes compared with no_ir; the planning value 0.5 where no comparison exists",
+    )
     files = list(table.write(out / "tables"))
     parts = ['<h2 id="power">Power per language</h2>']
     n_thin = int(df["thin"].sum())
     n_und = int((~df["detectable"]).sum())
-    parts.append(f"<p>{n_thin} of {len(df)} cells are thin (&lt; 10 territories); {n_und} cannot detect any "
-                 "difference between two modes. A mode difference in those cells is not evidence either way.</p>")
+    parts.append(
+        f"<p>{n_thin} of {len(df)} cells are thin (&lt; 10 territories); {n_und} cannot detect any "
+        "difference between two modes. A mode difference in those cells is not evidence either way.</p>"
+    )
     parts.append(table.to_html())
     if len(df):
         png, svg = _plot(df, out / "plots")
         files += [png, svg]
-        parts.append(_figure(POWER_PLOT, png, "Minimum detectable difference per query language and metric"))
-    return Section({"power": jsonable(df.to_dict(orient="records"))}, "\n".join(parts), tuple(files))
+        parts.append(
+            _figure(POWER_PLOT, png, "Minimum detectable difference per query language and metric")
+        )
+    return Section(
+        {"power": jsonable(df.to_dict(orient="records"))}, "\n".join(parts), tuple(files)
+    )

@@ -63,20 +63,26 @@ class RunDir:
     responses: pd.DataFrame
 
     def __repr__(self) -> str:
-        return (f"RunDir({str(self.path)!r}, dataset={self.dataset.name!r}, models={len(self.models)}, "
-                f"modes={len(self.modes)}, responses={len(self.responses)})")
+        return (
+            f"RunDir({str(self.path)!r}, dataset={self.dataset.name!r}, models={len(self.models)}, "
+            f"modes={len(self.modes)}, responses={len(self.responses)})"
+        )
 
     @property
     def models(self) -> list[str]:
         """Models in config order (then any others present in the responses)."""
         present = list(dict.fromkeys(self.responses["model"]))
-        return [m for m in self.config.models if m in present] + [m for m in present if m not in self.config.models]
+        return [m for m in self.config.models if m in present] + [
+            m for m in present if m not in self.config.models
+        ]
 
     @property
     def modes(self) -> list[str]:
         """Modes in config order (then any others present in the responses)."""
         present = list(dict.fromkeys(self.responses["mode"]))
-        return [m for m in self.config.modes if m in present] + [m for m in present if m not in self.config.modes]
+        return [m for m in self.config.modes if m in present] + [
+            m for m in present if m not in self.config.modes
+        ]
 
 
 def _read_info(path: Path) -> dict[str, Any]:
@@ -91,8 +97,11 @@ def _read_info(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
     if not isinstance(info, dict) or not isinstance(info.get("config"), dict):
-        raise DataError("expected a JSON object with a 'config' object (as `bordir run` writes)", path=path,
-                        field="config")
+        raise DataError(
+            "expected a JSON object with a 'config' object (as `bordir run` writes)",
+            path=path,
+            field="config",
+        )
     return info
 
 
@@ -105,17 +114,24 @@ def _read_responses(path: Path) -> pd.DataFrame:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise DataError(f"not a readable parquet file: {first}", path=path) from None
     if len(df) == 0:
-        raise DataError("has no responses; the run produced none (re-run `bordir run`, which resumes)", path=path)
+        raise DataError(
+            "has no responses; the run produced none (re-run `bordir run`, which resumes)",
+            path=path,
+        )
     return df
 
 
-def _check_record(info: dict[str, Any], raw: pd.DataFrame, cfg: ExperimentConfig, info_path: Path,
-                  resp_path: Path) -> None:
+def _check_record(
+    info: dict[str, Any], raw: pd.DataFrame, cfg: ExperimentConfig, info_path: Path, resp_path: Path
+) -> None:
     """The table agrees with its record: row count and grid (models, modes, runs)."""
     n = info.get("responses")
     if isinstance(n, int) and n != len(raw):
-        raise DataError(f"has {len(raw)} rows but {info_path.name} records {n}; the directory mixes two runs "
-                        "(re-run `bordir run` into it, or into a fresh --out)", path=resp_path)
+        raise DataError(
+            f"has {len(raw)} rows but {info_path.name} records {n}; the directory mixes two runs "
+            "(re-run `bordir run` into it, or into a fresh --out)",
+            path=resp_path,
+        )
     grid = info.get("grid") if isinstance(info.get("grid"), dict) else {}
     models = grid.get("models") or list(cfg.models)
     modes = grid.get("modes") or list(cfg.modes)
@@ -123,42 +139,64 @@ def _check_record(info: dict[str, Any], raw: pd.DataFrame, cfg: ExperimentConfig
         if col in raw.columns:
             extra = sorted(set(map(str, raw[col].unique())) - set(allowed))
             if extra:
-                raise DataError(f"{col}(s) {', '.join(extra)} are not in the grid {info_path.name} records "
-                                f"({', '.join(allowed)}); the directory mixes two runs", path=resp_path, field=col)
+                raise DataError(
+                    f"{col}(s) {', '.join(extra)} are not in the grid {info_path.name} records "
+                    f"({', '.join(allowed)}); the directory mixes two runs",
+                    path=resp_path,
+                    field=col,
+                )
     n_runs = grid.get("runs") or len(cfg.seeds)
     if "run" in raw.columns and len(raw) and int(raw["run"].max()) >= n_runs:
-        raise DataError(f"run {int(raw['run'].max())} is outside the {n_runs} runs {info_path.name} records; "
-                        "the directory mixes two runs", path=resp_path, field="run")
+        raise DataError(
+            f"run {int(raw['run'].max())} is outside the {n_runs} runs {info_path.name} records; "
+            "the directory mixes two runs",
+            path=resp_path,
+            field="run",
+        )
 
 
 def _check_hits(info: dict[str, Any], path: Path) -> None:
-    recorded = (info.get("hits") or {}).get("signature") if isinstance(info.get("hits"), dict) else None
+    recorded = (
+        (info.get("hits") or {}).get("signature") if isinstance(info.get("hits"), dict) else None
+    )
     if not recorded:
         return
     hits_path = path / "hits.parquet"
     if not hits_path.is_file():
-        raise DataError(f"missing, but {RUN_JSON} records hits with signature {recorded}", path=hits_path)
+        raise DataError(
+            f"missing, but {RUN_JSON} records hits with signature {recorded}", path=hits_path
+        )
     import pyarrow.parquet as pq
 
     try:
         meta = pq.read_schema(hits_path).metadata or {}
     except Exception as exc:  # pyarrow raises several types for a broken file
-        raise DataError(f"not a readable parquet file: {str(exc).splitlines()[0] if str(exc) else exc}",
-                        path=hits_path) from None
+        raise DataError(
+            f"not a readable parquet file: {str(exc).splitlines()[0] if str(exc) else exc}",
+            path=hits_path,
+        ) from None
     found = meta.get(b"bordir.signature", b"").decode()
     if found != recorded:
-        raise DataError(f"signature {found or '(none)'} differs from {recorded} recorded in {RUN_JSON}; the "
-                        "directory mixes two runs", path=hits_path)
+        raise DataError(
+            f"signature {found or '(none)'} differs from {recorded} recorded in {RUN_JSON}; the "
+            "directory mixes two runs",
+            path=hits_path,
+        )
 
 
 def _check_hash(kind: str, recorded: Any, found: str, info_path: Path, where: str) -> None:
     if recorded and recorded != found:
-        raise DataError(f"the {kind} changed since the run: {info_path.name} records {recorded}, {where} now "
-                        f"hashes to {found}; restore the {kind} files or re-run", path=info_path, field=kind)
+        raise DataError(
+            f"the {kind} changed since the run: {info_path.name} records {recorded}, {where} now "
+            f"hashes to {found}; restore the {kind} files or re-run",
+            path=info_path,
+            field=kind,
+        )
 
 
-def load_run(run_dir: str | os.PathLike[str], *, check_corpus: bool = False,
-             allow_incomplete: bool = False) -> RunDir:
+def load_run(
+    run_dir: str | os.PathLike[str], *, check_corpus: bool = False, allow_incomplete: bool = False
+) -> RunDir:
     """Read and check a run directory (see the module docs for what is refused).
 
     Args:
@@ -180,9 +218,12 @@ def load_run(run_dir: str | os.PathLike[str], *, check_corpus: bool = False,
     info_path = path / RUN_JSON
     info = _read_info(info_path)
     if info.get("status") == "incomplete" and not allow_incomplete:
-        raise DataError(f"the run is incomplete (started {info.get('started', '?')}, interrupted or still "
-                        "running); re-run `bordir run` with the same --out to finish it (it resumes)",
-                        path=info_path, field="status")
+        raise DataError(
+            f"the run is incomplete (started {info.get('started', '?')}, interrupted or still "
+            "running); re-run `bordir run` with the same --out to finish it (it resumes)",
+            path=info_path,
+            field="status",
+        )
     try:
         cfg = ExperimentConfig.from_dict(info["config"], where=str(info_path))
     except ConfigError as exc:
@@ -190,23 +231,42 @@ def load_run(run_dir: str | os.PathLike[str], *, check_corpus: bool = False,
     try:
         dataset = load_dataset_of(cfg)
     except BordirError as exc:
-        raise DataError(f"cannot load the dataset its config names: {exc}", path=info_path) from None
+        raise DataError(
+            f"cannot load the dataset its config names: {exc}", path=info_path
+        ) from None
     ds_info = info.get("dataset") if isinstance(info.get("dataset"), dict) else {}
-    _check_hash("dataset", ds_info.get("hash"), dataset.content_hash(), info_path,
-                f"dataset {cfg.dataset!r}" + (f" at {cfg.dataset_path}" if cfg.dataset_path else ""))
+    _check_hash(
+        "dataset",
+        ds_info.get("hash"),
+        dataset.content_hash(),
+        info_path,
+        f"dataset {cfg.dataset!r}" + (f" at {cfg.dataset_path}" if cfg.dataset_path else ""),
+    )
     corpus_info = info.get("corpus") if isinstance(info.get("corpus"), dict) else {}
     if check_corpus and corpus_info.get("hash"):
         try:
             corpus = load_corpus_of(cfg)
         except BordirError as exc:
-            raise DataError(f"cannot load the corpus its config names: {exc}", path=info_path) from None
-        _check_hash("corpus", corpus_info.get("hash"), corpus.content_hash(), info_path, f"corpus {cfg.corpus!r}")
+            raise DataError(
+                f"cannot load the corpus its config names: {exc}", path=info_path
+            ) from None
+        _check_hash(
+            "corpus",
+            corpus_info.get("hash"),
+            corpus.content_hash(),
+            info_path,
+            f"corpus {cfg.corpus!r}",
+        )
     resp_path = path / RESPONSES_FILE
     raw = _read_responses(resp_path)
     _check_record(info, raw, cfg, info_path, resp_path)
     _check_hits(info, path)
-    if "option_order" in raw.columns:  # asked in several option orders: the metrics use the given order
-        from ..metrics.order import given_order  # (the papers' order); rows without an order are given
+    if (
+        "option_order" in raw.columns
+    ):  # asked in several option orders: the metrics use the given order
+        from ..metrics.order import (
+            given_order,  # (the papers' order); rows without an order are given
+        )
 
         raw = given_order(raw)
     try:

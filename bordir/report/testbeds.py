@@ -36,9 +36,17 @@ from .tables import Table, fmt_ci, fmt_p, fmt_value, write_tables
 __all__ = ["is_testbed_dir", "build_testbed_report", "score_tables", "TESTBED_JSON"]
 
 TESTBED_JSON = "testbed.json"
-_LABEL = {"accuracy": "Acc", "rejection_rate": "Rej", "error_detection_rate": "ED", "error_correction_rate": "CR",
-          "hallucination_rate": "Halluc.", "error_rate": "Err", "rejection_rate_judge": "Rej*",
-          "error_detection_rate_judge": "ED*", "error_correction_rate_judge": "CR*"}
+_LABEL = {
+    "accuracy": "Acc",
+    "rejection_rate": "Rej",
+    "error_detection_rate": "ED",
+    "error_correction_rate": "CR",
+    "hallucination_rate": "Halluc.",
+    "error_rate": "Err",
+    "rejection_rate_judge": "Rej*",
+    "error_detection_rate_judge": "ED*",
+    "error_correction_rate_judge": "CR*",
+}
 
 
 def is_testbed_dir(path: str | os.PathLike[str]) -> bool:
@@ -76,20 +84,40 @@ def score_tables(info: dict[str, Any], scores: dict[str, Any]) -> list[Table]:
     rows, data = [], []
     for g in groups:
         ms = g["metrics"][policy]
-        rows.append((g["model"], g["lang"], g["setting"], f"{g['noise_rate']:g}", str(g["n_items"]),
-                     *(_cell(ms.get(m)) for m in metrics)))
-        data.append({**{k: g[k] for k in key}, "n_items": g["n_items"], "n_failed": g["n_failed"],
-                     **{f"{m}": (ms.get(m) or {}).get("value") for m in metrics},
-                     **{f"{m}_low": ((ms.get(m) or {}).get("ci95") or [None, None])[0] for m in metrics},
-                     **{f"{m}_high": ((ms.get(m) or {}).get("ci95") or [None, None])[1] for m in metrics}})
+        rows.append(
+            (
+                g["model"],
+                g["lang"],
+                g["setting"],
+                f"{g['noise_rate']:g}",
+                str(g["n_items"]),
+                *(_cell(ms.get(m)) for m in metrics),
+            )
+        )
+        data.append(
+            {
+                **{k: g[k] for k in key},
+                "n_items": g["n_items"],
+                "n_failed": g["n_failed"],
+                **{f"{m}": (ms.get(m) or {}).get("value") for m in metrics},
+                **{f"{m}_low": ((ms.get(m) or {}).get("ci95") or [None, None])[0] for m in metrics},
+                **{
+                    f"{m}_high": ((ms.get(m) or {}).get("ci95") or [None, None])[1] for m in metrics
+                },
+            }
+        )
     testbed = info["config"]["testbed"]
-    main = Table("testbed_scores",
-                 f"{testbed} testbed, {policy} policy: value ×100 [95 % cluster-bootstrap interval over questions "
-                 f"sharing a source, {scores['n_resamples']} resamples] (count/n). Acc accuracy, Rej rejection rate "
-                 "(r = 1), ED error detection, CR error correction, Halluc. NoMIRACL hallucination rate (r = 1), "
-                 "Err NoMIRACL error rate (refusals with a positive in the prompt); Rej*, ED*, CR* by the LLM judge.",
-                 ("Model", "Lang", "Setting", "r", "n", *(_LABEL[m] for m in metrics)), tuple(rows),
-                 pd.DataFrame(data), left=3)
+    main = Table(
+        "testbed_scores",
+        f"{testbed} testbed, {policy} policy: value ×100 [95 % cluster-bootstrap interval over questions "
+        f"sharing a source, {scores['n_resamples']} resamples] (count/n). Acc accuracy, Rej rejection rate "
+        "(r = 1), ED error detection, CR error correction, Halluc. NoMIRACL hallucination rate (r = 1), "
+        "Err NoMIRACL error rate (refusals with a positive in the prompt); Rej*, ED*, CR* by the LLM judge.",
+        ("Model", "Lang", "Setting", "r", "n", *(_LABEL[m] for m in metrics)),
+        tuple(rows),
+        pd.DataFrame(data),
+        left=3,
+    )
     prow = []
     for g in groups:
         cells = []
@@ -97,16 +125,40 @@ def score_tables(info: dict[str, Any], scores: dict[str, Any]) -> list[Table]:
             for m in ("accuracy", "rejection_rate"):
                 cells.append(_cell(g["metrics"][p].get(m)) or "–")
         prow.append((g["model"], g["lang"], g["setting"], f"{g['noise_rate']:g}", *cells))
-    heads = tuple(f"{_LABEL[m]} ({p})" for p in scores["policies"] for m in ("accuracy", "rejection_rate"))
-    pol = Table("testbed_policies", "Accuracy and rejection rate under RGB's rules (rgb) and bordir's scorer "
-                "(bordir); see docs/testbeds.md for every difference.",
-                ("Model", "Lang", "Setting", "r", *heads), tuple(prow), left=3)
-    crow = [(c["metric"], c["a"], c["b"], fmt_value(c["value_a"]), fmt_value(c["value_b"]), fmt_value(c["diff"]),
-             fmt_ci(c["ci95"]), fmt_p(c["p_value"]), fmt_p(c["p_holm"]), str(c["n_clusters"]))
-            for c in scores["comparisons"]]
-    comp = Table("testbed_comparisons", f"Paired comparisons ({policy} policy) on common questions: difference ×100 "
-                 "with a paired cluster-bootstrap 95 % CI, sign-flip permutation p = (c+1)/(n+1), Holm across all.",
-                 ("Metric", "A", "B", "A", "B", "A − B", "95% CI", "p", "p (Holm)", "clusters"), tuple(crow), left=3)
+    heads = tuple(
+        f"{_LABEL[m]} ({p})" for p in scores["policies"] for m in ("accuracy", "rejection_rate")
+    )
+    pol = Table(
+        "testbed_policies",
+        "Accuracy and rejection rate under RGB's rules (rgb) and bordir's scorer "
+        "(bordir); see docs/testbeds.md for every difference.",
+        ("Model", "Lang", "Setting", "r", *heads),
+        tuple(prow),
+        left=3,
+    )
+    crow = [
+        (
+            c["metric"],
+            c["a"],
+            c["b"],
+            fmt_value(c["value_a"]),
+            fmt_value(c["value_b"]),
+            fmt_value(c["diff"]),
+            fmt_ci(c["ci95"]),
+            fmt_p(c["p_value"]),
+            fmt_p(c["p_holm"]),
+            str(c["n_clusters"]),
+        )
+        for c in scores["comparisons"]
+    ]
+    comp = Table(
+        "testbed_comparisons",
+        f"Paired comparisons ({policy} policy) on common questions: difference ×100 "
+        "with a paired cluster-bootstrap 95 % CI, sign-flip permutation p = (c+1)/(n+1), Holm across all.",
+        ("Metric", "A", "B", "A", "B", "A − B", "95% CI", "p", "p (Holm)", "clusters"),
+        tuple(crow),
+        left=3,
+    )
     return [main, pol, comp]
 
 
@@ -115,8 +167,12 @@ def build_testbed_report(path: str | os.PathLike[str]) -> Path:
     out = Path(path)
     info = _read(out / TESTBED_JSON, "expected a directory written by `bordir testbed … --out DIR`")
     if info.get("status") != "complete":
-        raise DataError("the testbed run has not finished (status: running); re-run the same `bordir testbed` "
-                        "command, which resumes", path=out / TESTBED_JSON, field="status")
+        raise DataError(
+            "the testbed run has not finished (status: running); re-run the same `bordir testbed` "
+            "command, which resumes",
+            path=out / TESTBED_JSON,
+            field="status",
+        )
     scores = _read(out / "scores.json", "the testbed run did not finish; re-run it (it resumes)")
     tables = score_tables(info, scores)
     write_tables(tables, out / "tables")
@@ -125,28 +181,53 @@ def build_testbed_report(path: str | os.PathLike[str]) -> Path:
     plot = write_noise_plot(scores["groups"], scores["policy"], out / "plots")
     e = html.escape
     cfg = info["config"]
-    kv = [("testbed", cfg["testbed"]), ("data", f"{cfg['data']} ({info['data'].get('hash')})"),
-          ("models", ", ".join(cfg["models"])), ("noise ratios", ", ".join(f"{r:g}" for r in cfg["ratios"])),
-          ("documents per prompt", cfg["passage_num"]), ("seed, seeding", f"{cfg['seed']}, {cfg['seeding']}"),
-          ("temperature, max tokens", f"{cfg['temperature']}, {cfg['max_tokens']}"),
-          ("instances, items", f"{info['instances']}, {info.get('items')}"), ("calls", json.dumps(info.get("calls"))),
-          ("instructions", ", ".join(f"{k}: {v}" for k, v in info["instructions"].items())),
-          ("headline policy", scores["policy"]), ("judge", cfg.get("judge") or "none"), ("bordir, git", f"{info['bordir_version']}, {info['git_revision']}")]
-    sections = ['<h2 id="run">Run</h2>', '<table class="data kv"><tbody>' + "".join(
-        f"<tr><th>{e(str(k))}</th><td>{e(str(v))}</td></tr>" for k, v in kv) + "</tbody></table>",
-        '<h2 id="tables">Tables</h2>', *(t.to_html() for t in tables)]
+    kv = [
+        ("testbed", cfg["testbed"]),
+        ("data", f"{cfg['data']} ({info['data'].get('hash')})"),
+        ("models", ", ".join(cfg["models"])),
+        ("noise ratios", ", ".join(f"{r:g}" for r in cfg["ratios"])),
+        ("documents per prompt", cfg["passage_num"]),
+        ("seed, seeding", f"{cfg['seed']}, {cfg['seeding']}"),
+        ("temperature, max tokens", f"{cfg['temperature']}, {cfg['max_tokens']}"),
+        ("instances, items", f"{info['instances']}, {info.get('items')}"),
+        ("calls", json.dumps(info.get("calls"))),
+        ("instructions", ", ".join(f"{k}: {v}" for k, v in info["instructions"].items())),
+        ("headline policy", scores["policy"]),
+        ("judge", cfg.get("judge") or "none"),
+        ("bordir, git", f"{info['bordir_version']}, {info['git_revision']}"),
+    ]
+    sections = [
+        '<h2 id="run">Run</h2>',
+        '<table class="data kv"><tbody>'
+        + "".join(f"<tr><th>{e(str(k))}</th><td>{e(str(v))}</td></tr>" for k, v in kv)
+        + "</tbody></table>",
+        '<h2 id="tables">Tables</h2>',
+        *(t.to_html() for t in tables),
+    ]
     if plot is not None:
         uri = data_uri(plot[0].read_bytes(), "image/png")
-        sections += ['<h2 id="plots">Plots</h2>',
-                     f'<figure id="plot-{PLOT_NAME}"><img src="{uri}" alt="accuracy against noise ratio">'
-                     f"<figcaption>Accuracy ({e(scores['policy'])} policy) against the noise ratio per language and "
-                     f"model; dashed: cross-lingual noise (also plots/{PLOT_NAME}.svg).</figcaption></figure>"]
+        sections += [
+            '<h2 id="plots">Plots</h2>',
+            f'<figure id="plot-{PLOT_NAME}"><img src="{uri}" alt="accuracy against noise ratio">'
+            f"<figcaption>Accuracy ({e(scores['policy'])} policy) against the noise ratio per language and "
+            f"model; dashed: cross-lingual noise (also plots/{PLOT_NAME}.svg).</figcaption></figure>",
+        ]
     skipped = info.get("skipped") or []
-    sections += ['<h2 id="skipped">Questions left out</h2>',
-                 "<p>None.</p>" if not skipped else "<ul>" + "".join(
-                     f"<li>{e(s.get('setting', ''))}: {e(s['query_id'])}: {e(s['reason'])}</li>" for s in skipped)
-                 + "</ul>"]
-    page = render_page(f"bordir testbed: {out.name}",
-                       f"{e(cfg['testbed'])} testbed in the style of RGB; values ×100. Generated by bordir "
-                       f"{e(info['bordir_version'])} from <code>{e(str(out))}</code>.", sections)
+    sections += [
+        '<h2 id="skipped">Questions left out</h2>',
+        "<p>None.</p>"
+        if not skipped
+        else "<ul>"
+        + "".join(
+            f"<li>{e(s.get('setting', ''))}: {e(s['query_id'])}: {e(s['reason'])}</li>"
+            for s in skipped
+        )
+        + "</ul>",
+    ]
+    page = render_page(
+        f"bordir testbed: {out.name}",
+        f"{e(cfg['testbed'])} testbed in the style of RGB; values ×100. Generated by bordir "
+        f"{e(info['bordir_version'])} from <code>{e(str(out))}</code>.",
+        sections,
+    )
     return atomic_write_text(out / "report.html", page)

@@ -23,8 +23,15 @@ from .tables import Table
 
 __all__ = ["variance_section"]
 
-_LABEL = {"kb_cs": "KB CS", "control_cs": "Control CS", "non_control_cs": "Non-control CS", "delta_cs": "ΔCS",
-          "delta_cs_abs": "ΔCS (unnorm.)", "cst_cs": "Cst CS", "cst_cs_unknown": "Cst CS unk"}
+_LABEL = {
+    "kb_cs": "KB CS",
+    "control_cs": "Control CS",
+    "non_control_cs": "Non-control CS",
+    "delta_cs": "ΔCS",
+    "delta_cs_abs": "ΔCS (unnorm.)",
+    "cst_cs": "Cst CS",
+    "cst_cs_unknown": "Cst CS unk",
+}
 
 
 def _num(x) -> float | None:
@@ -40,17 +47,42 @@ def variance_section(run: RunDir, out: Path, *, n_resamples: int, seed: int | No
     df = variance_table(tables, n_resamples=min(n_resamples, 500), seed=seed)
     rows = []
     for r in df.itertuples():
-        rows.append((str(r.model), str(r.mode), _LABEL.get(r.metric, r.metric), str(r.n_territories), str(r.n_runs),
-                     f"{pct(_num(r.share_territory))} {ci_text(_num(r.share_territory_low), _num(r.share_territory_high))}",
-                     f"{pct(_num(r.share_run))} {ci_text(_num(r.share_run_low), _num(r.share_run_high))}",
-                     str(r.dominant or "n/a") + ("" if getattr(r, "clear", False) else " (unclear)")
-                     if r.dominant else "n/a", str(r.advice or "")))
-    table = Table("variance", "Share (×100) of the variance of each metric's mean that comes from territory sampling "
-                  "(which disputes were asked) and from run-to-run sampling (seed and temperature), from a crossed "
-                  "territory × run random-effects ANOVA of linearised per-territory values; 95% bootstrap over "
-                  "territories and runs. No judge is involved in CS metrics. See docs/methodology.md.",
-                  ("Model", "Mode", "Metric", "Territories", "Runs", "Territory share", "Run share", "Dominant",
-                   "Would help"), tuple(rows), df.copy(), left=3)
+        rows.append(
+            (
+                str(r.model),
+                str(r.mode),
+                _LABEL.get(r.metric, r.metric),
+                str(r.n_territories),
+                str(r.n_runs),
+                f"{pct(_num(r.share_territory))} {ci_text(_num(r.share_territory_low), _num(r.share_territory_high))}",
+                f"{pct(_num(r.share_run))} {ci_text(_num(r.share_run_low), _num(r.share_run_high))}",
+                str(r.dominant or "n/a") + ("" if getattr(r, "clear", False) else " (unclear)")
+                if r.dominant
+                else "n/a",
+                str(r.advice or ""),
+            )
+        )
+    table = Table(
+        "variance",
+        "Share (×100) of the variance of each metric's mean that comes from territory sampling "
+        "(which disputes were asked) and from run-to-run sampling (seed and temperature), from a crossed "
+        "territory × run random-effects ANOVA of linearised per-territory values; 95% bootstrap over "
+        "territories and runs. No judge is involved in CS metrics. See docs/methodology.md.",
+        (
+            "Model",
+            "Mode",
+            "Metric",
+            "Territories",
+            "Runs",
+            "Territory share",
+            "Run share",
+            "Dominant",
+            "Would help",
+        ),
+        tuple(rows),
+        df.copy(),
+        left=3,
+    )
     files = list(table.write(out / "tables"))
     clear = df[df["clear"].fillna(False).astype(bool)] if "clear" in df.columns else df.iloc[0:0]
     dom = Counter(d for d in clear["dominant"] if isinstance(d, str))
@@ -58,15 +90,21 @@ def variance_section(run: RunDir, out: Path, *, n_resamples: int, seed: int | No
     e = html.escape
     if dom:
         top, n = dom.most_common(1)[0]
-        verdict = (f"<p><strong>{e(top)} sampling clearly dominates in {n} of {n_cells} metric × mode cells</strong>"
-                   f" (its share's 95% interval lies above one half): "
-                   f"{e({'territory': 'more territories', 'run': 'more runs'}.get(top, top))} would narrow those "
-                   f"intervals most. {n_cells - sum(dom.values())} cells have no clearly dominant component.</p>")
+        verdict = (
+            f"<p><strong>{e(top)} sampling clearly dominates in {n} of {n_cells} metric × mode cells</strong>"
+            f" (its share's 95% interval lies above one half): "
+            f"{e({'territory': 'more territories', 'run': 'more runs'}.get(top, top))} would narrow those "
+            f"intervals most. {n_cells - sum(dom.values())} cells have no clearly dominant component.</p>"
+        )
     elif n_cells:
-        verdict = (f"<p><strong>No component clearly dominates</strong> in any of the {n_cells} metric × mode cells "
-                   "(every dominant share's 95% interval reaches below one half): this design is too small to say "
-                   "whether more runs or more territories would help more.</p>")
+        verdict = (
+            f"<p><strong>No component clearly dominates</strong> in any of the {n_cells} metric × mode cells "
+            "(every dominant share's 95% interval reaches below one half): this design is too small to say "
+            "whether more runs or more territories would help more.</p>"
+        )
     else:
         verdict = "<p>Not enough territories to split the variance.</p>"
-    html_text = "\n".join(['<h2 id="variance">Where the variance comes from</h2>', verdict, table.to_html()])
+    html_text = "\n".join(
+        ['<h2 id="variance">Where the variance comes from</h2>', verdict, table.to_html()]
+    )
     return Section({"variance": jsonable(df.to_dict(orient="records"))}, html_text, tuple(files))

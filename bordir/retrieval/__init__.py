@@ -8,9 +8,8 @@ Example:
 
 from __future__ import annotations
 
-from .modes import Mode
 from .base import Retriever, available, get_retriever, register
-from .modes import Skip, mode_langs, swap_eligible, swap_partner, swap_skip_reason
+from .modes import Mode, Skip, mode_langs, swap_eligible, swap_partner, swap_skip_reason
 
 __all__ = [
     "Mode",

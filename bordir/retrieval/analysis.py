@@ -67,7 +67,7 @@ import re
 import threading
 import unicodedata
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from .. import languages
 from .._extras import require
@@ -80,7 +80,9 @@ Analyzer = Callable[[str], list[str]]
 # invisible format characters that may sit inside a word: deleted before splitting
 # (and variation selectors, e.g. the ideographic variants of Japanese names)
 _VS = range(0xFE00, 0xFE10)
-_DELETE = re.compile("[\u00ad\u200c-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufe00-\ufe0f\ufeff\U000e0100-\U000e01ef]")
+_DELETE = re.compile(
+    "[\u00ad\u200c-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufe00-\ufe0f\ufeff\U000e0100-\U000e01ef]"
+)
 _TURKIC = ("tr", "az")
 # language-specific deletions before word splitting, so that a word is not cut in two
 _APOSTROPHE_SUFFIX = re.compile(r"(?<=\w)['’ʼ]\w+")
@@ -116,7 +118,8 @@ _NOSPACE_BLOCKS = (
 
 def _char_class(ranges) -> str:
     return "".join(
-        re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}" for lo, hi in ranges
+        re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}"
+        for lo, hi in ranges
     )
 
 
@@ -135,9 +138,13 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """(word, no-space-script run, letter-with-marks) patterns, built once (~10 ms)."""
     # combining marks (Mn/Mc/Me) of the BMP, where every script of the registry lives; a class that
     # also held the supplementary planes would make `re` test ranges one by one (3x slower)
-    marks = [c for c in range(0x10000) if unicodedata.category(chr(c)).startswith("M") and c not in _VS]
+    marks = [
+        c for c in range(0x10000) if unicodedata.category(chr(c)).startswith("M") and c not in _VS
+    ]
     m = _char_class(_ranges(marks))
-    word = re.compile(rf"\d+(?:[.,]\d+)+|[\w{m}]+")  # "_" is a word character for re: see normalize()
+    word = re.compile(
+        rf"\d+(?:[.,]\d+)+|[\w{m}]+"
+    )  # "_" is a word character for re: see normalize()
     nospace = _char_class(_NOSPACE_BLOCKS)
     run = re.compile(rf"[{nospace}]+")
     letter = re.compile(rf"[^{m}][{m}]*|[{m}]+")
@@ -203,7 +210,7 @@ def _bigrams(text: str, lang: str) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def analyzer(lang_code: str) -> Analyzer:
     """The analysis function of language ``lang_code`` (a BorderLines code: ``ru``, ``iw``, ``zhs`` …).
 

@@ -103,7 +103,9 @@ def get_retriever(name: str, **options) -> Retriever:
         importlib.import_module(_BUILTIN_MODULES[prefix])
     factory = _REGISTRY.get(prefix)
     if factory is None:
-        raise ConfigError(f"unknown retriever {name!r}; available: {', '.join(available())} (providers as provider/model)")
+        raise ConfigError(
+            f"unknown retriever {name!r}; available: {', '.join(available())} (providers as provider/model)"
+        )
     if model:
         options["model"] = model
     return factory(**options)

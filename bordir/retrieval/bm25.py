@@ -56,7 +56,9 @@ class _LangIndex:
 
     __slots__ = ("lang", "bm25", "analyze", "rows")
 
-    def __init__(self, lang: str, bm25: Any, analyze: Callable[[str], list[str]], rows: dict[str, int]) -> None:
+    def __init__(
+        self, lang: str, bm25: Any, analyze: Callable[[str], list[str]], rows: dict[str, int]
+    ) -> None:
         self.lang = lang
         self.bm25 = bm25
         self.analyze = analyze
@@ -101,7 +103,9 @@ class BM25Retriever(Retriever):
         if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 1:
             raise ConfigError(f"bm25: b must be a number between 0 and 1, found {b!r}")
         if method not in METHODS:
-            raise ConfigError(f"bm25: unknown method {method!r}; choose one of {', '.join(METHODS)}")
+            raise ConfigError(
+                f"bm25: unknown method {method!r}; choose one of {', '.join(METHODS)}"
+            )
         self.k1 = float(k1)
         self.b = float(b)
         self.method = method
@@ -118,7 +122,9 @@ class BM25Retriever(Retriever):
         for lang, passages in by_lang.items():
             analyze = analysis.analyzer(lang)
             bm25 = self._index([analyze(p.text) for p in passages])
-            indexes[lang] = _LangIndex(lang, bm25, analyze, {p.doc_id: i for i, p in enumerate(passages)})
+            indexes[lang] = _LangIndex(
+                lang, bm25, analyze, {p.doc_id: i for i, p in enumerate(passages)}
+            )
         self._indexes = indexes
         self._fitted = True
 
@@ -161,7 +167,9 @@ class BM25Retriever(Retriever):
     def _raise_bad_docs(self, docs: Sequence[Passage], index: _LangIndex) -> NoReturn:
         langs = sorted({p.lang for p in docs})
         if len(langs) > 1:
-            raise ConfigError(f"bm25: score() needs documents of one language, found {', '.join(langs)}")
+            raise ConfigError(
+                f"bm25: score() needs documents of one language, found {', '.join(langs)}"
+            )
         missing = next(p for p in docs if p.doc_id not in index.rows)
         raise ConfigError(
             f"bm25: document {missing.doc_id!r} in language {index.lang!r} is not in the fitted corpus; "

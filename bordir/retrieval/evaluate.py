@@ -61,8 +61,16 @@ from ..dataset import BorderLines
 from ..errors import ConfigError, DataError
 from .modes import Mode, mode_langs
 
-__all__ = ["per_query_quality", "quality", "language_mix", "language_mix_by_mode", "demo_qrels", "mode_pool",
-           "check_hits", "check_qrels"]
+__all__ = [
+    "per_query_quality",
+    "quality",
+    "language_mix",
+    "language_mix_by_mode",
+    "demo_qrels",
+    "mode_pool",
+    "check_hits",
+    "check_qrels",
+]
 
 _HIT_KEYS = ("query_id", "mode", "doc_lang", "doc_id")
 _QREL_KEYS = ("query_id", "doc_lang", "doc_id")
@@ -74,15 +82,19 @@ def demo_qrels(dataset: BorderLines, corpus: Corpus) -> pd.DataFrame:
     for q in dataset.queries:
         for p in corpus:
             if p.territory == q.territory:
-                rows.append((q.query_id, p.lang, p.doc_id, int(dict(p.meta).get("about") == "territory")))
+                rows.append(
+                    (q.query_id, p.lang, p.doc_id, int(dict(p.meta).get("about") == "territory"))
+                )
     return pd.DataFrame(rows, columns=["query_id", "doc_lang", "doc_id", "relevance"])
 
 
 def _require(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise DataError(f"{what} has no column(s) {', '.join(missing)}; expected {', '.join(columns)}",
-                        field=missing[0])
+        raise DataError(
+            f"{what} has no column(s) {', '.join(missing)}; expected {', '.join(columns)}",
+            field=missing[0],
+        )
 
 
 def _first_duplicate(frame: pd.DataFrame, keys: Sequence[str]) -> tuple[int, int] | None:
@@ -101,17 +113,24 @@ def check_hits(hits: pd.DataFrame) -> pd.DataFrame:
     Raises:
         DataError: naming the two rows (0-based positions) of a duplicated hit, or the bad column.
     """
-    _require(hits, ("query_id", "query_lang", "mode", "rank", "doc_lang", "doc_id"), "the hits table")
+    _require(
+        hits, ("query_id", "query_lang", "mode", "rank", "doc_lang", "doc_id"), "the hits table"
+    )
     dup = _first_duplicate(hits, _HIT_KEYS)
     if dup is not None:
         r = hits.iloc[dup[0]]
-        raise DataError(f"document ({r['doc_lang']}, {r['doc_id']}) is listed twice for query {r['query_id']!r}, "
-                        f"mode {r['mode']!r} (rows {dup[0]} and {dup[1]}); a run lists each document once per "
-                        "(query, mode): drop the duplicates first", field="doc_id")
+        raise DataError(
+            f"document ({r['doc_lang']}, {r['doc_id']}) is listed twice for query {r['query_id']!r}, "
+            f"mode {r['mode']!r} (rows {dup[0]} and {dup[1]}); a run lists each document once per "
+            "(query, mode): drop the duplicates first",
+            field="doc_id",
+        )
     ranks = pd.to_numeric(hits["rank"], errors="coerce")
     if ranks.isna().any():
         bad = int(np.flatnonzero(ranks.isna().to_numpy())[0])
-        raise DataError(f"rank {hits['rank'].iloc[bad]!r} in row {bad} is not a number", field="rank")
+        raise DataError(
+            f"rank {hits['rank'].iloc[bad]!r} in row {bad} is not a number", field="rank"
+        )
     return hits
 
 
@@ -126,17 +145,25 @@ def check_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
     dup = _first_duplicate(qrels, _QREL_KEYS)
     if dup is not None:
         r = qrels.iloc[dup[0]]
-        raise DataError(f"document ({r['doc_lang']}, {r['doc_id']}) is judged twice for query {r['query_id']!r} "
-                        f"(rows {dup[0]} and {dup[1]}); keep one judgment per (query, document)", field="relevance")
+        raise DataError(
+            f"document ({r['doc_lang']}, {r['doc_id']}) is judged twice for query {r['query_id']!r} "
+            f"(rows {dup[0]} and {dup[1]}); keep one judgment per (query, document)",
+            field="relevance",
+        )
     rel = pd.to_numeric(qrels["relevance"], errors="coerce")
     if rel.isna().any() or not np.isfinite(rel.to_numpy(dtype=float)).all():
         bad = int(np.flatnonzero(~np.isfinite(rel.to_numpy(dtype=float)))[0])
-        raise DataError(f"relevance {qrels['relevance'].iloc[bad]!r} in row {bad} is not a number "
-                        "(expected a grade: 0 = not relevant, > 0 = relevant)", field="relevance")
+        raise DataError(
+            f"relevance {qrels['relevance'].iloc[bad]!r} in row {bad} is not a number "
+            "(expected a grade: 0 = not relevant, > 0 = relevant)",
+            field="relevance",
+        )
     return qrels.assign(relevance=rel.clip(lower=0))
 
 
-def mode_pool(mode: str, query_id: str, query_lang: str, dataset: BorderLines | None = None) -> tuple[str, ...]:
+def mode_pool(
+    mode: str, query_id: str, query_lang: str, dataset: BorderLines | None = None
+) -> tuple[str, ...]:
     """The document languages ``mode`` searches for a query (its candidate pool).
 
     >>> mode_pool("qlang+en", "Crimea_uk", "uk")
@@ -153,18 +180,23 @@ def mode_pool(mode: str, query_id: str, query_lang: str, dataset: BorderLines | 
         return ("en",)
     if m is Mode.NO_IR:
         return ()
-    raise ConfigError(f"the candidate pool of mode {m.value} depends on the territory's claimants: "
-                      "pass dataset= to per_query_quality / quality")
+    raise ConfigError(
+        f"the candidate pool of mode {m.value} depends on the territory's claimants: "
+        "pass dataset= to per_query_quality / quality"
+    )
 
 
 def _ordered(g: pd.DataFrame) -> pd.DataFrame:
     """Hits of one (query, mode) in rank order, ties broken by (doc_lang, doc_id)."""
-    key = g.assign(_r=pd.to_numeric(g["rank"]), _l=g["doc_lang"].astype(str), _d=g["doc_id"].astype(str))
+    key = g.assign(
+        _r=pd.to_numeric(g["rank"]), _l=g["doc_lang"].astype(str), _d=g["doc_id"].astype(str)
+    )
     return key.sort_values(["_r", "_l", "_d"], kind="mergesort")
 
 
-def per_query_quality(hits: pd.DataFrame, qrels: pd.DataFrame, *, k: int = 10,
-                      dataset: BorderLines | None = None) -> pd.DataFrame:
+def per_query_quality(
+    hits: pd.DataFrame, qrels: pd.DataFrame, *, k: int = 10, dataset: BorderLines | None = None
+) -> pd.DataFrame:
     """One row per (query, mode): ``Recall@k``, ``MRR``, ``nDCG@k`` and ``n_relevant``.
 
     Args:
@@ -186,7 +218,9 @@ def per_query_quality(hits: pd.DataFrame, qrels: pd.DataFrame, *, k: int = 10,
     qrels = check_qrels(qrels)
     judged: dict[tuple[str, str, str], float] = {}
     relevant_by_query: dict[str, list[tuple[str, float]]] = {}
-    for q, l, d, r in qrels[["query_id", "doc_lang", "doc_id", "relevance"]].itertuples(index=False):
+    for q, l, d, r in qrels[["query_id", "doc_lang", "doc_id", "relevance"]].itertuples(
+        index=False
+    ):
         judged[(q, l, d)] = float(r)
         if r > 0:
             relevant_by_query.setdefault(q, []).append((l, float(r)))
@@ -205,27 +239,40 @@ def per_query_quality(hits: pd.DataFrame, qrels: pd.DataFrame, *, k: int = 10,
             gains = np.zeros(0)
         else:
             g = _ordered(g)
-            gains = np.array([judged.get((qid, l, d), 0.0) if l in pool else 0.0
-                              for l, d in zip(g["doc_lang"], g["doc_id"])], dtype=float)
+            gains = np.array(
+                [
+                    judged.get((qid, l, d), 0.0) if l in pool else 0.0
+                    for l, d in zip(g["doc_lang"], g["doc_id"])
+                ],
+                dtype=float,
+            )
         top = gains[:k]
         first = np.flatnonzero(gains > 0)
         ideal_gains = np.array(sorted(rel_here, reverse=True)[:k], dtype=float)
         idcg = float((ideal_gains * discounts[: len(ideal_gains)]).sum())
-        out.append({
-            "query_id": qid,
-            "query_lang": query_langs[qid],
-            "mode": mode,
-            f"Recall@{k}": float((top > 0).sum()) / len(rel_here),
-            "MRR": 1.0 / (first[0] + 1) if len(first) else 0.0,
-            f"nDCG@{k}": float((top * discounts[: len(top)]).sum()) / idcg if idcg > 0 else 0.0,
-            "n_relevant": len(rel_here),
-        })
+        out.append(
+            {
+                "query_id": qid,
+                "query_lang": query_langs[qid],
+                "mode": mode,
+                f"Recall@{k}": float((top > 0).sum()) / len(rel_here),
+                "MRR": 1.0 / (first[0] + 1) if len(first) else 0.0,
+                f"nDCG@{k}": float((top * discounts[: len(top)]).sum()) / idcg if idcg > 0 else 0.0,
+                "n_relevant": len(rel_here),
+            }
+        )
     cols = ["query_id", "query_lang", "mode", f"Recall@{k}", "MRR", f"nDCG@{k}", "n_relevant"]
     return pd.DataFrame(out, columns=cols)
 
 
-def quality(hits: pd.DataFrame, qrels: pd.DataFrame, *, k: int = 10, by: tuple[str, ...] = ("mode", "query_lang"),
-            dataset: BorderLines | None = None) -> pd.DataFrame:
+def quality(
+    hits: pd.DataFrame,
+    qrels: pd.DataFrame,
+    *,
+    k: int = 10,
+    by: tuple[str, ...] = ("mode", "query_lang"),
+    dataset: BorderLines | None = None,
+) -> pd.DataFrame:
     """Mean of :func:`per_query_quality` per group, with the number of queries behind each mean."""
     pq = per_query_quality(hits, qrels, k=k, dataset=dataset)
     if pq.empty:
@@ -249,19 +296,37 @@ def language_mix(hits: pd.DataFrame, dataset: BorderLines, *, k: int = 10) -> pd
     for (mode, qlang, territory), g in top.groupby(["mode", "query_lang", "territory"]):
         claim = set(dataset.claimant_langs(territory))
         for dl in g["doc_lang"]:
-            cat = ("query_lang" if dl == qlang else "en" if dl == "en" else
-                   "other_claimant" if dl in claim else "other")
+            cat = (
+                "query_lang"
+                if dl == qlang
+                else "en"
+                if dl == "en"
+                else "other_claimant"
+                if dl in claim
+                else "other"
+            )
             rows.append((mode, qlang, cat))
     df = pd.DataFrame(rows, columns=["mode", "query_lang", "category"])
     if df.empty:
-        return pd.DataFrame(columns=["mode", "query_lang", "query_lang_share", "en_share", "other_claimant_share",
-                                     "other_share", "n_docs"])
+        return pd.DataFrame(
+            columns=[
+                "mode",
+                "query_lang",
+                "query_lang_share",
+                "en_share",
+                "other_claimant_share",
+                "other_share",
+                "n_docs",
+            ]
+        )
     counts = df.groupby(["mode", "query_lang", "category"]).size().unstack(fill_value=0)
     for c in ("query_lang", "en", "other_claimant", "other"):
         if c not in counts:
             counts[c] = 0
     n = counts.sum(axis=1)
-    out = counts[["query_lang", "en", "other_claimant", "other"]].div(n, axis=0).add_suffix("_share")
+    out = (
+        counts[["query_lang", "en", "other_claimant", "other"]].div(n, axis=0).add_suffix("_share")
+    )
     out["n_docs"] = n
     return out.reset_index()
 

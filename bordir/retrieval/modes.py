@@ -50,7 +50,15 @@ from ..records import Query, query_id
 if TYPE_CHECKING:  # pragma: no cover
     from ..dataset import BorderLines
 
-__all__ = ["Mode", "MODE_DESCRIPTIONS", "mode_langs", "swap_partner", "swap_skip_reason", "swap_eligible", "Skip"]
+__all__ = [
+    "Mode",
+    "MODE_DESCRIPTIONS",
+    "mode_langs",
+    "swap_partner",
+    "swap_skip_reason",
+    "swap_eligible",
+    "Skip",
+]
 
 
 class Mode(str, Enum):

@@ -57,13 +57,31 @@ from ..records import Passage, Query, query_id
 from .base import Retriever, get_retriever
 from .modes import Mode, Skip, mode_langs, swap_partner, swap_skip_reason
 
-__all__ = ["RetrievalRun", "retrieve", "parse_modes", "load_hits", "from_bordirlines", "FUSIONS", "HIT_COLUMNS",
-           "PROVENANCE_COLUMNS"]
+__all__ = [
+    "RetrievalRun",
+    "retrieve",
+    "parse_modes",
+    "load_hits",
+    "from_bordirlines",
+    "FUSIONS",
+    "HIT_COLUMNS",
+    "PROVENANCE_COLUMNS",
+]
 
 FUSIONS = ("raw", "minmax", "rrf")
 RRF_K = 60
-HIT_COLUMNS = ["query_id", "territory", "query_lang", "mode", "rank", "doc_id", "doc_lang", "score", "raw_score",
-               "source_query_id"]
+HIT_COLUMNS = [
+    "query_id",
+    "territory",
+    "query_lang",
+    "mode",
+    "rank",
+    "doc_id",
+    "doc_lang",
+    "score",
+    "raw_score",
+    "source_query_id",
+]
 PROVENANCE_COLUMNS = ["title", "revision_id", "fetched_at"]
 """Passage provenance carried by every hit (from the passage's ``title`` and meta; empty when unknown)."""
 
@@ -131,14 +149,15 @@ class RetrievalRun:
     def to_parquet(self, path: str | Path) -> Path:
         """Write the hits with the run's parameters and skips in the Parquet metadata."""
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
         path = Path(path)
         table = pa.Table.from_pandas(self.hits, preserve_index=False)
         meta = {
             b"bordir.signature": self.signature.encode(),
             b"bordir.params": json.dumps({**self.params, "k": self.k}).encode(),
-            b"bordir.skipped": json.dumps([asdict(s) for s in self.skipped], ensure_ascii=False).encode(),
+            b"bordir.skipped": json.dumps(
+                [asdict(s) for s in self.skipped], ensure_ascii=False
+            ).encode(),
         }
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
         return atomic_write_parquet(path, table)
@@ -151,7 +170,9 @@ def load_hits(path: str | Path) -> RetrievalRun:
 
     path = Path(path)
     if not path.is_file():
-        raise DataError("file not found (expected a hits .parquet written by bordir retrieve)", path=path)
+        raise DataError(
+            "file not found (expected a hits .parquet written by bordir retrieve)", path=path
+        )
     try:
         table = pq.read_table(path)
     except (pa.ArrowInvalid, OSError) as exc:
@@ -168,7 +189,9 @@ def load_hits(path: str | Path) -> RetrievalRun:
     params = json.loads(meta.get(b"bordir.params", b"{}"))
     k = int(params.pop("k", 10))
     skipped = [Skip(**s) for s in json.loads(meta.get(b"bordir.skipped", b"[]"))]
-    return RetrievalRun(hits=hits, skipped=skipped, k=k, params={k_: str(v) for k_, v in params.items()})
+    return RetrievalRun(
+        hits=hits, skipped=skipped, k=k, params={k_: str(v) for k_, v in params.items()}
+    )
 
 
 def _rank(cands: list[tuple[Passage, float, float]], langs: Sequence[str], k: int, balanced: bool):
@@ -184,7 +207,9 @@ def _rank(cands: list[tuple[Passage, float, float]], langs: Sequence[str], k: in
             first.append(c)
     chosen = {id(c) for c in first}
     rest = [c for c in pooled if id(c) not in chosen]
-    first += rest[: max(0, k - len(first))]  # languages with too few documents give their slots back
+    first += rest[
+        : max(0, k - len(first))
+    ]  # languages with too few documents give their slots back
     chosen = {id(c) for c in first}
     first.sort(key=lambda c: (-c[1], c[0].lang, c[0].doc_id))
     return first + [c for c in pooled if id(c) not in chosen]
@@ -236,12 +261,17 @@ def retrieve(
     if len(corpus) == 0:
         raise DataError("the corpus has no passages; nothing to retrieve", path=where)
     if not corpus.territories:
-        raise DataError("no passage names a territory, so every (territory, language) pool is empty; give passages "
-                        "a 'territory' (or, for all_docs.json / raw articles, pass hits= to place them)", path=where)
+        raise DataError(
+            "no passage names a territory, so every (territory, language) pool is empty; give passages "
+            "a 'territory' (or, for all_docs.json / raw articles, pass hits= to place them)",
+            path=where,
+        )
     retriever.fit(corpus)
     warm = getattr(retriever, "warm_queries", None)
     if warm is not None and retriever.cross_lingual:
-        warm(sorted({q.text for q in queries}))  # embed all queries in batches (API retrievers: few calls)
+        warm(
+            sorted({q.text for q in queries})
+        )  # embed all queries in batches (API retrievers: few calls)
 
     cache: dict[tuple[str, tuple[str, ...]], list] = {}
     looked = [0, 0]  # pools asked for, pools with documents
@@ -270,8 +300,12 @@ def retrieve(
     skipped: list[Skip] = []
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=len(queries) * len(mode_list), desc=f"retrieve {retriever.name}", unit="q×mode",
-               disable=not progress)
+    bar = tqdm(
+        total=len(queries) * len(mode_list),
+        desc=f"retrieve {retriever.name}",
+        unit="q×mode",
+        disable=not progress,
+    )
     for mode in mode_list:
         for q in queries:
             bar.update(1)
@@ -288,8 +322,21 @@ def retrieve(
             else:
                 langs = mode_langs(mode, q, dataset)
             for rank, (p, fused, raw) in enumerate(ranked(source, langs, depth), start=1):
-                rows.append((q.query_id, q.territory, q.lang, mode.value, rank, p.doc_id, p.lang, fused, raw,
-                             source.query_id if source is not q else "", *_provenance(p)))
+                rows.append(
+                    (
+                        q.query_id,
+                        q.territory,
+                        q.lang,
+                        mode.value,
+                        rank,
+                        p.doc_id,
+                        p.lang,
+                        fused,
+                        raw,
+                        source.query_id if source is not q else "",
+                        *_provenance(p),
+                    )
+                )
     bar.close()
     if looked[0] and not looked[1]:  # every pool any (query, mode) asked for is empty
         terrs = sorted({q.territory for q in queries})
@@ -298,11 +345,20 @@ def retrieve(
             "no query found a document in any mode: the corpus has languages "
             f"{', '.join(sorted(corpus.langs)) or 'none'} and {len(corpus.territories)} territories "
             f"({len(overlap)} of the dataset's {len(terrs)}"
-            + (f", e.g. {overlap[0]!r}" if overlap else "") + "), but no passage is in a language the modes ask "
-            "for there; add passages in the query, claimant or English languages of those territories", path=where)
+            + (f", e.g. {overlap[0]!r}" if overlap else "")
+            + "), but no passage is in a language the modes ask "
+            "for there; add passages in the query, claimant or English languages of those territories",
+            path=where,
+        )
     hits = pd.DataFrame(rows, columns=HIT_COLUMNS + PROVENANCE_COLUMNS)
-    params = {**retriever.signature(), "fusion": fusion, "balanced": str(balanced).lower(), "depth": str(depth),
-              "data": dataset.name, "corpus": corpus.content_hash()}
+    params = {
+        **retriever.signature(),
+        "fusion": fusion,
+        "balanced": str(balanced).lower(),
+        "depth": str(depth),
+        "data": dataset.name,
+        "corpus": corpus.content_hash(),
+    }
     return RetrievalRun(hits=hits, skipped=skipped, k=k, params=params)
 
 
@@ -315,21 +371,32 @@ def from_bordirlines(bordirlines, system: str = "openai", *, k: int = 10) -> Ret
     h = bordirlines.hits
     h = h[h["system"] == system]
     if h.empty:
-        raise ConfigError(f"no BordIRLines hits for system {system!r}; loaded systems: "
-                          f"{', '.join(sorted(bordirlines.hits['system'].unique())) or 'none'}")
-    hits = pd.DataFrame({
-        "query_id": [query_id(t, l) for t, l in zip(h["territory"], h["query_lang"])],
-        "territory": h["territory"].to_numpy(),
-        "query_lang": h["query_lang"].to_numpy(),
-        "mode": h["mode"].to_numpy(),
-        "rank": h["rank"].astype(int).to_numpy(),
-        "doc_id": h["doc_id"].to_numpy(),
-        "doc_lang": h["doc_lang"].to_numpy(),
-        "score": h["score"].astype(float).to_numpy(),
-        "raw_score": h["score"].astype(float).to_numpy(),
-        "source_query_id": "",
-        "title": "", "revision_id": "", "fetched_at": "",
-    })[HIT_COLUMNS + PROVENANCE_COLUMNS]
-    params = {"ret": f"bordirlines/{system}", "fusion": "raw", "balanced": "false",
-              "depth": str(bordirlines.n_hits), "data": "bordirlines"}
+        raise ConfigError(
+            f"no BordIRLines hits for system {system!r}; loaded systems: "
+            f"{', '.join(sorted(bordirlines.hits['system'].unique())) or 'none'}"
+        )
+    hits = pd.DataFrame(
+        {
+            "query_id": [query_id(t, l) for t, l in zip(h["territory"], h["query_lang"])],
+            "territory": h["territory"].to_numpy(),
+            "query_lang": h["query_lang"].to_numpy(),
+            "mode": h["mode"].to_numpy(),
+            "rank": h["rank"].astype(int).to_numpy(),
+            "doc_id": h["doc_id"].to_numpy(),
+            "doc_lang": h["doc_lang"].to_numpy(),
+            "score": h["score"].astype(float).to_numpy(),
+            "raw_score": h["score"].astype(float).to_numpy(),
+            "source_query_id": "",
+            "title": "",
+            "revision_id": "",
+            "fetched_at": "",
+        }
+    )[HIT_COLUMNS + PROVENANCE_COLUMNS]
+    params = {
+        "ret": f"bordirlines/{system}",
+        "fusion": "raw",
+        "balanced": "false",
+        "depth": str(bordirlines.n_hits),
+        "data": "bordirlines",
+    }
     return RetrievalRun(hits=hits.reset_index(drop=True), skipped=[], k=k, params=params)

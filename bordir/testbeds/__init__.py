@@ -30,16 +30,42 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["load_rgb", "RGBQuestion", "Question", "Instance", "Doc", "build_docs", "make_instance",
-           "territorial_questions", "get_instruction", "score", "score_items", "rate", "summarize",
-           "rescore_predictions", "TestbedConfig", "run_testbed"]
+__all__ = [
+    "load_rgb",
+    "RGBQuestion",
+    "Question",
+    "Instance",
+    "Doc",
+    "build_docs",
+    "make_instance",
+    "territorial_questions",
+    "get_instruction",
+    "score",
+    "score_items",
+    "rate",
+    "summarize",
+    "rescore_predictions",
+    "TestbedConfig",
+    "run_testbed",
+]
 
 _LAZY = {
-    "load_rgb": "rgb_data", "RGBQuestion": "rgb_data", "Question": "construct", "Instance": "construct",
-    "Doc": "construct", "build_docs": "construct", "make_instance": "construct",
-    "territorial_questions": "territorial", "get_instruction": "instructions", "score": "scorer",
-    "score_items": "items", "rate": "metrics", "summarize": "metrics", "rescore_predictions": "rescore",
-    "TestbedConfig": "runner", "run_testbed": "runner",
+    "load_rgb": "rgb_data",
+    "RGBQuestion": "rgb_data",
+    "Question": "construct",
+    "Instance": "construct",
+    "Doc": "construct",
+    "build_docs": "construct",
+    "make_instance": "construct",
+    "territorial_questions": "territorial",
+    "get_instruction": "instructions",
+    "score": "scorer",
+    "score_items": "items",
+    "rate": "metrics",
+    "summarize": "metrics",
+    "rescore_predictions": "rescore",
+    "TestbedConfig": "runner",
+    "run_testbed": "runner",
 }
 
 

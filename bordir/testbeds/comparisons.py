@@ -36,36 +36,90 @@ from .metrics import PairedRate, holm_rates, paired_rate
 __all__ = ["comparisons"]
 
 
-def comparisons(items: pd.DataFrame, policy: str, *, n_resamples: int = 2000, seed: int | None = None,
-                fields: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+def comparisons(
+    items: pd.DataFrame,
+    policy: str,
+    *,
+    n_resamples: int = 2000,
+    seed: int | None = None,
+    fields: Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
     """The comparisons of the module docs, as dicts (with ``p_holm`` and signatures)."""
     if items.empty:
         return []
     found: list[PairedRate] = []
 
     def add(a: pd.DataFrame, b: pd.DataFrame, metric: str, la: str, lb: str, **f: Any) -> None:
-        c = paired_rate(a, b, metric, policy, label_a=la, label_b=lb, n_resamples=n_resamples, seed=seed,
-                        fields={**(fields or {}), **f})
+        c = paired_rate(
+            a,
+            b,
+            metric,
+            policy,
+            label_a=la,
+            label_b=lb,
+            n_resamples=n_resamples,
+            seed=seed,
+            fields={**(fields or {}), **f},
+        )
         if c is not None:
             found.append(c)
 
-    for (model, lang, testbed, setting), g in items.groupby(["model", "lang", "testbed", "setting"]):
+    for (model, lang, testbed, setting), g in items.groupby(
+        ["model", "lang", "testbed", "setting"]
+    ):
         rates = sorted(g["noise_rate"].unique())
         for r in rates[1:]:
-            add(g[g["noise_rate"] == r], g[g["noise_rate"] == rates[0]], "accuracy", f"r={r:g}", f"r={rates[0]:g}",
-                gen=model, lang=lang, testbed=testbed, setting=setting)
+            add(
+                g[g["noise_rate"] == r],
+                g[g["noise_rate"] == rates[0]],
+                "accuracy",
+                f"r={r:g}",
+                f"r={rates[0]:g}",
+                gen=model,
+                lang=lang,
+                testbed=testbed,
+                setting=setting,
+            )
     for (model, lang, testbed, r), g in items.groupby(["model", "lang", "testbed", "noise_rate"]):
         for setting in g["setting"].unique():
             if setting + "-xling" in set(g["setting"]):
                 metric = "rejection_rate" if testbed == "rejection" else "accuracy"
-                add(g[g["setting"] == setting], g[g["setting"] == setting + "-xling"], metric, setting,
-                    setting + "-xling", gen=model, lang=lang, testbed=testbed, r=f"{r:g}")
+                add(
+                    g[g["setting"] == setting],
+                    g[g["setting"] == setting + "-xling"],
+                    metric,
+                    setting,
+                    setting + "-xling",
+                    gen=model,
+                    lang=lang,
+                    testbed=testbed,
+                    r=f"{r:g}",
+                )
     for (model, lang), g in items[items["testbed"] == "counterfactual"].groupby(["model", "lang"]):
-        add(g[g["setting"] == "counterfactual"], g[g["setting"] == "nodocs"], "accuracy", "counterfactual", "nodocs",
-            gen=model, lang=lang, testbed="counterfactual")
-    for (lang, testbed, setting, r), g in items.groupby(["lang", "testbed", "setting", "noise_rate"]):
+        add(
+            g[g["setting"] == "counterfactual"],
+            g[g["setting"] == "nodocs"],
+            "accuracy",
+            "counterfactual",
+            "nodocs",
+            gen=model,
+            lang=lang,
+            testbed="counterfactual",
+        )
+    for (lang, testbed, setting, r), g in items.groupby(
+        ["lang", "testbed", "setting", "noise_rate"]
+    ):
         metric = "rejection_rate" if testbed == "rejection" else "accuracy"
         for ma, mb in itertools.combinations(sorted(g["model"].unique()), 2):
-            add(g[g["model"] == ma], g[g["model"] == mb], metric, ma, mb, lang=lang, testbed=testbed,
-                setting=setting, r=f"{r:g}")
+            add(
+                g[g["model"] == ma],
+                g[g["model"] == mb],
+                metric,
+                ma,
+                mb,
+                lang=lang,
+                testbed=testbed,
+                setting=setting,
+                r=f"{r:g}",
+            )
     return [c.as_dict() for c in holm_rates(found)]

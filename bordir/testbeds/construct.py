@@ -43,7 +43,16 @@ from typing import Any, Literal
 from ..errors import ConfigError
 from .rgb_data import AnswerPart, Kind, RGBQuestion
 
-__all__ = ["Doc", "Question", "Instance", "build_docs", "instance_rng", "make_instance", "RGB_SEED", "Seeding"]
+__all__ = [
+    "Doc",
+    "Question",
+    "Instance",
+    "build_docs",
+    "instance_rng",
+    "make_instance",
+    "RGB_SEED",
+    "Seeding",
+]
 
 RGB_SEED = 2333
 """The seed RGB's ``evalue.py`` passes to ``random.seed`` before every instance."""
@@ -114,15 +123,34 @@ class Question:
         if q.kind == "integration":
             positive: tuple[Any, ...] = tuple(
                 tuple(Doc(t, f"pos{p}.{i}", lang, "positive", part=p) for i, t in enumerate(docs))
-                for p, docs in enumerate(q.positive))
+                for p, docs in enumerate(q.positive)
+            )
         else:
             positive = tuple(Doc(t, f"pos{i}", lang, "positive") for i, t in enumerate(q.positive))
-        wrong = tuple(Doc(t, f"wrong{i}", lang, "positive_wrong", original=q.positive[i] if i < len(q.positive) else "")
-                      for i, t in enumerate(q.positive_wrong))
-        return cls(id=q.id, query=q.query, answer=q.answer, lang=lang, cluster=q.id, kind=q.kind, positive=positive,
-                   negative=tuple(Doc(t, f"neg{i}", lang, "negative") for i, t in enumerate(q.negative)),
-                   fakeanswer=q.fakeanswer, positive_wrong=wrong,
-                   raw_answer=q.raw_answer if q.raw_answer is not None else list(q.answer), source=source)
+        wrong = tuple(
+            Doc(
+                t,
+                f"wrong{i}",
+                lang,
+                "positive_wrong",
+                original=q.positive[i] if i < len(q.positive) else "",
+            )
+            for i, t in enumerate(q.positive_wrong)
+        )
+        return cls(
+            id=q.id,
+            query=q.query,
+            answer=q.answer,
+            lang=lang,
+            cluster=q.id,
+            kind=q.kind,
+            positive=positive,
+            negative=tuple(Doc(t, f"neg{i}", lang, "negative") for i, t in enumerate(q.negative)),
+            fakeanswer=q.fakeanswer,
+            positive_wrong=wrong,
+            raw_answer=q.raw_answer if q.raw_answer is not None else list(q.answer),
+            source=source,
+        )
 
 
 @dataclass(frozen=True)
@@ -167,8 +195,14 @@ def instance_rng(question: Question, seed: int, seeding: Seeding = "bordir") -> 
     return random.Random(f"{seed}|{question.id}")
 
 
-def build_docs(question: Question, noise_rate: float, *, rng: random.Random, passage_num: int = 5,
-               correct_rate: float = 0.0) -> tuple[Doc, ...]:
+def build_docs(
+    question: Question,
+    noise_rate: float,
+    *,
+    rng: random.Random,
+    passage_num: int = 5,
+    correct_rate: float = 0.0,
+) -> tuple[Doc, ...]:
     """The documents of one instance, as RGB's ``processdata`` draws them (see the module docs)."""
     if not 0 <= noise_rate <= 1:
         raise ConfigError(f"noise_rate must be in [0, 1], got {noise_rate}")
@@ -201,14 +235,18 @@ def build_docs(question: Question, noise_rate: float, *, rng: random.Random, pas
         correct_num = math.ceil(passage_num * correct_rate)
         pos_num = passage_num - neg_num - correct_num
         if pos_num < 0:
-            raise ConfigError(f"noise_rate {noise_rate} and correct_rate {correct_rate} ask for more than "
-                              f"{passage_num} documents")
+            raise ConfigError(
+                f"noise_rate {noise_rate} and correct_rate {correct_rate} ask for more than "
+                f"{passage_num} documents"
+            )
         indexes = list(range(len(question.positive)))
         selected = rng.sample(indexes, min(len(indexes), pos_num))
         docs = [question.positive_wrong[i] for i in selected]
         remain = [i for i in indexes if i not in selected]
         if correct_num > 0 and len(remain) > 0:
-            docs += [question.positive[i] for i in rng.sample(remain, min(len(remain), correct_num))]
+            docs += [
+                question.positive[i] for i in rng.sample(remain, min(len(remain), correct_num))
+            ]
         if neg_num > 0:
             docs += negative[:neg_num]
     else:
@@ -226,9 +264,25 @@ def build_docs(question: Question, noise_rate: float, *, rng: random.Random, pas
     return tuple(docs)
 
 
-def make_instance(question: Question, testbed: str, setting: str, noise_rate: float, *, seed: int,
-                  seeding: Seeding = "bordir", passage_num: int = 5, correct_rate: float = 0.0) -> Instance:
+def make_instance(
+    question: Question,
+    testbed: str,
+    setting: str,
+    noise_rate: float,
+    *,
+    seed: int,
+    seeding: Seeding = "bordir",
+    passage_num: int = 5,
+    correct_rate: float = 0.0,
+) -> Instance:
     """Draw the documents of ``question`` at ``noise_rate`` and wrap them as an :class:`Instance`."""
-    docs = build_docs(question, noise_rate, rng=instance_rng(question, seed, seeding), passage_num=passage_num,
-                      correct_rate=correct_rate)
-    return Instance(question, testbed, setting, float(noise_rate), passage_num, docs, seed, correct_rate)
+    docs = build_docs(
+        question,
+        noise_rate,
+        rng=instance_rng(question, seed, seeding),
+        passage_num=passage_num,
+        correct_rate=correct_rate,
+    )
+    return Instance(
+        question, testbed, setting, float(noise_rate), passage_num, docs, seed, correct_rate
+    )

@@ -46,12 +46,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["Mention", "find_mentions", "mentions", "swap_names", "counterfactual_edit", "no_space_script"]
+__all__ = [
+    "Mention",
+    "find_mentions",
+    "mentions",
+    "swap_names",
+    "counterfactual_edit",
+    "no_space_script",
+]
 
 # word characters, including combining marks of Indic, Hebrew, Arabic, Thai … scripts (\w misses many of them)
-_LETTER = (r"[\w\u0300-\u036F\u0483-\u0489\u0591-\u05C7\u0610-\u061A\u064B-\u065F\u0670\u06D6-\u06ED"
-           r"\u0900-\u0DFF\u0E00-\u0EFF\u0F00-\u0FFF\u1000-\u109F\u1200-\u139F\u1780-\u17FF\u0530-\u058F"
-           r"\u10A0-\u10FF\u02BB\u02BC\u2019']")
+_LETTER = (
+    r"[\w\u0300-\u036F\u0483-\u0489\u0591-\u05C7\u0610-\u061A\u064B-\u065F\u0670\u06D6-\u06ED"
+    r"\u0900-\u0DFF\u0E00-\u0EFF\u0F00-\u0FFF\u1000-\u109F\u1200-\u139F\u1780-\u17FF\u0530-\u058F"
+    r"\u10A0-\u10FF\u02BB\u02BC\u2019']"
+)
 _PROCLITICS = {"ar": "[وفبلك]", "iw": "[ובלהמשכ]", "ur": "[و]", "fa": "[و]"}
 
 
@@ -124,14 +133,16 @@ def swap_names(text: str, names: Sequence[str], a: int, b: int, lang: str) -> st
         if m.index not in (a, b):
             continue
         other = names[b] if m.index == a else names[a]
-        out.append(text[pos:m.start + m.prefix])
+        out.append(text[pos : m.start + m.prefix])
         out.append(other)
         pos = m.end
     out.append(text[pos:])
     return "".join(out)
 
 
-def counterfactual_edit(text: str, names: Sequence[str], controller: int, fake: int, lang: str) -> str | None:
+def counterfactual_edit(
+    text: str, names: Sequence[str], controller: int, fake: int, lang: str
+) -> str | None:
     """The edited paragraph naming ``fake`` where it named ``controller``, or None when it cannot be made.
 
     None when the paragraph does not name the controller, or would still name
@@ -152,7 +163,7 @@ def _replace(text: str, names: Sequence[str], a: int, b: int, lang: str) -> str:
     out, pos = [], 0
     for m in find_mentions(text, names, lang):
         if m.index == a:
-            out += [text[pos:m.start + m.prefix], names[b]]
+            out += [text[pos : m.start + m.prefix], names[b]]
             pos = m.end
     out.append(text[pos:])
     return "".join(out)

@@ -24,7 +24,7 @@ Example:
     >>> print(get_instruction("en").user_text("Who?", ["doc one", "doc two"]))
     Document:
     doc one
-    doc two 
+    doc two
     <BLANKLINE>
     Question:
     Who?
@@ -40,8 +40,14 @@ from pathlib import Path
 
 from ..errors import ConfigError, DataError
 
-__all__ = ["Instruction", "get_instruction", "instructions", "instruction_languages", "RGB_LANG_ALIASES",
-           "INSTRUCTIONS_FILE"]
+__all__ = [
+    "Instruction",
+    "get_instruction",
+    "instructions",
+    "instruction_languages",
+    "RGB_LANG_ALIASES",
+    "INSTRUCTIONS_FILE",
+]
 
 INSTRUCTIONS_FILE = Path(__file__).with_name("instructions.jsonl")
 RGB_LANG_ALIASES = {"zh": "zhs"}
@@ -87,12 +93,20 @@ def instructions() -> dict[str, Instruction]:
                 rec = json.loads(line)
                 ins = Instruction(**rec)
             except (json.JSONDecodeError, TypeError) as exc:
-                raise DataError(f"not an instruction record: {exc}", path=INSTRUCTIONS_FILE, line=lineno) from None
-            for phrase, sentence, name in ((ins.refusal_phrase, ins.refusal, "refusal_phrase"),
-                                           (ins.error_phrase, ins.error, "error_phrase")):
+                raise DataError(
+                    f"not an instruction record: {exc}", path=INSTRUCTIONS_FILE, line=lineno
+                ) from None
+            for phrase, sentence, name in (
+                (ins.refusal_phrase, ins.refusal, "refusal_phrase"),
+                (ins.error_phrase, ins.error, "error_phrase"),
+            ):
                 if not phrase or phrase not in sentence:
-                    raise DataError("must be a non-empty substring of its sentence", path=INSTRUCTIONS_FILE,
-                                    line=lineno, field=name)
+                    raise DataError(
+                        "must be a non-empty substring of its sentence",
+                        path=INSTRUCTIONS_FILE,
+                        line=lineno,
+                        field=name,
+                    )
             out[ins.lang] = ins
     return out
 
@@ -112,5 +126,7 @@ def get_instruction(lang: str) -> Instruction:
     try:
         return instructions()[code]
     except KeyError:
-        raise ConfigError(f"no testbed instruction for language {lang!r}; available: "
-                          f"{', '.join(instruction_languages())}") from None
+        raise ConfigError(
+            f"no testbed instruction for language {lang!r}; available: "
+            f"{', '.join(instruction_languages())}"
+        ) from None

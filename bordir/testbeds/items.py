@@ -36,16 +36,38 @@ from .scorer import POLICIES, score
 __all__ = ["ITEM_COLUMNS", "score_items", "rgb_records"]
 
 ITEM_COLUMNS = [
-    "model", "testbed", "setting", "lang", "noise_rate", "passage_num", "question_id", "cluster", "instance_id",
-    "n_docs", "n_pos", "n_neg", "n_wrong", "doc_ids", "doc_langs", "prediction", "error", "failed", "cached",
-    "input_tokens", "output_tokens",
+    "model",
+    "testbed",
+    "setting",
+    "lang",
+    "noise_rate",
+    "passage_num",
+    "question_id",
+    "cluster",
+    "instance_id",
+    "n_docs",
+    "n_pos",
+    "n_neg",
+    "n_wrong",
+    "doc_ids",
+    "doc_langs",
+    "prediction",
+    "error",
+    "failed",
+    "cached",
+    "input_tokens",
+    "output_tokens",
     *(f"{p}_{c}" for p in POLICIES for c in ("labels", "rejected", "fact", "correct", "outcome")),
-    "judge_reply", "judge_flag",
+    "judge_reply",
+    "judge_flag",
 ]
 
 
-def score_items(instances: Sequence[Instance], results: Iterable[Mapping[str, Any]],
-                judged: Mapping[tuple[str, str], Mapping[str, Any]] | None = None) -> pd.DataFrame:
+def score_items(
+    instances: Sequence[Instance],
+    results: Iterable[Mapping[str, Any]],
+    judged: Mapping[tuple[str, str], Mapping[str, Any]] | None = None,
+) -> pd.DataFrame:
     """Join results (``model, instance_id, prediction, error`` …) to their instances and label them.
 
     Results for instances not in ``instances`` are ignored; the last result of a
@@ -66,28 +88,56 @@ def score_items(instances: Sequence[Instance], results: Iterable[Mapping[str, An
         failed = r.get("error") is not None
         echo = (get_instruction(q.lang).system, q.query) if inst.docs else (q.query,)
         row: dict[str, Any] = {
-            "model": model, "testbed": inst.testbed, "setting": inst.setting, "lang": q.lang,
-            "noise_rate": inst.noise_rate, "passage_num": inst.passage_num, "question_id": q.id,
-            "cluster": q.cluster, "instance_id": iid, "n_docs": len(inst.docs), "n_pos": inst.count("positive"),
-            "n_neg": inst.count("negative"), "n_wrong": inst.count("positive_wrong"),
-            "doc_ids": [d.doc_id for d in inst.docs], "doc_langs": [d.lang for d in inst.docs],
-            "prediction": r.get("prediction") or "", "error": r.get("error"), "failed": failed,
-            "cached": bool(r.get("cached", False)), "input_tokens": r.get("input_tokens"),
+            "model": model,
+            "testbed": inst.testbed,
+            "setting": inst.setting,
+            "lang": q.lang,
+            "noise_rate": inst.noise_rate,
+            "passage_num": inst.passage_num,
+            "question_id": q.id,
+            "cluster": q.cluster,
+            "instance_id": iid,
+            "n_docs": len(inst.docs),
+            "n_pos": inst.count("positive"),
+            "n_neg": inst.count("negative"),
+            "n_wrong": inst.count("positive_wrong"),
+            "doc_ids": [d.doc_id for d in inst.docs],
+            "doc_langs": [d.lang for d in inst.docs],
+            "prediction": r.get("prediction") or "",
+            "error": r.get("error"),
+            "failed": failed,
+            "cached": bool(r.get("cached", False)),
+            "input_tokens": r.get("input_tokens"),
             "output_tokens": r.get("output_tokens"),
         }
         for p in POLICIES:
-            s = score(r.get("prediction"), q.answer, q.lang, policy=p, mc=q.mc, failed=failed,  # type: ignore[arg-type]
-                      echo=echo)
-            row.update({f"{p}_labels": json.dumps(list(s.labels)), f"{p}_rejected": s.rejected,
-                        f"{p}_fact": s.fact_flag, f"{p}_correct": s.correct, f"{p}_outcome": s.outcome})
+            s = score(
+                r.get("prediction"),
+                q.answer,
+                q.lang,
+                policy=p,
+                mc=q.mc,
+                failed=failed,  # type: ignore[arg-type]
+                echo=echo,
+            )
+            row.update(
+                {
+                    f"{p}_labels": json.dumps(list(s.labels)),
+                    f"{p}_rejected": s.rejected,
+                    f"{p}_fact": s.fact_flag,
+                    f"{p}_correct": s.correct,
+                    f"{p}_outcome": s.outcome,
+                }
+            )
         j = (judged or {}).get((model, iid))
         ok = j is not None and j.get("error") is None
         row["judge_reply"] = j.get("reply") if ok else None
         row["judge_flag"] = judge_label(inst.testbed, j["reply"]) if ok else None
         rows.append(row)
     df = pd.DataFrame(rows, columns=ITEM_COLUMNS)
-    return df.sort_values(["model", "testbed", "setting", "lang", "noise_rate", "question_id"],
-                          kind="stable").reset_index(drop=True)
+    return df.sort_values(
+        ["model", "testbed", "setting", "lang", "noise_rate", "question_id"], kind="stable"
+    ).reset_index(drop=True)
 
 
 def rgb_records(instances: Sequence[Instance], items: pd.DataFrame) -> list[dict[str, Any]]:
@@ -103,8 +153,21 @@ def rgb_records(instances: Sequence[Instance], items: pd.DataFrame) -> list[dict
         pred = row["prediction"]
         if q.lang in ("zh", "zhs", "zht"):
             pred = pred.replace(" ", "")
-        ans = q.raw_answer if q.raw_answer is not None else [list(a) if isinstance(a, tuple) else a for a in q.answer]
-        out.append({"id": q.id, "query": q.query, "ans": ans, "label": json.loads(row["rgb_labels"]),
-                    "prediction": pred, "docs": [d.text for d in inst.docs], "noise_rate": inst.noise_rate,
-                    "factlabel": int(bool(row["rgb_fact"]))})
+        ans = (
+            q.raw_answer
+            if q.raw_answer is not None
+            else [list(a) if isinstance(a, tuple) else a for a in q.answer]
+        )
+        out.append(
+            {
+                "id": q.id,
+                "query": q.query,
+                "ans": ans,
+                "label": json.loads(row["rgb_labels"]),
+                "prediction": pred,
+                "docs": [d.text for d in inst.docs],
+                "noise_rate": inst.noise_rate,
+                "factlabel": int(bool(row["rgb_fact"])),
+            }
+        )
     return out

@@ -28,7 +28,14 @@ from __future__ import annotations
 
 from ..generation.types import GenerationRequest, Message
 
-__all__ = ["REJECT_PROMPT", "FACT_PROMPT", "judge_prompt", "judge_label", "judge_request", "JUDGED_TESTBEDS"]
+__all__ = [
+    "REJECT_PROMPT",
+    "FACT_PROMPT",
+    "judge_prompt",
+    "judge_label",
+    "judge_request",
+    "JUDGED_TESTBEDS",
+]
 
 JUDGED_TESTBEDS = ("rejection", "counterfactual")
 
@@ -93,7 +100,13 @@ def judge_label(testbed: str, reply: str) -> bool:
     return "has identified" in reply or "Yes" in reply
 
 
-def judge_request(testbed: str, question: str, answer: str, *, model: str, max_tokens: int = 64) -> GenerationRequest:
+def judge_request(
+    testbed: str, question: str, answer: str, *, model: str, max_tokens: int = 64
+) -> GenerationRequest:
     """One judge call (temperature 0; RGB used the API's default)."""
-    return GenerationRequest(model=model, messages=(Message("user", judge_prompt(testbed, question, answer)),),
-                             temperature=0.0, max_tokens=max_tokens)
+    return GenerationRequest(
+        model=model,
+        messages=(Message("user", judge_prompt(testbed, question, answer)),),
+        temperature=0.0,
+        max_tokens=max_tokens,
+    )

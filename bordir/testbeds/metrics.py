@@ -52,11 +52,28 @@ from ..errors import ConfigError
 from ..metrics.signature import Signature
 from ..metrics.uncertainty import DEFAULT_RESAMPLES, bootstrap_weights, flip_matrix, resolve_seed
 
-__all__ = ["METRICS", "Rate", "rate", "indicators", "PairedRate", "paired_rate", "holm_rates", "summarize"]
+__all__ = [
+    "METRICS",
+    "Rate",
+    "rate",
+    "indicators",
+    "PairedRate",
+    "paired_rate",
+    "holm_rates",
+    "summarize",
+]
 
-METRICS: tuple[str, ...] = ("accuracy", "rejection_rate", "error_detection_rate", "error_correction_rate",
-                            "hallucination_rate", "error_rate", "rejection_rate_judge", "error_detection_rate_judge",
-                            "error_correction_rate_judge")
+METRICS: tuple[str, ...] = (
+    "accuracy",
+    "rejection_rate",
+    "error_detection_rate",
+    "error_correction_rate",
+    "hallucination_rate",
+    "error_rate",
+    "rejection_rate_judge",
+    "error_detection_rate_judge",
+    "error_correction_rate_judge",
+)
 _EPS = 1e-12
 
 
@@ -77,9 +94,14 @@ def indicators(table: pd.DataFrame, metric: str, policy: str) -> tuple[np.ndarra
     fact = table[f"{p}_fact"].to_numpy(bool) & answered
     r1 = np.isclose(table["noise_rate"].to_numpy(float), 1.0)
     if metric.endswith("_judge"):
-        col = table["judge_flag"] if "judge_flag" in table.columns else pd.Series([None] * len(table))
+        col = (
+            table["judge_flag"] if "judge_flag" in table.columns else pd.Series([None] * len(table))
+        )
         judged = col.notna().to_numpy(bool) & answered
-        flag = np.array([bool(x) if x is not None and x == x else False for x in col], dtype=bool) & judged
+        flag = (
+            np.array([bool(x) if x is not None and x == x else False for x in col], dtype=bool)
+            & judged
+        )
         if metric == "error_correction_rate_judge":
             return (flag & correct).astype(float), flag.astype(float)
         return flag.astype(float), judged.astype(float)
@@ -133,19 +155,34 @@ class Rate:
 
     @property
     def signature(self) -> Signature:
-        return Signature.build(self.metric, **dict(self.fields), policy=self.policy,
-                               ci=f"cluster{int(round(self.conf * 100))}" if self.n_resamples else None,
-                               boot=self.n_resamples or None, bseed=self.seed if self.n_resamples else None)
+        return Signature.build(
+            self.metric,
+            **dict(self.fields),
+            policy=self.policy,
+            ci=f"cluster{int(round(self.conf * 100))}" if self.n_resamples else None,
+            boot=self.n_resamples or None,
+            bseed=self.seed if self.n_resamples else None,
+        )
 
     def as_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "count": self.count, "n": self.n, "ci95": [self.low, self.high],
-                "n_clusters": self.n_clusters, "signature": str(self.signature)}
+        return {
+            "value": self.value,
+            "count": self.count,
+            "n": self.n,
+            "ci95": [self.low, self.high],
+            "n_clusters": self.n_clusters,
+            "signature": str(self.signature),
+        }
 
 
-def _cluster_sums(table: pd.DataFrame, num: np.ndarray, den: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _cluster_sums(
+    table: pd.DataFrame, num: np.ndarray, den: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     codes, _ = pd.factorize(table["cluster"], sort=True)
     k = int(codes.max()) + 1 if len(codes) else 0
-    return np.bincount(codes, weights=num, minlength=k), np.bincount(codes, weights=den, minlength=k)
+    return np.bincount(codes, weights=num, minlength=k), np.bincount(
+        codes, weights=den, minlength=k
+    )
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -162,8 +199,16 @@ def _pct(values: np.ndarray, conf: float) -> tuple[float | None, float | None]:
     return float(lo), float(hi)
 
 
-def rate(table: pd.DataFrame, metric: str, policy: str, *, n_resamples: int = DEFAULT_RESAMPLES,
-         seed: int | None = None, conf: float = 0.95, fields: Mapping[str, Any] | None = None) -> Rate:
+def rate(
+    table: pd.DataFrame,
+    metric: str,
+    policy: str,
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int | None = None,
+    conf: float = 0.95,
+    fields: Mapping[str, Any] | None = None,
+) -> Rate:
     """``metric`` on ``table`` (one group) with a cluster-bootstrap percentile interval (``n_resamples=0``: none)."""
     seed = resolve_seed(seed)
     num, den = indicators(table, metric, policy)
@@ -179,8 +224,20 @@ def rate(table: pd.DataFrame, metric: str, policy: str, *, n_resamples: int = DE
     if n_resamples and len(cnum):
         w = bootstrap_weights(len(cnum), n_resamples, np.random.default_rng(seed))
         low, high = _pct(_ratio(w @ cnum, w @ cden), conf)
-    return Rate(metric, policy, value, count, int(round(total)), low, high, int(keep.sum()), n_resamples, seed,
-                tuple((fields or {}).items()), conf)
+    return Rate(
+        metric,
+        policy,
+        value,
+        count,
+        int(round(total)),
+        low,
+        high,
+        int(keep.sum()),
+        n_resamples,
+        seed,
+        tuple((fields or {}).items()),
+        conf,
+    )
 
 
 @dataclass(frozen=True)
@@ -205,25 +262,56 @@ class PairedRate:
 
     @property
     def signature(self) -> Signature:
-        return Signature.build(self.metric, **dict(self.fields), cmp=f"{self.label_a}-vs-{self.label_b}",
-                               policy=self.policy, boot=self.n_resamples, perm=self.n_resamples, bseed=self.seed,
-                               holm="yes" if self.p_holm is not None else None)
+        return Signature.build(
+            self.metric,
+            **dict(self.fields),
+            cmp=f"{self.label_a}-vs-{self.label_b}",
+            policy=self.policy,
+            boot=self.n_resamples,
+            perm=self.n_resamples,
+            bseed=self.seed,
+            holm="yes" if self.p_holm is not None else None,
+        )
 
     def as_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "a": self.label_a, "b": self.label_b, "value_a": self.value_a,
-                "value_b": self.value_b, "diff": self.diff, "ci95": [self.low, self.high], "p_value": self.p_value,
-                "p_holm": self.p_holm, "n_clusters": self.n_clusters, "signature": str(self.signature)}
+        return {
+            "metric": self.metric,
+            "a": self.label_a,
+            "b": self.label_b,
+            "value_a": self.value_a,
+            "value_b": self.value_b,
+            "diff": self.diff,
+            "ci95": [self.low, self.high],
+            "p_value": self.p_value,
+            "p_holm": self.p_holm,
+            "n_clusters": self.n_clusters,
+            "signature": str(self.signature),
+        }
 
 
-def paired_rate(a: pd.DataFrame, b: pd.DataFrame, metric: str, policy: str, *, label_a: str, label_b: str,
-                n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = None, conf: float = 0.95,
-                fields: Mapping[str, Any] | None = None) -> PairedRate | None:
+def paired_rate(
+    a: pd.DataFrame,
+    b: pd.DataFrame,
+    metric: str,
+    policy: str,
+    *,
+    label_a: str,
+    label_b: str,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int | None = None,
+    conf: float = 0.95,
+    fields: Mapping[str, Any] | None = None,
+) -> PairedRate | None:
     """Compare two groups on their common clusters (None when they share none with a defined metric)."""
     seed = resolve_seed(seed)
     sums = []
     for t in (a, b):
         num, den = indicators(t, metric, policy)
-        g = pd.DataFrame({"cluster": t["cluster"].to_numpy(), "num": num, "den": den}).groupby("cluster").sum()
+        g = (
+            pd.DataFrame({"cluster": t["cluster"].to_numpy(), "num": num, "den": den})
+            .groupby("cluster")
+            .sum()
+        )
         sums.append(g[g["den"] > 0])
     common = sorted(set(sums[0].index) & set(sums[1].index))
     if not common:
@@ -237,12 +325,29 @@ def paired_rate(a: pd.DataFrame, b: pd.DataFrame, metric: str, policy: str, *, l
     flips = flip_matrix(n_resamples, len(common), np.random.default_rng(seed))
     pa = np.where(flips, nb, na), np.where(flips, db, da)
     pb = np.where(flips, na, nb), np.where(flips, da, db)
-    perm = _ratio(pa[0].sum(axis=1), pa[1].sum(axis=1)) - _ratio(pb[0].sum(axis=1), pb[1].sum(axis=1))
+    perm = _ratio(pa[0].sum(axis=1), pa[1].sum(axis=1)) - _ratio(
+        pb[0].sum(axis=1), pb[1].sum(axis=1)
+    )
     perm = perm[~np.isnan(perm)]
     c = int(np.sum(np.abs(perm) >= abs(diff) - _EPS))
     p = (c + 1) / (len(perm) + 1)
-    return PairedRate(metric, policy, label_a, label_b, float(va), float(vb), diff, low, high, p, len(common),
-                      n_resamples, seed, None, tuple((fields or {}).items()))
+    return PairedRate(
+        metric,
+        policy,
+        label_a,
+        label_b,
+        float(va),
+        float(vb),
+        diff,
+        low,
+        high,
+        p,
+        len(common),
+        n_resamples,
+        seed,
+        None,
+        tuple((fields or {}).items()),
+    )
 
 
 def holm_rates(comparisons: Sequence[PairedRate]) -> list[PairedRate]:
@@ -258,11 +363,16 @@ def holm_rates(comparisons: Sequence[PairedRate]) -> list[PairedRate]:
 GROUP = ["model", "lang", "testbed", "setting", "noise_rate"]
 
 
-def _applies(metric: str, testbed: str, setting: str, noise_rate: float, judged: bool = False) -> bool:
+def _applies(
+    metric: str, testbed: str, setting: str, noise_rate: float, judged: bool = False
+) -> bool:
     r1 = math.isclose(noise_rate, 1.0)
     if metric.endswith("_judge"):
-        return judged and (testbed == "rejection" if metric == "rejection_rate_judge"
-                           else testbed == "counterfactual" and setting == "counterfactual")
+        return judged and (
+            testbed == "rejection"
+            if metric == "rejection_rate_judge"
+            else testbed == "counterfactual" and setting == "counterfactual"
+        )
     if metric in ("rejection_rate", "hallucination_rate"):
         return r1
     if metric in ("error_detection_rate", "error_correction_rate"):
@@ -272,9 +382,14 @@ def _applies(metric: str, testbed: str, setting: str, noise_rate: float, judged:
     return True
 
 
-def summarize(items: pd.DataFrame, *, policies: Sequence[str] = ("rgb", "bordir"),
-              n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = None,
-              fields: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+def summarize(
+    items: pd.DataFrame,
+    *,
+    policies: Sequence[str] = ("rgb", "bordir"),
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int | None = None,
+    fields: Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
     """One record per model × language (and ``all``) × testbed × setting × noise rate, with every metric that applies."""
     seed = resolve_seed(seed)
     pooled = items.assign(lang="all")
@@ -283,14 +398,32 @@ def summarize(items: pd.DataFrame, *, policies: Sequence[str] = ("rgb", "bordir"
     for frame in frames:
         for key, g in frame.groupby(GROUP, sort=True):
             model, lang, testbed, setting, r = key
-            group_fields = {**(fields or {}), "testbed": testbed, "setting": setting, "r": f"{r:g}", "lang": lang,
-                            "gen": model}
-            rec: dict[str, Any] = {"model": model, "lang": lang, "testbed": testbed, "setting": setting,
-                                   "noise_rate": float(r), "n_items": len(g), "n_failed": int(g["failed"].sum()),
-                                   "metrics": {}}
+            group_fields = {
+                **(fields or {}),
+                "testbed": testbed,
+                "setting": setting,
+                "r": f"{r:g}",
+                "lang": lang,
+                "gen": model,
+            }
+            rec: dict[str, Any] = {
+                "model": model,
+                "lang": lang,
+                "testbed": testbed,
+                "setting": setting,
+                "noise_rate": float(r),
+                "n_items": len(g),
+                "n_failed": int(g["failed"].sum()),
+                "metrics": {},
+            }
             judged = "judge_flag" in g.columns and bool(g["judge_flag"].notna().any())
             for p in policies:
-                rec["metrics"][p] = {m: rate(g, m, p, n_resamples=n_resamples, seed=seed, fields=group_fields).as_dict()
-                                     for m in METRICS if _applies(m, testbed, setting, float(r), judged)}
+                rec["metrics"][p] = {
+                    m: rate(
+                        g, m, p, n_resamples=n_resamples, seed=seed, fields=group_fields
+                    ).as_dict()
+                    for m in METRICS
+                    if _applies(m, testbed, setting, float(r), judged)
+                }
             out.append(rec)
     return out

@@ -18,15 +18,24 @@ from .._extras import require
 __all__ = ["write_noise_plot", "PLOT_NAME"]
 
 PLOT_NAME = "accuracy_vs_noise"
-_RC = {"font.family": "DejaVu Sans", "font.size": 9, "svg.hashsalt": "bordir", "axes.spines.top": False,
-       "axes.spines.right": False}
+_RC = {
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "svg.hashsalt": "bordir",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
 
 
-def write_noise_plot(groups: Sequence[Mapping[str, Any]], policy: str, out_dir: str | Path) -> tuple[Path, Path] | None:
+def write_noise_plot(
+    groups: Sequence[Mapping[str, Any]], policy: str, out_dir: str | Path
+) -> tuple[Path, Path] | None:
     """Draw accuracy vs noise ratio from ``scores.json`` groups; None when there is a single ratio."""
     import warnings
 
-    rows = [g for g in groups if "accuracy" in g["metrics"].get(policy, {}) and g["setting"] != "nodocs"]
+    rows = [
+        g for g in groups if "accuracy" in g["metrics"].get(policy, {}) and g["setting"] != "nodocs"
+    ]
     if len({g["noise_rate"] for g in rows}) < 2:
         return None
     mpl = require("matplotlib", "stats", purpose="testbed plots")
@@ -41,21 +50,31 @@ def write_noise_plot(groups: Sequence[Mapping[str, Any]], policy: str, out_dir: 
         axes = fig.subplots(nrow, ncol, squeeze=False)
         for ax, lang in zip(axes.ravel(), langs):
             sub = [g for g in rows if g["lang"] == lang]
-            for (model, setting) in sorted({(g["model"], g["setting"]) for g in sub}):
-                line = sorted((g for g in sub if g["model"] == model and g["setting"] == setting),
-                              key=lambda g: g["noise_rate"])
+            for model, setting in sorted({(g["model"], g["setting"]) for g in sub}):
+                line = sorted(
+                    (g for g in sub if g["model"] == model and g["setting"] == setting),
+                    key=lambda g: g["noise_rate"],
+                )
                 xs = [g["noise_rate"] for g in line]
                 acc = [g["metrics"][policy]["accuracy"] for g in line]
                 ys = [a["value"] if a["value"] is not None else float("nan") for a in acc]
                 lo = [y - a["ci95"][0] if a["ci95"][0] is not None else 0 for y, a in zip(ys, acc)]
                 hi = [a["ci95"][1] - y if a["ci95"][1] is not None else 0 for y, a in zip(ys, acc)]
-                ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", ms=3, capsize=2,
-                            ls="--" if setting.endswith("xling") else "-", label=f"{model} · {setting}")
+                ax.errorbar(
+                    xs,
+                    ys,
+                    yerr=[lo, hi],
+                    marker="o",
+                    ms=3,
+                    capsize=2,
+                    ls="--" if setting.endswith("xling") else "-",
+                    label=f"{model} · {setting}",
+                )
             ax.set_title(lang)
             ax.set_ylim(-0.02, 1.02)
             ax.set_xlabel("noise ratio")
             ax.set_ylabel(f"accuracy ({policy})")
-        for ax in axes.ravel()[len(langs):]:
+        for ax in axes.ravel()[len(langs) :]:
             ax.set_visible(False)
         axes.ravel()[0].legend(fontsize=7, loc="lower left")
         png, svg = out / f"{PLOT_NAME}.png", out / f"{PLOT_NAME}.svg"

@@ -31,12 +31,25 @@ DEFAULT_TEMPERATURE = 0.7
 """RGB's ``--temp`` default."""
 
 
-def request_for(instance: Instance, *, model: str, temperature: float = DEFAULT_TEMPERATURE, seed: int | None = None,
-                max_tokens: int = DEFAULT_MAX_TOKENS) -> GenerationRequest:
+def request_for(
+    instance: Instance,
+    *,
+    model: str,
+    temperature: float = DEFAULT_TEMPERATURE,
+    seed: int | None = None,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+) -> GenerationRequest:
     """The generation request of ``instance`` (see the module docs)."""
     ins = get_instruction(instance.question.lang)
     docs = [d.text for d in instance.docs]
     user = ins.user_text(instance.question.query, docs)
-    messages = (Message("system", ins.system), Message("user", user)) if docs else (Message("user", user),)
-    return GenerationRequest(model=model, messages=messages, temperature=float(temperature), seed=seed,
-                             max_tokens=int(max_tokens))
+    messages = (
+        (Message("system", ins.system), Message("user", user)) if docs else (Message("user", user),)
+    )
+    return GenerationRequest(
+        model=model,
+        messages=messages,
+        temperature=float(temperature),
+        seed=seed,
+        max_tokens=int(max_tokens),
+    )

@@ -53,19 +53,34 @@ def read_predictions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The lines of an RGB prediction file, checked (one-line errors with file, line and field)."""
     path = Path(path)
     if not path.is_file():
-        raise DataError("file not found; expected an RGB prediction file (one JSON object per line)", path=path)
+        raise DataError(
+            "file not found; expected an RGB prediction file (one JSON object per line)", path=path
+        )
     rows = []
     for lineno, rec in iter_json_objects(path):
         for key in ("id", "ans", "prediction", "noise_rate"):
             if key not in rec:
-                raise DataError(f"missing; RGB prediction lines have {', '.join(PREDICTION_FIELDS)}", path=path,
-                                line=lineno, field=key)
+                raise DataError(
+                    f"missing; RGB prediction lines have {', '.join(PREDICTION_FIELDS)}",
+                    path=path,
+                    line=lineno,
+                    field=key,
+                )
         if not isinstance(rec["prediction"], str):
-            raise DataError(f"expected a string, found {type(rec['prediction']).__name__}", path=path,
-                            line=lineno, field="prediction")
+            raise DataError(
+                f"expected a string, found {type(rec['prediction']).__name__}",
+                path=path,
+                line=lineno,
+                field="prediction",
+            )
         nr = rec["noise_rate"]
         if isinstance(nr, bool) or not isinstance(nr, (int, float)) or not 0 <= nr <= 1:
-            raise DataError(f"expected a number in [0, 1], found {nr!r}", path=path, line=lineno, field="noise_rate")
+            raise DataError(
+                f"expected a number in [0, 1], found {nr!r}",
+                path=path,
+                line=lineno,
+                field="noise_rate",
+            )
         rec["_answer"] = parse_answer_field(rec["ans"], path=path, line=lineno, field="ans")
         rec["_line"] = lineno
         rows.append(rec)
@@ -74,7 +89,9 @@ def read_predictions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def _metric(name: str, count: int, n: int, sig: Signature, *, zero_if_empty: bool = False) -> dict[str, Any]:
+def _metric(
+    name: str, count: int, n: int, sig: Signature, *, zero_if_empty: bool = False
+) -> dict[str, Any]:
     value = count / n if n else (0.0 if zero_if_empty else None)
     return {"value": value, "count": count, "n": n, "signature": str(sig.with_name(name))}
 
@@ -94,13 +111,19 @@ def _block(rows: list[dict[str, Any]], kind: str, policy: str, sig: Signature) -
         else:
             fixed = sum(r["_s"].correct for r in flagged)
         out["error_detection_rate"] = _metric("error_detection_rate", len(flagged), n, sig)
-        out["error_correction_rate"] = _metric("error_correction_rate", fixed, len(flagged), sig,
-                                               zero_if_empty=policy == "rgb")
+        out["error_correction_rate"] = _metric(
+            "error_correction_rate", fixed, len(flagged), sig, zero_if_empty=policy == "rgb"
+        )
     return out
 
 
-def rescore_predictions(path: str | os.PathLike[str], *, dataset_kind: str | None = None, lang: str | None = None,
-                        policy: str = "rgb") -> dict[str, Any]:
+def rescore_predictions(
+    path: str | os.PathLike[str],
+    *,
+    dataset_kind: str | None = None,
+    lang: str | None = None,
+    policy: str = "rgb",
+) -> dict[str, Any]:
     """Recompute every label of an RGB prediction file and the rates of the module docs.
 
     Args:
@@ -122,20 +145,39 @@ def rescore_predictions(path: str | os.PathLike[str], *, dataset_kind: str | Non
         s = score(r["prediction"], r["_answer"], lang, policy=policy)  # type: ignore[arg-type]
         r["_s"] = s
         stored = r.get("label")
-        if policy == "rgb" and (list(stored or []) != list(s.labels) or int(r.get("factlabel", 0) or 0) != int(s.fact_flag)):
+        if policy == "rgb" and (
+            list(stored or []) != list(s.labels)
+            or int(r.get("factlabel", 0) or 0) != int(s.fact_flag)
+        ):
             mismatches.append(r["_line"])
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     rates = sorted({float(r["noise_rate"]) for r in rows})
-    base = Signature.build("rgb_rescore", kind=kind, lang=lang, policy=policy,
-                           r=",".join(f"{x:g}" for x in rates), data=f"sha256-{digest}")
+    base = Signature.build(
+        "rgb_rescore",
+        kind=kind,
+        lang=lang,
+        policy=policy,
+        r=",".join(f"{x:g}" for x in rates),
+        data=f"sha256-{digest}",
+    )
     by_rate = {}
     for x in rates:
         sub = [r for r in rows if float(r["noise_rate"]) == x]
-        sig = Signature.build("rgb_rescore", kind=kind, lang=lang, policy=policy, r=f"{x:g}", data=f"sha256-{digest}")
+        sig = Signature.build(
+            "rgb_rescore", kind=kind, lang=lang, policy=policy, r=f"{x:g}", data=f"sha256-{digest}"
+        )
         by_rate[f"{x:g}"] = {"n": len(sub), "metrics": _block(sub, kind, policy, sig)}
     return {
-        "file": str(path), "dataset_kind": kind, "lang": lang, "policy": policy, "n": len(rows),
-        "noise_rates": rates, "metrics": _block(rows, kind, policy, base), "by_noise_rate": by_rate,
-        "label_mismatches": {"count": len(mismatches), "lines": mismatches[:20]} if policy == "rgb" else None,
+        "file": str(path),
+        "dataset_kind": kind,
+        "lang": lang,
+        "policy": policy,
+        "n": len(rows),
+        "noise_rates": rates,
+        "metrics": _block(rows, kind, policy, base),
+        "by_noise_rate": by_rate,
+        "label_mismatches": {"count": len(mismatches), "lines": mismatches[:20]}
+        if policy == "rgb"
+        else None,
         "signature": str(base),
     }

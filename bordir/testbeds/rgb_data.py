@@ -43,7 +43,16 @@ from typing import Any, Literal
 from .._jsonl import iter_json_objects
 from ..errors import ConfigError, DataError
 
-__all__ = ["Kind", "KINDS", "AnswerPart", "RGBQuestion", "load_rgb", "infer_kind", "infer_lang", "parse_answer_field"]
+__all__ = [
+    "Kind",
+    "KINDS",
+    "AnswerPart",
+    "RGBQuestion",
+    "load_rgb",
+    "infer_kind",
+    "infer_lang",
+    "parse_answer_field",
+]
 
 Kind = Literal["noise", "integration", "fact"]
 KINDS: tuple[str, ...] = ("noise", "integration", "fact")
@@ -109,8 +118,9 @@ def _type(v: Any) -> str:
     return type(v).__name__
 
 
-def parse_answer_field(value: Any, *, path: Path | str | None = None, line: int | None = None,
-                       field: str = "answer") -> tuple[AnswerPart, ...]:
+def parse_answer_field(
+    value: Any, *, path: Path | str | None = None, line: int | None = None, field: str = "answer"
+) -> tuple[AnswerPart, ...]:
     """An RGB answer value as parts (a bare string is one part; a list of strings is one part per string).
 
     >>> parse_answer_field(["12人"]), parse_answer_field([["Oscar", "the Oscars"], "1929"]), parse_answer_field("70")
@@ -120,7 +130,12 @@ def parse_answer_field(value: Any, *, path: Path | str | None = None, line: int 
     if isinstance(value, str):
         return (value,)
     if not isinstance(value, list) or not value:
-        raise DataError(bad if not isinstance(value, list) else "empty answer list", path=path, line=line, field=field)
+        raise DataError(
+            bad if not isinstance(value, list) else "empty answer list",
+            path=path,
+            line=line,
+            field=field,
+        )
     parts: list[AnswerPart] = []
     for part in value:
         if isinstance(part, str):
@@ -128,21 +143,32 @@ def parse_answer_field(value: Any, *, path: Path | str | None = None, line: int 
         elif isinstance(part, list) and part and all(isinstance(a, str) for a in part):
             parts.append(tuple(part))
         else:
-            raise DataError(f"expected each answer part to be a string or a non-empty list of strings, found "
-                            f"{_type(part)}", path=path, line=line, field=field)
+            raise DataError(
+                f"expected each answer part to be a string or a non-empty list of strings, found "
+                f"{_type(part)}",
+                path=path,
+                line=line,
+                field=field,
+            )
     return tuple(parts)
 
 
-def _strings(rec: dict, key: str, path: Path, line: int, *, required: bool = True) -> tuple[str, ...]:
+def _strings(
+    rec: dict, key: str, path: Path, line: int, *, required: bool = True
+) -> tuple[str, ...]:
     if key not in rec:
         if required:
             raise DataError("missing", path=path, line=line, field=key)
         return ()
     value = rec[key]
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
-        raise DataError(f"expected a list of strings, found {_type(value)}"
-                        + ("" if not isinstance(value, list) else " with non-string items"), path=path, line=line,
-                        field=key)
+        raise DataError(
+            f"expected a list of strings, found {_type(value)}"
+            + ("" if not isinstance(value, list) else " with non-string items"),
+            path=path,
+            line=line,
+            field=key,
+        )
     return tuple(value)
 
 
@@ -151,30 +177,58 @@ def _question(rec: dict, kind: Kind, path: Path, line: int) -> RGBQuestion:
         if key not in rec:
             raise DataError("missing", path=path, line=line, field=key)
     if not isinstance(rec["id"], (int, str)) or isinstance(rec["id"], bool):
-        raise DataError(f"expected an integer or string id, found {_type(rec['id'])}", path=path, line=line, field="id")
+        raise DataError(
+            f"expected an integer or string id, found {_type(rec['id'])}",
+            path=path,
+            line=line,
+            field="id",
+        )
     if not isinstance(rec["query"], str) or not rec["query"].strip():
         raise DataError("expected a non-empty string", path=path, line=line, field="query")
     answer = parse_answer_field(rec["answer"], path=path, line=line)
     negative = _strings(rec, "negative", path, line)
-    common = dict(id=str(rec["id"]), query=rec["query"], answer=answer, negative=negative, kind=kind,
-                  raw_answer=rec["answer"])
+    common = dict(
+        id=str(rec["id"]),
+        query=rec["query"],
+        answer=answer,
+        negative=negative,
+        kind=kind,
+        raw_answer=rec["answer"],
+    )
     if kind == "integration":
         pos = rec.get("positive")
-        if not isinstance(pos, list) or not pos or not all(
-                isinstance(p, list) and p and all(isinstance(x, str) for x in p) for p in pos):
-            raise DataError("expected a list of non-empty lists of strings (one list of documents per answer part)",
-                            path=path, line=line, field="positive")
+        if (
+            not isinstance(pos, list)
+            or not pos
+            or not all(
+                isinstance(p, list) and p and all(isinstance(x, str) for x in p) for p in pos
+            )
+        ):
+            raise DataError(
+                "expected a list of non-empty lists of strings (one list of documents per answer part)",
+                path=path,
+                line=line,
+                field="positive",
+            )
         return RGBQuestion(positive=tuple(tuple(p) for p in pos), **common)
     positive = _strings(rec, "positive", path, line)
     if kind == "fact":
         if "fakeanswer" not in rec:
-            raise DataError("missing (a counterfactual file needs fakeanswer and positive_wrong)", path=path,
-                            line=line, field="fakeanswer")
+            raise DataError(
+                "missing (a counterfactual file needs fakeanswer and positive_wrong)",
+                path=path,
+                line=line,
+                field="fakeanswer",
+            )
         fake = parse_answer_field(rec["fakeanswer"], path=path, line=line, field="fakeanswer")
         wrong = _strings(rec, "positive_wrong", path, line)
         if len(wrong) != len(positive):
-            raise DataError(f"has {len(wrong)} documents but positive has {len(positive)}; RGB pairs them by index",
-                            path=path, line=line, field="positive_wrong")
+            raise DataError(
+                f"has {len(wrong)} documents but positive has {len(positive)}; RGB pairs them by index",
+                path=path,
+                line=line,
+                field="positive_wrong",
+            )
         return RGBQuestion(positive=positive, fakeanswer=fake, positive_wrong=wrong, **common)
     return RGBQuestion(positive=positive, **common)
 
@@ -196,13 +250,20 @@ def load_rgb(path: str | os.PathLike[str], *, kind: Kind | None = None) -> list[
     if kind not in KINDS:
         raise ConfigError(f"unknown RGB dataset kind {kind!r}; known: {', '.join(KINDS)}")
     if not path.is_file():
-        raise DataError("file not found; expected an RGB JSON-lines file such as zh_refine.json", path=path)
+        raise DataError(
+            "file not found; expected an RGB JSON-lines file such as zh_refine.json", path=path
+        )
     out: list[RGBQuestion] = []
     seen: dict[str, int] = {}
     for lineno, rec in iter_json_objects(path):
         q = _question(rec, kind, path, lineno)
         if q.id in seen:
-            raise DataError(f"duplicate id {q.id!r} (first on line {seen[q.id]})", path=path, line=lineno, field="id")
+            raise DataError(
+                f"duplicate id {q.id!r} (first on line {seen[q.id]})",
+                path=path,
+                line=lineno,
+                field="id",
+            )
         seen[q.id] = lineno
         out.append(q)
     if not out:

@@ -46,13 +46,28 @@ from .items import rgb_records, score_items
 from .prompt import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, request_for
 from .territorial import SETTINGS, TESTBEDS, territorial_questions
 
-__all__ = ["TestbedConfig", "DEFAULT_RATIOS", "plan", "run_testbed", "TESTBED_JSON", "load_questions"]
+__all__ = [
+    "TestbedConfig",
+    "DEFAULT_RATIOS",
+    "plan",
+    "run_testbed",
+    "TESTBED_JSON",
+    "load_questions",
+]
 
 TESTBED_JSON = "testbed.json"
 DEFAULT_RATIOS: dict[str, tuple[float, ...]] = {
-    "noise": (0.0, 0.2, 0.4, 0.6, 0.8), "rejection": (1.0,), "integration": (0.0, 0.2, 0.4), "counterfactual": (0.0,),
+    "noise": (0.0, 0.2, 0.4, 0.6, 0.8),
+    "rejection": (1.0,),
+    "integration": (0.0, 0.2, 0.4),
+    "counterfactual": (0.0,),
 }
-_KIND_OF = {"noise": "noise", "rejection": "noise", "integration": "integration", "counterfactual": "fact"}
+_KIND_OF = {
+    "noise": "noise",
+    "rejection": "noise",
+    "integration": "integration",
+    "counterfactual": "fact",
+}
 
 
 @dataclass(frozen=True)
@@ -122,7 +137,11 @@ class TestbedConfig:
 
     @property
     def resolved_seed(self) -> int:
-        return resolve_seed(self.seed) if not (self.seeding == "rgb" and self.seed is None) else RGB_SEED
+        return (
+            resolve_seed(self.seed)
+            if not (self.seeding == "rgb" and self.seed is None)
+            else RGB_SEED
+        )
 
     @property
     def resolved_ratios(self) -> tuple[float, ...]:
@@ -136,8 +155,13 @@ class TestbedConfig:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        d.update(seed=self.resolved_seed, ratios=list(self.resolved_ratios), policy=self.resolved_policy,
-                 models=list(self.models), langs=list(self.langs))
+        d.update(
+            seed=self.resolved_seed,
+            ratios=list(self.resolved_ratios),
+            policy=self.resolved_policy,
+            models=list(self.models),
+            langs=list(self.langs),
+        )
         return d
 
 
@@ -161,10 +185,14 @@ def _load_corpus(spec: str) -> Any:
         from ..loaders import load_demo_corpus
 
         return load_demo_corpus()
-    raise ConfigError(f"corpus {spec!r}: this bordir has no load_corpus(); use --data demo or rgb:FILE")
+    raise ConfigError(
+        f"corpus {spec!r}: this bordir has no load_corpus(); use --data demo or rgb:FILE"
+    )
 
 
-def load_questions(cfg: TestbedConfig, setting: str) -> tuple[list[Question], list[dict[str, str]], dict[str, Any]]:
+def load_questions(
+    cfg: TestbedConfig, setting: str
+) -> tuple[list[Question], list[dict[str, str]], dict[str, Any]]:
     """The questions of one setting, the queries left out, and the data's identity."""
     seed = cfg.resolved_seed
     if cfg.is_rgb:
@@ -173,22 +201,39 @@ def load_questions(cfg: TestbedConfig, setting: str) -> tuple[list[Question], li
         path = Path(cfg.data.partition(":")[2])
         kind = infer_kind(path)
         if kind != _KIND_OF[cfg.testbed]:
-            raise ConfigError(f"{path.name} is an RGB {kind} file (by its name, as RGB decides); the {cfg.testbed} "
-                              f"testbed needs an RGB {_KIND_OF[cfg.testbed]} file (en.json / zh_refine.json, "
-                              "*_int.json, *_fact.json)")
+            raise ConfigError(
+                f"{path.name} is an RGB {kind} file (by its name, as RGB decides); the {cfg.testbed} "
+                f"testbed needs an RGB {_KIND_OF[cfg.testbed]} file (en.json / zh_refine.json, "
+                "*_int.json, *_fact.json)"
+            )
         lang = cfg.langs[0] if cfg.langs else infer_lang(path)
         lang = RGB_LANG_ALIASES.get(lang, lang)
         get_instruction(lang)
-        qs = [Question.from_rgb(q, lang=lang, source=f"rgb:{path.name}") for q in load_rgb(path, kind=kind)]
+        qs = [
+            Question.from_rgb(q, lang=lang, source=f"rgb:{path.name}")
+            for q in load_rgb(path, kind=kind)
+        ]
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
         return qs, [], {"source": f"rgb:{path.name}", "hash": f"sha256-{digest}", "lang": lang}
     ds = _load_dataset(cfg.dataset if cfg.data != "demo" else "demo")
     corpus = _load_corpus(cfg.data)
-    qs, skipped = territorial_questions(ds, corpus, cfg.testbed, seed=seed, langs=cfg.langs or None,
-                                        xling=setting.endswith("-xling"), max_negatives=cfg.max_negatives,
-                                        source=cfg.data)
-    ident = {"source": cfg.data, "dataset": ds.name, "dataset_hash": ds.content_hash(),
-             "corpus_hash": corpus.content_hash(), "hash": corpus.content_hash()}
+    qs, skipped = territorial_questions(
+        ds,
+        corpus,
+        cfg.testbed,
+        seed=seed,
+        langs=cfg.langs or None,
+        xling=setting.endswith("-xling"),
+        max_negatives=cfg.max_negatives,
+        source=cfg.data,
+    )
+    ident = {
+        "source": cfg.data,
+        "dataset": ds.name,
+        "dataset_hash": ds.content_hash(),
+        "corpus_hash": corpus.content_hash(),
+        "hash": corpus.content_hash(),
+    }
     return qs, skipped, ident
 
 
@@ -206,8 +251,11 @@ def _limit(qs: list[Question], limit: int | None) -> list[Question]:
 
 def plan(cfg: TestbedConfig) -> tuple[list[Instance], list[dict[str, str]], dict[str, Any]]:
     """Every instance of the run, the questions left out, and the data identity."""
-    settings = ("counterfactual", "nodocs") if cfg.testbed == "counterfactual" else (
-        (cfg.testbed,) if cfg.is_rgb else SETTINGS[cfg.testbed])
+    settings = (
+        ("counterfactual", "nodocs")
+        if cfg.testbed == "counterfactual"
+        else ((cfg.testbed,) if cfg.is_rgb else SETTINGS[cfg.testbed])
+    )
     instances: list[Instance] = []
     skipped: list[dict[str, str]] = []
     ident: dict[str, Any] = {}
@@ -218,13 +266,23 @@ def plan(cfg: TestbedConfig) -> tuple[list[Instance], list[dict[str, str]], dict
         ratios = (0.0,) if setting == "nodocs" else cfg.resolved_ratios
         for q in qs:
             for r in ratios:
-                instances.append(make_instance(q, cfg.testbed, setting, r, seed=cfg.resolved_seed,
-                                               seeding=cfg.seeding,  # type: ignore[arg-type]
-                                               passage_num=0 if setting == "nodocs" else cfg.passage_num,
-                                               correct_rate=cfg.correct_rate))
+                instances.append(
+                    make_instance(
+                        q,
+                        cfg.testbed,
+                        setting,
+                        r,
+                        seed=cfg.resolved_seed,
+                        seeding=cfg.seeding,  # type: ignore[arg-type]
+                        passage_num=0 if setting == "nodocs" else cfg.passage_num,
+                        correct_rate=cfg.correct_rate,
+                    )
+                )
     if not instances:
-        raise ConfigError(f"the {cfg.testbed} testbed has no instance on {cfg.data} "
-                          f"(languages: {', '.join(cfg.langs) or 'all'}); {len(skipped)} queries were left out")
+        raise ConfigError(
+            f"the {cfg.testbed} testbed has no instance on {cfg.data} "
+            f"(languages: {', '.join(cfg.langs) or 'all'}); {len(skipped)} queries were left out"
+        )
     return instances, skipped, ident
 
 
@@ -244,8 +302,16 @@ def _safe(model: str) -> str:
     return model.replace("/", "__").replace(":", "_")
 
 
-def _call_all(path: Path, planned: Mapping[tuple[str, str], Any], *, cache: Any, cfg: TestbedConfig,
-              backends: dict[str, Any], progress: bool, label: str) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def _call_all(
+    path: Path,
+    planned: Mapping[tuple[str, str], Any],
+    *,
+    cache: Any,
+    cfg: TestbedConfig,
+    backends: dict[str, Any],
+    progress: bool,
+    label: str,
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Answer every planned (model, instance id) → request, resumably, appending to ``path`` as calls finish.
 
     Lines of ``path`` for the same request without an error are kept; the rest go
@@ -254,9 +320,13 @@ def _call_all(path: Path, planned: Mapping[tuple[str, str], Any], *, cache: Any,
     from ..generation.backend import get_backend
     from ..generation.executor import execute
 
-    kept = [r for r in _read_results(path)
-            if r.get("error") is None and (r["model"], r["instance_id"]) in planned
-            and planned[(r["model"], r["instance_id"])].cache_key() == r.get("request_key")]
+    kept = [
+        r
+        for r in _read_results(path)
+        if r.get("error") is None
+        and (r["model"], r["instance_id"]) in planned
+        and planned[(r["model"], r["instance_id"])].cache_key() == r.get("request_key")
+    ]
     done = {(r["model"], r["instance_id"]) for r in kept}
     atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept))
     calls = {"requests": 0, "cached": 0, "failed": 0, "resumed": len(kept)}
@@ -274,9 +344,17 @@ def _call_all(path: Path, planned: Mapping[tuple[str, str], Any], *, cache: Any,
             def on_result(request: Any, result: Any, by_key: dict = by_key) -> None:
                 key = request.cache_key()
                 for m, iid in by_key.get(key, ()):
-                    rec = {"model": m, "instance_id": iid, "request_key": key, "prediction": result.text,
-                           "error": result.error, "cached": bool(result.cached), "input_tokens": result.input_tokens,
-                           "output_tokens": result.output_tokens, "latency_s": result.latency_s}
+                    rec = {
+                        "model": m,
+                        "instance_id": iid,
+                        "request_key": key,
+                        "prediction": result.text,
+                        "error": result.error,
+                        "cached": bool(result.cached),
+                        "input_tokens": result.input_tokens,
+                        "output_tokens": result.output_tokens,
+                        "latency_s": result.latency_s,
+                    }
                     fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
                     fh.flush()
                     kept.append(rec)
@@ -284,12 +362,21 @@ def _call_all(path: Path, planned: Mapping[tuple[str, str], Any], *, cache: Any,
                     calls["cached"] += bool(result.cached)
                     calls["failed"] += result.error is not None
 
-            execute(backend, [req for _, _, req in rows], cache=cache, concurrency=cfg.concurrency,
-                    progress=progress, desc=f"{backend_model} {label}", on_result=on_result)
+            execute(
+                backend,
+                [req for _, _, req in rows],
+                cache=cache,
+                concurrency=cfg.concurrency,
+                progress=progress,
+                desc=f"{backend_model} {label}",
+                on_result=on_result,
+            )
     return kept, calls
 
 
-def _judge_plan(cfg: TestbedConfig, instances: list[Instance], results: list[dict[str, Any]]) -> dict:
+def _judge_plan(
+    cfg: TestbedConfig, instances: list[Instance], results: list[dict[str, Any]]
+) -> dict:
     """The judge calls: rejection instances, and counterfactual instances with documents (RGB Rej*, ED*)."""
     from .judge import JUDGED_TESTBEDS, judge_request
 
@@ -301,14 +388,24 @@ def _judge_plan(cfg: TestbedConfig, instances: list[Instance], results: list[dic
         inst = by_id.get(r["instance_id"])
         if inst is None or r.get("error") is not None or inst.setting == "nodocs":
             continue
-        pred = r["prediction"].replace(" ", "") if inst.question.lang in ("zh", "zhs", "zht") else r["prediction"]
-        planned[(r["model"], inst.instance_id)] = judge_request(cfg.testbed, inst.question.query, pred,
-                                                                model=cfg.judge)
+        pred = (
+            r["prediction"].replace(" ", "")
+            if inst.question.lang in ("zh", "zhs", "zht")
+            else r["prediction"]
+        )
+        planned[(r["model"], inst.instance_id)] = judge_request(
+            cfg.testbed, inst.question.query, pred, model=cfg.judge
+        )
     return planned
 
 
-def run_testbed(cfg: TestbedConfig, out_dir: str | os.PathLike[str], *, progress: bool = True,
-                backends: Mapping[str, Any] | None = None) -> Path:
+def run_testbed(
+    cfg: TestbedConfig,
+    out_dir: str | os.PathLike[str],
+    *,
+    progress: bool = True,
+    backends: Mapping[str, Any] | None = None,
+) -> Path:
     """Run ``cfg`` into ``out_dir`` (resumable; see the module docs) and return ``out_dir``."""
     from ..experiment.provenance import git_revision, now_iso, package_versions
     from ..generation.cache import ResponseCache
@@ -320,39 +417,89 @@ def run_testbed(cfg: TestbedConfig, out_dir: str | os.PathLike[str], *, progress
     instances, skipped, ident = plan(cfg)
     langs = sorted({i.question.lang for i in instances})
     info: dict[str, Any] = {
-        "kind": "bordir-testbed", "bordir_version": __version__, "status": "running", "started": now_iso(),
-        "config": cfg.to_dict(), "data": ident, "git_revision": git_revision(), "packages": package_versions(),
+        "kind": "bordir-testbed",
+        "bordir_version": __version__,
+        "status": "running",
+        "started": now_iso(),
+        "config": cfg.to_dict(),
+        "data": ident,
+        "git_revision": git_revision(),
+        "packages": package_versions(),
         "instructions": {lang: get_instruction(lang).source for lang in langs},
-        "instances": len(instances), "skipped": skipped,
+        "instances": len(instances),
+        "skipped": skipped,
     }
     write_json(info, out / TESTBED_JSON)
 
-    planned = {(m, i.instance_id): request_for(i, model=m, temperature=cfg.temperature, seed=cfg.resolved_seed,
-                                               max_tokens=cfg.max_tokens) for m in cfg.models for i in instances}
+    planned = {
+        (m, i.instance_id): request_for(
+            i,
+            model=m,
+            temperature=cfg.temperature,
+            seed=cfg.resolved_seed,
+            max_tokens=cfg.max_tokens,
+        )
+        for m in cfg.models
+        for i in instances
+    }
     cache = ResponseCache(cfg.cache) if cfg.cache else ResponseCache()
     backends = dict(backends or {})
-    kept, calls = _call_all(out / "results.jsonl", planned, cache=cache, cfg=cfg, backends=backends,
-                            progress=progress, label=cfg.testbed)
+    kept, calls = _call_all(
+        out / "results.jsonl",
+        planned,
+        cache=cache,
+        cfg=cfg,
+        backends=backends,
+        progress=progress,
+        label=cfg.testbed,
+    )
     judged: dict[tuple[str, str], dict[str, Any]] = {}
     judge_plan = _judge_plan(cfg, instances, kept)
     if judge_plan:
-        jkept, jcalls = _call_all(out / "judge.jsonl", judge_plan, cache=cache, cfg=cfg, backends=backends,
-                                  progress=progress, label="judge")
-        judged = {(r["model"], r["instance_id"]): {"reply": r["prediction"], "error": r["error"]} for r in jkept}
+        jkept, jcalls = _call_all(
+            out / "judge.jsonl",
+            judge_plan,
+            cache=cache,
+            cfg=cfg,
+            backends=backends,
+            progress=progress,
+            label="judge",
+        )
+        judged = {
+            (r["model"], r["instance_id"]): {"reply": r["prediction"], "error": r["error"]}
+            for r in jkept
+        }
         info["judge_calls"] = jcalls
 
     items = score_items(instances, kept, judged)
     atomic_write_parquet(out / "items.parquet", items)
-    fields = {"data": ident.get("hash"), "k": cfg.passage_num, "seed": cfg.resolved_seed,
-              "seeding": cfg.seeding, "temp": cfg.temperature, "judge": cfg.judge}
+    fields = {
+        "data": ident.get("hash"),
+        "k": cfg.passage_num,
+        "seed": cfg.resolved_seed,
+        "seeding": cfg.seeding,
+        "temp": cfg.temperature,
+        "judge": cfg.judge,
+    }
     groups = summarize(items, n_resamples=cfg.n_resamples, seed=None, fields=fields)
     comps = comparisons(items, cfg.resolved_policy, n_resamples=cfg.n_resamples, fields=fields)
-    write_json({"policy": cfg.resolved_policy, "policies": ["rgb", "bordir"], "groups": groups,
-                "comparisons": comps, "n_resamples": cfg.n_resamples, "bootstrap_seed": resolve_seed(None)},
-               out / "scores.json")
+    write_json(
+        {
+            "policy": cfg.resolved_policy,
+            "policies": ["rgb", "bordir"],
+            "groups": groups,
+            "comparisons": comps,
+            "n_resamples": cfg.n_resamples,
+            "bootstrap_seed": resolve_seed(None),
+        },
+        out / "scores.json",
+    )
     for (model, lang, setting), g in items.groupby(["model", "lang", "setting"]):
         path = out / "predictions" / _safe(model) / f"{lang}.{setting}.jsonl"
-        atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rgb_records(instances, g)))
+        atomic_write_text(
+            path,
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rgb_records(instances, g)),
+        )
     info.update(status="complete", finished=now_iso(), calls=calls, items=len(items))
     write_json(info, out / TESTBED_JSON)
     return out

@@ -55,8 +55,19 @@ from ..errors import ConfigError
 from .instructions import RGB_LANG_ALIASES, instructions
 from .rgb_data import AnswerPart
 
-__all__ = ["Policy", "POLICIES", "Scored", "checkanswer", "score", "rgb_phrases", "bordir_phrases", "normalize",
-           "is_correct", "strip_echo", "ZH_LANGS"]
+__all__ = [
+    "Policy",
+    "POLICIES",
+    "Scored",
+    "checkanswer",
+    "score",
+    "rgb_phrases",
+    "bordir_phrases",
+    "normalize",
+    "is_correct",
+    "strip_echo",
+    "ZH_LANGS",
+]
 
 Policy = Literal["rgb", "bordir"]
 POLICIES: tuple[str, ...] = ("rgb", "bordir")
@@ -173,7 +184,7 @@ def strip_echo(prediction: str, echo: Sequence[str], *, min_chars: int = 20) -> 
             j = min_chars
             while i + j < len(prediction) and j < len(e) and prediction[i + j] == e[j]:
                 j += 1
-            prediction = prediction[:i] + prediction[i + j:]
+            prediction = prediction[:i] + prediction[i + j :]
             i = prediction.find(e[:min_chars])
     return prediction
 
@@ -199,8 +210,12 @@ def _part_segments(prediction: str, n: int) -> list[str]:
     return [prediction[e0:end] for (_, e0), end in zip(order, ends)]
 
 
-def _score_bordir(prediction: str, answer: Sequence[AnswerPart], mc: Sequence[tuple[Any, int, int]],
-                  echo: Sequence[str]) -> Scored:
+def _score_bordir(
+    prediction: str,
+    answer: Sequence[AnswerPart],
+    mc: Sequence[tuple[Any, int, int]],
+    echo: Sequence[str],
+) -> Scored:
     prediction = strip_echo(prediction, echo)
     norm = normalize(prediction)
     refusal, error = bordir_phrases()
@@ -217,23 +232,40 @@ def _score_bordir(prediction: str, answer: Sequence[AnswerPart], mc: Sequence[tu
             pa = parse_answer(segments[k], query, policy="strict")
             ok = pa.outcome == "answered" and pa.choice == truth
             labels_l.append(int(ok))
-            outcomes.append("correct" if ok else "wrong" if pa.outcome == "answered" else pa.outcome)
+            outcomes.append(
+                "correct" if ok else "wrong" if pa.outcome == "answered" else pa.outcome
+            )
         labels = tuple(labels_l)
         correct = is_correct(labels)
         if correct:
             outcome = "correct"
         else:
-            outcome = next((o for o in outcomes if o != "correct"), "wrong") if len(outcomes) == 1 else "wrong"
+            outcome = (
+                next((o for o in outcomes if o != "correct"), "wrong")
+                if len(outcomes) == 1
+                else "wrong"
+            )
         return Scored(labels, False, fact, correct, outcome, "bordir")
     labels = tuple(
-        int(any(normalize(a) in norm for a in part)) if isinstance(part, tuple) else int(normalize(part) in norm)
-        for part in answer)
+        int(any(normalize(a) in norm for a in part))
+        if isinstance(part, tuple)
+        else int(normalize(part) in norm)
+        for part in answer
+    )
     correct = is_correct(labels)
     return Scored(labels, False, fact, correct, "correct" if correct else "wrong", "bordir")
 
 
-def score(prediction: str | None, answer: Sequence[AnswerPart], lang: str, *, policy: Policy = "rgb",
-          mc: Sequence[tuple[Any, int, int]] = (), failed: bool = False, echo: Sequence[str] = ()) -> Scored:
+def score(
+    prediction: str | None,
+    answer: Sequence[AnswerPart],
+    lang: str,
+    *,
+    policy: Policy = "rgb",
+    mc: Sequence[tuple[Any, int, int]] = (),
+    failed: bool = False,
+    echo: Sequence[str] = (),
+) -> Scored:
     """Label ``prediction`` against the answer parts.
 
     Args:
@@ -246,7 +278,9 @@ def score(prediction: str | None, answer: Sequence[AnswerPart], lang: str, *, po
         echo: bordir policy: prompt texts (the system prompt) whose verbatim echo is removed first.
     """
     if policy not in POLICIES:
-        raise ConfigError(f"unknown testbed scoring policy {policy!r}; known: {', '.join(POLICIES)}")
+        raise ConfigError(
+            f"unknown testbed scoring policy {policy!r}; known: {', '.join(POLICIES)}"
+        )
     if failed or prediction is None:
         return Scored(tuple(0 for _ in answer), False, False, False, "failed", policy)
     if policy == "rgb":

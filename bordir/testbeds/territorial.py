@@ -74,14 +74,20 @@ def _aliases(q: Any, i: int) -> tuple[str, ...]:
 
 
 def _positives(corpus: Any, q: Any, controller: int) -> list[Any]:
-    return [p for p in corpus.pool(q.territory, q.lang)
-            if _about(p) == "territory" and mentions(p.text, q.options, controller, q.lang)]
+    return [
+        p
+        for p in corpus.pool(q.territory, q.lang)
+        if _about(p) == "territory" and mentions(p.text, q.options, controller, q.lang)
+    ]
 
 
 def _noise(corpus: Any, territories: set[str], lang: str, xling: bool) -> list[Any]:
-    return [p for p in corpus
-            if (p.lang != lang if xling else p.lang == lang)
-            and (p.territory not in territories or _about(p) == "claimant")]
+    return [
+        p
+        for p in corpus
+        if (p.lang != lang if xling else p.lang == lang)
+        and (p.territory not in territories or _about(p) == "claimant")
+    ]
 
 
 def _shuffled(items: Sequence[Any], rng: random.Random, cap: int | None = None) -> list[Any]:
@@ -90,9 +96,17 @@ def _shuffled(items: Sequence[Any], rng: random.Random, cap: int | None = None) 
     return items if cap is None else items[:cap]
 
 
-def territorial_questions(dataset: Any, corpus: Any, testbed: str, *, seed: int, langs: Sequence[str] | None = None,
-                          xling: bool = False, max_negatives: int = 20,
-                          source: str = "demo") -> tuple[list[Question], list[dict[str, str]]]:
+def territorial_questions(
+    dataset: Any,
+    corpus: Any,
+    testbed: str,
+    *,
+    seed: int,
+    langs: Sequence[str] | None = None,
+    xling: bool = False,
+    max_negatives: int = 20,
+    source: str = "demo",
+) -> tuple[list[Question], list[dict[str, str]]]:
     """The questions of ``testbed`` (``noise``, ``rejection``, ``integration``, ``counterfactual``).
 
     Args:
@@ -112,8 +126,10 @@ def territorial_questions(dataset: Any, corpus: Any, testbed: str, *, seed: int,
     controllers = {t.name: t.controller for t in dataset.territories}
     queries = [q for q in dataset.queries if not langs or q.lang in set(langs)]
     if not queries:
-        raise ConfigError(f"no queries in language(s) {', '.join(langs or [])}; present: "
-                          f"{', '.join(sorted({q.lang for q in dataset.queries}))}")
+        raise ConfigError(
+            f"no queries in language(s) {', '.join(langs or [])}; present: "
+            f"{', '.join(sorted({q.lang for q in dataset.queries}))}"
+        )
     skipped: list[dict[str, str]] = []
     out: list[Question] = []
     meta_x = (("noise", "cross-lingual" if xling else "same-language"),)
@@ -131,7 +147,12 @@ def territorial_questions(dataset: Any, corpus: Any, testbed: str, *, seed: int,
             usable = [q for q in qs if ctrl_index(q) >= 0 and _positives(corpus, q, ctrl_index(q))]
             for q in qs:
                 if q not in usable:
-                    skipped.append({"query_id": q.query_id, "reason": "no known controller or no positive paragraph"})
+                    skipped.append(
+                        {
+                            "query_id": q.query_id,
+                            "reason": "no known controller or no positive paragraph",
+                        }
+                    )
             usable = _shuffled(usable, rng)
             used: set[frozenset[str]] = set()
             for i, q1 in enumerate(usable):
@@ -144,49 +165,107 @@ def territorial_questions(dataset: Any, corpus: Any, testbed: str, *, seed: int,
                         used.add(key)
                         break
                 if partner is None:
-                    skipped.append({"query_id": q1.query_id, "reason": f"no partner in {lang} without a shared claimant"})
+                    skipped.append(
+                        {
+                            "query_id": q1.query_id,
+                            "reason": f"no partner in {lang} without a shared claimant",
+                        }
+                    )
                     continue
                 pair = (q1, partner)
                 qid = f"{q1.query_id}+{partner.query_id}"
                 qrng = random.Random(f"{seed}|{qid}")
                 idx = [ctrl_index(q) for q in pair]
-                positive = tuple(tuple(_doc(p, "positive", part=k) for p in _shuffled(_positives(corpus, q, c), qrng))
-                                 for k, (q, c) in enumerate(zip(pair, idx)))
-                negative = tuple(_doc(p, "negative") for p in _shuffled(
-                    _noise(corpus, {q1.territory, partner.territory}, lang, xling), qrng, max_negatives))
-                out.append(Question(
-                    id=qid, query=f"1. {q1.text}\n2. {partner.text}", answer=tuple(_aliases(q, c) for q, c in zip(pair, idx)),
-                    lang=lang, cluster="+".join(sorted((q1.territory, partner.territory))), kind="integration",
-                    positive=positive, negative=negative, mc=tuple((q, c, -1) for q, c in zip(pair, idx)),
-                    source=source, meta=(("territories", f"{q1.territory}+{partner.territory}"), *meta_x)))
+                positive = tuple(
+                    tuple(
+                        _doc(p, "positive", part=k)
+                        for p in _shuffled(_positives(corpus, q, c), qrng)
+                    )
+                    for k, (q, c) in enumerate(zip(pair, idx))
+                )
+                negative = tuple(
+                    _doc(p, "negative")
+                    for p in _shuffled(
+                        _noise(corpus, {q1.territory, partner.territory}, lang, xling),
+                        qrng,
+                        max_negatives,
+                    )
+                )
+                out.append(
+                    Question(
+                        id=qid,
+                        query=f"1. {q1.text}\n2. {partner.text}",
+                        answer=tuple(_aliases(q, c) for q, c in zip(pair, idx)),
+                        lang=lang,
+                        cluster="+".join(sorted((q1.territory, partner.territory))),
+                        kind="integration",
+                        positive=positive,
+                        negative=negative,
+                        mc=tuple((q, c, -1) for q, c in zip(pair, idx)),
+                        source=source,
+                        meta=(("territories", f"{q1.territory}+{partner.territory}"), *meta_x),
+                    )
+                )
         return out, skipped
 
     for q in queries:
         qrng = random.Random(f"{seed}|{q.query_id}")
         c = ctrl_index(q)
-        negative = tuple(_doc(p, "negative") for p in _shuffled(_noise(corpus, {q.territory}, q.lang, xling), qrng,
-                                                                 max_negatives))
+        negative = tuple(
+            _doc(p, "negative")
+            for p in _shuffled(_noise(corpus, {q.territory}, q.lang, xling), qrng, max_negatives)
+        )
         if c < 0:
-            skipped.append({"query_id": q.query_id, "reason": "controller Unknown: no answer to score"})
+            skipped.append(
+                {"query_id": q.query_id, "reason": "controller Unknown: no answer to score"}
+            )
             continue
         if testbed == "rejection":
-            out.append(Question(id=q.query_id, query=q.text, answer=(_aliases(q, c),), lang=q.lang,
-                                cluster=q.territory, kind="noise", positive=(), negative=negative,
-                                mc=((q, c, -1),), source=source, meta=meta_x))
+            out.append(
+                Question(
+                    id=q.query_id,
+                    query=q.text,
+                    answer=(_aliases(q, c),),
+                    lang=q.lang,
+                    cluster=q.territory,
+                    kind="noise",
+                    positive=(),
+                    negative=negative,
+                    mc=((q, c, -1),),
+                    source=source,
+                    meta=meta_x,
+                )
+            )
             continue
         pos = _shuffled(_positives(corpus, q, c), qrng)
         if not pos:
-            skipped.append({"query_id": q.query_id, "reason": f"no paragraph in {q.lang} names the controller"})
+            skipped.append(
+                {"query_id": q.query_id, "reason": f"no paragraph in {q.lang} names the controller"}
+            )
             continue
         if testbed == "noise":
-            out.append(Question(id=q.query_id, query=q.text, answer=(_aliases(q, c),), lang=q.lang,
-                                cluster=q.territory, kind="noise", positive=tuple(_doc(p, "positive") for p in pos),
-                                negative=negative, mc=((q, c, -1),), source=source, meta=meta_x))
+            out.append(
+                Question(
+                    id=q.query_id,
+                    query=q.text,
+                    answer=(_aliases(q, c),),
+                    lang=q.lang,
+                    cluster=q.territory,
+                    kind="noise",
+                    positive=tuple(_doc(p, "positive") for p in pos),
+                    negative=negative,
+                    mc=((q, c, -1),),
+                    source=source,
+                    meta=meta_x,
+                )
+            )
             continue
         # counterfactual
         others = [i for i in range(len(q.claimants)) if i != c]
         if not others:
-            skipped.append({"query_id": q.query_id, "reason": "a single claimant: no other controller to name"})
+            skipped.append(
+                {"query_id": q.query_id, "reason": "a single claimant: no other controller to name"}
+            )
             continue
         fake = qrng.choice(others)
         kept, wrong = [], []
@@ -194,12 +273,29 @@ def territorial_questions(dataset: Any, corpus: Any, testbed: str, *, seed: int,
             edited = counterfactual_edit(p.text, q.options, c, fake, q.lang)
             if edited is not None:
                 kept.append(_doc(p, "positive"))
-                wrong.append(Doc(edited, p.doc_id + "~cf", p.lang, "positive_wrong", original=p.text))
+                wrong.append(
+                    Doc(edited, p.doc_id + "~cf", p.lang, "positive_wrong", original=p.text)
+                )
         if not kept:
-            skipped.append({"query_id": q.query_id, "reason": "no paragraph could be edited cleanly"})
+            skipped.append(
+                {"query_id": q.query_id, "reason": "no paragraph could be edited cleanly"}
+            )
             continue
-        out.append(Question(id=q.query_id, query=q.text, answer=(_aliases(q, c),), lang=q.lang, cluster=q.territory,
-                            kind="fact", positive=tuple(kept), negative=negative, fakeanswer=(_aliases(q, fake),),
-                            positive_wrong=tuple(wrong), mc=((q, c, fake),), source=source,
-                            meta=(("edit", "swap-claimant-names"), ("fake", q.claimants[fake]), *meta_x)))
+        out.append(
+            Question(
+                id=q.query_id,
+                query=q.text,
+                answer=(_aliases(q, c),),
+                lang=q.lang,
+                cluster=q.territory,
+                kind="fact",
+                positive=tuple(kept),
+                negative=negative,
+                fakeanswer=(_aliases(q, fake),),
+                positive_wrong=tuple(wrong),
+                mc=((q, c, fake),),
+                source=source,
+                meta=(("edit", "swap-claimant-names"), ("fake", q.claimants[fake]), *meta_x),
+            )
+        )
     return out, skipped

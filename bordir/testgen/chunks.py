@@ -35,7 +35,15 @@ from typing import Any, Literal
 from .._jsonl import iter_json_objects
 from ..errors import ConfigError, DataError
 
-__all__ = ["Chunk", "split_text", "sentences", "count_tokens", "make_chunks", "write_chunks", "read_chunks"]
+__all__ = [
+    "Chunk",
+    "split_text",
+    "sentences",
+    "count_tokens",
+    "make_chunks",
+    "write_chunks",
+    "read_chunks",
+]
 
 SplitBy = Literal["paragraph", "tokens"]
 
@@ -90,7 +98,9 @@ def count_tokens(text: str, lang: str) -> int:
     return len(analyze(text, lang))
 
 
-def split_text(text: str, lang: str, *, by: SplitBy = "paragraph", max_tokens: int | None = None) -> list[str]:
+def split_text(
+    text: str, lang: str, *, by: SplitBy = "paragraph", max_tokens: int | None = None
+) -> list[str]:
     """Cut a document into chunk texts, by paragraph or by at most ``max_tokens`` tokens.
 
     Args:
@@ -153,8 +163,17 @@ def make_chunks(
     """
     meta = tuple(sorted(meta))
     return [
-        Chunk(chunk_id=f"{doc}#{start + i}", doc=doc, lang=lang, text=t, index=start + i, source=source,
-              page=page, title=title, meta=meta)
+        Chunk(
+            chunk_id=f"{doc}#{start + i}",
+            doc=doc,
+            lang=lang,
+            text=t,
+            index=start + i,
+            source=source,
+            page=page,
+            title=title,
+            meta=meta,
+        )
         for i, t in enumerate(split_text(text, lang, by=by, max_tokens=max_tokens))
     ]
 
@@ -178,24 +197,43 @@ def read_chunks(path: str | Path) -> list[Chunk]:
 
     path = Path(path)
     if not path.is_file():
-        raise DataError("chunks file not found (testgen writes it next to the tests as <tests>.chunks.jsonl)",
-                        path=path)
+        raise DataError(
+            "chunks file not found (testgen writes it next to the tests as <tests>.chunks.jsonl)",
+            path=path,
+        )
     out: list[Chunk] = []
     seen: set[str] = set()
     for lineno, rec in iter_json_objects(path):
         for f in ("chunk_id", "doc", "lang", "text"):
             if not isinstance(rec.get(f), str) or not rec[f].strip():
-                raise DataError("missing or empty (expected a string)", path=path, line=lineno, field=f)
+                raise DataError(
+                    "missing or empty (expected a string)", path=path, line=lineno, field=f
+                )
         if rec["chunk_id"] in seen:
-            raise DataError(f"duplicate chunk id {rec['chunk_id']!r}", path=path, line=lineno, field="chunk_id")
+            raise DataError(
+                f"duplicate chunk id {rec['chunk_id']!r}", path=path, line=lineno, field="chunk_id"
+            )
         seen.add(rec["chunk_id"])
         languages.get(rec["lang"])
         page = rec.get("page")
         if page is not None and (not isinstance(page, int) or page < 1):
-            raise DataError(f"expected a page number >= 1 or null, found {page!r}", path=path, line=lineno,
-                            field="page")
-        out.append(Chunk(chunk_id=rec["chunk_id"], doc=rec["doc"], lang=rec["lang"], text=rec["text"],
-                         index=int(rec.get("index", 0)), source=str(rec.get("source", "")), page=page,
-                         title=str(rec.get("title", "")),
-                         meta=tuple(sorted((str(k), str(v)) for k, v in (rec.get("meta") or {}).items()))))
+            raise DataError(
+                f"expected a page number >= 1 or null, found {page!r}",
+                path=path,
+                line=lineno,
+                field="page",
+            )
+        out.append(
+            Chunk(
+                chunk_id=rec["chunk_id"],
+                doc=rec["doc"],
+                lang=rec["lang"],
+                text=rec["text"],
+                index=int(rec.get("index", 0)),
+                source=str(rec.get("source", "")),
+                page=page,
+                title=str(rec.get("title", "")),
+                meta=tuple(sorted((str(k), str(v)) for k, v in (rec.get("meta") or {}).items())),
+            )
+        )
     return out

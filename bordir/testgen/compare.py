@@ -44,12 +44,27 @@ from .._version import __version__
 from ..metrics.signature import Signature
 from .intervals import ci_name, fisher_exact, mcnemar_exact, proportion_ci, sign_test
 
-__all__ = ["CATEGORIES", "categorize", "verdict_table", "failure_rates", "paired_configs", "strategy_vs_baseline"]
+__all__ = [
+    "CATEGORIES",
+    "categorize",
+    "verdict_table",
+    "failure_rates",
+    "paired_configs",
+    "strategy_vs_baseline",
+]
 
-CATEGORIES = ("unsupported_answer", "wrong_retrieval", "misread_complex_passage", "incomplete_use_of_context",
-              "other")
-_UNSUPPORTED = re.compile(r"not supported|unsupported|hallucinat|not (?:in|mentioned in|found in) the (?:documents?|"
-                          r"context)|fabricat|invent", re.I)
+CATEGORIES = (
+    "unsupported_answer",
+    "wrong_retrieval",
+    "misread_complex_passage",
+    "incomplete_use_of_context",
+    "other",
+)
+_UNSUPPORTED = re.compile(
+    r"not supported|unsupported|hallucinat|not (?:in|mentioned in|found in) the (?:documents?|"
+    r"context)|fabricat|invent",
+    re.I,
+)
 OUTCOME_COLUMNS = ("tie", "unparsed", "failed", "no_answer")
 
 
@@ -73,12 +88,21 @@ def categorize(row: dict[str, Any]) -> str | None:
     if row.get("refusal"):
         return "incomplete_use_of_context"
     if row.get("completeness") in ("False", "Partially"):
-        return "misread_complex_passage" if row.get("strategy") == "complex" else "incomplete_use_of_context"
+        return (
+            "misread_complex_passage"
+            if row.get("strategy") == "complex"
+            else "incomplete_use_of_context"
+        )
     return "other"
 
 
-def verdict_table(final: dict, answers: Sequence[dict], judgments: Sequence[dict], *,
-                  prompt_lang: str | None = None) -> pd.DataFrame:
+def verdict_table(
+    final: dict,
+    answers: Sequence[dict],
+    judgments: Sequence[dict],
+    *,
+    prompt_lang: str | None = None,
+) -> pd.DataFrame:
     """The per-item table (see module docs)."""
     lang = prompt_lang or (judgments[0]["prompt_lang"] if judgments else "en")
     first: dict[tuple[str, str], dict] = {}
@@ -90,20 +114,40 @@ def verdict_table(final: dict, answers: Sequence[dict], judgments: Sequence[dict
         unit = (a["config"], a["test_id"])
         f = final.get(unit, {"verdict": "no_answer", "votes": {}})
         j = first.get(unit, {})
-        mode = next((p.split("=", 1)[1] for p in a["config"].split(",") if p.startswith("mode=")), "")
-        row = {"config": a["config"], "mode": mode, "test_id": a["test_id"], "lang": a["lang"],
-               "strategy": a["strategy"], "negative": bool(a.get("negative")),
-               "source_retrieved": bool(a.get("source_retrieved")), "refusal": bool(a.get("refusal")),
-               "verdict": f["verdict"], "mean": j.get("mean"),
-               **{c: j.get(c) for c in ("faithfulness", "relevance", "completeness", "clarity", "keyword_match")},
-               "keyword_match_computed": j.get("keyword_match_computed"), "rationale": j.get("rationale", "")}
+        mode = next(
+            (p.split("=", 1)[1] for p in a["config"].split(",") if p.startswith("mode=")), ""
+        )
+        row = {
+            "config": a["config"],
+            "mode": mode,
+            "test_id": a["test_id"],
+            "lang": a["lang"],
+            "strategy": a["strategy"],
+            "negative": bool(a.get("negative")),
+            "source_retrieved": bool(a.get("source_retrieved")),
+            "refusal": bool(a.get("refusal")),
+            "verdict": f["verdict"],
+            "mean": j.get("mean"),
+            **{
+                c: j.get(c)
+                for c in ("faithfulness", "relevance", "completeness", "clarity", "keyword_match")
+            },
+            "keyword_match_computed": j.get("keyword_match_computed"),
+            "rationale": j.get("rationale", ""),
+        }
         row["category"] = categorize(row)
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def failure_rates(table: pd.DataFrame, *, by: Sequence[str] = ("config",), method: str = "wilson",
-                  conf: float = 0.95, judge: str = "") -> pd.DataFrame:
+def failure_rates(
+    table: pd.DataFrame,
+    *,
+    by: Sequence[str] = ("config",),
+    method: str = "wilson",
+    conf: float = 0.95,
+    judge: str = "",
+) -> pd.DataFrame:
     """Failures / decided per group, with intervals and outcome counts (see module docs)."""
     out = []
     for key, g in table.groupby(list(by), sort=True):
@@ -112,25 +156,48 @@ def failure_rates(table: pd.DataFrame, *, by: Sequence[str] = ("config",), metho
         decided = int(g["verdict"].isin(["pass", "fail"]).sum())
         lo, hi = proportion_ci(fails, decided, method=method, conf=conf)
         fields = dict(zip(by, key))
-        sig = Signature.build("testgen_fail_rate", **{k: v for k, v in fields.items() if k != "config"},
-                              config=fields.get("config"), judge=judge or None, ci=ci_name(method, conf),
-                              n=decided, version=__version__)
+        sig = Signature.build(
+            "testgen_fail_rate",
+            **{k: v for k, v in fields.items() if k != "config"},
+            config=fields.get("config"),
+            judge=judge or None,
+            ci=ci_name(method, conf),
+            n=decided,
+            version=__version__,
+        )
         cats = g["category"].value_counts().to_dict()
-        out.append({**fields, "tests": len(g), "decided": decided, "fails": fails,
-                    "fail_rate": fails / decided if decided else None, "ci_low": lo, "ci_high": hi,
-                    **{o: int((g["verdict"] == o).sum()) for o in OUTCOME_COLUMNS},
-                    **{f"cat_{c}": int(cats.get(c, 0)) for c in CATEGORIES}, "signature": str(sig)})
+        out.append(
+            {
+                **fields,
+                "tests": len(g),
+                "decided": decided,
+                "fails": fails,
+                "fail_rate": fails / decided if decided else None,
+                "ci_low": lo,
+                "ci_high": hi,
+                **{o: int((g["verdict"] == o).sum()) for o in OUTCOME_COLUMNS},
+                **{f"cat_{c}": int(cats.get(c, 0)) for c in CATEGORIES},
+                "signature": str(sig),
+            }
+        )
     return pd.DataFrame(out)
 
 
 def _pair(g1: pd.DataFrame, g2: pd.DataFrame) -> dict[str, Any]:
-    m = g1[["test_id", "verdict"]].merge(g2[["test_id", "verdict"]], on="test_id", suffixes=("_a", "_b"))
+    m = g1[["test_id", "verdict"]].merge(
+        g2[["test_id", "verdict"]], on="test_id", suffixes=("_a", "_b")
+    )
     m = m[m["verdict_a"].isin(["pass", "fail"]) & m["verdict_b"].isin(["pass", "fail"])]
     b = int(((m["verdict_a"] == "fail") & (m["verdict_b"] == "pass")).sum())
     c = int(((m["verdict_a"] == "pass") & (m["verdict_b"] == "fail")).sum())
-    return {"paired_tests": len(m), "fails_a": int((m["verdict_a"] == "fail").sum()),
-            "fails_b": int((m["verdict_b"] == "fail").sum()), "only_a_fails": b, "only_b_fails": c,
-            "p_mcnemar": mcnemar_exact(b=b, c=c)}
+    return {
+        "paired_tests": len(m),
+        "fails_a": int((m["verdict_a"] == "fail").sum()),
+        "fails_b": int((m["verdict_b"] == "fail").sum()),
+        "only_a_fails": b,
+        "only_b_fails": c,
+        "p_mcnemar": mcnemar_exact(b=b, c=c),
+    }
 
 
 def paired_configs(table: pd.DataFrame, *, per_language: bool = True) -> pd.DataFrame:
@@ -141,15 +208,23 @@ def paired_configs(table: pd.DataFrame, *, per_language: bool = True) -> pd.Data
         ga, gb = table[table["config"] == a], table[table["config"] == b]
         groups = [("all", ga, gb)]
         if per_language:
-            groups += [(lang, ga[ga["lang"] == lang], gb[gb["lang"] == lang]) for lang in sorted(ga["lang"].unique())]
+            groups += [
+                (lang, ga[ga["lang"] == lang], gb[gb["lang"] == lang])
+                for lang in sorted(ga["lang"].unique())
+            ]
         for lang, x, y in groups:
-            sig = Signature.build("testgen_paired", test="mcnemar_exact", lang=lang, version=__version__)
-            out.append({"config_a": a, "config_b": b, "lang": lang, **_pair(x, y), "signature": str(sig)})
+            sig = Signature.build(
+                "testgen_paired", test="mcnemar_exact", lang=lang, version=__version__
+            )
+            out.append(
+                {"config_a": a, "config_b": b, "lang": lang, **_pair(x, y), "signature": str(sig)}
+            )
     return pd.DataFrame(out)
 
 
-def strategy_vs_baseline(strategy: pd.DataFrame, baseline: pd.DataFrame, *, per_language: bool = True
-                         ) -> dict[str, Any]:
+def strategy_vs_baseline(
+    strategy: pd.DataFrame, baseline: pd.DataFrame, *, per_language: bool = True
+) -> dict[str, Any]:
     """Strategy suite vs baseline suite on the same configurations (see module docs)."""
     rows = []
     wins = losses = ties = 0
@@ -157,16 +232,42 @@ def strategy_vs_baseline(strategy: pd.DataFrame, baseline: pd.DataFrame, *, per_
         s, b = strategy[strategy["config"] == cfg], baseline[baseline["config"] == cfg]
         groups = [("all", s, b)]
         if per_language:
-            groups += [(l, s[s["lang"] == l], b[b["lang"] == l]) for l in sorted(set(s["lang"]) & set(b["lang"]))]
+            groups += [
+                (l, s[s["lang"] == l], b[b["lang"] == l])
+                for l in sorted(set(s["lang"]) & set(b["lang"]))
+            ]
         for lang, x, y in groups:
-            kx, nx = int((x["verdict"] == "fail").sum()), int(x["verdict"].isin(["pass", "fail"]).sum())
-            ky, ny = int((y["verdict"] == "fail").sum()), int(y["verdict"].isin(["pass", "fail"]).sum())
-            rows.append({"config": cfg, "lang": lang, "strategy_fails": kx, "strategy_decided": nx,
-                         "baseline_fails": ky, "baseline_decided": ny,
-                         "strategy_rate": kx / nx if nx else None, "baseline_rate": ky / ny if ny else None,
-                         "p_fisher": fisher_exact(kx, nx, ky, ny)})
+            kx, nx = (
+                int((x["verdict"] == "fail").sum()),
+                int(x["verdict"].isin(["pass", "fail"]).sum()),
+            )
+            ky, ny = (
+                int((y["verdict"] == "fail").sum()),
+                int(y["verdict"].isin(["pass", "fail"]).sum()),
+            )
+            rows.append(
+                {
+                    "config": cfg,
+                    "lang": lang,
+                    "strategy_fails": kx,
+                    "strategy_decided": nx,
+                    "baseline_fails": ky,
+                    "baseline_decided": ny,
+                    "strategy_rate": kx / nx if nx else None,
+                    "baseline_rate": ky / ny if ny else None,
+                    "p_fisher": fisher_exact(kx, nx, ky, ny),
+                }
+            )
             if lang == "all":
                 wins, losses, ties = wins + (kx > ky), losses + (kx < ky), ties + (kx == ky)
-    sig = Signature.build("testgen_strategy_vs_baseline", test="fisher_exact+sign", version=__version__)
-    return {"per_config": pd.DataFrame(rows), "more_failures": wins, "fewer_failures": losses, "ties": ties,
-            "p_sign": sign_test(wins, losses), "signature": str(sig)}
+    sig = Signature.build(
+        "testgen_strategy_vs_baseline", test="fisher_exact+sign", version=__version__
+    )
+    return {
+        "per_config": pd.DataFrame(rows),
+        "more_failures": wins,
+        "fewer_failures": losses,
+        "ties": ties,
+        "p_sign": sign_test(wins, losses),
+        "signature": str(sig),
+    }

@@ -40,22 +40,33 @@ from typing import Any
 
 import numpy as np
 
-from .._version import __version__
 from .._jsonl import iter_json_objects
+from .._version import __version__
 from ..errors import ConfigError
 from ..metrics.signature import Signature
 from .phrases import idk, is_refusal
 from .testcase import TestCase, TestSuite
 
-__all__ = ["RunConfig", "TESTGEN_MODES", "parse_config", "render_prompt", "build_request", "run_suite",
-           "read_answers"]
+__all__ = [
+    "RunConfig",
+    "TESTGEN_MODES",
+    "parse_config",
+    "render_prompt",
+    "build_request",
+    "run_suite",
+    "read_answers",
+]
 
 TESTGEN_MODES = ("no_ir", "qlang", "qlang+en", "en_only", "all")
 
-SUT_INSTRUCTION = ("Answer the question using only the documents below. Answer in {language}, in one or two "
-                   "sentences. If the documents do not contain the answer, reply exactly: {idk}")
-SUT_INSTRUCTION_NO_IR = ("Answer the question in {language}, in one or two sentences. If you do not know the "
-                         "answer, reply exactly: {idk}")
+SUT_INSTRUCTION = (
+    "Answer the question using only the documents below. Answer in {language}, in one or two "
+    "sentences. If the documents do not contain the answer, reply exactly: {idk}"
+)
+SUT_INSTRUCTION_NO_IR = (
+    "Answer the question in {language}, in one or two sentences. If you do not know the "
+    "answer, reply exactly: {idk}"
+)
 
 
 @dataclass(frozen=True)
@@ -72,7 +83,9 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         if self.mode not in TESTGEN_MODES:
-            raise ConfigError(f"testrun: unknown mode {self.mode!r}; choose one of {', '.join(TESTGEN_MODES)}")
+            raise ConfigError(
+                f"testrun: unknown mode {self.mode!r}; choose one of {', '.join(TESTGEN_MODES)}"
+            )
         if self.k < 1:
             raise ConfigError(f"testrun: k must be >= 1, found {self.k}")
         if "/" not in self.backend:
@@ -84,8 +97,17 @@ class RunConfig:
 
     def signature(self, suite_sig: str = "") -> Signature:
         data = Signature.parse(suite_sig).get("data") if suite_sig else None
-        return Signature.build("testrun", ret=self.retriever, gen=self.backend, mode=self.mode, k=self.k,
-                               temp=self.temperature, seed=self.seed, data=data, version=__version__)
+        return Signature.build(
+            "testrun",
+            ret=self.retriever,
+            gen=self.backend,
+            mode=self.mode,
+            k=self.k,
+            temp=self.temperature,
+            seed=self.seed,
+            data=data,
+            version=__version__,
+        )
 
 
 def parse_config(spec: str) -> RunConfig:
@@ -98,15 +120,32 @@ def parse_config(spec: str) -> RunConfig:
     for part in [p for p in spec.split(",") if p.strip()]:
         key, sep, value = part.partition("=")
         key = key.strip()
-        if not sep or key not in ("retriever", "backend", "mode", "k", "temperature", "seed", "max_tokens"):
-            raise ConfigError(f"testrun --config {spec!r}: {part!r} is not key=value with a key of retriever, "
-                              "backend, mode, k, temperature, seed, max_tokens")
+        if not sep or key not in (
+            "retriever",
+            "backend",
+            "mode",
+            "k",
+            "temperature",
+            "seed",
+            "max_tokens",
+        ):
+            raise ConfigError(
+                f"testrun --config {spec!r}: {part!r} is not key=value with a key of retriever, "
+                "backend, mode, k, temperature, seed, max_tokens"
+            )
         value = value.strip()
         try:
-            fields[key] = (int(value) if key in ("k", "seed", "max_tokens") else
-                           float(value) if key == "temperature" else value)
+            fields[key] = (
+                int(value)
+                if key in ("k", "seed", "max_tokens")
+                else float(value)
+                if key == "temperature"
+                else value
+            )
         except ValueError:
-            raise ConfigError(f"testrun --config {spec!r}: {key} must be a number, found {value!r}") from None
+            raise ConfigError(
+                f"testrun --config {spec!r}: {key} must be a number, found {value!r}"
+            ) from None
     return RunConfig(**fields)
 
 
@@ -117,7 +156,9 @@ def render_prompt(test: TestCase, documents: Sequence[Any]) -> tuple[str, str]:
     language = languages.get(test.lang).name
     if documents:
         system = SUT_INSTRUCTION.format(language=language, idk=idk(test.lang))
-        docs = "\n\n".join(f"Document [{i}] (language: {c.lang}):\n{c.text}" for i, c in enumerate(documents, 1))
+        docs = "\n\n".join(
+            f"Document [{i}] (language: {c.lang}):\n{c.text}" for i, c in enumerate(documents, 1)
+        )
         user = f"{docs}\n\nQuestion: {test.question}\nAnswer:"
     else:
         system = SUT_INSTRUCTION_NO_IR.format(language=language, idk=idk(test.lang))
@@ -131,10 +172,16 @@ def build_request(test: TestCase, documents: Sequence[Any], cfg: RunConfig, mode
 
     system, user = render_prompt(test, documents)
     return GenerationRequest(
-        model=model, messages=(Message("system", system), Message("user", user)), temperature=cfg.temperature,
-        seed=cfg.seed, max_tokens=cfg.max_tokens,
-        documents=tuple(Document(i, c.chunk_id, c.lang, c.text) for i, c in enumerate(documents, 1)),
-        extra=(("rank_classification", "false"), ("task", "testrun")))
+        model=model,
+        messages=(Message("system", system), Message("user", user)),
+        temperature=cfg.temperature,
+        seed=cfg.seed,
+        max_tokens=cfg.max_tokens,
+        documents=tuple(
+            Document(i, c.chunk_id, c.lang, c.text) for i, c in enumerate(documents, 1)
+        ),
+        extra=(("rank_classification", "false"), ("task", "testrun")),
+    )
 
 
 class _Retrieval:
@@ -156,16 +203,25 @@ class _Retrieval:
         self.retriever.fit(Corpus(passages, name="testgen"))
 
     def top(self, test: TestCase, mode: str, k: int) -> list[Any]:
-        langs = {"no_ir": [], "qlang": [test.lang], "qlang+en": list(dict.fromkeys([test.lang, "en"])),
-                 "en_only": ["en"], "all": sorted(self.by_lang)}[mode]
+        langs = {
+            "no_ir": [],
+            "qlang": [test.lang],
+            "qlang+en": list(dict.fromkeys([test.lang, "en"])),
+            "en_only": ["en"],
+            "all": sorted(self.by_lang),
+        }[mode]
         withheld = set(test.withheld_docs)
         cands: list[tuple[float, float, Any]] = []
         for lang in langs:
             docs = [c for c in self.by_lang.get(lang, []) if c.doc not in withheld]
             if not docs:
                 continue
-            raw = np.asarray(self.retriever.score(test.question, test.lang, [self._passages[c.chunk_id] for c in docs]),
-                             dtype=float)
+            raw = np.asarray(
+                self.retriever.score(
+                    test.question, test.lang, [self._passages[c.chunk_id] for c in docs]
+                ),
+                dtype=float,
+            )
             fused = raw
             if len(langs) > 1:
                 lo, hi = float(raw.min()), float(raw.max())
@@ -175,8 +231,16 @@ class _Retrieval:
         return [c for _, _, c in cands[:k]]
 
 
-def run_suite(suite: TestSuite, configs: Sequence[RunConfig], out_dir: str | Path, *, cache: Any = None,
-              concurrency: int | None = None, progress: bool = False, suite_path: str | None = None) -> list[dict]:
+def run_suite(
+    suite: TestSuite,
+    configs: Sequence[RunConfig],
+    out_dir: str | Path,
+    *,
+    cache: Any = None,
+    concurrency: int | None = None,
+    progress: bool = False,
+    suite_path: str | None = None,
+) -> list[dict]:
     """Answer every test of ``suite`` with every config; write ``answers.jsonl`` and ``run.json`` in ``out_dir``.
 
     Returns:
@@ -205,30 +269,67 @@ def run_suite(suite: TestSuite, configs: Sequence[RunConfig], out_dir: str | Pat
     for model, idx in by_backend.items():
         backend = get_backend(model)
         reqs = [build_request(items[i][1], items[i][2], items[i][0], backend.name) for i in idx]
-        for i, res in zip(idx, execute(backend, reqs, cache=cache, concurrency=concurrency, progress=progress,
-                                       desc=f"testrun {backend.name}")):
+        for i, res in zip(
+            idx,
+            execute(
+                backend,
+                reqs,
+                cache=cache,
+                concurrency=concurrency,
+                progress=progress,
+                desc=f"testrun {backend.name}",
+            ),
+        ):
             results[i] = res
     suite_sig = str(suite.meta.get("signature", ""))
     rows = []
     for (cfg, t, docs), res in zip(items, results):
-        rows.append({
-            "config": cfg.name, "test_id": t.test_id, "lang": t.lang, "strategy": t.strategy,
-            "negative": t.negative, "negative_method": t.negative_method,
-            "retrieved": [c.chunk_id for c in docs], "retrieved_docs": sorted({c.doc for c in docs}),
-            "source_retrieved": bool(set(t.source_chunk_ids) & {c.chunk_id for c in docs}),
-            "answer": res.text if res.ok else "", "error": res.error, "cached": bool(res.cached),
-            "refusal": bool(res.ok and is_refusal(res.text, t.lang)),
-            "input_tokens": res.input_tokens, "output_tokens": res.output_tokens,
-        })
-    atomic_write_text(out / "answers.jsonl",
-                      "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows))
+        rows.append(
+            {
+                "config": cfg.name,
+                "test_id": t.test_id,
+                "lang": t.lang,
+                "strategy": t.strategy,
+                "negative": t.negative,
+                "negative_method": t.negative_method,
+                "retrieved": [c.chunk_id for c in docs],
+                "retrieved_docs": sorted({c.doc for c in docs}),
+                "source_retrieved": bool(set(t.source_chunk_ids) & {c.chunk_id for c in docs}),
+                "answer": res.text if res.ok else "",
+                "error": res.error,
+                "cached": bool(res.cached),
+                "refusal": bool(res.ok and is_refusal(res.text, t.lang)),
+                "input_tokens": res.input_tokens,
+                "output_tokens": res.output_tokens,
+            }
+        )
+    atomic_write_text(
+        out / "answers.jsonl",
+        "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows),
+    )
     summary = {
-        "suite": suite_path, "suite_signature": suite_sig, "tests": len(suite.tests),
-        "configs": [{"name": c.name, "retriever": c.retriever, "backend": c.backend, "mode": c.mode, "k": c.k,
-                     "temperature": c.temperature, "seed": c.seed, "max_tokens": c.max_tokens,
-                     "signature": str(c.signature(suite_sig))} for c in configs],
-        "calls": {"requests": len(rows), "cached": sum(r["cached"] for r in rows),
-                  "failed": sum(r["error"] is not None for r in rows)},
+        "suite": suite_path,
+        "suite_signature": suite_sig,
+        "tests": len(suite.tests),
+        "configs": [
+            {
+                "name": c.name,
+                "retriever": c.retriever,
+                "backend": c.backend,
+                "mode": c.mode,
+                "k": c.k,
+                "temperature": c.temperature,
+                "seed": c.seed,
+                "max_tokens": c.max_tokens,
+                "signature": str(c.signature(suite_sig)),
+            }
+            for c in configs
+        ],
+        "calls": {
+            "requests": len(rows),
+            "cached": sum(r["cached"] for r in rows),
+            "failed": sum(r["error"] is not None for r in rows),
+        },
     }
     atomic_write_text(out / "run.json", json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
     return rows

@@ -40,7 +40,14 @@ from .phrases import OFF_TOPIC, idk, is_yes_no, question
 from .structured import json_object
 from .testcase import TestCase
 
-__all__ = ["Job", "Generator", "TemplateGenerator", "LLMGenerator", "POSITIVE_PROMPT", "ABSENT_PROMPT"]
+__all__ = [
+    "Job",
+    "Generator",
+    "TemplateGenerator",
+    "LLMGenerator",
+    "POSITIVE_PROMPT",
+    "ABSENT_PROMPT",
+]
 
 Job = tuple[str, Chunk, Chunk | None]
 Result = TestCase | str
@@ -66,12 +73,31 @@ Passage ({language}):
 Answer with a JSON object only: {{"question": "..."}}"""
 
 
-def _negative(job_kind: str, target: Chunk, q: str, *, generated_from: Chunk, withheld: tuple[str, ...],
-              generator: str, meta: dict[str, str]) -> TestCase:
-    return TestCase(test_id="", lang=target.lang, strategy="negative", question=q, expected_answer=idk(target.lang),
-                    keywords=(), source_chunk_ids=(target.chunk_id,), generated_from=generated_from.chunk_id,
-                    negative=True, negative_method=job_kind, withheld_docs=withheld, generator=generator,
-                    meta=tuple(sorted(meta.items())))
+def _negative(
+    job_kind: str,
+    target: Chunk,
+    q: str,
+    *,
+    generated_from: Chunk,
+    withheld: tuple[str, ...],
+    generator: str,
+    meta: dict[str, str],
+) -> TestCase:
+    return TestCase(
+        test_id="",
+        lang=target.lang,
+        strategy="negative",
+        question=q,
+        expected_answer=idk(target.lang),
+        keywords=(),
+        source_chunk_ids=(target.chunk_id,),
+        generated_from=generated_from.chunk_id,
+        negative=True,
+        negative_method=job_kind,
+        withheld_docs=withheld,
+        generator=generator,
+        meta=tuple(sorted(meta.items())),
+    )
 
 
 class Generator:
@@ -133,15 +159,31 @@ class TemplateGenerator(Generator):
         if found is None:
             return "no_keywords"
         sentence, anchors, keywords = found
-        return TestCase(test_id="", lang=chunk.lang, strategy="coverage", question=question(chunk.lang, *anchors),
-                        expected_answer=sentence, keywords=keywords, source_chunk_ids=(chunk.chunk_id,),
-                        generated_from=chunk.chunk_id, generator=self.name, meta=(("anchor", " ".join(anchors)),))
+        return TestCase(
+            test_id="",
+            lang=chunk.lang,
+            strategy="coverage",
+            question=question(chunk.lang, *anchors),
+            expected_answer=sentence,
+            keywords=keywords,
+            source_chunk_ids=(chunk.chunk_id,),
+            generated_from=chunk.chunk_id,
+            generator=self.name,
+            meta=(("anchor", " ".join(anchors)),),
+        )
 
     def absent(self, chunk: Chunk) -> Result:
         for topic in OFF_TOPIC.get(chunk.lang, ()):
             if not self.docs_with(topic, chunk.lang) and not present(chunk.text, topic, chunk.lang):
-                return _negative("absent", chunk, question(chunk.lang, topic), generated_from=chunk, withheld=(),
-                                 generator=self.name, meta={"anchor": topic})
+                return _negative(
+                    "absent",
+                    chunk,
+                    question(chunk.lang, topic),
+                    generated_from=chunk,
+                    withheld=(),
+                    generator=self.name,
+                    meta={"anchor": topic},
+                )
         return "no_absent_topic"
 
     def cross(self, target: Chunk, other: Chunk) -> Result:
@@ -149,9 +191,18 @@ class TemplateGenerator(Generator):
         if found is None:
             return "no_keywords"
         for kw in (*found[1], *found[2]):
-            if self.docs_with(kw, target.lang) <= {other.doc} and not present(target.text, kw, target.lang):
-                return _negative("cross", target, question(target.lang, kw), generated_from=other,
-                                 withheld=(other.doc,), generator=self.name, meta={"anchor": kw})
+            if self.docs_with(kw, target.lang) <= {other.doc} and not present(
+                target.text, kw, target.lang
+            ):
+                return _negative(
+                    "cross",
+                    target,
+                    question(target.lang, kw),
+                    generated_from=other,
+                    withheld=(other.doc,),
+                    generator=self.name,
+                    meta={"anchor": kw},
+                )
         return "answerable"
 
     def make(self, jobs: Sequence[Job]) -> list[Result]:
@@ -163,10 +214,14 @@ class TemplateGenerator(Generator):
                 out.append(self.absent(chunk))
             elif kind == "cross":
                 if other is None:
-                    raise ConfigError("a cross-document negative job needs a chunk of another document")
+                    raise ConfigError(
+                        "a cross-document negative job needs a chunk of another document"
+                    )
                 out.append(self.cross(chunk, other))
             else:
-                raise ConfigError(f"unknown generation job {kind!r}; expected positive, absent or cross")
+                raise ConfigError(
+                    f"unknown generation job {kind!r}; expected positive, absent or cross"
+                )
         return out
 
 
@@ -184,29 +239,53 @@ class LLMGenerator(Generator):
         progress: progress bars, as :func:`~bordir.generation.executor.execute`.
     """
 
-    def __init__(self, chunks: Sequence[Chunk], model: Any, *, cache: Any = None, temperature: float = 0.0,
-                 seed: int | None = 0, max_tokens: int = 256, concurrency: int | None = None,
-                 progress: bool = False) -> None:
+    def __init__(
+        self,
+        chunks: Sequence[Chunk],
+        model: Any,
+        *,
+        cache: Any = None,
+        temperature: float = 0.0,
+        seed: int | None = 0,
+        max_tokens: int = 256,
+        concurrency: int | None = None,
+        progress: bool = False,
+    ) -> None:
         super().__init__(chunks)
         from ..generation.backend import get_backend
 
         self.backend = get_backend(model) if isinstance(model, str) else model
         self.name = f"llm:{self.backend.name}"
-        self.cache, self.temperature, self.seed, self.max_tokens = cache, temperature, seed, max_tokens
+        self.cache, self.temperature, self.seed, self.max_tokens = (
+            cache,
+            temperature,
+            seed,
+            max_tokens,
+        )
         self.concurrency, self.progress = concurrency, progress
         self.prompt_id = hashlib.sha256((POSITIVE_PROMPT + ABSENT_PROMPT).encode()).hexdigest()[:12]
 
     def signature_fields(self) -> dict[str, Any]:
-        return {"gen": self.backend.name, "temp": self.temperature, "prompt": f"testgen@sha256-{self.prompt_id}"}
+        return {
+            "gen": self.backend.name,
+            "temp": self.temperature,
+            "prompt": f"testgen@sha256-{self.prompt_id}",
+        }
 
     def _request(self, template: str, chunk: Chunk):
         from ..generation.types import GenerationRequest, Message
 
-        text = template.format(language=languages.get(chunk.lang).name, text=chunk.text,
-                               title=chunk.title or chunk.doc)
-        return GenerationRequest(model=self.backend.name, messages=(Message("user", text),),
-                                 temperature=self.temperature, seed=self.seed, max_tokens=self.max_tokens,
-                                 extra=(("rank_classification", "false"), ("task", "testgen")))
+        text = template.format(
+            language=languages.get(chunk.lang).name, text=chunk.text, title=chunk.title or chunk.doc
+        )
+        return GenerationRequest(
+            model=self.backend.name,
+            messages=(Message("user", text),),
+            temperature=self.temperature,
+            seed=self.seed,
+            max_tokens=self.max_tokens,
+            extra=(("rank_classification", "false"), ("task", "testgen")),
+        )
 
     def make(self, jobs: Sequence[Job]) -> list[Result]:
         from ..generation.executor import execute
@@ -216,9 +295,17 @@ class LLMGenerator(Generator):
             if kind == "cross" and other is None:
                 raise ConfigError("a cross-document negative job needs a chunk of another document")
             source = other if kind == "cross" else chunk
-            requests.append(self._request(ABSENT_PROMPT if kind == "absent" else POSITIVE_PROMPT, source))
-        results = execute(self.backend, requests, cache=self.cache, concurrency=self.concurrency,
-                          progress=self.progress, desc=f"testgen {self.backend.name}")
+            requests.append(
+                self._request(ABSENT_PROMPT if kind == "absent" else POSITIVE_PROMPT, source)
+            )
+        results = execute(
+            self.backend,
+            requests,
+            cache=self.cache,
+            concurrency=self.concurrency,
+            progress=self.progress,
+            desc=f"testgen {self.backend.name}",
+        )
         out: list[Result] = []
         for (kind, chunk, other), res in zip(jobs, results):
             if not res.ok:
@@ -234,8 +321,17 @@ class LLMGenerator(Generator):
                 out.append("yes_no")
                 continue
             if kind == "absent":
-                out.append(_negative("absent", chunk, q, generated_from=chunk, withheld=(), generator=self.name,
-                                     meta={}))
+                out.append(
+                    _negative(
+                        "absent",
+                        chunk,
+                        q,
+                        generated_from=chunk,
+                        withheld=(),
+                        generator=self.name,
+                        meta={},
+                    )
+                )
                 continue
             answer, kws = obj.get("answer"), obj.get("keywords")
             if not isinstance(answer, str) or not answer.strip():
@@ -249,11 +345,29 @@ class LLMGenerator(Generator):
                 continue
             if kind == "cross":
                 assert other is not None
-                out.append(_negative("cross", chunk, q, generated_from=other, withheld=(other.doc,),
-                                     generator=self.name, meta={}))
+                out.append(
+                    _negative(
+                        "cross",
+                        chunk,
+                        q,
+                        generated_from=other,
+                        withheld=(other.doc,),
+                        generator=self.name,
+                        meta={},
+                    )
+                )
                 continue
-            out.append(TestCase(test_id="", lang=chunk.lang, strategy="coverage", question=q,
-                                expected_answer=" ".join(answer.split()), keywords=keywords,
-                                source_chunk_ids=(chunk.chunk_id,), generated_from=chunk.chunk_id,
-                                generator=self.name))
+            out.append(
+                TestCase(
+                    test_id="",
+                    lang=chunk.lang,
+                    strategy="coverage",
+                    question=q,
+                    expected_answer=" ".join(answer.split()),
+                    keywords=keywords,
+                    source_chunk_ids=(chunk.chunk_id,),
+                    generated_from=chunk.chunk_id,
+                    generator=self.name,
+                )
+            )
         return out

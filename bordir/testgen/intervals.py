@@ -38,11 +38,15 @@ def ci_name(method: str = "wilson", conf: float = 0.95) -> str:
     if tag is None:
         from ..errors import ConfigError
 
-        raise ConfigError(f"interval method must be 'wilson' or 'beta' (Clopper–Pearson), found {method!r}")
+        raise ConfigError(
+            f"interval method must be 'wilson' or 'beta' (Clopper–Pearson), found {method!r}"
+        )
     return f"{tag}{round(conf * 100):d}"
 
 
-def proportion_ci(k: int, n: int, *, method: str = "wilson", conf: float = 0.95) -> tuple[float | None, float | None]:
+def proportion_ci(
+    k: int, n: int, *, method: str = "wilson", conf: float = 0.95
+) -> tuple[float | None, float | None]:
     """Two-sided ``conf`` interval for the proportion ``k / n`` (see module docs)."""
     ci_name(method, conf)
     if n <= 0:

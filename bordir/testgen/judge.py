@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,13 @@ from .keywords import keyword_match
 from .oracle import CRITERIA, RATINGS, Judgment, parse_judgment
 from .testcase import TestSuite
 
-__all__ = ["judge_languages", "judge_template", "judge_prompt_id", "render_judge_prompt", "judge_answers"]
+__all__ = [
+    "judge_languages",
+    "judge_template",
+    "judge_prompt_id",
+    "render_judge_prompt",
+    "judge_answers",
+]
 
 _DIR = Path(__file__).parent / "prompts"
 
@@ -51,7 +57,7 @@ def judge_languages() -> tuple[str, ...]:
     return tuple(sorted(p.name.split(".")[1] for p in _DIR.glob("judge.*.txt")))
 
 
-@lru_cache(maxsize=None)
+@cache
 def judge_template(lang: str = "en") -> str:
     """The judge prompt template in ``lang``."""
     path = _DIR / f"judge.{lang}.txt"
@@ -73,21 +79,43 @@ def render_judge_prompt(row: dict, test, chunks_by_id: dict, *, lang: str = "en"
     """The judge prompt for one answer row of ``testrun``."""
     docs = [chunks_by_id[c] for c in row.get("retrieved", []) if c in chunks_by_id]
     context = "\n\n".join(f"[{i}] {c.text}" for i, c in enumerate(docs, 1)) or "(none)"
-    return judge_template(lang).format(question=test.question, expected=test.expected_answer,
-                                       keywords=", ".join(test.keywords) or "(none)", context=context,
-                                       answer=row["answer"] or "(empty)")
+    return judge_template(lang).format(
+        question=test.question,
+        expected=test.expected_answer,
+        keywords=", ".join(test.keywords) or "(none)",
+        context=context,
+        answer=row["answer"] or "(empty)",
+    )
 
 
-def _requests(prompt: str, model: str, *, rank: bool, temperature: float, seed: int | None, max_tokens: int):
+def _requests(
+    prompt: str, model: str, *, rank: bool, temperature: float, seed: int | None, max_tokens: int
+):
     from ..generation.types import GenerationRequest, Message
 
     if not rank:
-        return [GenerationRequest(model=model, messages=(Message("user", prompt),), temperature=temperature,
-                                  seed=seed, max_tokens=max_tokens, extra=(("rank_classification", "false"),
-                                                                           ("task", "testgen-judge")))]
-    return [GenerationRequest(model=model, messages=(Message("user", f"{prompt}\n\ncriterion: {c}"),),
-                              temperature=temperature, seed=seed, max_tokens=4, options=RATINGS,
-                              extra=(("task", "testgen-judge"),)) for c in CRITERIA]
+        return [
+            GenerationRequest(
+                model=model,
+                messages=(Message("user", prompt),),
+                temperature=temperature,
+                seed=seed,
+                max_tokens=max_tokens,
+                extra=(("rank_classification", "false"), ("task", "testgen-judge")),
+            )
+        ]
+    return [
+        GenerationRequest(
+            model=model,
+            messages=(Message("user", f"{prompt}\n\ncriterion: {c}"),),
+            temperature=temperature,
+            seed=seed,
+            max_tokens=4,
+            options=RATINGS,
+            extra=(("task", "testgen-judge"),),
+        )
+        for c in CRITERIA
+    ]
 
 
 def judge_answers(
@@ -136,8 +164,10 @@ def judge_answers(
     chunks_by_id = {c.chunk_id: c for c in suite.chunks}
     missing = sorted({r["test_id"] for r in rows} - set(tests))
     if missing:
-        raise ConfigError(f"{len(missing)} answer rows name tests not in the suite (e.g. {missing[0]!r}); "
-                          "judge with the suite that testrun used")
+        raise ConfigError(
+            f"{len(missing)} answer rows name tests not in the suite (e.g. {missing[0]!r}); "
+            "judge with the suite that testrun used"
+        )
     out: list[dict] = []
     for judge in judges:
         backend = get_backend(judge) if isinstance(judge, str) else judge
@@ -148,12 +178,32 @@ def judge_answers(
             for lang in prompt_langs:
                 prompt = render_judge_prompt(row, tests[row["test_id"]], chunks_by_id, lang=lang)
                 for r in range(repeats):
-                    reqs = [] if row.get("error") else _requests(prompt, backend.name, rank=rank, temperature=temp,
-                                                                 seed=seed + r, max_tokens=max_tokens)
+                    reqs = (
+                        []
+                        if row.get("error")
+                        else _requests(
+                            prompt,
+                            backend.name,
+                            rank=rank,
+                            temperature=temp,
+                            seed=seed + r,
+                            max_tokens=max_tokens,
+                        )
+                    )
                     plan.append((row, lang, r, len(requests), len(reqs)))
                     requests += reqs
-        results = execute(backend, requests, cache=cache, concurrency=concurrency, progress=progress,
-                          desc=f"judge {backend.name}") if requests else []
+        results = (
+            execute(
+                backend,
+                requests,
+                cache=cache,
+                concurrency=concurrency,
+                progress=progress,
+                desc=f"judge {backend.name}",
+            )
+            if requests
+            else []
+        )
         for row, lang, r, start, count in plan:
             test = tests[row["test_id"]]
             res = results[start : start + count]
@@ -162,19 +212,42 @@ def judge_answers(
             elif any(not x.ok for x in res):
                 j = Judgment("failed", note=next(x.error for x in res if not x.ok) or "call failed")
             elif rank:
-                j = Judgment("judged", {c: x.text for c, x in zip(CRITERIA, res)}, rationale="",
-                             raw=" ".join(x.text for x in res))
+                j = Judgment(
+                    "judged",
+                    {c: x.text for c, x in zip(CRITERIA, res)},
+                    rationale="",
+                    raw=" ".join(x.text for x in res),
+                )
             else:
                 j = parse_judgment(res[0].text)
-            computed = keyword_match(row["answer"], test.keywords, test.lang) if not row.get("error") else None
+            computed = (
+                keyword_match(row["answer"], test.keywords, test.lang)
+                if not row.get("error")
+                else None
+            )
             if keyword_source == "computed" and computed is not None:
                 j = j.with_rating("keyword_match", computed)
-            out.append({
-                "config": row["config"], "test_id": row["test_id"], "lang": test.lang, "strategy": test.strategy,
-                "negative": test.negative, "judge": backend.name, "prompt_lang": lang,
-                "prompt": judge_prompt_id(lang), "repeat": r, "outcome": j.outcome,
-                **{c: j.ratings.get(c) for c in CRITERIA}, "mean": j.mean, "verdict": j.verdict,
-                "keyword_match_computed": computed, "rationale": j.rationale, "note": j.note, "raw": j.raw,
-                "method": "rank_classification" if rank else "generate", "temperature": temp,
-            })
+            out.append(
+                {
+                    "config": row["config"],
+                    "test_id": row["test_id"],
+                    "lang": test.lang,
+                    "strategy": test.strategy,
+                    "negative": test.negative,
+                    "judge": backend.name,
+                    "prompt_lang": lang,
+                    "prompt": judge_prompt_id(lang),
+                    "repeat": r,
+                    "outcome": j.outcome,
+                    **{c: j.ratings.get(c) for c in CRITERIA},
+                    "mean": j.mean,
+                    "verdict": j.verdict,
+                    "keyword_match_computed": computed,
+                    "rationale": j.rationale,
+                    "note": j.note,
+                    "raw": j.raw,
+                    "method": "rank_classification" if rank else "generate",
+                    "temperature": temp,
+                }
+            )
     return out

@@ -40,7 +40,6 @@ from .phrases import is_refusal
 __all__ = ["Idf", "present", "keyword_match", "keyword_counts", "pick_keywords"]
 
 
-
 def _tokens(text: str, lang: str) -> list[str]:
     from ..retrieval.analysis import analyze
 
@@ -108,7 +107,9 @@ def _candidates(text: str, lang: str) -> list[str]:
         return [w for w in _surface(text) if _letters(w) >= 3 or (w.isdigit() and len(w) == 4)]
     out = []
     for run in _surface(text):
-        for part in _ASCII_SPLIT.findall(run):  # digits and Latin words inside a run are words of their own
+        for part in _ASCII_SPLIT.findall(
+            run
+        ):  # digits and Latin words inside a run are words of their own
             if part.isascii():
                 if (part.isdigit() and len(part) == 4) or (not part.isdigit() and len(part) >= 3):
                     out.append(part)
@@ -117,7 +118,9 @@ def _candidates(text: str, lang: str) -> list[str]:
     return out
 
 
-def pick_keywords(text: str, lang: str, idf: Idf, *, k: int = 3, exclude: Iterable[str] = ()) -> tuple[str, ...]:
+def pick_keywords(
+    text: str, lang: str, idf: Idf, *, k: int = 3, exclude: Iterable[str] = ()
+) -> tuple[str, ...]:
     """The ``k`` rarest distinct words of ``text`` (ties: first occurrence), in text order.
 
     Words whose tokens are in ``exclude`` (e.g. the document title) are skipped.

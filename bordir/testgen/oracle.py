@@ -42,8 +42,17 @@ from typing import Any
 
 from .structured import DUPLICATE, json_object, json_objects
 
-__all__ = ["CRITERIA", "RATINGS", "SCORES", "OUTCOMES", "Judgment", "score", "verdict", "normalize_rating",
-           "parse_judgment"]
+__all__ = [
+    "CRITERIA",
+    "RATINGS",
+    "SCORES",
+    "OUTCOMES",
+    "Judgment",
+    "score",
+    "verdict",
+    "normalize_rating",
+    "parse_judgment",
+]
 
 CRITERIA = ("faithfulness", "relevance", "completeness", "clarity", "keyword_match")
 RATINGS = ("True", "Partially", "False")
@@ -52,12 +61,54 @@ OUTCOMES = ("judged", "unparsed", "failed", "no_answer")
 FAIL_BELOW = 0.5
 
 _ALIASES = {
-    "True": ("true", "yes", "fully", "full", "verdadero", "sí", "si", "vrai", "oui", "wahr", "ja", "истина", "да",
-             "правда", "верно", "так", "істина"),
-    "Partially": ("partially", "partial", "partly", "some", "parcialmente", "parcial", "partiellement",
-                  "partiel", "teilweise", "частично", "частково"),
-    "False": ("false", "no", "none", "not", "falso", "faux", "non", "falsch", "nein", "ложь", "нет", "неверно",
-              "хибно", "ні"),
+    "True": (
+        "true",
+        "yes",
+        "fully",
+        "full",
+        "verdadero",
+        "sí",
+        "si",
+        "vrai",
+        "oui",
+        "wahr",
+        "ja",
+        "истина",
+        "да",
+        "правда",
+        "верно",
+        "так",
+        "істина",
+    ),
+    "Partially": (
+        "partially",
+        "partial",
+        "partly",
+        "some",
+        "parcialmente",
+        "parcial",
+        "partiellement",
+        "partiel",
+        "teilweise",
+        "частично",
+        "частково",
+    ),
+    "False": (
+        "false",
+        "no",
+        "none",
+        "not",
+        "falso",
+        "faux",
+        "non",
+        "falsch",
+        "nein",
+        "ложь",
+        "нет",
+        "неверно",
+        "хибно",
+        "ні",
+    ),
 }
 _LOOKUP = {a: canon for canon, aliases in _ALIASES.items() for a in aliases}
 
@@ -139,14 +190,22 @@ def parse_judgment(text: str) -> Judgment:
             return Judgment("unparsed", note=f"criterion {c!r} missing", raw=text)
         r = normalize_rating(obj[c])
         if r is None:
-            return Judgment("unparsed", note=f"{c}: {obj[c]!r} is not True, Partially or False", raw=text)
+            return Judgment(
+                "unparsed", note=f"{c}: {obj[c]!r} is not True, Partially or False", raw=text
+            )
         ratings[c] = r
     # ambiguity is not a rating: a criterion given twice, or several full ratings that disagree
     others = json_objects(text, CRITERIA)
     dup = sorted({k for o in others for k in o.get(DUPLICATE, ()) if k in CRITERIA})
     if dup:
-        return Judgment("unparsed", note=f"criterion {dup[0]!r} given twice with different ratings", raw=text)
-    full = [{c: normalize_rating(o[c]) for c in CRITERIA} for o in others if all(c in o for c in CRITERIA)]
+        return Judgment(
+            "unparsed", note=f"criterion {dup[0]!r} given twice with different ratings", raw=text
+        )
+    full = [
+        {c: normalize_rating(o[c]) for c in CRITERIA}
+        for o in others
+        if all(c in o for c in CRITERIA)
+    ]
     if any(f != ratings for f in full):
         return Judgment("unparsed", note="several ratings that disagree", raw=text)
     rationale = obj.get("rationale") or obj.get("reason") or obj.get("explanation") or ""

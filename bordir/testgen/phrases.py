@@ -33,8 +33,20 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["IDK", "REFUSAL_MARKERS", "QUESTION", "AND", "OFF_TOPIC", "YES_NO_STARTS", "WH_WORDS", "idk", "question",
-           "is_refusal", "is_yes_no", "coverage_of"]
+__all__ = [
+    "IDK",
+    "REFUSAL_MARKERS",
+    "QUESTION",
+    "AND",
+    "OFF_TOPIC",
+    "YES_NO_STARTS",
+    "WH_WORDS",
+    "idk",
+    "question",
+    "is_refusal",
+    "is_yes_no",
+    "coverage_of",
+]
 
 IDK: dict[str, str] = {
     "en": "Not enough information to answer.",
@@ -56,8 +68,14 @@ IDK: dict[str, str] = {
     "zht": "沒有足夠的資訊來回答。",
 }
 
-_EN_MARKERS = ("not enough information", "i don't know", "i do not know", "cannot answer", "can't answer",
-               "no information")
+_EN_MARKERS = (
+    "not enough information",
+    "i don't know",
+    "i do not know",
+    "cannot answer",
+    "can't answer",
+    "no information",
+)
 REFUSAL_MARKERS: dict[str, tuple[str, ...]] = {
     "en": _EN_MARKERS,
     "es": ("no hay suficiente información", "no lo sé", "no sé", "no puedo responder"),
@@ -90,7 +108,7 @@ QUESTION: dict[str, str] = {
     "el": "Τι λέει το κείμενο για «{kw}»;",
     "hi": "पाठ में «{kw}» के बारे में क्या कहा गया है?",
     "hy": "Ի՞նչ է ասվում տեքստում «{kw}»-ի մասին։",
-    "iw": "מה נאמר בטקסט על \"{kw}\"?",
+    "iw": 'מה נאמר בטקסט על "{kw}"?',
     "ja": "本文では「{kw}」について何と述べていますか？",
     "tr": "Metin «{kw}» hakkında ne söylüyor?",
     "ur": "متن میں «{kw}» کے بارے میں کیا کہا گیا ہے؟",
@@ -99,8 +117,23 @@ QUESTION: dict[str, str] = {
 }
 
 AND: dict[str, str] = {
-    "en": "and", "es": "y", "fr": "et", "de": "und", "ru": "и", "uk": "і", "ar": "و", "az": "və", "el": "και",
-    "hi": "और", "hy": "և", "iw": "ו", "ja": "と", "tr": "ve", "ur": "اور", "zhs": "和", "zht": "和",
+    "en": "and",
+    "es": "y",
+    "fr": "et",
+    "de": "und",
+    "ru": "и",
+    "uk": "і",
+    "ar": "و",
+    "az": "və",
+    "el": "και",
+    "hi": "और",
+    "hy": "և",
+    "iw": "ו",
+    "ja": "と",
+    "tr": "ve",
+    "ur": "اور",
+    "zhs": "和",
+    "zht": "和",
 }
 """The conjunction joining the two topic words of a template question."""
 
@@ -125,8 +158,31 @@ OFF_TOPIC: dict[str, tuple[str, ...]] = {
 }
 
 YES_NO_STARTS: dict[str, tuple[str, ...]] = {
-    "en": ("is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "should", "has",
-           "have", "had", "may", "might", "must", "shall", "isn't", "aren't", "doesn't", "didn't"),
+    "en": (
+        "is",
+        "are",
+        "was",
+        "were",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "has",
+        "have",
+        "had",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "isn't",
+        "aren't",
+        "doesn't",
+        "didn't",
+    ),
     "es": ("es", "son", "está", "están", "hay", "tiene", "puede"),
     "fr": ("est-ce", "est-il", "est-elle", "y a-t-il", "a-t-il", "peut-on"),
     "de": ("ist", "sind", "war", "waren", "hat", "haben", "gibt", "kann", "können", "wird"),
@@ -136,10 +192,47 @@ YES_NO_STARTS: dict[str, tuple[str, ...]] = {
 }
 WH_WORDS: dict[str, tuple[str, ...]] = {
     "en": ("what", "which", "who", "whom", "whose", "when", "where", "why", "how"),
-    "es": ("qué", "cuál", "cuáles", "quién", "quiénes", "cuándo", "dónde", "por qué", "cómo", "cuánto", "cuántos"),
-    "fr": ("que", "quel", "quelle", "quels", "quelles", "qui", "quand", "où", "pourquoi", "comment", "combien"),
+    "es": (
+        "qué",
+        "cuál",
+        "cuáles",
+        "quién",
+        "quiénes",
+        "cuándo",
+        "dónde",
+        "por qué",
+        "cómo",
+        "cuánto",
+        "cuántos",
+    ),
+    "fr": (
+        "que",
+        "quel",
+        "quelle",
+        "quels",
+        "quelles",
+        "qui",
+        "quand",
+        "où",
+        "pourquoi",
+        "comment",
+        "combien",
+    ),
     "de": ("was", "welche", "welcher", "welches", "wer", "wann", "wo", "warum", "wie", "wieso"),
-    "ru": ("что", "какой", "какая", "какие", "кто", "когда", "где", "почему", "как", "сколько", "чем", "чего"),
+    "ru": (
+        "что",
+        "какой",
+        "какая",
+        "какие",
+        "кто",
+        "когда",
+        "где",
+        "почему",
+        "как",
+        "сколько",
+        "чем",
+        "чего",
+    ),
     "uk": ("що", "який", "яка", "які", "хто", "коли", "де", "чому", "як", "скільки", "чим"),
     "tr": ("ne", "hangi", "kim", "ne zaman", "nerede", "neden", "nasıl", "kaç"),
 }
@@ -194,8 +287,13 @@ def is_yes_no(q: str, lang: str) -> bool:
     if lang in ("ru", "uk"):
         return any(w in YES_NO_STARTS[lang] for w in words) and not has_wh
     if lang == "tr":
-        return any(w in ("mı", "mi", "mu", "mü") or re.fullmatch(r"m[ıiuü](d[ıiuü]r|s[ıiuü]n)", w)
-                   for w in words) and not has_wh
+        return (
+            any(
+                w in ("mı", "mi", "mu", "mü") or re.fullmatch(r"m[ıiuü](d[ıiuü]r|s[ıiuü]n)", w)
+                for w in words
+            )
+            and not has_wh
+        )
     starts = YES_NO_STARTS.get(lang)
     if not starts:
         return False
@@ -205,5 +303,10 @@ def is_yes_no(q: str, lang: str) -> bool:
 
 def coverage_of(lang: str) -> dict[str, bool]:
     """Which tables have ``lang`` (the others fall back to English or are not checked)."""
-    return {"idk": lang in IDK, "refusal": lang in REFUSAL_MARKERS, "question": lang in QUESTION,
-            "off_topic": lang in OFF_TOPIC, "yes_no": lang in YES_NO_STARTS}
+    return {
+        "idk": lang in IDK,
+        "refusal": lang in REFUSAL_MARKERS,
+        "question": lang in QUESTION,
+        "off_topic": lang in OFF_TOPIC,
+        "yes_no": lang in YES_NO_STARTS,
+    }

@@ -26,8 +26,8 @@ from typing import Any
 import pandas as pd
 
 from .._atomic import atomic_write_text
-from .._version import __version__
 from .._json import jsonable
+from .._version import __version__
 from ..errors import DataError
 from ..metrics.signature import Signature
 
@@ -39,7 +39,10 @@ def _suite_for(run_dir: Path, meta: dict, suite_path: str | Path | None):
 
     path = suite_path or meta.get("suite")
     if not path:
-        raise DataError("run.json names no suite; pass the tests file (--suite tests.jsonl)", path=run_dir / "run.json")
+        raise DataError(
+            "run.json names no suite; pass the tests file (--suite tests.jsonl)",
+            path=run_dir / "run.json",
+        )
     return read_suite(path)
 
 
@@ -75,32 +78,69 @@ def judge_run(
     d = Path(run_dir)
     answers, meta = read_answers(d)
     suite = _suite_for(d, meta, suite_path)
-    common = dict(temperature=temperature, seed=seed, cache=cache, concurrency=concurrency, progress=progress,
-                  keyword_source=keyword_source)
-    judgments = judge_answers(answers, suite, judges=judges, prompt_langs=prompt_langs, repeats=repeats, **common)
-    atomic_write_text(d / "judgments.jsonl", "".join(json.dumps(jsonable(r), ensure_ascii=False, sort_keys=True)
-                                                     + "\n" for r in judgments))
+    common = dict(
+        temperature=temperature,
+        seed=seed,
+        cache=cache,
+        concurrency=concurrency,
+        progress=progress,
+        keyword_source=keyword_source,
+    )
+    judgments = judge_answers(
+        answers, suite, judges=judges, prompt_langs=prompt_langs, repeats=repeats, **common
+    )
+    atomic_write_text(
+        d / "judgments.jsonl",
+        "".join(
+            json.dumps(jsonable(r), ensure_ascii=False, sort_keys=True) + "\n" for r in judgments
+        ),
+    )
     primary = prompt_langs[0]
     final = final_verdicts(judgments, prompt_lang=primary)
     table = verdict_table(final, answers, judgments, prompt_lang=primary)
     _write_csv(table, d / "verdicts.csv")
     judge_names = "+".join(sorted({r["judge"] for r in judgments}))
-    rates = pd.concat([failure_rates(table, by=by, method=ci, judge=judge_names)
-                       for by in (("config",), ("config", "lang"), ("config", "strategy"))], ignore_index=True)
+    rates = pd.concat(
+        [
+            failure_rates(table, by=by, method=ci, judge=judge_names)
+            for by in (("config",), ("config", "lang"), ("config", "strategy"))
+        ],
+        ignore_index=True,
+    )
     _write_csv(rates, d / "fail_rates.csv")
-    data = Signature.parse(meta["suite_signature"]).get("data") if meta.get("suite_signature") else None
-    sig = Signature.build("testgen_judge", judges=judge_names, prompt_langs="+".join(prompt_langs), repeats=repeats,
-                          temp=judgments[0]["temperature"] if judgments else None, kw=keyword_source,
-                          prompt=judgments[0]["prompt"] if judgments else None, data=data, version=__version__)
+    data = (
+        Signature.parse(meta["suite_signature"]).get("data")
+        if meta.get("suite_signature")
+        else None
+    )
+    sig = Signature.build(
+        "testgen_judge",
+        judges=judge_names,
+        prompt_langs="+".join(prompt_langs),
+        repeats=repeats,
+        temp=judgments[0]["temperature"] if judgments else None,
+        kw=keyword_source,
+        prompt=judgments[0]["prompt"] if judgments else None,
+        data=data,
+        version=__version__,
+    )
     summary: dict[str, Any] = {
-        "signature": str(sig), "run": str(d), "suite_signature": meta.get("suite_signature"), "judges": sorted({r["judge"] for r in judgments}),
-        "prompt_langs": list(prompt_langs), "repeats": repeats,
+        "signature": str(sig),
+        "run": str(d),
+        "suite_signature": meta.get("suite_signature"),
+        "judges": sorted({r["judge"] for r in judgments}),
+        "prompt_langs": list(prompt_langs),
+        "repeats": repeats,
         "outcomes": table["verdict"].value_counts().to_dict(),
         "judgment_outcomes": pd.Series([r["outcome"] for r in judgments]).value_counts().to_dict(),
-        "fail_rates": failure_rates(table, by=("config",), method=ci, judge=judge_names).to_dict("records"),
+        "fail_rates": failure_rates(table, by=("config",), method=ci, judge=judge_names).to_dict(
+            "records"
+        ),
         "keyword_match_agreement": _keyword_agreement(judgments),
         "repeat_agreement": repeat_agreement(judgments) if repeats > 1 else [],
-        "judge_agreement": judge_agreement(judgments, prompt_lang=primary) if len(judges) > 1 else None,
+        "judge_agreement": judge_agreement(judgments, prompt_lang=primary)
+        if len(judges) > 1
+        else None,
     }
     if table["config"].nunique() > 1:
         paired = paired_configs(table)
@@ -113,24 +153,42 @@ def judge_run(
         sample = sample_failures(failed, precision_n, seed=precision_seed)
         sampled = {u for u in sample}
         rows = [a for a in answers if (a["config"], a["test_id"]) in sampled]
-        label_rows = judge_answers(rows, suite, judges=label_judges, prompt_langs=(primary,), repeats=1, **common)
+        label_rows = judge_answers(
+            rows, suite, judges=label_judges, prompt_langs=(primary,), repeats=1, **common
+        )
         labels = label_by_majority(sample, label_rows, prompt_lang=primary)
         source = "majority:" + "+".join(sorted({r["judge"] for r in label_rows}))
-        summary["oracle_precision"] = oracle_precision(labels, population=len(failed), method=ci,
-                                                       label_source=source, oracle=judge_names)
-    atomic_write_text(d / "summary.json", json.dumps(jsonable(summary), ensure_ascii=False, indent=2) + "\n")
+        summary["oracle_precision"] = oracle_precision(
+            labels, population=len(failed), method=ci, label_source=source, oracle=judge_names
+        )
+    atomic_write_text(
+        d / "summary.json", json.dumps(jsonable(summary), ensure_ascii=False, indent=2) + "\n"
+    )
     return summary
 
 
 def _keyword_agreement(judgments: Sequence[dict]) -> dict[str, Any]:
     """How often the judge's keyword match equals the computed one (judged rows)."""
-    pairs = [(r["keyword_match"], r["keyword_match_computed"]) for r in judgments
-             if r["outcome"] == "judged" and r.get("keyword_match_computed") is not None]
+    pairs = [
+        (r["keyword_match"], r["keyword_match_computed"])
+        for r in judgments
+        if r["outcome"] == "judged" and r.get("keyword_match_computed") is not None
+    ]
     same = sum(1 for a, b in pairs if a == b)
     judges = "+".join(sorted({r["judge"] for r in judgments}))
-    sig = Signature.build("keyword_match_agreement", judges=judges or None, of="judge~computed", n=len(pairs),
-                          version=__version__)
-    return {"rows": len(pairs), "equal": same, "rate": same / len(pairs) if pairs else None, "signature": str(sig)}
+    sig = Signature.build(
+        "keyword_match_agreement",
+        judges=judges or None,
+        of="judge~computed",
+        n=len(pairs),
+        version=__version__,
+    )
+    return {
+        "rows": len(pairs),
+        "equal": same,
+        "rate": same / len(pairs) if pairs else None,
+        "signature": str(sig),
+    }
 
 
 def compare_to_baseline(strategy_dir: str | Path, baseline_dir: str | Path) -> dict[str, Any]:
@@ -141,7 +199,9 @@ def compare_to_baseline(strategy_dir: str | Path, baseline_dir: str | Path) -> d
     for d in (strategy_dir, baseline_dir):
         p = Path(d) / "verdicts.csv"
         if not p.is_file():
-            raise DataError("not found: judge the run first (`bordir judge DIR --judge MODEL`)", path=p)
+            raise DataError(
+                "not found: judge the run first (`bordir judge DIR --judge MODEL`)", path=p
+            )
         frames.append(pd.read_csv(p))
     res = strategy_vs_baseline(*frames)
     res["per_config"] = res["per_config"].to_dict("records")

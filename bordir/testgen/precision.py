@@ -29,8 +29,8 @@ Example:
 from __future__ import annotations
 
 import math
-from statistics import NormalDist
 from collections.abc import Mapping, Sequence
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -48,15 +48,19 @@ def _z(conf: float) -> float:
     return NormalDist().inv_cdf(0.5 + conf / 2)
 
 
-def cochran_sample_size(population: int, *, margin: float = 0.05, conf: float = 0.95, p: float = 0.5) -> int:
+def cochran_sample_size(
+    population: int, *, margin: float = 0.05, conf: float = 0.95, p: float = 0.5
+) -> int:
     """Cochran's sample size with finite-population correction (see module docs).
 
     Raises:
         ConfigError: a parameter out of range.
     """
     if population < 0 or not 0 < margin < 1 or not 0 < conf < 1 or not 0 < p < 1:
-        raise ConfigError(f"cochran_sample_size: need population >= 0 and margin, conf, p in (0, 1); found "
-                          f"{population}, {margin}, {conf}, {p}")
+        raise ConfigError(
+            f"cochran_sample_size: need population >= 0 and margin, conf, p in (0, 1); found "
+            f"{population}, {margin}, {conf}, {p}"
+        )
     if population == 0:
         return 0
     z = _z(conf)
@@ -64,16 +68,29 @@ def cochran_sample_size(population: int, *, margin: float = 0.05, conf: float = 
     return min(population, math.ceil(n0 / (1 + (n0 - 1) / population)))
 
 
-def sample_failures(failed: Sequence[Any], n: int | None = None, *, seed: int = 12345, margin: float = 0.05,
-                    conf: float = 0.95) -> list[Any]:
+def sample_failures(
+    failed: Sequence[Any],
+    n: int | None = None,
+    *,
+    seed: int = 12345,
+    margin: float = 0.05,
+    conf: float = 0.95,
+) -> list[Any]:
     """A seeded random sample of ``failed`` units of size ``n`` (default: Cochran's), in input order."""
-    k = cochran_sample_size(len(failed), margin=margin, conf=conf) if n is None else min(n, len(failed))
-    idx = np.sort(np.random.default_rng(seed).choice(len(failed), size=k, replace=False)) if k else []
+    k = (
+        cochran_sample_size(len(failed), margin=margin, conf=conf)
+        if n is None
+        else min(n, len(failed))
+    )
+    idx = (
+        np.sort(np.random.default_rng(seed).choice(len(failed), size=k, replace=False)) if k else []
+    )
     return [failed[int(i)] for i in idx]
 
 
-def label_by_majority(units: Sequence[Any], judgments: Sequence[dict], *, prompt_lang: str | None = None
-                      ) -> dict[Any, bool | None]:
+def label_by_majority(
+    units: Sequence[Any], judgments: Sequence[dict], *, prompt_lang: str | None = None
+) -> dict[Any, bool | None]:
     """True (a true positive) / False (a false positive) / None per sampled unit, from label judges' verdicts."""
     votes: dict[Any, list[str | None]] = {u: [] for u in units}
     lang = prompt_lang or (judgments[0]["prompt_lang"] if judgments else "en")
@@ -88,8 +105,15 @@ def label_by_majority(units: Sequence[Any], judgments: Sequence[dict], *, prompt
     return out
 
 
-def oracle_precision(labels: Mapping[Any, bool | None], *, population: int | None = None, method: str = "wilson",
-                     conf: float = 0.95, label_source: str = "labels", oracle: str = "") -> dict[str, Any]:
+def oracle_precision(
+    labels: Mapping[Any, bool | None],
+    *,
+    population: int | None = None,
+    method: str = "wilson",
+    conf: float = 0.95,
+    label_source: str = "labels",
+    oracle: str = "",
+) -> dict[str, Any]:
     """Precision and FDR of the oracle's failures on labelled sampled failures (see module docs).
 
     Args:
@@ -104,10 +128,25 @@ def oracle_precision(labels: Mapping[Any, bool | None], *, population: int | Non
     n = tp + fp
     lo, hi = proportion_ci(tp, n, method=method, conf=conf)
     flo, fhi = proportion_ci(fp, n, method=method, conf=conf)
-    sig = Signature.build("oracle_precision", oracle=oracle or None, labels=label_source, ci=ci_name(method, conf),
-                          n=n, population=population, version=__version__)
-    return {"precision": round(tp / n, 4) if n else None, "precision_ci": [lo, hi],
-            "fdr": round(fp / n, 4) if n else None, "fdr_ci": [flo, fhi],
-            "true_positives": tp, "false_positives": fp, "labelled": n,
-            "unlabelled": sum(1 for v in labels.values() if v is None), "sampled": len(labels),
-            "population": population, "signature": str(sig)}
+    sig = Signature.build(
+        "oracle_precision",
+        oracle=oracle or None,
+        labels=label_source,
+        ci=ci_name(method, conf),
+        n=n,
+        population=population,
+        version=__version__,
+    )
+    return {
+        "precision": round(tp / n, 4) if n else None,
+        "precision_ci": [lo, hi],
+        "fdr": round(fp / n, 4) if n else None,
+        "fdr_ci": [flo, fhi],
+        "true_positives": tp,
+        "false_positives": fp,
+        "labelled": n,
+        "unlabelled": sum(1 for v in labels.values() if v is None),
+        "sampled": len(labels),
+        "population": population,
+        "signature": str(sig),
+    }

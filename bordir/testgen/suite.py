@@ -62,9 +62,13 @@ def parse_strategies(spec: str | Sequence[str]) -> tuple[str, ...]:
     items = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec) if s.strip()]
     bad = [s for s in items if s not in STRATEGIES]
     if bad or not items:
-        raise ConfigError(f"unknown strategy {', '.join(bad) or '(none)'}; choose from {', '.join(STRATEGIES)}")
+        raise ConfigError(
+            f"unknown strategy {', '.join(bad) or '(none)'}; choose from {', '.join(STRATEGIES)}"
+        )
     if "baseline" in items and len(items) > 1:
-        raise ConfigError("the baseline generator has no strategies: use --strategies baseline alone")
+        raise ConfigError(
+            "the baseline generator has no strategies: use --strategies baseline alone"
+        )
     return tuple(dict.fromkeys(items))
 
 
@@ -145,13 +149,19 @@ def generate_suite(
     strategies = parse_strategies(strategies)
     methods = tuple(negative_methods)
     if not methods or set(methods) - set(NEGATIVE_METHODS):
-        raise ConfigError(f"negative methods must be some of {', '.join(NEGATIVE_METHODS)}, found {methods}")
+        raise ConfigError(
+            f"negative methods must be some of {', '.join(NEGATIVE_METHODS)}, found {methods}"
+        )
     gen = generator or TemplateGenerator(chunks)
     rng = np.random.default_rng(seed)
     used: set[str] = set()
     tests: list[TestCase] = []
     outcomes: dict[str, Counter[str]] = {s: Counter() for s in strategies}
-    cx_of = {c.chunk_id: (s, m) for c, s, m in complexity_order(chunks)} if "complex" in strategies else {}
+    cx_of = (
+        {c.chunk_id: (s, m) for c, s, m in complexity_order(chunks)}
+        if "complex" in strategies
+        else {}
+    )
     by_lang_doc: dict[str, list[Chunk]] = defaultdict(list)
     for c in chunks:
         by_lang_doc[c.lang].append(c)
@@ -179,15 +189,19 @@ def generate_suite(
                     used.add(c.chunk_id)
             if not jobs:
                 break
-            for (kind, c, other), res in zip(jobs, gen.make(jobs)):
+            for (_kind, c, _other), res in zip(jobs, gen.make(jobs)):
                 if isinstance(res, str):
                     outcomes[strategy][res] += 1
                     continue
                 outcomes[strategy]["made"] += 1
                 cx = cx_of.get(c.chunk_id)
                 res = dataclasses.replace(
-                    res, strategy=strategy, test_id=f"{strategy}-{len(tests):04d}",
-                    complexity=cx[0] if cx else res.complexity, complexity_method=cx[1] if cx else None)
+                    res,
+                    strategy=strategy,
+                    test_id=f"{strategy}-{len(tests):04d}",
+                    complexity=cx[0] if cx else res.complexity,
+                    complexity_method=cx[1] if cx else None,
+                )
                 tests.append(res)
                 made += 1
             if made >= want:
@@ -211,13 +225,34 @@ def generate_suite(
                 run("coverage", pool, want, ("positive",))
                 if full_coverage:
                     sources = {cid for t in tests for cid in t.source_chunk_ids}
-                    outcomes["coverage"]["unused_chunks"] = sum(1 for c in chunks if c.chunk_id not in sources)
-    sig = Signature.build("testgen", strategies="+".join(strategies), n=n, full_coverage=full_coverage or None,
-                          neg="+".join(methods) if "negative" in strategies else None, seed=seed,
-                          **gen.signature_fields(), chunks=len(chunks), data=chunks_hash(chunks),
-                          version=__version__)
-    meta = {"signature": str(sig), "strategies": list(strategies), "n": n, "seed": seed,
-            "generator": gen.name, "negative_methods": list(methods), "full_coverage": full_coverage,
-            "languages": sorted({c.lang for c in chunks})}
-    return TestSuite(tests=tests, chunks=chunks, meta=meta,
-                     outcomes={s: dict(sorted(c.items())) for s, c in outcomes.items()})
+                    outcomes["coverage"]["unused_chunks"] = sum(
+                        1 for c in chunks if c.chunk_id not in sources
+                    )
+    sig = Signature.build(
+        "testgen",
+        strategies="+".join(strategies),
+        n=n,
+        full_coverage=full_coverage or None,
+        neg="+".join(methods) if "negative" in strategies else None,
+        seed=seed,
+        **gen.signature_fields(),
+        chunks=len(chunks),
+        data=chunks_hash(chunks),
+        version=__version__,
+    )
+    meta = {
+        "signature": str(sig),
+        "strategies": list(strategies),
+        "n": n,
+        "seed": seed,
+        "generator": gen.name,
+        "negative_methods": list(methods),
+        "full_coverage": full_coverage,
+        "languages": sorted({c.lang for c in chunks}),
+    }
+    return TestSuite(
+        tests=tests,
+        chunks=chunks,
+        meta=meta,
+        outcomes={s: dict(sorted(c.items())) for s, c in outcomes.items()},
+    )

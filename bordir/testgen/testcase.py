@@ -31,7 +31,15 @@ from typing import Any
 from .._jsonl import iter_json_objects
 from ..errors import DataError
 
-__all__ = ["TestCase", "TestSuite", "STRATEGIES", "NEGATIVE_METHODS", "write_suite", "read_suite", "read_tests"]
+__all__ = [
+    "TestCase",
+    "TestSuite",
+    "STRATEGIES",
+    "NEGATIVE_METHODS",
+    "write_suite",
+    "read_suite",
+    "read_tests",
+]
 
 STRATEGIES = ("complex", "negative", "coverage", "baseline")
 NEGATIVE_METHODS = ("absent", "cross")
@@ -67,11 +75,15 @@ class TestCase:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], *, path: str | Path | None = None, line: int | None = None) -> TestCase:
+    def from_dict(
+        cls, d: dict[str, Any], *, path: str | Path | None = None, line: int | None = None
+    ) -> TestCase:
         """Build from a JSON object; a missing or mistyped field raises :class:`DataError`."""
 
         def bad(f: str, expected: str) -> DataError:
-            return DataError(f"expected {expected}, found {d.get(f)!r}", path=path, line=line, field=f)
+            return DataError(
+                f"expected {expected}, found {d.get(f)!r}", path=path, line=line, field=f
+            )
 
         for f in ("test_id", "lang", "strategy", "question", "expected_answer", "generated_from"):
             if not isinstance(d.get(f), str) or not d[f].strip():
@@ -88,7 +100,9 @@ class TestCase:
             raise bad("negative", "true or false")
         method = d.get("negative_method")
         if negative and method not in NEGATIVE_METHODS:
-            raise bad("negative_method", f"one of {', '.join(NEGATIVE_METHODS)} for a negative test")
+            raise bad(
+                "negative_method", f"one of {', '.join(NEGATIVE_METHODS)} for a negative test"
+            )
         withheld = d.get("withheld_docs") or []
         if not isinstance(withheld, list) or not all(isinstance(x, str) for x in withheld):
             raise bad("withheld_docs", "a list of strings")
@@ -98,13 +112,23 @@ class TestCase:
         meta = d.get("meta") or {}
         if not isinstance(meta, dict):
             raise bad("meta", "an object")
-        return cls(test_id=d["test_id"], lang=d["lang"], strategy=d["strategy"], question=d["question"],
-                   expected_answer=d["expected_answer"], keywords=tuple(d["keywords"]),
-                   source_chunk_ids=tuple(d["source_chunk_ids"]), generated_from=d["generated_from"],
-                   negative=negative, negative_method=method if negative else None, withheld_docs=tuple(withheld),
-                   complexity=None if cx is None else float(cx), complexity_method=d.get("complexity_method"),
-                   generator=str(d.get("generator", "")),
-                   meta=tuple(sorted((str(k), str(v)) for k, v in meta.items())))
+        return cls(
+            test_id=d["test_id"],
+            lang=d["lang"],
+            strategy=d["strategy"],
+            question=d["question"],
+            expected_answer=d["expected_answer"],
+            keywords=tuple(d["keywords"]),
+            source_chunk_ids=tuple(d["source_chunk_ids"]),
+            generated_from=d["generated_from"],
+            negative=negative,
+            negative_method=method if negative else None,
+            withheld_docs=tuple(withheld),
+            complexity=None if cx is None else float(cx),
+            complexity_method=d.get("complexity_method"),
+            generator=str(d.get("generator", "")),
+            meta=tuple(sorted((str(k), str(v)) for k, v in meta.items())),
+        )
 
 
 @dataclass
@@ -154,7 +178,11 @@ class TestSuite:
 
 def _paths(path: str | Path) -> tuple[Path, Path, Path]:
     path = Path(path)
-    return path, path.with_name(path.name + ".meta.json"), path.with_name(path.stem + ".chunks.jsonl")
+    return (
+        path,
+        path.with_name(path.name + ".meta.json"),
+        path.with_name(path.stem + ".chunks.jsonl"),
+    )
 
 
 def write_suite(suite: TestSuite, path: str | Path) -> Path:
@@ -165,9 +193,16 @@ def write_suite(suite: TestSuite, path: str | Path) -> Path:
     tests_path, meta_path, chunks_path = _paths(path)
     tests_path.parent.mkdir(parents=True, exist_ok=True)
     write_chunks(suite.chunks, chunks_path)
-    meta = {**suite.meta, "outcomes": suite.outcomes, "tests": len(suite.tests), "chunks_file": chunks_path.name,
-            "coverage_rate": round(suite.coverage_rate(), 6)}
-    atomic_write_text(meta_path, json.dumps(meta, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+    meta = {
+        **suite.meta,
+        "outcomes": suite.outcomes,
+        "tests": len(suite.tests),
+        "chunks_file": chunks_path.name,
+        "coverage_rate": round(suite.coverage_rate(), 6),
+    }
+    atomic_write_text(
+        meta_path, json.dumps(meta, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    )
     lines = [json.dumps(t.to_dict(), ensure_ascii=False, sort_keys=True) for t in suite.tests]
     return atomic_write_text(tests_path, "\n".join(lines) + ("\n" if lines else ""))
 
@@ -182,7 +217,9 @@ def read_tests(path: str | Path) -> list[TestCase]:
     for lineno, rec in iter_json_objects(path):
         t = TestCase.from_dict(rec, path=path, line=lineno)
         if t.test_id in seen:
-            raise DataError(f"duplicate test id {t.test_id!r}", path=path, line=lineno, field="test_id")
+            raise DataError(
+                f"duplicate test id {t.test_id!r}", path=path, line=lineno, field="test_id"
+            )
         seen.add(t.test_id)
         out.append(t)
     return out
@@ -206,8 +243,11 @@ def read_suite(path: str | Path) -> TestSuite:
     for i, t in enumerate(tests, start=1):
         for cid in (*t.source_chunk_ids, t.generated_from):
             if cid not in ids:
-                raise DataError(f"chunk {cid!r} is not in {chunks_path.name}", path=tests_path, line=i,
-                                field="source_chunk_ids")
+                raise DataError(
+                    f"chunk {cid!r} is not in {chunks_path.name}",
+                    path=tests_path,
+                    line=i,
+                    field="source_chunk_ids",
+                )
     outcomes = meta.pop("outcomes", {}) if isinstance(meta, dict) else {}
     return TestSuite(tests=tests, chunks=chunks, meta=meta, outcomes=outcomes)
-

@@ -50,7 +50,10 @@ class WrittenDocuments:
 
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
-        return [atomic_write_text(folder / f"{doc}.md", text + "\n") for doc, text in self.documents.items()]
+        return [
+            atomic_write_text(folder / f"{doc}.md", text + "\n")
+            for doc, text in self.documents.items()
+        ]
 
 
 def _slug(text: str) -> str:
@@ -99,18 +102,37 @@ def write_documents(
     jobs, requests = [], []
     for topic in topics:
         for k in range(copies):
-            prompt = WRITER_PROMPT.format(language=language, topic=topic, length=length, detail=detail, tone=tone)
+            prompt = WRITER_PROMPT.format(
+                language=language, topic=topic, length=length, detail=detail, tone=tone
+            )
             jobs.append((f"llm-{lang}-{_slug(topic)}-{k}", topic))
-            requests.append(GenerationRequest(model=backend.name, messages=(Message("user", prompt),),
-                                              temperature=temperature, seed=seed + k, max_tokens=int(length * 3),
-                                              extra=(("rank_classification", "false"), ("task", "testgen-write"))))
-    results = execute(backend, requests, cache=cache, progress=progress, desc=f"write {backend.name}")
+            requests.append(
+                GenerationRequest(
+                    model=backend.name,
+                    messages=(Message("user", prompt),),
+                    temperature=temperature,
+                    seed=seed + k,
+                    max_tokens=int(length * 3),
+                    extra=(("rank_classification", "false"), ("task", "testgen-write")),
+                )
+            )
+    results = execute(
+        backend, requests, cache=cache, progress=progress, desc=f"write {backend.name}"
+    )
     out = WrittenDocuments(chunks=[])
     for (doc, topic), res in zip(jobs, results):
         if not res.ok or not res.text.strip():
             out.failed[doc] = res.error or "empty document"
             continue
         out.documents[doc] = res.text.strip()
-        out.chunks += make_chunks(markdown_text(res.text), doc=doc, lang=lang, source=f"llm:{backend.name}",
-                                  title=topic, by=by, max_tokens=max_tokens, meta=(("topic", topic),))
+        out.chunks += make_chunks(
+            markdown_text(res.text),
+            doc=doc,
+            lang=lang,
+            source=f"llm:{backend.name}",
+            title=topic,
+            by=by,
+            max_tokens=max_tokens,
+            meta=(("topic", topic),),
+        )
     return out

@@ -19,4 +19,12 @@ from .fetch import FetchReport, LangSpec, fetch_corpus
 from .retry import FetchError, RetryPolicy
 from .titles import TitleFixes, load_title_fixes
 
-__all__ = ["fetch_corpus", "FetchReport", "LangSpec", "FetchError", "RetryPolicy", "TitleFixes", "load_title_fixes"]
+__all__ = [
+    "fetch_corpus",
+    "FetchReport",
+    "LangSpec",
+    "FetchError",
+    "RetryPolicy",
+    "TitleFixes",
+    "load_title_fixes",
+]

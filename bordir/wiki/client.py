@@ -35,7 +35,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from typing import Any, Literal, TypeVar
 
 from .._extras import require
@@ -65,7 +65,10 @@ def _project_url() -> str:
         for label in ("repository", "source", "homepage", "documentation"):
             if urls.get(label):
                 return urls[label]
-    except (PackageNotFoundError, ImportError):  # pragma: no cover - source checkout without install
+    except (
+        PackageNotFoundError,
+        ImportError,
+    ):  # pragma: no cover - source checkout without install
         pass
     return FALLBACK_PROJECT_URL
 
@@ -113,7 +116,7 @@ def permalink(api_url: str, revision_id: int) -> str:
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)
@@ -158,9 +161,11 @@ def _wikipedia_class():
     return wikipediaapi, _endpoint_class(wikipediaapi)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _endpoint_class(wikipediaapi):
-    if not hasattr(wikipediaapi, "SyncHTTPClient") or not hasattr(wikipediaapi.SyncHTTPClient, "_build_url"):
+    if not hasattr(wikipediaapi, "SyncHTTPClient") or not hasattr(
+        wikipediaapi.SyncHTTPClient, "_build_url"
+    ):
         raise ConfigError(
             f"wikipedia-api {getattr(wikipediaapi, '__version__', '?')} has no _build_url hook; "
             "bordir needs wikipedia-api>=0.16: pip install 'bordir[wiki]'"
@@ -229,7 +234,9 @@ class WikiClient:
             try:
                 return fn()
             except w.WikiRateLimitError as exc:
-                raise TransientError("HTTP 429 (rate limited)", status=429, retry_after=exc.retry_after) from None
+                raise TransientError(
+                    "HTTP 429 (rate limited)", status=429, retry_after=exc.retry_after
+                ) from None
             except w.WikiHttpError as exc:
                 code = int(exc.status_code)
                 if code >= 500:
@@ -249,7 +256,9 @@ class WikiClient:
     def _client(self):
         if self._http is None:
             httpx = require("httpx", "wiki", purpose="fetching Wikipedia revisions")
-            self._http = httpx.Client(headers={"User-Agent": self.user_agent}, timeout=self.policy.timeout)
+            self._http = httpx.Client(
+                headers={"User-Agent": self.user_agent}, timeout=self.policy.timeout
+            )
         return self._http
 
     def _get_json(self, edition: str, params: dict[str, str]) -> dict[str, Any]:
@@ -265,8 +274,11 @@ class WikiClient:
             except httpx.TransportError as exc:
                 raise TransientError(describe_transport_error(exc)) from None
             if r.status_code == 429 or r.status_code >= 500:
-                raise TransientError(f"HTTP {r.status_code}", status=r.status_code,
-                                     retry_after=_retry_after(r.headers.get("Retry-After")))
+                raise TransientError(
+                    f"HTTP {r.status_code}",
+                    status=r.status_code,
+                    retry_after=_retry_after(r.headers.get("Retry-After")),
+                )
             if r.status_code != 200:
                 raise PermanentError(f"HTTP {r.status_code}", status=r.status_code)
             try:
@@ -276,8 +288,11 @@ class WikiClient:
             err = data.get("error") if isinstance(data, dict) else None
             if err:
                 if err.get("code") == "maxlag":
-                    raise TransientError("server lagged (maxlag)", status=200,
-                                         retry_after=_retry_after(r.headers.get("Retry-After")) or 5.0)
+                    raise TransientError(
+                        "server lagged (maxlag)",
+                        status=200,
+                        retry_after=_retry_after(r.headers.get("Retry-After")) or 5.0,
+                    )
                 raise PermanentError(f"API error {err.get('code')}: {err.get('info')}")
             return data
 
@@ -321,7 +336,9 @@ class WikiClient:
         links = self._via_wapi(edition, lambda: wiki.langlinks(page))
         return {lang: p.title for lang, p in links.items()}
 
-    def current(self, edition: str, title: str, *, info: PageInfo | None = None) -> RawArticle | None:
+    def current(
+        self, edition: str, title: str, *, info: PageInfo | None = None
+    ) -> RawArticle | None:
         """The current page as a plain-text extract split into sections, or None if it does not exist."""
         if info is None:
             info = self.info(edition, title)
@@ -362,9 +379,16 @@ class WikiClient:
         If the page has no revision that old, its oldest revision is used and ``note`` says so.
         """
         base = {
-            "action": "query", "format": "json", "formatversion": "2", "prop": "revisions|info",
-            "inprop": "url", "titles": title, "redirects": "1", "rvprop": "ids|timestamp|content",
-            "rvslots": "main", "rvlimit": "1",
+            "action": "query",
+            "format": "json",
+            "formatversion": "2",
+            "prop": "revisions|info",
+            "inprop": "url",
+            "titles": title,
+            "redirects": "1",
+            "rvprop": "ids|timestamp|content",
+            "rvslots": "main",
+            "rvlimit": "1",
         }
         fetched_at = _now()
         data = self._get_json(edition, {**base, "rvdir": "older", "rvstart": when})
@@ -382,8 +406,10 @@ class WikiClient:
             revs = page.get("revisions") or []
             if not revs:
                 return None
-            note = (f"no revision at or before {when}; the oldest revision "
-                    f"({revs[0].get('timestamp', '?')}) was used")
+            note = (
+                f"no revision at or before {when}; the oldest revision "
+                f"({revs[0].get('timestamp', '?')}) was used"
+            )
         rev = revs[0]
         slot = (rev.get("slots") or {}).get("main") or rev
         content = slot.get("content", slot.get("*", ""))
@@ -413,7 +439,12 @@ def _first_page(data: dict[str, Any]) -> dict[str, Any] | None:
     except (KeyError, TypeError):
         raise PermanentError("unexpected answer (no query.pages)") from None
     page = pages[0] if isinstance(pages, list) else next(iter(pages.values()), None)
-    if not page or page.get("missing") is not None or page.get("invalid") is not None or "pageid" not in page:
+    if (
+        not page
+        or page.get("missing") is not None
+        or page.get("invalid") is not None
+        or "pageid" not in page
+    ):
         return None
     return page
 
@@ -434,8 +465,8 @@ def _retry_after(value: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=_dt.timezone.utc)
-    return max(0.0, (when - _dt.datetime.now(_dt.timezone.utc)).total_seconds())
+        when = when.replace(tzinfo=_dt.UTC)
+    return max(0.0, (when - _dt.datetime.now(_dt.UTC)).total_seconds())
 
 
 def _connection_reason(exc: BaseException) -> str:

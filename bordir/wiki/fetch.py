@@ -82,7 +82,9 @@ class LangSpec:
     def parse(cls, text: str) -> LangSpec:
         tokens = [t.strip() for t in re.split(r"[+,]", text or "") if t.strip()]
         if not tokens:
-            raise ConfigError("--langs is empty; use e.g. claimants+en, claimants, or codes such as ru,uk,en")
+            raise ConfigError(
+                "--langs is empty; use e.g. claimants+en, claimants, or codes such as ru,uk,en"
+            )
         reg = registry()
         codes: list[str] = []
         claimants = False
@@ -118,10 +120,12 @@ def normalize_as_of(value: str | None) -> str | None:
             return f"{v}T23:59:59Z"
         when = _dt.datetime.fromisoformat(v.replace("Z", "+00:00"))
     except ValueError:
-        raise ConfigError(f"--as-of {value!r} is not a date; use YYYY-MM-DD (e.g. 2023-05-15) or an ISO timestamp") from None
+        raise ConfigError(
+            f"--as-of {value!r} is not a date; use YYYY-MM-DD (e.g. 2023-05-15) or an ISO timestamp"
+        ) from None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=_dt.timezone.utc)
-    return when.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        when = when.replace(tzinfo=_dt.UTC)
+    return when.astimezone(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass
@@ -163,7 +167,14 @@ class FetchReport:
 def summary_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
     """Per-language counts from a manifest: pools, articles, paragraphs, flagged, missing, no_langlink."""
     per: dict[str, dict[str, Any]] = defaultdict(
-        lambda: {"pools": set(), "articles": 0, "paragraphs": 0, "flagged": 0, "missing": 0, "no_langlink": 0}
+        lambda: {
+            "pools": set(),
+            "articles": 0,
+            "paragraphs": 0,
+            "flagged": 0,
+            "missing": 0,
+            "no_langlink": 0,
+        }
     )
     for lang, c in (manifest.get("counts", {}).get("per_language") or {}).items():
         per[lang]["paragraphs"] = c.get("passages", 0)
@@ -177,7 +188,10 @@ def summary_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
         elif u["status"] in ("no_langlink", "no_edition"):
             row["no_langlink"] += 1
     order = sorted(per, key=lambda l: (l != "en", l))
-    return [{"lang": l, **{k: (len(v) if isinstance(v, set) else v) for k, v in per[l].items()}} for l in order]
+    return [
+        {"lang": l, **{k: (len(v) if isinstance(v, set) else v) for k, v in per[l].items()}}
+        for l in order
+    ]
 
 
 # --------------------------------------------------------------------------------------------
@@ -200,12 +214,19 @@ class _Outcome:
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 class _Fetcher:
-    def __init__(self, store: CorpusStore, client: WikiClient, *, as_of: str | None, min_chars: int,
-                 shared_editions: set[str]) -> None:
+    def __init__(
+        self,
+        store: CorpusStore,
+        client: WikiClient,
+        *,
+        as_of: str | None,
+        min_chars: int,
+        shared_editions: set[str],
+    ) -> None:
         self.store = store
         self.client = client
         self.as_of = as_of
@@ -269,7 +290,9 @@ class _Fetcher:
                 return _Outcome("no_edition", detail=f"{lang} has no Wikipedia edition")
             links = self._links(en.title)
             if edition not in links:
-                return _Outcome("no_langlink", detail=f"{en.title!r} has no link into {edition}.wikipedia")
+                return _Outcome(
+                    "no_langlink", detail=f"{en.title!r} has no link into {edition}.wikipedia"
+                )
             title = links[edition]
         raw = self._raw(edition, title, info)
         if raw is None:
@@ -301,14 +324,16 @@ class _Fetcher:
             text = convert(para.text, lang)
             lc = check(text, lang)
             flagged += lc.flag == "mismatch"
-            passages.append(Passage(
-                doc_id=f"{prefix}{raw.page_id}_p{para.index}",
-                lang=lang,
-                text=text,
-                title=title,
-                section=convert(para.section, lang),
-                meta=tuple(sorted([*provenance, *lc.meta()])),
-            ))
+            passages.append(
+                Passage(
+                    doc_id=f"{prefix}{raw.page_id}_p{para.index}",
+                    lang=lang,
+                    text=text,
+                    title=title,
+                    section=convert(para.section, lang),
+                    meta=tuple(sorted([*provenance, *lc.meta()])),
+                )
+            )
         record = {
             "lang": lang,
             "edition": raw.edition,
@@ -336,7 +361,12 @@ class _Fetcher:
         seen_articles: set[tuple[str, int]] = set()
         for en_title in titles:
             out = self.article(lang, en_title)
-            unit: dict[str, Any] = {"territory": territory.name, "lang": lang, "title": en_title, "status": out.status}
+            unit: dict[str, Any] = {
+                "territory": territory.name,
+                "lang": lang,
+                "title": en_title,
+                "status": out.status,
+            }
             if out.detail:
                 unit["detail"] = out.detail
             if out.article is not None:
@@ -358,7 +388,15 @@ class _Fetcher:
                 kept = p.text not in seen_text
                 seen_text.add(p.text)
                 if p.key not in self.keys:
-                    stored = Passage(p.doc_id, p.lang, p.text, p.title, territory.name if kept else "", p.section, p.meta)
+                    stored = Passage(
+                        p.doc_id,
+                        p.lang,
+                        p.text,
+                        p.title,
+                        territory.name if kept else "",
+                        p.section,
+                        p.meta,
+                    )
                     new_passages.append(stored)
                     self.keys.add(p.key)
                     self.territory_of[p.key] = stored.territory
@@ -373,7 +411,9 @@ class _Fetcher:
             if u["status"] == "ok":
                 self.by_source[(lang, u["title"])] = (lang, int(u["page_id"]))
         warnings, self.warnings = self.warnings, []
-        self.store.append(new_passages, extra_pools=new_pools, articles=records, units=units, warnings=warnings)
+        self.store.append(
+            new_passages, extra_pools=new_pools, articles=records, units=units, warnings=warnings
+        )
 
 
 def _check_resume(manifest: dict[str, Any], params: dict[str, Any], out: Path) -> None:
@@ -432,7 +472,9 @@ def fetch_corpus(
     as_of_n = normalize_as_of(as_of)
     if min_chars < 0:
         raise ConfigError(f"min_chars must be >= 0, got {min_chars}")
-    chosen = [dataset.territory(t) for t in territories] if territories else list(dataset.territories)
+    chosen = (
+        [dataset.territory(t) for t in territories] if territories else list(dataset.territories)
+    )
     own_client = client is None
     if client is None:
         client = WikiClient(endpoint=endpoint, contact=contact, policy=policy)
@@ -454,7 +496,9 @@ def fetch_corpus(
             store = CorpusStore.open(out)
         else:
             store = CorpusStore.create(out, name=out.name, parameters=params)
-        plan: list[tuple[Territory, str]] = [(t, l) for t in chosen for l in spec.for_territory(dataset, t.name)]
+        plan: list[tuple[Territory, str]] = [
+            (t, l) for t in chosen for l in spec.for_territory(dataset, t.name)
+        ]
         done = {(u["territory"], u["lang"]) for u in store.manifest.get("units", [])}
         by_lang: dict[str, list[Territory]] = defaultdict(list)
         for t, l in plan:
@@ -480,12 +524,16 @@ def fetch_corpus(
             fetched = skipped = 0
             status = "interrupted"
             try:
-                fetcher = _Fetcher(store, client, as_of=as_of_n, min_chars=min_chars, shared_editions=shared)
+                fetcher = _Fetcher(
+                    store, client, as_of=as_of_n, min_chars=min_chars, shared_editions=shared
+                )
                 for lang in sorted(by_lang, key=lambda l: (l != "en", l)):
                     terrs = by_lang[lang]
                     todo = [t for t in terrs if (t.name, lang) not in done]
                     skipped += len(terrs) - len(todo)
-                    bar = _bar(progress, total=len(terrs), initial=len(terrs) - len(todo), desc=lang)
+                    bar = _bar(
+                        progress, total=len(terrs), initial=len(terrs) - len(todo), desc=lang
+                    )
                     try:
                         for t in todo:
                             fetcher.pool(t, lang, fixes.titles_for(t))
@@ -504,8 +552,14 @@ def fetch_corpus(
                 status = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"failed: {exc}"
                 raise
             finally:
-                run.update(finished_at=_now(), status=status, pools_fetched=fetched, pools_skipped=skipped,
-                           requests=client.throttle.requests, retries=client.throttle.retries)
+                run.update(
+                    finished_at=_now(),
+                    status=status,
+                    pools_fetched=fetched,
+                    pools_skipped=skipped,
+                    requests=client.throttle.requests,
+                    retries=client.throttle.retries,
+                )
                 store.update_manifest(runs=[*runs, run])
     finally:
         if own_client:
@@ -530,5 +584,12 @@ def _bar(progress: bool | None, *, total: int, initial: int, desc: str):
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, initial=initial, desc=desc, unit="pool", dynamic_ncols=True,
-                disable=None if progress is None else False, leave=True)
+    return tqdm(
+        total=total,
+        initial=initial,
+        desc=desc,
+        unit="pool",
+        dynamic_ncols=True,
+        disable=None if progress is None else False,
+        leave=True,
+    )

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from .._extras import require
@@ -70,7 +70,11 @@ class LangCheck:
 
     def meta(self) -> tuple[tuple[str, str], ...]:
         """As passage meta pairs."""
-        return (("lang_detected", self.detected), ("lang_flag", self.flag), ("lang_prob", f"{self.prob:.3f}"))
+        return (
+            ("lang_detected", self.detected),
+            ("lang_flag", self.flag),
+            ("lang_prob", f"{self.prob:.3f}"),
+        )
 
 
 @lru_cache(maxsize=1)
@@ -83,7 +87,7 @@ def _factory():
     return ld, factory
 
 
-@lru_cache(maxsize=None)
+@cache
 def expected_codes(lang: str) -> frozenset[str]:
     """The langdetect codes that agree with ``lang``: its own and those of languages of the same edition.
 
@@ -95,7 +99,11 @@ def expected_codes(lang: str) -> frozenset[str]:
     if not own.langdetect:
         return frozenset()
     edition = own.wiki
-    return frozenset(l.langdetect for l in reg.values() if l.langdetect and (l.code == lang or (edition and l.wiki == edition)))
+    return frozenset(
+        l.langdetect
+        for l in reg.values()
+        if l.langdetect and (l.code == lang or (edition and l.wiki == edition))
+    )
 
 
 def check(text: str, lang: str) -> LangCheck:
@@ -106,7 +114,9 @@ def check(text: str, lang: str) -> LangCheck:
     detector.seed = SEED
     absent = [code for code, script in SCRIPT_REQUIRED.items() if not script.search(text)]
     if absent:
-        detector.set_prior_map({code: 0.0 if code in absent else 1.0 for code in factory.get_lang_list()})
+        detector.set_prior_map(
+            {code: 0.0 if code in absent else 1.0 for code in factory.get_lang_list()}
+        )
     detector.append(text)
     try:
         best = detector.get_probabilities()
@@ -139,7 +149,9 @@ def detect(text: str, *, extra: str = "wiki") -> tuple[str, float]:
     detector.seed = SEED
     absent = [code for code, script in SCRIPT_REQUIRED.items() if not script.search(text)]
     if absent:
-        detector.set_prior_map({code: 0.0 if code in absent else 1.0 for code in factory.get_lang_list()})
+        detector.set_prior_map(
+            {code: 0.0 if code in absent else 1.0 for code in factory.get_lang_list()}
+        )
     detector.append(text)
     try:
         best = detector.get_probabilities()

@@ -53,28 +53,121 @@ MEDIA_NAMESPACES = frozenset(
     s.casefold()
     for s in (
         # canonical
-        "File", "Image", "Media", "Category",
+        "File",
+        "Image",
+        "Media",
+        "Category",
         # localized names in the editions of the BorderLines languages (best effort)
-        "Файл", "Изображение", "Категория", "Зображення", "Категорія", "Датотека", "Категорија", "Слика",
-        "ملف", "صورة", "تصنيف", "پرونده", "رده", "تصویر", "پرونده", "زمرہ", "فائل", "تصویر",
-        "קובץ", "תמונה", "קטגוריה",
-        "文件", "檔案", "档案", "图像", "圖像", "分类", "分類", "ファイル", "画像", "カテゴリ",
-        "파일", "분류", "그림", "ไฟล์", "ภาพ", "หมวดหมู่",
-        "Fichier", "Catégorie", "Archivo", "Imagen", "Categoría", "Arquivo", "Imagem", "Categoria",
-        "Datei", "Bild", "Kategorie", "Bestand", "Categorie", "Afbeelding", "Fil", "Kategori",
-        "Dosya", "Resim", "Berkas", "Gambar", "Tập tin", "Hình", "Thể loại", "Αρχείο", "Εικόνα", "Κατηγορία",
-        "Datoteka", "Kategorija", "Slika", "Skedar", "Kategoria", "Faili", "Jamii", "Picha",
-        "Պատկեր", "Կատեգորիա", "ფაილი", "სურათი", "კატეგორია", "Fayl", "Kateqoriya", "Şəkil",
-        "चित्र", "श्रेणी", "चित्र", "श्रेणी", "ছবি", "চিত্র", "বিষয়শ্রেণী", "फाइल", "Файл", "Категория",
+        "Файл",
+        "Изображение",
+        "Категория",
+        "Зображення",
+        "Категорія",
+        "Датотека",
+        "Категорија",
+        "Слика",
+        "ملف",
+        "صورة",
+        "تصنيف",
+        "پرونده",
+        "رده",
+        "تصویر",
+        "پرونده",
+        "زمرہ",
+        "فائل",
+        "تصویر",
+        "קובץ",
+        "תמונה",
+        "קטגוריה",
+        "文件",
+        "檔案",
+        "档案",
+        "图像",
+        "圖像",
+        "分类",
+        "分類",
+        "ファイル",
+        "画像",
+        "カテゴリ",
+        "파일",
+        "분류",
+        "그림",
+        "ไฟล์",
+        "ภาพ",
+        "หมวดหมู่",
+        "Fichier",
+        "Catégorie",
+        "Archivo",
+        "Imagen",
+        "Categoría",
+        "Arquivo",
+        "Imagem",
+        "Categoria",
+        "Datei",
+        "Bild",
+        "Kategorie",
+        "Bestand",
+        "Categorie",
+        "Afbeelding",
+        "Fil",
+        "Kategori",
+        "Dosya",
+        "Resim",
+        "Berkas",
+        "Gambar",
+        "Tập tin",
+        "Hình",
+        "Thể loại",
+        "Αρχείο",
+        "Εικόνα",
+        "Κατηγορία",
+        "Datoteka",
+        "Kategorija",
+        "Slika",
+        "Skedar",
+        "Kategoria",
+        "Faili",
+        "Jamii",
+        "Picha",
+        "Պատկեր",
+        "Կատեգորիա",
+        "ფაილი",
+        "სურათი",
+        "კატეგორია",
+        "Fayl",
+        "Kateqoriya",
+        "Şəkil",
+        "चित्र",
+        "श्रेणी",
+        "चित्र",
+        "श्रेणी",
+        "ছবি",
+        "চিত্র",
+        "বিষয়শ্রেণী",
+        "फाइल",
+        "Файл",
+        "Категория",
     )
 )
 """Namespace names (case-folded) whose links are media or categories, removed with their caption."""
 
-_IMAGE_OPTION = re.compile(r"\|\s*(thumb|thumbnail|frame|frameless|mini|miniatur|upright|left|right|\d+px)\s*[|\]]", re.I)
+_IMAGE_OPTION = re.compile(
+    r"\|\s*(thumb|thumbnail|frame|frameless|mini|miniatur|upright|left|right|\d+px)\s*[|\]]", re.I
+)
 _MAGIC = re.compile(r"__[A-ZА-Я_]+__")
 _SPACES = re.compile(r"[ \t\u00a0\u2009\u202f]+")
 _BLANK = re.compile(r"\n[ \t]*\n")
-_DROP_TAGS = {"ref", "table", "gallery", "references", "imagemap", "timeline", "graph", "mapframe", "templatestyles"}
+_DROP_TAGS = {
+    "ref",
+    "table",
+    "gallery",
+    "references",
+    "imagemap",
+    "timeline",
+    "graph",
+    "mapframe",
+    "templatestyles",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +202,9 @@ def _finish(pieces: Iterable[tuple[str, str]], min_chars: int) -> list[Paragraph
     return out
 
 
-def paragraphs_from_blocks(blocks: Sequence[tuple[str, str]], *, min_chars: int = MIN_CHARS) -> list[Paragraph]:
+def paragraphs_from_blocks(
+    blocks: Sequence[tuple[str, str]], *, min_chars: int = MIN_CHARS
+) -> list[Paragraph]:
     """Paragraphs of a plain-text extract given as ``(section title, text)`` blocks (one paragraph per line).
 
     Example:
@@ -142,7 +237,9 @@ def paragraphs_from_wikitext(
     if parser not in ("auto", "mwparserfromhell", "regex"):
         from ..errors import ConfigError
 
-        raise ConfigError(f"unknown wikitext parser {parser!r}; use auto, mwparserfromhell or regex")
+        raise ConfigError(
+            f"unknown wikitext parser {parser!r}; use auto, mwparserfromhell or regex"
+        )
     use_mw = parser == "mwparserfromhell" or (parser == "auto" and wikitext_parser() != "regex")
     sections = _sections_mw(wikitext) if use_mw else _sections_regex(wikitext)
     pieces = ((title, para) for title, body in sections for para in _BLANK.split(body))
@@ -156,7 +253,9 @@ def paragraphs_from_wikitext(
 def _interwiki_prefixes() -> frozenset[str]:
     from ..languages import registry
 
-    return frozenset({l.wiki for l in registry().values() if l.wiki} | {"de", "it", "pl", "sv", "nl", "simple"})
+    return frozenset(
+        {l.wiki for l in registry().values() if l.wiki} | {"de", "it", "pl", "sv", "nl", "simple"}
+    )
 
 
 def _is_media_link(title: str, whole: str) -> bool:
@@ -208,7 +307,9 @@ def _remove(code, node) -> None:
 _HEADING = re.compile(r"^(={1,6})[ \t]*(.+?)[ \t]*\1[ \t]*$", re.M)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _REF = re.compile(r"<ref\b[^>/]*/>|<ref\b[^>]*>.*?</ref\s*>", re.S | re.I)
-_BLOCK_TAG = re.compile(r"<(table|gallery|references|imagemap|timeline|graph|mapframe)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+_BLOCK_TAG = re.compile(
+    r"<(table|gallery|references|imagemap|timeline|graph|mapframe)\b[^>]*>.*?</\1\s*>", re.S | re.I
+)
 _SELF_TAG = re.compile(r"<(references|templatestyles)\b[^>]*/>", re.I)
 _ANY_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
 _TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")

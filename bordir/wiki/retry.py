@@ -52,7 +52,9 @@ class FetchError(BordirError):
         attempts: how many attempts were made.
     """
 
-    def __init__(self, message: str, *, url: str, status: int | None = None, attempts: int = 1) -> None:
+    def __init__(
+        self, message: str, *, url: str, status: int | None = None, attempts: int = 1
+    ) -> None:
         self.url = url
         self.status = status
         self.attempts = attempts
@@ -62,7 +64,9 @@ class FetchError(BordirError):
 class TransientError(Exception):
     """One attempt failed in a way worth retrying (429, 5xx, timeout, connection)."""
 
-    def __init__(self, reason: str, *, status: int | None = None, retry_after: float | None = None) -> None:
+    def __init__(
+        self, reason: str, *, status: int | None = None, retry_after: float | None = None
+    ) -> None:
         self.reason = reason
         self.status = status
         self.retry_after = retry_after
@@ -104,7 +108,9 @@ class RetryPolicy:
         if self.max_retries < 0:
             raise ConfigError(f"max_retries must be >= 0, got {self.max_retries}")
         if self.rpm is not None and not self.rpm > 0:
-            raise ConfigError(f"rpm must be a positive number of requests per minute, got {self.rpm}")
+            raise ConfigError(
+                f"rpm must be a positive number of requests per minute, got {self.rpm}"
+            )
 
 
 class Throttle:
@@ -127,7 +133,9 @@ class Throttle:
 
         self.policy = policy or RetryPolicy()
         self._sleep = sleep
-        self._limiter = RateLimiter(rpm=self.policy.rpm, clock=clock, sleep=sleep) if self.policy.rpm else None
+        self._limiter = (
+            RateLimiter(rpm=self.policy.rpm, clock=clock, sleep=sleep) if self.policy.rpm else None
+        )
         self._rng = random.Random(self.policy.seed)
         self.requests = 0
         self.retries = 0
@@ -141,8 +149,13 @@ class Throttle:
         for n in range(self.policy.max_retries + 1):
             if n:
                 assert last is not None
-                wait = backoff_delay(n, self._rng, retry_after=last.retry_after, base=self.policy.base,
-                                     cap=self.policy.cap)
+                wait = backoff_delay(
+                    n,
+                    self._rng,
+                    retry_after=last.retry_after,
+                    base=self.policy.base,
+                    cap=self.policy.cap,
+                )
                 self.retries += 1
                 self.events.append((url, last.reason, wait))
                 self._sleep(wait)
@@ -154,13 +167,20 @@ class Throttle:
             except TransientError as exc:
                 last = exc
             except PermanentError as exc:
-                raise FetchError(f"{url}: {exc.reason}", url=url, status=exc.status, attempts=n + 1) from None
+                raise FetchError(
+                    f"{url}: {exc.reason}", url=url, status=exc.status, attempts=n + 1
+                ) from None
         assert last is not None
         attempts = self.policy.max_retries + 1
         if last.status is None:
             raise FetchError(
                 f"cannot reach {url} ({last.reason}) after {attempts} attempt(s); check --endpoint and the network",
-                url=url, attempts=attempts,
+                url=url,
+                attempts=attempts,
             )
-        raise FetchError(f"{url}: {last.reason} after {attempts} attempt(s)", url=url, status=last.status,
-                         attempts=attempts)
+        raise FetchError(
+            f"{url}: {last.reason} after {attempts} attempt(s)",
+            url=url,
+            status=last.status,
+            attempts=attempts,
+        )

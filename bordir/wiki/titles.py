@@ -69,7 +69,9 @@ def read_title_fixes(path: str | os.PathLike[str]) -> dict[str, str]:
         rec = dict(zip(header, cells))
         if not rec["name"] or not rec["title"]:
             field = "name" if not rec["name"] else "title"
-            raise DataError("empty value (expected name<TAB>title)", path=path, line=lineno, field=field)
+            raise DataError(
+                "empty value (expected name<TAB>title)", path=path, line=lineno, field=field
+            )
         out[rec["name"]] = rec["title"]
     if header is None:
         raise DataError("no header line found (expected name<TAB>title)", path=path)
@@ -106,7 +108,10 @@ class TitleFixes(Mapping[str, str]):
 
     def titles_for(self, territory: Territory) -> tuple[str, ...]:
         """The territory's titles, then each claimant's, de-duplicated in that order."""
-        titles = [*self.territory_titles(territory.name), *(self.title(c) for c in territory.claimants)]
+        titles = [
+            *self.territory_titles(territory.name),
+            *(self.title(c) for c in territory.claimants),
+        ]
         return tuple(dict.fromkeys(titles))
 
     @property

@@ -17,7 +17,7 @@ Example:
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from .._extras import require
 
@@ -27,7 +27,7 @@ OPENCC_CONFIGS = {"zhs": "t2s", "zht": "s2t"}
 """OpenCC configuration per BorderLines language code."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def _converter(config: str):
     opencc = require("opencc", "wiki", purpose="converting Chinese to Simplified/Traditional")
     return opencc.OpenCC(config)

@@ -47,7 +47,15 @@ from ...metrics.signature import Signature
 from ...metrics.uncertainty import resolve_seed
 from ..io import LabelSet
 from .ordinal import ORDINAL_LEVELS, WEIGHTS, alpha_ordinal_o, weight_matrix, weighted_kappa_m
-from .pairs import CLUSTERS, DEFAULT_DIMENSIONS, aligned, check_dimensions, cluster_ids, group_frames, label_value
+from .pairs import (
+    CLUSTERS,
+    DEFAULT_DIMENSIONS,
+    aligned,
+    check_dimensions,
+    cluster_ids,
+    group_frames,
+    label_value,
+)
 from .report import AgreementReport, boot_rows
 from .statistics import acc_m, alpha_o, class_order, coincidence, f1_m, kappa_m, macro_m
 
@@ -56,7 +64,9 @@ __all__ = ["compare", "reliability", "Cluster"]
 Cluster = Literal["territory", "query", "pair"]
 
 _PAIR_STATS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "accuracy": acc_m, "macro_f1": macro_m, "kappa": kappa_m,
+    "accuracy": acc_m,
+    "macro_f1": macro_m,
+    "kappa": kappa_m,
 }
 
 
@@ -88,8 +98,16 @@ def compare(
     the ordered dimensions (``relevance``, ``relevance_binary``) the rows also hold
     ``kappa_linear`` and ``kappa_quadratic``.
     """
-    return _pairwise_or_alpha([a, b], dimensions=dimensions, by=by, cluster=cluster, n_resamples=n_resamples,
-                              seed=seed, conf=conf, alpha_only=False)
+    return _pairwise_or_alpha(
+        [a, b],
+        dimensions=dimensions,
+        by=by,
+        cluster=cluster,
+        n_resamples=n_resamples,
+        seed=seed,
+        conf=conf,
+        alpha_only=False,
+    )
 
 
 def reliability(
@@ -109,8 +127,16 @@ def reliability(
     """
     if len(sets) < 2:
         raise ConfigError(f"reliability needs at least two label sets, got {len(sets)}")
-    return _pairwise_or_alpha(list(sets), dimensions=dimensions, by=by, cluster=cluster, n_resamples=n_resamples,
-                              seed=seed, conf=conf, alpha_only=True)
+    return _pairwise_or_alpha(
+        list(sets),
+        dimensions=dimensions,
+        by=by,
+        cluster=cluster,
+        n_resamples=n_resamples,
+        seed=seed,
+        conf=conf,
+        alpha_only=True,
+    )
 
 
 def _classes_for(dim: str, values: list[list[Any]]) -> tuple[list[Any], bool]:
@@ -130,8 +156,9 @@ def _names(sets: Sequence[LabelSet]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _pairwise_or_alpha(sets: list[LabelSet], *, dimensions, by, cluster, n_resamples, seed, conf,
-                       alpha_only: bool) -> AgreementReport:
+def _pairwise_or_alpha(
+    sets: list[LabelSet], *, dimensions, by, cluster, n_resamples, seed, conf, alpha_only: bool
+) -> AgreementReport:
     dims = check_dimensions(dimensions)
     if cluster not in CLUSTERS:
         raise ConfigError(f"unknown cluster {cluster!r}; use one of {', '.join(CLUSTERS)}")
@@ -145,12 +172,18 @@ def _pairwise_or_alpha(sets: list[LabelSet], *, dimensions, by, cluster, n_resam
     labels = frame["labels"].tolist()
     counts: dict[str, Any] = {
         "pairs": len(frame),
-        "labelled_by": {n: sum(1 for ls in labels if ls[i] is not None and ls[i].outcome == "labelled")
-                        for i, n in enumerate(names)},
-        "missing_outcome": {n: sum(1 for ls in labels if ls[i] is not None and ls[i].outcome != "labelled")
-                            for i, n in enumerate(names)},
+        "labelled_by": {
+            n: sum(1 for ls in labels if ls[i] is not None and ls[i].outcome == "labelled")
+            for i, n in enumerate(names)
+        },
+        "missing_outcome": {
+            n: sum(1 for ls in labels if ls[i] is not None and ls[i].outcome != "labelled")
+            for i, n in enumerate(names)
+        },
         "absent_from": {n: sum(1 for ls in labels if ls[i] is None) for i, n in enumerate(names)},
-        "labelled_by_all": sum(1 for ls in labels if all(l is not None and l.outcome == "labelled" for l in ls)),
+        "labelled_by_all": sum(
+            1 for ls in labels if all(l is not None and l.outcome == "labelled" for l in ls)
+        ),
     }
     rows: list[dict[str, Any]] = []
     for dim in dims:
@@ -176,7 +209,9 @@ def _pairwise_or_alpha(sets: list[LabelSet], *, dimensions, by, cluster, n_resam
                 stats: dict[str, Callable[[np.ndarray], np.ndarray]] = {"alpha": alpha_o}
                 if ordinal:
                     stats["alpha_ordinal"] = alpha_ordinal_o
-                rows += boot_rows(dim, group, stats, per_cluster, len(sub), n_resamples, seed, conf, None, unit)
+                rows += boot_rows(
+                    dim, group, stats, per_cluster, len(sub), n_resamples, seed, conf, None, unit
+                )
             else:
                 index = {c: i for i, c in enumerate(classes)}
                 per_cluster = np.zeros((n_clusters, len(classes), len(classes)))
@@ -185,7 +220,9 @@ def _pairwise_or_alpha(sets: list[LabelSet], *, dimensions, by, cluster, n_resam
                     bi = np.array([index[v[1]] for v in vals])
                     np.add.at(per_cluster, (ids, ai, bi), 1.0)
                 present = per_cluster.sum(axis=0)
-                present_classes = [c for i, c in enumerate(classes) if present[i].sum() + present[:, i].sum() > 0]
+                present_classes = [
+                    c for i, c in enumerate(classes) if present[i].sum() + present[:, i].sum() > 0
+                ]
                 keep_idx = [index[c] for c in present_classes]
 
                 def f1_present(m: np.ndarray, _k=keep_idx) -> np.ndarray:
@@ -194,12 +231,39 @@ def _pairwise_or_alpha(sets: list[LabelSet], *, dimensions, by, cluster, n_resam
                 stats = dict(_PAIR_STATS)
                 if ordinal:
                     for w in WEIGHTS:
-                        stats[f"kappa_{w}"] = partial(weighted_kappa_m, w=weight_matrix(len(classes), w))
-                rows += boot_rows(dim, group, stats, per_cluster, len(sub), n_resamples, seed, conf,
-                                  (present_classes, f1_present), unit)
+                        stats[f"kappa_{w}"] = partial(
+                            weighted_kappa_m, w=weight_matrix(len(classes), w)
+                        )
+                rows += boot_rows(
+                    dim,
+                    group,
+                    stats,
+                    per_cluster,
+                    len(sub),
+                    n_resamples,
+                    seed,
+                    conf,
+                    (present_classes, f1_present),
+                    unit,
+                )
     name = "alpha" if alpha_only else "agreement"
-    sig = Signature.build(name, sets="+".join(names).replace("|", "/"), dims=",".join(dims), by=by or "none",
-                          cluster=cluster, boot=n_resamples, seed=seed, ci=f"percentile{int(round(conf * 100))}")
-    settings = {"dimensions": list(dims), "by": by, "cluster": cluster, "n_resamples": n_resamples, "seed": seed,
-                "conf": conf, "ordinal": {d: list(ORDINAL_LEVELS[d]) for d in dims if d in ORDINAL_LEVELS}}
+    sig = Signature.build(
+        name,
+        sets="+".join(names).replace("|", "/"),
+        dims=",".join(dims),
+        by=by or "none",
+        cluster=cluster,
+        boot=n_resamples,
+        seed=seed,
+        ci=f"percentile{int(round(conf * 100))}",
+    )
+    settings = {
+        "dimensions": list(dims),
+        "by": by,
+        "cluster": cluster,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "conf": conf,
+        "ordinal": {d: list(ORDINAL_LEVELS[d]) for d in dims if d in ORDINAL_LEVELS},
+    }
     return AgreementReport(rows=rows, counts=counts, signature=sig, names=names, settings=settings)

@@ -27,7 +27,9 @@ def _plurality(votes: list[str]) -> tuple[str | None, int]:
     return ranked[0]
 
 
-def majority_vote(sets: LabelSet | Sequence[LabelSet], *, name: str = "majority", min_votes: int = 1) -> LabelSet:
+def majority_vote(
+    sets: LabelSet | Sequence[LabelSet], *, name: str = "majority", min_votes: int = 1
+) -> LabelSet:
     """One label per pair by majority (plurality) vote over annotators.
 
     Relevance is the most frequent level among the annotators who labelled the
@@ -87,5 +89,10 @@ def majority_vote(sets: LabelSet | Sequence[LabelSet], *, name: str = "majority"
         out.append(Label(row["query_id"], row["doc_lang"], row["doc_id"], rel, vp, name, note=note))
     dataset = next((p.dataset for p in parts if p.dataset is not None), None)
     voters = [p.annotators[0] if p.annotators else p.name for p in parts]
-    return LabelSet(out, name=name, source="majority vote", dataset=dataset,
-                    meta={"ties": ties, "too_few_votes": few, "annotators": voters})
+    return LabelSet(
+        out,
+        name=name,
+        source="majority vote",
+        dataset=dataset,
+        meta={"ties": ties, "too_few_votes": few, "annotators": voters},
+    )

@@ -40,7 +40,13 @@ import numpy as np
 from ...errors import ConfigError
 from .statistics import coincidence, confusion, num
 
-__all__ = ["ORDINAL_LEVELS", "WEIGHTS", "weighted_kappa", "krippendorff_alpha_ordinal", "weight_matrix"]
+__all__ = [
+    "ORDINAL_LEVELS",
+    "WEIGHTS",
+    "weighted_kappa",
+    "krippendorff_alpha_ordinal",
+    "weight_matrix",
+]
 
 ORDINAL_LEVELS: dict[str, tuple[str, ...]] = {
     "relevance": ("not_relevant", "partially_relevant", "relevant"),
@@ -64,7 +70,11 @@ def weighted_kappa_m(m: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Weighted κ of confusion matrices ``m`` (…, K, K) with weights ``w`` (K, K)."""
     n = m.sum(axis=(-2, -1))
     with np.errstate(invalid="ignore", divide="ignore"):
-        expected = m.sum(axis=-1)[..., :, None] * m.sum(axis=-2)[..., None, :] / np.where(n > 0, n, 1)[..., None, None]
+        expected = (
+            m.sum(axis=-1)[..., :, None]
+            * m.sum(axis=-2)[..., None, :]
+            / np.where(n > 0, n, 1)[..., None, None]
+        )
         observed_d = (w * m).sum(axis=(-2, -1))
         expected_d = (w * expected).sum(axis=(-2, -1))
         ok = (n > 0) & (expected_d > 0) & ~np.isclose(expected_d, 0.0)
@@ -91,12 +101,15 @@ def alpha_ordinal_o(o: np.ndarray) -> np.ndarray:
 def _levels(levels: Sequence[Any]) -> list[Any]:
     out = list(levels)
     if len(out) < 2 or len(set(out)) != len(out):
-        raise ConfigError(f"ordinal statistics need two or more distinct levels in order, got {out}")
+        raise ConfigError(
+            f"ordinal statistics need two or more distinct levels in order, got {out}"
+        )
     return out
 
 
-def weighted_kappa(a: Sequence[Any], b: Sequence[Any], levels: Sequence[Any], *,
-                   weights: Weights = "quadratic") -> float | None:
+def weighted_kappa(
+    a: Sequence[Any], b: Sequence[Any], levels: Sequence[Any], *, weights: Weights = "quadratic"
+) -> float | None:
     """Weighted Cohen's κ of two label sequences over ordered ``levels`` (lowest first).
 
     None when the expected weighted disagreement is 0 (e.g. both raters used one level).
@@ -106,7 +119,9 @@ def weighted_kappa(a: Sequence[Any], b: Sequence[Any], levels: Sequence[Any], *,
     return num(weighted_kappa_m(m, weight_matrix(len(lv), weights)))
 
 
-def krippendorff_alpha_ordinal(units: Sequence[Sequence[Any]], levels: Sequence[Any]) -> float | None:
+def krippendorff_alpha_ordinal(
+    units: Sequence[Sequence[Any]], levels: Sequence[Any]
+) -> float | None:
     """Krippendorff's α with the ordinal metric: one row per unit, one value per coder (None = missing)."""
     lv = _levels(levels)
     return num(alpha_ordinal_o(coincidence(units, lv).sum(axis=0)))

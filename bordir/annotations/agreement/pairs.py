@@ -21,10 +21,23 @@ from ...errors import ConfigError
 from ..io import LabelSet, query_info
 from ..schema import RELEVANT_LEVELS, Label
 
-__all__ = ["DIMENSIONS", "CLUSTERS", "DEFAULT_DIMENSIONS", "label_value", "check_dimensions", "aligned",
-           "cluster_ids", "group_frames"]
+__all__ = [
+    "DIMENSIONS",
+    "CLUSTERS",
+    "DEFAULT_DIMENSIONS",
+    "label_value",
+    "check_dimensions",
+    "aligned",
+    "cluster_ids",
+    "group_frames",
+]
 
-DIMENSIONS: tuple[str, ...] = ("relevance", "relevance_binary", "viewpoint", "viewpoint_on_relevant")
+DIMENSIONS: tuple[str, ...] = (
+    "relevance",
+    "relevance_binary",
+    "viewpoint",
+    "viewpoint_on_relevant",
+)
 CLUSTERS: tuple[str, ...] = ("territory", "query", "pair")
 DEFAULT_DIMENSIONS = ("relevance", "viewpoint")
 
@@ -46,10 +59,16 @@ def label_value(label: Label, dimension: str) -> str | None:
 
 def check_dimensions(dimensions: Sequence[str] | str) -> tuple[str, ...]:
     """Dimension names from a list or a comma-separated string; ConfigError for unknown ones."""
-    dims = tuple(d.strip() for d in dimensions.split(",")) if isinstance(dimensions, str) else tuple(dimensions)
+    dims = (
+        tuple(d.strip() for d in dimensions.split(","))
+        if isinstance(dimensions, str)
+        else tuple(dimensions)
+    )
     bad = [d for d in dims if d not in DIMENSIONS]
     if bad or not dims:
-        raise ConfigError(f"unknown label dimension(s) {', '.join(bad) or '(none given)'}; known: {', '.join(DIMENSIONS)}")
+        raise ConfigError(
+            f"unknown label dimension(s) {', '.join(bad) or '(none given)'}; known: {', '.join(DIMENSIONS)}"
+        )
     return dims
 
 
@@ -64,9 +83,19 @@ def aligned(sets: Sequence[LabelSet]) -> pd.DataFrame:
     rows = []
     for (qid, lang, doc), labels in pairs.items():
         territory, qlang = query_info(qid, dataset)
-        rows.append({"query_id": qid, "doc_lang": lang, "doc_id": doc, "territory": territory,
-                     "query_lang": qlang, "labels": labels})
-    return pd.DataFrame(rows, columns=["query_id", "doc_lang", "doc_id", "territory", "query_lang", "labels"])
+        rows.append(
+            {
+                "query_id": qid,
+                "doc_lang": lang,
+                "doc_id": doc,
+                "territory": territory,
+                "query_lang": qlang,
+                "labels": labels,
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["query_id", "doc_lang", "doc_id", "territory", "query_lang", "labels"]
+    )
 
 
 def cluster_ids(frame: pd.DataFrame, cluster: str) -> np.ndarray:

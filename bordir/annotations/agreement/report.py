@@ -50,8 +50,18 @@ class AgreementReport:
     settings: dict[str, Any] = field(default_factory=dict)
 
     def to_frame(self) -> pd.DataFrame:
-        cols = ["dimension", "group", "statistic", "estimate", "low", "high", "n_pairs", "n_clusters", "resampled",
-                "n_undefined"]
+        cols = [
+            "dimension",
+            "group",
+            "statistic",
+            "estimate",
+            "low",
+            "high",
+            "n_pairs",
+            "n_clusters",
+            "resampled",
+            "n_undefined",
+        ]
         return pd.DataFrame(self.rows, columns=cols)
 
     def value(self, dimension: str, statistic: str, group: str = "all") -> float | None:
@@ -63,8 +73,13 @@ class AgreementReport:
         raise KeyError((dimension, group, statistic))
 
     def as_dict(self) -> dict[str, Any]:
-        return {"names": list(self.names), "counts": self.counts, "settings": self.settings, "rows": self.rows,
-                "signature": str(self.signature)}
+        return {
+            "names": list(self.names),
+            "counts": self.counts,
+            "settings": self.settings,
+            "rows": self.rows,
+            "signature": str(self.signature),
+        }
 
 
 def _percentile(values: np.ndarray, conf: float) -> tuple[float | None, float | None, int]:
@@ -76,15 +91,25 @@ def _percentile(values: np.ndarray, conf: float) -> tuple[float | None, float | 
     return float(lo), float(hi), int(len(values) - len(ok))
 
 
-def boot_rows(dimension: str, group: str, stats: dict[str, Callable[[np.ndarray], np.ndarray]],
-              per_cluster: np.ndarray, n_pairs: int, n_resamples: int, seed: int, conf: float,
-              per_class: tuple[list, Callable[[np.ndarray], np.ndarray]] | None,
-              unit: str) -> list[dict[str, Any]]:
+def boot_rows(
+    dimension: str,
+    group: str,
+    stats: dict[str, Callable[[np.ndarray], np.ndarray]],
+    per_cluster: np.ndarray,
+    n_pairs: int,
+    n_resamples: int,
+    seed: int,
+    conf: float,
+    per_class: tuple[list, Callable[[np.ndarray], np.ndarray]] | None,
+    unit: str,
+) -> list[dict[str, Any]]:
     """Report rows of every statistic on the summed per-cluster matrices, with percentile intervals."""
     total = per_cluster.sum(axis=0)
     boot = None
     if n_resamples > 0 and len(per_cluster) > 0:
-        w = bootstrap_weights(len(per_cluster), n_resamples, np.random.default_rng(seed)).astype(float)
+        w = bootstrap_weights(len(per_cluster), n_resamples, np.random.default_rng(seed)).astype(
+            float
+        )
         boot = np.einsum("bg,gij->bij", w, per_cluster)
     rows = []
 
@@ -93,9 +118,20 @@ def boot_rows(dimension: str, group: str, stats: dict[str, Callable[[np.ndarray]
         n_undef = 0
         if samples is not None:
             lo, hi, n_undef = _percentile(samples, conf)
-        rows.append({"dimension": dimension, "group": group, "statistic": name, "estimate": est, "low": lo,
-                     "high": hi, "n_pairs": n_pairs, "n_clusters": len(per_cluster), "resampled": unit,
-                     "n_undefined": n_undef})
+        rows.append(
+            {
+                "dimension": dimension,
+                "group": group,
+                "statistic": name,
+                "estimate": est,
+                "low": lo,
+                "high": hi,
+                "n_pairs": n_pairs,
+                "n_clusters": len(per_cluster),
+                "resampled": unit,
+                "n_undefined": n_undef,
+            }
+        )
 
     for name, fn in stats.items():
         add(name, num(fn(total)) if n_pairs else None, fn(boot) if boot is not None else None)
@@ -104,5 +140,9 @@ def boot_rows(dimension: str, group: str, stats: dict[str, Callable[[np.ndarray]
         est = fn(total)
         samples = fn(boot) if boot is not None else None
         for i, c in enumerate(classes):
-            add(f"f1[{c}]", num(est[i]) if n_pairs else None, samples[:, i] if samples is not None else None)
+            add(
+                f"f1[{c}]",
+                num(est[i]) if n_pairs else None,
+                samples[:, i] if samples is not None else None,
+            )
     return rows

@@ -36,8 +36,16 @@ import numpy as np
 
 from ...errors import ConfigError
 
-__all__ = ["accuracy", "f1_scores", "macro_f1", "cohen_kappa", "krippendorff_alpha", "confusion", "coincidence",
-           "class_order"]
+__all__ = [
+    "accuracy",
+    "f1_scores",
+    "macro_f1",
+    "cohen_kappa",
+    "krippendorff_alpha",
+    "confusion",
+    "coincidence",
+    "class_order",
+]
 
 
 def div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -59,7 +67,9 @@ def macro_m(m: np.ndarray) -> np.ndarray:
     f1 = f1_m(m)
     with np.errstate(invalid="ignore"):
         ok = ~np.isnan(f1)
-        return np.where(ok.any(axis=-1), np.nansum(f1, axis=-1) / np.maximum(ok.sum(axis=-1), 1), np.nan)
+        return np.where(
+            ok.any(axis=-1), np.nansum(f1, axis=-1) / np.maximum(ok.sum(axis=-1), 1), np.nan
+        )
 
 
 def kappa_m(m: np.ndarray) -> np.ndarray:
@@ -76,8 +86,11 @@ def alpha_o(o: np.ndarray) -> np.ndarray:
     disagree = n - np.trace(o, axis1=-2, axis2=-1)
     expected = n * n - (nc * nc).sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where((expected > 0) & (n > 1), 1 - (n - 1) * disagree / np.where(expected > 0, expected, 1),
-                        np.nan)
+        return np.where(
+            (expected > 0) & (n > 1),
+            1 - (n - 1) * disagree / np.where(expected > 0, expected, 1),
+            np.nan,
+        )
 
 
 def class_order(*seqs: Sequence[Any]) -> list[Any]:
@@ -85,7 +98,9 @@ def class_order(*seqs: Sequence[Any]) -> list[Any]:
     return sorted({x for s in seqs for x in s if x is not None}, key=str)
 
 
-def confusion(a: Sequence[Any], b: Sequence[Any], classes: Sequence[Any] | None = None) -> tuple[np.ndarray, list]:
+def confusion(
+    a: Sequence[Any], b: Sequence[Any], classes: Sequence[Any] | None = None
+) -> tuple[np.ndarray, list]:
     """The confusion matrix of two label sequences (rows: ``a``, columns: ``b``) and its class order."""
     if len(a) != len(b):
         raise ConfigError(f"label sequences differ in length: {len(a)} vs {len(b)}")
@@ -93,7 +108,9 @@ def confusion(a: Sequence[Any], b: Sequence[Any], classes: Sequence[Any] | None 
     index = {c: i for i, c in enumerate(classes)}
     unknown = [x for x in (*a, *b) if x not in index]
     if unknown:
-        raise ConfigError(f"label {unknown[0]!r} is not among the classes {', '.join(map(str, classes))}")
+        raise ConfigError(
+            f"label {unknown[0]!r} is not among the classes {', '.join(map(str, classes))}"
+        )
     m = np.zeros((len(classes), len(classes)))
     for x, y in zip(a, b):
         m[index[x], index[y]] += 1
@@ -135,7 +152,9 @@ def coincidence(units: Sequence[Sequence[Any]], classes: Sequence[Any]) -> np.nd
         for v in values:
             if v is not None:
                 if v not in index:
-                    raise ConfigError(f"label {v!r} is not among the classes {', '.join(map(str, classes))}")
+                    raise ConfigError(
+                        f"label {v!r} is not among the classes {', '.join(map(str, classes))}"
+                    )
                 counts[u, index[v]] += 1
     m = counts.sum(axis=1)
     outer = counts[:, :, None] * counts[:, None, :]

@@ -16,4 +16,10 @@ from .jsonl import read_passages_jsonl
 from .table import read_passages_table
 from .wiki_raw import is_wiki_raw_dir, read_wiki_raw
 
-__all__ = ["read_all_docs", "read_passages_jsonl", "read_passages_table", "read_wiki_raw", "is_wiki_raw_dir"]
+__all__ = [
+    "read_all_docs",
+    "read_passages_jsonl",
+    "read_passages_table",
+    "read_wiki_raw",
+    "is_wiki_raw_dir",
+]

@@ -32,7 +32,11 @@ REQUIRED = ("doc_id", "lang", "text")
 
 
 def _empty(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and not v.strip())
+    return (
+        v is None
+        or (isinstance(v, float) and math.isnan(v))
+        or (isinstance(v, str) and not v.strip())
+    )
 
 
 def _text(v: Any) -> str:
@@ -67,18 +71,41 @@ class RowChecker:
         for f in REQUIRED:
             v = rec.get(f)
             if _empty(v) or not isinstance(v, (str, int)) or isinstance(v, bool):
-                raise DataError(f"missing or empty (required columns: {', '.join(REQUIRED)})", path=self.path,
-                                line=line, field=f)
+                raise DataError(
+                    f"missing or empty (required columns: {', '.join(REQUIRED)})",
+                    path=self.path,
+                    line=line,
+                    field=f,
+                )
         for f in ("doc_id", "lang", "text", "territory", "title", "section"):
             if isinstance(rec.get(f), str) and "\x00" in rec[f]:
                 raise DataError("contains a NUL character", path=self.path, line=line, field=f)
-        lang = self._reg.resolve(str(rec["lang"]).strip(), where=f"{self.path}:{line}: field 'lang'").code
+        lang = self._reg.resolve(
+            str(rec["lang"]).strip(), where=f"{self.path}:{line}: field 'lang'"
+        ).code
         doc_id = _text(rec["doc_id"]).strip()
         key = (lang, doc_id)
         if key in self._seen:
-            raise DataError(f"duplicate document {doc_id!r} in language {lang!r} (first at line {self._seen[key]})",
-                            path=self.path, line=line, field="doc_id")
+            raise DataError(
+                f"duplicate document {doc_id!r} in language {lang!r} (first at line {self._seen[key]})",
+                path=self.path,
+                line=line,
+                field="doc_id",
+            )
         self._seen[key] = line
-        meta = tuple(sorted((str(k), _text(v)) for k, v in rec.items() if k not in PASSAGE_FIELDS and not _empty(v)))
-        return Passage(doc_id=doc_id, lang=lang, text=str(rec["text"]), title=_text(rec.get("title")),
-                       territory=_text(rec.get("territory")), section=_text(rec.get("section")), meta=meta)
+        meta = tuple(
+            sorted(
+                (str(k), _text(v))
+                for k, v in rec.items()
+                if k not in PASSAGE_FIELDS and not _empty(v)
+            )
+        )
+        return Passage(
+            doc_id=doc_id,
+            lang=lang,
+            text=str(rec["text"]),
+            title=_text(rec.get("title")),
+            territory=_text(rec.get("territory")),
+            section=_text(rec.get("section")),
+            meta=meta,
+        )

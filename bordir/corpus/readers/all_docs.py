@@ -52,7 +52,9 @@ def pools_from_hits(hits: Any) -> dict[tuple[str, str], list[str]]:
     frame = getattr(hits, "hits", hits)
     missing = [c for c in ("territory", "doc_lang", "doc_id") if c not in frame.columns]
     if missing:
-        raise ConfigError(f"hits table lacks column(s) {', '.join(missing)}; expected territory, doc_lang, doc_id")
+        raise ConfigError(
+            f"hits table lacks column(s) {', '.join(missing)}; expected territory, doc_lang, doc_id"
+        )
     for t, lang, doc_id in zip(frame["territory"], frame["doc_lang"], frame["doc_id"]):
         terrs = pools[(lang, str(doc_id))]
         if t and t not in terrs:
@@ -75,6 +77,10 @@ def read_all_docs(path: str | Path, *, hits: Any = None, name: str = "") -> Corp
     for lang in sorted(docs):
         for doc_id, text in docs[lang].items():
             terrs = pools.get((lang, doc_id), [])
-            passages.append(Passage(doc_id=str(doc_id), lang=lang, text=text, territory=terrs[0] if terrs else ""))
+            passages.append(
+                Passage(
+                    doc_id=str(doc_id), lang=lang, text=text, territory=terrs[0] if terrs else ""
+                )
+            )
             extra.extend((t, lang, str(doc_id)) for t in terrs[1:])
     return PooledCorpus(passages, extra_pools=extra, name=name or path.stem, source=str(path))

@@ -32,5 +32,7 @@ def read_passages_jsonl(path: str | Path, *, name: str = "") -> Corpus:
     checker = RowChecker(path)
     passages = [checker.passage(rec, lineno) for lineno, rec in iter_json_objects(path)]
     if not passages:
-        raise DataError("no passages (the file is empty); expected one JSON object per line", path=path)
+        raise DataError(
+            "no passages (the file is empty); expected one JSON object per line", path=path
+        )
     return Corpus(passages, name=name or path.stem, source=str(path))

@@ -54,8 +54,11 @@ def _parquet_rows(path: Path):
         raise DataError(f"not a readable Parquet file: {first}", path=path) from None
     missing = [c for c in REQUIRED if c not in table.column_names]
     if missing:
-        raise DataError(f"missing column(s) {', '.join(missing)}; a passages file needs {', '.join(REQUIRED)}",
-                        path=path, field=missing[0])
+        raise DataError(
+            f"missing column(s) {', '.join(missing)}; a passages file needs {', '.join(REQUIRED)}",
+            path=path,
+            field=missing[0],
+        )
     return [(i, rec) for i, rec in enumerate(table.to_pylist(), start=1)]
 
 
@@ -75,17 +78,26 @@ def _csv_rows_unlimited(path: Path, delimiter: str):
         with path.open(encoding="utf-8-sig", newline="") as fh:
             reader = csv.DictReader(fh, delimiter=delimiter)
             if reader.fieldnames is None:
-                raise DataError("empty file; expected a header line with doc_id, lang, text", path=path, line=1)
+                raise DataError(
+                    "empty file; expected a header line with doc_id, lang, text", path=path, line=1
+                )
             missing = [c for c in REQUIRED if c not in reader.fieldnames]
             if missing:
-                raise DataError(f"missing column(s) {', '.join(missing)}; a passages file needs "
-                                f"{', '.join(REQUIRED)} (optional: territory, title, section, provenance)",
-                                path=path, line=1, field=missing[0])
+                raise DataError(
+                    f"missing column(s) {', '.join(missing)}; a passages file needs "
+                    f"{', '.join(REQUIRED)} (optional: territory, title, section, provenance)",
+                    path=path,
+                    line=1,
+                    field=missing[0],
+                )
             start = reader.line_num + 1
             for rec in reader:
                 if None in rec:
-                    raise DataError(f"more fields than the {len(reader.fieldnames)} header columns", path=path,
-                                    line=start)
+                    raise DataError(
+                        f"more fields than the {len(reader.fieldnames)} header columns",
+                        path=path,
+                        line=start,
+                    )
                 out.append((start, rec))
                 start = reader.line_num + 1
     except UnicodeDecodeError:

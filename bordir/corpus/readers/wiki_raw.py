@@ -58,7 +58,11 @@ def _paragraphs(article: Any, path: Path) -> list[tuple[str, str]]:
         elif isinstance(item, dict) and isinstance(item.get("text"), str):
             section, text = str(item.get("section") or item.get("heading") or ""), item["text"]
         else:
-            raise DataError(f"item {i} is neither a string nor an object with 'text'", path=path, field="article")
+            raise DataError(
+                f"item {i} is neither a string nor an object with 'text'",
+                path=path,
+                field="article",
+            )
         text = text.strip()
         if len(text) > MIN_CHARS:
             out.append((section, text))
@@ -82,7 +86,9 @@ def read_wiki_raw(path: str | Path, *, hits: Any = None, name: str = "") -> Corp
     root = Path(path)
     files = _article_files(root) if root.is_dir() else []
     if not files:
-        raise DataError("no <lang>/Q<wiki_id>.json article files (BordIRLines raw Wikipedia layout)", path=root)
+        raise DataError(
+            "no <lang>/Q<wiki_id>.json article files (BordIRLines raw Wikipedia layout)", path=root
+        )
     reg = registry()
     pools = pools_from_hits(hits)
     passages: list[Passage] = []
@@ -97,15 +103,23 @@ def read_wiki_raw(path: str | Path, *, hits: Any = None, name: str = "") -> Corp
         except UnicodeDecodeError:
             raise undecodable(f) from None
         if not isinstance(art, dict):
-            raise DataError("expected a JSON object with title, timestamp, wiki_id, article", path=f)
+            raise DataError(
+                "expected a JSON object with title, timestamp, wiki_id, article", path=f
+            )
         for key in ("title", "wiki_id", "article"):
             if key not in art:
-                raise DataError("missing (expected title, timestamp, wiki_id, article)", path=f, field=key)
+                raise DataError(
+                    "missing (expected title, timestamp, wiki_id, article)", path=f, field=key
+                )
         wiki_id = str(art["wiki_id"]).strip()
-        if re.fullmatch(r"[Qq]\d+", wiki_id):  # a Wikidata-style "Q7835" names the same file as 7835
+        if re.fullmatch(
+            r"[Qq]\d+", wiki_id
+        ):  # a Wikidata-style "Q7835" names the same file as 7835
             wiki_id = wiki_id[1:]
         if str(_FILE.match(f.name).group(1)) != wiki_id:  # type: ignore[union-attr]
-            raise DataError(f"wiki_id {wiki_id} does not match the file name {f.name}", path=f, field="wiki_id")
+            raise DataError(
+                f"wiki_id {wiki_id} does not match the file name {f.name}", path=f, field="wiki_id"
+            )
         terrs = art.get("territories") or ([art["territory"]] if art.get("territory") else [])
         if not isinstance(terrs, list) or not all(isinstance(t, str) for t in terrs):
             raise DataError("expected a list of territory names", path=f, field="territories")
@@ -117,10 +131,21 @@ def read_wiki_raw(path: str | Path, *, hits: Any = None, name: str = "") -> Corp
         for i, (section, text) in enumerate(_paragraphs(art["article"], f)):
             doc_id = f"{prefix}{wiki_id}_p{i}"
             if (lang, doc_id) in seen:
-                raise DataError(f"document {doc_id!r} also comes from {seen[(lang, doc_id)]}", path=f)
+                raise DataError(
+                    f"document {doc_id!r} also comes from {seen[(lang, doc_id)]}", path=f
+                )
             seen[(lang, doc_id)] = f
             all_terrs = list(dict.fromkeys([*terrs, *pools.get((lang, doc_id), [])]))
-            passages.append(Passage(doc_id=doc_id, lang=lang, text=text, title=str(art["title"]),
-                                    territory=all_terrs[0] if all_terrs else "", section=section, meta=meta_t))
+            passages.append(
+                Passage(
+                    doc_id=doc_id,
+                    lang=lang,
+                    text=text,
+                    title=str(art["title"]),
+                    territory=all_terrs[0] if all_terrs else "",
+                    section=section,
+                    meta=meta_t,
+                )
+            )
             extra.extend((t, lang, doc_id) for t in all_terrs[1:])
     return PooledCorpus(passages, extra_pools=extra, name=name or root.name, source=str(root))

@@ -20,8 +20,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ...errors import ConfigError
-from ...errors import describe_transport_error
+from ...errors import ConfigError, describe_transport_error
 from ...errors import redact as _redact
 
 __all__ = [
@@ -72,7 +71,9 @@ def reject_key_options(options: Mapping[str, Any], *, provider: str, env: str) -
     """Refuse API keys passed as options: they would end up in configs, logs and reprs."""
     for name in ("api_key", "key", "token"):
         if name in options:
-            raise ConfigError(f"the {provider} backend reads its API key only from the environment ({env}); do not pass {name}=")
+            raise ConfigError(
+                f"the {provider} backend reads its API key only from the environment ({env}); do not pass {name}="
+            )
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:

@@ -92,8 +92,12 @@ class CohereBackend(Backend):
         if "max_concurrency" in options:
             self.max_concurrency = int(options["max_concurrency"])  # type: ignore[misc]
         self._key = env_key(_KEY_ENV, provider=self.provider)
-        kwargs: dict[str, Any] = {"api_key": self._key, "timeout": self.timeout, "max_retries": 0,
-                                  "log_warning_experimental_features": False}
+        kwargs: dict[str, Any] = {
+            "api_key": self._key,
+            "timeout": self.timeout,
+            "max_retries": 0,
+            "log_warning_experimental_features": False,
+        }
         if self.base_url:
             kwargs["base_url"] = self.base_url
         self._client = self._sdk.ClientV2(**kwargs)
@@ -119,7 +123,9 @@ class CohereBackend(Backend):
         if request.seed is not None:
             params["seed"] = int(request.seed)
         if request.response_format == "citation" and request.documents:
-            params["documents"] = [{"id": doc_id_for(d.index), "data": {"text": d.text}} for d in request.documents]
+            params["documents"] = [
+                {"id": doc_id_for(d.index), "data": {"text": d.text}} for d in request.documents
+            ]
         extra = extra_params(request.extra)
         if extra:
             params["request_options"] = {"additional_body_parameters": extra}
@@ -131,12 +137,16 @@ class CohereBackend(Backend):
     def secrets(self) -> tuple[str, ...]:
         return (self._key,)
 
-    def generate_within(self, request: GenerationRequest, timeout: float | None) -> GenerationResult:
+    def generate_within(
+        self, request: GenerationRequest, timeout: float | None
+    ) -> GenerationResult:
         sdk, httpx = self._sdk, self._httpx
         limit = self.timeout if timeout is None else min(self.timeout, max(0.001, timeout))
         params = self._params(request)
         if limit != self.timeout:
-            params.setdefault("request_options", {})["timeout_in_seconds"] = max(1, math.ceil(limit))
+            params.setdefault("request_options", {})["timeout_in_seconds"] = max(
+                1, math.ceil(limit)
+            )
         start = time.perf_counter()
         try:
             response = self._client.chat(**params)
@@ -145,7 +155,9 @@ class CohereBackend(Backend):
         except httpx.TimeoutException:
             raise TransientError(f"{self.name}: request timed out after {limit:g}s") from None
         except httpx.TransportError as exc:
-            raise TransientError(self._clean(f"{self.name}: {describe_transport_error(exc)}")) from None
+            raise TransientError(
+                self._clean(f"{self.name}: {describe_transport_error(exc)}")
+            ) from None
         except ValueError as exc:  # malformed JSON or a response that does not parse
             raise TransientError(self._clean(f"{self.name}: malformed response: {exc}")) from None
         except sdk.core.parse_error.ParsingError as exc:
@@ -153,7 +165,9 @@ class CohereBackend(Backend):
         latency = time.perf_counter() - start
         return self._result(request, response, latency)
 
-    def _result(self, request: GenerationRequest, response: Any, latency: float) -> GenerationResult:
+    def _result(
+        self, request: GenerationRequest, response: Any, latency: float
+    ) -> GenerationResult:
         try:
             message = response.message
             parts = message.content or []
@@ -173,14 +187,20 @@ class CohereBackend(Backend):
         usage = getattr(response, "usage", None)
         tokens = getattr(usage, "tokens", None)
         billed = getattr(usage, "billed_units", None)
-        in_tok = _first_int(getattr(tokens, "input_tokens", None), getattr(billed, "input_tokens", None))
-        out_tok = _first_int(getattr(tokens, "output_tokens", None), getattr(billed, "output_tokens", None))
+        in_tok = _first_int(
+            getattr(tokens, "input_tokens", None), getattr(billed, "input_tokens", None)
+        )
+        out_tok = _first_int(
+            getattr(tokens, "output_tokens", None), getattr(billed, "output_tokens", None)
+        )
         meta: dict[str, Any] = {}
         if getattr(response, "id", None):
             meta["response_id"] = str(response.id)
         if billed is not None:
             meta["billed_units"] = {
-                k: int(v) for k in ("input_tokens", "output_tokens") if (v := getattr(billed, k, None)) is not None
+                k: int(v)
+                for k in ("input_tokens", "output_tokens")
+                if (v := getattr(billed, k, None)) is not None
             }
         return GenerationResult(
             text=text,
@@ -202,7 +222,9 @@ class CohereBackend(Backend):
             retry_after = parse_retry_after(exc.headers)
             hint = f"; retry after {retry_after:g}s" if retry_after is not None else ""
             return TransientError(
-                self._clean(f"{self.name}: HTTP {status}: {detail}{hint}"), retry_after=retry_after, status=status
+                self._clean(f"{self.name}: HTTP {status}: {detail}{hint}"),
+                retry_after=retry_after,
+                status=status,
             )
         source = env_key_source(_KEY_ENV)
         fix = {
@@ -210,7 +232,9 @@ class CohereBackend(Backend):
             498: f"; the API key is invalid: check {source}",
             404: f"; is {self.model!r} a Cohere chat model?",
         }.get(status, "")
-        return PermanentError(self._clean(f"{self.name}: HTTP {status}: {detail}{fix}"), status=status)
+        return PermanentError(
+            self._clean(f"{self.name}: HTTP {status}: {detail}{fix}"), status=status
+        )
 
     def _clean(self, text: str) -> str:
         return redact(text, [self._key])

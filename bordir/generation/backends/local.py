@@ -120,7 +120,9 @@ def choose_option(logprobs: Sequence[float], temperature: float, seed: int | Non
     """
     lp = np.asarray(logprobs, dtype=np.float64)
     if lp.ndim != 1 or lp.size == 0:
-        raise ConfigError(f"choose_option needs a non-empty list of option scores, got shape {lp.shape}")
+        raise ConfigError(
+            f"choose_option needs a non-empty list of option scores, got shape {lp.shape}"
+        )
     if np.isnan(lp).any():
         raise ConfigError(f"choose_option got NaN option scores: {lp.tolist()}")
     if not np.isfinite(lp).any():  # every option impossible: fall back to the first
@@ -145,7 +147,9 @@ def resolve_model_path(name: str, *, gguf_dir: str | os.PathLike[str] | None = N
     if name.endswith(".gguf"):
         path = Path(name).expanduser()
         if not path.is_file():
-            raise ConfigError(f"local model file {str(path)!r} does not exist; give an existing .gguf path")
+            raise ConfigError(
+                f"local model file {str(path)!r} does not exist; give an existing .gguf path"
+            )
         return path.resolve()
     known = ", ".join(KNOWN_MODELS)
     raise ConfigError(
@@ -190,7 +194,9 @@ _MODELS: dict[tuple[str, int, int], _Model] = {}
 _MODELS_LOCK = threading.Lock()
 
 
-def _load(path: Path, *, n_ctx: int, n_batch: int, n_threads: int, chat_template: str | None) -> _Model:
+def _load(
+    path: Path, *, n_ctx: int, n_batch: int, n_threads: int, chat_template: str | None
+) -> _Model:
     key = (str(path), n_ctx, n_batch)
     with _MODELS_LOCK:
         model = _MODELS.get(key)
@@ -237,8 +243,15 @@ def _load(path: Path, *, n_ctx: int, n_batch: int, n_threads: int, chat_template
         )
         llm.chat_handler = formatter.to_chat_handler()
         batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
-        model = _Model(path=path, llm=llm, lock=threading.Lock(), formatter=formatter, eot=eot,
-                       batch=batch, batch_size=n_batch)
+        model = _Model(
+            path=path,
+            llm=llm,
+            lock=threading.Lock(),
+            formatter=formatter,
+            eot=eot,
+            batch=batch,
+            batch_size=n_batch,
+        )
         model.free_batch = weakref.finalize(model, llama_cpp.llama_batch_free, batch)
         if not _MODELS:
             atexit.register(_close_all)
@@ -282,14 +295,23 @@ class LocalBackend(Backend):
         self.n_threads = int(options.get("n_threads") or os.cpu_count() or 1)
         self.rank_classification = bool(options.get("rank_classification", True))
         self.path = resolve_model_path(model, gguf_dir=options.get("gguf_dir"))
-        self._model = _load(self.path, n_ctx=self.n_ctx, n_batch=self.n_batch, n_threads=self.n_threads,
-                            chat_template=options.get("chat_template"))
+        self._model = _load(
+            self.path,
+            n_ctx=self.n_ctx,
+            n_batch=self.n_batch,
+            n_threads=self.n_threads,
+            chat_template=options.get("chat_template"),
+        )
 
     # -- public helpers ------------------------------------------------------------
     def uses_rank_classification(self, request: GenerationRequest) -> bool:
         """True if ``request`` is answered by scoring its options."""
         flag = dict(request.extra).get("rank_classification")
-        enabled = self.rank_classification if flag is None else flag.strip().lower() in ("1", "true", "yes")
+        enabled = (
+            self.rank_classification
+            if flag is None
+            else flag.strip().lower() in ("1", "true", "yes")
+        )
         return bool(request.options) and enabled and request.response_format == "direct"
 
     def prompt_tokens(self, request: GenerationRequest) -> list[int]:
@@ -298,7 +320,9 @@ class LocalBackend(Backend):
         try:
             text = self._model.formatter(messages=msgs).prompt
         except ValueError as exc:  # the template's raise_exception
-            raise PermanentError(f"{self.name}: the chat template rejected the messages: {exc}") from None
+            raise PermanentError(
+                f"{self.name}: the chat template rejected the messages: {exc}"
+            ) from None
         return list(self._model.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
     def option_tokens(self, label: str) -> list[int]:
@@ -371,7 +395,9 @@ class LocalBackend(Backend):
                 "pass a larger n_ctx= or fewer/shorter documents"
             )
         if longest > m.batch_size:
-            raise PermanentError(f"{self.name}: an option label has {longest} tokens; at most {m.batch_size} fit")
+            raise PermanentError(
+                f"{self.name}: an option label has {longest} tokens; at most {m.batch_size} fit"
+            )
         # Evaluate the whole prompt once, from an empty cache: re-using a cached prefix would
         # split the prompt into other batches, and llama.cpp's numbers are not batch-invariant
         # (scores would differ in the last digits between identical calls).
@@ -392,7 +418,9 @@ class LocalBackend(Backend):
             try:
                 rc = lc.llama_decode(llm.ctx, batch)
                 if rc != 0:
-                    raise PermanentError(f"{self.name}: llama_decode failed with code {rc} while scoring an option")
+                    raise PermanentError(
+                        f"{self.name}: llama_decode failed with code {rc} while scoring an option"
+                    )
                 total = float(first[toks[0]])
                 for j in range(1, len(toks)):
                     total += float(_log_softmax(self._logits(j - 1))[toks[j]])

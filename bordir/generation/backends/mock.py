@@ -20,8 +20,10 @@ class MockBackend(Backend):
         if model not in ("echo", "first") and not model.startswith(("fixed:", "planted:")):
             from ...errors import ConfigError
 
-            raise ConfigError(f"unknown mock behaviour {model!r} in 'mock/{model}'; valid: mock/echo, mock/first, "
-                              "mock/fixed:<text>, mock/planted:<langs> (see `bordir list backends`)")
+            raise ConfigError(
+                f"unknown mock behaviour {model!r} in 'mock/{model}'; valid: mock/echo, mock/first, "
+                "mock/fixed:<text>, mock/planted:<langs> (see `bordir list backends`)"
+            )
         super().__init__(model, **options)
 
     def generate(self, request: GenerationRequest) -> GenerationResult:
@@ -31,10 +33,14 @@ class MockBackend(Backend):
             text = request.options[0] if request.options else "A)"
         elif self.model.startswith("fixed:"):
             text = self.model.removeprefix("fixed:")
-        elif self.model.startswith("planted:"):  # planted per-language behaviour (backends/planted.py)
+        elif self.model.startswith(
+            "planted:"
+        ):  # planted per-language behaviour (backends/planted.py)
             from .planted import planted_generate
 
             return planted_generate(self.model, request, **self.options)
         else:
             text = ""
-        return GenerationResult(text=text, model=request.model, input_tokens=0, output_tokens=len(text.split()))
+        return GenerationResult(
+            text=text, model=request.model, input_tokens=0, output_tokens=len(text.split())
+        )

@@ -62,7 +62,9 @@ class OpenAIBackend(Backend):
         reject_key_options(options, provider=self.provider, env=" or ".join(self.key_env))
         super().__init__(model, **options)
         self._sdk = require("openai", "openai", purpose=f"the {self.provider} backend")
-        self.base_url: str | None = options.get("base_url") or os.environ.get(self.base_url_env) or None
+        self.base_url: str | None = (
+            options.get("base_url") or os.environ.get(self.base_url_env) or None
+        )
         if self.base_url_required and not self.base_url:
             raise ConfigError(
                 f"the {self.provider} backend needs the server's URL: pass base_url='http://host:port/v1' "
@@ -71,7 +73,9 @@ class OpenAIBackend(Backend):
         self.timeout = float(options.get("timeout", 60.0))
         self.token_param = str(options.get("token_param", "max_tokens"))
         if self.token_param not in ("max_tokens", "max_completion_tokens"):
-            raise ConfigError(f"token_param must be 'max_tokens' or 'max_completion_tokens', not {self.token_param!r}")
+            raise ConfigError(
+                f"token_param must be 'max_tokens' or 'max_completion_tokens', not {self.token_param!r}"
+            )
         if "max_concurrency" in options:
             self.max_concurrency = int(options["max_concurrency"])  # type: ignore[misc]
         self._key = env_key(self.key_env, default=self.key_default, provider=self.provider)
@@ -107,7 +111,9 @@ class OpenAIBackend(Backend):
     def secrets(self) -> tuple[str, ...]:
         return (self._key,) if self._key and self._key != self.key_default else ()
 
-    def generate_within(self, request: GenerationRequest, timeout: float | None) -> GenerationResult:
+    def generate_within(
+        self, request: GenerationRequest, timeout: float | None
+    ) -> GenerationResult:
         sdk = self._sdk
         limit = self.timeout if timeout is None else min(self.timeout, max(0.001, timeout))
         client = self._client if limit == self.timeout else self._client.with_options(timeout=limit)
@@ -119,15 +125,23 @@ class OpenAIBackend(Backend):
         except sdk.APITimeoutError:
             raise TransientError(f"{self.name}: request timed out after {limit:g}s") from None
         except sdk.APIConnectionError as exc:
-            raise TransientError(self._clean(f"{self.name}: {describe_transport_error(exc)}")) from None
+            raise TransientError(
+                self._clean(f"{self.name}: {describe_transport_error(exc)}")
+            ) from None
         except sdk.APIResponseValidationError as exc:
-            raise TransientError(self._clean(f"{self.name}: malformed response: {exc.message}")) from None
+            raise TransientError(
+                self._clean(f"{self.name}: malformed response: {exc.message}")
+            ) from None
         except ValueError as exc:  # the body was not valid JSON
-            raise TransientError(self._clean(f"{self.name}: malformed JSON response: {exc}")) from None
+            raise TransientError(
+                self._clean(f"{self.name}: malformed JSON response: {exc}")
+            ) from None
         latency = time.perf_counter() - start
         return self._result(request, completion, latency)
 
-    def _result(self, request: GenerationRequest, completion: Any, latency: float) -> GenerationResult:
+    def _result(
+        self, request: GenerationRequest, completion: Any, latency: float
+    ) -> GenerationResult:
         try:
             choice = completion.choices[0]
             message = choice.message
@@ -165,14 +179,18 @@ class OpenAIBackend(Backend):
             retry_after = parse_retry_after(exc.response.headers)
             hint = f"; retry after {retry_after:g}s" if retry_after is not None else ""
             return TransientError(
-                self._clean(f"{self.name}: HTTP {status}: {detail}{hint}"), retry_after=retry_after, status=status
+                self._clean(f"{self.name}: HTTP {status}: {detail}{hint}"),
+                retry_after=retry_after,
+                status=status,
             )
         fix = {
             401: "; check the API key in " + env_key_source(self.key_env),
             403: "; the key has no access to this model or endpoint",
             404: f"; is {self.model!r} a model this endpoint serves?",
         }.get(status, "")
-        return PermanentError(self._clean(f"{self.name}: HTTP {status}: {detail}{fix}"), status=status)
+        return PermanentError(
+            self._clean(f"{self.name}: HTTP {status}: {detail}{fix}"), status=status
+        )
 
     def _clean(self, text: str) -> str:
         return redact(text, [self._key])

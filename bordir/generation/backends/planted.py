@@ -78,7 +78,9 @@ def parse_spec(model: str) -> PlantedSpec:
     spec, sep, path = body.partition("@")
     langs = frozenset(x for x in spec.split("+") if x)
     if not langs:
-        raise ConfigError(f"mock model {model!r}: name the planted languages, e.g. mock/planted:ar+ru")
+        raise ConfigError(
+            f"mock model {model!r}: name the planted languages, e.g. mock/planted:ar+ru"
+        )
     reg = registry()
     for code in sorted(langs):
         reg.get_checked(code, where=f"mock model {model!r}")
@@ -108,7 +110,9 @@ def _find(ds: BorderLines, request: GenerationRequest) -> Query | None:
 
 
 def _baseline(request: GenerationRequest, q: Query) -> int:
-    key = "|".join([str(request.seed), q.query_id, *(f"{d.lang}:{d.doc_id}" for d in request.documents)])
+    key = "|".join(
+        [str(request.seed), q.query_id, *(f"{d.lang}:{d.doc_id}" for d in request.documents)]
+    )
     return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big") % len(q.options)
 
 
@@ -133,7 +137,11 @@ def planted_generate(model: str, request: GenerationRequest, **options: Any) -> 
     ds = options.get("dataset") or _dataset(spec.path)
     q = _find(ds, request)
     if q is None:
-        raise PermanentError(f"mock/{model}: the prompt matches no query of dataset {ds.name!r} "
-                             "(pass its directory after '@', or dataset= to get_backend)")
+        raise PermanentError(
+            f"mock/{model}: the prompt matches no query of dataset {ds.name!r} "
+            "(pass its directory after '@', or dataset= to get_backend)"
+        )
     text = request.options[planted_choice(spec, ds, q, request)]
-    return GenerationResult(text=text, model=request.model, input_tokens=0, output_tokens=len(text.split()))
+    return GenerationResult(
+        text=text, model=request.model, input_tokens=0, output_tokens=len(text.split())
+    )

@@ -50,7 +50,9 @@ def extract_citations(text: str) -> tuple[int, ...]:
     """
     out: list[int] = []
     for m in CITE.finditer(unmark(text)):
-        group = next(g for g in (m.group("tag"), m.group("co"), m.group("br"), m.group("word")) if g)
+        group = next(
+            g for g in (m.group("tag"), m.group("co"), m.group("br"), m.group("word")) if g
+        )
         out.extend(int(x) for x in re.findall(r"\d+", group))
     return tuple(out)
 
@@ -69,7 +71,11 @@ def strip_prompt_echo(text: str, documents: Sequence[Document], *, min_chars: in
     >>> strip_prompt_echo("As stated: Crimea is a peninsula <doc9> in the Black Sea. <doc0>", [d])
     'As stated: \\n <doc0>'
     """
-    texts = sorted({d.text.strip() for d in documents if len(d.text.strip()) >= min_chars}, key=len, reverse=True)
+    texts = sorted(
+        {d.text.strip() for d in documents if len(d.text.strip()) >= min_chars},
+        key=len,
+        reverse=True,
+    )
     for t in texts:
         if t in text:
             text = text.replace(t, "\n")

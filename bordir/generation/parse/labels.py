@@ -37,15 +37,55 @@ from collections.abc import Iterable, Mapping
 from ...records import Query
 from .._textnorm import light, unmark
 
-__all__ = ["ANSWER_WORDS", "OPTION_WORDS", "COPULAS", "TRAILING", "ARTICLES", "LEAD_LABEL", "OPTION_PREFIX",
-           "TRAILING_RE", "LABEL_ANYWHERE", "OPTIONS_BLOCK", "clean", "strip_lead", "remove_query_echo"]
+__all__ = [
+    "ANSWER_WORDS",
+    "OPTION_WORDS",
+    "COPULAS",
+    "TRAILING",
+    "ARTICLES",
+    "LEAD_LABEL",
+    "OPTION_PREFIX",
+    "TRAILING_RE",
+    "LABEL_ANYWHERE",
+    "OPTIONS_BLOCK",
+    "clean",
+    "strip_lead",
+    "remove_query_echo",
+]
 
 ANSWER_WORDS: Mapping[str, tuple[str, ...]] = {
-    "en": ("final answer", "the answer is", "my answer is", "answer is", "answer", "correct answer", "chosen option",
-           "selected option", "option chosen", "response", "my choice is", "i choose", "i pick"),
-    "fr": ("réponse", "la réponse est", "ma réponse", "bonne réponse", "réponse correcte", "je choisis"),
+    "en": (
+        "final answer",
+        "the answer is",
+        "my answer is",
+        "answer is",
+        "answer",
+        "correct answer",
+        "chosen option",
+        "selected option",
+        "option chosen",
+        "response",
+        "my choice is",
+        "i choose",
+        "i pick",
+    ),
+    "fr": (
+        "réponse",
+        "la réponse est",
+        "ma réponse",
+        "bonne réponse",
+        "réponse correcte",
+        "je choisis",
+    ),
     "es": ("respuesta", "la respuesta es", "respuesta correcta", "mi respuesta", "elijo"),
-    "pt": ("resposta", "resposta correta", "resposta certa", "a resposta é", "minha resposta", "escolho"),
+    "pt": (
+        "resposta",
+        "resposta correta",
+        "resposta certa",
+        "a resposta é",
+        "minha resposta",
+        "escolho",
+    ),
     "it": ("risposta", "risposta corretta", "la risposta è", "scelgo"),
     "de": ("antwort", "richtige antwort", "die antwort ist", "ich wähle"),
     "nl": ("antwoord", "het antwoord is", "juiste antwoord", "ik kies"),
@@ -162,21 +202,102 @@ OPTION_WORDS: Mapping[str, tuple[str, ...]] = {
 """Words for "option" that may stand before a letter (``Option B``, ``La opción B``, ``选项B``)."""
 
 COPULAS: tuple[str, ...] = (
-    "is", "es", "est", "ist", "è", "é", "er", "je", "је", "është", "este", "ni", "waa", "dia", "ay", "se", "là",
-    "adalah", "ialah", "ndeye", "ndiyo", "ko e", "ko", "это", "це", "бол", "هي", "هو", "است", "היא", "είναι", "হলো", "হল", "है", "是", "为",
-    "為", "は", "が", "은", "는", "คือ", "ແມ່ນ", "គឺ", "မှာ",
+    "is",
+    "es",
+    "est",
+    "ist",
+    "è",
+    "é",
+    "er",
+    "je",
+    "је",
+    "është",
+    "este",
+    "ni",
+    "waa",
+    "dia",
+    "ay",
+    "se",
+    "là",
+    "adalah",
+    "ialah",
+    "ndeye",
+    "ndiyo",
+    "ko e",
+    "ko",
+    "это",
+    "це",
+    "бол",
+    "هي",
+    "هو",
+    "است",
+    "היא",
+    "είναι",
+    "হলো",
+    "হল",
+    "है",
+    "是",
+    "为",
+    "為",
+    "は",
+    "が",
+    "은",
+    "는",
+    "คือ",
+    "ແມ່ນ",
+    "គឺ",
+    "မှာ",
 )
 """Words between an answer label and the letter (``The answer is B``, ``答案是B``, ``Jibu ni B``)."""
 
 TRAILING: tuple[str, ...] = (
-    "です", "だ", "입니다", "이다", "है", "हो", "হয়", "است", "ہے", "аст", "እዩ", "ဖြစ်သည်", "ဖြစ်ပါသည်",
-    "'dir", "'dır", "'dur", "'dür", "-dir", "-dır", "dir", "dır",
-    "şıkkı", "şıkkıdır", "seçeneği", "seçeneğidir", "variantı", "variantıdır",
+    "です",
+    "だ",
+    "입니다",
+    "이다",
+    "है",
+    "हो",
+    "হয়",
+    "است",
+    "ہے",
+    "аст",
+    "እዩ",
+    "ဖြစ်သည်",
+    "ဖြစ်ပါသည်",
+    "'dir",
+    "'dır",
+    "'dur",
+    "'dür",
+    "-dir",
+    "-dır",
+    "dir",
+    "dır",
+    "şıkkı",
+    "şıkkıdır",
+    "seçeneği",
+    "seçeneğidir",
+    "variantı",
+    "variantıdır",
 )
 """Words after a letter that keep it a clear choice (``答えはBです``, ``उत्तर B है``, ``B şıkkı``)."""
 
-ARTICLES: tuple[str, ...] = ("the", "la", "el", "le", "a", "o", "die", "der", "das", "het", "de", "ang", "ny", "η",
-                             "l'")
+ARTICLES: tuple[str, ...] = (
+    "the",
+    "la",
+    "el",
+    "le",
+    "a",
+    "o",
+    "die",
+    "der",
+    "das",
+    "het",
+    "de",
+    "ang",
+    "ny",
+    "η",
+    "l'",
+)
 """Articles that may stand before an answer or option word (``La opción B``, ``A resposta é B``)."""
 
 _MARKS = "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u064b-\u065f\u0670\u0900-\u0963\u0966-\u0dff"  # no dandas
@@ -208,9 +329,13 @@ def _all(table: Mapping[str, tuple[str, ...]]) -> list[str]:
 _ARTICLE = r"(?:(?i:l')|(?i:" + "|".join(re.escape(a) for a in ARTICLES if a != "l'") + r")\s+)"
 _ANSWER = _alternation(_all(ANSWER_WORDS))
 _OPTION = _alternation(_all(OPTION_WORDS))
-_SEP = r"[ \t]*(?:[:\-\u055d][ \t]*)?"  # a colon, a dash (em dashes are '-' after light()), Armenian ՝
+_SEP = (
+    r"[ \t]*(?:[:\-\u055d][ \t]*)?"  # a colon, a dash (em dashes are '-' after light()), Armenian ՝
+)
 
-LEAD_LABEL = re.compile(rf"^{_ARTICLE}?{_ANSWER}(?:{_SEP}{_alternation(COPULAS)})?\s*(?:[:\-\u055d]\s*)?")
+LEAD_LABEL = re.compile(
+    rf"^{_ARTICLE}?{_ANSWER}(?:{_SEP}{_alternation(COPULAS)})?\s*(?:[:\-\u055d]\s*)?"
+)
 """A leading answer label, its copula and separator (``The answer is``, ``Ответ —``, ``答案是``)."""
 
 OPTION_PREFIX = re.compile(rf"^{_ARTICLE}?{_OPTION}{_SEP}")
@@ -222,7 +347,9 @@ TRAILING_RE = re.compile(rf"[ \t]*{_alternation(TRAILING)}")
 LABEL_ANYWHERE = re.compile(rf"(?m)(?:^|(?<=[\n.!?]))[ \t]*{_ANSWER}[ \t]*:\s*")
 """``<answer word>:`` at a line or sentence start (the last one starts the final segment)."""
 
-OPTIONS_BLOCK = re.compile(r"(?im)^[ \t]*options[ \t]*:[ \t]*\n(?:[ \t]*[(\[]?[A-H][)\]][^\n]*(?:\n|$))+")
+OPTIONS_BLOCK = re.compile(
+    r"(?im)^[ \t]*options[ \t]*:[ \t]*\n(?:[ \t]*[(\[]?[A-H][)\]][^\n]*(?:\n|$))+"
+)
 """An echoed ``Options:`` block of the prompt."""
 
 _CITIZEN = re.compile(r"^(?i:as an? (?:citizen|national) of)\s+[^,\n]{1,80},\s*")
@@ -245,7 +372,7 @@ def strip_lead(s: str) -> tuple[str, bool]:
         s = s.lstrip(_LEAD_JUNK)
         m = LEAD_LABEL.match(s)
         if m and m.end() > 0:
-            s, labelled = s[m.end():], True
+            s, labelled = s[m.end() :], True
         s = _CITIZEN.sub("", s, count=1)
         if s == before:
             break

@@ -24,8 +24,16 @@ from ...errors import UnknownLanguageError
 from ...languages import registry
 from ...records import Query
 
-__all__ = ["LETTERS", "LETTERS_MC", "ANY_LATIN", "LINE_START_LATIN", "query_script", "script_letter_res",
-           "script_letters", "letter_hits"]
+__all__ = [
+    "LETTERS",
+    "LETTERS_MC",
+    "ANY_LATIN",
+    "LINE_START_LATIN",
+    "query_script",
+    "script_letter_res",
+    "script_letters",
+    "letter_hits",
+]
 
 LETTERS = "ABCDEFGH"
 LETTERS_MC = tuple(c + ")" for c in LETTERS)
@@ -38,7 +46,10 @@ _SCRIPT_LETTERS: dict[str, dict[str, int]] = {
     "Grek": {c: i for i, c in enumerate("ΑΒΓΔΕΖΗΘ")},
     "Arab": {"الف": 0, "أ": 0, "ا": 0, "ب": 1, "ج": 2, "د": 3, "ه": 4, "و": 5, "ز": 6, "ح": 7},
     "Hebr": {c: i for i, c in enumerate("אבגדהוזח")},
-    "Armn": {**{c: i for i, c in enumerate("ԱԲԳԴԵԶԷԸ")}, **{c: i for i, c in enumerate("աբգդեզէը")}},
+    "Armn": {
+        **{c: i for i, c in enumerate("ԱԲԳԴԵԶԷԸ")},
+        **{c: i for i, c in enumerate("աբգդեզէը")},
+    },
     "Deva": {c: i for i, c in enumerate("कखगघ")},
     "Jpan": {**{c: i for i, c in enumerate("アイウエオカキク")}, **_CJK_STEMS},
     "Hans": _CJK_STEMS,
@@ -71,7 +82,9 @@ def script_letter_res(script: str) -> tuple[dict[str, int], re.Pattern[str], re.
     """
     table = {**_HOMOGLYPHS, **_SCRIPT_LETTERS.get(script, {})}
     alts = "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
-    lead = re.compile(rf"^[(\[]?\s*(?P<s>{alts})(?:\s*(?P<close>[)\]])|(?P<end>[ \t]*[.!。]?[ \t]*$)|(?P<punct>[ \t]*(?:[.,;:。،؛\n]|-\s)))")
+    lead = re.compile(
+        rf"^[(\[]?\s*(?P<s>{alts})(?:\s*(?P<close>[)\]])|(?P<end>[ \t]*[.!。]?[ \t]*$)|(?P<punct>[ \t]*(?:[.,;:。،؛\n]|-\s)))"
+    )
     anywhere = re.compile(rf"(?<!\w)[(\[]?(?P<s>{alts})\s*[)\]]")
     return table, lead, anywhere
 

@@ -30,7 +30,9 @@ from .._textnorm import fold
 
 __all__ = ["name_hits", "name_variants"]
 
-_SUFFIXING = frozenset({"tr", "az", "hu", "fi", "et", "uz", "tk", "kk", "ky", "mn", "ka", "hy", "ja", "ko", "sw"})
+_SUFFIXING = frozenset(
+    {"tr", "az", "hu", "fi", "et", "uz", "tk", "kk", "ky", "mn", "ka", "hy", "ja", "ko", "sw"}
+)
 _VOWELS_CYRL_GREK = set("аеёиіїоуыэюяєαεηιουω")
 
 
@@ -76,7 +78,12 @@ def name_variants(query: Query) -> tuple[Variant, ...]:
             forms = {key}
             if key.startswith("ال") and len(key) > 3:  # Arabic: ل + ال → لل (للمغرب)
                 forms.add("لل" + key[2:])
-            if " " not in key and len(key) >= 5 and _is_cyrl_grek(key[0]) and key[-1] in _VOWELS_CYRL_GREK:
+            if (
+                " " not in key
+                and len(key) >= 5
+                and _is_cyrl_grek(key[0])
+                and key[-1] in _VOWELS_CYRL_GREK
+            ):
                 forms.add(key[:-1])  # inflection stem: Россия → России, Ελλάδα → Ελλάδας
             for f in forms:
                 left = not _no_space_script(f[0])

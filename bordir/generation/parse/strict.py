@@ -71,9 +71,13 @@ _LEAD_LATIN = re.compile(
 )
 _LETTER_AFTER_WORD = re.compile(r"^[(\[]?(?P<e>[A-H])(?![A-Za-z0-9])[)\]]?")  # after an option word
 _LETTER_TRAILING = re.compile(r"^(?P<g>[A-H])(?=[ \t]*['\-]?[^\W\d_])")  # then TRAILING_RE
-_LETTER_LABELLED = re.compile(r"^(?P<l>[A-H])[ \t]*(?=[,;\n])")  # after a label: "Answer: B, because"
+_LETTER_LABELLED = re.compile(
+    r"^(?P<l>[A-H])[ \t]*(?=[,;\n])"
+)  # after a label: "Answer: B, because"
 _LABEL_END = re.compile(r"[.,;:!?\n。，、؟،！？]| - ")
-_LIST_NEXT = re.compile(r"[ \t]*[,;、،][ \t]*[(\[]?(?P<s>\S)(?![A-Za-z0-9\w])")  # "A, B …": a list, not a choice
+_LIST_NEXT = re.compile(
+    r"[ \t]*[,;、،][ \t]*[(\[]?(?P<s>\S)(?![A-Za-z0-9\w])"
+)  # "A, B …": a list, not a choice
 
 
 def _letter_match(s: str, query: Query, labelled: bool) -> tuple[int, str, str] | None:
@@ -81,23 +85,23 @@ def _letter_match(s: str, query: Query, labelled: bool) -> tuple[int, str, str] 
     m = _LEAD_LATIN.match(s)
     if m:
         letter = next(g for g in m.groups() if g)
-        return LETTERS.index(letter.upper()), m.group(0), s[m.end():]
+        return LETTERS.index(letter.upper()), m.group(0), s[m.end() :]
     om = OPTION_PREFIX.match(s)
-    after = s[om.end():] if om else s
+    after = s[om.end() :] if om else s
     worded = om is not None
     if worded:
         m = _LETTER_AFTER_WORD.match(after)
         if m:
-            return LETTERS.index(m.group("e")), s[: om.end() + m.end()], after[m.end():]
+            return LETTERS.index(m.group("e")), s[: om.end() + m.end()], after[m.end() :]
     m = _LETTER_TRAILING.match(s)
     if m:
         t = TRAILING_RE.match(s, m.end())
         if t:
-            return LETTERS.index(m.group("g")), s[: t.end()], s[t.end():]
+            return LETTERS.index(m.group("g")), s[: t.end()], s[t.end() :]
     if labelled:
         m = _LETTER_LABELLED.match(s)
         if m:
-            return LETTERS.index(m.group("l")), m.group(0), s[m.end():]
+            return LETTERS.index(m.group("l")), m.group(0), s[m.end() :]
     script = query_script(query)
     table, lead, _ = script_letter_res(script)
     m = lead.match(after)
@@ -105,7 +109,7 @@ def _letter_match(s: str, query: Query, labelled: bool) -> tuple[int, str, str] 
         m = None  # a look-alike letter of another script counts only before ")"
     if m and (m.group("punct") is None or labelled or worded):
         start = om.end() if om else 0
-        return table[m.group("s")], s[: start + m.end()], after[m.end():]
+        return table[m.group("s")], s[: start + m.end()], after[m.end() :]
     return None
 
 
@@ -143,10 +147,10 @@ def _leading(seg: str, query: Query) -> ParsedAnswer | None:
 def _segments(s: str) -> Iterator[str]:
     yield s
     last = None
-    for last in LABEL_ANYWHERE.finditer(s):
+    for last in LABEL_ANYWHERE.finditer(s):  # noqa: B007 (keeps the last match)
         pass
     if last is not None and last.end() < len(s):
-        yield s[last.end():]
+        yield s[last.end() :]
 
 
 def parse_strict(text: str, query: Query) -> ParsedAnswer:

@@ -64,13 +64,19 @@ class ParsedCitation:
 
 def _name(m: re.Match[str]) -> str:
     name = m.group(1).lower()
-    return _CITED if name.startswith("cited") else _CHOSEN if name.startswith("chosen") else _EXPLANATION
+    return (
+        _CITED
+        if name.startswith("cited")
+        else _CHOSEN
+        if name.startswith("chosen")
+        else _EXPLANATION
+    )
 
 
 def _line_initial(m: re.Match[str]) -> bool:
     """The label starts its line (after spaces or list / heading marks), not the middle of a sentence."""
     start = m.string.rfind("\n", 0, m.start()) + 1
-    return not m.string[start:m.start()].strip(" \t-#*•")
+    return not m.string[start : m.start()].strip(" \t-#*•")
 
 
 def _pick(labels: list[tuple[str, re.Match[str]]]) -> dict[str, re.Match[str]]:
@@ -112,7 +118,7 @@ def response_fields(s: str) -> dict[str, tuple[int, int, int]]:
         later = [p for p in starts if p > m.start()]
         end = later[0] if later else len(s)
         if name != _EXPLANATION:  # one-line fields: the label's line, or the next non-empty line
-            body = s[m.end():end]
+            body = s[m.end() : end]
             first = len(body) - len(body.lstrip())
             nl = body.find("\n", first)
             if nl != -1:
@@ -128,8 +134,12 @@ def _without(s: str, f: dict[str, tuple[int, int, int]], names: Sequence[str]) -
     return s
 
 
-def _field_ids(s: str, f: dict[str, tuple[int, int, int]], n_docs: int) -> tuple[tuple[int, ...], int]:
-    ids = [int(x) for x in re.findall(r"\d+", s[f[_CITED][1]:f[_CITED][2]])] if _CITED in f else []
+def _field_ids(
+    s: str, f: dict[str, tuple[int, int, int]], n_docs: int
+) -> tuple[tuple[int, ...], int]:
+    ids = (
+        [int(x) for x in re.findall(r"\d+", s[f[_CITED][1] : f[_CITED][2]])] if _CITED in f else []
+    )
     return split_ids(ids, n_docs)
 
 

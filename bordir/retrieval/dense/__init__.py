@@ -8,7 +8,13 @@ package loads no third-party SDK.
 from __future__ import annotations
 
 from .base import DenseRetriever
-from .store import CorpusEmbeddings, EmbeddingCacheWarning, EmbeddingStore, cosine_top_k, default_cache_dir
+from .store import (
+    CorpusEmbeddings,
+    EmbeddingCacheWarning,
+    EmbeddingStore,
+    cosine_top_k,
+    default_cache_dir,
+)
 
 __all__ = [
     "DenseRetriever",

@@ -100,7 +100,11 @@ class DenseRetriever(Retriever):
             raise ConfigError(f"query_cache_size must be >= 0, got {query_cache_size!r}")
         if self.provider:
             self.name = f"{self.provider}/{self.model}"  # type: ignore[misc]
-        self.store = store if store is not None else EmbeddingStore(cache_dir, use_cache=use_cache, progress=progress)
+        self.store = (
+            store
+            if store is not None
+            else EmbeddingStore(cache_dir, use_cache=use_cache, progress=progress)
+        )
         self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._query_cache_size = query_cache_size
         self._embeddings: CorpusEmbeddings | None = None
@@ -134,8 +138,12 @@ class DenseRetriever(Retriever):
 
     def embedding_signature(self) -> dict[str, str]:
         """What determines the passage vectors: the key of the embedding cache. Never holds credentials."""
-        return {"model": self.model_id(), "dims": str(self.dims) if self.dims else "native", "norm": "l2",
-                **self.embedding_params()}
+        return {
+            "model": self.model_id(),
+            "dims": str(self.dims) if self.dims else "native",
+            "norm": "l2",
+            **self.embedding_params(),
+        }
 
     def signature(self) -> dict[str, str]:
         return {"ret": self.name, **self.embedding_signature(), **self.scoring_params()}
@@ -162,7 +170,9 @@ class DenseRetriever(Retriever):
         q = self.query_vector(query_text)
         return (emb.matrix[rows] @ q).astype(float)
 
-    def search(self, query_text: str, k: int = 10, *, langs: Iterable[str] | None = None) -> list[tuple[str, str, float]]:
+    def search(
+        self, query_text: str, k: int = 10, *, langs: Iterable[str] | None = None
+    ) -> list[tuple[str, str, float]]:
         """Exact cosine search over the whole fitted corpus: ``(lang, doc_id, score)``, best first.
 
         Args:
@@ -174,7 +184,9 @@ class DenseRetriever(Retriever):
         rows = None
         if langs is not None:
             wanted = set(langs)
-            rows = np.array([i for i, key in enumerate(emb.keys) if key[0] in wanted], dtype=np.intp)
+            rows = np.array(
+                [i for i, key in enumerate(emb.keys) if key[0] in wanted], dtype=np.intp
+            )
         idx, scores = emb.search(self.query_vector(query_text), k, rows)
         return [(*emb.keys[i], float(s)) for i, s in zip(idx.tolist(), scores.tolist())]
 
@@ -194,17 +206,25 @@ class DenseRetriever(Retriever):
         """Embed many queries in batches ahead of scoring (fewer API calls than one at a time)."""
         todo = list(dict.fromkeys(t for t in texts if t not in self._query_cache))
         for start in range(0, len(todo), self.batch_size):
-            chunk = todo[start:start + self.batch_size]
+            chunk = todo[start : start + self.batch_size]
             for t, v in zip(chunk, self._embed_query_batch(chunk)):
                 self._remember(t, v)
 
     def _embed_query_batch(self, texts: list[str]) -> np.ndarray:
         out = np.asarray(self.embed_queries(texts), dtype=np.float32)
         if out.ndim != 2 or out.shape[0] != len(texts):
-            raise ConfigError(f"{self.name} returned query embeddings of shape {out.shape} for {len(texts)} texts")
-        want = self._embeddings.dims if self._embeddings is not None and len(self._embeddings) else self.dims
+            raise ConfigError(
+                f"{self.name} returned query embeddings of shape {out.shape} for {len(texts)} texts"
+            )
+        want = (
+            self._embeddings.dims
+            if self._embeddings is not None and len(self._embeddings)
+            else self.dims
+        )
         if want and out.shape[1] != want:
-            raise ConfigError(f"{self.name} returned {out.shape[1]}-dimensional query vectors; passages have {want}")
+            raise ConfigError(
+                f"{self.name} returned {out.shape[1]}-dimensional query vectors; passages have {want}"
+            )
         return l2_normalise(out)
 
     def _remember(self, text: str, vec: np.ndarray) -> None:

@@ -146,8 +146,12 @@ class BGEM3(DenseRetriever):
         super().__init__(model=MODEL, **options)
 
     def embedding_params(self) -> dict[str, str]:
-        return {"pool": "cls", "maxlen": str(self.max_length), "lower": str(self.lowercase).lower(),
-                "fp16": str(self.use_fp16).lower()}
+        return {
+            "pool": "cls",
+            "maxlen": str(self.max_length),
+            "lower": str(self.lowercase).lower(),
+            "fp16": str(self.use_fp16).lower(),
+        }
 
     def scoring_params(self) -> dict[str, str]:
         if self.rerank_depth == 0:
@@ -167,8 +171,14 @@ class BGEM3(DenseRetriever):
         return [t.lower() for t in texts] if self.lowercase else list(texts)
 
     def _dense(self, texts: Sequence[str]) -> np.ndarray:
-        out = self._model().encode(self._prep(texts), batch_size=self.batch_size, max_length=self.max_length,
-                                   return_dense=True, return_sparse=False, return_colbert_vecs=False)
+        out = self._model().encode(
+            self._prep(texts),
+            batch_size=self.batch_size,
+            max_length=self.max_length,
+            return_dense=True,
+            return_sparse=False,
+            return_colbert_vecs=False,
+        )
         return np.asarray(out["dense_vecs"], dtype=np.float32).reshape(len(texts), -1)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
@@ -189,9 +199,13 @@ class BGEM3(DenseRetriever):
         if hybrid is None:
             q = self._prep([query_text])[0]
             pairs = [(q, t) for t in self._prep([docs[i].text for i in top])]
-            out = self._model().compute_score(pairs, batch_size=self.batch_size, max_query_length=self.max_length,
-                                              max_passage_length=self.max_length,
-                                              weights_for_different_modes=list(self.weights))
+            out = self._model().compute_score(
+                pairs,
+                batch_size=self.batch_size,
+                max_query_length=self.max_length,
+                max_passage_length=self.max_length,
+                weights_for_different_modes=list(self.weights),
+            )
             hybrid = np.asarray(out["colbert+sparse+dense"], dtype=float).reshape(n)
             self._hybrid_cache[key] = hybrid
             while len(self._hybrid_cache) > 1024:

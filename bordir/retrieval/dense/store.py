@@ -42,7 +42,7 @@ import warnings
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
@@ -108,7 +108,9 @@ def default_cache_dir() -> Path:
 def embedder_slug(name: str, params: Mapping[str, str]) -> str:
     """A directory name for an embedder: its readable name plus a digest of its parameters."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "embedder"
-    digest = hashlib.sha256(json.dumps(dict(sorted(params.items())), sort_keys=True).encode()).hexdigest()[:10]
+    digest = hashlib.sha256(
+        json.dumps(dict(sorted(params.items())), sort_keys=True).encode()
+    ).hexdigest()[:10]
     return f"{safe}-{digest}"
 
 
@@ -184,7 +186,9 @@ class CorpusEmbeddings:
             out[i] = row
         return out
 
-    def search(self, query: np.ndarray, k: int = 10, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def search(
+        self, query: np.ndarray, k: int = 10, rows: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """:func:`cosine_top_k` over this matrix."""
         return cosine_top_k(self.matrix, query, k, rows)
 
@@ -201,7 +205,11 @@ class EmbeddingStore:
     """
 
     def __init__(
-        self, cache_dir: str | os.PathLike[str] | None = None, *, use_cache: bool = True, progress: bool | None = None,
+        self,
+        cache_dir: str | os.PathLike[str] | None = None,
+        *,
+        use_cache: bool = True,
+        progress: bool | None = None,
         shipped_dir: str | os.PathLike[str] | None = SHIPPED_DIR,
     ) -> None:
         self._cache_dir = None if cache_dir is None else Path(cache_dir).expanduser()
@@ -238,15 +246,20 @@ class EmbeddingStore:
         path = self.path_for(corpus, embedder) if self.use_cache else None
         shipped = self.shipped_path_for(corpus, embedder) if self.use_cache else None
         # shipped (read-only) files first, then the cache; both go through the same verification
-        for candidate, what, fallback in ((shipped, "shipped embeddings", "using the cache instead"),
-                                          (path, "embedding cache", "recomputing it")):
+        for candidate, what, fallback in (
+            (shipped, "shipped embeddings", "using the cache instead"),
+            (path, "embedding cache", "recomputing it"),
+        ):
             if candidate is None or not candidate.exists():
                 continue
             matrix, problem = _load(candidate, keys, params, dims)
             if matrix is not None:
                 return CorpusEmbeddings(matrix, keys, candidate, computed=False)
-            warnings.warn(f"{what} {candidate} does not match ({problem}); {fallback}", EmbeddingCacheWarning,
-                          stacklevel=3)
+            warnings.warn(
+                f"{what} {candidate} does not match ({problem}); {fallback}",
+                EmbeddingCacheWarning,
+                stacklevel=3,
+            )
         matrix = self._compute(corpus, embedder, dims)
         if path is not None:
             meta = {
@@ -260,7 +273,7 @@ class EmbeddingStore:
                 "dtype": "float32",
                 "normalisation": "l2",
                 "bordir": __version__,
-                "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "created": datetime.now(UTC).isoformat(timespec="seconds"),
             }
             _write(path, matrix, keys, meta)
         return CorpusEmbeddings(matrix, keys, path, computed=True)
@@ -276,10 +289,14 @@ class EmbeddingStore:
         parts: list[np.ndarray] = []
         from tqdm.auto import tqdm
 
-        with tqdm(total=len(texts), desc=f"embed {embedder.name}", unit="passage",
-                  disable=(not self.progress) if self.progress is not None else None) as bar:
+        with tqdm(
+            total=len(texts),
+            desc=f"embed {embedder.name}",
+            unit="passage",
+            disable=(not self.progress) if self.progress is not None else None,
+        ) as bar:
             for start in range(0, len(texts), batch):
-                chunk = texts[start:start + batch]
+                chunk = texts[start : start + batch]
                 out = np.asarray(embedder.embed_documents(chunk), dtype=np.float32)
                 if out.ndim != 2 or out.shape[0] != len(chunk):
                     raise BordirError(
@@ -292,7 +309,9 @@ class EmbeddingStore:
             return np.zeros((0, dims or 0), dtype=np.float32)
         width = {p.shape[1] for p in parts}
         if len(width) != 1:
-            raise BordirError(f"{embedder.name} returned vectors of different sizes {sorted(width)} in one corpus")
+            raise BordirError(
+                f"{embedder.name} returned vectors of different sizes {sorted(width)} in one corpus"
+            )
         got = width.pop()
         if dims is not None and got != dims:
             raise ConfigError(

@@ -1,0 +1,1 @@
+"""bordir benchmarks: run them all with ``python -m benchmarks``; see benchmarks/README.md."""

@@ -2,6 +2,8 @@
 #   make demo   — set up and run the offline demo on the bundled data
 #   make test   — set up and run the test suite
 #   make docs   — build the documentation site (warnings are errors)
+#   make lint   — ruff check, ruff format --check and mypy (zero errors)
+#   make bench  — every benchmark, one table (python -m benchmarks)
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -9,7 +11,7 @@ PIP := $(VENV)/bin/pip
 PY := $(VENV)/bin/python
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: demo test docs bench clean
+.PHONY: demo test docs lint bench clean
 
 $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +32,11 @@ test: $(VENV)/.dev
 
 docs: $(VENV)/.dev
 	$(VENV)/bin/mkdocs build --strict -d site
+
+lint: $(VENV)/.dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check bordir tests benchmarks languages
+	$(VENV)/bin/mypy
 
 bench: $(VENV)/.dev
 	$(PY) -m benchmarks

@@ -31,6 +31,7 @@ BENCHMARKS: list[tuple[str, int, int]] = [
     ("retrieval", 240, 40),
     ("index", 300, 60),
     ("generation", 240, 45),
+    ("ray_executor", 150, 75),
     ("corpus", 60, 20),
     ("demo", 300, 60),
 ]
@@ -51,9 +52,7 @@ def _run_one(name: str, quick: bool, timeout: int) -> list[Figure]:
         took = time.perf_counter() - t0
         if proc.returncode != 0 or not out.exists():
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-            return [
-                Figure("(failed)", took, "s", note=f"exit {proc.returncode}: {tail[0][:200]}")
-            ]
+            return [Figure("(failed)", took, "s", note=f"exit {proc.returncode}: {tail[0][:200]}")]
         _, figures = load(out)
         return figures
 

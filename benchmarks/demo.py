@@ -1,15 +1,19 @@
 """``bordir demo`` wall time, cold (empty response cache) and warm (everything cached), against its budget.
 
 Budget (issue): <= 120 s cold on 2 cores including model load, <= 15 s warm.
-Also prints the local model's prompt-evaluation rate measured in the same run
+Also reports the local model's prompt-evaluation rate measured in the same run
 (total prompt tokens of the demo's calls / time spent in calls), so a slow
 machine can be told apart from a slow pipeline.
 
-Usage: ``python benchmarks/demo.py``
+``--quick`` runs the same pipeline with the ``mock/first`` backend and 200
+resamples (no model load, no model calls): it times everything but the model.
+
+Usage: ``python benchmarks/demo.py [--quick] [--figures FILE]``
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -19,15 +23,16 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from _figures import Figure, add_options, report
 
 COLD_BUDGET, WARM_BUDGET = 120.0, 15.0
 
 
-def timed_demo(out: Path, cache_dir: Path) -> float:
+def timed_demo(out: Path, cache_dir: Path, extra: list[str]) -> float:
     env = {**os.environ, "BORDIR_CACHE": str(cache_dir)}
     t0 = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "bordir", "demo", "--out", str(out)],
+        [sys.executable, "-m", "bordir", "demo", "--out", str(out), *extra],
         env=env,
         check=True,
         stdout=subprocess.DEVNULL,
@@ -36,28 +41,49 @@ def timed_demo(out: Path, cache_dir: Path) -> float:
     return time.perf_counter() - t0
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_options(ap)
+    args = ap.parse_args(argv)
+    extra = ["--model", "mock/first", "--resamples", "200"] if args.quick else []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        cold = timed_demo(tmp / "run", tmp / "cache")
-        warm = timed_demo(tmp / "run", tmp / "cache")
+        cold = timed_demo(tmp / "run", tmp / "cache", extra)
+        warm = timed_demo(tmp / "run", tmp / "cache", extra)
         df = pd.read_parquet(tmp / "run" / "responses.parquet")
         calls = df.drop_duplicates(["query_id", "mode"])
         info = json.loads((tmp / "run" / "run.json").read_text())
-    # latency_s of the warm run's rows is 0 (cache hits); the cold figures are in the cache's results
-    tokens = int(calls["input_tokens"].sum())
+    tokens = int(calls["input_tokens"].fillna(0).sum()) if "input_tokens" in calls else 0
+    what = "mock/first backend (no model)" if args.quick else "local gemma 3 270M"
     print(
-        f"bordir demo: {info['queries']} queries x {len(info['config']['modes'])} modes, "
-        f"{len(calls)} (query, mode) option scorings (identical prompts are scored once), {len(df)} responses, "
-        f"{tokens} prompt tokens"
+        f"bordir demo ({what}): {info['queries']} queries x {len(info['config']['modes'])} modes, "
+        f"{len(calls)} (query, mode) option scorings, {len(df)} responses, {tokens} prompt tokens\n"
     )
-    print(f"{'':6}{'seconds':>9}  {'budget':>7}  {'ratio':>6}")
-    for name, t, budget in (("cold", cold, COLD_BUDGET), ("warm", warm, WARM_BUDGET)):
-        flag = "" if t <= budget else "  <- over budget"
-        print(f"{name:6}{t:9.1f}  {budget:7.0f}  {t / budget:5.2f}x{flag}")
-    print(
-        f"cold-run prompt throughput: {tokens / cold:.0f} tokens/s of wall time; warm/cold = {warm / cold:.3f}"
-    )
+    figs = [
+        Figure(
+            f"demo cold ({what})",
+            cold,
+            "s",
+            target=f"≤ {COLD_BUDGET:.0f} s",
+            reference=f"budget {COLD_BUDGET:.0f} s",
+            ratio=cold / COLD_BUDGET,
+            holds=cold <= COLD_BUDGET,
+        ),
+        Figure(
+            f"demo warm ({what})",
+            warm,
+            "s",
+            target=f"≤ {WARM_BUDGET:.0f} s",
+            reference=f"cold run {cold:.1f} s",
+            ratio=warm / cold,
+            holds=warm <= WARM_BUDGET,
+        ),
+    ]
+    if tokens and not args.quick:
+        figs.append(
+            Figure("cold-run prompt tokens per second of wall time", tokens / cold, "tok/s")
+        )
+    report("demo", figs, args)
     return 0
 
 

@@ -1,25 +1,33 @@
-"""Generation benchmarks: the executor + a real HTTP backend, the response cache, and the local model.
+"""Generation benchmarks: ``bordir run`` against a loopback OpenAI server, the client's CPU per call, parsing.
 
-(a) **HTTP throughput.** A loopback server (``tests/loopback.py``, run in a
-    separate process so it does not share this process's GIL) answers OpenAI
-    chat completions after a fixed ``--latency`` (100 ms). ``--calls`` (640)
-    distinct requests go through :func:`bordir.generation.executor.execute` with
-    the ``openai-compatible`` backend (the real ``openai`` client) at
-    ``--concurrency`` 32. The ideal is ``concurrency / latency`` = 320 calls/s;
-    the figure is the measured throughput as a fraction of it (target >= 0.9).
-    Then the same requests again with the now warm response cache: the target
-    is zero requests reaching the server and a time <= 5% of the cold run.
-(b) **Local rank classification.** ``local/gemma-3-270m`` scores the options
-    of ``--local-calls`` (10) demo prompts (direct format, two demo documents
-    each) through the executor: calls per second, one prompt evaluation each.
+(a) **Throughput at the limit, through ``bordir run``.** A loopback server
+    (``tests/loopback.py``) runs in its own process (so that its CPU and GIL are
+    not the client's) and answers chat completions after a fixed latency. A
+    config file (the ``openai-compatible`` backend, i.e. the real ``openai``
+    client; one mode, 34 demo queries x ``runs`` seeds) is run with
+    ``python -m bordir run`` at concurrency 32 with 100 ms latency (ideal 320
+    calls/s) and at concurrency 128 with 1 s latency (ideal 128 calls/s). The
+    throughput is the calls the server answered over the time from its first
+    request to its last answer (the command's start-up and retrieval are not
+    calls); the figure is its ratio to ``concurrency / latency`` (target >= 0.9).
+    Also reported: the most requests the server had in flight (target: the
+    configured concurrency), and a warm re-run of the same config with the same
+    cache (target: 0 requests reach the server).
+(b) **Client CPU per call.** The CPU time (user + system) of the ``bordir run``
+    process, cold minus warm (the warm run does everything but the calls), per
+    call; and the CPU of :func:`bordir.generation.executor.execute` alone over
+    the same server, per call (target <= 1 ms; about 2.5-3 ms before issue 18).
+(c) **Local rank classification** (full run only): ``local/gemma-3-270m`` scores
+    the options of 10 demo prompts through the executor: calls per second.
+(d) **Answer parsing of a long reply.** A 112 KB reply that names the options
+    about 15,000 times goes through ``parse_answer``: its time against the time
+    of a 1 KB reply scaled by length (target: within 3x of linear).
 
-(c) **Answer parsing of a long reply.** A 112 KB reply that names the options
-    about 15,000 times (the size that took 17–36 s before name matching became
-    linear, issue 14.10) goes through ``parse_answer``: the time, against the
-    time of a 1 KB reply scaled by length (target: within 3× of linear).
+Figures measured on a loaded machine are noisy (CPU per call and throughput
+both suffer when other processes take the cores).
 
-Usage: ``python benchmarks/generation.py [--calls 640] [--concurrency 32] [--latency 0.1] [--local-calls 10]``
-(``--skip-local`` / ``--skip-http`` / ``--skip-parse`` leave a part out).
+Usage: ``python benchmarks/generation.py [--quick] [--figures FILE]``
+(``--quick``: 15 runs instead of 30, one warm re-run, no local model; < 45 s).
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -34,15 +43,12 @@ import time
 import urllib.request
 from pathlib import Path
 
+from _figures import Figure, add_options, report
+
 REPO = Path(__file__).resolve().parents[1]
-
-from bordir.generation.backend import get_backend  # noqa: E402
-from bordir.generation.cache import ResponseCache  # noqa: E402
-from bordir.generation.executor import execute  # noqa: E402
-from bordir.generation.types import GenerationRequest, Message  # noqa: E402
-
 THROUGHPUT_TARGET = 0.9
-WARM_TARGET = 0.05
+CPU_TARGET_MS = 1.0
+QUERIES = 34  # demo queries
 
 
 class ServerProcess:
@@ -57,15 +63,24 @@ class ServerProcess:
             text=True,
             env=env,
         )
+        assert self.proc.stdout is not None
         line = self.proc.stdout.readline().split()
         if len(line) != 2 or line[0] != "PORT":
             self.stop()
             raise RuntimeError(f"the loopback server did not start (said {line!r})")
         self.url = f"http://127.0.0.1:{line[1]}"
 
+    def stats(self) -> dict:
+        with urllib.request.urlopen(self.url + "/_stats", timeout=10) as r:
+            return json.load(r)
+
     def count(self) -> int:
-        with urllib.request.urlopen(self.url + "/_stats", timeout=5) as r:
-            return int(json.load(r)["count"])
+        return int(self.stats()["count"])
+
+    def reset(self) -> None:
+        req = urllib.request.Request(self.url + "/_reset", data=b"{}", method="POST")
+        with urllib.request.urlopen(req, timeout=10):
+            pass
 
     def stop(self) -> None:
         if self.proc.stdin:
@@ -77,15 +92,127 @@ class ServerProcess:
             self.proc.wait()
 
 
-def bench_http(calls: int, concurrency: int, latency: float) -> list[tuple[str, str, str, str]]:
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def bordir_run(server: ServerProcess, cfg: Path, out: Path) -> dict:
+    """One ``python -m bordir run`` of ``cfg``: wall time, its CPU, and the server's view."""
+    env = {
+        **os.environ,
+        "OPENAI_COMPATIBLE_BASE_URL": server.url + "/v1",
+        "NO_PROXY": "127.0.0.1,localhost",
+    }
+    server.reset()
+    cpu0, t0 = _children_cpu(), time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "bordir", "run", str(cfg), "--out", str(out), "--no-progress"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
+    if done.returncode != 0:
+        raise RuntimeError(f"bordir run failed: {done.stderr.strip().splitlines()[-1:]}")
+    info = json.loads((out / "run.json").read_text())
+    return {"wall": wall, "cpu": cpu, "failed": info["calls"]["failed"], **server.stats()}
+
+
+def write_config(path: Path, *, concurrency: int, runs: int, cache: Path) -> Path:
+    cfg = {
+        "models": ["openai-compatible/bench-model"],
+        "modes": ["no_ir"],
+        "runs": runs,
+        "seeds": list(range(1, runs + 1)),
+        "temperature": 0.5,
+        "concurrency": concurrency,
+        "timeout": 60,
+        "cache": str(cache),
+    }
+    path.write_text(
+        "[experiment]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in cfg.items()),
+        encoding="utf-8",
+    )
+    return path
+
+
+def bench_run(concurrency: int, latency: float, runs: int, warm: bool, tmp: Path) -> list[Figure]:
+    server = ServerProcess(latency)
+    case = f"c={concurrency}, {latency * 1000:g} ms"
+    try:
+        cfg = write_config(
+            tmp / f"c{concurrency}.toml",
+            concurrency=concurrency,
+            runs=runs,
+            cache=tmp / f"c{concurrency}.sqlite3",
+        )
+        cold = bordir_run(server, cfg, tmp / f"run-c{concurrency}")
+        calls = int(cold["count"])
+        span = (cold["last_at"] or 0.0) - (cold["first_at"] or 0.0)
+        ideal = concurrency / latency
+        rate = calls / span if span > 0 else float("nan")
+        frac = rate / ideal
+        expected = QUERIES * runs
+        figs = [
+            Figure(
+                f"bordir run throughput ({case}, {calls} calls)",
+                rate,
+                "calls/s",
+                target=f"≥ {THROUGHPUT_TARGET} × ideal",
+                reference=f"ideal {ideal:g} calls/s",
+                ratio=frac,
+                holds=frac >= THROUGHPUT_TARGET and cold["failed"] == 0 and calls == expected,
+                note=f"{cold['failed']} failed; command {cold['wall']:.1f} s in all "
+                f"(start-up and retrieval included)",
+            ),
+            Figure(
+                f"max requests in flight ({case})",
+                float(cold["max_in_flight"]),
+                "requests",
+                target=f"= configured {concurrency}",
+                holds=int(cold["max_in_flight"]) == concurrency,
+            ),
+        ]
+        if warm:
+            again = bordir_run(server, cfg, tmp / f"run-c{concurrency}-warm")
+            per_call = (cold["cpu"] - again["cpu"]) / max(calls, 1) * 1000
+            figs += [
+                Figure(
+                    f"warm re-run: requests reaching the server ({case})",
+                    float(again["count"]),
+                    "requests",
+                    target="0",
+                    holds=int(again["count"]) == 0,
+                    note=f"warm command {again['wall']:.1f} s",
+                ),
+                Figure(
+                    f"bordir run client CPU per call ({case})",
+                    per_call,
+                    "ms",
+                    target=f"≤ {CPU_TARGET_MS:g} ms",
+                    reference="2.5–3 ms before (issue 18)",
+                    holds=per_call <= CPU_TARGET_MS,
+                    note="CPU of the cold run minus the warm run, over the calls",
+                ),
+            ]
+        return figs
+    finally:
+        server.stop()
+
+
+def bench_executor_cpu(calls: int, concurrency: int, latency: float) -> list[Figure]:
+    """CPU of execute() alone (client process), the server in another process."""
+    from bordir.generation.backend import get_backend
+    from bordir.generation.cache import ResponseCache
+    from bordir.generation.executor import execute
+    from bordir.generation.types import GenerationRequest, Message
+
     os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
     server = ServerProcess(latency)
-    rows = []
     try:
         model = "openai-compatible/bench-model"
-        backend = get_backend(
-            model, base_url=server.url + "/v1", max_concurrency=concurrency, timeout=30
-        )
+        backend = get_backend(model, base_url=server.url + "/v1", timeout=30)
         requests = [
             GenerationRequest(
                 model=model,
@@ -94,62 +221,50 @@ def bench_http(calls: int, concurrency: int, latency: float) -> list[tuple[str, 
                 seed=i,
                 max_tokens=16,
             )
-            for i in range(calls)
+            for i in range(calls + concurrency)
         ]
-        # warm up the connection pool and the imports outside the timing
+        # warm up the connection pool and the imports outside the measurement
         execute(backend, requests[:concurrency], concurrency=concurrency, progress=False)
         with tempfile.TemporaryDirectory() as tmp:
             cache = ResponseCache(Path(tmp) / "responses.sqlite3")
-            before = server.count()
-            t0 = time.perf_counter()
-            cold = execute(backend, requests, cache=cache, concurrency=concurrency, progress=False)
-            cold_s = time.perf_counter() - t0
-            sent = server.count() - before
-            failed = sum(not r.ok for r in cold)
-            ideal = concurrency / latency
-            rate = calls / cold_s
-            frac = rate / ideal
-            rows.append(
-                (
-                    f"cold: {calls} calls @ {concurrency}, {latency * 1000:g} ms",
-                    f"{cold_s:.2f} s",
-                    f"{rate:.0f}/s = {frac:.2f} of {ideal:.0f}/s",
-                    _verdict(
-                        frac >= THROUGHPUT_TARGET and failed == 0 and sent == calls,
-                        f">= {THROUGHPUT_TARGET}, {failed} failed, {sent} sent",
-                    ),
-                )
+            cpu0, t0 = time.process_time(), time.perf_counter()
+            out = execute(
+                backend,
+                requests[concurrency:],
+                cache=cache,
+                concurrency=concurrency,
+                progress=False,
             )
-            before = server.count()
-            t0 = time.perf_counter()
-            warm = execute(backend, requests, cache=cache, concurrency=concurrency, progress=False)
-            warm_s = time.perf_counter() - t0
-            reached = server.count() - before
-            ratio = warm_s / cold_s
-            same = [r.text for r in warm] == [r.text for r in cold] and all(r.cached for r in warm)
-            rows.append(
-                (
-                    "warm: same requests, cache",
-                    f"{warm_s:.3f} s",
-                    f"{ratio:.1%} of cold, {reached} requests",
-                    _verdict(
-                        ratio <= WARM_TARGET and reached == 0 and same,
-                        f"<= {WARM_TARGET:.0%}, 0 requests",
-                    ),
-                )
-            )
+            cpu, wall = time.process_time() - cpu0, time.perf_counter() - t0
             cache.close()
         backend.close()
     finally:
         server.stop()
-    return rows
+    per_call = cpu / calls * 1000
+    failed = sum(not r.ok for r in out)
+    return [
+        Figure(
+            f"executor client CPU per call (c={concurrency}, {latency * 1000:g} ms, {calls} calls)",
+            per_call,
+            "ms",
+            target=f"≤ {CPU_TARGET_MS:g} ms",
+            reference="2.5–3 ms before (issue 18)",
+            holds=per_call <= CPU_TARGET_MS and failed == 0,
+            note=f"execute() with a response cache; {calls / wall:.0f} calls/s, {failed} failed",
+        )
+    ]
 
 
-def bench_local(n: int) -> list[tuple[str, str, str, str]]:
+def bench_local(n: int) -> list[Figure]:
+    from bordir.generation.backend import get_backend
+    from bordir.generation.executor import execute
+
     try:
         backend = get_backend("local/gemma-3-270m")
     except ImportError as exc:
-        return [("local rank classification", "-", f"skipped: {exc}", "")]
+        return [
+            Figure("local rank classification", float("nan"), "calls/s", note=f"skipped: {exc}")
+        ]
     from bordir.generation.prompts import as_documents, build_request
     from bordir.loaders import load_demo, load_demo_corpus
 
@@ -167,19 +282,20 @@ def bench_local(n: int) -> list[tuple[str, str, str, str]]:
     results = execute(backend, requests, progress=False)
     dt = time.perf_counter() - t0
     ok = sum(r.ok and r.option_logprobs is not None for r in results)
-    mean_tokens = sum(n_tokens) / len(n_tokens)
     return [
-        (
-            f"local rank classification: {len(requests)} calls",
-            f"{dt:.2f} s",
-            f"{len(requests) / dt:.2f} calls/s, {mean_tokens:.0f} prompt tokens avg, "
-            f"{sum(n_tokens) / dt:.0f} tok/s, threads={backend.n_threads}",
-            _verdict(ok == len(requests), f"{ok}/{len(requests)} scored"),
+        Figure(
+            f"local rank classification ({len(requests)} calls)",
+            len(requests) / dt,
+            "calls/s",
+            holds=ok == len(requests),
+            target="every call scored",
+            note=f"{sum(n_tokens) / len(n_tokens):.0f} prompt tokens avg, "
+            f"{sum(n_tokens) / dt:.0f} tok/s, threads={backend.n_threads}, {ok}/{len(requests)} scored",
         )
     ]
 
 
-def bench_parse() -> list[tuple[str, str, str, str]]:
+def bench_parse() -> list[Figure]:
     from bordir.generation.parse import parse_answer
     from bordir.loaders import load_demo
 
@@ -193,44 +309,37 @@ def bench_parse() -> list[tuple[str, str, str, str]]:
     t0 = time.perf_counter()
     parse_answer(big, q)
     t_big = time.perf_counter() - t0
-    ratio = t_big / (t_small * len(big) / len(small))
+    linear = t_small * len(big) / len(small)
+    ratio = t_big / linear
     return [
-        (
-            "parse 112 KB reply",
-            f"{t_big:.3f}s",
-            f"{ratio:.2f}x linear",
-            _verdict(ratio <= 3, "<= 3x linear"),
+        Figure(
+            "parse a 112 KB reply",
+            t_big,
+            "s",
+            target="≤ 3× linear",
+            reference=f"1 KB reply scaled: {linear:.3f} s",
+            ratio=ratio,
+            holds=ratio <= 3,
         )
     ]
 
 
-def _verdict(ok: bool, target: str) -> str:
-    return f"ok ({target})" if ok else f"MISSED ({target})"
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--calls", type=int, default=640)
-    ap.add_argument("--concurrency", type=int, default=32)
-    ap.add_argument("--latency", type=float, default=0.1)
-    ap.add_argument("--local-calls", type=int, default=10)
-    ap.add_argument("--skip-http", action="store_true")
-    ap.add_argument("--skip-local", action="store_true")
-    ap.add_argument("--skip-parse", action="store_true")
+    add_options(ap)
     args = ap.parse_args(argv)
-    rows = []
-    if not args.skip_http:
-        rows += bench_http(args.calls, args.concurrency, args.latency)
-    if not args.skip_local:
-        rows += bench_local(args.local_calls)
-    if not args.skip_parse:
-        rows += bench_parse()
-    widths = [
-        max(len(r[i]) for r in rows + [("case", "time", "figure", "target")]) for i in range(4)
-    ]
-    for row in [("case", "time", "figure", "target"), *rows]:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
-    return 0 if all("MISSED" not in r[3] for r in rows) else 1
+    runs = 15 if args.quick else 30  # 510 / 1020 calls: close to whole waves of 32 and 128
+    figs: list[Figure] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        figs += bench_run(32, 0.1, runs, warm=True, tmp=Path(tmp))
+        figs += bench_run(128, 1.0, runs, warm=not args.quick, tmp=Path(tmp))
+    figs += bench_executor_cpu(320 if args.quick else 960, 32, 0.1)
+    if not args.quick:
+        figs += bench_executor_cpu(512, 128, 1.0)
+        figs += bench_local(10)
+    figs += bench_parse()
+    report("generation", figs, args)
+    return 0
 
 
 if __name__ == "__main__":

@@ -29,7 +29,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_parquet", "atomic_write_text"]
+__all__ = [
+    "atomic_path",
+    "atomic_replace_dir",
+    "atomic_write_bytes",
+    "atomic_write_parquet",
+    "atomic_write_text",
+]
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -82,7 +88,7 @@ def atomic_path(path: str | os.PathLike[str], *, mode: int = 0o644) -> Iterator[
 
 
 def _write_with(
-    path: str | os.PathLike[str], write: Callable[[IO[Any]], None], binary: bool, **open_kw: Any
+    path: str | os.PathLike[str], write: Callable[[IO[Any]], object], binary: bool, **open_kw: Any
 ) -> Path:
     path = Path(path)
     with atomic_path(path) as tmp:
@@ -129,3 +135,37 @@ def atomic_write_parquet(path: str | os.PathLike[str], table: Any, **kwargs: Any
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp, **kwargs)
     return path
+
+
+def atomic_replace_dir(built: str | os.PathLike[str], dest: str | os.PathLike[str]) -> bool:
+    """Move a finished directory ``built`` (a sibling of ``dest``) into place as ``dest``.
+
+    For indexes built whole in a temporary sibling directory. An existing
+    ``dest`` is removed first. If another process put its own finished copy in
+    place in the meantime (``dest`` exists again, with ``marker`` file
+    ``meta.json`` in it), that copy is kept and ``built`` is discarded.
+
+    Returns:
+        True if ``built`` is now ``dest``; False if another process's copy was kept.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> (d / ".idx.build").mkdir(); _ = (d / ".idx.build" / "meta.json").write_text("{}")
+        >>> atomic_replace_dir(d / ".idx.build", d / "idx"), sorted(p.name for p in d.iterdir())
+        (True, ['idx'])
+    """
+    import shutil
+
+    built, dest = Path(built), Path(dest)
+    if dest.exists():
+        shutil.rmtree(dest)
+    try:
+        os.replace(built, dest)
+    except OSError:  # another process finished the same build first: keep its copy
+        if not (dest / "meta.json").exists():
+            raise
+        shutil.rmtree(built, ignore_errors=True)
+        return False
+    _fsync_dir(dest.parent)
+    return True

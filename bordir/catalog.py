@@ -18,11 +18,13 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 import os
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import ConfigError
+from .registry import Registry
 
 __all__ = [
     "DatasetEntry",
@@ -34,8 +36,8 @@ __all__ = [
     "list_modes",
     "list_metrics",
     "list_datasets",
-    "MOCK_BEHAVIOURS",
-    "METRIC_DESCRIPTIONS",
+    "list_fusions",
+    "list_policies",
 ]
 
 
@@ -49,45 +51,46 @@ class DatasetEntry:
     offline: bool
     """True if it ships with bordir (no download, no path needed)."""
     path_layout: str
+    loader: str = ""
+    """``pkg.mod:function`` called as ``function(path, revision)`` (datasets registered by plugins)."""
 
 
-DATASETS: dict[str, DatasetEntry] = {
-    e.name: e
-    for e in (
-        DatasetEntry(
-            "borderlines",
-            "BorderLines territorial disputes: 251 territories, 720 multiple-choice queries in 49 languages",
-            "manestay/borderlines",
-            False,
-            "disputed_territories.csv, countries_info.json, prompts_mc_q/, terms/",
-        ),
-        DatasetEntry(
-            "bordirlines",
-            "BordIRLines retrieval results (openai / m3 hits per query and mode) and their Wikipedia paragraphs",
-            "borderlines/bordirlines",
-            False,
-            "data/queries.tsv, data/{lang}/{system}/{mode}/{lang}_query_hits.tsv, data/all_docs.json",
-        ),
-        DatasetEntry(
-            "demo",
-            "bundled demo: 12 disputes, queries in every claimant language, a short multilingual corpus",
-            "",
-            True,
-            "bundled (BorderLines layout + corpus/passages.jsonl)",
-        ),
-    )
-}
+DATASETS: Registry[DatasetEntry] = Registry("dataset")
+"""Every dataset :func:`load_dataset` accepts, by name (register a :class:`DatasetEntry` to add one)."""
+for _e in (
+    DatasetEntry(
+        "borderlines",
+        "BorderLines territorial disputes: 251 territories, 720 multiple-choice queries in 49 languages",
+        "manestay/borderlines",
+        False,
+        "disputed_territories.csv, countries_info.json, prompts_mc_q/, terms/",
+    ),
+    DatasetEntry(
+        "bordirlines",
+        "BordIRLines retrieval results (openai / m3 hits per query and mode) and their Wikipedia paragraphs",
+        "borderlines/bordirlines",
+        False,
+        "data/queries.tsv, data/{lang}/{system}/{mode}/{lang}_query_hits.tsv, data/all_docs.json",
+    ),
+    DatasetEntry(
+        "demo",
+        "bundled demo: 12 disputes, queries in every claimant language, a short multilingual corpus",
+        "",
+        True,
+        "bundled (BorderLines layout + corpus/passages.jsonl)",
+    ),
+):
+    DATASETS.register(_e.name, _e, description=_e.description)
 
 
 def get_dataset_entry(name: str, *, where: str = "") -> DatasetEntry:
     """The catalog entry ``name``; the error lists the known names (prefixed by ``where``)."""
-    try:
-        return DATASETS[name]
-    except (KeyError, TypeError):
+    if not isinstance(name, str) or name not in DATASETS:
         prefix = f"{where}: " if where else ""
         raise ConfigError(
             f"{prefix}unknown dataset {name!r}; known: {', '.join(sorted(DATASETS))}"
         ) from None
+    return DATASETS.get(name)
 
 
 def load_dataset(
@@ -125,90 +128,65 @@ def load_dataset(
         return load_borderlines(
             None if path is None else os.fspath(path), repair=repair, revision=revision
         )
-    from .loaders.bordirlines import load_bordirlines
+    if entry.name == "bordirlines":
+        from .loaders.bordirlines import load_bordirlines
 
-    return load_bordirlines(path, revision=revision, n_hits=n_hits)
+        return load_bordirlines(
+            None if path is None else os.fspath(path), revision=revision, n_hits=n_hits
+        )
+    if not entry.loader:
+        raise ConfigError(f"dataset {entry.name!r} names no loader (DatasetEntry.loader)")
+    mod, _, attr = entry.loader.partition(":")
+    return getattr(importlib.import_module(mod), attr)(path, revision)
 
 
 # --------------------------------------------------------------------------------------------
 # listings for `bordir list …`: every row comes from a registry, with a one-line description
 # --------------------------------------------------------------------------------------------
 
-MOCK_BEHAVIOURS: dict[str, str] = {
-    "mock/echo": "answers with the last user message (for prompt tests)",
-    "mock/first": "always answers the first option label, A)",
-    "mock/fixed:<text>": "always answers <text> verbatim",
-    "mock/planted:<langs>[@<dir>]": "planted per-language behaviour: follows the documents for <langs> "
-    "(own claimant / controller), a seeded uniform baseline otherwise",
-}
-"""The mock backend's behaviours (``bordir/generation/backends/mock.py``); unit tests only, never evidence."""
 
-METRIC_DESCRIPTIONS: dict[str, str] = {
-    "kb_cs": "knowledge-base CS: English control answers that name the controller",
-    "control_cs": "answers in the controller's language that name the controller",
-    "non_control_cs": "answers in the other claimants' languages that name the controller",
-    "delta_cs": "(Control CS - Non-control CS) / Non-control CS: the relative gap",
-    "delta_cs_abs": "Control CS - Non-control CS (unnormalised)",
-    "cst_cs": "consistency: pairs of a territory's answers (across languages) that agree",
-    "cst_cs_unknown": "consistency CS on territories whose controller is Unknown",
-}
-"""The concurrence scores of :data:`bordir.metrics.METRICS`."""
+def __getattr__(name: str) -> Any:
+    if name == "MOCK_BEHAVIOURS":  # kept importable from here; it lives with the backend registry
+        from .generation.backend import MOCK_BEHAVIOURS
 
-
-def _first_line(obj: Any) -> str:
-    doc = (getattr(obj, "__doc__", None) or "").strip()
-    return doc.splitlines()[0].strip() if doc else ""
+        return MOCK_BEHAVIOURS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def list_backends() -> list[dict[str, str]]:
-    """``name, description`` per backend provider (the generation registry), then the mock's behaviours.
+    """``name, description`` per backend provider (the generation registry); the mock's behaviours one each.
 
     Example:
         >>> rows = list_backends()
         >>> any(r["name"] == "mock/first" for r in rows), all(r["description"] for r in rows)
         (True, True)
     """
-    import importlib
+    from .generation.backend import BACKENDS
 
-    reg = importlib.import_module("bordir.generation.backend")
-
-    rows = []
-    for provider in reg.available_backends():
-        if provider in reg._BUILTIN and provider not in reg._REGISTRY:
-            try:
-                importlib.import_module(reg._BUILTIN[provider])
-            except ImportError:  # a missing SDK is imported lazily inside the backend, but be safe
-                pass
-        factory = reg._REGISTRY.get(provider)
-        if provider == "mock":
+    rows: list[dict[str, str]] = []
+    for e in sorted(BACKENDS.entries(), key=lambda e: e.name):
+        if e.meta.get("variants"):  # the mock's behaviours: one row each
             rows.extend(
-                {"name": n, "description": d, "kind": "mock"} for n, d in MOCK_BEHAVIOURS.items()
+                {"name": n, "description": d, "kind": e.name} for n, d in e.meta["variants"].items()
             )
             continue
         rows.append(
-            {
-                "name": f"{provider}/<model>",
-                "description": _first_line(factory) or provider,
-                "kind": "backend",
-            }
+            {"name": f"{e.name}/<model>", "description": e.description or e.name, "kind": "backend"}
         )
     return rows
 
 
 def list_retrievers() -> list[dict[str, str]]:
     """``name, description`` per retriever of the retrieval registry."""
-    import importlib
+    from .retrieval.base import RETRIEVERS
 
-    from .retrieval import base
-
-    rows = []
-    for name in base.available():
-        if name in base._BUILTIN_MODULES and name not in base._REGISTRY:
-            importlib.import_module(base._BUILTIN_MODULES[name])
-        factory = base._REGISTRY.get(name)
-        shown = f"{name}/<model>" if name in ("openai", "cohere") else name
-        rows.append({"name": shown, "description": _first_line(factory) or name})
-    return rows
+    return [
+        {
+            "name": f"{e.name}/<model>" if e.meta.get("provider") else e.name,
+            "description": e.description or e.name,
+        }
+        for e in sorted(RETRIEVERS.entries(), key=lambda e: e.name)
+    ]
 
 
 def list_modes() -> list[dict[str, str]]:
@@ -226,18 +204,10 @@ def list_modes() -> list[dict[str, str]]:
 
 
 def list_metrics() -> list[dict[str, str]]:
-    """``name, kind, description`` per metric: the CS metrics, then the per-language measures."""
-    from .metrics.cs import METRICS
-    from .metrics.perlang_measures import PERLANG_MEASURES
+    """``name, kind, label, bounds, description`` per metric of the metric registry."""
+    from .metrics.registry import describe_metrics
 
-    rows = [
-        {"name": m, "kind": "cs", "description": METRIC_DESCRIPTIONS.get(m, "")} for m in METRICS
-    ]
-    rows += [
-        {"name": m.name, "kind": "per-language", "description": f"{m.label}: higher = {m.toward}"}
-        for m in PERLANG_MEASURES.values()
-    ]
-    return rows
+    return describe_metrics()
 
 
 def list_datasets() -> list[dict[str, str]]:
@@ -248,5 +218,19 @@ def list_datasets() -> list[dict[str, str]]:
             "source": "bundled" if e.offline else f"hub {e.hub_id} or --path DIR",
             "description": e.description,
         }
-        for e in DATASETS.values()
+        for e in (DATASETS.get(n) for n in DATASETS.names())
     ]
+
+
+def list_fusions() -> list[dict[str, str]]:
+    """``name, description`` per cross-language score fusion."""
+    from .retrieval.fusion import FUSIONS
+
+    return [{"name": e.name, "description": e.description} for e in FUSIONS.entries()]
+
+
+def list_policies() -> list[dict[str, str]]:
+    """``name, applies_to, description`` per scoring policy (parse and testbed policies)."""
+    from .policies import describe_policies
+
+    return describe_policies()

@@ -5,11 +5,25 @@ prints its one-line message and exits with status 2, without a traceback.
 Messages say what was expected, what was found, and how to fix it::
 
     BordirError
-    ├── ConfigError              a setting or name is not valid
-    │   └── UnknownLanguageError     a language code is not in languages/
-    ├── DataError                an input file is malformed (.path, .line, .field)
-    ├── FetchError               a provider or server call failed (.status, .provider)
-    └── MissingExtraError        an optional dependency is not installed (.extra)
+    ├── ConfigError              a setting or name is not valid (also a ValueError)
+    │   └── UnknownLanguageError     a language code is not in languages/ (also a KeyError)
+    ├── DataError                an input file is malformed (.path, .line, .field; also a ValueError)
+    ├── FetchError               a provider or server call failed for good
+    │                                (.status, .provider, .url, .attempts)
+    ├── AttemptError             ONE attempt of a call failed (.status); raised by a backend or
+    │   │                            a client's attempt, handled by bordir._retry's callers
+    │   ├── TransientError           worth retrying: 429, 408/409/425, 5xx, timeout, connection,
+    │   │                                malformed reply (.retry_after: the server's Retry-After)
+    │   └── PermanentError           retrying will not help: other 4xx, an API error
+    └── MissingExtraError        an optional dependency is not installed (.extra; also an ImportError)
+
+An :class:`AttemptError` does not usually reach the user: the executor
+(:mod:`bordir.generation.executor`) records it in the request's result after the
+last retry, and the Wikipedia client (:mod:`bordir.wiki.retry`) turns it into a
+:class:`FetchError` naming the URL and the attempts. Both retry through
+:mod:`bordir._retry` (jittered exponential backoff, ``Retry-After`` honoured).
+``bordir.generation.TransientError`` and ``bordir.wiki.retry.TransientError``
+are these same classes.
 
 Secrets never reach a message: every :class:`BordirError` is passed through
 :func:`redact` when it is built, which masks the values of secret-looking
@@ -37,6 +51,9 @@ __all__ = [
     "UnknownLanguageError",
     "DataError",
     "FetchError",
+    "AttemptError",
+    "TransientError",
+    "PermanentError",
     "MissingExtraError",
     "redact",
     "redactor",
@@ -136,15 +153,65 @@ class FetchError(BordirError):
 
     Attributes:
         provider: who was called (``openai/text-embedding-3-small``, ``cohere/embed-v4.0``, a host).
-        status: the HTTP status, when there was one.
+        status: the HTTP status, when there was one (None: no answer came).
+        url: the endpoint, when known.
+        attempts: how many attempts were made.
     """
 
     def __init__(
-        self, message: str, *, provider: str | None = None, status: int | None = None
+        self,
+        message: str,
+        *,
+        provider: str | None = None,
+        status: int | None = None,
+        url: str | None = None,
+        attempts: int = 1,
     ) -> None:
         super().__init__(message)
         self.provider = provider
         self.status = status
+        self.url = url
+        self.attempts = attempts
+
+
+class AttemptError(BordirError):
+    """One attempt of a call failed; :class:`TransientError` or :class:`PermanentError` says whether to retry.
+
+    Attributes:
+        status: the HTTP status, when there was one.
+        reason: the message.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+    @property
+    def reason(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class TransientError(AttemptError):
+    """A failed attempt worth retrying (429, 408/409/425, 5xx, timeout, connection, malformed reply).
+
+    Attributes:
+        retry_after: seconds the server asked to wait (``Retry-After``), or None.
+
+    Example:
+        >>> e = TransientError("HTTP 429: slow down", status=429, retry_after=2.0)
+        >>> e.reason, e.status, e.retry_after, isinstance(e, BordirError)
+        ('HTTP 429: slow down', 429, 2.0, True)
+    """
+
+    def __init__(
+        self, message: str, *, retry_after: float | None = None, status: int | None = None
+    ) -> None:
+        super().__init__(message, status=status)
+        self.retry_after = retry_after
+
+
+class PermanentError(AttemptError):
+    """A failed attempt that retrying will not fix (400, 401, 403, 404, unknown model, an API error)."""
 
 
 class ConfigError(BordirError, ValueError):

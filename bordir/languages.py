@@ -45,8 +45,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
+from ._columns import require_columns
 from ._resources import resource_dir
 from .errors import DataError, UnknownLanguageError
 
@@ -297,13 +298,14 @@ def _read_table(path: Path, *, curated: bool) -> list[Language]:
         raise DataError("no header line found", path=path)
     header_no, header = lines[0]
     cols = header.rstrip("\r\n").split("\t")
-    missing = [c for c in _COLUMNS if c not in cols]
-    if missing:
-        raise DataError(
-            f"missing column(s) {', '.join(missing)}; expected tab-separated columns: {', '.join(_COLUMNS)}",
-            path=path,
-            line=header_no,
-        )
+    require_columns(
+        cols,
+        _COLUMNS,
+        path=path,
+        line=header_no,
+        expected=f"expected tab-separated columns: {', '.join(_COLUMNS)}",
+        name_field=False,
+    )
     reader = csv.reader((ln for _, ln in lines[1:]), delimiter="\t", quoting=csv.QUOTE_NONE)
     for (lineno, _), row in zip(lines[1:], reader):
         if len(row) != len(cols):
@@ -335,7 +337,7 @@ def _read_table(path: Path, *, curated: bool) -> list[Language]:
                 line=lineno,
                 field="joshi_class",
             ) from None
-        values = {c: rec[c] for c in _COLUMNS}
+        values: dict[str, Any] = {c: rec[c] for c in _COLUMNS}
         values["joshi_class"] = joshi
         values["query_language"] = rec["query_language"] == "yes"
         if curated and not rec["resource"]:
@@ -345,7 +347,7 @@ def _read_table(path: Path, *, curated: bool) -> list[Language]:
                 line=lineno,
                 field="resource",
             )
-        langs.append(Language(**values, curated=curated))  # type: ignore[arg-type]
+        langs.append(Language(**values, curated=curated))
     return langs
 
 

@@ -7,11 +7,16 @@ request in order::
 
     server.push(Fault.status(429, retry_after=2), Fault.status(500), Fault.delay(3.0), Fault.malformed())
 
-A fixed ``latency`` (seconds) delays every answer (for throughput benchmarks).
+A fixed ``latency`` (seconds) delays every answer (for throughput benchmarks):
+the answer leaves ``latency`` seconds after the request arrived (the server's
+own work happens within that time, not on top of it).
 More routes can be added with :meth:`LoopbackServer.route` (e.g. embeddings).
-``GET /_stats`` returns the request count, so a server running in another
-process (``python tests/loopback.py --latency 0.1``, which prints ``PORT <n>``)
-can be checked too.
+``GET /_stats`` returns the request count, the requests in flight now and at
+most (``in_flight``, ``max_in_flight``) and the monotonic times of the first
+arrival and the last answer (``first_at``, ``last_at``), all also attributes
+of the server, so a server running in another process (``python
+tests/loopback.py --latency 0.1``, which prints ``PORT <n>``) can be checked
+too; ``POST /_reset`` clears them.
 
 Use the ``loopback`` pytest fixture (see ``conftest.py`` of the tests that use it)
 or the context manager::
@@ -110,6 +115,10 @@ class LoopbackServer:
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
         self._count = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.first_at: float | None = None  # time.monotonic() of the first API request's arrival
+        self.last_at: float | None = None  # ... and of the last answer's end
         self._routes: dict[tuple[str, str], Handler] = {
             ("POST", "/v1/chat/completions"): _openai_chat,
             ("POST", "/v2/chat"): _cohere_chat,
@@ -133,11 +142,25 @@ class LoopbackServer:
             self.requests.clear()
             self._faults.clear()
             self._count = 0
+            self.max_in_flight = self.in_flight
+            self.first_at = self.last_at = None
 
     @property
     def count(self) -> int:
         """API requests received (``/_stats`` excluded)."""
         return self._count
+
+    def _enter(self) -> None:
+        with self._lock:
+            if self.first_at is None:
+                self.first_at = time.monotonic()
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+            self.last_at = time.monotonic()
 
     def bodies(self, path: str) -> list[Any]:
         return [r.body for r in self.requests if r.path == path]
@@ -209,6 +232,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
         True  # else headers and body in two writes wait ~40 ms for a delayed ACK
     )
     timeout = 30  # idle keep-alive connections end after this
+    _due = 0.0  # time.monotonic() at which the answer being built is sent
 
     def log_message(self, *args: object) -> None:  # keep test output quiet
         pass
@@ -222,6 +246,9 @@ class _RequestHandler(BaseHTTPRequestHandler):
         raw: bytes | None = None,
     ) -> None:
         data = raw if raw is not None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        wait = self._due - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -237,16 +264,36 @@ class _RequestHandler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path == "/_stats":
-            self._send(200, {"count": self.owner.count})
+            self._send(
+                200,
+                {
+                    "count": self.owner.count,
+                    "in_flight": self.owner.in_flight,
+                    "max_in_flight": self.owner.max_in_flight,
+                    "first_at": self.owner.first_at,
+                    "last_at": self.owner.last_at,
+                },
+            )
         else:
             self._send(404, {"error": {"message": f"no route GET {self.path}"}})
 
     def do_POST(self) -> None:
-        raw = self.rfile.read(int(self.headers.get("Content-Length", "0") or 0))
         if self.path == "/_reset":
+            self.rfile.read(int(self.headers.get("Content-Length", "0") or 0))
             self.owner.reset()
             self._send(200, {"ok": True})
             return
+        # the answer is built at once and sent `latency` seconds after the request arrived, so
+        # that the server's own work does not add to the latency a benchmark sets
+        self._due = time.monotonic() + self.owner.latency
+        self.owner._enter()
+        try:
+            self._answer()
+        finally:
+            self.owner._leave()
+
+    def _answer(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length", "0") or 0))
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
@@ -254,8 +301,6 @@ class _RequestHandler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         fault = self.owner._record(Recorded("POST", self.path, headers, body, time.time()))
         handler = self.owner._routes.get(("POST", self.path))
-        if self.owner.latency:
-            time.sleep(self.owner.latency)
         if fault is not None:
             if fault.kind == "status":
                 message = fault.body or {429: "rate limit exceeded", 500: "internal error"}.get(
@@ -268,7 +313,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 self._send(200, None, raw=fault.body.encode("utf-8"))
                 return
             if fault.kind == "delay":
-                time.sleep(fault.seconds)
+                self._due += fault.seconds
         if handler is None:
             self._send(404, {"error": {"message": f"no route POST {self.path}"}})
             return

@@ -248,3 +248,35 @@ def test_local_directory_is_not_read_from_a_stale_cache(tmp_path):
 
     assert first.query("Crimea_uk").text == q.text
     assert second.query("Crimea_uk").text == q.text + " (edited)"
+
+
+def test_unreachable_hub_fails_at_once_with_what_to_do(tmp_path):
+    """No network and no cached copy: one clear error in seconds, not five logged retries."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {
+        **__import__("os").environ,
+        "HF_ENDPOINT": f"http://127.0.0.1:{port}",
+        "HF_HOME": str(tmp_path / "hf"),
+        "HF_HUB_OFFLINE": "0",
+    }
+    code = (
+        "import bordir\n"
+        "try:\n"
+        "    bordir.load_dataset('borderlines')\n"
+        "except bordir.errors.DataError as e:\n"
+        "    print('ERR', e)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+    )
+
+    assert proc.stdout.startswith("ERR "), proc.stdout + proc.stderr
+    assert "cannot reach the Hugging Face hub" in proc.stdout
+    assert "dataset_path" in proc.stdout
+    assert "Retrying" not in proc.stderr  # the old path logged five retries over about 25 s

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bordir import __version__
 from bordir.errors import DataError
 from bordir.metrics import score_legacy_tables, territory_tables
 from bordir.metrics.legacy import legacy_stats, read_response_table
@@ -218,7 +219,7 @@ def test_cli_json_shape(tmp_path, capsys):
         assert set(out["summary"][m]) >= {"mean", "ci95"}
         assert out["summary"][m]["ci95"] is None or len(out["summary"][m]["ci95"]) == 2
     assert out["signature"].startswith("cs|src:borderlines-table|runs:2|ci:t95|policy:reference|")
-    assert out["signature"].endswith("|version:0.1.0")
+    assert out["signature"].endswith(f"|version:{__version__}")
 
 
 def test_cli_table_and_bootstrap(tmp_path, capsys):

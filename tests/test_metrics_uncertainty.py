@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bordir import __version__
 from bordir.errors import ConfigError
 from bordir.metrics import Signature
 from bordir.metrics.uncertainty import (
@@ -74,7 +75,10 @@ def test_cluster_bootstrap_is_seeded_and_signed(monkeypatch):
     a = cluster_bootstrap(table, "non_control_cs", n_resamples=300, seed=5)
     b = cluster_bootstrap(table, "non_control_cs", n_resamples=300, seed=5)
     assert (a.low, a.high) == (b.low, b.high) and a.low < a.estimate < a.high
-    assert str(a.signature) == "non_control_cs|runs:1|boot:300|seed:5|ci:cluster95|version:0.1.0"
+    assert (
+        str(a.signature)
+        == f"non_control_cs|runs:1|boot:300|seed:5|ci:cluster95|version:{__version__}"
+    )
     monkeypatch.setenv("BORDIR_SEED", "77")
     assert (
         resolve_seed() == 77
@@ -224,7 +228,7 @@ def test_signature_forms():
     )
     assert str(s) == (
         "kb_cs|mode:rel_langs|gen:openai/gpt-4o-mini|runs:10|ci:t95|policy:strict|boot:2000|"
-        "seed:12345|version:0.1.0"
+        f"seed:12345|version:{__version__}"
     )
     assert s.short().startswith("kb_cs|m:rel_langs|g:openai/gpt-4o-mini|n:10")
     assert Signature.parse(str(s)) == s and s.get("boot") == "2000"

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bordir import __version__
 from bordir.errors import DataError
 from bordir.experiment.config import PAPER_SEEDS, ExperimentConfig
 from bordir.experiment.runner import RESPONSE_COLUMNS
@@ -116,7 +117,7 @@ def make_run_dir(path: Path) -> Path:
     ]
     n_failed = int((df["outcome"] == "failed").sum())
     info = {
-        "bordir_version": "0.1.0",
+        "bordir_version": __version__,
         "config": cfg.to_dict(),
         "packages": {"python": "3.11"},
         "git_revision": None,

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
-from bordir.errors import ConfigError, DataError
+from bordir.errors import ConfigError, DataError, MissingExtraError
 from bordir.loaders import load_demo
 from bordir.records import Territory
 from bordir.wiki.langcheck import check, expected_codes
 from bordir.wiki.paragraphs import (
     paragraphs_from_blocks,
     paragraphs_from_wikitext,
-    strip_wikitext_regex,
+    wikitext_parser,
 )
 from bordir.wiki.titles import load_title_fixes, read_title_fixes
 from bordir.wiki.zh import convert
@@ -97,7 +99,7 @@ def test_duplicate_within_an_article_keeps_its_index_slot():
     assert [p.index for p in ps] == [0, 1, 3]
 
 
-@pytest.mark.parametrize("parser", ["mwparserfromhell", "regex"])
+@pytest.mark.parametrize("parser", ["mwparserfromhell", "auto"])
 def test_wikitext_markup_is_stripped(parser):
     ps = paragraphs_from_wikitext(CRIMEA_2022_WIKITEXT, parser=parser)
     assert [(p.index, p.section) for p in ps] == [
@@ -129,19 +131,27 @@ def test_wikitext_markup_is_stripped(parser):
     assert "Greek colonies" in ps[1].text and ps[2].text.endswith("followed by annexation.")
 
 
-def test_both_wikitext_parsers_agree_on_the_fixture():
-    assert paragraphs_from_wikitext(
-        CRIMEA_2022_WIKITEXT, parser="mwparserfromhell"
-    ) == paragraphs_from_wikitext(CRIMEA_2022_WIKITEXT, parser="regex")
-
-
-def test_regex_fallback_localized_namespaces():
-    assert (
-        strip_wikitext_regex("[[Файл:Krym.png|мини|Карта]]Крым.[[Категория:Полуострова]]")
-        == "Крым."
+def test_localized_media_and_category_links_are_removed():
+    ps = paragraphs_from_wikitext(
+        "[[Файл:Krym.png|мини|Карта]]Крым — полуостров на севере Чёрного моря."
+        "[[Категория:Полуострова]]\n\n[[קובץ:Golan.jpg|ממוזער|מפה]]רמת הגולן היא רמה בצפון."
+        "\n\nSee the [[:Category:Islands|list of islands]] of the world."
     )
-    assert strip_wikitext_regex("[[קובץ:Golan.jpg|ממוזער|מפה]]רמת הגולן") == "רמת הגולן"
-    assert strip_wikitext_regex("[[:Category:Islands|islands]] list") == "islands list"
+    assert [p.text for p in ps] == [
+        "Крым — полуостров на севере Чёрного моря.",
+        "רמת הגולן היא רמה בצפון.",
+        "See the list of islands of the world.",
+    ]
+
+
+def test_missing_mwparserfromhell_fails_with_the_install_command(monkeypatch):
+    monkeypatch.setitem(sys.modules, "mwparserfromhell", None)  # import now fails
+    with pytest.raises(MissingExtraError, match=r"pip install 'bordir\[wiki\]'"):
+        paragraphs_from_wikitext(CRIMEA_2022_WIKITEXT)
+    with pytest.raises(MissingExtraError, match=r"pip install 'bordir\[wiki\]'"):
+        wikitext_parser()
+    with pytest.raises(ConfigError, match="regex fallback was removed"):
+        paragraphs_from_wikitext(CRIMEA_2022_WIKITEXT, parser="regex")
 
 
 def test_unknown_parser():

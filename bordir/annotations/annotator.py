@@ -232,9 +232,9 @@ def _fields(text: str) -> dict[str, str]:
                 return got
     out = {}
     for f, rx in _LINE.items():
-        m = rx.search(text)
-        if m:
-            out[f] = m.group(1).strip().strip("*`").strip()
+        line = rx.search(text)
+        if line:
+            out[f] = line.group(1).strip().strip("*`").strip()
     return out
 
 

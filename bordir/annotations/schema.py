@@ -192,9 +192,9 @@ class Label:
         """``(query_id, doc_lang, doc_id)``: the pair this label is about."""
         return (self.query_id, self.doc_lang, self.doc_id)
 
-    def to_dict(self) -> dict[str, str]:
+    def to_dict(self) -> dict[str, str | None]:
         """The JSONL record (empty optional fields left out)."""
-        d = {
+        d: dict[str, str | None] = {
             "query_id": self.query_id,
             "doc_lang": self.doc_lang,
             "doc_id": self.doc_id,

@@ -10,7 +10,7 @@ language.
 
 * :mod:`~bordir.audit.schema` — the record schema and per-record validation;
 * :mod:`~bordir.audit.reader` — streaming JSONL / Parquet reader;
-* :mod:`~bordir.audit.detect` — seeded ``langdetect`` for missing languages;
+* :mod:`~bordir.audit.detect` — seeded detection (langdetect-rs or langdetect) for missing languages;
 * :mod:`~bordir.audit.aggregate` — bounded-memory accumulation of counts;
 * :mod:`~bordir.audit.run` — :func:`run_audit`;
 * :mod:`~bordir.audit.report` — ``audit.json``, ``audit.md``, CSVs and plots.

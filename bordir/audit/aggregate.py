@@ -172,7 +172,7 @@ class Accumulator:
         if not missing.any():
             return arr, missing
         idx = np.flatnonzero(missing)
-        found = [self.detector.detect(t) for t in texts.take(pa.array(idx)).to_pylist()]
+        found = self.detector.detect_many(texts.take(pa.array(idx)).to_pylist())
         self.counts[f"detected_{what}"] += len(idx)
         vals = arr.to_numpy(zero_copy_only=False).astype(object)
         vals[idx] = found

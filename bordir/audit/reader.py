@@ -38,6 +38,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .._columns import require_columns
 from ..errors import ConfigError, DataError
 from .schema import MONTH_RE, BadRecord, SchemaOptions, validate_record
 
@@ -411,12 +412,13 @@ def _parquet_blocks(path: Path, options: SchemaOptions, rows: int) -> Iterator[B
             path=path,
         ) from None
     names = set(pf.schema_arrow.names)
-    missing = [c for c in ("id", "query", "documents", "response") if c not in names]
-    if missing:
-        raise DataError(
-            f"missing column(s) {', '.join(missing)}; see the audit log schema (docs/audit.md)",
-            path=path,
-        )
+    require_columns(
+        names,
+        ("id", "query", "documents", "response"),
+        path=path,
+        expected="see the audit log schema (docs/audit.md)",
+        name_field=False,
+    )
     wanted = [
         c
         for c in (

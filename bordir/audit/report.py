@@ -136,7 +136,7 @@ def render_markdown(result: AuditResult) -> str:
         f"Citations given as lists: {s.get('citations_given', 0)}; parsed from the response text: "
         f"{s.get('citations_parsed', 0)}.",
         "",
-        f"Detected languages (langdetect, seed {det['seed']}): queries {s.get('detected_query_lang', 0)}, "
+        f"Detected languages ({det.get('engine') or 'langdetect'}, seed {det['seed']}): queries {s.get('detected_query_lang', 0)}, "
         f"documents {s.get('detected_doc_lang', 0)}, responses {s.get('detected_response_lang', 0)}; "
         f"{det['calls']} detector calls in {det['seconds']} s.",
         "",

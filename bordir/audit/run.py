@@ -40,6 +40,7 @@ from ..citations.tables import ANSWER_RATES, CitationTables, build_tables, jsona
 from ..errors import DataError, redact
 from ..metrics.signature import Signature
 from ..metrics.uncertainty import DEFAULT_RESAMPLES, resolve_seed
+from ._prefetch import prefetch
 from .aggregate import Accumulator
 from .reader import detect_format, iter_blocks
 from .schema import REASONS, BadRecord, SchemaOptions
@@ -61,7 +62,8 @@ class AuditResult:
         summary: records read, valid, skipped (by reason, with examples), citation sources,
             detected languages, timings.
         settings: the options the audit ran with.
-        signature: what produced the numbers.
+        signature: what produced the numbers; ``detector:<engine>`` (``langdetect-rs-0.1.0``)
+            when languages were detected.
     """
 
     tables: CitationTables
@@ -153,14 +155,12 @@ def run_audit(
     t0 = time.perf_counter()
     fast_blocks = slow_blocks = 0
     out = open(skipped_path, "w", encoding="utf-8") if skipped_path else None  # noqa: SIM115
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
-    bar = tqdm(
-        desc="audit", unit="record", unit_scale=True, disable=None if progress else True
-    )  # None: off when not a TTY
+    bar = progress_bar(bool(progress), desc="audit", unit="record", unit_scale=True)
     try:
         extra = {"block_bytes": block_bytes} if block_bytes else {}
-        for block in iter_blocks(path, fmt, options, fast=fast, **extra):
+        for block in prefetch(iter_blocks(path, fmt, options, fast=fast, **extra)):
             bar.update(block.table.num_rows + len(block.bad))
             fast_blocks += block.fast
             slow_blocks += not block.fast
@@ -246,8 +246,18 @@ def run_audit(
         "min_clusters": min_clusters,
         "bootstrap": bootstrap,
     }
-    sig = tables.signature
+    sig = _with_detector(tables.signature, acc.detector.engine)
+    if sig != tables.signature:
+        tables = dataclasses.replace(tables, signature=sig)
     return AuditResult(tables, summary, settings, sig)
+
+
+def _with_detector(sig: Signature, engine: str | None) -> Signature:
+    """``sig`` with ``detector:<engine>`` before ``version`` when languages were detected."""
+    if engine is None:
+        return sig
+    *rest, version = sig.fields
+    return Signature(sig.name, (*rest, ("detector", engine), version))
 
 
 def skipped_line(summary: dict[str, Any]) -> str:

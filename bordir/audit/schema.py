@@ -232,7 +232,7 @@ def validate_record(
                 f"field 'citations': expected a list of document ids or null, "
                 f"found {_tname(cites)}",
             )
-        ids = {d["id"] for d in out_docs}
+        ids = {str(d["id"]) for d in out_docs}  # already strings (for the type checker)
         out_cites = []
         for c in cites:
             if not _is_id(c):

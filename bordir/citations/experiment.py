@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
+from .._columns import require_columns
 from ..metrics.uncertainty import DEFAULT_RESAMPLES, resolve_seed
 from .flags import MIN_CELL_CLUSTERS
 from .rates import CellStats
@@ -83,13 +83,14 @@ def answer_counts(
         (columns), the ``(n, L)`` count matrices, and how many rows were left
         out and why.
     """
-    missing = [c for c in REQUIRED_COLUMNS if c not in responses.columns]
-    if missing:
-        raise DataError(
-            f"missing column(s) {', '.join(missing)}; expected the responses.parquet of a citation-format "
-            'run (`bordir run` with response_format = "citation")',
-            path="responses",
-        )
+    require_columns(
+        responses,
+        REQUIRED_COLUMNS,
+        path="responses",
+        expected="expected the responses.parquet of a citation-format "
+        'run (`bordir run` with response_format = "citation")',
+        name_field=False,
+    )
     df = responses.reset_index(drop=True)
     failed = (df["outcome"] == "failed").to_numpy()
     doc_ids = [_lst(v) for v in df["doc_ids"]]

@@ -31,7 +31,7 @@ a percentile interval with a Wald p-value, 85 %, 57 % and 15 % at 5, 8 and 20
 in the same simulation).
 
 Example:
-    >>> holm_adjust([0.01, 0.04, 0.03])
+    >>> holm_pvalues([0.01, 0.04, 0.03])   # bordir.metrics.multiple, re-exported here
     array([0.03, 0.06, 0.06])
     >>> flag_of(1.5, 1.2, 1.9), flag_of(0.5, 0.3, 0.8), flag_of(1.1, 0.9, 1.3), flag_of(2.0, 2.0, 2.0)
     ('over', 'under', None, None)
@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
+from ..metrics.multiple import holm_pvalues
 
 __all__ = [
     "ADJUSTMENTS",
@@ -53,7 +54,7 @@ __all__ = [
     "VERDICTS",
     "MIN_CELL_CLUSTERS",
     "TOO_FEW",
-    "holm_adjust",
+    "holm_pvalues",
     "flag_of",
     "assign_flags",
 ]
@@ -75,19 +76,6 @@ MIN_CELL_CLUSTERS = 10
 to be judged. Below it a cell is reported as ``too few to judge``: the score test can rarely reach Holm's thresholds
 there (``|T| ≤ √clusters``: with 8 clusters p ≥ 0.005), and percentile intervals of the ratio cover 65–86 % instead
 of 95 % with 5–12 clusters."""
-
-
-def holm_adjust(pvalues: Sequence[float] | np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values (monotone, capped at 1)."""
-    p = np.asarray(pvalues, dtype=float)
-    m = len(p)
-    if m == 0:
-        return p
-    order = np.argsort(p, kind="stable")
-    adj = np.maximum.accumulate((m - np.arange(m)) * p[order])
-    out = np.empty(m)
-    out[order] = np.minimum(adj, 1.0)
-    return out
 
 
 def _width_zero(low: float, high: float, ratio: float) -> bool:
@@ -173,7 +161,7 @@ def assign_flags(
         )
         for g in groups:
             rows = pos[np.asarray(g)]
-            padj[rows] = holm_adjust(pval[rows]) if adjust == "holm" else pval[rows]
+            padj[rows] = holm_pvalues(pval[rows]) if adjust == "holm" else pval[rows]
     side = np.where(low > 1.0, "over", np.where(high < 1.0, "under", ""))
     flag = np.where(tested & (side != "") & ((adjust == "none") | (padj < alpha)), side, "")
     verdict = np.where(flag != "", flag, verdict)

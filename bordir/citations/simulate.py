@@ -40,7 +40,7 @@ import pandas as pd
 
 from .flags import MIN_CELL_CLUSTERS, TOO_FEW, assign_flags
 from .rates import answer_statistics
-from .ratio import _VARIANT_TERMS, ratio_score_test
+from .ratio_test import VARIANT_TERMS, ratio_score_test
 
 __all__ = ["DOC_LANGS", "fair_audits", "planted_audits", "audit_flags"]
 
@@ -87,7 +87,7 @@ def _cell_tests(inc: np.ndarray, cit: np.ndarray, conf: float) -> dict[str, Any]
     a, c, g, L = inc.shape
     per_lang, scal = answer_statistics(inc.reshape(-1, L), cit.reshape(-1, L))
     out = {}
-    for v, (xn, yn, un, vn) in _VARIANT_TERMS.items():
+    for v, (xn, yn, un, vn) in VARIANT_TERMS.items():
         out[v] = ratio_score_test(
             per_lang[xn].reshape(a, c, g, L),
             scal[yn].reshape(a, c, g),

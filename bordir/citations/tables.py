@@ -15,7 +15,6 @@ output, per query language and pooled, both rate variants: one family.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +27,8 @@ from ..metrics.signature import Signature
 from .flags import MIN_CELL_CLUSTERS, TOO_FEW, assign_flags
 from .rates import CellStats
 from .ratio import EXACT_LIMIT, RATIO_TEST, bootstrap_sums, summarize_cell, summarize_scalars
+from .resource import RESOURCE_ORDER, divergence_table, resource_level, spread_by_resource
+from .table_text import ci_text, flag_text, markdown_rates, pct
 
 __all__ = [
     "CitationTables",
@@ -53,41 +54,6 @@ ANSWER_RATES: tuple[tuple[str, str, str], ...] = (
     ("out_of_range_rate", "with_out_of_range", "answers"),
 )
 """Answer-level shares: (name, numerator, denominator) of per-answer sums."""
-
-
-def pct(x: float | None, digits: int = 1) -> str:
-    """A fraction as a percentage string (``n/a`` when undefined)."""
-    return (
-        "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{digits}f}"
-    )
-
-
-def ci_text(lo: float | None, hi: float | None, *, scale: float = 100.0, digits: int = 1) -> str:
-    """``[lo, hi]`` (×``scale``) or ``–``."""
-    if lo is None or hi is None or (isinstance(lo, float) and math.isnan(lo)):
-        return "–"
-    top = "∞" if isinstance(hi, float) and math.isinf(hi) else f"{hi * scale:.{digits}f}"
-    return f"[{lo * scale:.{digits}f}, {top}]"
-
-
-def _ratio_text(r: float | None, lo: float | None, hi: float | None) -> str:
-    if r is None or (isinstance(r, float) and math.isnan(r)):
-        return "n/a"
-    return f"{r:.2f} {ci_text(lo, hi, scale=1.0, digits=2)}"
-
-
-def flag_text(row: Any) -> str:
-    """The flag column of a row: ``over`` / ``under``, ``too few to judge`` or another verdict, blank when tested
-    and not flagged."""
-    flag = row["flag"] if "flag" in row else None
-    if isinstance(flag, str) and flag:
-        return flag
-    verdict = row["verdict"] if "verdict" in row else None
-    return (
-        ""
-        if verdict in (None, "not flagged") or (isinstance(verdict, float) and math.isnan(verdict))
-        else str(verdict)
-    )
 
 
 @dataclass(frozen=True)
@@ -154,40 +120,6 @@ class CitationTables:
                 )
                 parts.append(markdown_rates(g))
         return "\n".join(parts)
-
-
-def markdown_rates(g: pd.DataFrame) -> str:
-    """One Markdown table of a cell group: pooled and per-query columns side by side."""
-    head = (
-        "| query lang | doc lang | answers | docs | citations | inclusion % | citation % (pooled) [95% CI] "
-        "| ratio (pooled) [95% CI] | flag | citation % (per query) | ratio (per query) [95% CI] | flag |"
-    )
-    lines = [head, "|" + "---|" * 12]
-    pooled = g[g["rate"] == "pooled"].set_index(["query_lang", "doc_lang"])
-    perq = g[g["rate"] == "per_query"].set_index(["query_lang", "doc_lang"])
-    for (ql, dl), p in pooled.iterrows():
-        q = perq.loc[(ql, dl)]
-        lines.append(
-            "| "
-            + " | ".join(
-                [
-                    str(ql),
-                    str(dl),
-                    str(p["n_answers"]),
-                    str(p["n_docs"]),
-                    str(p["n_citations"]),
-                    pct(p["inclusion_rate_citing"]),
-                    f"{pct(p['citation_rate'])} {ci_text(p['citation_rate_low'], p['citation_rate_high'])}",
-                    _ratio_text(p["ratio"], p["ratio_low"], p["ratio_high"]),
-                    flag_text(p),
-                    pct(q["citation_rate"]),
-                    _ratio_text(q["ratio"], q["ratio_low"], q["ratio_high"]),
-                    flag_text(q),
-                ]
-            )
-            + " |"
-        )
-    return "\n".join(lines) + "\n"
 
 
 def _rows(
@@ -365,82 +297,3 @@ def build_tables(
         version=__version__,
     )
     return CitationTables(tuple(key_names[:-1]), per_lang, overall, answers, settings, sig)
-
-
-RESOURCE_ORDER: tuple[str, ...] = ("high", "medium", "low", "unknown")
-
-
-def resource_level(code: str) -> str:
-    """The registry's resource level of a language code (``unknown`` when not in the registry)."""
-    from ..languages import registry
-
-    reg = registry()
-    return reg[code].resource if code in reg else "unknown"
-
-
-def divergence_table(
-    rates: pd.DataFrame, keys: Sequence[str], *, rate: str = "pooled"
-) -> pd.DataFrame:
-    """How far citations stray from inclusion, per query language, with its resource level.
-
-    ``divergence`` is the total variation distance between the citation and the
-    inclusion distributions over document languages, ½ Σ |citation_rate −
-    inclusion_rate_citing| (0: cited exactly as included; 1: disjoint).
-    ``max_abs_diff`` is the largest single-language gap.
-
-    >>> t = pd.DataFrame({"query_lang": ["sw", "sw"], "doc_lang": ["en", "sw"], "rate": ["pooled"] * 2,
-    ...                   "citation_rate": [0.8, 0.2], "inclusion_rate_citing": [0.5, 0.5]})
-    >>> divergence_table(t, ())[["query_lang", "resource", "divergence"]].to_dict("records")
-    [{'query_lang': 'sw', 'resource': 'low', 'divergence': 0.3}]
-    """
-    t = rates[(rates["rate"] == rate) & rates["citation_rate"].notna()]
-    out = []
-    for key, g in t.groupby([*keys, "query_lang"], sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        diff = (g["citation_rate"] - g["inclusion_rate_citing"]).abs()
-        rec = dict(zip([*keys, "query_lang"], key))
-        rec.update(
-            resource=resource_level(str(rec["query_lang"])),
-            divergence=round(float(diff.sum() / 2), 12),
-            max_abs_diff=float(diff.max()),
-        )
-        out.append(rec)
-    return pd.DataFrame(
-        out, columns=[*keys, "query_lang", "resource", "divergence", "max_abs_diff"]
-    )
-
-
-def spread_by_resource(
-    rates: pd.DataFrame, keys: Sequence[str], *, rate: str = "pooled"
-) -> pd.DataFrame:
-    """Per resource level of the query language: how many query languages, and the mean, sd and max divergence."""
-    d = divergence_table(rates, keys, rate=rate)
-    rows = []
-    for key, g in d.groupby([*keys, "resource"], sort=False) if len(d) else []:
-        key = key if isinstance(key, tuple) else (key,)
-        rows.append(
-            {
-                **dict(zip([*keys, "resource"], key)),
-                "n_query_langs": len(g),
-                "divergence_mean": float(g["divergence"].mean()),
-                "divergence_sd": float(g["divergence"].std(ddof=1)) if len(g) > 1 else None,
-                "divergence_max": float(g["divergence"].max()),
-            }
-        )
-    out = pd.DataFrame(
-        rows,
-        columns=[
-            *keys,
-            "resource",
-            "n_query_langs",
-            "divergence_mean",
-            "divergence_sd",
-            "divergence_max",
-        ],
-    )
-    if len(out):
-        out["_o"] = out["resource"].map({r: i for i, r in enumerate(RESOURCE_ORDER)})
-        out = (
-            out.sort_values([*keys, "_o"], kind="stable").drop(columns="_o").reset_index(drop=True)
-        )
-    return out

@@ -36,6 +36,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._columns import require_columns
 from ..errors import DataError
 
 __all__ = ["LABEL_COLUMNS", "NO_VIEWPOINT", "viewpoint_lookup", "viewpoint_counts"]
@@ -59,12 +60,13 @@ def viewpoint_lookup(labels: pd.DataFrame | Any) -> dict[tuple[str, str, str], s
     """
     if not isinstance(labels, pd.DataFrame) and hasattr(labels, "to_frame"):
         labels = (labels.single() if hasattr(labels, "single") else labels).to_frame()
-    missing = [c for c in LABEL_COLUMNS if c not in labels.columns]
-    if missing:
-        raise DataError(
-            f"missing column(s) {', '.join(missing)}; expected columns: {', '.join(LABEL_COLUMNS)}",
-            path="viewpoint labels",
-        )
+    require_columns(
+        labels,
+        LABEL_COLUMNS,
+        path="viewpoint labels",
+        expected=f"expected columns: {', '.join(LABEL_COLUMNS)}",
+        name_field=False,
+    )
     out: dict[tuple[str, str, str], str] = {}
     seen: dict[tuple[str, str, str], str] = {}
     for i, (q, l, d, v) in enumerate(zip(*(labels[c] for c in LABEL_COLUMNS))):

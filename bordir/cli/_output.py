@@ -9,8 +9,35 @@ from typing import Any
 import click
 
 
+def _fallback(obj: Any) -> Any:
+    """What ``json`` cannot encode: arrays and pandas values as lists / numbers, anything else as text."""
+    from .._json import jsonable
+
+    if hasattr(obj, "tolist"):  # numpy arrays and scalars, pandas series
+        return jsonable(obj.tolist())
+    if isinstance(obj, (set, frozenset)):
+        return jsonable(sorted(obj, key=str))
+    return str(obj)
+
+
 def echo_json(obj: Any) -> None:
-    click.echo(json.dumps(obj, ensure_ascii=False, indent=2, default=str))
+    """Print ``obj`` as strict JSON (through :func:`bordir._json.jsonable`: NaN and ±inf are ``null``).
+
+    Example:
+        >>> echo_json({"a": float("nan"), "b": [float("inf"), 1]})
+        {
+          "a": null,
+          "b": [
+            null,
+            1
+          ]
+        }
+    """
+    from .._json import jsonable
+
+    click.echo(
+        json.dumps(jsonable(obj), ensure_ascii=False, indent=2, allow_nan=False, default=_fallback)
+    )
 
 
 def echo_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:

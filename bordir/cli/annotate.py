@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import click
 
 from ._output import echo_json, echo_table
@@ -147,9 +144,9 @@ def annotate_cmd(
         "retrieval": run.signature,
         **result.as_dict(),
     }
-    Path(str(path_out) + ".meta.json").write_text(
-        json.dumps(summary, ensure_ascii=False, indent=2), encoding="utf-8"
-    )
+    from .._json import write_json
+
+    write_json(summary, str(path_out) + ".meta.json")  # strict JSON (no NaN), written atomically
     if as_json:
         echo_json(summary)
         return

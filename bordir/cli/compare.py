@@ -132,7 +132,7 @@ def compare_cmd(
         a, b = (Mode.parse(m).value for m in _pair(modes, "modes"))
         table = compare_by(run.responses, run.dataset, b, a, model=model, **common)
         what = f"{b} − {a}"
-    else:
+    elif models is not None:  # exactly one of --modes / --models, checked above
         if mode is None:
             raise ConfigError("--models A,B needs --mode M (the mode both models are compared in)")
         if model is not None:

@@ -13,6 +13,9 @@ from ._output import echo_json, echo_table
 def cli() -> None:
     """bordir: measure how retrieval-augmented generation answers territorial-dispute
     questions across languages (BorderLines / BordIRLines)."""
+    from ..registry import load_plugins
+
+    load_plugins()  # $BORDIR_PLUGINS / bordir.plugins entry points register their backends, metrics …
 
 
 def _register_subcommands() -> None:
@@ -48,7 +51,8 @@ def _register_subcommands() -> None:
 
 @cli.group(name="list")
 def list_() -> None:
-    """List what bordir knows: languages, datasets, backends, retrievers, modes, metrics."""
+    """List what bordir knows: languages, datasets, backends, retrievers, modes, metrics, fusions,
+    policies (each from its registry)."""
 
 
 @list_.command("languages")
@@ -163,6 +167,24 @@ def list_metrics(as_json: bool) -> None:
     from ..catalog import list_metrics as rows
 
     _list_rows(rows(), as_json, "metrics")
+
+
+@list_.command("fusions")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def list_fusions(as_json: bool) -> None:
+    """Cross-language score fusions (bordir retrieve --fusion)."""
+    from ..catalog import list_fusions as rows
+
+    _list_rows(rows(), as_json, "fusions")
+
+
+@list_.command("policies")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def list_policies(as_json: bool) -> None:
+    """Scoring policies: how answers count (--policy of score, testbed)."""
+    from ..catalog import list_policies as rows
+
+    _list_rows(rows(), as_json, "policies")
 
 
 @cli.group()

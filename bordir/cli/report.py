@@ -10,8 +10,14 @@ import click
 from ._output import echo_json, echo_table
 
 _SHOWN = ("kb_cs", "cst_cs", "delta_cs_abs")
-_LABELS = {"kb_cs": "KB CS", "cst_cs": "Cst CS", "delta_cs_abs": "Delta CS"}
 _REFERENCE = "delta_cs"  # normalized ΔCS, shown for reference only
+
+
+def _label(metric: str) -> str:
+    """The terminal label of ``metric`` (the metric registry)."""
+    from ..metrics.registry import metric_label
+
+    return metric_label(metric, "text_label")
 
 
 def _pct(x: float | None) -> str:
@@ -103,7 +109,7 @@ def report_cmd(run_dir: str, n_resamples: int, seed: int | None, as_json: bool) 
                         mode: {
                             m: entry(
                                 cell["metrics"][m],
-                                "normalized (reference)" if m == _REFERENCE else _LABELS[m],
+                                "normalized (reference)" if m == _REFERENCE else _label(m),
                             )
                             for m in (*_SHOWN, _REFERENCE)
                         }
@@ -125,8 +131,8 @@ def print_summary(path: Path) -> None:
     results = metrics["results"]
     headers = ["model", "mode", "runs"]
     for m in _SHOWN:
-        headers += [_LABELS[m], "t95", "terr95"]
-    headers += ["undef.", "Delta CS norm. (ref.)"]
+        headers += [_label(m), "t95", "terr95"]
+    headers += ["undef.", _label(_REFERENCE)]
     rows = []
     for model, modes in results.items():
         for mode, cell in modes.items():

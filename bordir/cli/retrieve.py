@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
+from ._choices import RegistryChoice
 from ._output import echo_json, echo_table
+
+
+def _fusions() -> tuple[str, ...]:
+    from ..retrieval.fusion import FUSIONS
+
+    return FUSIONS.names()
 
 
 @click.command("retrieve")
@@ -30,9 +37,7 @@ from ._output import echo_json, echo_table
 @click.option("--modes", default="all", show_default=True, help="'all' or comma-separated modes.")
 @click.option("--k", default=10, show_default=True, help="Documents per prompt.")
 @click.option("--depth", default=50, show_default=True, help="Hits stored per query and mode.")
-@click.option(
-    "--fusion", type=click.Choice(["raw", "minmax", "rrf"]), help="Cross-language score fusion."
-)
+@click.option("--fusion", type=RegistryChoice(_fusions), help="Cross-language score fusion.")
 @click.option(
     "--balanced", is_flag=True, help="Equal share of the k slots per language of the mode."
 )

@@ -39,6 +39,35 @@ import click
 @click.option(
     "--progress/--no-progress", default=True, show_default=True, help="Progress bars on stderr."
 )
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="Where the calls run: this process, or shards of model x territories on a Ray cluster.",
+)
+@click.option(
+    "--address",
+    help="Ray cluster for --executor ray (auto, HOST:6379, ray://HOST:10001; default $RAY_ADDRESS "
+    "or a local one).",
+)
+@click.option(
+    "--submit",
+    type=click.Choice(["batch"]),
+    help="Submit the uncached requests as provider batches (OpenAI Batch API, about half the "
+    "price) and return; collect them later with --collect (docs/batch.md).",
+)
+@click.option(
+    "--collect",
+    is_flag=True,
+    help="Fetch the finished batches of --out and write the run (exit 3 while one is pending).",
+)
+@click.option(
+    "--wait", is_flag=True, help="With --submit batch or --collect: wait for the batches."
+)
+@click.option(
+    "--poll", type=float, default=30.0, show_default=True, help="Seconds between batch polls."
+)
 def run_cmd(
     config,
     out_dir,
@@ -60,6 +89,12 @@ def run_cmd(
     max_consecutive_failures,
     dry_run,
     progress,
+    executor,
+    address,
+    submit,
+    collect,
+    wait,
+    poll,
 ):
     """Run the experiment CONFIG (TOML) and write hits.parquet, responses.parquet and run.json to --out.
 
@@ -86,11 +121,28 @@ def run_cmd(
         max_consecutive_failures=max_consecutive_failures,
     )
     if dry_run:
-        _dry_run(cfg)
+        _dry_run(cfg, batch=submit == "batch")
+        return
+    if submit or collect or wait:
+        from ._batch import run_batch
+
+        if executor != "local" or address:
+            from ..errors import ConfigError
+
+            raise ConfigError(
+                "--executor ray / --address do not apply to --submit batch / --collect "
+                "(the provider runs the batches); drop them"
+            )
+
+        run_batch(
+            cfg, out_dir, submit=submit, collect=collect, wait=wait, poll=poll, progress=progress
+        )
         return
     from ..experiment.run import run
+    from ._batch import refuse_if_batches_pending
 
-    result = run(cfg, out=out_dir, progress=progress)
+    refuse_if_batches_pending(out_dir)  # an online run would pay for them a second time
+    result = run(cfg, out=out_dir, progress=progress, executor=executor, address=address)
     info = result.info
     calls = info["calls"]
     click.echo(
@@ -111,16 +163,17 @@ def run_cmd(
         raise click.exceptions.Exit(1)
 
 
-def _dry_run(cfg) -> None:
+def _dry_run(cfg, *, batch: bool = False) -> None:
     from ..experiment.dry_run import dry_run as estimate
     from ._output import echo_table
 
-    table = estimate(cfg)
+    table = estimate(cfg, batch=True) if batch else estimate(cfg)
     echo_table(list(table.columns), table.itertuples(index=False))
     costs = table["max_cost_usd"].dropna()
     click.echo(
         f"total: {int(table['calls'].sum())} calls to make, {int(table['cached'].sum())} cached; "
         f"at most ${costs.sum():.4f}"
+        + (" at batch prices" if batch else "")
         + (" (some models have no price)" if len(costs) < len(table) else "")
     )
     click.echo(

@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import click
 
+from ._choices import RegistryChoice
 from ._output import echo_json, echo_table
 
-_POLICIES = ("reference", "strict")
 _CI = ("t95", "paper")
-_LABELS = {
-    "kb_cs": "KB CS",
-    "control_cs": "Control CS",
-    "non_control_cs": "Non-control CS",
-    "delta_cs": "Delta CS",
-    "delta_cs_abs": "Delta CS (unnorm.)",
-    "cst_cs": "Cst CS all",
-    "cst_cs_unknown": "Cst CS unk",
-}
+
+
+def _policies() -> tuple[str, ...]:
+    from ..policies import PARSE_POLICIES
+
+    return PARSE_POLICIES.names()
+
+
+def _labels() -> dict[str, str]:
+    """The CS metrics' paper labels (the metric registry), in reporting order."""
+    from ..metrics.cs import METRICS
+    from ..metrics.registry import metric_label
+
+    return {m: metric_label(m, "paper_label") for m in METRICS}
 
 
 @click.group("score")
@@ -46,7 +51,7 @@ def _count(run: dict, metric: str) -> str:
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
 @click.option(
     "--policy",
-    type=click.Choice(_POLICIES),
+    type=RegistryChoice(_policies),
     default="reference",
     show_default=True,
     help="reference: exactly calculate_CS.py; strict: None answers are missing (skipped, counted).",
@@ -92,10 +97,10 @@ def borderlines_table(
         warnings.simplefilter("ignore", LegacyTableWarning)  # printed below, one line each
         result = score_legacy_tables(
             files,
-            policy=policy,
-            ci=ci,
+            policy=policy,  # type: ignore[arg-type]
+            ci=ci,  # type: ignore[arg-type]
             n_resamples=n_resamples,
-            seed=seed,  # type: ignore[arg-type]
+            seed=seed,
             clip=clip,
         )
     for r in result["runs"]:
@@ -109,7 +114,7 @@ def borderlines_table(
     if n_resamples:
         headers.append("boot 95% CI")
     rows = []
-    for m, label in _LABELS.items():
+    for m, label in _labels().items():
         s = summary[m]
         ci_text = "-" if s["ci95"] is None else f"[{_pct(s['ci95'][0])}, {_pct(s['ci95'][1])}]"
         row = [label, *(_pct(r[m]) for r in runs), _pct(s["mean"]), ci_text]
@@ -136,13 +141,13 @@ def borderlines_table(
         "values x100 (response countries: mean (sd) of distinct answers per territory); counts per run:"
     )
     for i, r in enumerate(runs):
-        counts = "; ".join(f"{_LABELS[m]} {_count(r, m)}" for m in r["counts"])
+        counts = "; ".join(f"{_labels()[m]} {_count(r, m)}" for m in r["counts"])
         click.echo(
             f"  run {i} ({r['file']}): {r['n_territories']} territories, {r['n_queries']} queries; {counts}"
         )
         for m, note in r.get("notes", {}).items():
-            click.echo(f"    {_LABELS[m]}: {note}")
-    for m, label in _LABELS.items():
+            click.echo(f"    {_labels()[m]}: {note}")
+    for m, label in _labels().items():
         if summary[m].get("note"):
             click.echo(f"  {label} over runs: {summary[m]['note']}")
     click.echo(f"signature: {result['signature']}")

@@ -7,7 +7,15 @@ from typing import Any
 
 import click
 
+from ._choices import RegistryChoice
 from ._output import echo_json, echo_table
+
+
+def _policies() -> tuple[str, ...]:
+    from ..policies import TESTBED_POLICIES
+
+    return TESTBED_POLICIES.names()
+
 
 _TESTBEDS = ("noise", "rejection", "integration", "counterfactual")
 
@@ -93,7 +101,7 @@ def _testbed_command(name: str) -> Callable[..., Any]:
     )
     @click.option(
         "--policy",
-        type=click.Choice(["rgb", "bordir"]),
+        type=RegistryChoice(_policies),
         help="Headline policy (default rgb for rgb: files, bordir otherwise); both are computed.",
     )
     @click.option(
@@ -206,7 +214,7 @@ def print_scores(scores: dict) -> None:
     "--lang",
     help="en, zh or a bordir code (default: from the file name, as RGB's 'zh' in dataset).",
 )
-@click.option("--policy", type=click.Choice(["rgb", "bordir"]), default="rgb", show_default=True)
+@click.option("--policy", type=RegistryChoice(_policies), default="rgb", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def score_cmd(
     predictions: str, dataset_kind: str | None, lang: str | None, policy: str, as_json: bool

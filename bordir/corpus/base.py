@@ -18,6 +18,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
+from typing import overload
 
 import pandas as pd
 
@@ -43,7 +44,11 @@ class Corpus(Sequence[Passage]):
             index[p.key] = i
         self._index = index
 
-    def __getitem__(self, i):  # type: ignore[override]
+    @overload
+    def __getitem__(self, i: int) -> Passage: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Passage, ...]: ...
+    def __getitem__(self, i: int | slice) -> Passage | tuple[Passage, ...]:
         return self._passages[i]
 
     def __len__(self) -> int:

@@ -38,6 +38,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..metrics.order import calibrated_logprobs  # re-exported: the scoring side of calibration
 from ..records import Country, Query
 from .orders import OptionOrder, permute_query
 
@@ -99,17 +100,6 @@ def content_free_request(
         no_ir=True,
         countries=countries,
     )
-
-
-def calibrated_logprobs(logprobs: Sequence[float], cf_logprobs: Sequence[float]) -> list[float]:
-    """``lp − lp_cf`` option by option (both in the same option order)."""
-    if len(logprobs) != len(cf_logprobs):
-        from ..errors import ConfigError
-
-        raise ConfigError(
-            f"calibration: {len(logprobs)} option scores but {len(cf_logprobs)} content-free scores"
-        )
-    return [float(a) - float(b) for a, b in zip(logprobs, cf_logprobs)]
 
 
 def run_calibration(

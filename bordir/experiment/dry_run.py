@@ -18,8 +18,11 @@ __all__ = ["dry_run"]
 _PAID_RETRIEVERS = ("openai/", "cohere/")
 
 
-def dry_run(cfg: ExperimentConfig) -> pd.DataFrame:
-    """One row per (model, language): calls, cached calls, estimated tokens and upper-bound cost."""
+def dry_run(cfg: ExperimentConfig, *, batch: bool = False) -> pd.DataFrame:
+    """One row per (model, language): calls, cached calls, estimated tokens and upper-bound cost.
+
+    With ``batch``, models with a batch price are priced at it (``--submit batch``).
+    """
     from ..generation.cache import ResponseCache
     from ..generation.cost import estimate
     from .runner import _items, prepare
@@ -51,7 +54,7 @@ def dry_run(cfg: ExperimentConfig) -> pd.DataFrame:
                     )
                 )
                 langs.append(q.lang)
-    est = estimate(requests, langs, cache=cache)
+    est = estimate(requests, langs, cache=cache, batch=batch)
     df = pd.DataFrame([asdict(r) for r in est.rows])
     if stand_in:
         df.attrs["note"] = (

@@ -115,7 +115,7 @@ def plan(
     design = design_power(queries, ds, runs=len(cfg.seeds), alpha=alpha, power=power)
     comps = None
     if run_dir is not None:
-        from ..report.rundir import load_run
+        from .rundir import load_run
 
         run = load_run(run_dir)
         comps = run_components(run.responses, run.dataset).set_index(["query_lang", "metric"])

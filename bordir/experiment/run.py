@@ -31,13 +31,11 @@ import pandas as pd
 from .._json import jsonable
 from .._version import __version__
 from ..errors import ConfigError
-from ..metrics.signature import Signature
 from .config import ExperimentConfig
+from .numbers import DEFAULT_RESAMPLES
 from .provenance import git_revision, now_iso, package_versions
 
 __all__ = ["Run", "run", "load_run"]
-
-DEFAULT_RESAMPLES = 1000
 
 
 def _normalized(df: pd.DataFrame) -> pd.DataFrame:
@@ -108,49 +106,12 @@ class Run:
         self.path = out
         return out
 
-    # -- numbers -------------------------------------------------------------------------------
-    def _given(self) -> pd.DataFrame:
-        """The responses asked in the given option order (all of them unless ``option_orders`` was set)."""
-        from ..metrics.order import given_order
-
-        return given_order(self.responses)
-
-    def _rundir(self):
-        from ..metrics.responses import validate_responses
-        from ..report.rundir import RunDir
-
-        resp = validate_responses(self._given(), self.dataset)
-        return RunDir(
-            path=self.path or Path("."),
-            info=self.info,
-            config=self.config,
-            dataset=self.dataset,
-            responses=resp,
-        )
-
-    def _signature(self, model: str, mode: str) -> Signature:
-        sub = self.responses[(self.responses["model"] == model) & (self.responses["mode"] == mode)]
-        sigs = sub["signature"].dropna().astype(str).unique() if "signature" in sub.columns else []
-        if len(sigs) == 1:
-            return Signature.parse(sigs[0])
-        return Signature.build("responses", mode=mode, gen=model, policy=self.config.policy)
-
-    def _metric_signature(self, metric: str, model: str, mode: str, /, **extra: Any) -> Signature:
-        base = self._signature(model, mode)
-        fields = {k: v for k, v in base.fields if k != "version"}
-        fields.update({k: v for k, v in extra.items() if v is not None})
-        return Signature.build(metric, **fields, version=base.get("version"))
-
+    # -- numbers (computed in :mod:`bordir.experiment.numbers`) -----------------------------------
     def scores(self) -> pd.DataFrame:
         """Every CS metric per (model, mode, run), with counts and a signature (one tidy row each)."""
-        from ..metrics.scoring import score_responses
+        from . import numbers
 
-        df = score_responses(self._given(), self.dataset, policy=self.config.policy)
-        df["signature"] = [
-            str(self._metric_signature(m, model, mode))
-            for m, model, mode in zip(df["metric"], df["model"], df["mode"])
-        ]
-        return df
+        return numbers.scores(self)
 
     def summary(
         self, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = None
@@ -159,50 +120,9 @@ class Run:
 
         Reuses the report's computation (:func:`bordir.report.metrics.build_metrics`).
         """
-        from ..metrics.uncertainty import resolve_seed
-        from ..report.metrics import CI_RUNS, build_metrics
+        from . import numbers
 
-        seed = resolve_seed(seed)
-        metrics = build_metrics(self._rundir(), n_resamples=n_resamples, seed=seed)
-        rows = []
-        for model, modes in metrics["results"].items():
-            for mode, cell in modes.items():
-                for m, e in cell["metrics"].items():
-                    ci, boot = e["ci95"] or [None, None], e["boot95"] or [None, None]
-                    sig = self._metric_signature(
-                        m, model, mode, runs=e["n_runs"], ci=CI_RUNS, boot=n_resamples, seed=seed
-                    )
-                    rows.append(
-                        {
-                            "model": model,
-                            "mode": mode,
-                            "metric": m,
-                            "n_runs": e["n_runs"],
-                            "mean": e["mean"],
-                            "low": ci[0],
-                            "high": ci[1],
-                            "boot_low": boot[0],
-                            "boot_high": boot[1],
-                            "note": e["note"],
-                            "signature": str(sig),
-                        }
-                    )
-        return pd.DataFrame(
-            rows,
-            columns=[
-                "model",
-                "mode",
-                "metric",
-                "n_runs",
-                "mean",
-                "low",
-                "high",
-                "boot_low",
-                "boot_high",
-                "note",
-                "signature",
-            ],
-        )
+        return numbers.summary(self, n_resamples=n_resamples, seed=seed)
 
     def compare(
         self,
@@ -226,89 +146,18 @@ class Run:
         measure ``controller_agreement`` with it (the CS metrics pool all
         languages; see :data:`~bordir.metrics.perlang_measures.PERLANG_MEASURES`).
         """
-        from ..metrics.cs import territory_tables
-        from ..metrics.uncertainty import holm_adjust, paired_comparison, pool_runs, resolve_seed
-        from ..retrieval.modes import Mode
+        from . import numbers
 
-        a, b = Mode.parse(mode_a).value, Mode.parse(mode_b).value
-        models = [model] if model else list(dict.fromkeys(self.responses["model"]))
-        seed = resolve_seed(seed)
-        if by is not None:
-            from ..metrics.perlang_compare import compare_by
-            from ..metrics.perlang_measures import DEFAULT_MEASURE
-
-            return compare_by(
-                self._given(),
-                self.dataset,
-                a,
-                b,
-                by=by,
-                metric=metric or DEFAULT_MEASURE,
-                model=model,
-                resamples=n_resamples,
-                seed=seed,
-                policy=self.config.policy,
-            )
-        metric = metric or "cst_cs"
-        tables = territory_tables(self._given(), self.dataset, policy=self.config.policy)
-        found = []
-        for mdl in models:
-            ta = [s for key, s in tables.items() if key.model == mdl and key.mode == a]
-            tb = [s for key, s in tables.items() if key.model == mdl and key.mode == b]
-            if not ta or not tb:
-                raise ConfigError(
-                    f"model {mdl!r} has no responses in mode {a if not ta else b!r}; "
-                    f"modes present: {', '.join(dict.fromkeys(self.responses['mode']))}"
-                )
-            found.append(
-                (
-                    mdl,
-                    paired_comparison(
-                        pool_runs(ta),
-                        pool_runs(tb),
-                        metric,
-                        label_a=a,
-                        label_b=b,
-                        n_resamples=n_resamples,
-                        n_permutations=n_resamples,
-                        seed=seed,
-                    ),
-                    max(len(ta), len(tb)),
-                )
-            )
-        adjusted = holm_adjust([pc for _, pc, _ in found])
-        rows = []
-        for (mdl, _, n_runs), pc in zip(found, adjusted):
-            sig = self._metric_signature(
-                metric,
-                mdl,
-                a,
-                mode=None,
-                cmp=f"{a}-vs-{b}",
-                runs=n_runs,
-                boot=n_resamples,
-                perm=n_resamples,
-                seed=seed,
-                holm="yes",
-            )
-            rows.append(
-                {
-                    "model": mdl,
-                    "metric": metric,
-                    "mode_a": a,
-                    "mode_b": b,
-                    "value_a": pc.value_a,
-                    "value_b": pc.value_b,
-                    "diff": pc.diff,
-                    "low": pc.low,
-                    "high": pc.high,
-                    "p_value": pc.p_value,
-                    "p_holm": pc.p_holm,
-                    "n_territories": pc.n_territories,
-                    "signature": str(sig),
-                }
-            )
-        return pd.DataFrame(rows)
+        return numbers.compare(
+            self,
+            mode_a,
+            mode_b,
+            by,
+            metric=metric,
+            model=model,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
 
     def report(
         self,
@@ -364,6 +213,7 @@ def _info(
                 "rows": int(len(retrieval.hits)) if retrieval else 0,
             },
             "cache": {"path": grid.cache_path},
+            "executor": grid.executor,
             "grid": {
                 "models": list(cfg.models),
                 "modes": [m.value for m in prep.modes],
@@ -391,6 +241,10 @@ def run(
     out: str | os.PathLike[str] | None = None,
     progress: bool = True,
     backends: dict[str, Any] | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    batch: bool = False,
+    poll: float = 30.0,
 ) -> Run:
     """Run an experiment and return it in memory (and, with ``out``, write it there as it goes).
 
@@ -405,6 +259,13 @@ def run(
             incomplete until the end; resumable through the cache).
         progress: show progress bars.
         backends: ``{model: backend}`` to use instead of building them.
+        executor: ``"local"`` or ``"ray"`` (the grid sharded over a Ray cluster; same
+            rows; see ``docs/scale.md``).
+        address: the Ray cluster for ``executor="ray"`` (default: ``$RAY_ADDRESS``,
+            else a local one).
+        batch: send the uncached calls through the provider's batch API (about half the
+            price; needs ``out``), wait for them, polling every ``poll`` seconds, and write the
+            run as online calls would (see ``docs/batch.md`` and :mod:`bordir.generation.batch`).
     """
     from .record import RunDirWriter
     from .runner import execute_grid, responses_frame
@@ -412,9 +273,15 @@ def run(
     cfg = ExperimentConfig.coerce(config)
     if cache is not None:
         cfg = cfg.override(cache=os.fspath(cache))
+    if batch:
+        from ..generation.batch.collect import run_batched
+
+        return run_batched(cfg, out, backends=backends, poll=poll, progress=progress)
     started = now_iso()
     if out is None:
-        grid = execute_grid(cfg, progress=progress, backends=backends)
+        grid = execute_grid(
+            cfg, progress=progress, backends=backends, executor=executor, address=address
+        )
         responses = _normalized(responses_frame(grid.rows))
         return Run(
             cfg,
@@ -447,6 +314,9 @@ def run(
             backends=backends,
             on_prepared=prepared,
             on_batch=lambda rows: w.responses(responses_frame(rows)),
+            executor=executor,
+            address=address,
+            parts_dir=out_path / "parts",
         )
         responses = _normalized(responses_frame(grid.rows))
         w.responses(responses)
@@ -457,8 +327,8 @@ def run(
 
 def load_run(path: str | os.PathLike[str]) -> Run:
     """Load a run directory (checked: complete, dataset and corpus unchanged, record and table agreeing)."""
-    from ..report.rundir import load_run as load_rundir
     from ..retrieval.run import load_hits
+    from .rundir import load_run as load_rundir
 
     rd = load_rundir(path, check_corpus=True)
     responses = pd.read_parquet(Path(path) / "responses.parquet")

@@ -29,342 +29,53 @@ Backends that score options (``local/…`` rank classification) are called once
 per (query, mode): the option scores do not depend on the seed, and each run
 samples its answer from the softmax over options at the configured
 temperature with the run's seed.
+
+The grid runs here (``executor="local"``) or sharded by (model × territories)
+over a Ray cluster (``executor="ray"``, :mod:`~bordir.experiment.ray_executor`);
+both run :func:`run_shard` on their slice and give the same rows.
+
+The pieces live in one file each: the inputs and the calls
+(:mod:`~bordir.experiment.grid`), the rows and their table
+(:mod:`~bordir.experiment.rows`), the execution (here).
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
-import json
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from ..corpus import Corpus
 from ..dataset import BorderLines
-from ..metrics.signature import Signature
-from ..records import Query
-from ..retrieval.modes import Mode
 from .config import ExperimentConfig
-from .inputs import load_inputs, load_labels_of, select_queries
+from .grid import Prepared, _Item, _items, _label, _query_orders, prepare, run_signature
+from .inputs import load_inputs
+from .rows import RESPONSE_COLUMNS, _in_given_order, _rows, responses_frame
 
 __all__ = [
     "run_experiment",
     "execute_grid",
+    "run_shard",
     "prepare",
     "run_signature",
+    "responses_frame",
     "load_inputs",
     "RESPONSE_COLUMNS",
+    "EXECUTORS",
     "Prepared",
     "GridResult",
+    "ShardResult",
 ]
 
-RESPONSE_COLUMNS = [
-    "query_id",
-    "territory",
-    "query_lang",
-    "is_control",
-    "mode",
-    "model",
-    "run",
-    "seed",
-    "temperature",
-    "outcome",
-    "choice",
-    "choice_name",
-    "raw_text",
-    "prompt",
-    "cited_doc_ids",
-    "n_cited_dropped",
-    "doc_ids",
-    "doc_langs",
-    "doc_titles",
-    "doc_revision_ids",
-    "doc_fetched_at",
-    "input_tokens",
-    "output_tokens",
-    "latency_s",
-    "cached",
-    "error",
-    "option_logprobs",
-    "option_order",
-    "choice_position",
-    "cf_logprobs",
-    "signature",
-]
+#: the executors :func:`execute_grid` accepts
+EXECUTORS = ("local", "ray")
 
-
-@dataclass
-class _Item:
-    query: Query
-    mode: str
-    docs: tuple  # tuple[Document, ...]
-    request: Any  # GenerationRequest
-    runs: tuple[tuple[int, int], ...]  # (run index, seed) served by this request
-    provenance: tuple[
-        tuple[str, str, str], ...
-    ] = ()  # (title, revision_id, fetched_at) per document
-    order: Any = None  # OptionOrder the (permuted) query is asked in; None: the given order
-
-
-@dataclass
-class Prepared:
-    """Inputs of the generation step: queries, modes, retrieved documents, skips."""
-
-    dataset: BorderLines
-    corpus: Corpus
-    queries: list[Query]
-    modes: list[Mode]
-    retrieval: Any  # RetrievalRun | None
-    docs_by: dict[tuple[str, str], tuple]
-    skipped: dict[tuple[str, str], str]
-    provenance_by: dict[tuple[str, str], tuple] | None = None
-
-
-def run_signature(cfg: ExperimentConfig, prep: Prepared, model: str, mode: str) -> Signature:
-    """The signature of every response row of ``(model, mode)`` in a run of ``cfg`` on ``prep``'s inputs.
-
-    Example:
-        >>> from bordir.experiment.config import ExperimentConfig
-        >>> cfg = ExperimentConfig.from_dict({"models": ["mock/first"], "modes": "no_ir", "runs": 2})
-        >>> sig = run_signature(cfg, prepare(cfg, progress=False), "mock/first", "no_ir")
-        >>> str(sig).startswith("responses|mode:no_ir|gen:mock/first|fmt:direct|sys:vanilla|ilang:en|temp:0.5|runs:2|")
-        True
-        >>> sig.get("corpus").startswith("sha256-"), sig.get("data").startswith("sha256-")
-        (True, True)
-    """
-    ir = mode != Mode.NO_IR.value
-    ret: dict[str, Any] = {}
-    if ir and prep.retrieval is not None:
-        params = dict(prep.retrieval.params)
-        ret = {k: v for k, v in params.items() if k not in ("data", "corpus")}
-        ret["k"] = cfg.k
-        if cfg.relevance_filter != "all":
-            ret.update(rel=cfg.relevance_filter, labels=load_labels_of(cfg).content_hash())
-    return Signature.build(
-        "responses",
-        mode=mode,
-        **ret,
-        gen=model,
-        fmt=cfg.response_format,
-        sys=cfg.system,
-        ilang=cfg.instruction_lang,
-        temp=cfg.temperature,
-        runs=len(cfg.seeds),
-        policy=cfg.policy,
-        orders=None if cfg.option_orders == "given" else cfg.option_orders,
-        order_modes=",".join(cfg.order_modes)
-        if cfg.option_orders != "given" and cfg.order_modes
-        else None,
-        data=prep.dataset.content_hash(),
-        corpus=prep.corpus.content_hash(),
-    )
-
-
-def prepare(
-    cfg: ExperimentConfig,
-    *,
-    progress: bool = True,
-    retriever: str | None = None,
-    inputs: tuple[BorderLines, Corpus] | None = None,
-) -> Prepared:
-    """Load data, retrieve for every IR mode, and map each (query, mode) to its prompt documents."""
-    from ..generation.types import Document
-    from ..retrieval.run import retrieve
-
-    ds, corpus = inputs if inputs is not None else load_inputs(cfg)
-    queries = select_queries(cfg, ds)
-    modes = [Mode.parse(m) for m in cfg.modes]
-    ir_modes = [m for m in modes if m is not Mode.NO_IR]
-    retrieval = None
-    if ir_modes:
-        retrieval = retrieve(
-            ds,
-            corpus,
-            retriever or cfg.retriever,
-            ir_modes,
-            k=cfg.k,
-            depth=max(cfg.k, 50),
-            fusion=cfg.fusion,
-            balanced=cfg.balanced,
-            queries=queries,
-            progress=progress,
-        )
-    top = (
-        retrieval.top()
-        if retrieval is not None
-        else pd.DataFrame(columns=["query_id", "mode", "rank"])
-    )
-    filtered_out: dict[tuple[str, str], str] = {}
-    if retrieval is not None and cfg.relevance_filter != "all":
-        from ..annotations.use import filter_hits
-
-        kept = filter_hits(retrieval.hits, load_labels_of(cfg), cfg.relevance_filter)
-        top = kept[kept["rank"] <= cfg.k]
-        left = set(zip(top["query_id"], top["mode"]))
-        for qid, mode in dict.fromkeys(zip(retrieval.hits["query_id"], retrieval.hits["mode"])):
-            if (qid, mode) not in left:
-                filtered_out[(qid, mode)] = (
-                    f"no documents left after relevance_filter={cfg.relevance_filter}"
-                )
-    docs_by: dict[tuple[str, str], tuple] = {}
-    prov_by: dict[tuple[str, str], tuple] = {}
-    for (qid, mode), g in top.sort_values("rank").groupby(["query_id", "mode"], sort=False):
-        passages = [corpus.get(l, d) for d, l in zip(g["doc_id"], g["doc_lang"])]
-        docs_by[(qid, mode)] = tuple(
-            Document(i, p.doc_id, p.lang, p.text) for i, p in enumerate(passages)
-        )
-        prov_by[(qid, mode)] = tuple(
-            (p.title, dict(p.meta).get("revision_id", ""), dict(p.meta).get("fetched_at", ""))
-            for p in passages
-        )
-    skipped = {(s.query_id, s.mode): s.reason for s in (retrieval.skipped if retrieval else [])}
-    skipped.update(filtered_out)
-    return Prepared(ds, corpus, queries, modes, retrieval, docs_by, skipped, prov_by)
-
-
-def _items(
-    cfg: ExperimentConfig,
-    ds: BorderLines,
-    queries: list[Query],
-    mode: Mode,
-    model: str,
-    rank: bool,
-    docs_by: dict,
-    skipped: dict,
-    provenance_by: dict | None = None,
-) -> list[_Item]:
-    """The calls one (model, mode) needs; queries without documents are added to ``skipped``."""
-    from ..generation.prompts import build_request, nationalist_country
-
-    items: list[_Item] = []
-    for q in queries:
-        if (q.query_id, mode.value) in skipped:
-            continue
-        docs = () if mode is Mode.NO_IR else docs_by.get((q.query_id, mode.value), ())
-        if mode is not Mode.NO_IR and not docs:
-            skipped[(q.query_id, mode.value)] = (
-                "no documents in the mode's languages for this territory"
-            )
-            continue
-        prov = (provenance_by or {}).get((q.query_id, mode.value), ())
-        common = dict(
-            model=model,
-            max_tokens=cfg.max_tokens,
-            response_format=cfg.response_format,
-            system=cfg.system,
-            instruction_lang=cfg.instruction_lang,
-            no_ir=mode is Mode.NO_IR,
-            countries=ds.countries,
-            country=nationalist_country(q, ds.countries),
-        )
-        for order, pq in _query_orders(
-            cfg, q, mode
-        ):  # the given order first; pq: the permuted query
-            if rank:  # option scores do not depend on the seed: one call, every run samples from it
-                req = build_request(pq, docs, temperature=0.0, seed=None, **common)
-                items.append(
-                    _Item(pq, mode.value, docs, req, tuple(enumerate(cfg.seeds)), prov, order)
-                )
-            else:
-                for run, seed in enumerate(cfg.seeds):
-                    req = build_request(pq, docs, temperature=cfg.temperature, seed=seed, **common)
-                    items.append(_Item(pq, mode.value, docs, req, ((run, seed),), prov, order))
-    return items
-
-
-def _query_orders(cfg: ExperimentConfig, q: Query, mode: Mode) -> list[tuple[Any, Query]]:
-    """``(order, permuted query)`` for every option order ``q`` is asked in under ``mode`` (given first).
-
-    A query whose text cannot be permuted (no BorderLines or demo query) is asked in the given order only.
-    """
-    from .orders import OptionOrder, OrderError, orders_for, permute_query
-
-    given = OptionOrder.identity(len(q.options))
-    if cfg.option_orders == "given" or (cfg.order_modes and mode.value not in cfg.order_modes):
-        return [(given, q)]
-    out = []
-    for order in orders_for(len(q.options), cfg.option_orders):
-        try:
-            out.append((order, permute_query(q, order)))
-        except OrderError:
-            return [(given, q)]
-    return out
-
-
-def _rows(cfg, it: _Item, res, sig: str, rank: bool) -> list[dict[str, Any]]:
-    from ..generation.backends.local import choose_option
-    from ..generation.parse import parse_answer, parse_citation_response
-
-    q = it.query
-    base = {
-        "query_id": q.query_id,
-        "territory": q.territory,
-        "query_lang": q.lang,
-        "is_control": q.is_control,
-        "mode": it.mode,
-        "model": it.request.model,
-        "temperature": cfg.temperature,
-        "prompt": json.dumps(
-            [[m.role, m.content] for m in it.request.messages], ensure_ascii=False
-        ),
-        "doc_ids": [d.doc_id for d in it.docs],
-        "doc_langs": [d.lang for d in it.docs],
-        "doc_titles": [t for t, _, _ in it.provenance],
-        "doc_revision_ids": [r for _, r, _ in it.provenance],
-        "doc_fetched_at": [f for _, _, f in it.provenance],
-        "input_tokens": res.input_tokens,
-        "output_tokens": res.output_tokens,
-        "latency_s": res.latency_s,
-        "cached": bool(res.cached),
-        "error": res.error,
-        "option_logprobs": list(res.option_logprobs) if res.option_logprobs is not None else None,
-        "signature": sig,
-    }
-    out = []
-    for run, seed in it.runs:
-        row = dict(base, run=run, seed=seed, cited_doc_ids=[], n_cited_dropped=0)
-        if not res.ok:
-            row.update(outcome="failed", choice=-1, raw_text="")
-        elif rank and res.option_logprobs is not None:
-            choice = choose_option(list(res.option_logprobs), cfg.temperature, seed)
-            row.update(outcome="answered", choice=choice, raw_text=q.option_label(choice))
-        elif cfg.response_format == "citation":
-            pc = parse_citation_response(
-                res.text, q, len(it.docs), documents=it.docs, policy=cfg.policy
-            )
-            row.update(
-                outcome=pc.answer.outcome,
-                choice=pc.answer.choice,
-                raw_text=res.text,
-                cited_doc_ids=[it.docs[i].doc_id for i in pc.cited],
-                n_cited_dropped=pc.dropped_out_of_range,
-            )
-        else:
-            pa = parse_answer(res.text, q, policy=cfg.policy)
-            row.update(outcome=pa.outcome, choice=pa.choice, raw_text=res.text)
-        row["choice_name"] = q.claimants[row["choice"]] if row["choice"] >= 0 else ""
-        out.append(row)
-    return [_in_given_order(r, it) for r in out]
-
-
-def _in_given_order(row: dict[str, Any], it: _Item) -> dict[str, Any]:
-    """``choice`` and ``option_logprobs`` back in the given option order; ``option_order``, ``choice_position``."""
-    from .orders import OptionOrder, row_in_given_order
-
-    order = it.order if it.order is not None else OptionOrder.identity(len(it.query.options))
-    return row_in_given_order(row, order)
-
-
-def responses_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """The responses table of ``rows`` in canonical order (model, mode, query, run)."""
-    df = pd.DataFrame(rows, columns=RESPONSE_COLUMNS)
-    return df.sort_values(["model", "mode", "query_id", "run"], kind="stable").reset_index(
-        drop=True
-    )
+# re-exported for the modules that import them from here
+_ = (_Item, _query_orders, _in_given_order)
 
 
 def _executor_options(cfg: ExperimentConfig) -> dict[str, Any]:
@@ -390,50 +101,85 @@ class GridResult:
     usage: list[tuple[Any, Any, str]]
     cache_path: str
     failures: list[str]
+    executor: dict[str, Any] = field(default_factory=lambda: {"name": "local"})
 
 
-def execute_grid(
+@dataclass
+class ShardResult:
+    """What :func:`run_shard` computed for one slice of the grid.
+
+    ``keys[i]`` is the ``(model index, mode index, query position)`` of
+    ``usage[i]``; ``failure_keys`` those of ``failures``: the order of the local
+    executor is restored by a stable sort on them.
+    """
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    calls: dict[str, int] = field(default_factory=lambda: {"requests": 0, "cached": 0, "failed": 0})
+    usage: list[tuple[Any, Any, str]] = field(default_factory=list)
+    keys: list[tuple[int, int, int]] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    failure_keys: list[tuple[int, int, int]] = field(default_factory=list)
+    skipped: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+def run_shard(
     cfg: ExperimentConfig,
+    prep: Prepared,
     *,
-    progress: bool = True,
+    models: Collection[str] | None = None,
+    query_ids: Collection[str] | None = None,
     backends: dict[str, Any] | None = None,
     cache: Any = None,
-    inputs: tuple[BorderLines, Corpus] | None = None,
-    on_prepared: Callable[[Prepared], None] | None = None,
+    progress: bool = True,
     on_batch: Callable[[list[dict[str, Any]]], None] | None = None,
-) -> GridResult:
-    """Run every (model, mode) of ``cfg``; call ``on_prepared`` after retrieval and ``on_batch`` after each batch."""
+) -> ShardResult:
+    """Run the (model, mode) batches of ``cfg`` on ``prep`` for ``models`` × ``query_ids`` (default: all).
+
+    The skips found on the way are added to ``prep.skipped`` and returned in
+    :attr:`ShardResult.skipped`.
+
+    Examples:
+        >>> cfg = ExperimentConfig.from_dict({"models": ["mock/first"], "modes": "no_ir", "runs": 2})
+        >>> import tempfile
+        >>> prep = prepare(cfg, progress=False)
+        >>> one = sorted({q.query_id for q in prep.queries})[:3]
+        >>> res = run_shard(cfg, prep, query_ids=one, cache=tempfile.mkdtemp() + "/c.sqlite3",
+        ...                 progress=False)
+        >>> len(res.rows), res.calls
+        (6, {'requests': 6, 'cached': 0, 'failed': 0})
+    """
     from ..generation.backend import get_backend
     from ..generation.cache import ResponseCache
     from ..generation.executor import execute
 
-    prep = prepare(cfg, progress=progress, inputs=inputs)
-    if on_prepared is not None:
-        on_prepared(prep)
     if cache is None or isinstance(cache, (str, Path)):
         cache = ResponseCache(cache if cache is not None else cfg.cache)
-    rows: list[dict[str, Any]] = []
-    calls = {"requests": 0, "cached": 0, "failed": 0}
-    usage: list[tuple[Any, Any, str]] = []
-    failures: list[str] = []
+    wanted = None if query_ids is None else set(query_ids)
+    queries = [q for q in prep.queries if wanted is None or q.query_id in wanted]
+    position = {q.query_id: i for i, q in enumerate(prep.queries)}
+    out = ShardResult()
+    before = dict(prep.skipped)
     backends = dict(backends or {})
     options = _executor_options(cfg)
-    for model in cfg.models:
+    sub = prep if wanted is None else _subset(prep, queries)
+    for mi, model in enumerate(cfg.models):
+        if models is not None and model not in models:
+            continue
         backend = backends.get(model) or get_backend(model)
         rank = (
             getattr(backend, "supports_rank_classification", False)
             and cfg.response_format == "direct"
         )
         cf = (
-            _calibrate(cfg, prep, backend, model, cache, calls, usage)
+            _calibrate(cfg, sub, backend, model, cache, out.calls, out.usage)
             if rank and cfg.calibrate
             else {}
         )
-        for mode in prep.modes:
+        for di, mode in enumerate(prep.modes):
             items = _items(
                 cfg,
                 prep.dataset,
-                prep.queries,
+                queries,
                 mode,
                 model,
                 rank,
@@ -448,26 +194,110 @@ def execute_grid(
                 cache=cache,
                 progress=progress,
                 desc=f"{model} {mode.value}",
-                label=lambda r, names=names: names.get(id(r), "?"),
+                label=functools.partial(_name_of, names),
                 **options,
             )
             sig = str(run_signature(cfg, prep, model, mode.value))
             for it, res in zip(items, results):
-                calls["requests"] += 1
-                calls["cached"] += bool(res.cached)
-                calls["failed"] += not res.ok
+                key = (mi, di, position[it.query.query_id])
+                out.calls["requests"] += 1
+                out.calls["cached"] += bool(res.cached)
+                out.calls["failed"] += not res.ok
                 if not res.ok:
-                    failures.append(f"{_label(it)} ({model}): {res.error}")
-                usage.append((it.request, res, it.query.lang))
+                    out.failures.append(f"{_label(it)} ({model}): {res.error}")
+                    out.failure_keys.append(key)
+                out.usage.append((it.request, res, it.query.lang))
+                out.keys.append(key)
                 new = _rows(cfg, it, res, sig, rank)
                 for r in new:
                     r["cf_logprobs"] = (
                         cf.get(it.query.query_id) if r["option_order"] == "given" else None
                     )
-                rows.extend(new)
+                out.rows.extend(new)
             if on_batch is not None:
-                on_batch(rows)
-    return GridResult(prep, rows, calls, usage, os.path.abspath(cache.path), failures)
+                on_batch(out.rows)
+    out.skipped = {k: v for k, v in prep.skipped.items() if k not in before}
+    return out
+
+
+def _name_of(names: dict[int, str], request: Any) -> str:
+    """The label of ``request`` in progress bars and errors (``names``: by the request's id)."""
+    return names.get(id(request), "?")
+
+
+def _subset(prep: Prepared, queries: list[Any]) -> Prepared:
+    """``prep`` restricted to ``queries`` (what the calibration of a shard sees)."""
+    import dataclasses
+
+    return dataclasses.replace(prep, queries=queries)
+
+
+def execute_grid(
+    cfg: ExperimentConfig,
+    *,
+    progress: bool = True,
+    backends: dict[str, Any] | None = None,
+    cache: Any = None,
+    inputs: tuple[BorderLines, Corpus] | None = None,
+    on_prepared: Callable[[Prepared], None] | None = None,
+    on_batch: Callable[[list[dict[str, Any]]], None] | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    parts_dir: str | os.PathLike[str] | None = None,
+) -> GridResult:
+    """Run every (model, mode) of ``cfg``; call ``on_prepared`` after retrieval and ``on_batch`` after each batch.
+
+    Args:
+        executor: ``"local"`` (threads in this process) or ``"ray"`` (shards of
+            model × territories as Ray tasks; see :mod:`~bordir.experiment.ray_executor`).
+        address: the Ray cluster to connect to (``"auto"``, ``"ray://head:10001"``,
+            ``"127.0.0.1:6379"``); default: ``$RAY_ADDRESS``, else a local cluster.
+        parts_dir: where the Ray shards write their Parquet parts (default: a
+            temporary directory; :func:`bordir.run` passes ``OUT/parts``).
+    """
+    from ..errors import ConfigError
+    from ..generation.cache import ResponseCache
+
+    if executor not in EXECUTORS:
+        raise ConfigError(f"unknown executor {executor!r}; valid: {', '.join(EXECUTORS)}")
+    if executor == "local" and address is not None:
+        raise ConfigError("--address is for --executor ray; drop it or add --executor ray")
+    if cache is None or isinstance(cache, (str, Path)):
+        cache = ResponseCache(cache if cache is not None else cfg.cache)
+    info: dict[str, Any] = {"name": executor}
+    if executor == "local":
+        prep = prepare(cfg, progress=progress, inputs=inputs)
+        if on_prepared is not None:
+            on_prepared(prep)
+        res = run_shard(
+            cfg, prep, backends=backends, cache=cache, progress=progress, on_batch=on_batch
+        )
+    else:
+        from .ray_executor import connected, dense_retriever_on_ray, execute_on_ray
+
+        with connected(address):  # one cluster for the corpus embedding and the calls
+            prep = prepare(
+                cfg,
+                progress=progress,
+                inputs=inputs,
+                retriever=dense_retriever_on_ray(cfg.retriever, address),
+            )
+            if on_prepared is not None:
+                on_prepared(prep)
+            res = execute_on_ray(
+                cfg,
+                prep,
+                cache_path=os.path.abspath(cache.path),
+                backends=backends,
+                address=address,
+                parts_dir=parts_dir,
+                on_batch=on_batch,
+                info=info,
+                progress=progress,
+            )
+    return GridResult(
+        prep, res.rows, res.calls, res.usage, os.path.abspath(cache.path), res.failures, info
+    )
 
 
 def _calibrate(
@@ -503,21 +333,18 @@ def _calibrate(
     return dict(zip(table["query_id"], table["cf_logprobs"]))
 
 
-def _label(it: _Item) -> str:
-    runs = ",".join(str(r) for r, _ in it.runs)
-    order = "" if it.order is None or it.order.is_given else f" order {it.order}"
-    return f"{it.query.query_id} {it.mode}{order} run {runs}"
-
-
 def run_experiment(
     cfg: ExperimentConfig,
     out_dir: str | Path,
     *,
     progress: bool = True,
     backends: dict[str, Any] | None = None,
+    executor: str = "local",
+    address: str | None = None,
 ) -> Path:
     """Run the grid of ``cfg`` into ``out_dir`` (resumable; see module docs). Returns ``out_dir``."""
     from .run import run
 
-    run(cfg, out=out_dir, progress=progress, backends=backends)
+    kw: dict[str, Any] = {} if executor == "local" else {"executor": executor, "address": address}
+    run(cfg, out=out_dir, progress=progress, backends=backends, **kw)
     return Path(out_dir)

@@ -4,7 +4,7 @@ Backends register by provider name (``@backend("openai")``) and import their
 SDK only when built. Retries, rate limits, concurrency and caching live in
 :mod:`bordir.generation.executor`, not in backends: a backend makes ONE attempt
 and raises :class:`TransientError` (retryable, optionally with ``retry_after``)
-or :class:`PermanentError`.
+or :class:`PermanentError` (both from :mod:`bordir.errors`, re-exported here).
 
 Example:
     >>> b = get_backend("mock/echo")
@@ -15,41 +15,23 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import ClassVar
 
-from ..errors import BordirError, ConfigError
+from ..errors import ConfigError, PermanentError, TransientError
+from ..registry import Registry
 from .types import GenerationRequest, GenerationResult
 
 __all__ = [
     "Backend",
+    "BACKENDS",
     "backend",
     "get_backend",
     "available_backends",
     "TransientError",
     "PermanentError",
 ]
-
-
-class TransientError(BordirError):
-    """A failed attempt worth retrying (429, 5xx, timeout, malformed response)."""
-
-    def __init__(
-        self, message: str, *, retry_after: float | None = None, status: int | None = None
-    ) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-        self.status = status
-
-
-class PermanentError(BordirError):
-    """A failed attempt that retrying will not fix (400, 401, unknown model)."""
-
-    def __init__(self, message: str, *, status: int | None = None) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class Backend(ABC):
@@ -92,6 +74,12 @@ class Backend(ABC):
         """
         return self.generate(request)
 
+    def reserve(self, concurrency: int) -> None:
+        """Get ready for ``concurrency`` calls in flight (HTTP backends size their connection pool).
+
+        The executor calls this once per run with its number of workers; the default does nothing.
+        """
+
     def secrets(self) -> tuple[str, ...]:
         """Values that must never be stored or shown (the API key); the executor masks them in results."""
         return ()
@@ -104,28 +92,48 @@ class Backend(ABC):
 
 
 Factory = Callable[..., Backend]
-_REGISTRY: dict[str, Factory] = {}
-_BUILTIN = {
-    "openai": "bordir.generation.backends.openai",
-    "openai-compatible": "bordir.generation.backends.openai",
-    "cohere": "bordir.generation.backends.cohere",
-    "local": "bordir.generation.backends.local",
-    "mock": "bordir.generation.backends.mock",
+BACKENDS: Registry[Factory] = Registry(
+    "backend provider", hint="(models are written provider/model, e.g. openai/gpt-4o-mini)"
+)
+"""Backend providers by name; built-ins are imported on first use."""
+for _provider, _module, _description in (
+    ("openai", "bordir.generation.backends.openai", "OpenAI chat completions API"),
+    (
+        "openai-compatible",
+        "bordir.generation.backends.openai",
+        "any server speaking the OpenAI chat completions protocol (vLLM, llama.cpp server, …)",
+    ),
+    ("cohere", "bordir.generation.backends.cohere", "Cohere chat API (command-r …)"),
+    ("local", "bordir.generation.backends.local", "in-process GGUF model (llama-cpp-python)"),
+):
+    BACKENDS.register(_provider, module=_module, description=_description)
+
+MOCK_BEHAVIOURS: dict[str, str] = {
+    "mock/echo": "answers with the last user message (for prompt tests)",
+    "mock/first": "always answers the first option label, A)",
+    "mock/fixed:<text>": "always answers <text> verbatim",
+    "mock/planted:<langs>[@<dir>]": "planted per-language behaviour: follows the documents for <langs> "
+    "(own claimant / controller), a seeded uniform baseline otherwise",
 }
+"""The mock backend's behaviours (``bordir/generation/backends/mock.py``); unit tests only, never evidence."""
+BACKENDS.register(
+    "mock",
+    module="bordir.generation.backends.mock",
+    description="scripted answers for unit tests, never evidence",
+    variants=MOCK_BEHAVIOURS,
+)
 
 
-def backend(provider: str) -> Callable[[Factory], Factory]:
-    """Class decorator registering a backend under ``provider``."""
-
-    def deco(factory: Factory) -> Factory:
-        _REGISTRY[provider] = factory
-        return factory
-
-    return deco
+backend = BACKENDS.register
+"""Class decorator registering a backend under ``provider``: ``@backend("openai")``
+(:meth:`Registry.register <bordir.registry.Registry.register>` of :data:`BACKENDS`; ``description=``
+one line for ``bordir list backends``, default the docstring's first line; ``variants=`` named
+behaviours listed one per row, as the mock's)."""
 
 
 def available_backends() -> tuple[str, ...]:
-    return tuple(sorted(set(_REGISTRY) | set(_BUILTIN)))
+    """The provider names :func:`get_backend` accepts."""
+    return tuple(sorted(BACKENDS.names()))
 
 
 def get_backend(model: str, **options) -> Backend:
@@ -135,11 +143,8 @@ def get_backend(model: str, **options) -> Backend:
         raise ConfigError(
             f"model {model!r} must be written provider/model; providers: {', '.join(available_backends())}"
         )
-    if provider not in _REGISTRY and provider in _BUILTIN:
-        importlib.import_module(_BUILTIN[provider])
-    factory = _REGISTRY.get(provider)
-    if factory is None:
+    if provider not in BACKENDS:
         raise ConfigError(
             f"unknown backend provider {provider!r} in {model!r}; available: {', '.join(available_backends())}"
         )
-    return factory(name, **options)
+    return BACKENDS.get(provider)(name, **options)

@@ -49,7 +49,7 @@ from collections.abc import Iterable, Sequence
 from os import PathLike
 from pathlib import Path
 
-from ..errors import DataError
+from ..errors import ConfigError, DataError
 from .types import GenerationRequest, GenerationResult
 
 __all__ = ["ResponseCache", "default_cache_path", "new_owner", "CACHE_ENV", "CLAIM_LEASE"]
@@ -76,6 +76,9 @@ CREATE TABLE IF NOT EXISTS claims (
 );
 INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', '1');
 """
+_PUT = (
+    "INSERT OR REPLACE INTO responses (key, model, created, request, result) VALUES (?, ?, ?, ?, ?)"
+)
 CLAIM_LEASE = 600.0
 """Seconds a claim lasts. On the owner's host a claim lasts as long as its process; the lease only
 frees the claims of a process on another host (a cache on a shared disk) that stopped without releasing."""
@@ -122,6 +125,7 @@ class ResponseCache:
 
     Raises:
         DataError: the file exists but is not a bordir response cache.
+        ConfigError: ``synchronous`` or ``timeout`` is not valid (the message says which).
     """
 
     def __init__(
@@ -132,8 +136,25 @@ class ResponseCache:
         synchronous: str = "NORMAL",
     ) -> None:
         self.path = Path(path).expanduser() if path is not None else default_cache_path()
-        if synchronous.upper() not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
-            raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, got {synchronous!r}")
+        if not isinstance(synchronous, str) or synchronous.upper() not in {
+            "OFF",
+            "NORMAL",
+            "FULL",
+            "EXTRA",
+        }:
+            raise ConfigError(
+                f"synchronous must be OFF, NORMAL, FULL or EXTRA, got {synchronous!r}; "
+                "NORMAL (the default) survives a crash of the process, FULL also a power loss"
+            )
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, (int, float))
+            or not 0 <= timeout < float("inf")
+        ):
+            raise ConfigError(
+                f"timeout must be a number of seconds >= 0 (how long to wait for a cache file "
+                f"locked by another writer), got {timeout!r}"
+            )
         self.timeout = float(timeout)
         self.synchronous = synchronous.upper()
         self._lock = threading.RLock()
@@ -172,14 +193,23 @@ class ResponseCache:
         conn.execute(f"PRAGMA synchronous = {self.synchronous}")
         return conn
 
+    def _connection(self) -> sqlite3.Connection:
+        """The open connection (call with the lock held)."""
+        if self._closed:
+            raise RuntimeError(f"{self!r} is closed")
+        if self._conn is None or self._pid != os.getpid():
+            self._conn = self._connect()
+            self._pid = os.getpid()
+        return self._conn
+
     def _execute(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
         with self._lock:
-            if self._closed:
-                raise RuntimeError(f"{self!r} is closed")
-            if self._conn is None or self._pid != os.getpid():
-                self._conn = self._connect()
-                self._pid = os.getpid()
-            return self._conn.execute(sql, params).fetchall()
+            return self._connection().execute(sql, params).fetchall()
+
+    def _changes(self, sql: str, params: Sequence[object] = ()) -> int:
+        """Run one writing statement; the number of rows it changed."""
+        with self._lock:
+            return self._connection().execute(sql, params).rowcount
 
     def _init_schema(self) -> None:
         try:
@@ -243,12 +273,33 @@ class ResponseCache:
         """
         if not result.ok:
             return False
-        payload = json.dumps(request.key_payload(), ensure_ascii=False, sort_keys=True)
-        self._execute(
-            "INSERT OR REPLACE INTO responses (key, model, created, request, result) VALUES (?, ?, ?, ?, ?)",
-            (request.cache_key(), request.model, time.time(), payload, result.to_json()),
-        )
+        self._execute(_PUT, self._row(request, result))
         return True
+
+    def put_and_release(
+        self, request: GenerationRequest, result: GenerationResult, owner: str
+    ) -> bool:
+        """:meth:`put`, then :meth:`release` of ``owner``'s claim of the key, in one commit."""
+        if not result.ok:
+            self.release(request.cache_key(), owner)
+            return False
+        row = self._row(request, result)
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(_PUT, row)
+                conn.execute("DELETE FROM claims WHERE key = ? AND owner = ?", (row[0], owner))
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        return True
+
+    @staticmethod
+    def _row(request: GenerationRequest, result: GenerationResult) -> tuple:
+        payload = json.dumps(request.key_payload(), ensure_ascii=False, sort_keys=True)
+        return (request.cache_key(), request.model, time.time(), payload, result.to_json())
 
     def contains_keys(self, keys: Iterable[str]) -> set[str]:
         """The subset of ``keys`` that are stored (one query per 500 keys)."""
@@ -297,10 +348,11 @@ class ResponseCache:
         with self._lock:
             rows: list[tuple] = []
             for _ in range(3):  # the other owner may release between our two statements
-                self._execute(
+                if self._changes(
                     "INSERT OR IGNORE INTO claims (key, owner, host, pid, expires) VALUES (?, ?, ?, ?, ?)",
                     (key, owner, _HOST, pid, now + lease),
-                )
+                ):
+                    return True  # the row is ours: nobody held the key
                 rows = self._execute(
                     "SELECT owner, host, pid, expires FROM claims WHERE key = ?", (key,)
                 )

@@ -12,18 +12,23 @@ makes one attempt:
   a key another process (or another run sharing the cache) is calling is waited for,
   not paid again.
 - **duplicates**: requests with the same cache key are called once.
-- **concurrency**: a thread pool of ``concurrency`` threads (default ``backend.max_concurrency``;
+- **concurrency**: ``concurrency`` calls in flight (default ``backend.max_concurrency``;
   a value above it is used and said so in a warning, except for a backend whose limit is hard).
+  A backend with an ``agenerate_within`` coroutine (OpenAI) is called from that many tasks on
+  bordir's shared event loop, any other from a pool of that many threads fed that many
+  requests at a time; both run the same steps (:mod:`bordir.generation._calls`). The backend
+  is told the number (:meth:`~bordir.generation.backend.Backend.reserve`: HTTP backends size
+  their connection pools; see ``docs/design/throughput.md``).
 - **time limits**: ``timeout`` per request (over its attempts; the attempt in progress is
   bounded too), ``deadline`` for the whole call, and ``max_consecutive_failures`` to stop
   early when the server is down; the requests not attempted fail with the reason.
 - **secrets**: the backend's key and secret environment values are masked in every text,
   error and metadata value before they are cached or returned.
 - **rate limits**: optional requests / tokens per minute (:mod:`~bordir.generation.ratelimit`).
-- **retries**: a :class:`~bordir.generation.backend.TransientError` is retried up to
+- **retries**: a :class:`~bordir.errors.TransientError` is retried up to
   ``max_retries`` times after a full-jitter exponential backoff (base 0.5 s, cap
-  30 s), waiting at least the error's ``retry_after``. After the last retry, on a
-  :class:`~bordir.generation.backend.PermanentError` or on any other exception
+  30 s; :mod:`bordir._retry`), waiting at least the error's ``retry_after``. After the last retry, on a
+  :class:`~bordir.errors.PermanentError` or on any other exception
   from the backend, the request's result is ``GenerationResult(text="",
   error=<reason>, attempts=n)`` and the run goes on.
 
@@ -37,91 +42,33 @@ Examples:
 
 from __future__ import annotations
 
-import dataclasses
+import asyncio
 import logging
-import random
-import sys
-import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
 from concurrent.futures import wait as futures_wait
+from queue import Empty, SimpleQueue
 from typing import TYPE_CHECKING
 
+from .._ratelimit import RateLimiter
+from .._retry import BACKOFF_BASE, BACKOFF_CAP, backoff_delay
 from ..errors import ConfigError, redactor
-from .backend import Backend, PermanentError, TransientError
-from .cache import new_owner
-from .cost import estimate_call_tokens
-from .ratelimit import RateLimiter
+from ._calls import DEFERRED, POLL, Calls
+from ._execute_parts import check_options, progress_bar, scrub, worker_count
+from .backend import Backend
 from .types import GenerationRequest, GenerationResult
 
 if TYPE_CHECKING:
     from .cache import ResponseCache
 
+# backoff_delay and the BACKOFF constants live in bordir._retry; kept importable from here
 __all__ = ["execute", "backoff_delay", "BACKOFF_BASE", "BACKOFF_CAP"]
 
 log = logging.getLogger(__name__)
 
-BACKOFF_BASE = 0.5
-"""Seconds: the backoff ceiling before the first retry (doubling with each retry)."""
-BACKOFF_CAP = 30.0
-"""Seconds: the largest backoff ceiling."""
-
 OnResult = Callable[[GenerationRequest, GenerationResult], object]
-
-
-class _Cancelled(Exception):
-    """Raised inside a worker when the run was interrupted."""
-
-
-def backoff_delay(
-    retry: int,
-    rng: random.Random,
-    *,
-    retry_after: float | None = None,
-    base: float = BACKOFF_BASE,
-    cap: float = BACKOFF_CAP,
-) -> float:
-    """Seconds to wait before retry number ``retry`` (1-based): full jitter, at least ``retry_after``.
-
-    The delay is uniform on ``[0, min(cap, base * 2 ** (retry - 1))]``; a server's
-    ``retry_after`` is a floor, honoured even above ``cap``.
-
-    Example:
-        >>> rng = random.Random(0)
-        >>> all(0 <= backoff_delay(n, rng) <= min(30, 0.5 * 2 ** (n - 1)) for n in range(1, 12))
-        True
-        >>> backoff_delay(1, rng, retry_after=7.0) >= 7.0
-        True
-    """
-    ceiling = min(cap, base * 2 ** (retry - 1))
-    delay = rng.uniform(0.0, ceiling)
-    if retry_after is not None and retry_after > delay:
-        delay = float(retry_after)
-    return delay
-
-
-def _describe(exc: BaseException) -> str:
-    status = getattr(exc, "status", None)
-    return f"{exc}" + (f" (status {status})" if status is not None else "")
-
-
-def _scrub(result: GenerationResult, mask: Callable[[str], str]) -> GenerationResult:
-    """``result`` with every secret masked in its text, error and string metadata (see :func:`redactor`)."""
-    text = mask(result.text)
-    error = mask(result.error) if result.error else result.error
-    meta = result.meta
-    if meta:
-        meta = {k: mask(v) if isinstance(v, str) else v for k, v in meta.items()}
-    if text == result.text and error == result.error and meta == result.meta:
-        return result
-    return dataclasses.replace(result, text=text, error=error, meta=meta)
-
-
-_DEFERRED = object()
-"""A worker's answer for a key another caller has claimed: try again later."""
-_POLL = 0.1  # seconds between looks at keys claimed by another caller
-_noted_concurrency: set[tuple[str, int]] = set()
 
 
 def execute(
@@ -188,27 +135,13 @@ def execute(
         KeyboardInterrupt: re-raised after cancelling the calls not yet started.
     """
     requests = list(requests)
-    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-        raise ConfigError(f"max_retries must be an integer >= 0, got {max_retries!r}")
-    if concurrency is not None and (
-        isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
-    ):
-        raise ConfigError(f"concurrency must be an integer >= 1, got {concurrency!r}")
-    for name, value in (("timeout", timeout), ("deadline", deadline)):
-        if value is not None and (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or not 0 < value < float("inf")
-        ):
-            raise ConfigError(f"{name} must be a positive number of seconds, got {value!r}")
-    if max_consecutive_failures is not None and (
-        isinstance(max_consecutive_failures, bool)
-        or not isinstance(max_consecutive_failures, int)
-        or max_consecutive_failures < 1
-    ):
-        raise ConfigError(
-            f"max_consecutive_failures must be an integer >= 1, got {max_consecutive_failures!r}"
-        )
+    check_options(
+        max_retries=max_retries,
+        concurrency=concurrency,
+        timeout=timeout,
+        deadline=deadline,
+        max_consecutive_failures=max_consecutive_failures,
+    )
     for request in requests:
         if request.model != backend.name and request.model_name != backend.model:
             raise ConfigError(
@@ -218,9 +151,7 @@ def execute(
     if limiter is None and (rpm is not None or tpm is not None):
         limiter = RateLimiter(rpm, tpm)
     mask = redactor(getattr(backend, "secrets", lambda: ())())  # the secrets, looked up once
-    attempt_within = getattr(backend, "generate_within", None)
     t_start = clock()
-    deadline_at = None if deadline is None else t_start + deadline
 
     keys = [r.cache_key() for r in requests]
     first: dict[str, int] = {}
@@ -232,7 +163,7 @@ def execute(
         for key in cache.contains_keys(first):
             hit = cache.get_key(key)
             if hit is not None:  # another process may have deleted it meanwhile
-                done[key] = _scrub(hit, mask)
+                done[key] = scrub(hit, mask)
     todo = [key for key in first if key not in done]
     log.info(
         "%s: %d requests, %d distinct, %d cached, %d to call",
@@ -246,246 +177,154 @@ def execute(
         for key, hit in done.items():
             on_result(requests[first[key]], hit)
 
-    stop = threading.Event()
-    halted: list[str] = []  # the reason, once max_consecutive_failures stopped the run
-    wait: Callable[[float], object] = sleep if sleep is not None else stop.wait
-    rng = random.Random(jitter_seed)
-    rng_lock = threading.Lock()
-    owner = new_owner()
-    bar = None
+    calls = Calls(
+        backend,
+        requests,
+        first,
+        cache=cache,
+        limiter=limiter,
+        max_retries=max_retries,
+        timeout=timeout,
+        deadline=deadline,
+        started_at=t_start,
+        max_consecutive_failures=max_consecutive_failures,
+        desc=desc,
+        label=label,
+        jitter_seed=jitter_seed,
+        sleep=sleep,
+        clock=clock,
+        mask=mask,
+    )
+    stop = calls.stop
 
-    def name_of(request: GenerationRequest) -> str:
-        return label(request) if label is not None else f"request {request.cache_key()[:12]}…"
+    workers = worker_count(backend, concurrency, len(todo))
+    reserve = getattr(backend, "reserve", None)  # duck-typed backends (scorers) may not have it
+    if todo and reserve is not None:
+        reserve(workers)
+    bar = progress_bar(progress, total=len(first), initial=len(done), desc=desc or backend.name)
+    calls.bar = bar
+    tally = [0]  # failed requests
 
-    def warn(message: str) -> None:
+    def finished(key: str, result: GenerationResult) -> None:
+        done[key] = result
+        tally[0] += 0 if result.ok else 1
         if bar is not None:
-            bar.write(message, file=sys.stderr)
-        else:
-            log.warning("%s", message)
+            bar.update(1)
+            if tally[0]:
+                bar.set_postfix(failed=tally[0], refresh=False)
+        if on_result is not None:
+            on_result(requests[first[key]], result)
 
-    def fail(
-        request: GenerationRequest, attempts: int, reason: str, *, quiet: bool = False
-    ) -> GenerationResult:
-        reason = mask(reason)
-        if not quiet:
-            warn(f"{backend.name}: {name_of(request)} failed: {reason}")
-        return GenerationResult(text="", model=request.model, error=reason, attempts=attempts)
-
-    def stopped() -> str | None:
-        """Why no further attempt may start (None: go on); raises _Cancelled on interruption."""
-        if stop.is_set():
-            if halted:
-                return halted[0]
-            raise _Cancelled
-        if deadline_at is not None and clock() >= deadline_at:
-            return f"deadline of {deadline:g} s reached"
-        return None
-
-    def attempts_of(request: GenerationRequest) -> GenerationResult:
-        reserve = estimate_call_tokens(request) if limiter is not None else 0
-        attempts = 0
-        started: float | None = None
-        while True:
-            why = stopped()
-            if why is not None:
-                return fail(
-                    request,
-                    attempts,
-                    f"not attempted: {why}"
-                    if attempts == 0
-                    else f"{why} after {attempts} attempts",
-                    quiet=attempts == 0,
-                )
-            if limiter is not None and not limiter.acquire(reserve, cancelled=stop.is_set):
-                why = stopped()
-                return fail(request, attempts, f"not attempted: {why}", quiet=True)
-            attempts += 1
-            t0 = clock()
-            started = t0 if started is None else started
-            left = [
-                x
-                for x in (
-                    None if timeout is None else started + timeout - t0,
-                    None if deadline_at is None else deadline_at - t0,
-                )
-                if x is not None
-            ]
-            try:
-                if attempt_within is not None and left:
-                    result = attempt_within(request, max(0.001, min(left)))
-                else:
-                    result = backend.generate(request)
-            except TransientError as exc:
-                if attempts > max_retries:
-                    return fail(
-                        request, attempts, f"gave up after {attempts} attempts: {_describe(exc)}"
-                    )
-                with rng_lock:
-                    delay = backoff_delay(attempts, rng, retry_after=exc.retry_after)
-                if timeout is not None and clock() + delay - started > timeout:
-                    return fail(
-                        request,
-                        attempts,
-                        f"timeout of {timeout:g} s reached after {attempts} attempts; "
-                        f"last error: {_describe(exc)}",
-                    )
-                if deadline_at is not None and clock() + delay > deadline_at:
-                    return fail(
-                        request,
-                        attempts,
-                        f"deadline of {deadline:g} s reached after {attempts} attempts; "
-                        f"last error: {_describe(exc)}",
-                    )
-                log.info(
-                    "%s: attempt %d failed (%s); retrying in %.2f s",
-                    backend.name,
-                    attempts,
-                    mask(_describe(exc)),
-                    delay,
-                )
-                wait(delay)
-                continue
-            except PermanentError as exc:
-                return fail(request, attempts, f"permanent error: {_describe(exc)}")
-            except Exception as exc:  # a backend bug must not end the run
-                return fail(
-                    request, attempts, f"unexpected {type(exc).__name__} from {backend.name}: {exc}"
-                )
-            latency = clock() - t0
-            if limiter is not None:
-                used = None
-                if result.input_tokens is not None or result.output_tokens is not None:
-                    used = (result.input_tokens or 0) + (result.output_tokens or 0)
-                limiter.correct(reserve, used)
-            result = _scrub(
-                dataclasses.replace(
-                    result, attempts=attempts, latency_s=result.latency_s or latency, cached=False
-                ),
-                mask,
-            )
-            if cache is not None:
-                cache.put(request, result)  # at once: an interrupted run keeps every finished call
-            return result
-
-    streak_lock = threading.Lock()
-    streak = [
-        0
-    ]  # failed requests in a row, in the order they finish (counted in the workers, so that
-    # no request starts after the one that reached max_consecutive_failures)
-
-    def note(result: GenerationResult) -> GenerationResult:
-        if max_consecutive_failures is None or result.attempts == 0:
-            return result
-        with streak_lock:
-            streak[0] = 0 if result.ok else streak[0] + 1
-            if streak[0] >= max_consecutive_failures and not halted:
-                halted.append(
-                    f"stopped after {streak[0]} consecutive failures of {desc or backend.name} "
-                    f"(last: {result.error})"
-                )
-                warn(
-                    f"{backend.name}: {halted[0]}; the other requests are not attempted (re-run to retry)"
-                )
-                stop.set()
-        return result
-
-    def call(key: str) -> GenerationResult | object:
-        request = requests[first[key]]
-        if cache is None:
-            return note(attempts_of(request))
-        why = stopped()
-        if why is not None:
-            return fail(request, 0, f"not attempted: {why}", quiet=True)
-        claimed = cache.claim(key, owner)
-        try:
-            hit = cache.get_key(
-                key
-            )  # stored by another caller since the run started (or just now)?
-            if hit is not None:
-                return _scrub(hit, mask)
-            if not claimed:  # another caller is paying for it: look again later
-                return _DEFERRED
-            return note(attempts_of(request))
-        finally:
-            if claimed:
-                cache.release(key, owner)
-
-    limit = int(backend.max_concurrency)
-    workers = concurrency or limit
-    if concurrency is not None and concurrency > limit:
-        hard = bool(getattr(backend, "max_concurrency_hard", False))
-        if (backend.name, concurrency) not in _noted_concurrency:
-            _noted_concurrency.add((backend.name, concurrency))
-            if hard:  # not a surprise worth a warning on every local run
-                log.info(
-                    "%s: concurrency %d requested, but this backend runs at most %d call(s) at a time",
-                    backend.name,
-                    concurrency,
-                    limit,
-                )
-            else:
-                log.warning(
-                    "%s: concurrency %d is above this backend's default limit of %d; running %d calls "
-                    "at a time (lower it if the provider answers 429)",
-                    backend.name,
-                    concurrency,
-                    limit,
-                    concurrency,
-                )
-        if hard:
-            workers = limit
-    workers = max(1, min(workers, len(todo) or 1))
-    bar = _progress_bar(progress, total=len(first), initial=len(done), desc=desc or backend.name)
-    failed = 0
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bordir-generate")
+    lane = _run_async if todo and hasattr(backend, "agenerate_within") else _run_threads
     try:
-        pending: dict[Future, str] = {pool.submit(call, key): key for key in todo}
-        later: list[tuple[float, str]] = []  # (when, key): claimed by another caller
-        while pending or later:
-            now = time.monotonic()
-            due = [k for t, k in later if t <= now or stop.is_set()]
-            later = [(t, k) for t, k in later if not (t <= now or stop.is_set())]
-            for key in due:
-                pending[pool.submit(call, key)] = key
-            if not pending:
-                stop.wait(max(0.0, min(t for t, _ in later) - now))
-                continue
-            finished, _ = futures_wait(
-                pending, timeout=_POLL if later else None, return_when=FIRST_COMPLETED
-            )
-            for future in finished:
-                key = pending.pop(future)
-                result = future.result()
-                if result is _DEFERRED:
-                    later.append((time.monotonic() + _POLL, key))
-                    continue
-                assert isinstance(result, GenerationResult)
-                done[key] = result
-                failed += 0 if result.ok else 1
-                if bar is not None:
-                    bar.update(1)
-                    if failed:
-                        bar.set_postfix(failed=failed, refresh=False)
-                if on_result is not None:
-                    on_result(requests[first[key]], result)
+        lane(calls, todo, workers, finished)
     except BaseException:
-        halted.clear()
+        calls.halted.clear()
         stop.set()
-        pool.shutdown(wait=False, cancel_futures=True)
         if cache is not None:
-            cache.release_all(owner)
+            cache.release_all(calls.owner)
         raise
-    else:
-        pool.shutdown(wait=True)
     finally:
         if bar is not None:
             bar.close()
     return [done[key] for key in keys]
 
 
-def _progress_bar(enabled: bool, *, total: int, initial: int, desc: str):
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm
+_GATHER = 0.005  # seconds the calling thread lets results gather before it takes them
 
-    return tqdm(total=total, initial=initial, desc=desc, unit="call", dynamic_ncols=True)
+
+def _run_threads(
+    calls: Calls, todo: list[str], workers: int, finished: Callable[[str, GenerationResult], None]
+) -> None:
+    """Answer ``todo`` with a pool of ``workers`` threads; ``finished`` runs in this thread."""
+    stop = calls.stop
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bordir-generate")
+    try:
+        # at most `workers` requests are submitted at a time, so that each wait below
+        # looks at a few futures, not at every request of the run
+        queue = deque(todo)
+        pending: dict[Future, str] = {}
+        later: list[tuple[float, str]] = []  # (when, key): claimed by another caller
+        while pending or later or queue:
+            now = time.monotonic()
+            due = [k for t, k in later if t <= now or stop.is_set()]
+            later = [(t, k) for t, k in later if not (t <= now or stop.is_set())]
+            queue.extendleft(reversed(due))
+            while queue and len(pending) < workers:
+                key = queue.popleft()
+                pending[pool.submit(calls.call, key)] = key
+            if not pending:
+                stop.wait(max(0.0, min(t for t, _ in later) - now))
+                continue
+            ready, _ = futures_wait(
+                pending, timeout=POLL if later else None, return_when=FIRST_COMPLETED
+            )
+            for future in ready:
+                key = pending.pop(future)
+                result = future.result()
+                if result is DEFERRED:
+                    later.append((time.monotonic() + POLL, key))
+                    continue
+                assert isinstance(result, GenerationResult)
+                finished(key, result)
+    except BaseException:
+        stop.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    else:
+        pool.shutdown(wait=True)
+
+
+def _run_async(
+    calls: Calls, todo: list[str], workers: int, finished: Callable[[str, GenerationResult], None]
+) -> None:
+    """Answer ``todo`` as ``workers`` tasks on the shared event loop; ``finished`` runs in this thread."""
+    from .backends import _aio
+
+    out: SimpleQueue[tuple[str, GenerationResult]] = SimpleQueue()
+    queue = deque(todo)
+
+    async def worker() -> None:
+        while queue:
+            key = queue.popleft()
+            result = await calls.acall(key)
+            if result is DEFERRED:  # claimed by another caller: look again later
+                await asyncio.sleep(POLL)
+                queue.append(key)
+                continue
+            assert isinstance(result, GenerationResult)
+            out.put((key, result))
+
+    async def main() -> None:
+        await asyncio.gather(*(worker() for _ in range(workers)))
+
+    future = asyncio.run_coroutine_threadsafe(main(), _aio.loop())
+    try:
+        received = 0
+        while received < len(todo):
+            try:
+                key, result = out.get(timeout=POLL)
+            except Empty:
+                if future.done():
+                    future.result()  # raises what ended the tasks early
+                    if out.empty():
+                        raise RuntimeError(
+                            "the executor's tasks ended before every result"
+                        ) from None
+                continue
+            batch = [(key, result)]
+            while True:  # take what else is there: one wake-up of this thread for many results
+                try:
+                    batch.append(out.get_nowait())
+                except Empty:
+                    break
+            for key, result in batch:
+                received += 1
+                finished(key, result)
+            if received < len(todo):
+                time.sleep(_GATHER)
+        future.result()
+    except BaseException:
+        calls.stop.set()
+        future.cancel()
+        raise

@@ -18,10 +18,12 @@ Requires the ``hub`` extra.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .._extras import require
@@ -37,6 +39,33 @@ HUB_REPO = "manestay/borderlines"
 _NAME_COLUMNS = ("Country", "country", "Name", "name", "index", "__index_level_0__")
 
 
+def _endpoint_reachable(endpoint: str, timeout: float = 3.0) -> bool:
+    """Whether a TCP connection to the hub's host opens within ``timeout`` seconds."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(endpoint)
+    host = parts.hostname or ""
+    port = parts.port or (80 if parts.scheme == "http" else 443)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _offline(datasets: Any) -> Iterator[None]:
+    """Hub offline mode for one call: ``datasets`` and ``huggingface_hub`` read it at import time."""
+    from huggingface_hub import constants
+
+    saved = (constants.HF_HUB_OFFLINE, datasets.config.HF_HUB_OFFLINE)
+    constants.HF_HUB_OFFLINE = datasets.config.HF_HUB_OFFLINE = True
+    try:
+        yield
+    finally:
+        constants.HF_HUB_OFFLINE, datasets.config.HF_HUB_OFFLINE = saved
+
+
 def _load(repo: str, config: str, revision: str | None, split: str | None = None) -> Any:
     datasets = require("datasets", "hub", purpose="loading BorderLines from the hub")
     try:
@@ -47,7 +76,25 @@ def _load(repo: str, config: str, revision: str | None, split: str | None = None
                 return datasets.load_dataset(
                     repo, config, split=split, cache_dir=cache, keep_in_memory=True
                 )
+        from huggingface_hub import constants
+
+        if not constants.HF_HUB_OFFLINE and not _endpoint_reachable(constants.ENDPOINT):
+            # huggingface_hub would retry five times with backoff (about 25 s of log lines) before
+            # failing: use a cached copy if there is one, else say at once what to do.
+            try:
+                with _offline(datasets):
+                    return datasets.load_dataset(repo, config, split=split, revision=revision)
+            except Exception:
+                raise DataError(
+                    f"cannot reach the Hugging Face hub ({constants.ENDPOINT}) and no cached copy of "
+                    f"{repo!r} (configuration {config!r}) exists; pass dataset_path = a directory "
+                    "with the BorderLines files (or a local hub-layout directory), or load it once "
+                    "with network access",
+                    path=repo,
+                ) from None
         return datasets.load_dataset(repo, config, split=split, revision=revision)
+    except DataError:
+        raise
     except (FileNotFoundError, ValueError, ConnectionError) as exc:
         raise DataError(
             f"could not load configuration {config!r}: {exc}; check the repository id or pass a local directory",

@@ -3,7 +3,8 @@
 Each free-text response (``raw_text`` of a generated answer; rank-classification
 rows, whose text is an option label the model did not write, are ``n/a``) is
 detected with bordir's one language detector, :func:`bordir.wiki.langcheck.detect`
-(seeded ``langdetect`` with script priors), and classed against its query's
+(seeded ``langdetect`` with script priors, on ``langdetect-rs`` when installed;
+the engine enters the signatures), and classed against its query's
 language (:func:`classify`):
 
 * ``query`` — the query's language (or another of its Wikipedia edition:
@@ -57,6 +58,8 @@ MIN_LETTERS = 10
 """Alphabetic texts with fewer letters are too short for langdetect (class ``und``)."""
 DETECTOR = "langcheck"
 """The detector's name in signatures (bordir.wiki.langcheck.detect, seed 0, script priors)."""
+ENGINE_ATTR = "answer_lang_engine"
+"""The ``DataFrame.attrs`` key where :func:`detect_answers` records the engine (``langdetect-rs-0.1.0``)."""
 
 
 def classify(text: str | None, query_lang: str, *, detected: str | None = None) -> str:
@@ -98,7 +101,7 @@ def detect_answers(responses: pd.DataFrame) -> pd.DataFrame:
 
     Identical texts are detected once.
     """
-    from ..wiki.langcheck import detect
+    from ..wiki.langcheck import detect_many, engine_label
 
     df = responses.copy()
     rank = (
@@ -106,19 +109,24 @@ def detect_answers(responses: pd.DataFrame) -> pd.DataFrame:
         if "option_logprobs" in df.columns
         else np.zeros(len(df), bool)
     )
-    cache: dict[str, str] = {}
+    skip = [bool(is_rank) or outcome == "failed" for is_rank, outcome in zip(rank, df["outcome"])]
+    stripped = [
+        "" if sk else _strip(str(text) if text is not None else "")
+        for sk, text in zip(skip, df["raw_text"])
+    ]
+    todo = list(dict.fromkeys(t for t, sk in zip(stripped, skip) if not sk and not _too_short(t)))
+    found = dict(zip(todo, (code for code, _ in detect_many(todo, extra="audit"))))
     langs, classes = [], []
-    for text, qlang, is_rank, outcome in zip(df["raw_text"], df["query_lang"], rank, df["outcome"]):
-        if is_rank or outcome == "failed":
+    for t, sk, qlang in zip(stripped, skip, df["query_lang"]):
+        if sk:
             langs.append("")
             classes.append("n/a")
             continue
-        t = _strip(str(text) if text is not None else "")
-        if t not in cache:
-            cache[t] = "" if _too_short(t) else detect(t, extra="audit")[0]
-        langs.append(cache[t])
-        classes.append(classify(t, str(qlang), detected=cache[t]))
+        code = found.get(t, "")
+        langs.append(code)
+        classes.append(classify(t, str(qlang), detected=code))
     df["answer_lang"], df["answer_lang_class"] = langs, classes
+    df.attrs[ENGINE_ATTR] = engine_label("audit") if todo else None
     return df
 
 
@@ -129,6 +137,7 @@ def language_shares(
 
     ``detected``: :func:`detect_answers` output. A ``*`` query-language row pools every language.
     """
+    engine = detected.attrs.get(ENGINE_ATTR)
     df = detected[detected["answer_lang_class"] != "n/a"]
     frames = [df]
     if "query_lang" in by:
@@ -153,6 +162,7 @@ def language_shares(
                 lang=fields.get("query_lang"),
                 detector=DETECTOR,
                 seed=0,
+                engine=engine,
             )
         )
         rows.append(row)
@@ -192,6 +202,7 @@ def in_language_metrics(detected: pd.DataFrame, dataset: BorderLines) -> pd.Data
     """CS metrics per (model, mode) on answers in the query's language only: mean over runs (strict policy)."""
     from .cs import METRICS, aggregate, territory_tables
 
+    engine = detected.attrs.get(ENGINE_ATTR)
     tables = territory_tables(in_language_responses(detected), dataset, validate=False)
     by: dict[tuple[str, str], list] = {}
     for (model, mode, _run), ts in tables.items():
@@ -215,6 +226,7 @@ def in_language_metrics(detected: pd.DataFrame, dataset: BorderLines) -> pd.Data
                             runs=len(runs),
                             answers="in-query-lang",
                             detector=DETECTOR,
+                            engine=engine,
                             policy="strict",
                         )
                     ),

@@ -56,27 +56,24 @@ Examples:
 
 from __future__ import annotations
 
-import ast
 import csv
+import gc
 import hashlib
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from .._columns import require_columns
 from ..errors import DataError, undecodable
 from ..records import UNKNOWN
-from .cs import (
-    METRIC_BOUNDS,
-    METRICS,
-    TerritoryStats,
-    build_stats,
-    fix_responses_d,
-    territory_stats,
-)
+from .cs import METRIC_BOUNDS, METRICS, TerritoryStats
+from .dict_literal import literal_dict, repr_dict
+from .legacy_stats import legacy_stats
 from .response_countries import response_countries, summarize_response_countries
 from .responses import Policy, check_policy
 from .signature import Signature
@@ -115,6 +112,22 @@ def _split(value: str) -> list[str]:
     return value.split(";") if value != "" else []
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a table's rows are built (they hold no cycles).
+
+    Appending 100,000 rows of lists and dicts would otherwise trigger a full
+    collection scan again and again, about a fifth of the reading time.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def read_response_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read one response table; ``Claimants``/``Claimant_Codes`` become lists, ``Responses_d`` a dict.
 
@@ -127,43 +140,96 @@ def read_response_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     if not p.is_file():
         raise DataError("no such file (expected a BorderLines response_table.csv)", path=p)
     try:
-        with p.open(
-            newline="", encoding="utf-8-sig"
-        ) as f:  # a BOM is not part of the first column's name
-            reader = csv.DictReader(f)
-            header = reader.fieldnames or []
-            missing = [c for c in _REQUIRED if c not in header]
-            if missing:
-                raise DataError(
-                    f"missing column(s) {', '.join(missing)}; a response table has {', '.join(LEGACY_COLUMNS)}",
-                    path=p,
-                    line=1,
-                    field=missing[0],
-                )
-            rows = []
+        with (
+            _gc_paused(),
+            p.open(newline="", encoding="utf-8-sig") as f,
+        ):  # a BOM is not part of the first column's name
+            reader = csv.reader(f)
+            header = next(reader, [])  # as csv.DictReader.fieldnames
+            require_columns(
+                header,
+                _REQUIRED,
+                path=p,
+                line=1,
+                expected=f"a response table has {', '.join(LEGACY_COLUMNS)}",
+            )
+            columns: dict[str, list[Any]] = {c: [] for c in LEGACY_COLUMNS}
+            n = len(header)
+            pos = {name: i for i, name in enumerate(header)}  # the last one wins, as in a dict
+            take = [pos.get(c) for c in LEGACY_COLUMNS]
+            memo: dict[Any, Any] = {}
             start = reader.line_num + 1
-            for raw in reader:
+            for row in reader:
+                if row == []:  # csv.DictReader skips empty rows
+                    continue
                 line = start
                 start = reader.line_num + 1
-                if None in raw or any(raw.get(c) is None for c in _REQUIRED):
-                    raise DataError(f"expected {len(header)} fields", path=p, line=line)
-                rows.append(_parse_row(raw, p, line))
+                if len(row) == n:
+                    cells = [None if i is None else row[i] for i in take]
+                else:  # as csv.DictReader fills or collects the fields
+                    raw: dict[Any, Any] = dict(zip(header, row))
+                    if len(row) > n:
+                        raw[None] = row[n:]
+                    else:
+                        for key in header[len(row) :]:
+                            raw[key] = None
+                    if None in raw or any(raw.get(c) is None for c in _REQUIRED):
+                        raise DataError(f"expected {len(header)} fields", path=p, line=line)
+                    cells = [raw.get(c) for c in LEGACY_COLUMNS]
+                _parse_row(cells, p, line, columns, memo)
     except UnicodeDecodeError:
         raise undecodable(p) from None
     except csv.Error as exc:
         raise DataError(f"not a CSV file ({exc})", path=p) from None
-    if not rows:
+    if not columns["Territory"]:
         raise DataError("the table has no rows", path=p)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(columns)
 
 
-def _parse_row(raw: dict[str, str], path: Path, line: int) -> dict[str, Any]:
-    for col in ("Territory", "Claimants", "Controller"):
-        if raw[col].strip() == "":
+def _parse_row(
+    cells: list[Any], path: Path, line: int, columns: dict[str, list[Any]], memo: dict[Any, Any]
+) -> None:
+    """Check one row (its cells in :data:`LEGACY_COLUMNS` order) and append them, parsed, to ``columns``.
+
+    ``memo`` shares one string object among equal cells and answers (a table
+    repeats a few hundred names), which keeps a 100,000-row table small in memory.
+    """
+    territory, claimants, codes, controller, controller_code, text, response_en, rc = cells
+    for col, value in (
+        ("Territory", territory),
+        ("Claimants", claimants),
+        ("Controller", controller),
+    ):
+        if value.strip() == "":
             raise DataError("is empty", path=path, line=line, field=col)
-    text = raw["Responses_d"]
+    responses_d = repr_dict(text)  # the common shape, parsed without ast (same result)
+    if responses_d is None:
+        responses_d = _literal_dict(text, path, line)
+    m = memo.setdefault
+    columns["Territory"].append(territory)
+    columns["Claimants"].append(list(_pieces(claimants, memo)))
+    columns["Claimant_Codes"].append(list(_pieces(codes, memo)))
+    columns["Controller"].append(m(controller, controller))
+    columns["Controller_Code"].append(m(controller_code, controller_code))
+    columns["Responses_d"].append(
+        {m(k, k): v if v is None else m(v, v) for k, v in responses_d.items()}
+    )
+    columns["Response_en"].append(m(response_en, response_en))
+    columns["Response_Controller"].append(rc if rc is None else m(rc, rc))
+
+
+def _pieces(cell: str, memo: dict[Any, Any]) -> tuple[str, ...]:
+    """``_split(cell)`` as a tuple of shared strings, remembered per cell text."""
+    key = ("split", cell)  # a tuple: never equal to a string key
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = tuple(memo.setdefault(x, x) for x in _split(cell))
+    return hit
+
+
+def _literal_dict(text: str, path: Path, line: int) -> dict[str, str | None]:
     try:
-        responses_d = ast.literal_eval(text)
+        responses_d = literal_dict(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         raise DataError(
             f"not a Python dict literal: {text[:60]!r}", path=path, line=line, field="Responses_d"
@@ -183,36 +249,7 @@ def _parse_row(raw: dict[str, str], path: Path, line: int) -> dict[str, Any]:
                 line=line,
                 field="Responses_d",
             )
-    return {
-        "Territory": raw["Territory"],
-        "Claimants": _split(raw["Claimants"]),
-        "Claimant_Codes": _split(raw["Claimant_Codes"]),
-        "Controller": raw["Controller"],
-        "Controller_Code": raw["Controller_Code"],
-        "Responses_d": responses_d,
-        "Response_en": raw["Response_en"],
-        "Response_Controller": raw.get("Response_Controller"),
-    }
-
-
-def legacy_stats(table: pd.DataFrame, *, policy: Policy = "reference") -> TerritoryStats:
-    """Per-territory statistics of a parsed response table (``calculate_CS.py`` semantics)."""
-    check_policy(policy)
-    rows = []
-    for r in table.itertuples(index=False):
-        responses_d = fix_responses_d(r.Responses_d, r.Claimant_Codes)
-        rows.append(
-            territory_stats(
-                r.Territory,
-                r.Controller,
-                r.Controller_Code,
-                responses_d,
-                r.Response_en,
-                skip_missing=policy == "strict",
-                countries=r.Claimants,
-            )
-        )
-    return build_stats(rows, policy=policy)
+    return responses_d
 
 
 def table_warnings(table: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> list[str]:
@@ -227,8 +264,12 @@ def table_warnings(table: pd.DataFrame, path: str | os.PathLike[str] | None = No
     ["t.csv:2: field 'Controller': 'unknown ' is not 'Unknown', so it is scored as a known controller named 'unknown ' (as calculate_CS.py does); write Unknown if the controller is unknown"]
     """
     out = []
-    for i, (_territory, controller) in enumerate(zip(table["Territory"], table["Controller"])):
-        if controller != UNKNOWN and controller.strip().casefold() == UNKNOWN.casefold():
+    controllers = table["Controller"].tolist()
+    odd = {
+        c for c in set(controllers) if c != UNKNOWN and c.strip().casefold() == UNKNOWN.casefold()
+    }
+    for i, controller in enumerate(controllers):
+        if controller in odd:
             out.append(
                 str(
                     DataError(

@@ -58,8 +58,15 @@ import pandas as pd
 from ..errors import ConfigError
 from .cs import METRICS, aggregate, territory_tables
 from .order_averaged import averaged_territory_tables
+from .order_bias import (
+    argmax_responses,
+    country_pick_rates,
+    letter_pick_rates,
+    position_bias,
+    seed_change_rate,
+)
+from .order_items import ITEM_KEYS, given_order, order_items, orders_of, with_positions
 from .signature import Signature
-from .uncertainty import bootstrap_weights, resolve_seed
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dataset import BorderLines
@@ -78,6 +85,7 @@ __all__ = [
     "multi_order",
     "stable_responses",
     "averaged_territory_tables",
+    "calibrated_logprobs",
     "calibrated_responses",
     "has_calibration",
     "order_metrics",
@@ -85,270 +93,11 @@ __all__ = [
 
 RULES: tuple[str, ...] = ("given", "stable", "averaged", "calibrated")
 """The CS rules :func:`order_metrics` knows (see the module docs)."""
-ITEM_KEYS: tuple[str, ...] = ("model", "mode", "run", "query_id")
-
-
-def _orders_of(df: pd.DataFrame) -> pd.Series:
-    """``option_order`` as strings; a table without it, or a row with none, is in the given order."""
-    if "option_order" not in df.columns:
-        return pd.Series("given", index=df.index)
-    return df["option_order"].where(df["option_order"].notna(), "given").astype(str)
-
-
-def given_order(responses: pd.DataFrame) -> pd.DataFrame:
-    """The rows asked in the given order (all rows of a table without ``option_order``)."""
-    if "option_order" not in responses.columns:
-        return responses
-    return responses[(_orders_of(responses) == "given").to_numpy()].reset_index(drop=True)
-
-
-def _perm(name: str, n: int) -> tuple[int, ...]:
-    from ..experiment.orders import OptionOrder
-
-    return OptionOrder.parse(name, n).perm
-
-
-def with_positions(responses: pd.DataFrame, dataset: BorderLines | None = None) -> pd.DataFrame:
-    """``responses`` with ``option_order``, ``n_options`` and ``choice_position`` filled in.
-
-    ``n_options`` comes from ``dataset`` (the territory's claimants), else from ``option_logprobs``, else from
-    the order's name; ``choice_position`` (−1 unless answered) from the order when the column is missing.
-    """
-    df = responses.copy()
-    df["option_order"] = _orders_of(df).to_numpy()
-    if "n_options" not in df.columns:
-        if dataset is not None:
-            df["n_options"] = [len(dataset.territory(t).claimants) for t in df["territory"]]
-        elif "option_logprobs" in df.columns:
-            df["n_options"] = [len(x) if x is not None else 2 for x in df["option_logprobs"]]
-        else:
-            df["n_options"] = [len(o.split(",")) if "," in o else 2 for o in df["option_order"]]
-    if "choice_position" not in df.columns or df["choice_position"].isna().any():
-        pos = []
-        for o, c, n in zip(df["option_order"], df["choice"], df["n_options"]):
-            pos.append(-1 if int(c) < 0 else _perm(o, int(n)).index(int(c)))
-        df["choice_position"] = pos
-    answered = (df["outcome"] == "answered").to_numpy()
-    df.loc[~answered, "choice_position"] = -1
-    return df
-
-
-def order_items(responses: pd.DataFrame) -> pd.DataFrame:
-    """One row per (model, mode, run, query): its picks per order, ``stable`` and ``changed`` (see module docs)."""
-    df = responses.copy()
-    df["option_order"] = _orders_of(df).to_numpy()
-    rows = []
-    for key, g in df.groupby(list(ITEM_KEYS), sort=True):
-        ans = g[g["outcome"] == "answered"]
-        picks = dict(zip(ans["option_order"], ans["choice"].astype(int)))
-        n_orders = int(g["option_order"].nunique())
-        distinct = set(picks.values())
-        given = g[g["option_order"] == "given"]
-        rows.append(
-            {
-                **dict(zip(ITEM_KEYS, key)),
-                "territory": g["territory"].iloc[0],
-                "query_lang": g["query_lang"].iloc[0],
-                "is_control": bool(g["is_control"].iloc[0]),
-                "n_orders": n_orders,
-                "n_answered": len(picks),
-                "picks": ";".join(f"{o}={c}" for o, c in sorted(picks.items())),
-                "given_choice": int(given["choice"].iloc[0]) if len(given) else -1,
-                "stable": n_orders >= 2 and len(picks) == n_orders and len(distinct) == 1,
-                "changed": len(picks) >= 2 and len(distinct) > 1,
-                "comparable": len(picks) >= 2,
-            }
-        )
-    cols = [
-        *ITEM_KEYS,
-        "territory",
-        "query_lang",
-        "is_control",
-        "n_orders",
-        "n_answered",
-        "picks",
-        "given_choice",
-        "stable",
-        "changed",
-        "comparable",
-    ]
-    return pd.DataFrame(rows, columns=cols)
-
-
-def _territory_ratio(
-    items: pd.DataFrame, num: str, den: str, n_resamples: int, seed: int, conf: float
-) -> tuple[float | None, float | None, float | None]:
-    per = items.groupby("territory")[[num, den]].sum()
-    n, d = per[num].to_numpy(float), per[den].to_numpy(float)
-    if d.sum() == 0:
-        return None, None, None
-    w = bootstrap_weights(len(per), n_resamples, np.random.default_rng(seed))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        boot = (w * n).sum(axis=1) / (w * d).sum(axis=1)
-    boot = boot[~np.isnan(boot)]
-    a = (1 - conf) / 2
-    lo, hi = np.quantile(boot, [a, 1 - a]) if len(boot) else (np.nan, np.nan)
-    return float(n.sum() / d.sum()), float(lo), float(hi)
-
-
-def position_bias(
-    responses: pd.DataFrame,
-    *,
-    by: Sequence[str] = ("model", "mode"),
-    n_resamples: int = 1000,
-    seed: int | None = None,
-    conf: float = 0.95,
-) -> pd.DataFrame:
-    """Share of queries whose picked country changes with the option order, per ``by`` group (runs pooled).
-
-    Columns: the ``by`` keys, ``n_queries`` (answered in ≥ 2 orders), ``n_changed``, ``rate``, ``low``,
-    ``high`` (cluster bootstrap over territories), ``orders`` and ``signature``.
-    """
-    seed = resolve_seed(seed)
-    items = order_items(responses)
-    items["changed_n"] = items["changed"].astype(float)
-    items["comparable_n"] = items["comparable"].astype(float)
-    orders = ",".join(
-        sorted(set(_orders_of(responses)), key=lambda o: (o != "given", o != "reversed", o))
-    )
-    out = []
-    groups = items.groupby(list(by), sort=False) if by else [((), items)]
-    for key, g in groups:
-        key = key if isinstance(key, tuple) else (key,)
-        if not g["comparable"].any():  # e.g. a mode asked in the given order only
-            continue
-        rate, lo, hi = _territory_ratio(g, "changed_n", "comparable_n", n_resamples, seed, conf)
-        fields = dict(zip(by, key))
-        sig = Signature.build(
-            "position_bias",
-            mode=fields.get("mode"),
-            gen=fields.get("model"),
-            runs=int(g["run"].nunique()),
-            orders=orders,
-            boot=n_resamples,
-            seed=seed,
-            ci=f"cluster{int(round(conf * 100))}",
-        )
-        out.append(
-            {
-                **fields,
-                "n_queries": int(g["comparable"].sum()),
-                "n_changed": int(g["changed"].sum()),
-                "rate": rate,
-                "low": lo,
-                "high": hi,
-                "orders": orders,
-                "signature": str(sig),
-            }
-        )
-    return pd.DataFrame(
-        out, columns=[*by, "n_queries", "n_changed", "rate", "low", "high", "orders", "signature"]
-    )
-
-
-def argmax_responses(responses: pd.DataFrame) -> pd.DataFrame:
-    """Rank-classification rows re-chosen at temperature 0: ``choice`` = argmax of ``option_logprobs``.
-
-    Sampling at a temperature can change the country between two orders by chance; the argmax cannot, so
-    :func:`position_bias` of these rows is the position bias of the scores themselves. Rows without scores
-    are left as they are.
-    """
-    df = responses.copy()
-    if "option_logprobs" not in df.columns:
-        return df
-    for i, lp in zip(df.index, df["option_logprobs"]):
-        if lp is not None and len(lp) and df.at[i, "outcome"] != "failed":
-            df.at[i, "choice"] = int(np.argmax(np.asarray(lp, dtype=float)))
-            df.at[i, "outcome"] = "answered"
-    return df
-
-
-def seed_change_rate(
-    responses: pd.DataFrame, *, by: Sequence[str] = ("model", "mode")
-) -> pd.DataFrame:
-    """The reference for the position-bias rate: how often the country changes between two runs in one order.
-
-    Per group, over (query, order) and consecutive runs answered in both: #pairs naming different countries
-    / #pairs. A position-bias rate above it is an effect of the order, not of sampling.
-    """
-    df = responses[responses["outcome"] == "answered"].copy()
-    df["option_order"] = _orders_of(df).to_numpy()
-    out = []
-    for key, g in df.groupby(list(by), sort=False) if by else [((), df)]:
-        key = key if isinstance(key, tuple) else (key,)
-        pairs = changed = 0
-        for _, q in g.sort_values("run").groupby(["query_id", "option_order"], sort=False):
-            c = q["choice"].to_numpy(int)
-            pairs += max(len(c) - 1, 0)
-            changed += int((c[1:] != c[:-1]).sum())
-        out.append(
-            {
-                **dict(zip(by, key)),
-                "n_pairs": pairs,
-                "n_changed": changed,
-                "rate": changed / pairs if pairs else None,
-            }
-        )
-    return pd.DataFrame(out, columns=[*by, "n_pairs", "n_changed", "rate"])
-
-
-def letter_pick_rates(
-    responses: pd.DataFrame, dataset: BorderLines | None = None, *, by: Sequence[str] = ("model",)
-) -> pd.DataFrame:
-    """Share of answers at each letter against the uniform rate (all orders, runs and modes in a ``by`` group)."""
-    df = with_positions(responses, dataset)
-    df = df[df["outcome"] == "answered"]
-    out = []
-    for key, g in df.groupby(list(by), sort=False) if by else [((), df)]:
-        key = key if isinstance(key, tuple) else (key,)
-        n = g["n_options"].to_numpy(int)
-        pos = g["choice_position"].to_numpy(int)
-        for letter in range(int(n.max()) if len(n) else 0):
-            out.append(
-                {
-                    **dict(zip(by, key)),
-                    "letter": chr(65 + letter),
-                    "n_answers": len(g),
-                    "n_picked": int((pos == letter).sum()),
-                    "rate": float((pos == letter).mean()),
-                    "uniform": float(((letter < n) / n).mean()),
-                }
-            )
-    return pd.DataFrame(out, columns=[*by, "letter", "n_answers", "n_picked", "rate", "uniform"])
-
-
-def country_pick_rates(
-    responses: pd.DataFrame, dataset: BorderLines, *, by: Sequence[str] = ("model",)
-) -> pd.DataFrame:
-    """How often each claimant country is picked when offered, against 1/n (all orders, runs, modes pooled)."""
-    df = responses[responses["outcome"] == "answered"]
-    out = []
-    for key, g in df.groupby(list(by), sort=False) if by else [((), df)]:
-        key = key if isinstance(key, tuple) else (key,)
-        offered: dict[str, list[float]] = {}
-        picked: dict[str, int] = {}
-        for terr, choice in zip(g["territory"], g["choice"].astype(int)):
-            claimants = dataset.territory(terr).claimants
-            for c in claimants:
-                offered.setdefault(c, []).append(1 / len(claimants))
-            picked[claimants[choice]] = picked.get(claimants[choice], 0) + 1
-        for c, u in sorted(offered.items()):
-            out.append(
-                {
-                    **dict(zip(by, key)),
-                    "country": c,
-                    "n_offered": len(u),
-                    "n_picked": picked.get(c, 0),
-                    "rate": picked.get(c, 0) / len(u),
-                    "uniform": float(np.mean(u)),
-                }
-            )
-    return pd.DataFrame(out, columns=[*by, "country", "n_offered", "n_picked", "rate", "uniform"])
 
 
 def multi_order(responses: pd.DataFrame) -> pd.DataFrame:
     """The rows of the (model, mode) groups asked in at least two option orders."""
-    orders = _orders_of(responses)
+    orders = orders_of(responses)
     n = orders.groupby([responses["model"], responses["mode"]]).transform("nunique")
     return responses[(n >= 2).to_numpy()]
 
@@ -366,6 +115,15 @@ def stable_responses(responses: pd.DataFrame) -> pd.DataFrame:
     return given
 
 
+def calibrated_logprobs(logprobs: Sequence[float], cf_logprobs: Sequence[float]) -> list[float]:
+    """``lp − lp_cf`` option by option (both in the same option order)."""
+    if len(logprobs) != len(cf_logprobs):
+        raise ConfigError(
+            f"calibration: {len(logprobs)} option scores but {len(cf_logprobs)} content-free scores"
+        )
+    return [float(a) - float(b) for a, b in zip(logprobs, cf_logprobs)]
+
+
 def calibrated_responses(
     responses: pd.DataFrame, calibration: pd.DataFrame | None = None, *, temperature: float
 ) -> pd.DataFrame:
@@ -375,7 +133,6 @@ def calibrated_responses(
     runner writes it) or from ``calibration``, a table with ``model``, ``query_id``, ``option_order`` and
     ``cf_logprobs`` (:func:`bordir.experiment.calibration.run_calibration`).
     """
-    from ..experiment.calibration import calibrated_logprobs
     from ..generation.backends.local import choose_option
 
     df = given_order(responses).copy()
@@ -428,7 +185,7 @@ def order_metrics(
     if bad:
         raise ConfigError(f"unknown order rule(s) {', '.join(bad)}; known: {', '.join(RULES)}")
     orders = ",".join(
-        sorted(set(_orders_of(responses)), key=lambda o: (o != "given", o != "reversed", o))
+        sorted(set(orders_of(responses)), key=lambda o: (o != "given", o != "reversed", o))
     )
     out = []
     for rule in rules:

@@ -29,6 +29,7 @@ import pandas as pd
 
 from ..records import UNKNOWN
 from .cs import TerritoryStats, build_stats, fix_responses_d
+from .responses import TableKey
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dataset import BorderLines
@@ -115,11 +116,11 @@ def _soft_stats(
 
 def averaged_territory_tables(
     responses: pd.DataFrame, dataset: BorderLines
-) -> dict[tuple, TerritoryStats]:
+) -> dict[TableKey, TerritoryStats]:
     """Per-territory statistics of the ``averaged`` rule (answers as pick distributions over orders)."""
     df = responses.copy()
     order = {t.name: i for i, t in enumerate(dataset.territories)}
-    out: dict[tuple, TerritoryStats] = {}
+    out: dict[TableKey, TerritoryStats] = {}
     for key, group in sorted(
         df.groupby(["model", "mode", "run"], sort=False), key=lambda kv: kv[0]
     ):
@@ -147,5 +148,7 @@ def averaged_territory_tables(
                     int(g["query_id"].nunique()),
                 )
             )
-        out[key] = build_stats(rows, policy="strict", key=dict(zip(("model", "mode", "run"), key)))
+        out[TableKey(*key)] = build_stats(
+            rows, policy="strict", key=dict(zip(("model", "mode", "run"), key))
+        )
     return out

@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from .._extras import require
 from ..errors import ConfigError
 from .cs import metric_value
+from .multiple import holm
 from .signature import Signature
 from .uncertainty import (
     _EPS,
@@ -206,21 +206,6 @@ def paired_comparison(
         None,
         conf,
     )
-
-
-def holm(pvalues: Sequence[float], *, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
-    """Holm step-down adjustment: ``(adjusted p-values, reject at alpha)``.
-
-    >>> adj, rej = holm([0.01, 0.04, 0.03])
-    >>> [round(float(x), 2) for x in adj], rej.tolist()
-    ([0.03, 0.06, 0.06], [True, False, False])
-    """
-    multitest = require("statsmodels.stats.multitest", "stats", purpose="Holm correction")
-    p = np.asarray(pvalues, dtype=float)
-    if len(p) == 0:
-        return p, np.zeros(0, bool)
-    reject, adjusted, _, _ = multitest.multipletests(p, alpha=alpha, method="holm")
-    return adjusted, reject
 
 
 def holm_adjust(

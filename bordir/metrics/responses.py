@@ -49,13 +49,15 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from .._columns import require_columns
 from ..errors import ConfigError, DataError
+from ..policies import PARSE_POLICIES
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dataset import BorderLines
@@ -85,7 +87,7 @@ RESPONSE_COLUMNS: tuple[str, ...] = (
     "choice",
 )
 OUTCOMES: tuple[str, ...] = ("answered", "refused", "multiple", "unparsed", "failed")
-POLICIES: tuple[str, ...] = ("strict", "reference")
+POLICIES: tuple[str, ...] = PARSE_POLICIES.names()
 Policy = Literal["strict", "reference"]
 GROUP_KEYS: tuple[str, ...] = ("model", "mode", "run")
 """The columns that identify one scored configuration-run."""
@@ -153,13 +155,44 @@ def _row_label(df: pd.DataFrame, pos: int) -> str:
     return f"row {pos} ({qid})"
 
 
-def _fail(df: pd.DataFrame, mask: np.ndarray, column: str, what: str) -> None:
+def _fail(df: pd.DataFrame, mask: np.ndarray, column: str, what: Callable[[int], str]) -> None:
     bad = np.flatnonzero(mask)
     if len(bad) == 0:
         return
     first = int(bad[0])
     more = f" (and {len(bad) - 1} more rows)" if len(bad) > 1 else ""
-    raise DataError(f"{_row_label(df, first)}: {what(first)}{more}", path=_WHERE, field=column)  # type: ignore[operator]
+    raise DataError(f"{_row_label(df, first)}: {what(first)}{more}", path=_WHERE, field=column)
+
+
+def _message(text: str) -> Callable[[int], str]:
+    return lambda i: text
+
+
+def _not_integer(col: str, raw: pd.Series) -> Callable[[int], str]:
+    return lambda i: f"{col} must be an integer, found {raw.iloc[i]!r}"
+
+
+class _Lazy:
+    """``values[i]`` of a Series without converting the whole column to a numpy array."""
+
+    def __init__(self, series: pd.Series) -> None:
+        self._s = series
+
+    def __getitem__(self, i: int) -> Any:
+        return self._s.iloc[i]
+
+
+def _duplicated(df: pd.DataFrame, key: list[str]) -> np.ndarray:
+    """``df.duplicated(key, keep="first")`` as a numpy array, from one int64 code per row."""
+    codes, sizes = [], []
+    for c in key:
+        k, u = pd.factorize(df[c])
+        codes.append(np.asarray(k, dtype=np.int64))
+        sizes.append(max(len(u), 1))
+    if float(np.prod(np.array(sizes, dtype=float))) >= 2.0**62:
+        return df.duplicated(key, keep="first").to_numpy()
+    flat = np.ravel_multi_index(codes, sizes) if codes else np.zeros(len(df), np.int64)
+    return pd.Series(flat).duplicated(keep="first").to_numpy()
 
 
 def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = None) -> pd.DataFrame:
@@ -178,22 +211,21 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
     """
     if not isinstance(responses, pd.DataFrame):
         raise DataError(f"expected a pandas DataFrame, got {type(responses).__name__}", path=_WHERE)
-    missing = [c for c in RESPONSE_COLUMNS if c not in responses.columns]
-    if missing:
-        raise DataError(
-            f"missing column(s) {', '.join(missing)}; a responses table needs {', '.join(RESPONSE_COLUMNS)}",
-            path=_WHERE,
-            field=missing[0],
-        )
+    require_columns(
+        responses,
+        RESPONSE_COLUMNS,
+        path=_WHERE,
+        expected=f"a responses table needs {', '.join(RESPONSE_COLUMNS)}",
+    )
     df = responses.reset_index(drop=True).copy()
 
     for col in ("query_id", "territory", "query_lang", "mode", "model", "outcome"):
         null = df[col].isna().to_numpy()
-        _fail(df, null, col, lambda i, col=col: f"{col} is empty")
+        _fail(df, null, col, _message(f"{col} is empty"))
         df[col] = df[col].astype(str)
 
-    outcome = df["outcome"].to_numpy()
-    bad = ~np.isin(outcome, OUTCOMES)
+    outcome = _Lazy(df["outcome"])  # element access only when a message needs it
+    bad = ~df["outcome"].isin(OUTCOMES).to_numpy(dtype=bool)
     _fail(
         df,
         bad,
@@ -202,7 +234,10 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
     )
 
     ctl = df["is_control"]
-    ok = ctl.map(lambda v: isinstance(v, (bool, np.bool_)) or v in (0, 1)).to_numpy(dtype=bool)
+    if pd.api.types.is_bool_dtype(ctl.dtype) and not ctl.isna().any():
+        ok = np.ones(len(ctl), dtype=bool)
+    else:
+        ok = ctl.map(lambda v: isinstance(v, (bool, np.bool_)) or v in (0, 1)).to_numpy(dtype=bool)
     _fail(
         df, ~ok, "is_control", lambda i: f"is_control must be true or false, found {ctl.iloc[i]!r}"
     )
@@ -216,12 +251,12 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
             df,
             bad,
             col,
-            lambda i, col=col, raw=raw: f"{col} must be an integer, found {raw.iloc[i]!r}",
+            _not_integer(col, raw),
         )
         df[col] = num.astype(np.int64)
 
     choice = df["choice"].to_numpy()
-    answered = outcome == "answered"
+    answered = (df["outcome"] == "answered").to_numpy(dtype=bool)
     _fail(
         df,
         answered & (choice < 0),
@@ -237,16 +272,16 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
         ),
     )
 
-    lang = df["query_lang"].to_numpy()
+    lang = _Lazy(df["query_lang"])
     _fail(
         df,
-        df["is_control"].to_numpy() & (lang != "en"),
+        df["is_control"].to_numpy() & (df["query_lang"] != "en").to_numpy(dtype=bool),
         "query_lang",
         lambda i: f"a control query is English; found query_lang {lang[i]!r}",
     )
 
     key = [*GROUP_KEYS, "territory", "query_lang"]
-    dup = df.duplicated(key, keep="first").to_numpy()
+    dup = _duplicated(df, key)
     _fail(
         df,
         dup,
@@ -269,8 +304,9 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
                 raise DataError(
                     f"{_row_label(df, pos)}: {exc}", path=_WHERE, field="territory"
                 ) from None
-        limit = df["territory"].map(n_claim).to_numpy()
-        terr = df["territory"].to_numpy()
+        t_codes, t_uniques = pd.factorize(df["territory"])
+        limit = np.array([n_claim[name] for name in t_uniques], dtype=np.int64)[t_codes]
+        terr = _Lazy(df["territory"])
 
         def _range(i: int) -> str:
             t = dataset.territory(terr[i])

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
-from .cs import METRIC_BOUNDS, METRICS, territory_tables
+from .cs_aggregate import METRIC_BOUNDS, METRICS, aggregate_groups
+from .cs_tables import grouped_stats
 from .responses import GROUP_KEYS, Policy
 from .signature import Signature
 from .uncertainty import CIVariant, t_interval
@@ -43,14 +45,24 @@ def score_responses(
 ) -> pd.DataFrame:
     """Every CS metric for every (model, mode, run), with the counts behind it.
 
+    One vectorised pass computes the per-territory statistics of every group
+    (:func:`~bordir.metrics.cs_tables.grouped_stats`); each group's scores are
+    :func:`~bordir.metrics.cs_aggregate.aggregate_groups` of the long table.
+
     Returns:
         A tidy table with :data:`SCORE_COLUMNS`; ``value`` is NaN where a metric
         is undefined (``note`` says why).
     """
+    grouped = grouped_stats(responses, dataset, policy=policy, items=False)
+    n_queries: np.ndarray = (
+        np.add.reduceat(grouped.table["n_queries"], grouped.starts[:-1])
+        if grouped.keys
+        else np.zeros(0, dtype=np.int64)
+    )
     rows = []
-    for key, stats in territory_tables(responses, dataset, policy=policy).items():
-        n_q = stats.n_queries
-        for m, s in stats.scores().items():
+    groups = aggregate_groups(grouped.table, grouped.starts)
+    for key, n_q, scores in zip(grouped.keys, n_queries, groups):
+        for m, s in scores.items():
             rows.append(
                 {
                     **key._asdict(),
@@ -60,7 +72,7 @@ def score_responses(
                     "denominator": s.denominator,
                     "items": s.items,
                     "skipped": s.skipped,
-                    "n_queries": n_q,
+                    "n_queries": int(n_q),
                     "policy": policy,
                     "note": s.note,
                 }

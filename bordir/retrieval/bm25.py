@@ -10,6 +10,11 @@ indexes and are made comparable by min-max fusion by default.
 
 Only the passage text is indexed (not the title), as for the dense retrievers.
 
+With ``index_dir=``, the per-language indexes are saved there (built one
+language at a time) and loaded memory-mapped, so a corpus whose index does not
+fit in memory can be searched; a later :meth:`BM25Retriever.fit` of the same
+corpus opens them without analysing a document (:mod:`bordir.retrieval.bm25_store`).
+
 Example:
     >>> from bordir.loaders import load_demo_corpus
     >>> from bordir.retrieval.base import get_retriever
@@ -29,8 +34,10 @@ Example:
 from __future__ import annotations
 
 import importlib.metadata
+import os
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 import numpy as np
@@ -39,7 +46,7 @@ from .._extras import require
 from ..corpus import Corpus
 from ..errors import ConfigError
 from ..records import Passage
-from . import analysis
+from . import analysis, bm25_store
 from .base import Retriever, register
 
 __all__ = ["BM25Retriever", "METHODS"]
@@ -87,6 +94,10 @@ class BM25Retriever(Retriever):
         b: document-length normalisation (``0 <= b <= 1``).
         method: the ``bm25s`` BM25 variant: ``lucene`` (default), ``robertson``,
             ``atire``, ``bm25l`` or ``bm25+``.
+        index_dir: keep the per-language indexes in this directory (reused by later fits of the
+            same corpus) instead of only in memory.
+        mmap: with ``index_dir``, read the saved score matrices memory-mapped (default) rather
+            than loading them. Neither option changes a score.
 
     Raises:
         ConfigError: a parameter is out of range.
@@ -97,7 +108,15 @@ class BM25Retriever(Retriever):
     cross_lingual = False
     default_fusion = "minmax"
 
-    def __init__(self, *, k1: float = 1.5, b: float = 0.75, method: str = "lucene") -> None:
+    def __init__(
+        self,
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        method: str = "lucene",
+        index_dir: str | os.PathLike[str] | None = None,
+        mmap: bool = True,
+    ) -> None:
         if isinstance(k1, bool) or not isinstance(k1, (int, float)) or not k1 >= 0:
             raise ConfigError(f"bm25: k1 must be a number >= 0, found {k1!r}")
         if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 1:
@@ -109,15 +128,26 @@ class BM25Retriever(Retriever):
         self.k1 = float(k1)
         self.b = float(b)
         self.method = method
+        self.index_dir = None if index_dir is None else Path(index_dir)
+        self.mmap = bool(mmap)
         self._bm25s = require("bm25s", "bm25", purpose="BM25 retrieval")
         self._indexes: dict[str, _LangIndex] = {}
         self._fitted = False
+        self.rebuilt = False
+        """With ``index_dir``: True if the last fit built the indexes, False if it opened saved ones."""
 
     def fit(self, corpus: Corpus) -> None:
-        """Build one ``bm25s`` index per document language of ``corpus`` (replacing any earlier fit)."""
+        """Build one ``bm25s`` index per document language of ``corpus`` (replacing any earlier fit).
+
+        With ``index_dir``, saved indexes of the same corpus and parameters are opened instead
+        (nothing is analysed); otherwise they are built, saved and opened.
+        """
         by_lang: dict[str, list[Passage]] = defaultdict(list)
         for p in corpus:
             by_lang[p.lang].append(p)
+        if self.index_dir is not None:
+            self._fit_on_disk(corpus, by_lang)
+            return
         indexes: dict[str, _LangIndex] = {}
         for lang, passages in by_lang.items():
             analyze = analysis.analyzer(lang)
@@ -127,6 +157,50 @@ class BM25Retriever(Retriever):
             )
         self._indexes = indexes
         self._fitted = True
+
+    def _store_params(self) -> dict[str, str]:
+        return {
+            "k1": f"{self.k1:g}",
+            "b": f"{self.b:g}",
+            "method": self.method,
+            "bm25s": _version(self._bm25s),
+        }
+
+    def _fit_on_disk(self, corpus: Corpus, by_lang: dict[str, list[Passage]]) -> None:
+        assert self.index_dir is not None
+        params, digest = self._store_params(), corpus.content_hash()
+        root = bm25_store.index_root(self.index_dir, digest, params)
+        with bm25_store.index_lock(root):  # one process builds; the others wait and open it
+            meta = bm25_store.read_meta(root, digest, params)
+            sizes = {lang: len(ps) for lang, ps in by_lang.items()}
+            self.rebuilt = meta is None or {l: e["n"] for l, e in meta["langs"].items()} != sizes
+            if self.rebuilt:
+                meta = bm25_store.save_indexes(
+                    root,
+                    ((lang, len(ps), self._builder(lang, ps)) for lang, ps in by_lang.items()),
+                    digest,
+                    params,
+                )
+            assert meta is not None
+            self._indexes = {
+                lang: _LangIndex(
+                    lang,
+                    bm25_store.load_index(self._bm25s, root, meta["langs"][lang], mmap=self.mmap),
+                    analysis.analyzer(lang),
+                    {p.doc_id: i for i, p in enumerate(ps)},
+                )
+                for lang, ps in by_lang.items()
+            }
+        self._fitted = True
+
+    def _builder(self, lang: str, passages: list[Passage]) -> Callable[[], Any]:
+        """Analyse and index one language when called (so one language's tokens are in memory at a time)."""
+
+        def build() -> Any:
+            analyze = analysis.analyzer(lang)
+            return self._index([analyze(p.text) for p in passages])
+
+        return build
 
     def _index(self, tokens: list[list[str]]) -> Any:
         if not any(tokens):  # bm25s cannot index an empty vocabulary

@@ -49,12 +49,14 @@ import numpy as np
 import pandas as pd
 
 from .._atomic import atomic_write_parquet
+from .._columns import require_columns
 from ..corpus import Corpus
 from ..dataset import BorderLines
 from ..errors import ConfigError, DataError
 from ..metrics.signature import Signature
 from ..records import Passage, Query, query_id
 from .base import Retriever, get_retriever
+from .fusion import FUSIONS, fuse
 from .modes import Mode, Skip, mode_langs, swap_partner, swap_skip_reason
 
 __all__ = [
@@ -68,8 +70,6 @@ __all__ = [
     "PROVENANCE_COLUMNS",
 ]
 
-FUSIONS = ("raw", "minmax", "rrf")
-RRF_K = 60
 HIT_COLUMNS = [
     "query_id",
     "territory",
@@ -96,18 +96,7 @@ def parse_modes(modes: str | Iterable[str | Mode]) -> tuple[Mode, ...]:
     return tuple(m for m in Mode if m in parsed)
 
 
-def _fuse(scores: np.ndarray, fusion: str) -> np.ndarray:
-    if fusion == "raw" or len(scores) == 0:
-        return scores.astype(float)
-    if fusion == "minmax":
-        lo, hi = float(scores.min()), float(scores.max())
-        if hi == lo:
-            return np.full(len(scores), 1.0 if hi > 0 else 0.0)
-        return (scores - lo) / (hi - lo)
-    order = np.argsort(-scores, kind="stable")
-    ranks = np.empty(len(scores))
-    ranks[order] = np.arange(1, len(scores) + 1)
-    return 1.0 / (RRF_K + ranks)
+_fuse = fuse  # the name the tests and older callers use
 
 
 @dataclass
@@ -180,9 +169,7 @@ def load_hits(path: str | Path) -> RetrievalRun:
         raise DataError(f"not a readable Parquet file: {first}", path=path) from None
     meta = table.schema.metadata or {}
     hits = table.to_pandas()
-    missing = [c for c in HIT_COLUMNS if c not in hits.columns]
-    if missing:
-        raise DataError(f"missing column(s) {', '.join(missing)}", path=path, field=missing[0])
+    require_columns(hits, HIT_COLUMNS, path=path)
     for c in PROVENANCE_COLUMNS:
         if c not in hits.columns:
             hits[c] = ""
@@ -298,13 +285,13 @@ def retrieve(
 
     rows: list[tuple] = []
     skipped: list[Skip] = []
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
-    bar = tqdm(
+    bar = progress_bar(
+        progress,
         total=len(queries) * len(mode_list),
         desc=f"retrieve {retriever.name}",
         unit="q×mode",
-        disable=not progress,
     )
     for mode in mode_list:
         for q in queries:
@@ -317,7 +304,9 @@ def retrieve(
                 if reason is not None:
                     skipped.append(Skip(q.query_id, mode.value, reason))
                     continue
-                source = swap_partner(q, dataset)
+                partner = swap_partner(q, dataset)
+                assert partner is not None  # swap_skip_reason returned None: there is a partner
+                source = partner
                 langs: tuple[str, ...] = (source.lang,)
             else:
                 langs = mode_langs(mode, q, dataset)

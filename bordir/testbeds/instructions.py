@@ -21,7 +21,7 @@ Example:
     ('rgb', '信息不足', '事实性错误')
     >>> get_instruction("fr").source
     'machine-translated'
-    >>> print(get_instruction("en").user_text("Who?", ["doc one", "doc two"]))
+    >>> print(get_instruction("en").user_text("Who?", ["doc one", "doc two"]))  # doctest: +NORMALIZE_WHITESPACE
     Document:
     doc one
     doc two

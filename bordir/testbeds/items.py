@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
 from .construct import Instance
 from .instructions import get_instruction
-from .scorer import POLICIES, score
+from .scorer import POLICIES, Policy, score
 
 __all__ = ["ITEM_COLUMNS", "score_items", "rgb_records"]
 
@@ -115,9 +115,9 @@ def score_items(
                 r.get("prediction"),
                 q.answer,
                 q.lang,
-                policy=p,
+                policy=cast(Policy, p),  # POLICIES lists the Policy names
                 mc=q.mc,
-                failed=failed,  # type: ignore[arg-type]
+                failed=failed,
                 echo=echo,
             )
             row.update(
@@ -130,9 +130,11 @@ def score_items(
                 }
             )
         j = (judged or {}).get((model, iid))
-        ok = j is not None and j.get("error") is None
-        row["judge_reply"] = j.get("reply") if ok else None
-        row["judge_flag"] = judge_label(inst.testbed, j["reply"]) if ok else None
+        if j is not None and j.get("error") is None:
+            row["judge_reply"] = j.get("reply")
+            row["judge_flag"] = judge_label(inst.testbed, j["reply"])
+        else:
+            row["judge_reply"] = row["judge_flag"] = None
         rows.append(row)
     df = pd.DataFrame(rows, columns=ITEM_COLUMNS)
     return df.sort_values(

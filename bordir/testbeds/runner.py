@@ -25,11 +25,9 @@ controllers from ``dataset``, default the demo dataset).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,13 +36,13 @@ import pandas as pd
 from .._atomic import atomic_write_parquet, atomic_write_text
 from .._json import write_json
 from .._version import __version__
-from ..errors import ConfigError
-from ..metrics.uncertainty import DEFAULT_RESAMPLES, resolve_seed
-from .construct import RGB_SEED, Instance, Question, make_instance
-from .instructions import RGB_LANG_ALIASES, get_instruction
+from ..metrics.uncertainty import resolve_seed
+from .config import DEFAULT_RATIOS, TESTBED_JSON, TestbedConfig
+from .construct import Instance
+from .instructions import get_instruction
 from .items import rgb_records, score_items
-from .prompt import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, request_for
-from .territorial import SETTINGS, TESTBEDS, territorial_questions
+from .plan import load_questions, plan
+from .prompt import request_for
 
 __all__ = [
     "TestbedConfig",
@@ -54,236 +52,6 @@ __all__ = [
     "TESTBED_JSON",
     "load_questions",
 ]
-
-TESTBED_JSON = "testbed.json"
-DEFAULT_RATIOS: dict[str, tuple[float, ...]] = {
-    "noise": (0.0, 0.2, 0.4, 0.6, 0.8),
-    "rejection": (1.0,),
-    "integration": (0.0, 0.2, 0.4),
-    "counterfactual": (0.0,),
-}
-_KIND_OF = {
-    "noise": "noise",
-    "rejection": "noise",
-    "integration": "integration",
-    "counterfactual": "fact",
-}
-
-
-@dataclass(frozen=True)
-class TestbedConfig:
-    """One testbed run (keyword-only; see ``bordir testbed --help``).
-
-    Attributes:
-        testbed: ``noise``, ``rejection``, ``integration`` or ``counterfactual``.
-        data: ``rgb:FILE``, ``demo`` or a corpus spec.
-        models: ``provider/model`` strings.
-        langs: query languages to keep (territorial data); RGB files: the file's language.
-        ratios: noise rates (default per testbed; rejection is always 1).
-        passage_num: documents per prompt (RGB: 5).
-        seed: instance seed (default ``$BORDIR_SEED`` or 12345; RGB uses 2333).
-        seeding: ``bordir`` (seed per question) or ``rgb`` (``random.seed(seed)`` before every instance).
-        temperature, max_tokens: generation settings (RGB's temperature default: 0.7).
-        limit: at most this many questions per language (None: all).
-        dataset: for a corpus spec: ``demo`` or ``borderlines:PATH``.
-        policy: the policy of the headline numbers and comparisons (default ``rgb``
-            for RGB files, ``bordir`` for territorial data); both are always computed.
-        cache: response-cache file (default: bordir's).
-        concurrency: calls in flight.
-        n_resamples: bootstrap resamples and permutations.
-        correct_rate: counterfactual: share of correct positives (RGB ``--correct_rate``).
-        max_negatives: territorial: negatives kept per question.
-        judge: ``provider/model`` of an LLM judge for RGB's Rej* (rejection) and
-            ED* / CR* (counterfactual); None: no judge.
-    """
-
-    __test__ = False  # not a pytest test class
-
-    testbed: str
-    data: str
-    models: tuple[str, ...]
-    langs: tuple[str, ...] = ()
-    ratios: tuple[float, ...] | None = None
-    passage_num: int = 5
-    seed: int | None = None
-    seeding: str = "bordir"
-    temperature: float = DEFAULT_TEMPERATURE
-    max_tokens: int = DEFAULT_MAX_TOKENS
-    limit: int | None = None
-    dataset: str = "demo"
-    policy: str | None = None
-    cache: str | None = None
-    concurrency: int | None = None
-    n_resamples: int = DEFAULT_RESAMPLES
-    correct_rate: float = 0.0
-    max_negatives: int = 20
-    judge: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.testbed not in TESTBEDS:
-            raise ConfigError(f"unknown testbed {self.testbed!r}; known: {', '.join(TESTBEDS)}")
-        if not self.models:
-            raise ConfigError("give at least one model (--model provider/name)")
-        if self.seeding not in ("bordir", "rgb"):
-            raise ConfigError(f"seeding must be 'bordir' or 'rgb', got {self.seeding!r}")
-        for r in self.ratios or ():
-            if not 0 <= r <= 1:
-                raise ConfigError(f"noise ratio {r} is outside [0, 1]")
-
-    @property
-    def is_rgb(self) -> bool:
-        return self.data.startswith("rgb:")
-
-    @property
-    def resolved_seed(self) -> int:
-        return (
-            resolve_seed(self.seed)
-            if not (self.seeding == "rgb" and self.seed is None)
-            else RGB_SEED
-        )
-
-    @property
-    def resolved_ratios(self) -> tuple[float, ...]:
-        if self.testbed == "rejection":
-            return (1.0,)
-        return tuple(self.ratios) if self.ratios else DEFAULT_RATIOS[self.testbed]
-
-    @property
-    def resolved_policy(self) -> str:
-        return self.policy or ("rgb" if self.is_rgb else "bordir")
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d.update(
-            seed=self.resolved_seed,
-            ratios=list(self.resolved_ratios),
-            policy=self.resolved_policy,
-            models=list(self.models),
-            langs=list(self.langs),
-        )
-        return d
-
-
-def _load_dataset(spec: str) -> Any:
-    from ..loaders import load_borderlines, load_demo
-
-    if spec == "demo":
-        return load_demo()
-    if spec.startswith("borderlines:"):
-        return load_borderlines(spec.partition(":")[2])
-    raise ConfigError(f"unknown dataset {spec!r}; use 'demo' or 'borderlines:PATH'")
-
-
-def _load_corpus(spec: str) -> Any:
-    import bordir
-
-    loader = getattr(bordir, "load_corpus", None)  # any corpus source bordir reads (bordir.corpus)
-    if loader is not None:
-        return loader(spec)
-    if spec == "demo":
-        from ..loaders import load_demo_corpus
-
-        return load_demo_corpus()
-    raise ConfigError(
-        f"corpus {spec!r}: this bordir has no load_corpus(); use --data demo or rgb:FILE"
-    )
-
-
-def load_questions(
-    cfg: TestbedConfig, setting: str
-) -> tuple[list[Question], list[dict[str, str]], dict[str, Any]]:
-    """The questions of one setting, the queries left out, and the data's identity."""
-    seed = cfg.resolved_seed
-    if cfg.is_rgb:
-        from .rgb_data import infer_kind, infer_lang, load_rgb
-
-        path = Path(cfg.data.partition(":")[2])
-        kind = infer_kind(path)
-        if kind != _KIND_OF[cfg.testbed]:
-            raise ConfigError(
-                f"{path.name} is an RGB {kind} file (by its name, as RGB decides); the {cfg.testbed} "
-                f"testbed needs an RGB {_KIND_OF[cfg.testbed]} file (en.json / zh_refine.json, "
-                "*_int.json, *_fact.json)"
-            )
-        lang = cfg.langs[0] if cfg.langs else infer_lang(path)
-        lang = RGB_LANG_ALIASES.get(lang, lang)
-        get_instruction(lang)
-        qs = [
-            Question.from_rgb(q, lang=lang, source=f"rgb:{path.name}")
-            for q in load_rgb(path, kind=kind)
-        ]
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-        return qs, [], {"source": f"rgb:{path.name}", "hash": f"sha256-{digest}", "lang": lang}
-    ds = _load_dataset(cfg.dataset if cfg.data != "demo" else "demo")
-    corpus = _load_corpus(cfg.data)
-    qs, skipped = territorial_questions(
-        ds,
-        corpus,
-        cfg.testbed,
-        seed=seed,
-        langs=cfg.langs or None,
-        xling=setting.endswith("-xling"),
-        max_negatives=cfg.max_negatives,
-        source=cfg.data,
-    )
-    ident = {
-        "source": cfg.data,
-        "dataset": ds.name,
-        "dataset_hash": ds.content_hash(),
-        "corpus_hash": corpus.content_hash(),
-        "hash": corpus.content_hash(),
-    }
-    return qs, skipped, ident
-
-
-def _limit(qs: list[Question], limit: int | None) -> list[Question]:
-    if limit is None:
-        return qs
-    seen: dict[str, int] = {}
-    out = []
-    for q in qs:
-        if seen.get(q.lang, 0) < limit:
-            seen[q.lang] = seen.get(q.lang, 0) + 1
-            out.append(q)
-    return out
-
-
-def plan(cfg: TestbedConfig) -> tuple[list[Instance], list[dict[str, str]], dict[str, Any]]:
-    """Every instance of the run, the questions left out, and the data identity."""
-    settings = (
-        ("counterfactual", "nodocs")
-        if cfg.testbed == "counterfactual"
-        else ((cfg.testbed,) if cfg.is_rgb else SETTINGS[cfg.testbed])
-    )
-    instances: list[Instance] = []
-    skipped: list[dict[str, str]] = []
-    ident: dict[str, Any] = {}
-    for setting in settings:
-        qs, sk, ident = load_questions(cfg, setting)
-        skipped += [dict(s, setting=setting) for s in sk]
-        qs = _limit(qs, cfg.limit)
-        ratios = (0.0,) if setting == "nodocs" else cfg.resolved_ratios
-        for q in qs:
-            for r in ratios:
-                instances.append(
-                    make_instance(
-                        q,
-                        cfg.testbed,
-                        setting,
-                        r,
-                        seed=cfg.resolved_seed,
-                        seeding=cfg.seeding,  # type: ignore[arg-type]
-                        passage_num=0 if setting == "nodocs" else cfg.passage_num,
-                        correct_rate=cfg.correct_rate,
-                    )
-                )
-    if not instances:
-        raise ConfigError(
-            f"the {cfg.testbed} testbed has no instance on {cfg.data} "
-            f"(languages: {', '.join(cfg.langs) or 'all'}); {len(skipped)} queries were left out"
-        )
-    return instances, skipped, ident
 
 
 def _read_results(path: Path) -> list[dict[str, Any]]:

@@ -52,6 +52,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from ..errors import ConfigError
+from ..policies import TESTBED_POLICIES
 from .instructions import RGB_LANG_ALIASES, instructions
 from .rgb_data import AnswerPart
 
@@ -70,7 +71,7 @@ __all__ = [
 ]
 
 Policy = Literal["rgb", "bordir"]
-POLICIES: tuple[str, ...] = ("rgb", "bordir")
+POLICIES: tuple[str, ...] = TESTBED_POLICIES.names()
 ZH_LANGS = frozenset({"zh", "zhs", "zht"})
 """Languages whose predictions RGB strips of spaces."""
 

@@ -137,8 +137,10 @@ class TemplateGenerator(Generator):
 
     name = "template"
 
-    def _sentence_and_anchor(self, chunk: Chunk) -> tuple[str, str, tuple[str, ...]] | None:
-        best: tuple[float, str, str, tuple[str, ...]] | None = None
+    def _sentence_and_anchor(
+        self, chunk: Chunk
+    ) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
+        best: tuple[float, str, tuple[str, ...], tuple[str, ...]] | None = None
         for s in sentences(chunk.text) or [chunk.text]:
             kws = pick_keywords(s, chunk.lang, self.idf, k=4, exclude=(chunk.title,))
             if not kws:
@@ -292,9 +294,13 @@ class LLMGenerator(Generator):
 
         requests = []
         for kind, chunk, other in jobs:
-            if kind == "cross" and other is None:
-                raise ConfigError("a cross-document negative job needs a chunk of another document")
-            source = other if kind == "cross" else chunk
+            source = chunk
+            if kind == "cross":
+                if other is None:
+                    raise ConfigError(
+                        "a cross-document negative job needs a chunk of another document"
+                    )
+                source = other
             requests.append(
                 self._request(ABSENT_PROMPT if kind == "absent" else POSITIVE_PROMPT, source)
             )
@@ -312,7 +318,10 @@ class LLMGenerator(Generator):
                 out.append("failed")
                 continue
             obj = json_object(res.text, ("question",))
-            q = obj.get("question") if obj else None
+            if obj is None:
+                out.append("unparsed")
+                continue
+            q = obj.get("question")
             if not isinstance(q, str) or not q.strip():
                 out.append("unparsed")
                 continue

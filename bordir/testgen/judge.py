@@ -30,12 +30,15 @@ import hashlib
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from .keywords import keyword_match
 from .oracle import CRITERIA, RATINGS, Judgment, parse_judgment
 from .testcase import TestSuite
+
+if TYPE_CHECKING:
+    from ..generation.types import GenerationRequest
 
 __all__ = [
     "judge_languages",
@@ -90,7 +93,7 @@ def render_judge_prompt(row: dict, test, chunks_by_id: dict, *, lang: str = "en"
 
 def _requests(
     prompt: str, model: str, *, rank: bool, temperature: float, seed: int | None, max_tokens: int
-):
+) -> list[GenerationRequest]:
     from ..generation.types import GenerationRequest, Message
 
     if not rank:
@@ -173,7 +176,7 @@ def judge_answers(
         backend = get_backend(judge) if isinstance(judge, str) else judge
         rank = bool(getattr(backend, "supports_rank_classification", False))
         plan: list[tuple[dict, str, int, int, int]] = []  # row, lang, repeat, first request, count
-        requests = []
+        requests: list[GenerationRequest] = []
         for row in rows:
             for lang in prompt_langs:
                 prompt = render_judge_prompt(row, tests[row["test_id"]], chunks_by_id, lang=lang)

@@ -82,8 +82,10 @@ def sample_failures(
         if n is None
         else min(n, len(failed))
     )
-    idx = (
-        np.sort(np.random.default_rng(seed).choice(len(failed), size=k, replace=False)) if k else []
+    idx: Sequence[int] = (
+        np.sort(np.random.default_rng(seed).choice(len(failed), size=k, replace=False)).tolist()
+        if k
+        else []
     )
     return [failed[int(i)] for i in idx]
 

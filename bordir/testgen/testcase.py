@@ -156,9 +156,11 @@ class TestSuite:
     def __iter__(self) -> Iterator[TestCase]:
         return iter(self.tests)
 
-    def chunk(self, chunk_id: str):
+    _by_id: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def chunk(self, chunk_id: str) -> Any:
         """The chunk with ``chunk_id``."""
-        if not hasattr(self, "_by_id") or len(self._by_id) != len(self.chunks):
+        if len(self._by_id) != len(self.chunks):
             self._by_id = {c.chunk_id: c for c in self.chunks}
         return self._by_id[chunk_id]
 

@@ -10,13 +10,10 @@
   *oldest* revision (as BordIRLines does), and the article records that in its
   ``note``.
 
-**Endpoint.** Both clients build the API URL from a template,
-``https://{edition}.wikipedia.org/w/api.php`` by default. wikipedia-api
-(0.16) hard-codes ``https://{language}.wikipedia.org/w/api.php`` in
-``BaseHTTPClient._build_url``; bordir subclasses :class:`wikipediaapi.Wikipedia`
-and overrides only that method, so tests can point the real library at a
-server on 127.0.0.1 (everything else — parameters, parsing, section
-splitting — is the library's own).
+**Endpoint.** Both clients build the API URL from a template
+(:mod:`~bordir.wiki.endpoint`; the real wikipedia-api library is pointed at it by
+overriding only its URL builder, so tests can use a server on 127.0.0.1).
+The records returned are in :mod:`~bordir.wiki.articles`.
 
 **Etiquette.** Requests carry :func:`user_agent` (with a contact from
 ``BORDIR_WIKI_CONTACT`` when set), are made one at a time and pass through a
@@ -28,160 +25,36 @@ policy governs both clients.
 
 from __future__ import annotations
 
-import datetime as _dt
-import email.utils
-import os
-import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import cache
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from .._extras import require
-from .._version import __version__
-from ..errors import ConfigError, describe_transport_error
+from .._retry import parse_retry_after
+from ..errors import describe_transport_error
+from .articles import PageInfo, RawArticle, now_iso
+from .endpoint import (
+    CONTACT_ENV,
+    DEFAULT_ENDPOINT,
+    endpoint_url,
+    permalink,
+    user_agent,
+    wikipedia_class,
+)
 from .retry import PermanentError, RetryPolicy, Throttle, TransientError
 
-__all__ = ["DEFAULT_ENDPOINT", "PageInfo", "RawArticle", "WikiClient", "user_agent", "permalink"]
-
-DEFAULT_ENDPOINT = "https://{edition}.wikipedia.org/w/api.php"
-"""The MediaWiki API of a Wikipedia edition; ``{edition}`` is the subdomain (``he`` for ``iw``)."""
-CONTACT_ENV = "BORDIR_WIKI_CONTACT"
-FALLBACK_PROJECT_URL = "https://bordir.readthedocs.io"
+__all__ = [
+    "DEFAULT_ENDPOINT",
+    "CONTACT_ENV",
+    "PageInfo",
+    "RawArticle",
+    "WikiClient",
+    "user_agent",
+    "permalink",
+    "endpoint_url",
+]
 
 T = TypeVar("T")
-
-
-def _project_url() -> str:
-    """The project URL bordir declares in its metadata (Repository, else Homepage, else Documentation)."""
-    try:
-        from importlib.metadata import PackageNotFoundError, metadata
-
-        urls = {}
-        for entry in metadata("bordir").get_all("Project-URL") or []:
-            label, _, url = entry.partition(",")
-            urls[label.strip().lower()] = url.strip()
-        for label in ("repository", "source", "homepage", "documentation"):
-            if urls.get(label):
-                return urls[label]
-    except (
-        PackageNotFoundError,
-        ImportError,
-    ):  # pragma: no cover - source checkout without install
-        pass
-    return FALLBACK_PROJECT_URL
-
-
-def user_agent(contact: str | None = None) -> str:
-    """The User-Agent of every request: ``bordir/<version> (<project URL>[; <contact>])``.
-
-    Wikimedia's User-Agent policy asks for a way to contact the operator: pass
-    ``contact`` (an e-mail address or URL) or set ``BORDIR_WIKI_CONTACT``.
-
-    Example:
-        >>> user_agent("ops@example.org").startswith("bordir/")
-        True
-        >>> user_agent("ops@example.org").endswith("; ops@example.org)")
-        True
-    """
-    contact = (contact if contact is not None else os.environ.get(CONTACT_ENV, "")).strip()
-    inner = _project_url() + (f"; {contact}" if contact else "")
-    return f"bordir/{__version__} ({inner})"
-
-
-def endpoint_url(endpoint: str, edition: str) -> str:
-    """The API URL of ``edition`` from the endpoint template.
-
-    >>> endpoint_url(DEFAULT_ENDPOINT, "he")
-    'https://he.wikipedia.org/w/api.php'
-    """
-    try:
-        return endpoint.format(edition=edition)
-    except (KeyError, IndexError, ValueError):
-        raise ConfigError(
-            f"endpoint {endpoint!r} is not a valid template; use {{edition}} for the Wikipedia edition, "
-            f"e.g. {DEFAULT_ENDPOINT}"
-        ) from None
-
-
-def permalink(api_url: str, revision_id: int) -> str:
-    """The permanent link of a revision: ``…/w/index.php?oldid=<id>`` next to ``…/w/api.php``.
-
-    >>> permalink("https://en.wikipedia.org/w/api.php", 1155316524)
-    'https://en.wikipedia.org/w/index.php?oldid=1155316524'
-    """
-    base = api_url[: -len("api.php")] if api_url.endswith("api.php") else api_url.rstrip("/") + "/"
-    return f"{base}index.php?oldid={revision_id}"
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-@dataclass(frozen=True)
-class PageInfo:
-    """A page that exists: its canonical title (after redirects), ids and URL."""
-
-    edition: str
-    title: str
-    page_id: int
-    revision_id: int
-    url: str
-
-
-@dataclass(frozen=True)
-class RawArticle:
-    """One fetched article before paragraph splitting.
-
-    Attributes:
-        format: ``extract`` (plain text from TextExtracts, in ``blocks``) or
-            ``wikitext`` (the revision's source, in ``text``).
-        blocks: ``(section title, text)`` in page order (extracts only; the lead has title ``""``).
-        note: set when the page had no revision at or before the requested date.
-    """
-
-    edition: str
-    title: str
-    requested_title: str
-    page_id: int
-    revision_id: int
-    revision_timestamp: str
-    url: str
-    permalink: str
-    fetched_at: str
-    format: Literal["extract", "wikitext"]
-    text: str = ""
-    blocks: tuple[tuple[str, str], ...] = field(default=())
-    note: str = ""
-
-
-def _wikipedia_class():
-    wikipediaapi = require("wikipediaapi", "wiki", purpose="fetching Wikipedia articles")
-    return wikipediaapi, _endpoint_class(wikipediaapi)
-
-
-@cache
-def _endpoint_class(wikipediaapi):
-    if not hasattr(wikipediaapi, "SyncHTTPClient") or not hasattr(
-        wikipediaapi.SyncHTTPClient, "_build_url"
-    ):
-        raise ConfigError(
-            f"wikipedia-api {getattr(wikipediaapi, '__version__', '?')} has no _build_url hook; "
-            "bordir needs wikipedia-api>=0.16: pip install 'bordir[wiki]'"
-        )
-
-    class EndpointWikipedia(wikipediaapi.Wikipedia):
-        """:class:`wikipediaapi.Wikipedia` whose API URL comes from bordir's endpoint template."""
-
-        def __init__(self, *args: Any, endpoint: str, **kwargs: Any) -> None:
-            self._bordir_endpoint = endpoint
-            super().__init__(*args, **kwargs)
-
-        def _build_url(self, language: str) -> str:  # overrides a staticmethod of BaseHTTPClient
-            return endpoint_url(self._bordir_endpoint, language)
-
-    return EndpointWikipedia
 
 
 class WikiClient:
@@ -207,7 +80,7 @@ class WikiClient:
         self.user_agent = user_agent(contact)
         self.policy = policy or RetryPolicy()
         self.throttle = Throttle(self.policy, sleep=sleep)
-        self._wapi, self._wiki_cls = _wikipedia_class()
+        self._wapi, self._wiki_cls = wikipedia_class()
         self._wikis: dict[str, Any] = {}
         self._http = None
 
@@ -346,7 +219,7 @@ class WikiClient:
                 return None
         wiki = self._wiki(edition)
         page = wiki.page(info.title)
-        fetched_at = _now()
+        fetched_at = now_iso()
         # page.summary makes the extracts request and marks it done, so page.sections reuses it
         summary = self._via_wapi(edition, lambda: page.summary)
         if int(page._attributes.get("pageid", -1)) < 0:
@@ -390,7 +263,7 @@ class WikiClient:
             "rvslots": "main",
             "rvlimit": "1",
         }
-        fetched_at = _now()
+        fetched_at = now_iso()
         data = self._get_json(edition, {**base, "rvdir": "older", "rvstart": when})
         page = _first_page(data)
         if page is None:
@@ -398,7 +271,7 @@ class WikiClient:
         note = ""
         revs = page.get("revisions") or []
         if not revs:
-            fetched_at = _now()
+            fetched_at = now_iso()
             data = self._get_json(edition, {**base, "rvdir": "newer"})
             page = _first_page(data)
             if page is None:
@@ -450,23 +323,12 @@ def _first_page(data: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _retry_after(value: str | None) -> float | None:
-    """Seconds from a ``Retry-After`` header (delta-seconds or an HTTP date).
+    """Seconds from a ``Retry-After`` header (delta-seconds or an HTTP date; :func:`bordir._retry.parse_retry_after`).
 
     >>> _retry_after("3"), _retry_after(None), _retry_after("soon")
     (3.0, None, None)
     """
-    if not value:
-        return None
-    value = value.strip()
-    if re.fullmatch(r"\d+(\.\d+)?", value):
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=_dt.UTC)
-    return max(0.0, (when - _dt.datetime.now(_dt.UTC)).total_seconds())
+    return parse_retry_after({"Retry-After": value}) if value else None
 
 
 def _connection_reason(exc: BaseException) -> str:

@@ -12,9 +12,10 @@ Two inputs, one output (:class:`Paragraph`: index, section title, text):
   removed (their namespace names in the editions bordir fetches are listed in
   :data:`MEDIA_NAMESPACES`), as are old-style interlanguage links
   (``[[ru:Крым]]``); templates are dropped, link and formatting markup keep
-  their text, and magic words (``__NOTOC__``) are removed. Without
-  mwparserfromhell a regular-expression fallback (:func:`strip_wikitext_regex`)
-  does the same for ordinary markup; it is less exact on unusual nesting.
+  their text, and magic words (``__NOTOC__``) are removed. There is no
+  fallback: the corpus text must not depend on which optional package happens
+  to be installed, so without mwparserfromhell parsing wikitext fails with the
+  install command (``pip install 'bordir[wiki]'``).
 
 Then, for both: whitespace is collapsed, paragraphs of ``min_chars`` (20)
 characters or fewer are dropped, and each kept paragraph gets its ``index``, the
@@ -35,6 +36,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from types import ModuleType
+from typing import Any
 
 __all__ = [
     "MIN_CHARS",
@@ -42,7 +45,6 @@ __all__ = [
     "Paragraph",
     "paragraphs_from_blocks",
     "paragraphs_from_wikitext",
-    "strip_wikitext_regex",
     "wikitext_parser",
 ]
 
@@ -218,30 +220,36 @@ def paragraphs_from_blocks(
 
 
 def wikitext_parser() -> str:
-    """``mwparserfromhell <version>`` if it is installed, else ``regex`` (the fallback)."""
-    try:
-        import mwparserfromhell
-    except ImportError:
-        return "regex"
-    return f"mwparserfromhell {mwparserfromhell.__version__}"
+    """``mwparserfromhell <version>``, the parser the wikitext paragraphs come from (recorded in manifests).
+
+    Raises:
+        MissingExtraError: mwparserfromhell is not installed (``pip install 'bordir[wiki]'``).
+    """
+    mwp = _mwparserfromhell()
+    return f"mwparserfromhell {mwp.__version__}"
 
 
 def paragraphs_from_wikitext(
-    wikitext: str, *, min_chars: int = MIN_CHARS, parser: str = "auto"
+    wikitext: str, *, min_chars: int = MIN_CHARS, parser: str = "mwparserfromhell"
 ) -> list[Paragraph]:
-    """Paragraphs of an article's wikitext.
+    """Paragraphs of an article's wikitext, parsed with mwparserfromhell (the ``wiki`` extra).
 
     Args:
-        parser: ``auto`` (mwparserfromhell if installed, else regex), ``mwparserfromhell`` or ``regex``.
+        parser: ``mwparserfromhell`` (``auto`` is accepted as the same); the former
+            ``regex`` fallback was removed so the text never depends on what is installed.
+
+    Raises:
+        ConfigError: an unknown ``parser``.
+        MissingExtraError: mwparserfromhell is not installed (``pip install 'bordir[wiki]'``).
     """
-    if parser not in ("auto", "mwparserfromhell", "regex"):
+    if parser not in ("auto", "mwparserfromhell"):
         from ..errors import ConfigError
 
         raise ConfigError(
-            f"unknown wikitext parser {parser!r}; use auto, mwparserfromhell or regex"
+            f"unknown wikitext parser {parser!r}; use mwparserfromhell (the regex fallback was "
+            "removed: corpus text must not depend on which optional package is installed)"
         )
-    use_mw = parser == "mwparserfromhell" or (parser == "auto" and wikitext_parser() != "regex")
-    sections = _sections_mw(wikitext) if use_mw else _sections_regex(wikitext)
+    sections = _sections_mw(wikitext)
     pieces = ((title, para) for title, body in sections for para in _BLANK.split(body))
     return _finish(pieces, min_chars)
 
@@ -270,10 +278,14 @@ def _is_media_link(title: str, whole: str) -> bool:
     return p in MEDIA_NAMESPACES or bool(_IMAGE_OPTION.search(whole)) or p in _interwiki_prefixes()
 
 
-def _sections_mw(wikitext: str) -> list[tuple[str, str]]:
+def _mwparserfromhell() -> ModuleType:
     from .._extras import require
 
-    mwp = require("mwparserfromhell", "wiki", purpose="parsing wikitext")
+    return require("mwparserfromhell", "wiki", purpose="parsing wikitext")
+
+
+def _sections_mw(wikitext: str) -> list[tuple[str, str]]:
+    mwp = _mwparserfromhell()
     code = mwp.parse(wikitext)
     for node in code.filter_comments(recursive=True):
         _remove(code, node)
@@ -295,72 +307,8 @@ def _sections_mw(wikitext: str) -> list[tuple[str, str]]:
     return out
 
 
-def _remove(code, node) -> None:
+def _remove(code: Any, node: Any) -> None:
     try:
         code.remove(node)
     except ValueError:  # already removed with an enclosing node
         pass
-
-
-# -- regex fallback -------------------------------------------------------------------------------
-
-_HEADING = re.compile(r"^(={1,6})[ \t]*(.+?)[ \t]*\1[ \t]*$", re.M)
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_REF = re.compile(r"<ref\b[^>/]*/>|<ref\b[^>]*>.*?</ref\s*>", re.S | re.I)
-_BLOCK_TAG = re.compile(
-    r"<(table|gallery|references|imagemap|timeline|graph|mapframe)\b[^>]*>.*?</\1\s*>", re.S | re.I
-)
-_SELF_TAG = re.compile(r"<(references|templatestyles)\b[^>]*/>", re.I)
-_ANY_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
-_TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
-_TABLE = re.compile(r"^\{\|.*?^\|\}", re.S | re.M)
-_LINK = re.compile(r"\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
-_EXT_LINK = re.compile(r"\[(?:https?:)?//[^\s\]]+(?:\s+([^\]]*))?\]")
-_FORMAT = re.compile(r"'{2,5}")
-_LIST = re.compile(r"^[*#:;]+[ \t]*", re.M)
-
-
-def strip_wikitext_regex(text: str) -> str:
-    """Remove wikitext markup with regular expressions (the fallback when mwparserfromhell is missing).
-
-    >>> strip_wikitext_regex("[[File:Map.png|thumb|A [[map]]]]'''Crimea'''{{efn|x}} is [[Black Sea|by the sea]].<ref>r</ref>")
-    'Crimea is by the sea.'
-    """
-    text = _COMMENT.sub("", text)
-    text = _REF.sub("", text)
-    text = _BLOCK_TAG.sub("", text)
-    text = _SELF_TAG.sub("", text)
-    while True:
-        new = _TEMPLATE.sub("", text)
-        new = _TABLE.sub("", new)
-        if new == text:
-            break
-        text = new
-
-    def link(m: re.Match[str]) -> str:
-        if _is_media_link(m.group(1), m.group(0)):
-            return ""
-        return m.group(2) if m.group(2) is not None else m.group(1)
-
-    while True:
-        new = _LINK.sub(link, text)
-        if new == text:
-            break
-        text = new
-    text = _EXT_LINK.sub(lambda m: m.group(1) or "", text)
-    text = _ANY_TAG.sub("", text)
-    text = _FORMAT.sub("", text)
-    text = _LIST.sub("", text)
-    text = _MAGIC.sub("", text)
-    return text
-
-
-def _sections_regex(wikitext: str) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    pos, title = 0, ""
-    for m in _HEADING.finditer(wikitext):
-        out.append((title, strip_wikitext_regex(wikitext[pos : m.start()])))
-        title = _clean(strip_wikitext_regex(m.group(2)))
-        pos = m.end()
-    out.append((title, strip_wikitext_regex(wikitext[pos:])))
-    return out

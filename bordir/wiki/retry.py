@@ -4,16 +4,18 @@ Both HTTP paths (``wikipedia-api`` for current pages, ``httpx`` for revisions)
 go through one :class:`Throttle`, so they share its limit:
 
 - **rate limit**: at most ``rpm`` requests per minute (a token bucket, bordir's
-  :class:`~bordir.generation.ratelimit.RateLimiter`), requests made one after
+  :class:`~bordir._ratelimit.RateLimiter`), requests made one after
   another (Wikimedia asks API clients not to make parallel requests);
 - **retries**: HTTP 429, 5xx, timeouts and connection failures are retried up to
   ``max_retries`` times after a full-jitter exponential backoff
-  (:func:`~bordir.generation.executor.backoff_delay`: base ``base`` seconds,
+  (:func:`bordir._retry.retry_call` and :class:`~bordir._retry.Backoff`: base ``base`` seconds,
   ceiling ``cap``), never sooner than the server's ``Retry-After``;
 - other 4xx answers are not retried; after the last retry a
   :class:`FetchError` names the URL, the status and the attempts.
 
 The clock, the sleep and the jitter seed are injectable, so tests do not wait.
+:class:`TransientError`, :class:`PermanentError` and :class:`FetchError` are
+bordir's own (:mod:`bordir.errors`), importable from here too.
 
 Example:
     >>> waits = []
@@ -30,56 +32,18 @@ Example:
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ..errors import BordirError
+from .._ratelimit import RateLimiter
+from .._retry import Backoff, retry_call
+from ..errors import ConfigError, FetchError, PermanentError, TransientError
 
 __all__ = ["RetryPolicy", "Throttle", "FetchError", "TransientError", "PermanentError"]
 
 T = TypeVar("T")
-
-
-class FetchError(BordirError):
-    """A request to a MediaWiki API failed for good.
-
-    Attributes:
-        url: the endpoint.
-        status: the last HTTP status, or None when no answer came (connection, timeout).
-        attempts: how many attempts were made.
-    """
-
-    def __init__(
-        self, message: str, *, url: str, status: int | None = None, attempts: int = 1
-    ) -> None:
-        self.url = url
-        self.status = status
-        self.attempts = attempts
-        super().__init__(message)
-
-
-class TransientError(Exception):
-    """One attempt failed in a way worth retrying (429, 5xx, timeout, connection)."""
-
-    def __init__(
-        self, reason: str, *, status: int | None = None, retry_after: float | None = None
-    ) -> None:
-        self.reason = reason
-        self.status = status
-        self.retry_after = retry_after
-        super().__init__(reason)
-
-
-class PermanentError(Exception):
-    """One attempt failed in a way that retrying will not fix (4xx, an API error, bad JSON)."""
-
-    def __init__(self, reason: str, *, status: int | None = None) -> None:
-        self.reason = reason
-        self.status = status
-        super().__init__(reason)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,8 +67,6 @@ class RetryPolicy:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        from ..errors import ConfigError
-
         if self.max_retries < 0:
             raise ConfigError(f"max_retries must be >= 0, got {self.max_retries}")
         if self.rpm is not None and not self.rpm > 0:
@@ -129,58 +91,59 @@ class Throttle:
         sleep: Callable[[float], object] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        from ..generation.ratelimit import RateLimiter
-
         self.policy = policy or RetryPolicy()
         self._sleep = sleep
         self._limiter = (
             RateLimiter(rpm=self.policy.rpm, clock=clock, sleep=sleep) if self.policy.rpm else None
         )
-        self._rng = random.Random(self.policy.seed)
+        self._backoff = Backoff(self.policy.seed, base=self.policy.base, cap=self.policy.cap)
         self.requests = 0
         self.retries = 0
         self.events: list[tuple[str, str, float]] = []
 
     def call(self, attempt: Callable[[], T], *, url: str) -> T:
         """Run ``attempt()`` until it returns, retrying :class:`TransientError`; raise :class:`FetchError`."""
-        from ..generation.executor import backoff_delay
 
-        last: TransientError | None = None
-        for n in range(self.policy.max_retries + 1):
-            if n:
-                assert last is not None
-                wait = backoff_delay(
-                    n,
-                    self._rng,
-                    retry_after=last.retry_after,
-                    base=self.policy.base,
-                    cap=self.policy.cap,
-                )
-                self.retries += 1
-                self.events.append((url, last.reason, wait))
-                self._sleep(wait)
+        def before() -> None:
             if self._limiter is not None:
                 self._limiter.acquire()
             self.requests += 1
-            try:
-                return attempt()
-            except TransientError as exc:
-                last = exc
-            except PermanentError as exc:
-                raise FetchError(
-                    f"{url}: {exc.reason}", url=url, status=exc.status, attempts=n + 1
-                ) from None
-        assert last is not None
-        attempts = self.policy.max_retries + 1
-        if last.status is None:
-            raise FetchError(
-                f"cannot reach {url} ({last.reason}) after {attempts} attempt(s); check --endpoint and the network",
-                url=url,
-                attempts=attempts,
+
+        def on_retry(exc: TransientError, wait: float) -> None:
+            self.retries += 1
+            self.events.append((url, exc.reason, wait))
+
+        try:
+            return retry_call(
+                attempt,
+                max_retries=self.policy.max_retries,
+                backoff=self._backoff,
+                sleep=self._sleep,
+                before=before,
+                on_retry=on_retry,
             )
-        raise FetchError(
-            f"{url}: {last.reason} after {attempts} attempt(s)",
-            url=url,
-            status=last.status,
-            attempts=attempts,
-        )
+        except PermanentError as exc:
+            raise FetchError(
+                f"{url}: {exc.reason}",
+                url=url,
+                status=exc.status,
+                attempts=getattr(exc, "attempts", 1),
+                provider=url,
+            ) from None
+        except TransientError as last:
+            attempts = self.policy.max_retries + 1
+            if last.status is None:
+                raise FetchError(
+                    f"cannot reach {url} ({last.reason}) after {attempts} attempt(s); "
+                    "check --endpoint and the network",
+                    url=url,
+                    attempts=attempts,
+                    provider=url,
+                ) from None
+            raise FetchError(
+                f"{url}: {last.reason} after {attempts} attempt(s)",
+                url=url,
+                status=last.status,
+                attempts=attempts,
+                provider=url,
+            ) from None

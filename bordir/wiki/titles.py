@@ -25,6 +25,7 @@ import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from .._columns import require_columns
 from .._resources import package_data
 from ..errors import DataError
 from ..records import Territory
@@ -56,13 +57,14 @@ def read_title_fixes(path: str | os.PathLike[str]) -> dict[str, str]:
         cells = [c.strip() for c in raw.split("\t")]
         if header is None:
             header = cells
-            missing = [c for c in COLUMNS if c not in header]
-            if missing:
-                raise DataError(
-                    f"missing column(s) {', '.join(missing)}; expected a tab-separated header with name and title",
-                    path=path,
-                    line=lineno,
-                )
+            require_columns(
+                header,
+                COLUMNS,
+                path=path,
+                line=lineno,
+                expected="expected a tab-separated header with name and title",
+                name_field=False,
+            )
             continue
         if len(cells) < len(header):
             cells += [""] * (len(header) - len(cells))

@@ -76,6 +76,7 @@ def majority_vote(
         if rel is None:
             ties += 1
             continue
+        vp: str | None
         if rel == "not_relevant":
             vp, kv, nv = NOT_APPLICABLE, k, k
         else:

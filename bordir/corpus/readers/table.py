@@ -10,6 +10,7 @@ import csv
 import sys
 from pathlib import Path
 
+from ..._columns import require_columns
 from ...errors import DataError, undecodable
 from ..base import Corpus
 from ._rows import REQUIRED, RowChecker
@@ -52,13 +53,9 @@ def _parquet_rows(path: Path):
     except (pa.ArrowInvalid, OSError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise DataError(f"not a readable Parquet file: {first}", path=path) from None
-    missing = [c for c in REQUIRED if c not in table.column_names]
-    if missing:
-        raise DataError(
-            f"missing column(s) {', '.join(missing)}; a passages file needs {', '.join(REQUIRED)}",
-            path=path,
-            field=missing[0],
-        )
+    require_columns(
+        table, REQUIRED, path=path, expected=f"a passages file needs {', '.join(REQUIRED)}"
+    )
     return [(i, rec) for i, rec in enumerate(table.to_pylist(), start=1)]
 
 
@@ -81,15 +78,14 @@ def _csv_rows_unlimited(path: Path, delimiter: str):
                 raise DataError(
                     "empty file; expected a header line with doc_id, lang, text", path=path, line=1
                 )
-            missing = [c for c in REQUIRED if c not in reader.fieldnames]
-            if missing:
-                raise DataError(
-                    f"missing column(s) {', '.join(missing)}; a passages file needs "
-                    f"{', '.join(REQUIRED)} (optional: territory, title, section, provenance)",
-                    path=path,
-                    line=1,
-                    field=missing[0],
-                )
+            require_columns(
+                reader.fieldnames,
+                REQUIRED,
+                path=path,
+                line=1,
+                expected=f"a passages file needs {', '.join(REQUIRED)} "
+                "(optional: territory, title, section, provenance)",
+            )
             start = reader.line_num + 1
             for rec in reader:
                 if None in rec:

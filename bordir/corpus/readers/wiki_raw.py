@@ -36,7 +36,7 @@ _FILE = re.compile(r"^Q(\d+)\.json$")
 
 
 def _article_files(root: Path) -> list[tuple[str, Path]]:
-    out = []
+    out: list[tuple[str, Path]] = []
     for sub in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
         out.extend((sub.name, f) for f in sorted(sub.iterdir()) if _FILE.match(f.name))
     return out

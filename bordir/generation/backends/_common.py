@@ -1,5 +1,7 @@
 """Helpers shared by the HTTP backends: API keys from the environment, Retry-After, redaction.
 
+:func:`parse_retry_after` is :func:`bordir._retry.parse_retry_after`, re-exported.
+
 Example:
     >>> parse_retry_after({"Retry-After": "2"})
     2.0
@@ -13,13 +15,12 @@ Example:
 
 from __future__ import annotations
 
-import email.utils
 import json
 import os
-import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..._retry import parse_retry_after
 from ...errors import ConfigError, describe_transport_error
 from ...errors import redact as _redact
 
@@ -74,31 +75,6 @@ def reject_key_options(options: Mapping[str, Any], *, provider: str, env: str) -
             raise ConfigError(
                 f"the {provider} backend reads its API key only from the environment ({env}); do not pass {name}="
             )
-
-
-def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or an HTTP date), or None."""
-    if not headers:
-        return None
-    lower = {str(k).lower(): str(v) for k, v in headers.items()}
-    ms = lower.get("retry-after-ms")
-    if ms is not None:
-        try:
-            return max(0.0, float(ms) / 1000.0)
-        except ValueError:
-            pass
-    value = lower.get("retry-after")
-    if value is None:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    parsed = email.utils.parsedate_tz(value)
-    if parsed is None:
-        return None
-    return max(0.0, email.utils.mktime_tz(parsed) - time.time())
 
 
 def redact(text: str, secrets: Iterable[str | None]) -> str:

@@ -16,6 +16,9 @@ timeouts, connection errors and malformed JSON are
 off. Keys never appear in results, errors or reprs.
 
 Options: ``base_url``, ``timeout`` (seconds, default 60), ``max_concurrency`` (default 16).
+The client's connection pool is sized to the executor's concurrency
+(:meth:`CohereBackend.reserve`; httpx would keep only 20 connections alive and
+open at most 100).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import time
 from typing import Any
 
 from ..._extras import require
+from ..._retry import is_transient_status
 from ..backend import Backend, PermanentError, TransientError, backend
 from ..types import GenerationRequest, GenerationResult
 from ._common import (
@@ -43,7 +47,6 @@ from ._common import (
 __all__ = ["CohereBackend", "doc_id_for", "citation_indices"]
 
 _KEY_ENV = ("CO_API_KEY", "COHERE_API_KEY")
-_TRANSIENT_STATUS = {408, 409, 425, 429, 499}
 _DOC_RE = re.compile(r"^doc(\d+)\b")
 
 
@@ -92,25 +95,40 @@ class CohereBackend(Backend):
         if "max_concurrency" in options:
             self.max_concurrency = int(options["max_concurrency"])  # type: ignore[misc]
         self._key = env_key(_KEY_ENV, provider=self.provider)
+        self._pool = int(self.max_concurrency)
+        self._client = self._build_client()
+
+    def _build_client(self) -> Any:
+        """A ``ClientV2`` whose httpx pool keeps ``self._pool`` connections (httpx's default: 20)."""
+        limits = self._httpx.Limits(
+            max_connections=self._pool, max_keepalive_connections=self._pool
+        )
         kwargs: dict[str, Any] = {
             "api_key": self._key,
             "timeout": self.timeout,
             "max_retries": 0,
             "log_warning_experimental_features": False,
+            "httpx_client": self._httpx.Client(
+                limits=limits, timeout=self.timeout, follow_redirects=True
+            ),
         }
         if self.base_url:
             kwargs["base_url"] = self.base_url
-        self._client = self._sdk.ClientV2(**kwargs)
+        return self._sdk.ClientV2(**kwargs)
+
+    def reserve(self, concurrency: int) -> None:
+        """Size the connection pool for ``concurrency`` calls in flight (the executor calls this)."""
+        if concurrency > self._pool:
+            self._pool = int(concurrency)
+            old, self._client = self._client, self._build_client()
+            _close(old)
 
     def __repr__(self) -> str:
         where = f", base_url={self.base_url!r}" if self.base_url else ""
         return f"{type(self).__name__}({self.name!r}{where})"
 
     def close(self) -> None:
-        try:
-            self._client._client_wrapper.httpx_client.httpx_client.close()
-        except AttributeError:  # pragma: no cover - SDK internals moved
-            pass
+        _close(self._client)
 
     # -- one attempt -----------------------------------------------------------
     def _params(self, request: GenerationRequest) -> dict[str, Any]:
@@ -218,7 +236,7 @@ class CohereBackend(Backend):
         detail = short_body(exc.body if exc.body is not None else "")
         if status is None or 200 <= status < 300:
             return TransientError(self._clean(f"{self.name}: malformed JSON response: {detail}"))
-        if status in _TRANSIENT_STATUS or status >= 500:
+        if is_transient_status(status, also=(499,)):
             retry_after = parse_retry_after(exc.headers)
             hint = f"; retry after {retry_after:g}s" if retry_after is not None else ""
             return TransientError(
@@ -248,3 +266,10 @@ def _first_int(*xs: Any) -> int | None:
             except (TypeError, ValueError):
                 continue
     return None
+
+
+def _close(client: Any) -> None:
+    try:
+        client._client_wrapper.httpx_client.httpx_client.close()
+    except AttributeError:  # pragma: no cover - SDK internals moved
+        pass

@@ -134,7 +134,7 @@ def choose_option(logprobs: Sequence[float], temperature: float, seed: int | Non
     p = np.exp(z)
     cdf = np.cumsum(p / p.sum())
     u = np.random.default_rng(seed).random()
-    return int(min(np.searchsorted(cdf, u, side="right"), lp.size - 1))
+    return min(int(np.searchsorted(cdf, u, side="right")), lp.size - 1)
 
 
 # --- model files ------------------------------------------------------------------

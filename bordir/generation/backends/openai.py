@@ -8,7 +8,24 @@ completions protocol (vLLM, Ollama, the llama.cpp server, LM Studio): its
 key comes from ``OPENAI_COMPATIBLE_API_KEY`` (default ``"none"``).
 
 The SDK's own retries are switched off (``max_retries=0``): retrying, backing
-off and rate limiting are the executor's job. Failures map to
+off and rate limiting are the executor's job.
+
+**Throughput.** Calls go through ``openai.AsyncOpenAI`` clients built once per
+backend and run on bordir's shared event loop thread (:mod:`._aio`): the
+executor runs :meth:`OpenAIBackend.agenerate_within` there as tasks, with no
+thread per call in flight (``generate`` waits for the same coroutine). Their
+connection pools together hold as many connections as calls in flight
+(:meth:`OpenAIBackend.reserve`, called by the executor with its concurrency).
+One client serves up to :data:`POOL_PER_CLIENT` connections, a larger
+concurrency gets several (taken in turn), because ``httpcore`` scans every
+connection of a pool for each request: at 128 connections in one pool that
+scan costs more CPU than the rest of the call. Each call is the SDK's documented low-level
+``client.post("/chat/completions", cast_to=httpx.Response)``: the SDK still builds
+the request (auth, headers, timeout) and maps HTTP errors to its exceptions, but
+the body is sent as given and the answer parsed once as JSON, without the SDK's
+per-call type transformation and pydantic models, which cost about as much CPU
+as the rest of the call (``docs/design/throughput.md``). A sync ``openai.OpenAI``
+client (``_client``) stays for the Batch API. Failures map to
 :class:`~bordir.generation.backend.TransientError` (429 with its Retry-After,
 408/409, 5xx, timeouts, connection errors, malformed responses) or
 :class:`~bordir.generation.backend.PermanentError` (400, 401, 403, 404, 422 …).
@@ -23,14 +40,19 @@ Options (keyword arguments of :func:`~bordir.generation.backend.get_backend`):
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from ..._extras import require
+from ..._retry import is_transient_status
 from ...errors import ConfigError
 from ..backend import Backend, PermanentError, TransientError, backend
 from ..types import GenerationRequest, GenerationResult
+from . import _aio
 from ._common import (
     describe_transport_error,
     env_key,
@@ -42,9 +64,10 @@ from ._common import (
     short_body,
 )
 
-__all__ = ["OpenAIBackend", "OpenAICompatibleBackend"]
+__all__ = ["OpenAIBackend", "OpenAICompatibleBackend", "POOL_PER_CLIENT"]
 
-_TRANSIENT_STATUS = {408, 409, 425, 429}
+POOL_PER_CLIENT = 16
+"""Connections of one async client's pool; more calls in flight get more clients."""
 
 
 @backend("openai")
@@ -82,6 +105,11 @@ class OpenAIBackend(Backend):
         self._client = self._sdk.OpenAI(
             api_key=self._key, base_url=self.base_url, max_retries=0, timeout=self.timeout
         )
+        self._httpx = _httpx_of(self._sdk)
+        self._pool = int(self.max_concurrency)  # connections the async clients keep in all
+        self._aclients: list[Any] = []  # built on the event loop thread at first use
+        self._aclients_pid = os.getpid()
+        self._turn = 0
 
     def __repr__(self) -> str:
         where = f", base_url={self.base_url!r}" if self.base_url else ""
@@ -89,6 +117,56 @@ class OpenAIBackend(Backend):
 
     def close(self) -> None:
         self._client.close()
+        self._close_async()
+
+    def _close_async(self) -> None:
+        clients, self._aclients = self._aclients, []
+        if self._aclients_pid != os.getpid():
+            return  # a forked child does not own its parent's clients
+        for client in clients:
+            _aio.run(client.close())
+
+    def reserve(self, concurrency: int) -> None:
+        """Size the connection pools for ``concurrency`` calls in flight (the executor calls this)."""
+        if concurrency > self._pool:
+            self._pool = int(concurrency)
+            self._close_async()
+
+    async def _async_client(self) -> Any:
+        """The next async client in turn (all built at the first call, on the event loop thread)."""
+        if self._aclients and self._aclients_pid != os.getpid():
+            self._aclients = []  # a forked child: the parent's clients belong to its event loop
+        if not self._aclients:
+            self._aclients_pid = os.getpid()
+            hx = self._httpx
+            n = -(-self._pool // POOL_PER_CLIENT)
+            size = -(-self._pool // n)
+            limits = hx.Limits(max_connections=size, max_keepalive_connections=size)
+            # one TLS context for all of them (building one costs ~50 ms of CPU)
+            make_tls = getattr(hx, "create_ssl_context", None)
+            verify: Any = make_tls() if make_tls is not None and n > 1 else True
+            self._aclients = [
+                self._sdk.AsyncOpenAI(
+                    api_key=self._key,
+                    base_url=self.base_url,
+                    max_retries=0,
+                    timeout=self.timeout,
+                    http_client=self._sdk.DefaultAsyncHttpxClient(
+                        limits=limits, timeout=self.timeout, verify=verify
+                    ),
+                )
+                for _ in range(n)
+            ]
+        self._turn = (self._turn + 1) % len(self._aclients)
+        return self._aclients[self._turn]
+
+    async def _post(self, body: dict[str, Any], limit: float) -> Any:
+        client = await self._async_client()
+        options: dict[str, Any] = {} if limit == self.timeout else {"timeout": limit}
+        response = await client.post(
+            "/chat/completions", body=body, cast_to=self._httpx.Response, options=options
+        )
+        return json.loads(response.content)
 
     # -- one attempt -----------------------------------------------------------
     def _params(self, request: GenerationRequest) -> dict[str, Any]:
@@ -105,6 +183,12 @@ class OpenAIBackend(Backend):
             params["extra_body"] = extra
         return params
 
+    def _body(self, request: GenerationRequest) -> dict[str, Any]:
+        """The JSON body of ``request`` as sent (``_params`` with ``extra_body`` merged in)."""
+        params = self._params(request)
+        extra = params.pop("extra_body", None)
+        return {**params, **extra} if extra else params
+
     def generate(self, request: GenerationRequest) -> GenerationResult:
         return self.generate_within(request, None)
 
@@ -114,12 +198,21 @@ class OpenAIBackend(Backend):
     def generate_within(
         self, request: GenerationRequest, timeout: float | None
     ) -> GenerationResult:
+        limit = self.timeout if timeout is None else min(self.timeout, max(0.001, timeout))
+        try:
+            return _aio.run(self.agenerate_within(request, timeout), timeout=limit + 5.0)
+        except TimeoutError:
+            raise TransientError(f"{self.name}: request timed out after {limit:g}s") from None
+
+    async def agenerate_within(
+        self, request: GenerationRequest, timeout: float | None
+    ) -> GenerationResult:
+        """One attempt as a coroutine on bordir's event loop (the executor's async lane uses this)."""
         sdk = self._sdk
         limit = self.timeout if timeout is None else min(self.timeout, max(0.001, timeout))
-        client = self._client if limit == self.timeout else self._client.with_options(timeout=limit)
         start = time.perf_counter()
         try:
-            completion = client.chat.completions.create(**self._params(request))
+            completion = await self._post(self._body(request), limit)
         except sdk.APIStatusError as exc:
             raise self._status_error(exc) from None
         except sdk.APITimeoutError:
@@ -142,40 +235,44 @@ class OpenAIBackend(Backend):
     def _result(
         self, request: GenerationRequest, completion: Any, latency: float
     ) -> GenerationResult:
+        """The result of a chat completion: its JSON body (a dict) or the SDK's ``ChatCompletion``."""
+        kind = type(completion).__name__
+        if not isinstance(completion, Mapping) and hasattr(completion, "model_dump"):
+            completion = completion.model_dump()
         try:
-            choice = completion.choices[0]
-            message = choice.message
-            text = message.content
+            choice = completion["choices"][0]
+            message = choice["message"]
+            text = message.get("content")
             if text is not None and not isinstance(text, str):
                 raise TypeError("content is not a string")
         except (AttributeError, IndexError, KeyError, TypeError):
             raise TransientError(
-                f"{self.name}: malformed response: expected choices[0].message.content, "
-                f"got {type(completion).__name__}"
+                f"{self.name}: malformed response: expected choices[0].message.content, got {kind}"
             ) from None
-        usage = getattr(completion, "usage", None)
+        usage = completion.get("usage")
+        usage = usage if isinstance(usage, Mapping) else {}
         meta: dict[str, Any] = {}
-        if getattr(completion, "id", None):
-            meta["response_id"] = str(completion.id)
-        if getattr(completion, "system_fingerprint", None):
-            meta["system_fingerprint"] = str(completion.system_fingerprint)
-        refusal = getattr(message, "refusal", None)
+        if completion.get("id"):
+            meta["response_id"] = str(completion["id"])
+        if completion.get("system_fingerprint"):
+            meta["system_fingerprint"] = str(completion["system_fingerprint"])
+        refusal = message.get("refusal")
         if refusal:
             meta["refusal"] = str(refusal)
         return GenerationResult(
             text=text or "",
             model=request.model,
-            input_tokens=_int_or_none(getattr(usage, "prompt_tokens", None)),
-            output_tokens=_int_or_none(getattr(usage, "completion_tokens", None)),
+            input_tokens=_int_or_none(usage.get("prompt_tokens")),
+            output_tokens=_int_or_none(usage.get("completion_tokens")),
             latency_s=latency,
-            finish_reason=str(getattr(choice, "finish_reason", "") or ""),
+            finish_reason=str(choice.get("finish_reason") or ""),
             meta=meta,
         )
 
     def _status_error(self, exc: Any) -> TransientError | PermanentError:
         status = int(exc.status_code)
         detail = short_body(exc.body if exc.body is not None else exc.message)
-        if status in _TRANSIENT_STATUS or status >= 500:
+        if is_transient_status(status):
             retry_after = parse_retry_after(exc.response.headers)
             hint = f"; retry after {retry_after:g}s" if retry_after is not None else ""
             return TransientError(
@@ -205,6 +302,17 @@ class OpenAICompatibleBackend(OpenAIBackend):
     key_default = "none"
     base_url_env = "OPENAI_COMPATIBLE_BASE_URL"
     base_url_required = True
+
+
+def _httpx_of(sdk: Any) -> Any:
+    """The ``httpx`` module the SDK is built on (``httpx``, or ``httpx2`` in recent releases)."""
+    for cls in sdk.DefaultAsyncHttpxClient.__mro__:
+        module = sys.modules.get(cls.__module__.partition(".")[0])
+        if module is not None and hasattr(module, "Limits") and hasattr(module, "Response"):
+            return module
+    import httpx
+
+    return httpx
 
 
 def _int_or_none(x: Any) -> int | None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ...errors import ConfigError
+from ...policies import PARSE_POLICIES
 from ...records import Query
 
 __all__ = ["Outcome", "Policy", "OUTCOMES", "POLICIES", "ParsedAnswer", "check_policy"]
@@ -22,7 +23,7 @@ __all__ = ["Outcome", "Policy", "OUTCOMES", "POLICIES", "ParsedAnswer", "check_p
 Outcome = Literal["answered", "refused", "multiple", "unparsed"]
 Policy = Literal["strict", "reference"]
 OUTCOMES: tuple[str, ...] = ("answered", "refused", "multiple", "unparsed")
-POLICIES: tuple[str, ...] = ("strict", "reference")
+POLICIES: tuple[str, ...] = PARSE_POLICIES.names()
 
 
 @dataclass(frozen=True, slots=True)

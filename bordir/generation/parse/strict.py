@@ -89,7 +89,7 @@ def _letter_match(s: str, query: Query, labelled: bool) -> tuple[int, str, str] 
     om = OPTION_PREFIX.match(s)
     after = s[om.end() :] if om else s
     worded = om is not None
-    if worded:
+    if om is not None:
         m = _LETTER_AFTER_WORD.match(after)
         if m:
             return LETTERS.index(m.group("e")), s[: om.end() + m.end()], after[m.end() :]

@@ -202,6 +202,9 @@ class EmbeddingStore:
         progress: show a progress bar while embedding (None: only on a terminal).
         shipped_dir: read-only precomputed embeddings consulted before the cache
             (default :data:`SHIPPED_DIR`; None to ignore them). Not used when ``use_cache`` is False.
+        executor: ``"local"`` (batches in this process) or ``"ray"`` (Ray Data
+            ``map_batches`` over a cluster, :mod:`~bordir.retrieval.dense.ray_embed`; same matrix).
+        address: the Ray cluster for ``executor="ray"`` (default: ``$RAY_ADDRESS``, else a local one).
     """
 
     def __init__(
@@ -211,7 +214,13 @@ class EmbeddingStore:
         use_cache: bool = True,
         progress: bool | None = None,
         shipped_dir: str | os.PathLike[str] | None = SHIPPED_DIR,
+        executor: str = "local",
+        address: str | None = None,
     ) -> None:
+        if executor not in ("local", "ray"):
+            raise ConfigError(f"unknown embedding executor {executor!r}; valid: local, ray")
+        self.executor = executor
+        self.address = address
         self._cache_dir = None if cache_dir is None else Path(cache_dir).expanduser()
         self.use_cache = use_cache
         self.progress = progress
@@ -287,13 +296,15 @@ class EmbeddingStore:
         texts = list(unique)
         batch = max(1, int(embedder.batch_size))
         parts: list[np.ndarray] = []
-        from tqdm.auto import tqdm
+        if self.executor == "ray" and texts:
+            from .ray_embed import embed_texts_on_ray
 
-        with tqdm(
-            total=len(texts),
-            desc=f"embed {embedder.name}",
-            unit="passage",
-            disable=(not self.progress) if self.progress is not None else None,
+            parts = [embed_texts_on_ray(texts, embedder, batch_size=batch, address=self.address)]
+            texts = []  # embedded: the local loop below has nothing left to do
+        from ..._progress import progress_bar
+
+        with progress_bar(
+            self.progress, total=len(texts), desc=f"embed {embedder.name}", unit="passage"
         ) as bar:
             for start in range(0, len(texts), batch):
                 chunk = texts[start : start + batch]

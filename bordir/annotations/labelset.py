@@ -1,0 +1,171 @@
+"""Labels in memory: :class:`LabelSet` (one file's labels, in file order, with their problems) and :func:`query_info`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Literal, overload
+
+import pandas as pd
+
+from ..dataset import BorderLines
+from ..errors import ConfigError, DataError
+from .schema import (
+    FIELDS,
+    OUTCOMES,
+    Label,
+)
+
+__all__ = ["LabelSet", "query_info", "Pair"]
+
+
+Pair = tuple[str, str, str]
+
+
+def query_info(query_id: str, dataset: BorderLines | None = None) -> tuple[str, str]:
+    """``(territory, query_lang)`` of a query: from ``dataset`` when it knows the query, else from the id.
+
+    BorderLines ids are ``{Territory_with_underscores}_{lang}``.
+
+    >>> query_info("Jammu_and_Kashmir_hi")
+    ('Jammu and Kashmir', 'hi')
+    """
+    if dataset is not None:
+        q = dataset.find_query(query_id)
+        if q is not None:
+            return q.territory, q.lang
+    territory, sep, lang = query_id.rpartition("_")
+    if not sep:
+        return query_id, ""
+    return territory.replace("_", " "), lang
+
+
+class LabelSet(Sequence[Label]):
+    """Labels from one file (or built in memory), in file order.
+
+    Attributes:
+        name: a display name (default: the file's stem).
+        source: where the labels came from.
+        errors: with ``errors="collect"``: every problem found (the bad lines are not in the set).
+        lines: the 1-based line of each label in its file (empty when built in memory).
+        meta: facts about how the set was made (e.g. :func:`~bordir.annotations.majority_vote`'s left-out pairs).
+    """
+
+    def __init__(
+        self,
+        labels: Iterable[Label],
+        *,
+        name: str = "",
+        source: str = "",
+        errors: Sequence[DataError] = (),
+        lines: Sequence[int] = (),
+        dataset: BorderLines | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        self._labels = tuple(labels)
+        self.meta = dict(meta or {})
+        self.name = name
+        self.source = source
+        self.errors = tuple(errors)
+        self.lines = tuple(lines)
+        self.dataset = dataset
+
+    @overload
+    def __getitem__(self, i: int) -> Label: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Label, ...]: ...
+    def __getitem__(self, i: int | slice) -> Label | tuple[Label, ...]:
+        return self._labels[i]
+
+    def __len__(self) -> int:
+        return len(self._labels)
+
+    def __iter__(self) -> Iterator[Label]:
+        return iter(self._labels)
+
+    def __repr__(self) -> str:
+        return (
+            f"LabelSet(name={self.name!r}, labels={len(self)}, annotators={list(self.annotators)})"
+        )
+
+    @property
+    def annotators(self) -> tuple[str, ...]:
+        """The annotators, in order of first appearance."""
+        return tuple(dict.fromkeys(l.annotator for l in self._labels))
+
+    def _derive(self, labels: Iterable[Label], name: str | None = None) -> LabelSet:
+        return LabelSet(
+            labels,
+            name=self.name if name is None else name,
+            source=self.source,
+            dataset=self.dataset,
+        )
+
+    def for_annotator(self, annotator: str) -> LabelSet:
+        """The labels of one annotator."""
+        if annotator not in self.annotators:
+            raise ConfigError(
+                f"no annotator {annotator!r} in {self.name or 'the labels'}; "
+                f"present: {', '.join(self.annotators) or 'none'}"
+            )
+        return self._derive((l for l in self._labels if l.annotator == annotator), name=annotator)
+
+    def split_annotators(self) -> list[LabelSet]:
+        """One label set per annotator."""
+        return [self.for_annotator(a) for a in self.annotators]
+
+    def labelled(self) -> LabelSet:
+        """Only the labels with ``outcome == "labelled"``."""
+        return self._derive(l for l in self._labels if l.outcome == "labelled")
+
+    def outcome_counts(self) -> dict[str, int]:
+        """Labels per outcome (every outcome listed)."""
+        counts = dict.fromkeys(OUTCOMES, 0)
+        for l in self._labels:
+            counts[l.outcome] += 1
+        return counts
+
+    def single(self) -> LabelSet:
+        """This set, checked to have exactly one annotator (what filters and metrics need)."""
+        if len(self.annotators) > 1:
+            raise ConfigError(
+                f"{self.name or 'the labels'} hold {len(self.annotators)} annotators ({', '.join(self.annotators)}); "
+                "use .for_annotator(name) or bordir.annotations.majority_vote(...) to get one label per pair"
+            )
+        return self
+
+    def lookup(self, dimension: Literal["relevance", "viewpoint"] = "relevance") -> dict[Pair, str]:
+        """``{(query_id, doc_lang, doc_id): label}`` of the labelled pairs (one annotator)."""
+        if dimension not in ("relevance", "viewpoint"):
+            raise ConfigError(
+                f"unknown label dimension {dimension!r}; use 'relevance' or 'viewpoint'"
+            )
+        self.single()
+        return {l.pair: getattr(l, dimension) for l in self._labels if l.outcome == "labelled"}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per label: the schema's fields plus ``territory`` and ``query_lang``."""
+        rows = []
+        for l in self._labels:
+            territory, lang = query_info(l.query_id, self.dataset)
+            rows.append(
+                {f: getattr(l, f) for f in FIELDS} | {"territory": territory, "query_lang": lang}
+            )
+        return pd.DataFrame(rows, columns=[*FIELDS, "territory", "query_lang"])
+
+    def content_hash(self) -> str:
+        """``sha256-…`` of the labels (order-independent): the label set's identity in signatures."""
+        h = hashlib.sha256()
+        for rec in sorted(
+            json.dumps(l.to_dict(), ensure_ascii=False, sort_keys=True) for l in self._labels
+        ):
+            h.update(rec.encode("utf-8") + b"\n")
+        return "sha256-" + h.hexdigest()[:16]
+
+    def write(self, path: str | Path) -> Path:
+        """Write as JSONL (``.jsonl``) or CSV (``.csv``); see :func:`~bordir.annotations.io.write_labels`."""
+        from .io import write_labels
+
+        return write_labels(self, path)

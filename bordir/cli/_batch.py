@@ -1,0 +1,95 @@
+"""``bordir run … --submit batch`` / ``--collect [--wait]``: a thin layer over :mod:`bordir.generation.batch`.
+
+Exit status: 0 when submitted, or collected with every call answered; 1 when a
+collected call failed (``--submit batch`` again re-submits exactly those); 2 on
+an error (one line); 3 when ``--collect`` finds a batch still pending.
+"""
+
+from __future__ import annotations
+
+import click
+
+__all__ = ["run_batch", "refuse_if_batches_pending"]
+
+
+def refuse_if_batches_pending(out_dir) -> None:
+    """Refuse an online ``bordir run`` into a run directory whose batches are still pending.
+
+    Their requests are not in the cache yet: an online run would call (and bill) them again.
+    """
+    from ..errors import ConfigError
+    from ..generation.batch import BatchState
+
+    pending = BatchState.load(out_dir).pending()
+    if pending:
+        n = sum(len(b.custom_ids) for b in pending)
+        raise ConfigError(
+            f"{out_dir}: {len(pending)} submitted batch(es) with {n} requests are still pending; "
+            "collect them with `bordir run CONFIG --out DIR --collect` (an online run would pay "
+            "for them again), or move DIR/batch away to give them up"
+        )
+
+
+def run_batch(
+    cfg, out_dir, *, submit: str | None, collect: bool, wait: bool, poll: float, progress: bool
+) -> None:
+    """Submit (``submit="batch"``) and/or collect the batches of run directory ``out_dir``."""
+    from ..errors import ConfigError
+    from ..generation.batch import PENDING_EXIT
+    from ..generation.batch import collect as collect_batches
+    from ..generation.batch import submit as submit_batches
+
+    if wait and not (submit or collect):
+        raise ConfigError("--wait needs --submit batch or --collect")
+    if poll <= 0:
+        raise ConfigError(f"--poll must be a positive number of seconds, got {poll:g}")
+    if submit:
+        rep = submit_batches(cfg, out_dir, progress=progress)
+        for batch_id in rep.recovered:
+            click.echo(f"recorded batch {batch_id} (its creation had been interrupted)")
+        for batch_id, model, n in rep.batches:
+            click.echo(f"submitted batch {batch_id} ({model}, {n} requests)")
+        click.echo(
+            f"{rep.submitted} requests submitted; skipped {rep.cached} cached, {rep.pending} in "
+            f"pending batches, {rep.answered} already answered by a batch; state: {rep.state}"
+        )
+        if rep.online_models:
+            click.echo(
+                f"no batch API for {', '.join(rep.online_models)}: --collect calls them online"
+            )
+        if not wait:
+            click.echo(
+                "collect with: bordir run CONFIG --out DIR --collect  (add --wait to block until done)"
+            )
+            return
+    rep2 = collect_batches(
+        cfg, out_dir, wait=wait, poll=poll, progress=progress, require_batches=not submit
+    )
+    s = rep2.summary
+    if rep2.pending:
+        for batch_id, status, done, total in rep2.pending:
+            click.echo(f"batch {batch_id}: {status} ({done} of {total} requests done)")
+        click.echo(
+            f"{len(rep2.pending)} of {s['batches']} batches still pending; nothing written yet. "
+            "Run --collect again later, or add --wait",
+            err=True,
+        )
+        raise click.exceptions.Exit(PENDING_EXIT)
+    result = rep2.run
+    info = result.info
+    calls = info["calls"]
+    click.echo(
+        f"collected {len(rep2.collected)} batches ({s['completed']} of {s['submitted']} requests "
+        f"answered, {s['failed']} failed over all batches of this run)"
+    )
+    click.echo(
+        f"wrote {result.path / 'responses.parquet'} ({info['responses']} rows) and {result.path / 'run.json'}"
+    )
+    if calls["failed"]:
+        click.echo(
+            f"{calls['failed']} of {calls['requests']} calls failed (outcome 'failed'; the first: "
+            f"{info['failures'][0] if info['failures'] else '?'}); `--submit batch` again "
+            "re-submits exactly those",
+            err=True,
+        )
+        raise click.exceptions.Exit(1)

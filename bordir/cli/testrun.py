@@ -1,0 +1,87 @@
+"""``bordir testrun``: run a generated test suite against one or more configurations (a thin layer over :mod:`bordir.testgen`)."""
+
+from __future__ import annotations
+
+import click
+
+from ._cache_options import response_cache, with_cache_options
+from ._output import echo_json, echo_table
+
+__all__ = ["testrun_cmd"]
+
+
+@click.command("testrun")
+@click.argument("tests", type=click.Path(dir_okay=False, path_type=str))
+@click.option(
+    "--config",
+    "configs",
+    multiple=True,
+    required=True,
+    help="A system under test: retriever=bm25,backend=provider/model,mode=qlang,k=3 (repeatable). "
+    "Modes: no_ir, qlang, qlang+en, en_only, all.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=str),
+    help="Output directory (answers.jsonl, run.json).",
+)
+@click.option("--concurrency", type=click.IntRange(min=1), help="Calls in flight at most.")
+@with_cache_options
+@click.option("--progress/--no-progress", default=False, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def testrun_cmd(tests, configs, out_dir, concurrency, cache, no_cache, progress, as_json):
+    """Answer every test of TESTS with every --config; resumable, nothing is billed twice."""
+    from ..testgen.execute import parse_config, run_suite
+    from ..testgen.testcase import read_suite
+
+    suite = read_suite(tests)
+    cfgs = [parse_config(c) for c in configs]
+    rc = response_cache(cache, no_cache)
+    try:
+        rows = run_suite(
+            suite,
+            cfgs,
+            out_dir,
+            cache=rc,
+            concurrency=concurrency,
+            progress=progress,
+            suite_path=str(tests),
+        )
+    finally:
+        if rc is not None:
+            rc.close()
+    failed = sum(r["error"] is not None for r in rows)
+    summary = {
+        "out": out_dir,
+        "answers": len(rows),
+        "cached": sum(r["cached"] for r in rows),
+        "failed": failed,
+        "configs": [c.name for c in cfgs],
+        "signatures": [str(c.signature(suite.meta.get("signature", ""))) for c in cfgs],
+    }
+    if as_json:
+        echo_json(summary)
+    else:
+        echo_table(
+            ["config", "answers", "refusals", "source retrieved", "failed"],
+            [
+                (
+                    c.name,
+                    sum(r["config"] == c.name for r in rows),
+                    sum(r["config"] == c.name and r["refusal"] for r in rows),
+                    sum(r["config"] == c.name and r["source_retrieved"] for r in rows),
+                    sum(r["config"] == c.name and r["error"] is not None for r in rows),
+                )
+                for c in cfgs
+            ],
+        )
+        click.echo(
+            f"wrote {len(rows)} answers to {out_dir}/answers.jsonl ({summary['cached']} from the cache)"
+        )
+        for s in summary["signatures"]:
+            click.echo(f"signature: {s}")
+    if failed:
+        click.echo(f"{failed} calls failed; re-run the same command to retry them", err=True)
+        raise click.exceptions.Exit(1)

@@ -1,0 +1,288 @@
+"""A run directory as ``bordir run`` writes it: ``run.json`` and ``responses.parquet``.
+
+:func:`load_run` reads both, rebuilds the config and the dataset it names
+(:func:`bordir.experiment.inputs.load_inputs`), and validates the responses
+against that dataset. It refuses, each time with a one-line
+:class:`~bordir.errors.DataError` naming the file and what disagrees:
+
+* a run whose ``run.json`` says ``"status": "incomplete"`` (interrupted, or still running);
+* a dataset (or, with ``check_corpus``, a corpus) whose content hash differs from
+  the one ``run.json`` records — the files changed since the run;
+* a ``responses.parquet`` that disagrees with its record: another row count, or
+  models, modes or runs outside the recorded grid;
+* a ``hits.parquet`` whose signature is not the one ``run.json`` records.
+
+Example:
+    >>> load_run("/nonexistent/run")
+    Traceback (most recent call last):
+    ...
+    bordir.errors.DataError: /nonexistent/run: not a run directory; expected a directory with run.json and responses.parquet, as `bordir run CONFIG --out DIR` writes
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ..errors import BordirError, ConfigError, DataError, undecodable
+from ..metrics.responses import RESPONSE_COLUMNS, validate_responses
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..dataset import BorderLines
+    from .config import ExperimentConfig
+
+__all__ = ["RunDir", "load_run", "info_section", "RUN_JSON", "RESPONSES_FILE"]
+
+RUN_JSON = "run.json"
+RESPONSES_FILE = "responses.parquet"
+_EXPECTED = f"expected a directory with {RUN_JSON} and {RESPONSES_FILE}, as `bordir run CONFIG --out DIR` writes"
+
+
+@dataclass(frozen=True)
+class RunDir:
+    """What a run directory holds.
+
+    Attributes:
+        path: the directory.
+        info: ``run.json`` as a dict.
+        config: the run's :class:`~bordir.experiment.config.ExperimentConfig`.
+        dataset: the dataset the config names.
+        responses: the validated responses (metrics columns, plus ``signature``
+            when the file has it).
+    """
+
+    path: Path
+    info: dict[str, Any]
+    config: ExperimentConfig
+    dataset: BorderLines
+    responses: pd.DataFrame
+
+    def __repr__(self) -> str:
+        return (
+            f"RunDir({str(self.path)!r}, dataset={self.dataset.name!r}, models={len(self.models)}, "
+            f"modes={len(self.modes)}, responses={len(self.responses)})"
+        )
+
+    @property
+    def models(self) -> list[str]:
+        """Models in config order (then any others present in the responses)."""
+        present = list(dict.fromkeys(self.responses["model"]))
+        return [m for m in self.config.models if m in present] + [
+            m for m in present if m not in self.config.models
+        ]
+
+    @property
+    def modes(self) -> list[str]:
+        """Modes in config order (then any others present in the responses)."""
+        present = list(dict.fromkeys(self.responses["mode"]))
+        return [m for m in self.config.modes if m in present] + [
+            m for m in present if m not in self.config.modes
+        ]
+
+
+def info_section(info: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """``info[key]`` when it is a table, else ``{}`` (a record from an older or damaged run).
+
+    >>> info_section({"grid": {"runs": 2}, "calls": 3}, "grid"), info_section({"calls": 3}, "calls")
+    ({'runs': 2}, {})
+    """
+    value = info.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _read_info(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise DataError(f"file not found; {_EXPECTED}", path=path)
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DataError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from None
+    except UnicodeDecodeError:
+        raise undecodable(path) from None
+    except OSError as exc:
+        raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    if not isinstance(info, dict) or not isinstance(info.get("config"), dict):
+        raise DataError(
+            "expected a JSON object with a 'config' object (as `bordir run` writes)",
+            path=path,
+            field="config",
+        )
+    return info
+
+
+def _read_responses(path: Path) -> pd.DataFrame:
+    if not path.is_file():
+        raise DataError(f"file not found; {_EXPECTED}", path=path)
+    try:
+        df = pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several types for a broken file
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DataError(f"not a readable parquet file: {first}", path=path) from None
+    if len(df) == 0:
+        raise DataError(
+            "has no responses; the run produced none (re-run `bordir run`, which resumes)",
+            path=path,
+        )
+    return df
+
+
+def _check_record(
+    info: dict[str, Any], raw: pd.DataFrame, cfg: ExperimentConfig, info_path: Path, resp_path: Path
+) -> None:
+    """The table agrees with its record: row count and grid (models, modes, runs)."""
+    n = info.get("responses")
+    if isinstance(n, int) and n != len(raw):
+        raise DataError(
+            f"has {len(raw)} rows but {info_path.name} records {n}; the directory mixes two runs "
+            "(re-run `bordir run` into it, or into a fresh --out)",
+            path=resp_path,
+        )
+    grid = info_section(info, "grid")
+    models = grid.get("models") or list(cfg.models)
+    modes = grid.get("modes") or list(cfg.modes)
+    for col, allowed in (("model", models), ("mode", modes)):
+        if col in raw.columns:
+            extra = sorted(set(map(str, raw[col].unique())) - set(allowed))
+            if extra:
+                raise DataError(
+                    f"{col}(s) {', '.join(extra)} are not in the grid {info_path.name} records "
+                    f"({', '.join(allowed)}); the directory mixes two runs",
+                    path=resp_path,
+                    field=col,
+                )
+    n_runs = grid.get("runs") or len(cfg.seeds)
+    if "run" in raw.columns and len(raw) and int(raw["run"].max()) >= n_runs:
+        raise DataError(
+            f"run {int(raw['run'].max())} is outside the {n_runs} runs {info_path.name} records; "
+            "the directory mixes two runs",
+            path=resp_path,
+            field="run",
+        )
+
+
+def _check_hits(info: dict[str, Any], path: Path) -> None:
+    recorded = (
+        (info.get("hits") or {}).get("signature") if isinstance(info.get("hits"), dict) else None
+    )
+    if not recorded:
+        return
+    hits_path = path / "hits.parquet"
+    if not hits_path.is_file():
+        raise DataError(
+            f"missing, but {RUN_JSON} records hits with signature {recorded}", path=hits_path
+        )
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.read_schema(hits_path).metadata or {}
+    except Exception as exc:  # pyarrow raises several types for a broken file
+        raise DataError(
+            f"not a readable parquet file: {str(exc).splitlines()[0] if str(exc) else exc}",
+            path=hits_path,
+        ) from None
+    found = meta.get(b"bordir.signature", b"").decode()
+    if found != recorded:
+        raise DataError(
+            f"signature {found or '(none)'} differs from {recorded} recorded in {RUN_JSON}; the "
+            "directory mixes two runs",
+            path=hits_path,
+        )
+
+
+def _check_hash(kind: str, recorded: Any, found: str, info_path: Path, where: str) -> None:
+    if recorded and recorded != found:
+        raise DataError(
+            f"the {kind} changed since the run: {info_path.name} records {recorded}, {where} now "
+            f"hashes to {found}; restore the {kind} files or re-run",
+            path=info_path,
+            field=kind,
+        )
+
+
+def load_run(
+    run_dir: str | os.PathLike[str], *, check_corpus: bool = False, allow_incomplete: bool = False
+) -> RunDir:
+    """Read and check a run directory (see the module docs for what is refused).
+
+    Args:
+        run_dir: a directory written by ``bordir run``.
+        check_corpus: also reload the corpus and compare its hash with the record.
+        allow_incomplete: accept a run marked incomplete (its numbers cover what finished).
+
+    Raises:
+        DataError: the directory, ``run.json`` or ``responses.parquet`` is
+            missing or malformed, the responses do not fit the dataset, or the
+            record and the files disagree.
+    """
+    from .config import ExperimentConfig
+    from .inputs import load_corpus_of, load_dataset_of
+
+    path = Path(run_dir)
+    if not path.is_dir():
+        raise DataError(f"not a run directory; {_EXPECTED}", path=path)
+    info_path = path / RUN_JSON
+    info = _read_info(info_path)
+    if info.get("status") == "incomplete" and not allow_incomplete:
+        raise DataError(
+            f"the run is incomplete (started {info.get('started', '?')}, interrupted or still "
+            "running); re-run `bordir run` with the same --out to finish it (it resumes)",
+            path=info_path,
+            field="status",
+        )
+    try:
+        cfg = ExperimentConfig.from_dict(info["config"], where=str(info_path))
+    except ConfigError as exc:
+        raise DataError(str(exc)) from None  # the message names run.json and the field
+    try:
+        dataset = load_dataset_of(cfg)
+    except BordirError as exc:
+        raise DataError(
+            f"cannot load the dataset its config names: {exc}", path=info_path
+        ) from None
+    ds_info = info_section(info, "dataset")
+    _check_hash(
+        "dataset",
+        ds_info.get("hash"),
+        dataset.content_hash(),
+        info_path,
+        f"dataset {cfg.dataset!r}" + (f" at {cfg.dataset_path}" if cfg.dataset_path else ""),
+    )
+    corpus_info = info_section(info, "corpus")
+    if check_corpus and corpus_info.get("hash"):
+        try:
+            corpus = load_corpus_of(cfg)
+        except BordirError as exc:
+            raise DataError(
+                f"cannot load the corpus its config names: {exc}", path=info_path
+            ) from None
+        _check_hash(
+            "corpus",
+            corpus_info.get("hash"),
+            corpus.content_hash(),
+            info_path,
+            f"corpus {cfg.corpus!r}",
+        )
+    resp_path = path / RESPONSES_FILE
+    raw = _read_responses(resp_path)
+    _check_record(info, raw, cfg, info_path, resp_path)
+    _check_hits(info, path)
+    if (
+        "option_order" in raw.columns
+    ):  # asked in several option orders: the metrics use the given order
+        from ..metrics.order import (
+            given_order,  # (the papers' order); rows without an order are given
+        )
+
+        raw = given_order(raw)
+    try:
+        responses = validate_responses(raw, dataset)
+    except DataError as exc:
+        raise DataError(exc.message, path=resp_path, field=exc.field) from None
+    keep = [*RESPONSE_COLUMNS, *(["signature"] if "signature" in responses.columns else [])]
+    return RunDir(path=path, info=info, config=cfg, dataset=dataset, responses=responses[keep])

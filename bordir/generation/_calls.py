@@ -1,0 +1,359 @@
+"""The calls of one :func:`~bordir.generation.executor.execute`: attempts, retries, claims, the stop.
+
+:class:`Calls` holds what every request of a run shares (the backend, the
+cache and its claims, the rate limiter, the backoff, the timeouts, the streak
+of failures) and answers one key at a time, in two ways:
+
+- :meth:`Calls.call` in a worker thread of the executor's pool (any backend);
+- :meth:`Calls.acall` as a task on bordir's shared event loop (a backend with an
+  ``agenerate_within`` coroutine, such as the OpenAI one): no thread per call in flight.
+
+Both run the same steps (:meth:`Calls.plan`, a generator that yields what to do
+next: take a rate-limit token, make an attempt, wait), so retries, timeouts and
+failures behave the same in both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import sys
+import threading
+import time
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
+
+from .._ratelimit import RateLimiter
+from .._retry import Backoff
+from ..errors import PermanentError, TransientError
+from ._execute_parts import describe, scrub
+from .backend import Backend
+from .cache import new_owner
+from .cost import estimate_call_tokens
+from .types import GenerationRequest, GenerationResult
+
+if TYPE_CHECKING:
+    from .cache import ResponseCache
+
+__all__ = ["Calls", "Cancelled", "DEFERRED", "POLL"]
+
+log = logging.getLogger("bordir.generation.executor")
+
+DEFERRED = object()
+"""A call's answer for a key another caller has claimed: try again later."""
+POLL = 0.1
+"""Seconds between looks at keys claimed by another caller (and at the stop, while waiting)."""
+
+Step = tuple[str, Any]
+
+
+class Cancelled(Exception):
+    """Raised inside a call when the run was interrupted."""
+
+
+class Calls:
+    """What the requests of one run share; see the module docstring."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        requests: list[GenerationRequest],
+        first: dict[str, int],
+        *,
+        cache: ResponseCache | None,
+        limiter: RateLimiter | None,
+        max_retries: int,
+        timeout: float | None,
+        deadline: float | None,
+        started_at: float,
+        max_consecutive_failures: int | None,
+        desc: str | None,
+        label: Callable[[GenerationRequest], str] | None,
+        jitter_seed: int | None,
+        sleep: Callable[[float], object] | None,
+        clock: Callable[[], float],
+        mask: Callable[[str], str],
+    ) -> None:
+        self.backend = backend
+        self.requests = requests
+        self.first = first
+        self.cache = cache
+        self.limiter = limiter
+        self.max_retries = max_retries
+        self.timeout = timeout
+        self.deadline = deadline
+        self.max_consecutive_failures = max_consecutive_failures
+        self.desc = desc
+        self.label = label
+        self.sleep = sleep
+        self.clock = clock
+        self.mask = mask
+        self.deadline_at = None if deadline is None else started_at + deadline
+        self.stop = threading.Event()
+        self.halted: list[str] = []  # the reason, once max_consecutive_failures stopped the run
+        self.wait: Callable[[float], object] = sleep if sleep is not None else self.stop.wait
+        self.backoff = Backoff(jitter_seed)
+        self.owner = new_owner()
+        self.bar: Any = None
+        self._attempt_within = getattr(backend, "generate_within", None)
+        # failed requests in a row, in the order they finish (counted in the calls, so that
+        # no request starts after the one that reached max_consecutive_failures)
+        self._streak = 0
+        self._streak_lock = threading.Lock()
+
+    # -- telling ---------------------------------------------------------------------------
+    def name_of(self, request: GenerationRequest) -> str:
+        if self.label is not None:
+            return self.label(request)
+        return f"request {request.cache_key()[:12]}…"
+
+    def warn(self, message: str) -> None:
+        if self.bar is not None:
+            self.bar.write(message, file=sys.stderr)
+        else:
+            log.warning("%s", message)
+
+    def fail(
+        self, request: GenerationRequest, attempts: int, reason: str, *, quiet: bool = False
+    ) -> GenerationResult:
+        reason = self.mask(reason)
+        if not quiet:
+            self.warn(f"{self.backend.name}: {self.name_of(request)} failed: {reason}")
+        return GenerationResult(text="", model=request.model, error=reason, attempts=attempts)
+
+    def stopped(self) -> str | None:
+        """Why no further attempt may start (None: go on); raises :class:`Cancelled` on interruption."""
+        if self.stop.is_set():
+            if self.halted:
+                return self.halted[0]
+            raise Cancelled
+        if self.deadline_at is not None and self.clock() >= self.deadline_at:
+            return f"deadline of {self.deadline:g} s reached"
+        return None
+
+    def note(self, result: GenerationResult) -> GenerationResult:
+        """Count ``result`` in the streak of failures; stop the run when it reaches the limit."""
+        limit = self.max_consecutive_failures
+        if limit is None or result.attempts == 0:
+            return result
+        with self._streak_lock:
+            self._streak = 0 if result.ok else self._streak + 1
+            if self._streak >= limit and not self.halted:
+                self.halted.append(
+                    f"stopped after {self._streak} consecutive failures of "
+                    f"{self.desc or self.backend.name} (last: {result.error})"
+                )
+                self.warn(
+                    f"{self.backend.name}: {self.halted[0]}; the other requests are not "
+                    "attempted (re-run to retry)"
+                )
+                self.stop.set()
+        return result
+
+    # -- the steps of one request ----------------------------------------------------------
+    def plan(self, request: GenerationRequest) -> Generator[Step, Any, GenerationResult]:
+        """The attempts of ``request`` as steps for a driver; returns its result.
+
+        Yields ``("acquire", tokens)`` (send back True when reserved, False when cancelled),
+        ``("attempt", seconds_or_None)`` (send back the result, or throw the attempt's
+        exception in) and ``("sleep", seconds)``.
+        """
+        timeout, deadline_at, clock = self.timeout, self.deadline_at, self.clock
+        limiter = self.limiter
+        reserve = estimate_call_tokens(request) if limiter is not None else 0
+        attempts = 0
+        started: float | None = None
+        while True:
+            why = self.stopped()
+            if why is not None:
+                reason = (
+                    f"not attempted: {why}" if attempts == 0 else f"{why} after {attempts} attempts"
+                )
+                return self.fail(request, attempts, reason, quiet=attempts == 0)
+            if limiter is not None and not (yield ("acquire", reserve)):
+                why = self.stopped()
+                return self.fail(request, attempts, f"not attempted: {why}", quiet=True)
+            attempts += 1
+            t0 = clock()
+            started = t0 if started is None else started
+            left = [
+                x
+                for x in (
+                    None if timeout is None else started + timeout - t0,
+                    None if deadline_at is None else deadline_at - t0,
+                )
+                if x is not None
+            ]
+            try:
+                result = yield ("attempt", max(0.001, min(left)) if left else None)
+            except TransientError as exc:
+                if attempts > self.max_retries:
+                    return self.fail(
+                        request, attempts, f"gave up after {attempts} attempts: {describe(exc)}"
+                    )
+                delay = self.backoff.delay(attempts, retry_after=exc.retry_after)
+                for limit, at, what in (
+                    (timeout, None if timeout is None else started + timeout, "timeout"),
+                    (self.deadline, deadline_at, "deadline"),
+                ):
+                    if at is not None and clock() + delay > at:
+                        return self.fail(
+                            request,
+                            attempts,
+                            f"{what} of {limit:g} s reached after {attempts} attempts; "
+                            f"last error: {describe(exc)}",
+                        )
+                log.info(
+                    "%s: attempt %d failed (%s); retrying in %.2f s",
+                    self.backend.name,
+                    attempts,
+                    self.mask(describe(exc)),
+                    delay,
+                )
+                yield ("sleep", delay)
+                continue
+            except PermanentError as exc:
+                return self.fail(request, attempts, f"permanent error: {describe(exc)}")
+            except Exception as exc:  # a backend bug must not end the run
+                return self.fail(
+                    request,
+                    attempts,
+                    f"unexpected {type(exc).__name__} from {self.backend.name}: {exc}",
+                )
+            latency = clock() - t0
+            if limiter is not None:
+                used = None
+                if result.input_tokens is not None or result.output_tokens is not None:
+                    used = (result.input_tokens or 0) + (result.output_tokens or 0)
+                limiter.correct(reserve, used)
+            result = scrub(
+                dataclasses.replace(
+                    result, attempts=attempts, latency_s=result.latency_s or latency, cached=False
+                ),
+                self.mask,
+            )
+            return result
+
+    def attempts_of(self, request: GenerationRequest) -> GenerationResult:
+        """Drive :meth:`plan` in this thread."""
+        steps = self.plan(request)
+        value: Any = None
+        error: Exception | None = None
+        try:
+            while True:
+                kind, arg = steps.throw(error) if error is not None else steps.send(value)
+                value, error = None, None
+                if kind == "acquire":
+                    assert self.limiter is not None
+                    value = self.limiter.acquire(arg, cancelled=self.stop.is_set)
+                elif kind == "sleep":
+                    self.wait(arg)
+                else:
+                    try:
+                        if self._attempt_within is not None and arg is not None:
+                            value = self._attempt_within(request, arg)
+                        else:
+                            value = self.backend.generate(request)
+                    except Exception as exc:
+                        error = exc
+        except StopIteration as end:
+            return end.value
+
+    async def aattempts_of(self, request: GenerationRequest) -> GenerationResult:
+        """Drive :meth:`plan` on the event loop, with the backend's ``agenerate_within``."""
+        attempt = self.backend.agenerate_within  # type: ignore[attr-defined]
+        steps = self.plan(request)
+        value: Any = None
+        error: Exception | None = None
+        try:
+            while True:
+                kind, arg = steps.throw(error) if error is not None else steps.send(value)
+                value, error = None, None
+                if kind == "acquire":
+                    assert self.limiter is not None
+                    while True:
+                        pause = self.limiter.try_acquire(arg)
+                        if pause <= 0 or self.stop.is_set():
+                            value = pause <= 0
+                            break
+                        await self._asleep(pause)
+                elif kind == "sleep":
+                    if self.sleep is not None:
+                        self.sleep(arg)
+                    else:
+                        await self._asleep(arg)
+                else:
+                    try:
+                        value = await attempt(request, arg)
+                    except Exception as exc:
+                        error = exc
+        except StopIteration as end:
+            return end.value
+
+    async def _asleep(self, seconds: float) -> None:
+        """Wait ``seconds`` on the event loop, or less when the run stops."""
+        end = time.monotonic() + seconds
+        while not self.stop.is_set():
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            await asyncio.sleep(min(left, POLL))
+
+    # -- one key ---------------------------------------------------------------------------
+    def call(self, key: str) -> GenerationResult | object:
+        """Answer ``key`` in this thread: claim it, look in the cache, else attempt it and store it."""
+        request = self.requests[self.first[key]]
+        cache = self.cache
+        if cache is None:
+            return self.note(self.attempts_of(request))
+        why = self.stopped()
+        if why is not None:
+            return self.fail(request, 0, f"not attempted: {why}", quiet=True)
+        claimed = cache.claim(key, self.owner)
+        try:
+            hit = cache.get_key(key)  # stored by another caller since the run started?
+            if hit is not None:
+                return scrub(hit, self.mask)
+            if not claimed:  # another caller is paying for it: look again later
+                return DEFERRED
+            result = self.note(self.attempts_of(request))
+            self._store_and_release(request, result, key)  # at once (failures are not stored)
+            claimed = False
+            return result
+        finally:
+            if claimed:
+                cache.release(key, self.owner)
+
+    async def acall(self, key: str) -> GenerationResult | object:
+        """:meth:`call` as a task on the event loop."""
+        request = self.requests[self.first[key]]
+        cache = self.cache
+        if cache is None:
+            return self.note(await self.aattempts_of(request))
+        why = self.stopped()
+        if why is not None:
+            return self.fail(request, 0, f"not attempted: {why}", quiet=True)
+        claimed, hit = self._claim_and_look(key)  # SQLite in the loop's thread: ~0.1 ms
+        try:
+            if hit is not None:
+                return scrub(hit, self.mask)
+            if not claimed:
+                return DEFERRED
+            result = self.note(await self.aattempts_of(request))
+            self._store_and_release(request, result, key)
+            claimed = False
+            return result
+        finally:
+            if claimed:  # a hit, or interrupted
+                cache.release(key, self.owner)
+
+    def _claim_and_look(self, key: str) -> tuple[bool, GenerationResult | None]:
+        assert self.cache is not None
+        return self.cache.claim(key, self.owner), self.cache.get_key(key)
+
+    def _store_and_release(
+        self, request: GenerationRequest, result: GenerationResult, key: str
+    ) -> None:
+        assert self.cache is not None
+        self.cache.put_and_release(request, result, self.owner)  # one commit

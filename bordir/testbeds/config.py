@@ -1,0 +1,129 @@
+"""A testbed run's settings: :class:`TestbedConfig` (testbed, data, models, noise or counterfactual ratios, seed, policy) and its defaults."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..errors import ConfigError
+from ..metrics.uncertainty import DEFAULT_RESAMPLES, resolve_seed
+from .construct import RGB_SEED
+from .prompt import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
+from .territorial import TESTBEDS
+
+__all__ = ["TestbedConfig", "DEFAULT_RATIOS", "TESTBED_JSON", "KIND_OF"]
+
+
+TESTBED_JSON = "testbed.json"
+
+
+DEFAULT_RATIOS: dict[str, tuple[float, ...]] = {
+    "noise": (0.0, 0.2, 0.4, 0.6, 0.8),
+    "rejection": (1.0,),
+    "integration": (0.0, 0.2, 0.4),
+    "counterfactual": (0.0,),
+}
+
+
+KIND_OF = {
+    "noise": "noise",
+    "rejection": "noise",
+    "integration": "integration",
+    "counterfactual": "fact",
+}
+"""The kind of RGB file (``noise``, ``integration`` or ``fact``) each testbed reads."""
+
+
+@dataclass(frozen=True)
+class TestbedConfig:
+    """One testbed run (keyword-only; see ``bordir testbed --help``).
+
+    Attributes:
+        testbed: ``noise``, ``rejection``, ``integration`` or ``counterfactual``.
+        data: ``rgb:FILE``, ``demo`` or a corpus spec.
+        models: ``provider/model`` strings.
+        langs: query languages to keep (territorial data); RGB files: the file's language.
+        ratios: noise rates (default per testbed; rejection is always 1).
+        passage_num: documents per prompt (RGB: 5).
+        seed: instance seed (default ``$BORDIR_SEED`` or 12345; RGB uses 2333).
+        seeding: ``bordir`` (seed per question) or ``rgb`` (``random.seed(seed)`` before every instance).
+        temperature, max_tokens: generation settings (RGB's temperature default: 0.7).
+        limit: at most this many questions per language (None: all).
+        dataset: for a corpus spec: ``demo`` or ``borderlines:PATH``.
+        policy: the policy of the headline numbers and comparisons (default ``rgb``
+            for RGB files, ``bordir`` for territorial data); both are always computed.
+        cache: response-cache file (default: bordir's).
+        concurrency: calls in flight.
+        n_resamples: bootstrap resamples and permutations.
+        correct_rate: counterfactual: share of correct positives (RGB ``--correct_rate``).
+        max_negatives: territorial: negatives kept per question.
+        judge: ``provider/model`` of an LLM judge for RGB's Rej* (rejection) and
+            ED* / CR* (counterfactual); None: no judge.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    testbed: str
+    data: str
+    models: tuple[str, ...]
+    langs: tuple[str, ...] = ()
+    ratios: tuple[float, ...] | None = None
+    passage_num: int = 5
+    seed: int | None = None
+    seeding: str = "bordir"
+    temperature: float = DEFAULT_TEMPERATURE
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    limit: int | None = None
+    dataset: str = "demo"
+    policy: str | None = None
+    cache: str | None = None
+    concurrency: int | None = None
+    n_resamples: int = DEFAULT_RESAMPLES
+    correct_rate: float = 0.0
+    max_negatives: int = 20
+    judge: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.testbed not in TESTBEDS:
+            raise ConfigError(f"unknown testbed {self.testbed!r}; known: {', '.join(TESTBEDS)}")
+        if not self.models:
+            raise ConfigError("give at least one model (--model provider/name)")
+        if self.seeding not in ("bordir", "rgb"):
+            raise ConfigError(f"seeding must be 'bordir' or 'rgb', got {self.seeding!r}")
+        for r in self.ratios or ():
+            if not 0 <= r <= 1:
+                raise ConfigError(f"noise ratio {r} is outside [0, 1]")
+
+    @property
+    def is_rgb(self) -> bool:
+        return self.data.startswith("rgb:")
+
+    @property
+    def resolved_seed(self) -> int:
+        return (
+            resolve_seed(self.seed)
+            if not (self.seeding == "rgb" and self.seed is None)
+            else RGB_SEED
+        )
+
+    @property
+    def resolved_ratios(self) -> tuple[float, ...]:
+        if self.testbed == "rejection":
+            return (1.0,)
+        return tuple(self.ratios) if self.ratios else DEFAULT_RATIOS[self.testbed]
+
+    @property
+    def resolved_policy(self) -> str:
+        return self.policy or ("rgb" if self.is_rgb else "bordir")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.update(
+            seed=self.resolved_seed,
+            ratios=list(self.resolved_ratios),
+            policy=self.resolved_policy,
+            models=list(self.models),
+            langs=list(self.langs),
+        )
+        return d

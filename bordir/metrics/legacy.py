@@ -195,25 +195,30 @@ def _parse_row(
     repeats a few hundred names), which keeps a 100,000-row table small in memory.
     """
     territory, claimants, codes, controller, controller_code, text, response_en, rc = cells
-    for col, value in (
-        ("Territory", territory),
-        ("Claimants", claimants),
-        ("Controller", controller),
-    ):
-        if value.strip() == "":
-            raise DataError("is empty", path=path, line=line, field=col)
-    responses_d = repr_dict(text)  # the common shape, parsed without ast (same result)
-    if responses_d is None:
-        responses_d = _literal_dict(text, path, line)
+    if not (territory.strip() and claimants.strip() and controller.strip()):
+        for col, value in (
+            ("Territory", territory),
+            ("Claimants", claimants),
+            ("Controller", controller),
+        ):
+            if value.strip() == "":
+                raise DataError("is empty", path=path, line=line, field=col)
     m = memo.setdefault
+    key = ("dict", text)  # a tuple: never equal to a string key
+    items = memo.get(key)
+    if items is None:  # tables repeat answer dicts (runs, models): parse each text once
+        responses_d = repr_dict(text)  # the common shape, parsed without ast (same result)
+        if responses_d is None:
+            responses_d = _literal_dict(text, path, line)
+        items = memo[key] = tuple(
+            (m(k, k), v if v is None else m(v, v)) for k, v in responses_d.items()
+        )
     columns["Territory"].append(territory)
     columns["Claimants"].append(list(_pieces(claimants, memo)))
     columns["Claimant_Codes"].append(list(_pieces(codes, memo)))
     columns["Controller"].append(m(controller, controller))
     columns["Controller_Code"].append(m(controller_code, controller_code))
-    columns["Responses_d"].append(
-        {m(k, k): v if v is None else m(v, v) for k, v in responses_d.items()}
-    )
+    columns["Responses_d"].append(dict(items))  # a fresh dict per row, as before
     columns["Response_en"].append(m(response_en, response_en))
     columns["Response_Controller"].append(rc if rc is None else m(rc, rc))
 

@@ -161,6 +161,28 @@ def test_a_stalled_server_costs_the_timeout_not_the_client_default(monkeypatch):
 # -- item 13: truncated bodies, key hints ------------------------------------------------------
 
 
+def _read_request(conn: socket.socket) -> bytes:
+    """One whole HTTP request (headers and a Content-Length body) from ``conn``."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n" + body
+
+
 class _Truncating:
     """An HTTP server that announces a body of 500 bytes, sends 40 and closes."""
 
@@ -179,12 +201,13 @@ class _Truncating:
             except OSError:
                 return
             with conn:
-                conn.recv(65536)
+                _read_request(conn)  # all of it: closing on unread bytes would send a reset
                 self.count += 1
                 conn.sendall(
                     b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n"
                     b'{"id": "x", "choices": [{"index": 0, "m'
                 )
+                conn.shutdown(socket.SHUT_WR)  # a clean close after the cut body
 
     def close(self) -> None:
         self.sock.close()

@@ -43,6 +43,12 @@ def _load(tmp_path, body: str):
         ('retriever = "tfidf"', "retriever", "one of bge-m3, bm25"),
         ('system = "skeptic"', "system", "one of nationalist, un, vanilla"),
         ('dataset = "mmlu"', "dataset", "one of borderlines, demo"),
+        ("temperature = 50", "temperature", "a number from 0 to 2"),
+        ("temperature = 2.01", "temperature", "a number from 0 to 2"),
+        ("k = 100000000000000000", "k", "an integer from 1 to 1,000"),
+        ("k = 1001", "k", "an integer from 1 to 1,000"),
+        ("concurrency = 1000000", "concurrency", "an integer from 1 to 10,000"),
+        ("max_tokens = 10000000", "max_tokens", "an integer from 1 to 1,000,000"),
     ],
 )
 def test_bad_values_name_file_and_field(tmp_path, line, field, expected):
@@ -134,3 +140,8 @@ def _tmp_cache() -> str:
     import tempfile
 
     return tempfile.mkdtemp() + "/c.sqlite3"
+
+
+def test_the_upper_bounds_themselves_are_accepted(tmp_path):
+    cfg, _ = _load(tmp_path, "[experiment]\ntemperature = 2\nk = 1000\nconcurrency = 10000\n")
+    assert (cfg.temperature, cfg.k, cfg.concurrency) == (2.0, 1000, 10000)

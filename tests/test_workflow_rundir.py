@@ -197,3 +197,24 @@ def test_a_run_that_fails_before_writing_leaves_the_directory_as_it_was(tmp_path
         )
     assert (out / "run.json").read_text() == before and not (out / "run.previous.json").exists()
     assert len(bordir.load_run(out).responses)
+
+
+def test_killed_rerun_moves_the_old_report_aside(tmp_path):
+    """A report of the previous results never sits beside an interrupted re-run's partial ones."""
+    out = tmp_path / "run"
+    bordir.run(SMALL, cache=tmp_path / "a.sqlite3", out=out, progress=False)
+    assert cli_main(["report", str(out)]) == 0
+    old_html = (out / "report.html").read_bytes()
+    old_metrics = (out / "metrics.json").read_bytes()
+    cfg = {**SMALL, "modes": ["no_ir"], "runs": 3, "concurrency": 1}
+    with pytest.raises(KeyboardInterrupt):
+        bordir.run(
+            cfg,
+            cache=tmp_path / "b.sqlite3",
+            out=out,
+            progress=False,
+            backends={"mock/first": _Dies(5)},
+        )
+    assert not (out / "report.html").exists() and not (out / "metrics.json").exists()
+    assert (out / "report.previous.html").read_bytes() == old_html
+    assert (out / "metrics.previous.json").read_bytes() == old_metrics

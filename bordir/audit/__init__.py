@@ -10,6 +10,7 @@ language.
 
 * :mod:`~bordir.audit.schema` — the record schema and per-record validation;
 * :mod:`~bordir.audit.reader` — streaming JSONL / Parquet reader;
+* :mod:`~bordir.audit.normalize` — the normalized record layout, the vectorised pre-check, citation matching;
 * :mod:`~bordir.audit.detect` — seeded detection (langdetect-rs or langdetect) for missing languages;
 * :mod:`~bordir.audit.aggregate` — bounded-memory accumulation of counts;
 * :mod:`~bordir.audit.run` — :func:`run_audit`;

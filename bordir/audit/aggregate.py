@@ -30,7 +30,7 @@ from ..citations.tables import ALL_LANGS
 from ..errors import ConfigError
 from ..languages import registry
 from .detect import UNDETERMINED, LanguageDetector
-from .reader import match_citations
+from .normalize import match_citations
 
 __all__ = ["Accumulator", "EXTRAS", "GROUP_BY"]
 
@@ -216,9 +216,9 @@ class Accumulator:
         return rec_out, flat_out, oor
 
     def add(self, t: pa.Table, *, citations: tuple[np.ndarray, np.ndarray] | None = None) -> None:
-        """Add a block of valid normalized records (:data:`~bordir.audit.reader.NORMALIZED`).
+        """Add a block of valid normalized records (:data:`~bordir.audit.normalize.NORMALIZED`).
 
-        ``citations``: :func:`~bordir.audit.reader.match_citations` of ``t`` when already computed.
+        ``citations``: :func:`~bordir.audit.normalize.match_citations` of ``t`` when already computed.
         """
         n = t.num_rows
         if n == 0:

@@ -35,6 +35,11 @@ __all__ = ["RunDirWriter", "LOCK_FILE", "PREVIOUS_RUN_JSON", "write_run_json", "
 
 LOCK_FILE = ".bordir-run.lock"
 PREVIOUS_RUN_JSON = "run.previous.json"
+STALE_REPORT_FILES = (
+    ("report.html", "report.previous.html"),
+    ("metrics.json", "metrics.previous.json"),
+)
+"""Report files of the previous results, moved aside when a run starts in their directory."""
 
 
 def write_run_json(info: dict[str, Any], out: Path) -> Path:
@@ -120,6 +125,11 @@ class RunDirWriter:
         old = self.out / "run.json"
         if old.exists():
             os.replace(old, self.out / PREVIOUS_RUN_JSON)
+        # a report of the previous results must not pass for one of these (an interrupted
+        # re-run would leave it next to new, partial results): keep it under its "previous" name
+        for name, previous in STALE_REPORT_FILES:
+            if (self.out / name).exists():
+                os.replace(self.out / name, self.out / previous)
         write_run_json({**info, "status": "incomplete"}, self.out)
 
     def hits(self, retrieval: Any) -> None:

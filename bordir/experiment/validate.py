@@ -19,6 +19,12 @@ from .config import PAPER_SEEDS
 __all__ = ["check_values", "check_names", "check_mock_models"]
 
 
+MAX_K = 1_000
+"""Documents per prompt at most (BordIRLines uses up to 10)."""
+MAX_TEMPERATURE = 2.0
+"""Sampling temperature at most: OpenAI accepts [0, 2], Cohere [0, 1]."""
+
+
 def check_values(data: dict[str, Any], where: str) -> dict[str, Any]:
     """Type-, range- and name-check a flat config dict; return it normalised (tuples, canonical names)."""
     data = dict(data)
@@ -107,17 +113,25 @@ def check_values(data: dict[str, Any], where: str) -> dict[str, Any]:
             raise bad("seeds", "a list of integers")
         if len(set(seeds)) != len(seeds):
             raise bad("seeds", "distinct integers (a repeated seed repeats a run)")
-    for name, lo in (
-        ("k", 1),
-        ("max_tokens", 1),
-        ("concurrency", 1),
-        ("max_retries", 0),
-        ("max_consecutive_failures", 1),
+    for name, lo, hi in (
+        ("k", 1, MAX_K),
+        ("max_tokens", 1, 1_000_000),
+        ("concurrency", 1, 10_000),
+        ("max_retries", 0, 100),
+        ("max_consecutive_failures", 1, None),
     ):
-        if data.get(name) is not None and (not is_int(data[name]) or data[name] < lo):
+        value = data.get(name)
+        if value is not None and (not is_int(value) or value < lo):
             raise bad(name, f"an integer >= {lo}")
+        if value is not None and hi is not None and value > hi:
+            raise bad(name, f"an integer from {lo} to {hi:,}")
     if "temperature" in data and (not is_num(data["temperature"]) or data["temperature"] < 0):
         raise bad("temperature", "a finite number >= 0")
+    if "temperature" in data and data["temperature"] > MAX_TEMPERATURE:
+        raise bad(
+            "temperature",
+            f"a number from 0 to {MAX_TEMPERATURE:g} (the range the providers accept)",
+        )
     if "temperature" in data:
         data["temperature"] = float(data["temperature"])
     for name in ("timeout", "deadline"):

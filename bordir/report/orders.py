@@ -24,6 +24,7 @@ import pandas as pd
 
 from .._json import jsonable
 from ..citations.tables import ci_text, pct
+from ..metrics.registry import metric_label
 from .html import data_uri
 from .rundir import RESPONSES_FILE, RunDir
 from .tables import Table
@@ -33,7 +34,6 @@ __all__ = ["Section", "order_section", "CALIBRATION_FILE", "PICK_PLOT"]
 CALIBRATION_FILE = "calibration.parquet"
 PICK_PLOT = "pick_rates"
 SHOWN = ("kb_cs", "cst_cs", "delta_cs")
-_LABEL = {"kb_cs": "KB CS", "cst_cs": "Cst CS", "delta_cs": "ΔCS"}
 
 
 @dataclass(frozen=True)
@@ -200,7 +200,9 @@ def order_section(run: RunDir, out: Path, *, n_resamples: int, seed: int | None)
     )
     drows = []
     for (model, mode, metric), r in wide.iterrows():
-        drows.append((str(model), str(mode), _LABEL[metric], *(pct(r.get(rule)) for rule in rules)))
+        drows.append(
+            (str(model), str(mode), metric_label(metric), *(pct(r.get(rule)) for rule in rules))
+        )
     t_deb = Table(
         "order_debiased",
         f"CS ×100 under each order rule in the modes asked in every order ({order_modes}; "

@@ -23,15 +23,12 @@ from .tables import Table
 
 __all__ = ["variance_section"]
 
-_LABEL = {
-    "kb_cs": "KB CS",
-    "control_cs": "Control CS",
-    "non_control_cs": "Non-control CS",
-    "delta_cs": "ΔCS",
-    "delta_cs_abs": "ΔCS (unnorm.)",
-    "cst_cs": "Cst CS",
-    "cst_cs_unknown": "Cst CS unk",
-}
+
+def _label(metric: str) -> str:
+    """The metric's report label, from the one metric registry (the name if it is not registered)."""
+    from ..metrics.registry import METRIC_REGISTRY, metric_label
+
+    return metric_label(metric) if metric in METRIC_REGISTRY else metric
 
 
 def _num(x) -> float | None:
@@ -51,7 +48,7 @@ def variance_section(run: RunDir, out: Path, *, n_resamples: int, seed: int | No
             (
                 str(r.model),
                 str(r.mode),
-                _LABEL.get(r.metric, r.metric),
+                _label(r.metric),
                 str(r.n_territories),
                 str(r.n_runs),
                 f"{pct(_num(r.share_territory))} {ci_text(_num(r.share_territory_low), _num(r.share_territory_high))}",

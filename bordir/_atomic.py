@@ -141,7 +141,8 @@ def atomic_replace_dir(built: str | os.PathLike[str], dest: str | os.PathLike[st
     """Move a finished directory ``built`` (a sibling of ``dest``) into place as ``dest``.
 
     For indexes built whole in a temporary sibling directory. An existing
-    ``dest`` is removed first. If another process put its own finished copy in
+    ``dest`` is renamed aside (within the same directory), the new one renamed
+    in, and only then is the old one deleted. If another process put its own finished copy in
     place in the meantime (``dest`` exists again, with ``marker`` file
     ``meta.json`` in it), that copy is kept and ``built`` is discarded.
 
@@ -158,8 +159,10 @@ def atomic_replace_dir(built: str | os.PathLike[str], dest: str | os.PathLike[st
     import shutil
 
     built, dest = Path(built), Path(dest)
-    if dest.exists():
-        shutil.rmtree(dest)
+    old: Path | None = None
+    if dest.exists():  # moved aside, not deleted first: a reader never finds no index at all
+        old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old.", dir=dest.parent))
+        os.replace(dest, old / dest.name)
     try:
         os.replace(built, dest)
     except OSError:  # another process finished the same build first: keep its copy
@@ -167,5 +170,8 @@ def atomic_replace_dir(built: str | os.PathLike[str], dest: str | os.PathLike[st
             raise
         shutil.rmtree(built, ignore_errors=True)
         return False
+    finally:
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
     _fsync_dir(dest.parent)
     return True

@@ -40,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ._batch_http import Handler, lines_of
-from .loopback import Reply, _Server
+from .loopback import Reply, _Server, chat_completion
 
 __all__ = ["BatchServer"]
 
@@ -183,27 +183,7 @@ class BatchServer:
         return obj
 
     def chat(self, body: dict) -> dict:
-        r = self.reply
-        return {
-            "id": f"chatcmpl-batch-{uuid.uuid4().hex[:12]}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model", ""),
-            "system_fingerprint": "fp_loopback",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": r.text_for(body), "refusal": None},
-                    "logprobs": None,
-                    "finish_reason": r.finish_reason,
-                }
-            ],
-            "usage": {
-                "prompt_tokens": r.input_tokens,
-                "completion_tokens": r.output_tokens,
-                "total_tokens": r.input_tokens + r.output_tokens,
-            },
-        }
+        return chat_completion(self.reply, body, f"chatcmpl-batch-{uuid.uuid4().hex[:12]}")
 
     def _advance(self, b: _Batch) -> None:
         now = int(time.time())

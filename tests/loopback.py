@@ -330,32 +330,32 @@ def _error_payload(path: str, message: str, status: int) -> dict:
     return {"error": {"message": message, "type": kind, "param": None, "code": kind}}
 
 
-def _openai_chat(server: LoopbackServer, body: dict) -> tuple[int, Any, dict[str, str]]:
-    r = server.reply
-    return (
-        200,
-        {
-            "id": f"chatcmpl-loopback-{server.count}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model", ""),
-            "system_fingerprint": "fp_loopback",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": r.text_for(body), "refusal": None},
-                    "logprobs": None,
-                    "finish_reason": r.finish_reason,
-                }
-            ],
-            "usage": {
-                "prompt_tokens": r.input_tokens,
-                "completion_tokens": r.output_tokens,
-                "total_tokens": r.input_tokens + r.output_tokens,
-            },
+def chat_completion(reply: Reply, body: dict, completion_id: str) -> dict:
+    """An OpenAI ``chat.completion`` object answering ``body`` with ``reply`` (online and in batches)."""
+    return {
+        "id": completion_id,
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", ""),
+        "system_fingerprint": "fp_loopback",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": reply.text_for(body), "refusal": None},
+                "logprobs": None,
+                "finish_reason": reply.finish_reason,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": reply.input_tokens,
+            "completion_tokens": reply.output_tokens,
+            "total_tokens": reply.input_tokens + reply.output_tokens,
         },
-        {},
-    )
+    }
+
+
+def _openai_chat(server: LoopbackServer, body: dict) -> tuple[int, Any, dict[str, str]]:
+    return 200, chat_completion(server.reply, body, f"chatcmpl-loopback-{server.count}"), {}
 
 
 def _cohere_chat(server: LoopbackServer, body: dict) -> tuple[int, Any, dict[str, str]]:

@@ -486,3 +486,17 @@ def test_languages_whose_names_sanitise_alike_get_their_own_files(tmp_path):
     for lang in langs:
         rows, _ = opened.search(q[0], 10, langs=[lang])
         assert {keys[r][0] for r in rows} == {lang}
+
+
+def test_index_builds_show_a_progress_bar_per_language(demo, tmp_path, monkeypatch, capsys):
+    """Both on-disk builds are long on a large corpus: one bar step per language (forced on)."""
+    monkeypatch.setenv("BORDIR_PROGRESS", "1")
+    ds, corpus = demo
+    get_retriever("bm25", index_dir=tmp_path / "bm25").fit(corpus)
+    assert "bm25 index" in capsys.readouterr().err
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((300, 16)).astype("float32")
+    keys = [("en" if i % 2 else "fr", str(i)) for i in range(300)]
+    IVFPQIndex.build(x, keys, tmp_path / "ix", IndexParams(nlist=4, m=4, min_ivf=10))
+    err = capsys.readouterr().err
+    assert "ivfpq index" in err and "2/2" in err

@@ -108,13 +108,22 @@ def save_indexes(
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     info: dict[str, dict[str, Any]] = {}
+    from .._progress import progress_bar
+
+    langs = list(langs)  # (lang, n, build) tuples; the builds stay lazy
+    bar = progress_bar(None, total=len(langs), desc="bm25 index", unit="lang")
     for lang, n, build in langs:
+        if bar is not None:
+            bar.set_postfix(lang=lang, refresh=False)
+            bar.update(1)
         bm25 = build()
         entry: dict[str, Any] = {"n": n, "dir": _lang_dir(lang), "empty": bm25 is None}
         if bm25 is not None:
             bm25.save(str(tmp / entry["dir"]), show_progress=False)
         info[lang] = entry
         del bm25  # one language's index in memory at a time
+    if bar is not None:
+        bar.close()
     meta = {
         "format": BM25_STORE_FORMAT,
         "corpus": corpus_hash,

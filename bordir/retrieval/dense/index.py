@@ -256,12 +256,20 @@ class IVFPQIndex:
         for i, (lang, _) in enumerate(keys):
             by_lang.setdefault(lang, []).append(i)
         langs_meta: dict[str, dict[str, Any]] = {}
+        from ..._progress import progress_bar
+
+        bar = progress_bar(None, total=len(by_lang), desc="ivfpq index", unit="lang")
         for lang, rows_list in sorted(by_lang.items()):
+            if bar is not None:
+                bar.set_postfix(lang=lang, refresh=False)
+                bar.update(1)
             rows = np.asarray(rows_list, dtype=np.int64)
             if len(rows) < max(2, params.min_ivf):
                 langs_meta[lang] = {"n": len(rows), "kind": "flat"}
                 continue
             langs_meta[lang] = _build_lang(vectors, rows, tmp, _lang_file(lang), params)
+        if bar is not None:
+            bar.close()
         meta = {
             "format": INDEX_FORMAT,
             "kind": "ivfpq",

@@ -259,8 +259,9 @@ def test_unreachable_hub_fails_at_once_with_what_to_do(tmp_path):
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
+    proxy_vars = {"HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"}
     env = {
-        **__import__("os").environ,
+        **{k: v for k, v in __import__("os").environ.items() if k not in proxy_vars},
         "HF_ENDPOINT": f"http://127.0.0.1:{port}",
         "HF_HOME": str(tmp_path / "hf"),
         "HF_HUB_OFFLINE": "0",

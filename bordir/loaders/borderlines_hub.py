@@ -78,7 +78,14 @@ def _load(repo: str, config: str, revision: str | None, split: str | None = None
                 )
         from huggingface_hub import constants
 
-        if not constants.HF_HUB_OFFLINE and not _endpoint_reachable(constants.ENDPOINT):
+        proxied = any(
+            os.environ.get(v) for v in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+        )  # through a proxy a direct connection says nothing: let huggingface_hub try
+        if (
+            not constants.HF_HUB_OFFLINE
+            and not proxied
+            and not _endpoint_reachable(constants.ENDPOINT)
+        ):
             # huggingface_hub would retry five times with backoff (about 25 s of log lines) before
             # failing: use a cached copy if there is one, else say at once what to do.
             try:

@@ -34,6 +34,7 @@ BENCHMARKS: list[tuple[str, int, int]] = [
     ("ray_executor", 150, 75),
     ("corpus", 60, 20),
     ("demo", 300, 60),
+    ("view", 420, 120),
 ]
 
 

@@ -54,8 +54,9 @@ _CHILD = r"""
 import json, sys, time
 t0 = time.perf_counter()
 from bordir.audit import run_audit, write_audit
+from bordir.audit.options import AuditOptions
 t1 = time.perf_counter()
-res = run_audit(sys.argv[1], group_by=sys.argv[3] or None, n_resamples=2000, seed=1)
+res = run_audit(sys.argv[1], AuditOptions(group_by=sys.argv[3] or None, n_resamples=2000, seed=1))
 t2 = time.perf_counter()
 write_audit(res, sys.argv[2], plots=False)
 t3 = time.perf_counter()
@@ -166,8 +167,8 @@ def run_child(log: Path, out: Path, group_by: str) -> tuple[dict, float, float]:
 
 def engines(n_texts: int) -> dict:
     """Bordir's detector on ``n_texts`` distinct snippets: langdetect, langdetect-rs, its batch call."""
-    from bordir.wiki import langdetect_engine as le
-    from bordir.wiki.langcheck import detect, detect_many, engine_label
+    from bordir.langid import engine as le
+    from bordir.langid.check import detect, detect_many, engine_label
 
     sample = snippets(n_texts)
     texts = [t for t, _ in sample]

@@ -1,12 +1,12 @@
 """Coverage of 95 % intervals over territories at 12, 30, 60 and 251 territories, for every CS metric.
 
-Synthetic datasets with known population values (:mod:`bordir.metrics.simulate`: territories with correlated
+Synthetic datasets with known population values (:mod:`bordir.metrics.intervals.simulate`: territories with correlated
 answers, 70 % with a known controller, 1–4 claimant-language answers). For each size it prints the share of
 datasets whose interval covers the population value:
 
 * ``boot95``: the percentile cluster bootstrap (:func:`bordir.metrics.cluster_bootstrap`, 2,000 resamples);
 * ``bca95``: the BCa cluster bootstrap (``cluster_bootstrap(..., interval="bca")``, on fewer datasets);
-* ``terr95``: the small-sample interval (:func:`bordir.metrics.uncertainty.territory_interval`: cluster Wilson,
+* ``terr95``: the small-sample interval (:func:`bordir.metrics.intervals.territory.territory_interval`: cluster Wilson,
   MOVER for ΔCS, log-MOVER for the normalised ΔCS), which the report shows;
 
 then the same for ΔCS with a small Non-control CS (≈ 0.07), where the normalised ΔCS is undefined in many
@@ -29,9 +29,9 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bordir.metrics.cs import METRICS  # noqa: E402
-from bordir.metrics.simulate import coverage, population_values, synthetic_tables  # noqa: E402
-from bordir.metrics.uncertainty import cluster_bootstrap  # noqa: E402
+from bordir.metrics.cs.aggregate import METRICS  # noqa: E402
+from bordir.metrics.intervals.bootstrap import cluster_bootstrap  # noqa: E402
+from bordir.metrics.intervals.simulate import coverage, population_values, synthetic_tables  # noqa: E402
 
 SIZES = (12, 30, 60, 251)
 

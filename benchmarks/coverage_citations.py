@@ -34,9 +34,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bordir.citations.rates import answer_statistics  # noqa: E402
-from bordir.citations.ratio import _VARIANT_TERMS, ratio_score_test  # noqa: E402
+from bordir.citations.ratio_test import VARIANT_TERMS as _VARIANT_TERMS  # noqa: E402
+from bordir.citations.ratio_test import ratio_score_test  # noqa: E402
 from bordir.citations.simulate import audit_flags, fair_audits, planted_audits  # noqa: E402
-from bordir.metrics.multiple import holm_pvalues as holm_adjust  # noqa: E402
+from bordir.stats import holm_pvalues as holm_adjust  # noqa: E402
 
 
 def _ratios(per_lang: dict, scal: dict, w: np.ndarray | None, v: str) -> np.ndarray:

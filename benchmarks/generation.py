@@ -206,6 +206,7 @@ def bench_executor_cpu(calls: int, concurrency: int, latency: float) -> list[Fig
     from bordir.generation.backend import get_backend
     from bordir.generation.cache import ResponseCache
     from bordir.generation.executor import execute
+    from bordir.generation.executor_options import ExecutorOptions
     from bordir.generation.types import GenerationRequest, Message
 
     os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
@@ -224,7 +225,12 @@ def bench_executor_cpu(calls: int, concurrency: int, latency: float) -> list[Fig
             for i in range(calls + concurrency)
         ]
         # warm up the connection pool and the imports outside the measurement
-        execute(backend, requests[:concurrency], concurrency=concurrency, progress=False)
+        execute(
+            backend,
+            requests[:concurrency],
+            progress=False,
+            options=ExecutorOptions(concurrency=concurrency),
+        )
         with tempfile.TemporaryDirectory() as tmp:
             cache = ResponseCache(Path(tmp) / "responses.sqlite3")
             cpu0, t0 = time.process_time(), time.perf_counter()
@@ -232,8 +238,8 @@ def bench_executor_cpu(calls: int, concurrency: int, latency: float) -> list[Fig
                 backend,
                 requests[concurrency:],
                 cache=cache,
-                concurrency=concurrency,
                 progress=False,
+                options=ExecutorOptions(concurrency=concurrency),
             )
             cpu, wall = time.process_time() - cpu0, time.perf_counter() - t0
             cache.close()

@@ -8,7 +8,7 @@
     (:func:`bordir.metrics.score_responses`), the per-territory tables of one mode
     and a 1,000-resample cluster bootstrap over its runs for 3 metrics; its wall
     time and peak RSS (``ru_maxrss`` from ``wait4``) are held to ≤ 10 s and ≤ 1 GB.
-    The previous row-by-row scorer (:mod:`bordir.metrics._reference`) is timed on a
+    The previous row-by-row scorer (:mod:`bordir.metrics.cs.reference`) is timed on a
     subsample of runs in its own child and **extrapolated** linearly in rows.
 (b) **BorderLines table.** A ``response_table.csv`` of ``--table-rows`` (100,400)
     rows (the real territories repeated, names suffixed) is scored by the CLI,
@@ -110,7 +110,7 @@ print(json.dumps({"rows": len(df), "score_s": time.perf_counter() - t0, "scores"
 
 _CHILD_NEW_TABLE = r"""
 import json, sys, time
-from bordir.metrics.legacy import score_legacy_tables
+from bordir.metrics.legacy.response_table import score_legacy_tables
 t0 = time.perf_counter()
 result = score_legacy_tables([sys.argv[1]], clip=True)
 print(json.dumps({"rows": result["runs"][0]["n_territories"], "score_s": time.perf_counter() - t0}))

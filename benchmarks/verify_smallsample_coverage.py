@@ -1,4 +1,4 @@
-"""Coverage of the small-sample territory intervals (bordir/metrics/smallsample.py) under a generator unlike
+"""Coverage of the small-sample territory intervals (bordir/metrics/intervals/smallsample.py) under a generator unlike
 benchmarks/coverage_bootstrap.py: heterogeneous per-territory query counts (1-15), agreement correlated with size.
 
 Measured (2,000 datasets, 95 % nominal): 12 territories 87-89 %, 30 territories 91-93 % (claimed 92-97 % / 94-96 %).
@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from bordir.metrics.smallsample import territory_interval_from_arrays
+from bordir.metrics.intervals.smallsample import territory_interval_from_arrays
 
 RC = {"control_cs": ("c_num", "c_den"), "non_control_cs": ("n_num", "n_den")}
 

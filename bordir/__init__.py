@@ -68,7 +68,7 @@ _LAZY = {
     "Hit": ("bordir.records", "Hit"),
     "BorderLines": ("bordir.dataset", "BorderLines"),
     "Corpus": ("bordir.corpus", "Corpus"),
-    "Mode": ("bordir.retrieval.modes", "Mode"),
+    "Mode": ("bordir.modes", "Mode"),
     "BordIRLines": ("bordir.loaders.bordirlines", "BordIRLines"),
     "load_borderlines": ("bordir.loaders", "load_borderlines"),
     "load_borderlines_files": ("bordir.loaders", "load_borderlines_files"),
@@ -76,15 +76,15 @@ _LAZY = {
     "load_bordirlines": ("bordir.loaders", "load_bordirlines"),
     "load_demo": ("bordir.loaders", "load_demo"),
     "load_demo_corpus": ("bordir.loaders", "load_demo_corpus"),
-    "load_dataset": ("bordir.catalog", "load_dataset"),
+    "load_dataset": ("bordir.loaders.catalog", "load_dataset"),
     "load_corpus": ("bordir.corpus", "load_corpus"),
     "retrieve": ("bordir.retrieval.run", "retrieve"),
     "get_backend": ("bordir.generation.backend", "get_backend"),
     "Experiment": ("bordir.experiment.config", "Experiment"),
     "ExperimentConfig": ("bordir.experiment.config", "ExperimentConfig"),
-    "run": ("bordir.experiment.run", "run"),
-    "load_run": ("bordir.experiment.run", "load_run"),
-    "Run": ("bordir.experiment.run", "Run"),
+    "run": ("bordir.runner.run", "run"),
+    "load_run": ("bordir.runner.result", "load_run"),
+    "Run": ("bordir.runner.result", "Run"),
 }
 
 
@@ -105,12 +105,10 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import errors, languages
-    from .catalog import load_dataset
     from .corpus import Corpus, load_corpus
     from .dataset import BorderLines
     from .errors import BordirError, ConfigError, DataError, MissingExtraError, UnknownLanguageError
     from .experiment.config import Experiment, ExperimentConfig
-    from .experiment.run import Run, load_run, run
     from .generation.backend import get_backend
     from .loaders import (
         load_borderlines,
@@ -121,6 +119,9 @@ if TYPE_CHECKING:  # pragma: no cover
         load_demo_corpus,
     )
     from .loaders.bordirlines import BordIRLines
+    from .loaders.catalog import load_dataset
+    from .modes import Mode
     from .records import Country, Hit, Passage, Query, Territory
-    from .retrieval.modes import Mode
     from .retrieval.run import retrieve
+    from .runner.result import Run, load_run
+    from .runner.run import run

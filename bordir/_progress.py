@@ -23,27 +23,29 @@ Example:
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
-__all__ = ["PROGRESS_ENV", "progress_bar", "progress_disabled"]
+from .settings import PROGRESS
 
-PROGRESS_ENV = "BORDIR_PROGRESS"
-"""``0``: no progress bars anywhere; ``1``: bars even when stderr is not a terminal."""
+__all__ = ["progress_bar", "progress_disabled"]
 
 
 def progress_disabled(enabled: bool | None) -> bool | None:
     """tqdm's ``disable`` for ``enabled``: True (off), or None (on when stderr is a terminal).
 
-    ``$BORDIR_PROGRESS`` overrides: ``0`` gives True, ``1`` gives False (always on).
+    ``$BORDIR_PROGRESS`` (:data:`bordir.settings.PROGRESS`) overrides: ``0`` gives True,
+    ``1`` gives False (always on).
+
+    Raises:
+        ConfigError: ``$BORDIR_PROGRESS`` is neither a yes nor a no (``maybe``).
     """
-    env = os.environ.get(PROGRESS_ENV, "").strip().lower()
-    if env in ("0", "false", "no", "off"):
+    env = PROGRESS.get()
+    if env is False:
         return True
     if enabled is False:
         return True
-    if env in ("1", "true", "yes", "on"):
+    if env is True:
         return False
     return None
 

@@ -7,8 +7,7 @@ returns the unused tokens or charges the excess (the bucket may go into debt,
 which later calls wait out). Both buckets start full and refill continuously
 (``limit / 60`` per second). Thread-safe; the clock and the sleep are
 injectable, so tests need not wait. Used by the generation executor
-(``rpm`` / ``tpm``) and the Wikipedia client; ``bordir.generation.ratelimit``
-re-exports it.
+(``rpm`` / ``tpm``) and the Wikipedia client.
 
 Example:
     >>> t = [0.0]

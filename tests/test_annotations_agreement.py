@@ -9,21 +9,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from bordir.annotations import (
-    Label,
-    LabelSet,
-    accuracy,
-    cohen_kappa,
-    compare,
-    f1_scores,
-    krippendorff_alpha,
-    macro_f1,
-    majority_vote,
-    reliability,
-    write_labels,
-)
+from bordir.annotations import Label, LabelSet, compare, majority_vote, reliability, write_labels
 from bordir.cli.annotate import agreement_cmd
 from bordir.errors import ConfigError
+from bordir.stats import accuracy, cohen_kappa, f1_scores, krippendorff_alpha, macro_f1
 
 # The small table: 10 pairs, 3 classes (r = relevant, p = partially relevant, n = not relevant).
 A = ["r", "r", "r", "r", "p", "p", "p", "n", "n", "n"]
@@ -303,7 +292,7 @@ def test_cli_agreement_with_three_files_reports_alpha_and_majority(tmp_path):
 
 
 # --- issue 13.10: ordinal statistics next to the nominal ones --------------------------------------
-from bordir.annotations.agreement import krippendorff_alpha_ordinal, weighted_kappa  # noqa: E402
+from bordir.stats import krippendorff_alpha_ordinal, weighted_kappa  # noqa: E402
 
 LEVELS = ("n", "p", "r")
 

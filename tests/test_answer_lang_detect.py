@@ -92,6 +92,7 @@ def test_shares_mismatch_and_in_language_cs():
     assert "answers:in-query-lang" in m.loc["kb_cs", "signature"]
 
 
+@pytest.mark.slow
 def test_bordir_audit_prints_the_mismatch_rate(tmp_path):
     import json
 

@@ -1,21 +1,17 @@
-"""The package layout as pipeline stages, and the one direction imports flow (docs/design/architecture.md).
+"""The package layout as ranked floors, and the one direction imports flow (docs/design/architecture.md).
 
 Every module of ``bordir/`` is parsed with :mod:`ast` (nothing is imported) and
 each ``import`` of a bordir module, at module level, inside a function (lazy)
-or under ``TYPE_CHECKING``, is checked against the layering:
+or under ``TYPE_CHECKING``, is checked:
 
-* the foundation (errors, records, languages, registries, private helpers,
-  :mod:`bordir.metrics.signature`) imports only the foundation;
-* a stage imports only stages below it (or its own): data → corpus →
-  retrieval → generation → metrics → experiment → report;
-* the packages beside the pipeline (testbeds, testgen, audit) may use any
-  stage; no stage imports them, except the report, which renders their
-  output directories;
-* the catalog (the index of every registry) imports stages only lazily;
+* every top-level part of ``bordir/`` (module or package) has a rank in
+  :data:`RANKS` (a private ``bordir/_*.py`` helper is rank 0);
+* an import goes from a part of rank r to a part of rank <= r, never up;
+* the module import graph has no cycle, not even inside one package;
 * nothing but ``bordir.__main__`` imports the CLI.
 
-The few upward imports that exist are listed in :data:`EXCEPTIONS`, each with
-its reason; a new one fails here.
+There is no exception list: a piece that needs something from a higher floor
+moves to the floor it serves.
 """
 
 from __future__ import annotations
@@ -29,67 +25,53 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "bordir"
 
-FOUNDATION = frozenset(
-    {
-        "_atomic",
-        "_columns",
-        "_extras",
-        "_json",
-        "_jsonl",
-        "_progress",
-        "_ratelimit",
-        "_resources",
-        "_retry",
-        "_version",
-        "errors",
-        "records",
-        "languages",
-        "registry",
-        "policies",
-    }
-)
-"""Top-level modules every stage may import (with every private ``bordir/_*.py``)."""
-FOUNDATION_MODULES = ("bordir.metrics.signature",)
-"""Modules inside a stage that belong to the foundation: the Signature every stage stamps."""
-
-STAGES: dict[str, int] = {
-    "dataset": 1,  # data: queries, territories, controllers
-    "corpus": 2,  # corpus: passages, stores, readers
-    "loaders": 2,  # bundled / published datasets assembled with their corpora
-    "wiki": 2,  # fetching a corpus from Wikipedia
-    "retrieval": 3,
-    "generation": 4,
-    "metrics": 5,
-    "citations": 5,  # citation rates: metrics of cited documents
-    "annotations": 5,  # relevance labels and their agreement statistics
-    "experiment": 6,  # the runner: retrieval + generation + scoring over a grid
-    "report": 7,
+RANKS: dict[str, int] = {
+    # 0 foundation: what every floor may use (and every private bordir/_*.py helper)
+    "errors": 0,
+    "records": 0,
+    "languages": 0,
+    "registry": 0,
+    "policies": 0,
+    "signature": 0,
+    "settings": 0,
+    "provenance": 0,
+    "options": 0,
+    "langid": 0,
+    "stats": 0,
+    # 1 the data model
+    "dataset": 1,
+    "modes": 1,
+    # 2
+    "corpus": 2,
+    # 3 getting data: loaders (and the dataset catalog), Wikipedia
+    "loaders": 3,
+    "wiki": 3,
+    # 4 .. 6 the pipeline
+    "retrieval": 4,
+    "generation": 5,
+    "metrics": 6,
+    "citations": 6,
+    "annotations": 6,
+    # 7 what an experiment is and what it leaves on disk
+    "experiment": 7,
+    # 8 beside the pipeline
+    "testbeds": 8,
+    "testgen": 8,
+    "audit": 8,
+    # 9 rendering directories
+    "report": 9,
+    "view": 9,
+    # 10 running an experiment
+    "runner": 10,
+    # 11 the top: listings, the CLI, the lazy package root
+    "catalog": 11,
+    "cli": 11,
+    "__main__": 11,
+    "__init__": 11,
 }
-"""Rank of every stage package; imports go from a higher rank to a lower (or the same)."""
-BESIDE = frozenset({"testbeds", "testgen", "audit"})
-"""Packages beside the pipeline: they may use any stage, and no stage uses them."""
-TOP = frozenset({"cli", "__main__"})
+"""Rank of every top-level part of ``bordir/``; imports go from a rank to the same or a lower one."""
 
-EXCEPTIONS: dict[tuple[str, str], str] = {
-    # experiment -> report: conveniences of the in-memory Run
-    ("bordir.experiment.numbers", "bordir.report.metrics"): "Run.summary reuses build_metrics",
-    ("bordir.experiment.run", "bordir.report"): "Run.report() writes the report (convenience)",
-    # generation.batch -> experiment: a batch job is submitted and collected as a run
-    ("bordir.generation.batch.collect", "bordir.experiment.record"): "writes the run directory",
-    ("bordir.generation.batch.collect", "bordir.experiment.run"): "returns the collected Run",
-    ("bordir.generation.batch.submit", "bordir.experiment.runner"): "plans the grid to submit",
-    ("bordir.generation.batch.submit", "bordir.experiment.record"): "writes the run directory",
-    # loaders -> retrieval: BordIRLines ships its hits per retrieval mode
-    ("bordir.loaders.bordirlines", "bordir.retrieval.modes"): "the published hits are per Mode",
-    # metrics -> experiment: option orders are defined where the queries are asked
-    ("bordir.metrics.order_items", "bordir.experiment.orders"): "option order permutations",
-    # retrieval -> generation: the embedding APIs share the LLM APIs' HTTP client helpers
-    ("bordir.retrieval.dense.cohere", "bordir.generation.backends._common"): "API client helpers",
-    ("bordir.retrieval.dense.openai", "bordir.generation.backends._common"): "API client helpers",
-    # retrieval -> experiment: dense embedding on Ray uses the experiment's Ray executor
-    ("bordir.retrieval.dense.ray_embed", "bordir.experiment.ray_executor"): "Ray cluster setup",
-}
-"""Upward imports that exist, each with its reason (docs/design/architecture.md, "Exceptions")."""
+CLI = "bordir.cli"
 
 
 @dataclass(frozen=True)
@@ -105,6 +87,19 @@ def _module_name(path: Path) -> str:
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)
+
+
+@lru_cache(maxsize=1)
+def _modules() -> frozenset[str]:
+    return frozenset(_module_name(p) for p in PACKAGE.rglob("*.py"))
+
+
+def _resolve(name: str) -> str:
+    """The bordir module an imported name lives in (``bordir.x.y.Name`` → ``bordir.x.y``)."""
+    mods = _modules()
+    while name not in mods and "." in name:
+        name = name.rpartition(".")[0]
+    return name
 
 
 def _imports(path: Path) -> list[Import]:
@@ -131,12 +126,12 @@ def _imports(path: Path) -> list[Import]:
                 full = ".".join(base + ([node.module] if node.module else []))
             else:
                 full = node.module or ""
-            names = [full] if node.module else [f"{full}.{a.name}" for a in node.names]
+            names = [f"{full}.{a.name}" for a in node.names]  # a module, or a name in ``full``
         else:
             continue
         kind = "typing" if id(node) in typing else "lazy" if id(node) in lazy else "top"
         out += [
-            Import(module, n, node.lineno, kind)
+            Import(module, _resolve(n), node.lineno, kind)
             for n in names
             if n == "bordir" or n.startswith("bordir.")
         ]
@@ -148,86 +143,175 @@ def _all_imports() -> tuple[Import, ...]:
     return tuple(i for p in sorted(PACKAGE.rglob("*.py")) for i in _imports(p))
 
 
-def _part(name: str) -> str:
+def _part(module: str) -> str:
     """The top-level part of bordir a module belongs to (``bordir.report.tables`` → ``report``)."""
-    parts = name.split(".")
-    return parts[1] if len(parts) > 1 else "bordir"
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
 
 
-def _is_foundation(name: str) -> bool:
-    part = _part(name)
-    private = part.startswith("_") and part not in TOP  # bordir/_helpers.py
-    return part in FOUNDATION or private or name.startswith(FOUNDATION_MODULES)
+def _rank(module: str) -> int | None:
+    part = _part(module)
+    if part.startswith("_") and part not in RANKS:
+        return 0  # bordir/_helpers.py
+    return RANKS.get(part)
 
 
-def _problem(imp: Import) -> str | None:
-    """Why ``imp`` breaks the layering, or None."""
-    src, dst = _part(imp.importer), _part(imp.imported)
-    if src == dst or src in TOP or src == "bordir":
-        return None  # within a part; the CLI and the lazy package root may use anything
-    if dst in TOP:
-        return "only bordir.__main__ imports the CLI"
-    if _is_foundation(imp.imported):
-        return None
-    if _is_foundation(imp.importer):
-        return "the foundation imports only the foundation"
-    if dst == "catalog":
-        return None  # the index of registries: anyone may consult it
-    if src == "catalog":
-        return None if imp.kind != "top" else "the catalog imports stages only lazily"
-    if dst == "bordir":
-        return None if imp.kind != "top" else "import the module itself, not the bordir facade"
-    if src in BESIDE:
-        return None
-    if dst in BESIDE:
-        return None if src == "report" else f"no stage imports {dst} (it is beside the pipeline)"
-    if src not in STAGES or dst not in STAGES:
-        return f"{src if src not in STAGES else dst} has no place in the layering (add it)"
-    if STAGES[dst] > STAGES[src]:
-        return f"{src} (stage {STAGES[src]}) imports the later stage {dst} ({STAGES[dst]})"
-    return None
-
-
-def _excepted(imp: Import) -> bool:
-    return (imp.importer, imp.imported) in EXCEPTIONS
-
-
-def test_every_part_of_the_package_has_a_place_in_the_layering():
+def test_every_part_of_the_package_has_a_rank():
     parts = {
         p.stem if p.is_file() else p.name
         for p in PACKAGE.iterdir()
         if (p.suffix == ".py" or (p.is_dir() and (p / "__init__.py").exists()))
     }
-    placed = FOUNDATION | set(STAGES) | BESIDE | TOP | {"__init__", "catalog"}
-    parts = {p for p in parts if not _is_foundation(f"bordir.{p}")}
-    assert parts <= placed, f"add {sorted(parts - placed)} to the layering (and the docs)"
+    missing = sorted(p for p in parts if _rank(f"bordir.{p}") is None)
+    assert not missing, f"give {missing} a rank in RANKS (and in docs/design/architecture.md)"
 
 
-def test_imports_flow_one_way():
-    found = [
-        f"{i.importer}:{i.line} imports {i.imported} ({i.kind}): {why}"
-        for i in _all_imports()
-        if (why := _problem(i)) is not None and not _excepted(i)
-    ]
-    assert not found, "upward imports (see docs/design/architecture.md):\n" + "\n".join(found)
+def test_imports_flow_down():
+    found = []
+    for i in _all_imports():
+        src, dst = _rank(i.importer), _rank(i.imported)
+        if src is not None and dst is not None and dst > src:
+            found.append(
+                f"{i.importer}:{i.line} imports {i.imported} ({i.kind}): "
+                f"{_part(i.importer)} (rank {src}) -> {_part(i.imported)} (rank {dst})"
+            )
+    assert not found, (
+        "upward imports; move the piece to the floor it serves (docs/design/architecture.md):\n"
+        + "\n".join(found)
+    )
 
 
-def test_every_exception_is_an_upward_import():
-    imports = _all_imports()
-    for (a, b), reason in EXCEPTIONS.items():
-        assert reason
-        matching = [i for i in imports if (i.importer, i.imported) == (a, b)]
-        if matching:  # an exception that no longer exists can simply be deleted
-            assert all(_problem(i) is not None for i in matching), (a, b)
-
-
-def test_wiki_never_imports_generation():
+def test_only_main_imports_the_cli():
     bad = [
         f"{i.importer}:{i.line} -> {i.imported}"
         for i in _all_imports()
-        if _part(i.importer) == "wiki" and _part(i.imported) == "generation"
+        if (i.imported == CLI or i.imported.startswith(CLI + "."))
+        and _part(i.importer) != "cli"
+        and i.importer != "bordir.__main__"
     ]
     assert not bad, bad
+
+
+def _graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {m: set() for m in _modules()}
+    for i in _all_imports():
+        if i.imported != i.importer and i.imported in graph:
+            graph[i.importer].add(i.imported)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, children = work[-1]
+            for w in children:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        found.append(sorted(comp))
+    return found
+
+
+def test_cycle_finder_finds_cycles():
+    g = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set(), "f": {"f"}}
+    assert _cycles(g) == [["a", "b", "c"]]
+
+
+def test_the_module_import_graph_has_no_cycle():
+    graph = _graph()
+    cycles = _cycles(graph)
+    lines = []
+    for comp in cycles:
+        inside = set(comp)
+        edges = sorted(
+            {
+                f"    {i.importer}:{i.line} -> {i.imported} ({i.kind})"
+                for i in _all_imports()
+                if i.importer in inside and i.imported in inside and i.imported != i.importer
+            }
+        )
+        lines += [f"{len(comp)} modules: {', '.join(comp)}", *edges]
+    assert not cycles, "import cycles (lazy and typing imports included):\n" + "\n".join(lines)
+
+
+def _private_uses(path: Path) -> list[str]:
+    """``from other import _name`` and ``other._name`` in ``path``, ``other`` a bordir module."""
+    module = _module_name(path)
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    mods = _modules()
+    bound: dict[str, str] = {}  # local name -> the bordir module it is
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                if path.name != "__init__.py":
+                    base = base[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                full = ".".join(base + ([node.module] if node.module else []))
+            else:
+                full = node.module or ""
+            if full != "bordir" and not full.startswith("bordir."):
+                continue
+            for a in node.names:
+                if f"{full}.{a.name}" in mods:
+                    bound[a.asname or a.name] = f"{full}.{a.name}"
+                elif a.name.startswith("_") and not a.name.startswith("__"):
+                    out.append(f"{module}:{node.lineno} imports {a.name} from {full}")
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("bordir.") and a.asname:
+                    bound[a.asname] = a.name
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in bound
+            and bound[node.value.id] != module
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
+            out.append(f"{module}:{node.lineno} uses {node.value.id}.{node.attr}")
+    return out
+
+
+def test_no_module_uses_another_modules_private_names():
+    """A helper two modules share is public inside its package (no underscore), or lives in one place."""
+    found = [u for p in sorted(PACKAGE.rglob("*.py")) for u in _private_uses(p)]
+    assert not found, "private names used across modules:\n" + "\n".join(found)
 
 
 HEAVY = ("pandas", "numpy", "pyarrow", "torch", "httpx", "scipy", "click", "transformers")

@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 import bordir
-from bordir.annotations.io import load_labels, write_labels
+from bordir.annotations.io import load_labels
+from bordir.annotations.labelset import write_labels
 from bordir.annotations.schema import Label
 from bordir.retrieval.dense import store as store_mod
 
@@ -24,7 +25,7 @@ HAND_WRITTEN = re.compile(
 )
 ALLOWED = {
     "_atomic.py",  # the helper itself
-    "experiment/record.py",  # moves the previous run.json aside (a rename of a finished file, not a write)
+    "experiment/writer.py",  # moves the previous run.json aside (a rename of a finished file, not a write)
 }
 
 

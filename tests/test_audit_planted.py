@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from bordir.audit import run_audit
+from bordir.audit.options import AuditOptions
 
 QLANGS = ("en", "sw", "fr")
 DLANGS = ("en", "sw", "fr")
@@ -88,7 +89,7 @@ def planted(tmp_path_factory):
         make_records(3000, seed=11, biased={"sw": "*"}),
         tmp_path_factory.mktemp("planted") / "log.jsonl",
     )
-    return path, run_audit(path, n_resamples=2000, seed=5)
+    return path, run_audit(path, AuditOptions(n_resamples=2000, seed=5))
 
 
 @pytest.mark.parametrize("rate", ["pooled", "per_query"])
@@ -147,7 +148,7 @@ def test_overall_pools_query_languages(planted):
 
 def test_adjust_none_flags_by_interval_alone(planted):
     path, res = planted
-    raw = run_audit(path, n_resamples=2000, seed=5, adjust="none")
+    raw = run_audit(path, AuditOptions(n_resamples=2000, seed=5, adjust="none"))
     t = raw.tables.rates
     excl = (t["ratio_low"] > 1) | (t["ratio_high"] < 1)
     assert (t["flag"].notna() == excl).all()
@@ -157,7 +158,8 @@ def test_adjust_none_flags_by_interval_alone(planted):
 def test_planted_bias_in_one_model_only(tmp_path):
     recs = make_records(3000, seed=3, biased={"sw": "m2"}, models=("m1", "m2"))
     res = run_audit(
-        write_jsonl(recs, tmp_path / "log.jsonl"), group_by="model", n_resamples=1000, seed=2
+        write_jsonl(recs, tmp_path / "log.jsonl"),
+        AuditOptions(group_by="model", n_resamples=1000, seed=2),
     )
     f = flagged(res)
     assert {k for k, v in f.items() if v == "over"} == {("m2", "sw", "en")}
@@ -171,7 +173,8 @@ def test_drift_by_month(tmp_path):
     may = make_records(1500, seed=1, months=("2024-05",))
     june = make_records(1500, seed=2, biased={"sw": "*"}, months=("2024-06",))
     res = run_audit(
-        write_jsonl(may + june, tmp_path / "log.jsonl"), group_by="month", n_resamples=1000, seed=2
+        write_jsonl(may + june, tmp_path / "log.jsonl"),
+        AuditOptions(group_by="month", n_resamples=1000, seed=2),
     )
     f = flagged(res)
     assert {k for k, v in f.items() if v == "over"} == {("2024-06", "sw", "en")}
@@ -184,8 +187,8 @@ def test_cluster_by_conversation(tmp_path):
     for i, r in enumerate(recs):
         r["conversation"] = f"c{i // 6}"  # 200 conversations of 6 answers (2 per query language)
     path = write_jsonl(recs, tmp_path / "log.jsonl")
-    by_conv = run_audit(path, cluster_by="conversation", n_resamples=1000, seed=2)
-    by_rec = run_audit(path, n_resamples=1000, seed=2)
+    by_conv = run_audit(path, AuditOptions(cluster_by="conversation", n_resamples=1000, seed=2))
+    by_rec = run_audit(path, AuditOptions(n_resamples=1000, seed=2))
     a, b = by_conv.tables.rates, by_rec.tables.rates
     assert (a["n_clusters"][a["query_lang"] == "sw"] == 200).all()
     assert (b["n_clusters"][b["query_lang"] == "sw"] == 400).all()

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from bordir.audit import aggregate as aggregate_mod
 from bordir.audit import run_audit, validate_record
+from bordir.audit.options import AuditOptions
 from bordir.errors import DataError
 
 from .test_audit_planted import make_records, write_jsonl
@@ -89,10 +90,7 @@ def test_bad_records_are_skipped_with_line_and_reason(bad_log, tmp_path, fast):
     path, recs, expected = bad_log
     res = run_audit(
         path,
-        group_by="month",
-        n_resamples=200,
-        seed=1,
-        fast=fast,
+        AuditOptions(group_by="month", n_resamples=200, seed=1, fast=fast),
         skipped_path=tmp_path / "skip.jsonl",
     )
     s = res.summary
@@ -107,21 +105,22 @@ def test_bad_records_are_skipped_with_line_and_reason(bad_log, tmp_path, fast):
     msg = s["skipped_by_reason"]["unknown_citation"]["examples"][0]["message"]
     assert "'d9' is not among the record's document ids (d1)" in msg
     clean = run_audit(
-        write_jsonl(recs, tmp_path / "clean.jsonl"), group_by="month", n_resamples=200, seed=1
+        write_jsonl(recs, tmp_path / "clean.jsonl"),
+        AuditOptions(group_by="month", n_resamples=200, seed=1),
     )
     _same(res, clean)  # the bad lines change nothing else
 
 
 def test_timestamp_is_only_checked_when_grouping_by_month(bad_log):
     path, _, _ = bad_log
-    res = run_audit(path, n_resamples=100, seed=1)
+    res = run_audit(path, AuditOptions(n_resamples=100, seed=1))
     assert "bad_timestamp" not in res.summary["skipped_by_reason"] and res.summary["valid"] == 301
 
 
 def test_strict_stops_at_the_first_bad_record(bad_log):
     path, _, expected = bad_log
     with pytest.raises(DataError) as e:
-        run_audit(path, strict=True, n_resamples=100)
+        run_audit(path, AuditOptions(strict=True, n_resamples=100))
     assert e.value.line == expected["invalid_json"] and "invalid_json" in str(e.value)
 
 
@@ -157,9 +156,9 @@ def test_validate_record_messages():
 
 def test_parquet_gives_the_same_result_as_jsonl(tmp_path):
     recs = make_records(1500, seed=7, biased={"sw": "*"})
-    j = run_audit(write_jsonl(recs, tmp_path / "log.jsonl"), n_resamples=500, seed=4)
+    j = run_audit(write_jsonl(recs, tmp_path / "log.jsonl"), AuditOptions(n_resamples=500, seed=4))
     pq.write_table(pa.Table.from_pylist(recs), tmp_path / "log.parquet", row_group_size=400)
-    p = run_audit(tmp_path / "log.parquet", n_resamples=500, seed=4)
+    p = run_audit(tmp_path / "log.parquet", AuditOptions(n_resamples=500, seed=4))
     assert p.summary["format"] == "parquet" and p.summary["valid"] == 1500
     _same(j, p)
 
@@ -168,7 +167,7 @@ def test_parquet_bad_rows_are_reported_by_row(tmp_path):
     recs = make_records(50, seed=1)
     recs[7]["citations"] = ["nope"]
     pq.write_table(pa.Table.from_pylist(recs), tmp_path / "log.parquet")
-    res = run_audit(tmp_path / "log.parquet", n_resamples=100, seed=1)
+    res = run_audit(tmp_path / "log.parquet", AuditOptions(n_resamples=100, seed=1))
     assert res.summary["skipped_by_reason"]["unknown_citation"]["examples"][0]["line"] == 8
     pq.write_table(
         pa.table({"id": ["a"], "query": ["q"], "documents": [1.5], "response": [""]}),
@@ -183,15 +182,16 @@ def test_vectorised_and_line_by_line_readers_agree(tmp_path):
     for r in recs[::7]:  # integer ids in some records: those blocks fall back
         r["id"] = int(r["id"][1:])
     path = write_jsonl(recs, tmp_path / "log.jsonl")
-    fast = run_audit(path, n_resamples=300, seed=1, block_bytes=40_000)
-    slow = run_audit(path, n_resamples=300, seed=1, fast=False)
+    fast = run_audit(path, AuditOptions(n_resamples=300, seed=1, block_bytes=40_000))
+    slow = run_audit(path, AuditOptions(n_resamples=300, seed=1, fast=False))
     assert fast.summary["blocks"]["line_by_line"] > 0  # string and integer ids mixed in a block
     _same(fast, slow)
     ints = [
         dict(r, id=i) for i, r in enumerate(recs)
     ]  # integer record ids everywhere: the integer schema
     fast_int = run_audit(
-        write_jsonl(ints, tmp_path / "int.jsonl"), n_resamples=300, seed=1, block_bytes=40_000
+        write_jsonl(ints, tmp_path / "int.jsonl"),
+        AuditOptions(n_resamples=300, seed=1, block_bytes=40_000),
     )
     assert fast_int.summary["blocks"]["line_by_line"] == 0
     _same(fast_int, slow)
@@ -200,9 +200,9 @@ def test_vectorised_and_line_by_line_readers_agree(tmp_path):
 def test_many_blocks_and_consolidation(tmp_path, monkeypatch):
     recs = make_records(1200, seed=5, biased={"sw": "*"})
     path = write_jsonl(recs, tmp_path / "log.jsonl")
-    one = run_audit(path, n_resamples=300, seed=1)
+    one = run_audit(path, AuditOptions(n_resamples=300, seed=1))
     monkeypatch.setattr(aggregate_mod, "_CONSOLIDATE", 10)
-    many = run_audit(path, n_resamples=300, seed=1, block_bytes=20_000)
+    many = run_audit(path, AuditOptions(n_resamples=300, seed=1, block_bytes=20_000))
     assert many.summary["blocks"]["vectorised"] > 5
     _same(one, many)
 
@@ -218,9 +218,10 @@ def test_results_do_not_depend_on_record_order(tmp_path, rnd):
     recs = make_records(300, seed=3, biased={"sw": "*"})
     shuffled = list(recs)
     rnd.shuffle(shuffled)
-    a = run_audit(write_jsonl(recs, tmp_path / "a.jsonl"), n_resamples=200, seed=1)
+    a = run_audit(write_jsonl(recs, tmp_path / "a.jsonl"), AuditOptions(n_resamples=200, seed=1))
     b = run_audit(
-        write_jsonl(shuffled, tmp_path / "b.jsonl"), n_resamples=200, seed=1, block_bytes=10_000
+        write_jsonl(shuffled, tmp_path / "b.jsonl"),
+        AuditOptions(n_resamples=200, seed=1, block_bytes=10_000),
     )
     _same(a, b)
 
@@ -244,7 +245,9 @@ def test_citations_parsed_from_the_response(tmp_path):
         }
         for i in range(20)
     ]
-    res = run_audit(write_jsonl(recs, tmp_path / "log.jsonl"), n_resamples=100, seed=1)
+    res = run_audit(
+        write_jsonl(recs, tmp_path / "log.jsonl"), AuditOptions(n_resamples=100, seed=1)
+    )
     assert res.summary["citations_parsed"] == 20 and res.summary["citations_given"] == 0
     t = res.tables.rates.set_index(["doc_lang", "rate"])
     assert (
@@ -255,7 +258,7 @@ def test_citations_parsed_from_the_response(tmp_path):
     a = res.tables.answers.set_index("query_lang").loc["sw"]
     assert a["n_out_of_range"] == 20 and a["out_of_range_rate"] == 1.0
     one = run_audit(
-        tmp_path / "log.jsonl", n_resamples=100, seed=1, citation_base=1
+        tmp_path / "log.jsonl", AuditOptions(n_resamples=100, seed=1, citation_base=1)
     )  # [2] is now d1 (sw)
     t1 = one.tables.rates.set_index(["doc_lang", "rate"])
     assert (
@@ -295,7 +298,9 @@ def test_missing_languages_are_detected_and_marked(tmp_path):
                 "response": by_lang["en"][0] if (ql == "es" and i % 9 == 0) else by_lang[ql][-1],
             }
         )
-    res = run_audit(write_jsonl(recs, tmp_path / "log.jsonl"), n_resamples=100, seed=1)
+    res = run_audit(
+        write_jsonl(recs, tmp_path / "log.jsonl"), AuditOptions(n_resamples=100, seed=1)
+    )
     s = res.summary
     assert (
         s["detected_query_lang"] == 30
@@ -310,7 +315,7 @@ def test_missing_languages_are_detected_and_marked(tmp_path):
     assert a.loc["ru", "language_match_rate"] == 1.0 and a.loc["es", "language_match_rate"] < 1.0
     assert set(res.tables.rates["doc_lang"]) == {"en", "es", "ru"}
     again = run_audit(
-        tmp_path / "log.jsonl", n_resamples=100, seed=1
+        tmp_path / "log.jsonl", AuditOptions(n_resamples=100, seed=1)
     )  # seeded: the same languages every time
     _same(res, again)
 
@@ -416,7 +421,7 @@ def test_numbers_are_json_safe(tmp_path):
     recs = make_records(
         30, seed=1, no_citation=1.0
     )  # nothing cited: every rate of citations is undefined
-    res = run_audit(write_jsonl(recs, tmp_path / "log.jsonl"), n_resamples=50, seed=1)
+    res = run_audit(write_jsonl(recs, tmp_path / "log.jsonl"), AuditOptions(n_resamples=50, seed=1))
     d = res.as_dict()
     json.dumps(d, allow_nan=False)
     r = res.tables.rates

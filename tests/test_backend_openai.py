@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from bordir.errors import ConfigError
@@ -108,10 +106,9 @@ def test_500_is_transient(server, client):
 
 def test_timeout_is_transient(server, client):
     server.push(Fault.delay(3.0))
-    start = time.perf_counter()
+    # the server answers after 3 s: an error at all means the client's timeout came first
     with pytest.raises(TransientError) as info:
         client.generate(request())
-    assert time.perf_counter() - start < 2.5
     assert "timed out" in str(info.value) and info.value.status is None
 
 

@@ -17,11 +17,12 @@ import pytest
 
 import bordir
 from bordir.experiment.config import ExperimentConfig
-from bordir.generation.batch import BatchState, collect, submit
+from bordir.generation.batch import BatchState
 from bordir.generation.cache import ResponseCache
+from bordir.runner.batch import collect, submit
 
 from .batch_server import BatchServer
-from .conftest import run_cli
+from .conftest import invoke_cli, run_cli
 from .loopback import Reply
 
 KEY = "sk-canary-batch-7f3a9c0e1d"
@@ -71,6 +72,7 @@ def _batched(cfg, out, **kw):
     return collect(cfg, out, wait=True, poll=0.001, progress=False, **kw)
 
 
+@pytest.mark.slow
 def test_batch_path_gives_the_online_responses_table(server, tmp_path):
     online = bordir.run(_cfg(tmp_path, "online"), out=tmp_path / "online", progress=False)
     assert server.chat_calls == len(online.responses) == 34 * 3 * 2 - _skipped(online)
@@ -115,11 +117,12 @@ def test_cost_uses_the_batch_price(server, tmp_path):
         assert r["cost_usd"] == pytest.approx(o["cost_usd"] / 2)  # gpt-4o-mini: 0.075 / 0.30
 
 
+@pytest.mark.slow
 def test_dry_run_with_submit_batch_prices_at_half(server, tmp_path):
     cfg = _toml(tmp_path / "exp.toml", _cfg(tmp_path, "c"))
     out = str(tmp_path / "run")
-    plain = run_cli("run", str(cfg), "--out", out, "--dry-run", env=_env(server))
-    batch = run_cli(
+    plain = invoke_cli("run", str(cfg), "--out", out, "--dry-run", env=_env(server))
+    batch = invoke_cli(
         "run", str(cfg), "--out", out, "--dry-run", "--submit", "batch", env=_env(server)
     )
     assert plain.returncode == batch.returncode == 0, plain.stderr + batch.stderr
@@ -133,6 +136,7 @@ def test_dry_run_with_submit_batch_prices_at_half(server, tmp_path):
     assert server.batches == {} and server.chat_calls == 0
 
 
+@pytest.mark.slow
 def test_submit_and_collect_resume_across_processes(server, tmp_path):
     cfg = _cfg(tmp_path, "c")
     toml = _toml(tmp_path / "exp.toml", cfg)
@@ -182,6 +186,7 @@ def test_submit_and_collect_resume_across_processes(server, tmp_path):
     assert server.chat_calls == 0
 
 
+@pytest.mark.slow
 def test_partly_failed_batch_resubmits_only_the_failed_requests(server, tmp_path):
     cfg = _cfg(tmp_path, "c")
     out = tmp_path / "run"
@@ -255,7 +260,7 @@ def test_no_api_key_in_any_file_written(server, tmp_path):
 
 def test_collect_refuses_without_submit_and_wait_needs_a_mode(server, tmp_path):
     cfg = _toml(tmp_path / "exp.toml", _cfg(tmp_path, "c"))
-    r = run_cli("run", str(cfg), "--out", str(tmp_path / "r"), "--wait", env=_env(server))
+    r = invoke_cli("run", str(cfg), "--out", str(tmp_path / "r"), "--wait", env=_env(server))
     assert r.returncode == 2 and "--wait needs --submit batch or --collect" in r.stderr
     assert "Traceback" not in r.stderr
 
@@ -292,18 +297,19 @@ def test_bordir_run_with_batch_waits_and_returns_the_run(server, tmp_path):
         bordir.run(cfg, batch=True)
 
 
+@pytest.mark.slow
 def test_cli_submit_and_wait_in_one_command(server, tmp_path):
     toml = _toml(tmp_path / "exp.toml", _cfg(tmp_path, "c"))
     out = str(tmp_path / "run")
     env = _env(server)
     server.fail = _crimea
-    r = run_cli(
+    r = invoke_cli(
         "run", str(toml), "--out", out, "--submit", "batch", "--wait", "--poll", "0.01", env=env
     )
     assert r.returncode == 1, r.stderr  # some calls failed in the batch
     assert "re-submits exactly those" in r.stderr and KEY not in r.stderr + r.stdout
     server.fail = None
-    r = run_cli(
+    r = invoke_cli(
         "run", str(toml), "--out", out, "--submit", "batch", "--wait", "--poll", "0.01", env=env
     )
     assert r.returncode == 0, r.stderr
@@ -327,16 +333,17 @@ def test_a_batch_cancelled_at_the_provider_fails_its_requests_and_is_resubmitted
     assert submit(cfg, tmp_path / "run").submitted == len(got.run.responses)
 
 
+@pytest.mark.slow
 def test_a_batch_unknown_to_the_provider_is_a_one_line_error(server, tmp_path):
     cfg = _cfg(tmp_path, "c", modes=["no_ir"], runs=1)
     toml = _toml(tmp_path / "exp.toml", cfg)
     out = str(tmp_path / "run")
     assert (
-        run_cli("run", str(toml), "--out", out, "--submit", "batch", env=_env(server)).returncode
+        invoke_cli("run", str(toml), "--out", out, "--submit", "batch", env=_env(server)).returncode
         == 0
     )
     with BatchServer() as other:  # another account / endpoint: it has never seen the batch
-        r = run_cli("run", str(toml), "--out", out, "--collect", env=_env(other))
+        r = invoke_cli("run", str(toml), "--out", out, "--collect", env=_env(other))
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
     assert "retrieving batch batch_" in r.stderr and "HTTP 404" in r.stderr
     assert KEY not in r.stderr and "key ***" in r.stderr  # the server echoed it; bordir masked it

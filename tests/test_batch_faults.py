@@ -16,9 +16,10 @@ import pandas as pd
 import pytest
 
 import bordir
-from bordir.generation.batch import BatchState, collect, submit
+from bordir.generation.batch import BatchState
+from bordir.runner.batch import collect, submit
 
-from .conftest import run_cli
+from .conftest import invoke_cli
 from .test_batch import KEY, TIMING, _batched, _cfg, _env, _toml, server  # noqa: F401 (fixture)
 
 
@@ -81,7 +82,7 @@ def test_counts_grow_while_in_progress_and_collect_twice_changes_nothing(server,
 
 def test_submit_with_the_ray_executor_is_refused_not_silently_local(server, tmp_path):
     toml = _toml(tmp_path / "exp.toml", _cfg(tmp_path, "c"))
-    r = run_cli(
+    r = invoke_cli(
         "run", str(toml), "--out", str(tmp_path / "r"), "--submit", "batch", "--executor", "ray",
         env=_env(server),
     )  # fmt: skip
@@ -89,17 +90,18 @@ def test_submit_with_the_ray_executor_is_refused_not_silently_local(server, tmp_
     assert "--executor ray / --address do not apply" in r.stderr and server.batches == {}
 
 
+@pytest.mark.slow
 def test_an_online_run_into_a_directory_with_pending_batches_is_refused(server, tmp_path):
     cfg = _cfg(tmp_path, "c")  # the grid _toml writes
     toml = _toml(tmp_path / "exp.toml", cfg)
     out = str(tmp_path / "run")
     submit(cfg, out)
-    r = run_cli("run", str(toml), "--out", out, "--no-progress", env=_env(server))
+    r = invoke_cli("run", str(toml), "--out", out, "--no-progress", env=_env(server))
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
     assert "still pending" in r.stderr and "--collect" in r.stderr
     assert server.chat_calls == 0  # before: every pending request was called (and paid) online
     collect(cfg, out, wait=True, poll=0.001, progress=False)
-    r = run_cli("run", str(toml), "--out", out, "--no-progress", env=_env(server))
+    r = invoke_cli("run", str(toml), "--out", out, "--no-progress", env=_env(server))
     assert r.returncode == 0, r.stderr  # collected: the online run is all cache hits
     assert server.chat_calls == 0
 

@@ -1,7 +1,7 @@
 """Coverage of intervals over territories at small territory counts (fast version of
 ``benchmarks/coverage_bootstrap.py``).
 
-On synthetic datasets with known population values (:mod:`bordir.metrics.simulate`), the small-sample interval
+On synthetic datasets with known population values (:mod:`bordir.metrics.intervals.simulate`), the small-sample interval
 (``terr95``: cluster Wilson, MOVER for ΔCS) keeps its 95 % coverage at 12 and 30 territories, where the percentile
 cluster bootstrap does not; every interval at 12 territories carries the few-territories warning.
 """
@@ -12,9 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bordir.metrics.cs import METRICS
-from bordir.metrics.simulate import _boot_values, coverage, population_values, synthetic_tables
-from bordir.metrics.uncertainty import cluster_bootstrap
+from bordir.metrics.cs.aggregate import METRICS
+from bordir.metrics.intervals.bootstrap import cluster_bootstrap
+from bordir.metrics.intervals.simulate import (
+    _boot_values,
+    coverage,
+    population_values,
+    synthetic_tables,
+)
 
 
 @pytest.fixture(scope="module")
@@ -22,6 +27,7 @@ def truth():
     return population_values(n_territories=400_000)
 
 
+@pytest.mark.slow
 def test_coverage_at_12_territories(truth):
     c = coverage(
         np.random.default_rng(12), n_sets=800, n_territories=12, n_resamples=400, truth=truth
@@ -34,6 +40,7 @@ def test_coverage_at_12_territories(truth):
     assert c["cst_cs_unknown"]["boot95"] < 0.75  # ~3 contributing territories
 
 
+@pytest.mark.slow
 def test_coverage_at_30_territories(truth):
     c = coverage(
         np.random.default_rng(30), n_sets=500, n_territories=30, n_resamples=400, truth=truth
@@ -42,6 +49,7 @@ def test_coverage_at_30_territories(truth):
         assert 0.92 <= c[m]["terr95"] <= 0.985, (m, c[m])
 
 
+@pytest.mark.slow
 def test_small_non_control_delta_interval_covers(truth):
     low = population_values(n_territories=400_000, low_non_control=True)
     c = coverage(

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bordir.metrics.uncertainty import cluster_bootstrap, t_interval
+from bordir.metrics.intervals.bootstrap import cluster_bootstrap
+from bordir.metrics.intervals.runs import t_interval
 
 
 def _small_non_control(n: int = 12) -> pd.DataFrame:
@@ -42,17 +43,17 @@ def test_mean_over_runs_says_it_skipped_undefined_runs():
 
 @pytest.fixture(scope="module")
 def metrics(tmp_path_factory):
-    from bordir.report.metrics import build_metrics
-    from bordir.report.rundir import load_run
+    from bordir.experiment.rundir import read_run_dir
+    from bordir.metrics.summary.build import build_metrics
 
     from .test_report import make_run_dir
 
     run_dir = make_run_dir(tmp_path_factory.mktemp("defects"))
-    return json.loads(json.dumps(build_metrics(load_run(run_dir), n_resamples=100, seed=3)))
+    return json.loads(json.dumps(build_metrics(read_run_dir(run_dir), n_resamples=100, seed=3)))
 
 
 def test_report_headline_is_the_unnormalised_delta(metrics):
-    from bordir.report.metrics import HEADLINE, LABELS
+    from bordir.metrics.summary.names import HEADLINE, LABELS
     from bordir.report.tables import build_tables
 
     assert "delta_cs_abs" in HEADLINE and "delta_cs" not in HEADLINE

@@ -20,14 +20,11 @@ import pandas as pd
 import pytest
 
 from bordir.errors import ConfigError
-from bordir.metrics.smallsample import UNSTABLE_NON_CONTROL, mover_log_ratio, wilson_ratio
-from bordir.metrics.uncertainty import (
-    MIN_CLUSTERS,
-    cluster_bootstrap,
-    contributing_territories,
-    t_interval,
-    territory_interval,
-)
+from bordir.metrics.intervals.aligned import contributing_territories
+from bordir.metrics.intervals.bootstrap import MIN_CLUSTERS, cluster_bootstrap
+from bordir.metrics.intervals.runs import t_interval
+from bordir.metrics.intervals.smallsample import UNSTABLE_NON_CONTROL, mover_log_ratio, wilson_ratio
+from bordir.metrics.intervals.territory import territory_interval
 
 
 def _table(n: int, *, agree: float = 0.7, nc: float = 0.6, seed: int = 0) -> pd.DataFrame:
@@ -169,7 +166,7 @@ def _legacy(tmp_path, name: str, nc_answer: str) -> object:
 
 
 def test_score_borderlines_table_says_it_skipped_undefined_runs(tmp_path):
-    from bordir.metrics.legacy import score_legacy_tables
+    from bordir.metrics.legacy.response_table import score_legacy_tables
 
     runs = [
         _legacy(tmp_path, "r0.csv", "A"),
@@ -189,15 +186,16 @@ def test_score_borderlines_table_says_it_skipped_undefined_runs(tmp_path):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    from bordir.report.metrics import build_metrics, write_json
-    from bordir.report.rundir import load_run
+    from bordir._json import write_json
+    from bordir.experiment.rundir import read_run_dir
+    from bordir.metrics.summary.build import build_metrics
     from bordir.report.tables import build_tables
 
     from .test_report import make_run_dir
 
     out = tmp_path_factory.mktemp("small")
     run_dir = make_run_dir(out)
-    metrics = json.loads(json.dumps(build_metrics(load_run(run_dir), n_resamples=100, seed=3)))
+    metrics = json.loads(json.dumps(build_metrics(read_run_dir(run_dir), n_resamples=100, seed=3)))
     write_json(metrics, run_dir / "metrics.json")
     return run_dir, metrics, {t.name: t for t in build_tables(metrics)}
 
@@ -261,6 +259,7 @@ def test_cli_summary_shows_the_headline_and_the_warnings(built, capsys):
     assert "terr95" in out
 
 
+@pytest.mark.slow
 def test_scores_plot_uses_the_small_sample_interval(built, tmp_path):
     pytest.importorskip("matplotlib")
     from bordir.report.plots import write_plots

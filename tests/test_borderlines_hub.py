@@ -149,6 +149,7 @@ def _assert_same_as_files(files: BorderLines, hub: BorderLines) -> None:
     hub.validate()
 
 
+@pytest.mark.slow
 def test_demo_hub_layout_matches_files_loader(tmp_path):
     files = load_demo()
     splits = _queries_by_split(files)
@@ -250,6 +251,7 @@ def test_local_directory_is_not_read_from_a_stale_cache(tmp_path):
     assert second.query("Crimea_uk").text == q.text + " (edited)"
 
 
+@pytest.mark.slow
 def test_unreachable_hub_fails_at_once_with_what_to_do(tmp_path):
     """No network and no cached copy: one clear error in seconds, not five logged retries."""
     import socket

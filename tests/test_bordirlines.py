@@ -18,10 +18,10 @@ import pytest
 
 from bordir.errors import ConfigError, DataError
 from bordir.loaders import load_bordirlines
+from bordir.modes import Mode
 from bordir.records import Hit, Passage
-from bordir.retrieval.modes import Mode
 
-from .conftest import run_cli
+from .conftest import invoke_cli
 
 LANGS = ("en", "uk", "zhs")
 SYSTEMS = ("openai", "m3")
@@ -335,7 +335,7 @@ def test_missing_data_directory(tmp_path):
 def test_cli_data_info_json(bdl):
     n_docs = len(json.loads((bdl / "data" / "all_docs.json").read_text(encoding="utf-8"))["zhs"])
 
-    proc = run_cli("data", "info", "bordirlines", "--path", str(bdl), "--json")
+    proc = invoke_cli("data", "info", "bordirlines", "--path", str(bdl), "--json")
 
     assert proc.returncode == 0, proc.stderr
     info = json.loads(proc.stdout)
@@ -357,7 +357,7 @@ def test_cli_data_info_on_broken_file(bdl):
     path = _hit_path(bdl, "zhs", "openai", "qlang")
     _rewrite_cell(path, 3, "score", "high")
 
-    proc = run_cli("data", "info", "bordirlines", "--path", str(bdl), "--json")
+    proc = invoke_cli("data", "info", "bordirlines", "--path", str(bdl), "--json")
 
     assert proc.returncode == 2
     assert proc.stdout == ""

@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 
 from bordir.generation.cache import ResponseCache, new_owner
 from bordir.generation.executor import execute
@@ -34,6 +35,7 @@ def _letter(body: dict) -> str:
     return "B)" if len(body["messages"][-1]["content"]) % 2 == 0 else "A)"
 
 
+@pytest.mark.slow
 def test_two_processes_on_one_cache_pay_each_call_once(tmp_path, monkeypatch):
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     cache = tmp_path / "shared-cache.sqlite3"
@@ -74,7 +76,15 @@ def test_two_processes_on_one_cache_pay_each_call_once(tmp_path, monkeypatch):
         for p, (_, err) in zip(procs, outs):
             assert p.returncode == 0, err
         distinct = 34 * 2 * 2
-        assert server.count == distinct, f"{server.count} requests for {distinct} distinct calls"
+        bodies = [json.dumps(r.body, sort_keys=True) for r in server.requests]
+        twice = len(bodies) - len(set(bodies))
+        calls = [
+            json.loads((tmp_path / f"run{i}" / "run.json").read_text())["calls"] for i in range(2)
+        ]
+        assert server.count == distinct, (
+            f"{server.count} requests for {distinct} distinct calls ({twice} bodies sent twice); "
+            f"calls per process: {calls}; stderr: {[err[-1500:] for _, err in outs]}"
+        )
     frames = [pd.read_parquet(tmp_path / f"run{i}" / "responses.parquet") for i in range(2)]
     key = ["query_id", "mode", "model", "run"]
     for df in frames:

@@ -93,6 +93,7 @@ def _cohere_unauthorized(server, body):
     return 401, {"message": f"invalid api token {CO_KEY}"}, {}
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore")
 def test_no_canary_in_any_file_or_output(tmp_path):
     outputs: list[str] = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from bordir.citations import CellStats, assign_flags, summarize_cell
 from bordir.citations.tables import build_tables
@@ -31,6 +32,7 @@ def _fair_audit(rng: np.random.Generator, n_records: int) -> dict:
     return cells
 
 
+@pytest.mark.slow
 def test_fair_assistant_in_small_cells_is_not_flagged():
     rng = np.random.default_rng(21)
     flagged = 0

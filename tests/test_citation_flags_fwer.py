@@ -19,6 +19,7 @@ from bordir.citations.simulate import audit_flags, fair_audits, planted_audits
 from bordir.citations.tables import build_tables
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("n_records", "n_audits"), [(5, 1000), (8, 1000), (20, 1000), (400, 250)])
 def test_fair_assistant_family_wise_false_flags_at_most_5_percent(n_records, n_audits):
     rng = np.random.default_rng(1000 + n_records)
@@ -59,6 +60,7 @@ def _tables(inc: np.ndarray, cit: np.ndarray, **kw) -> object:
     return build_tables(cells, ("group", "query_lang"), n_resamples=200, seed=3, **kw)
 
 
+@pytest.mark.slow
 def test_small_cells_through_build_tables_hold_their_size():
     """End to end (bootstrap, score test, Holm, flags) at 8 records per cell with the minimum lowered to 2.
 

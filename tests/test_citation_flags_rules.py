@@ -9,7 +9,7 @@ import pytest
 
 from bordir.citations import CellStats, assign_flags, summarize_cell
 from bordir.citations.flags import MIN_CELL_CLUSTERS, TOO_FEW
-from bordir.citations.ratio import ratio_score_test
+from bordir.citations.ratio_test import ratio_score_test
 from bordir.citations.tables import build_tables, flag_text
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from bordir.generation.backend import get_backend
 from bordir.generation.executor import execute
+from bordir.generation.executor_options import ExecutorOptions
 from bordir.generation.parse import extract_citations, parse_citation_response
 from bordir.generation.prompts import as_documents, build_request, neutralize_document_text, render
 from bordir.loaders import load_demo
@@ -124,7 +125,9 @@ def test_end_to_end_a_quoting_server_forges_no_citation(loopback_quoting, monkey
             )
     backend = get_backend("openai-compatible/quoter")
     try:
-        results = execute(backend, [r for _, _, r in rows], progress=False, concurrency=4)
+        results = execute(
+            backend, [r for _, _, r in rows], progress=False, options=ExecutorOptions(concurrency=4)
+        )
     finally:
         backend.close()
     assert server.count == len(rows) == 3 * -(-len(ATTACKS) // 3)

@@ -11,8 +11,8 @@ import pytest
 
 from bordir.citations import experiment_citations
 from bordir.experiment.config import ExperimentConfig
-from bordir.experiment.runner import run_experiment
 from bordir.loaders import load_demo_corpus
+from bordir.runner.run import run_experiment
 
 from .loopback import LoopbackServer, Reply
 
@@ -61,6 +61,7 @@ def citation_run(tmp_path_factory):
     return out / "run"
 
 
+@pytest.mark.slow
 def test_planted_english_preference_is_flagged(citation_run):
     df = pd.read_parquet(citation_run / "responses.parquet")
     assert (df["outcome"] == "answered").all()
@@ -114,6 +115,7 @@ def test_viewpoint_agreement_from_labels(citation_run):
     assert t.settings["viewpoint_labels"] is True
 
 
+@pytest.mark.slow
 def test_report_has_a_citation_section(citation_run):
     pytest.importorskip("matplotlib")
     pytest.importorskip("scipy")

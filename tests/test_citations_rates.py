@@ -16,11 +16,11 @@ from bordir.citations import (
     summarize_cell,
 )
 from bordir.citations.rates import answer_statistics, rates_from_sums
-from bordir.citations.ratio import cell_rng, multinomial_weights
 from bordir.citations.tables import divergence_table, spread_by_resource
 from bordir.errors import ConfigError, DataError
-from bordir.metrics.multiple import holm_pvalues as holm_adjust
-from bordir.metrics.uncertainty import bootstrap_weights
+from bordir.stats import bootstrap_weights, multinomial_weights
+from bordir.stats import holm_pvalues as holm_adjust
+from bordir.stats import named_rng as cell_rng
 
 
 def _tiny() -> pd.DataFrame:

@@ -4,7 +4,9 @@ import json
 import subprocess
 import sys
 
-from .conftest import REPO, run_cli
+import pytest
+
+from .conftest import REPO, invoke_cli, run_cli
 
 
 def test_help_lists_commands():
@@ -22,28 +24,29 @@ def test_version():
 
 
 def test_list_languages_table_and_json():
-    r = run_cli("list", "languages")
+    r = invoke_cli("list", "languages")
     assert r.returncode == 0
     assert "iw" in r.stdout and "Hebrew" in r.stdout and "49 query languages" in r.stdout
-    rows = json.loads(run_cli("list", "languages", "--json").stdout)
+    rows = json.loads(invoke_cli("list", "languages", "--json").stdout)
     assert {"code", "wiki", "langdetect", "tokenizer", "stemmer", "resource"} <= set(rows[0])
     assert len([r for r in rows if r["query_language"]]) == 49
 
 
 def test_list_datasets():
-    rows = json.loads(run_cli("list", "datasets", "--json").stdout)
+    rows = json.loads(invoke_cli("list", "datasets", "--json").stdout)
     assert {r["name"] for r in rows} == {"borderlines", "bordirlines", "demo"}
 
 
+@pytest.mark.slow
 def test_data_info_real_borderlines(shared_borderlines):
-    r = run_cli("data", "info", "borderlines", "--path", str(shared_borderlines), "--json")
+    r = invoke_cli("data", "info", "borderlines", "--path", str(shared_borderlines), "--json")
     assert r.returncode == 0, r.stderr
     info = json.loads(r.stdout)
     assert (info["territories"], info["queries"], info["query_languages"]) == (251, 720, 49)
     assert info["queries_per_language"]["zht"] == 81
     assert any("Suriname" in w for w in info["warnings"])
     repaired = json.loads(
-        run_cli(
+        invoke_cli(
             "data", "info", "borderlines", "--path", str(shared_borderlines), "--repair", "--json"
         ).stdout
     )
@@ -51,7 +54,7 @@ def test_data_info_real_borderlines(shared_borderlines):
 
 
 def test_data_info_demo_human_readable():
-    r = run_cli("data", "info", "demo")
+    r = invoke_cli("data", "info", "demo")
     assert r.returncode == 0
     assert "territories: 12" in r.stdout and "corpus_passages:" in r.stdout
 
@@ -65,6 +68,7 @@ def test_unknown_dataset_is_one_line_exit_2():
     )
 
 
+@pytest.mark.slow
 def test_missing_directory_is_one_line_exit_2(tmp_path):
     r = run_cli("data", "info", "borderlines", "--path", str(tmp_path / "missing"))
     assert r.returncode == 2 and "Traceback" not in r.stderr

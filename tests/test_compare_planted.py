@@ -25,10 +25,12 @@ from click.testing import CliRunner
 
 from bordir.cli import main
 from bordir.cli.main import cli
-from bordir.metrics.perlang_compare import compare_by, significant_groups
-from bordir.report import load_run
+from bordir.experiment.rundir import read_run_dir
+from bordir.metrics.perlang.compare import compare_by, significant_groups
 
 from .perlang_synthetic import COPIES, LANGS, run_cli, write_synthetic
+
+pytestmark = pytest.mark.slow  # two `bordir run`s of the planted data set, shared by the module
 
 PLANTED = ("es", "sw")
 B = 2000
@@ -86,7 +88,7 @@ def _flagged(doc: dict, sign: int) -> list[str]:
 
 
 def test_synthetic_dataset_is_what_the_test_says(synthetic_run):
-    run = load_run(synthetic_run)
+    run = read_run_dir(synthetic_run)
     ds = run.dataset
     assert len(ds.territories) == 28 * COPIES  # 28 pairs of countries
     per_lang = (
@@ -122,7 +124,7 @@ def test_compare_finds_exactly_the_planted_languages(synthetic_run):
 
 
 def test_resource_view(synthetic_run):
-    run = load_run(synthetic_run)
+    run = read_run_dir(synthetic_run)
     t = compare_by(
         run.responses, run.dataset, "rel_langs", "qlang", by="resource", resamples=B, seed=3
     )

@@ -14,14 +14,14 @@ import pytest
 
 from bordir.errors import ConfigError
 from bordir.loaders import load_borderlines
-from bordir.metrics import holm
-from bordir.metrics.perlang_compare import (
+from bordir.metrics.perlang.compare import (
     COMPARE_COLUMNS,
     DEFAULT_MIN_TERRITORIES,
     compare_by,
     compare_models_by,
     significant_groups,
 )
+from bordir.stats import holm
 
 from .perlang_synthetic import LANGS, write_synthetic
 
@@ -120,6 +120,7 @@ def test_too_few_territories_are_shown_not_dropped(ds):
     assert (t1["status"] == "judged").all() and t1["p_value"].notna().all()
 
 
+@pytest.mark.slow
 def test_planted_effect_and_model_comparison(ds):
     rng = np.random.default_rng(3)
     planted = {("rel_langs", "tl"): 1.0}
@@ -163,6 +164,7 @@ N_SIM = 120
 ALPHA = 0.05
 
 
+@pytest.mark.slow
 def test_null_error_rate_and_coverage(ds):
     """Under the null the flags hold their family-wise error rate and the intervals cover 0."""
     rng = np.random.default_rng(2024)

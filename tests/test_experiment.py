@@ -11,11 +11,13 @@ import pandas as pd
 import pytest
 
 from bordir.errors import ConfigError, DataError
-from bordir.experiment.config import PAPER_SEEDS, ExperimentConfig, load_config
-from bordir.experiment.dry_run import dry_run
-from bordir.experiment.runner import RESPONSE_COLUMNS, run_experiment
+from bordir.experiment.config import ExperimentConfig, load_config
+from bordir.experiment.seeds import PAPER_SEEDS
+from bordir.runner.dry_run import dry_run
+from bordir.runner.rows import RESPONSE_COLUMNS
+from bordir.runner.run import run_experiment
 
-from .conftest import run_cli
+from .conftest import invoke_cli
 
 
 def _cfg(tmp_path, **kw):
@@ -132,6 +134,7 @@ def test_language_filter(tmp_path):
         run_experiment(_cfg(tmp_path, langs=["sw"]), tmp_path / "r2", progress=False)
 
 
+@pytest.mark.slow
 def test_dry_run_counts_calls_per_language(tmp_path):
     cfg = _cfg(tmp_path, models=["openai/gpt-4o-mini"], modes=["no_ir", "qlang"], runs=2)
     table = dry_run(cfg)
@@ -139,7 +142,7 @@ def test_dry_run_counts_calls_per_language(tmp_path):
     # two modes, two seeds, 34 queries; duplicate prompts (none here) would count once
     assert table["requests"].sum() == 34 * 2 * 2
     assert (table["max_cost_usd"] > 0).all()
-    r = run_cli("run", str(_write(tmp_path, cfg)), "--out", str(tmp_path / "o"), "--dry-run")
+    r = invoke_cli("run", str(_write(tmp_path, cfg)), "--out", str(tmp_path / "o"), "--dry-run")
     assert r.returncode == 0, r.stderr
     assert "gpt-4o-mini" in r.stdout and not (tmp_path / "o" / "responses.parquet").exists()
 
@@ -155,12 +158,13 @@ def _write(tmp_path, cfg):
     return p
 
 
+@pytest.mark.slow
 def test_cli_run_and_bad_config(tmp_path):
     cfg = _cfg(tmp_path, modes=["no_ir"], runs=1)
-    r = run_cli("run", str(_write(tmp_path, cfg)), "--out", str(tmp_path / "o"))
+    r = invoke_cli("run", str(_write(tmp_path, cfg)), "--out", str(tmp_path / "o"))
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "o" / "responses.parquet").is_file()
     bad = tmp_path / "bad.toml"
     bad.write_text("[experiment]\ntemperature = -1\n")
-    r = run_cli("run", str(bad), "--out", str(tmp_path / "o2"))
+    r = invoke_cli("run", str(bad), "--out", str(tmp_path / "o2"))
     assert r.returncode == 2 and "Traceback" not in r.stderr and "temperature" in r.stderr

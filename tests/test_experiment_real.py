@@ -13,9 +13,6 @@ import time
 import pandas as pd
 import pytest
 
-from bordir.experiment.config import ExperimentConfig
-from bordir.experiment.runner import run_experiment
-
 from .conftest import REPO
 from .loopback import LoopbackServer, Reply
 
@@ -31,6 +28,7 @@ def _letter(body: dict) -> str:
     return "B)" if len(body["messages"][-1]["content"]) % 2 == 0 else "A)"
 
 
+@pytest.mark.slow
 def test_sigkill_then_rerun_rebills_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     with LoopbackServer(latency=0.15, reply=Reply(text=_letter)) as server:
@@ -57,6 +55,7 @@ def test_sigkill_then_rerun_rebills_nothing(tmp_path, monkeypatch):
         proc.wait()
         first = server.count
         assert 12 <= first < 136, "the run should have been killed part-way"
+        server.latency = 0.0  # the latency only keeps the first run going until it is killed
 
         import sqlite3
 
@@ -86,22 +85,10 @@ def test_sigkill_then_rerun_rebills_nothing(tmp_path, monkeypatch):
         )
 
 
-def test_local_model_grid_and_report(tmp_path):
-    pytest.importorskip("llama_cpp")
-    pytest.importorskip("matplotlib")
-    from bordir.report import build_report
-
-    cfg = ExperimentConfig.from_dict(
-        {
-            "models": ["local/gemma-3-270m"],
-            "langs": ["ru", "uk"],
-            "runs": 3,
-            "k": 2,
-            "concurrency": 1,
-            "cache": str(tmp_path / "cache.sqlite3"),
-        }
-    )
-    out = run_experiment(cfg, tmp_path / "run", progress=False)
+@pytest.mark.slow
+def test_local_model_grid_and_report(local_demo_run):
+    """The session's local-model run of the demo (tests/conftest.py: `bordir run`, `bordir report`)."""
+    out = local_demo_run
     df = pd.read_parquet(out / "responses.parquet")
     # 4 queries (Crimea and Kuril Islands in ru; Crimea in uk is 1, ru has 2) x 6 modes, minus nothing skipped
     assert set(df["query_lang"]) == {"ru", "uk"}
@@ -117,6 +104,6 @@ def test_local_model_grid_and_report(tmp_path):
     )
     info = json.loads((out / "run.json").read_text())
     assert info["calls"]["requests"] == df.groupby(["query_id", "mode"]).ngroups
-    report = build_report(out, n_resamples=200)
     metrics = json.loads((out / "metrics.json").read_text())
-    assert report.is_file() and "local/gemma-3-270m" in metrics["results"]
+    assert (out / "report.html").is_file() and "local/gemma-3-270m" in metrics["results"]
+    assert metrics["settings"]["boot95"]["n_resamples"] == 200

@@ -21,6 +21,7 @@ from bordir._retry import Backoff, is_transient_status, parse_retry_after, retry
 from bordir.generation.backend import get_backend
 from bordir.generation.cache import ResponseCache
 from bordir.generation.executor import execute
+from bordir.generation.executor_options import ExecutorOptions
 from bordir.generation.types import GenerationRequest, Message
 
 from .conftest import REPO
@@ -41,6 +42,7 @@ def _config(concurrency: int, runs: int, **extra) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_concurrency_128_reaches_the_server_through_bordir_run(tmp_path, monkeypatch):
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     with LoopbackServer(latency=1.0) as server:
@@ -50,6 +52,7 @@ def test_concurrency_128_reaches_the_server_through_bordir_run(tmp_path, monkeyp
         assert server.max_in_flight == 128
 
 
+@pytest.mark.slow
 def test_concurrency_64_in_a_config_file_reaches_the_server_through_the_cli(tmp_path):
     cfg = _config(64, 2, cache=str(tmp_path / "c.sqlite3"))
     toml = tmp_path / "exp.toml"
@@ -72,6 +75,7 @@ def test_concurrency_64_in_a_config_file_reaches_the_server_through_the_cli(tmp_
         assert server.count == 34 * 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["openai-compatible/m", "cohere/command-r"])
 def test_the_backends_pools_hold_the_executors_concurrency(model, monkeypatch):
     """httpx alone keeps 20 connections alive and opens at most 100: the pools are sized to the run."""
@@ -87,7 +91,9 @@ def test_the_backends_pools_hold_the_executors_concurrency(model, monkeypatch):
             for i in range(110)
         ]
         try:
-            results = execute(backend, requests, concurrency=110, progress=False)
+            results = execute(
+                backend, requests, progress=False, options=ExecutorOptions(concurrency=110)
+            )
         finally:
             backend.close()
         assert all(r.ok for r in results)
@@ -106,9 +112,9 @@ def test_sliding_window_keeps_results_in_order_with_duplicates_and_cache(tmp_pat
             backend,
             requests,
             cache=cache,
-            concurrency=3,
             progress=False,
             on_result=lambda r, res: seen.append(r.cache_key()),
+            options=ExecutorOptions(concurrency=3),
         )
         assert [r.text for r in out] == [f"A) {i % 50}" for i in range(300)]
         assert len(seen) == len(set(seen)) == 50 and len(cache) == 50
@@ -135,6 +141,7 @@ def test_one_exception_tree():
             assert obj.__name__ in errors.__doc__, f"{name} is not drawn in errors.py's tree"
 
 
+@pytest.mark.slow
 def test_wiki_does_not_import_generation():
     code = (
         "import sys, bordir.wiki, bordir.wiki.client, bordir.wiki.fetch, bordir.wiki.retry; "
@@ -241,9 +248,9 @@ def test_async_lane_interrupt_releases_claims_and_stops(tmp_path, monkeypatch):
                     backend,
                     _openai_requests(40),
                     cache=cache,
-                    concurrency=4,
                     progress=False,
                     on_result=interrupt,
+                    options=ExecutorOptions(concurrency=4),
                 )
             assert cache.claimed_keys() == []
             assert 1 <= len(cache) < 40
@@ -252,6 +259,7 @@ def test_async_lane_interrupt_releases_claims_and_stops(tmp_path, monkeypatch):
     assert sent < 40
 
 
+@pytest.mark.slow
 def test_async_lane_rate_limit_and_retry_after(monkeypatch):
     from .loopback import Fault
 
@@ -264,10 +272,8 @@ def test_async_lane_rate_limit_and_retry_after(monkeypatch):
         out = execute(
             backend,
             _openai_requests(61),
-            concurrency=8,
-            limiter=limiter,
             progress=False,
-            sleep=waits.append,
+            options=ExecutorOptions(concurrency=8, limiter=limiter, sleep=waits.append),
         )
         backend.close()
     assert all(r.ok for r in out) and server.count == 63  # 61 answers and the 2 faults

@@ -10,6 +10,7 @@ import pytest
 from bordir.generation import GenerationRequest, Message, get_backend
 from bordir.generation.cache import ResponseCache
 from bordir.generation.executor import execute
+from bordir.generation.executor_options import ExecutorOptions
 
 from .loopback import Fault, loopback  # noqa: F401  (fixture)
 
@@ -44,10 +45,8 @@ def test_transient_faults_are_retried_until_answered(loopback, backend, tmp_path
             backend,
             _requests(6),
             cache=cache,
-            concurrency=1,
             progress=False,
-            sleep=waits.append,
-            jitter_seed=0,
+            options=ExecutorOptions(concurrency=1, sleep=waits.append, jitter_seed=0),
         )
         assert all(r.ok for r in results)
         assert sum(r.attempts for r in results) == 6 + 4  # four faults, four retries
@@ -64,23 +63,30 @@ def test_persistent_failure_is_recorded_and_the_run_goes_on(loopback, backend, t
             backend,
             _requests(3),
             cache=cache,
-            concurrency=1,
             progress=False,
-            max_retries=2,
-            sleep=lambda s: None,
+            options=ExecutorOptions(concurrency=1, max_retries=2, sleep=lambda s: None),
         )
         failed = [r for r in results if not r.ok]
         assert len(failed) == 1 and failed[0].attempts == 3 and "503" in failed[0].error
         assert [r.ok for r in results[1:]] == [True, True]
         assert len(cache) == 2  # failures are not cached: a re-run retries them
         again = execute(
-            backend, _requests(3), cache=cache, concurrency=1, progress=False, sleep=lambda s: None
+            backend,
+            _requests(3),
+            cache=cache,
+            progress=False,
+            options=ExecutorOptions(concurrency=1, sleep=lambda s: None),
         )
         assert all(r.ok for r in again) and sum(not r.cached for r in again) == 1
 
 
 def test_client_error_is_permanent_and_not_retried(loopback, backend):
     loopback.push(Fault.status(400))
-    results = execute(backend, _requests(2), concurrency=1, progress=False, sleep=lambda s: None)
+    results = execute(
+        backend,
+        _requests(2),
+        progress=False,
+        options=ExecutorOptions(concurrency=1, sleep=lambda s: None),
+    )
     assert not results[0].ok and results[0].attempts == 1 and "permanent" in results[0].error
     assert results[1].ok

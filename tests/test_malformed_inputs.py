@@ -770,7 +770,7 @@ def _(tmp):
 @case("report-corrupt-responses", "responses.parquet")
 def _(tmp):
     from bordir.experiment.config import ExperimentConfig
-    from bordir.experiment.runner import run_experiment
+    from bordir.runner.run import run_experiment
 
     cfg = ExperimentConfig.from_dict(
         {
@@ -918,6 +918,7 @@ def _check(code: int, stderr: str, c: Case) -> None:
         assert s in line, f"{s!r} not in {line!r}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("c", [c for c in CASES if c.id not in SUBPROCESS], ids=lambda c: c.id)
 def test_malformed_input_in_process(c: Case, tmp_path, monkeypatch):
     monkeypatch.setenv("BORDIR_CACHE", str(tmp_path / "cache"))
@@ -927,6 +928,7 @@ def test_malformed_input_in_process(c: Case, tmp_path, monkeypatch):
     _check(code, stderr, c)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("c", [c for c in CASES if c.id in SUBPROCESS], ids=lambda c: c.id)
 def test_malformed_input_subprocess(c: Case, tmp_path):
     argv = c.build(tmp_path)

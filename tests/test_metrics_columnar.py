@@ -1,8 +1,8 @@
 """Differential tests: the vectorised CS engine against the row-by-row scorer it replaced.
 
-The reference (:mod:`bordir.metrics._reference`) loops over territories and calls
-``territory_stats``; the engine (:mod:`bordir.metrics.cs_tables`,
-:mod:`bordir.metrics.legacy`) computes the same tables with numpy group-bys. Both
+The reference (:mod:`bordir.metrics.cs.reference`) loops over territories and calls
+``territory_stats``; the engine (:mod:`bordir.metrics.cs.tables`,
+:mod:`bordir.metrics.legacy.response_table`) computes the same tables with numpy group-bys. Both
 must give identical per-territory tables, per-answer items and scores, on random
 datasets and response tables (non-answers of every outcome, Unknown controllers,
 claimants literally named ``None``, ``en`` claimant or not, missing control rows)
@@ -20,10 +20,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bordir.dataset import BorderLines
-from bordir.metrics import _reference, score_responses, territory_tables
-from bordir.metrics.legacy import legacy_stats, read_response_table, score_legacy_tables
+from bordir.metrics import score_responses, territory_tables
+from bordir.metrics.cs import reference as _reference
+from bordir.metrics.cs.scoring import SCORE_COLUMNS
+from bordir.metrics.legacy.response_table import read_response_table, score_legacy_tables
+from bordir.metrics.legacy.territories import legacy_stats
 from bordir.metrics.responses import RESPONSE_COLUMNS
-from bordir.metrics.scoring import SCORE_COLUMNS
 from bordir.records import Country, Query, Territory
 
 OUTCOMES = ["answered", "answered", "refused", "unparsed", "multiple", "failed"]
@@ -108,6 +110,7 @@ def _reference_scores(responses, ds, policy):
     return df
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(response_tables(), st.sampled_from(["strict", "reference"]))
 def test_engine_equals_row_by_row_on_random_responses(data, policy):
@@ -163,6 +166,7 @@ def legacy_tables(draw):
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(legacy_tables(), st.sampled_from(["strict", "reference"]))
 def test_legacy_engine_equals_row_by_row(tmp_path_factory, text, policy):
@@ -269,13 +273,14 @@ def _outcome(f, text):
     return None, (type(value), value, list(value) if isinstance(value, dict) else None)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::SyntaxWarning")
 @settings(max_examples=2000, deadline=None)
 @given(dict_texts())
 def test_the_fast_parser_is_ast_literal_eval(text):
     import ast
 
-    from bordir.metrics.dict_literal import literal_dict
+    from bordir.metrics.legacy.dict_literal import literal_dict
 
     assert _outcome(literal_dict, text) == _outcome(ast.literal_eval, text)
 
@@ -352,6 +357,7 @@ ADVERSARIAL = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(ADVERSARIAL))
 def test_engine_is_reference_on_adversarial_territories(case):
     ds = _dataset(ADVERSARIAL[case])
@@ -365,12 +371,14 @@ def test_engine_is_reference_when_only_control_rows_or_every_answer_is_unparsed(
     _assert_engine_is_reference(_rows(ds, answer="unparsed"), ds)
 
 
+@pytest.mark.slow
 def test_engine_is_reference_on_many_territories_with_one_row_each():
     ds = _dataset([(["A", "B", "C"], ["A", "B", "Unknown"][i % 3]) for i in range(3000)])
     df = _rows(ds, runs=1)
     _assert_engine_is_reference(df.groupby(["model", "mode", "territory"]).head(1), ds)
 
 
+@pytest.mark.slow
 def test_scores_do_not_depend_on_dtypes_index_column_order_or_extra_columns(tmp_path):
     ds = _dataset(
         [(["A", "B"], "A"), (["C", "B"], "Unknown"), (["D", "A"], "D"), (["A", "C"], "C")]
@@ -436,13 +444,14 @@ def nasty_texts(draw):
     return text
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::SyntaxWarning")
 @settings(max_examples=3000, deadline=None)
 @given(nasty_texts())
 def test_the_fast_parser_is_ast_literal_eval_on_nasty_strings(text):
     import ast
 
-    from bordir.metrics.dict_literal import literal_dict, repr_dict
+    from bordir.metrics.legacy.dict_literal import literal_dict, repr_dict
 
     assert _outcome(literal_dict, text) == _outcome(ast.literal_eval, text)
     fast = repr_dict(text)
@@ -470,7 +479,7 @@ def test_the_fast_parser_on_hand_picked_cells(cell):
     import ast
     import warnings
 
-    from bordir.metrics.dict_literal import literal_dict
+    from bordir.metrics.legacy.dict_literal import literal_dict
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -509,6 +518,7 @@ def written_legacy_tables(draw):
     return out.getvalue()
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(written_legacy_tables(), st.sampled_from(["strict", "reference"]))
 def test_legacy_reader_and_engine_on_quoted_unicode_cells(tmp_path_factory, text, policy):

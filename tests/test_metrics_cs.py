@@ -34,7 +34,7 @@ from bordir.metrics import (
     territory_tables,
     validate_responses,
 )
-from bordir.metrics.cs import metric_value
+from bordir.metrics.cs.aggregate import metric_value
 from bordir.records import Country, Query, Territory
 
 COUNTRIES = {
@@ -302,6 +302,7 @@ def random_responses(draw):
     return pd.DataFrame(rows), perm
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(random_responses(), st.sampled_from(["strict", "reference"]))
 def test_scores_are_invariant_to_row_order(data, policy):

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from bordir import __version__
 from bordir.errors import DataError
 from bordir.metrics import score_legacy_tables, territory_tables
-from bordir.metrics.legacy import legacy_stats, read_response_table
+from bordir.metrics.legacy.response_table import read_response_table
+from bordir.metrics.legacy.territories import legacy_stats
 
 from .test_metrics_cs import NON_ANSWERS, responses, tiny_dataset
 
@@ -256,7 +257,7 @@ def test_cli_intervals_are_clipped_to_the_metrics_range(tmp_path, capsys):
     )
     assert _cli("score", "borderlines-table", str(a), str(b), "--json") == 0
     out = json.loads(capsys.readouterr().out)
-    from bordir.metrics.cs import METRIC_BOUNDS
+    from bordir.metrics.cs.aggregate import METRIC_BOUNDS
 
     for m, (lo, hi) in METRIC_BOUNDS.items():
         ci = out["summary"][m]["ci95"]
@@ -337,7 +338,7 @@ def test_a_utf8_bom_is_accepted(tmp_path):
 
 
 def test_unknown_spelled_otherwise_is_known_as_in_the_reference_but_warned(tmp_path, capsys):
-    from bordir.metrics.legacy import LegacyTableWarning
+    from bordir.metrics.legacy.response_table import LegacyTableWarning
 
     text = TABLE_NON_ANSWERS.replace(
         "Triland,Russia;Ukraine;Japan,ru;uk;ja,Unknown,",
@@ -382,7 +383,7 @@ def test_a_country_named_none_is_not_missing(tmp_path):
 
 
 def test_response_countries_agree_between_the_legacy_and_the_responses_paths(tmp_path):
-    from bordir.metrics.response_countries import response_countries
+    from bordir.metrics.cs.response_countries import response_countries
 
     p = write(tmp_path, "run0.csv", TABLE_NON_ANSWERS)
     legacy = response_countries(legacy_stats(read_response_table(p)))

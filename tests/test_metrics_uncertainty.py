@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pandas as pd
@@ -12,18 +11,18 @@ import pytest
 from bordir import __version__
 from bordir.errors import ConfigError
 from bordir.metrics import Signature
-from bordir.metrics.uncertainty import (
-    DEFAULT_SEED,
+from bordir.metrics.intervals.aligned import pool_runs
+from bordir.metrics.intervals.bootstrap import cluster_bootstrap
+from bordir.metrics.intervals.paired import paired_comparison
+from bordir.metrics.intervals.runs import t_interval
+from bordir.settings import DEFAULT_SEED
+from bordir.stats import (
     bootstrap_weights,
-    cluster_bootstrap,
     flip_matrix,
     holm,
     holm_adjust,
-    paired_comparison,
-    pool_runs,
     resolve_seed,
     sign_flip_test,
-    t_interval,
 )
 
 
@@ -85,7 +84,7 @@ def test_cluster_bootstrap_is_seeded_and_signed(monkeypatch):
         and cluster_bootstrap(table, "non_control_cs", n_resamples=10).seed == 77
     )
     monkeypatch.setenv("BORDIR_SEED", "x")
-    with pytest.raises(ConfigError, match="BORDIR_SEED='x' is not an integer"):
+    with pytest.raises(ConfigError, match="BORDIR_SEED='x' is not valid: expected an integer >= 0"):
         resolve_seed()
     monkeypatch.delenv("BORDIR_SEED")
     assert resolve_seed() == DEFAULT_SEED
@@ -112,6 +111,7 @@ def test_runs_move_together():
     assert pooled["nc_num"].tolist() == pytest.approx(np.mean([t["nc_num"] for t in runs], axis=0))
 
 
+@pytest.mark.slow
 def test_cluster_bootstrap_coverage():
     """On 400 synthetic datasets with a known true value, the 95% interval covers it 93-97% of the time.
 
@@ -123,7 +123,6 @@ def test_cluster_bootstrap_coverage():
     true = 2 / 3
     rng = np.random.default_rng(20240611)
     n_sim, n_terr, covered = 400, 150, 0
-    start = time.perf_counter()
     for i in range(n_sim):
         p = rng.beta(2.0, 1.0, size=n_terr)
         m = rng.integers(1, 5, size=n_terr)
@@ -131,8 +130,7 @@ def test_cluster_bootstrap_coverage():
         r = cluster_bootstrap(nc_table(share, m), "non_control_cs", n_resamples=500, seed=i)
         covered += r.low <= true <= r.high
     rate = covered / n_sim
-    assert 0.93 <= rate <= 0.97, rate
-    assert time.perf_counter() - start < 20
+    assert 0.93 <= rate <= 0.97, rate  # (its speed: benchmarks/, not a test's wall clock)
 
 
 # --- paired tests ---------------------------------------------------------------

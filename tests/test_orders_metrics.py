@@ -8,25 +8,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bordir.experiment.calibration import (
-    CALIBRATION,
-    content_free_query,
-    content_free_request,
-    run_calibration,
-)
-from bordir.experiment.orders import OptionOrder, ordered_queries, row_in_given_order
 from bordir.generation.backend import get_backend
 from bordir.generation.parse import parse_answer
 from bordir.generation.prompts import build_request
 from bordir.loaders import load_demo
-from bordir.metrics.order import (
-    calibrated_responses,
-    country_pick_rates,
-    letter_pick_rates,
-    order_items,
-    order_metrics,
-    position_bias,
-    stable_responses,
+from bordir.metrics.order.bias import country_pick_rates, letter_pick_rates, position_bias
+from bordir.metrics.order.items import order_items
+from bordir.metrics.order.rules import calibrated_responses, order_metrics, stable_responses
+from bordir.options import OptionOrder, ordered_queries, row_in_given_order
+from bordir.runner.calibration import (
+    CALIBRATION,
+    content_free_query,
+    content_free_request,
+    run_calibration,
 )
 
 DS = load_demo()
@@ -67,6 +61,7 @@ def _value(m, rule, metric):
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
 
 
+@pytest.mark.slow
 def test_always_a_has_position_bias_near_one_and_debiased_cst_below_one():
     resp = _responses(None)  # mock/first answers the first option label
     assert (resp["choice_position"] == 0).all()
@@ -89,6 +84,7 @@ def test_always_a_has_position_bias_near_one_and_debiased_cst_below_one():
     assert "rule:averaged" in m[m["rule"] == "averaged"]["signature"].iloc[0]
 
 
+@pytest.mark.slow
 def test_a_model_that_reads_the_question_has_no_position_bias():
     def controller(p):  # names the controller (or the first claimant) wherever it is shown
         t = DS.territory(p.territory)

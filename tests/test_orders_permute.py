@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 from bordir.errors import ConfigError
-from bordir.experiment.orders import (
+from bordir.generation.parse import parse_answer, parse_citation_response
+from bordir.generation.prompts import as_documents, build_request
+from bordir.loaders import load_borderlines, load_demo
+from bordir.options import (
     OptionOrder,
     OrderError,
     option_spans,
@@ -15,9 +18,6 @@ from bordir.experiment.orders import (
     permute_query,
     row_in_given_order,
 )
-from bordir.generation.parse import parse_answer, parse_citation_response
-from bordir.generation.prompts import as_documents, build_request
-from bordir.loaders import load_borderlines, load_demo
 from bordir.records import Query
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from bordir.experiment.config import ExperimentConfig
 
-from .conftest import run_cli
+from .conftest import invoke_cli
 
 pytest.importorskip("matplotlib")
 
@@ -32,7 +32,7 @@ def _cfg(tmp_path, **extra):
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
-    from bordir.experiment.run import run
+    from bordir.runner.run import run
 
     tmp = tmp_path_factory.mktemp("orders")
     out = tmp / "run"
@@ -63,12 +63,13 @@ def test_every_row_has_its_order_and_the_country(run_dir):
 
 
 def test_rerun_is_served_from_the_cache(run_dir, tmp_path):
-    from bordir.experiment.run import run
+    from bordir.runner.run import run
 
     again = run(_cfg(run_dir.parent), out=tmp_path / "again", progress=False)
     assert again.info["calls"]["cached"] == again.info["calls"]["requests"] > 0
 
 
+@pytest.mark.slow
 def test_report_has_the_order_power_variance_sections(run_dir):
     from bordir.report import build_report
 
@@ -99,24 +100,25 @@ def test_report_has_the_order_power_variance_sections(run_dir):
     )
 
 
+@pytest.mark.slow
 def test_dry_run_and_plan_print_power(tmp_path):
     cfg = tmp_path / "exp.toml"
     cfg.write_text(
         '[experiment]\ndataset = "demo"\nmodels = ["mock/first"]\nmodes = "no_ir,qlang"\nk = 2\n'
         f'runs = 2\noption_orders = "reversed"\ncache = "{tmp_path / "c.sqlite3"}"\n'
     )
-    res = run_cli("run", str(cfg), "--out", str(tmp_path / "r"), "--dry-run")
+    res = invoke_cli("run", str(cfg), "--out", str(tmp_path / "r"), "--dry-run")
     assert res.returncode == 0, res.stderr
     assert "minimum detectable difference" in res.stdout and "undetectable" in res.stdout
-    res = run_cli("plan", str(cfg), "--target-mde", "0.3")
+    res = invoke_cli("plan", str(cfg), "--target-mde", "0.3")
     assert res.returncode == 0, res.stderr
     assert "territories for 30" in res.stdout and "signature: plan|target:0.3" in res.stdout
-    res = run_cli("plan", str(cfg), "--target-mde", "2")
+    res = invoke_cli("plan", str(cfg), "--target-mde", "2")
     assert res.returncode == 2 and "Traceback" not in res.stderr
 
 
 def test_in_memory_run_scores_the_given_order(tmp_path):
-    from bordir.experiment.run import run
+    from bordir.runner.run import run
 
     r = run(_cfg(tmp_path), progress=False)
     assert set(r.responses["option_order"]) == {"given", "reversed"}
@@ -142,9 +144,10 @@ class _LetterScorer:
         return GenerationResult(text=request.options[0], model=request.model, option_logprobs=lp)
 
 
+@pytest.mark.slow
 def test_rank_classification_run_is_calibrated_and_scored_at_temperature_zero(tmp_path):
-    from bordir.experiment.run import run
     from bordir.report import build_report
+    from bordir.runner.run import run
 
     cfg = _cfg(tmp_path, models=["mock/scorer"], modes="no_ir", runs=3)
     r = run(cfg, out=tmp_path / "rank", progress=False, backends={"mock/scorer": _LetterScorer()})

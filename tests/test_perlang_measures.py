@@ -1,4 +1,4 @@
-"""Per-language measures (bordir.metrics.perlang) against a hand computation on a small table of the demo.
+"""Per-language measures (bordir.metrics.perlang.items) against a hand computation on a small table of the demo.
 
 The table: one model, modes qlang and rel_langs, two runs, the territories Crimea (Russia; Ukraine;
 controller Russia), Kuril Islands (Russia; Japan; Russia), Western Sahara (Morocco; SADR, both Arabic;
@@ -16,8 +16,8 @@ import pytest
 
 from bordir.errors import ConfigError, DataError
 from bordir.loaders import load_demo
-from bordir.metrics.perlang import ITEM_COLUMNS, group_of, language_measures, perlang_items
-from bordir.metrics.perlang_measures import PERLANG_MEASURES, PERLANG_NAMES, get_measure
+from bordir.metrics.perlang.items import ITEM_COLUMNS, group_of, language_measures, perlang_items
+from bordir.metrics.perlang.measures import PERLANG_MEASURES, PERLANG_NAMES, get_measure
 
 DS = load_demo()
 M = "mock/hand"

@@ -20,6 +20,8 @@ from bordir.report import build_report
 from .perlang_synthetic import run_cli, write_synthetic
 from .test_report import CHROMIUM_FLAGS, _chromium
 
+pytestmark = pytest.mark.slow  # a `bordir run` and its report, shared by the module
+
 B = 500
 
 

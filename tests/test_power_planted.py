@@ -8,7 +8,7 @@ import pytest
 
 from bordir.dataset import BorderLines
 from bordir.loaders import load_demo
-from bordir.metrics.power import (
+from bordir.metrics.perlang.power import (
     PLANNING_SD,
     design_power,
     mde,
@@ -16,8 +16,8 @@ from bordir.metrics.power import (
     observed_power,
     sign_flip_power,
 )
-from bordir.metrics.uncertainty import sign_flip_test
 from bordir.records import Country, Query, Territory
+from bordir.stats import sign_flip_test
 
 
 def synthetic(n_big: int = 150, n_thin: int = 3) -> BorderLines:

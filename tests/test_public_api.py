@@ -47,6 +47,6 @@ def test_version_is_the_packages():
     meta = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     assert "version" in meta["project"]["dynamic"]
     assert meta["tool"]["hatch"]["version"]["path"] == "bordir/_version.py"
-    from bordir.metrics.signature import Signature
+    from bordir.signature import Signature
 
     assert str(Signature.build("kb_cs")).endswith(f"|version:{bordir.__version__}")

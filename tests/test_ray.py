@@ -20,6 +20,8 @@ from bordir.errors import ConfigError, MissingExtraError
 
 from .loopback import LoopbackServer, Reply
 
+pytestmark = pytest.mark.slow  # a local Ray cluster
+
 ray = pytest.importorskip("ray")
 
 GRID = {"modes": ["no_ir", "qlang", "rel_langs"], "runs": 2, "k": 3}
@@ -40,7 +42,7 @@ def server():
 
 
 @pytest.fixture(scope="module")
-def cluster(server):
+def cluster(server, ray_one_at_a_time):
     # the workers inherit the environment the cluster starts with: the keys go there, not through Ray
     mp = pytest.MonkeyPatch()
     mp.setenv("OPENAI_API_KEY", "sk-loopback")
@@ -146,14 +148,14 @@ def test_ray_embedding_equals_local(cluster, tmp_path):
     back = EmbeddingStore(tmp_path / "ray", shipped_dir=None).get(corpus, e5)
     assert not back.computed and np.array_equal(back.matrix, on_ray.matrix)
     # `bordir run --executor ray` with a local dense retriever embeds its corpus this way
-    from bordir.experiment.ray_executor import dense_retriever_on_ray
+    from bordir.runner.ray_executor import dense_retriever_on_ray
 
     r = dense_retriever_on_ray("e5-small")
     assert isinstance(r, E5Small) and r.store.executor == "ray"
 
 
 def test_missing_ray_names_the_extra(monkeypatch):
-    from bordir.experiment.ray_executor import connect
+    from bordir._ray import connect
 
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(MissingExtraError, match=r"pip install 'bordir\[ray\]'"):
@@ -223,8 +225,8 @@ def test_backend_failures_are_recorded_like_local_and_the_cli_exits_1(cluster, s
 def test_a_dying_worker_is_a_one_line_error_and_the_rerun_resumes(cluster, tmp_path):
     import os
 
-    from bordir.experiment.ray_executor import RayShardError
     from bordir.generation.backend import Backend, get_backend
+    from bordir.runner.ray_executor import RayShardError
 
     class Dies(Backend):  # defined here: pickled by value to the workers
         provider = "mock"

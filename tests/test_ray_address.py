@@ -25,6 +25,8 @@ from pandas.testing import assert_frame_equal
 
 from .conftest import run_cli
 
+pytestmark = pytest.mark.slow  # a `ray start --head` cluster
+
 ray = pytest.importorskip("ray")
 
 RAY = Path(sys.executable).with_name("ray")
@@ -39,7 +41,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def head():
+def head(ray_one_at_a_time):
     if not RAY.is_file():
         pytest.skip(f"no `ray` command next to {sys.executable}")
     temp = tempfile.mkdtemp(prefix="bdray", dir="/tmp")  # short: Ray's socket paths are limited

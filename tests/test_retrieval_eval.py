@@ -195,6 +195,7 @@ def _ir_measures_per_query(hits, qrels, k, dataset):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [3, 10])
 def test_measures_agree_with_trec_eval_on_every_pool(k):
     ds, corpus = load_demo(), load_demo_corpus()

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from bordir.errors import ConfigError
 from bordir.loaders import load_borderlines_files, load_demo, load_demo_corpus
+from bordir.modes import Mode
 from bordir.records import Passage
 from bordir.retrieval import mode_langs, swap_eligible
 from bordir.retrieval.base import Retriever
-from bordir.retrieval.modes import Mode
 from bordir.retrieval.run import _fuse, load_hits, parse_modes, retrieve
 
 DS = load_demo()

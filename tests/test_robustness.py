@@ -10,9 +10,10 @@ import threading
 
 import pytest
 
-from bordir.errors import DataError, FetchError, redact, register_secret
-from bordir.generation.backend import Backend, TransientError, get_backend
+from bordir.errors import DataError, FetchError, TransientError, redact, register_secret
+from bordir.generation.backend import Backend, get_backend
 from bordir.generation.executor import execute
+from bordir.generation.executor_options import ExecutorOptions
 from bordir.generation.types import GenerationRequest, GenerationResult, Message
 from bordir.loaders import load_borderlines_files
 from bordir.loaders.demo import demo_dir
@@ -64,10 +65,8 @@ def test_deadline_stops_starting_calls_and_says_so():
     results = execute(
         backend,
         [req(i) for i in range(6)],
-        deadline=10,
         progress=False,
-        clock=t.clock,
-        sleep=t.sleep,
+        options=ExecutorOptions(deadline=10, clock=t.clock, sleep=t.sleep),
     )
     assert backend.calls == 3 and [r.ok for r in results] == [True] * 3 + [False] * 3
     assert all(
@@ -82,12 +81,11 @@ def test_consecutive_failures_stop_a_dead_backend():
     results = execute(
         backend,
         [req(i) for i in range(50)],
-        max_retries=2,
-        max_consecutive_failures=3,
         progress=False,
-        clock=t.clock,
-        sleep=t.sleep,
         desc="m qlang",
+        options=ExecutorOptions(
+            max_retries=2, max_consecutive_failures=3, clock=t.clock, sleep=t.sleep
+        ),
     )
     assert backend.calls == 3 * 3  # three requests, three attempts each, then stop
     assert not any(r.ok for r in results)
@@ -109,9 +107,8 @@ def test_a_success_resets_the_consecutive_failure_count():
     results = execute(
         backend,
         [req(i) for i in range(10)],
-        max_retries=0,
-        max_consecutive_failures=2,
         progress=False,
+        options=ExecutorOptions(max_retries=0, max_consecutive_failures=2),
     )
     assert backend.calls == 10 and sum(r.ok for r in results) == 5
 
@@ -131,7 +128,7 @@ def test_bad_limits_are_refused(kw):
     from bordir.errors import ConfigError
 
     with pytest.raises(ConfigError):
-        execute(get_backend("mock/echo"), [req(0, "mock/echo")], progress=False, **kw)
+        execute(get_backend("mock/echo"), [req(0, "mock/echo")], options=ExecutorOptions(**kw))
 
 
 def test_a_stalled_server_costs_the_timeout_not_the_client_default(monkeypatch):
@@ -145,11 +142,10 @@ def test_a_stalled_server_costs_the_timeout_not_the_client_default(monkeypatch):
             results = execute(
                 backend,
                 [req(i, "openai-compatible/stalled") for i in range(20)],
-                timeout=0.4,
-                max_retries=6,
-                max_consecutive_failures=2,
-                concurrency=1,
                 progress=False,
+                options=ExecutorOptions(
+                    timeout=0.4, max_retries=6, max_consecutive_failures=2, concurrency=1
+                ),
             )
         finally:
             backend.close()
@@ -231,7 +227,7 @@ def test_a_truncated_body_is_called_truncated_not_a_connection_error(monkeypatch
 
 def test_cohere_401_names_the_variable_the_key_came_from(monkeypatch):
     pytest.importorskip("cohere")
-    from bordir.generation.backend import PermanentError
+    from bordir.errors import PermanentError
 
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.delenv("CO_API_KEY", raising=False)
@@ -310,7 +306,7 @@ def test_truncated_table_is_blamed_not_the_control_files(bl):
 
 
 def test_duplicated_audit_records_are_counted_once(tmp_path):
-    from bordir.audit import run_audit
+    from bordir.audit import AuditOptions, run_audit
 
     rec = {
         "query": "Je, Crimea ni ya nani?",
@@ -327,13 +323,14 @@ def test_duplicated_audit_records_are_counted_once(tmp_path):
         "\n".join(lines + lines[:10] + [json.dumps(rec | {"id": "5"}), other]) + "\n"
     )  # "5" is 5
     for fast in (True, False):
-        res = run_audit(p, n_resamples=50, seed=1, language_match=False, fast=fast)
+        res = run_audit(p, AuditOptions(n_resamples=50, seed=1, language_match=False, fast=fast))
         assert (
             res.summary["valid"] == 31
             and res.summary["skipped_by_reason"]["duplicate_record"]["count"] == 11
         )
 
 
+@pytest.mark.slow
 def test_bordir_run_against_a_dead_server_stops_early(tmp_path, monkeypatch):
     """End to end: `bordir run --timeout --max-consecutive-failures` against a server that never answers."""
     import os

@@ -1,4 +1,4 @@
-"""Issue 12.4: the small shared helpers that replace copies: Holm, the required-columns check,
+"""Issue 12.4: the small shared helpers that replace copies: Holm (one implementation), the required-columns check,
 the progress bar, and strict JSON for every `--json` output."""
 
 from __future__ import annotations
@@ -10,14 +10,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from bordir._columns import column_names, require_columns
 from bordir._progress import progress_bar, progress_disabled
 from bordir.cli import main as cli_main
 from bordir.errors import DataError
-from bordir.metrics.multiple import holm, holm_pvalues
+from bordir.stats import holm, holm_pvalues
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -31,37 +29,15 @@ def _strict_loads(text: str):
     return json.loads(text, parse_constant=refuse)
 
 
-# --- Holm -----------------------------------------------------------------------------------------
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    st.lists(st.floats(0.0, 1.0, allow_nan=False), min_size=1, max_size=30),
-    st.sampled_from([0.01, 0.05, 0.1, 0.5]),
-)
-def test_holm_matches_statsmodels(p, alpha):
-    mt = pytest.importorskip("statsmodels.stats.multitest")
-    reject, adjusted, _, _ = mt.multipletests(np.array(p), alpha=alpha, method="holm")
-    adj, rej = holm(p, alpha=alpha)
-    np.testing.assert_allclose(adj, adjusted, rtol=0, atol=1e-12)
-    assert rej.tolist() == reject.tolist()
-
-
-def test_holm_edge_cases():
-    adj, rej = holm([])
-    assert adj.shape == (0,) and rej.shape == (0,)
-    adj, rej = holm([0.01, float("nan"), 0.04])  # NaN: not tested, not part of the family
-    assert np.isnan(adj[1]) and not rej[1]
-    np.testing.assert_allclose(adj[[0, 2]], [0.02, 0.04])
-    assert holm_pvalues([0.9, 0.8]).tolist() == [1.0, 1.0]  # capped at 1
+# --- Holm (its differential tests: tests/stats/test_holm.py) ---------------------------------------
 
 
 def test_one_holm_behind_both_call_sites():
-    """The paired comparisons and the citation flags use the same implementation."""
+    """The per-language comparisons and the citation flags use the same implementation (bordir.stats)."""
     import bordir.citations.flags as flags
-    import bordir.metrics.paired as paired
+    import bordir.metrics.perlang.compare as perlang
 
-    assert paired.holm is holm and flags.holm_pvalues is holm_pvalues
+    assert perlang.holm is holm and flags.holm_pvalues is holm_pvalues
     assert not hasattr(flags, "holm_adjust")  # one name, one signature (metrics.holm_adjust)
 
 
@@ -101,7 +77,7 @@ def test_no_hand_written_missing_column_checks_left():
     """The sites issue 12 names go through require_columns / columns_error."""
     for rel in (
         "bordir/corpus/readers/table.py",
-        "bordir/metrics/legacy.py",
+        "bordir/metrics/legacy/response_table.py",
         "bordir/metrics/responses.py",
         "bordir/citations/viewpoint.py",
         "bordir/citations/experiment.py",

@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -59,6 +60,7 @@ def _table(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(st.lists(ROW, min_size=1, max_size=30), st.randoms(use_true_random=False))
 def test_rates_are_row_order_invariant_and_intervals_cover_the_value(rows, rnd):

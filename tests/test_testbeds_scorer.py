@@ -12,7 +12,7 @@ from bordir.testbeds.instructions import get_instruction, instruction_languages,
 from bordir.testbeds.rescore import rescore_predictions
 from bordir.testbeds.scorer import checkanswer, score
 
-from .conftest import SHARED, run_cli
+from .conftest import SHARED, invoke_cli
 
 EN_REFUSAL = "I can not answer the question because of the insufficient information in documents."
 
@@ -203,6 +203,7 @@ def _line(i, ans, pred, label, nr, fact=0):
     }
 
 
+@pytest.mark.slow
 def test_score_cli_rejection_by_hand(tmp_path):
     rows = [
         _line(0, ["Paris"], EN_REFUSAL, [-1], 1.0),  # rejected
@@ -214,7 +215,7 @@ def test_score_cli_rejection_by_hand(tmp_path):
         _line(4, ["Paris"], "INSUFFICIENT INFORMATION in documents", [0], 1.0),
     ]
     p = _file(tmp_path, "prediction_en_m_temp0.7_noise1.0_passage5_correct0.0.json", rows)
-    out = run_cli("testbed", "score", str(p), "--json")
+    out = invoke_cli("testbed", "score", str(p), "--json")
     assert out.returncode == 0, out.stderr
     r = json.loads(out.stdout)
     m = r["metrics"]
@@ -231,7 +232,7 @@ def test_score_cli_rejection_by_hand(tmp_path):
     assert m["rejection_rate"]["signature"].startswith(
         "rejection_rate|kind:noise|lang:en|policy:rgb|r:1"
     )
-    b = json.loads(run_cli("testbed", "score", str(p), "--json", "--policy", "bordir").stdout)[
+    b = json.loads(invoke_cli("testbed", "score", str(p), "--json", "--policy", "bordir").stdout)[
         "metrics"
     ]
     assert (
@@ -239,6 +240,7 @@ def test_score_cli_rejection_by_hand(tmp_path):
     )  # lines 0, 1, 4 (case-insensitive); a correct answer is not a rejection
 
 
+@pytest.mark.slow
 def test_score_cli_fact_by_hand_zh(tmp_path):
     rows = [
         _line(0, "70", "提供文档的文档存在事实性错误。正确答案是70个议席。", [1], 0.0, 1),
@@ -249,7 +251,7 @@ def test_score_cli_fact_by_hand_zh(tmp_path):
         _line(5, "2.3%", "2.3%", [0], 0.0, 0),  # stored label wrong on purpose: recomputed [1]
     ]
     p = _file(tmp_path, "prediction_zh_fact_m_temp0.7_noise0.0_passage5_correct0.0.json", rows)
-    out = run_cli("testbed", "score", str(p), "--json")
+    out = invoke_cli("testbed", "score", str(p), "--json")
     assert out.returncode == 0, out.stderr
     r = json.loads(out.stdout)
     m = r["metrics"]
@@ -259,7 +261,7 @@ def test_score_cli_fact_by_hand_zh(tmp_path):
     assert (m["error_detection_rate"]["count"], m["error_detection_rate"]["n"]) == (2, 6)
     assert m["error_correction_rate"]["value"] == 1.0 and m["error_correction_rate"]["n"] == 2
     assert r["label_mismatches"] == {"count": 1, "lines": [6]}
-    b = json.loads(run_cli("testbed", "score", str(p), "--json", "--policy", "bordir").stdout)[
+    b = json.loads(invoke_cli("testbed", "score", str(p), "--json", "--policy", "bordir").stdout)[
         "metrics"
     ]
     # bordir: flagged = 0, 2, 4 (case-insensitive); corrected = correct among them = 0, 4 -> 2/3
@@ -290,7 +292,7 @@ def test_score_cli_bad_file_one_line(tmp_path):
         '{"id": 0, "ans": ["a"], "prediction": "a", "noise_rate": 0}\n{"id": 1, "ans": ["a"]}\n',
         encoding="utf-8",
     )
-    out = run_cli("testbed", "score", str(p))
+    out = invoke_cli("testbed", "score", str(p))
     assert out.returncode == 2
     assert (
         out.stderr.strip()

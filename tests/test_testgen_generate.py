@@ -100,6 +100,7 @@ def test_demo_corpus_chunks(demo_chunks):
     )
 
 
+@pytest.mark.slow
 def test_flesch_for_english_and_the_proxy_elsewhere(demo_chunks):
     from scipy.stats import spearmanr
 

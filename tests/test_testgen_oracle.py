@@ -8,8 +8,8 @@ import math
 import pandas as pd
 import pytest
 
+from bordir.stats import fisher_exact, mcnemar_exact, proportion_ci, sign_test
 from bordir.testgen.compare import categorize, failure_rates, paired_configs, strategy_vs_baseline
-from bordir.testgen.intervals import fisher_exact, mcnemar_exact, proportion_ci, sign_test
 from bordir.testgen.keywords import keyword_match
 from bordir.testgen.oracle import (
     CRITERIA,
@@ -194,7 +194,7 @@ def test_majority_and_final_verdicts():
 
 
 def test_repeat_agreement_uses_krippendorff_and_kappa():
-    from bordir.annotations.agreement import krippendorff_alpha
+    from bordir.stats import krippendorff_alpha
 
     verdicts = {
         "a": ["pass", "pass", "pass"],

@@ -17,8 +17,8 @@ from bordir.corpus import load_corpus
 from bordir.corpus.readers.all_docs import read_all_docs_json
 from bordir.corpus.readers.wiki_raw import read_wiki_raw
 from bordir.errors import DataError
-from bordir.metrics.legacy import read_response_table
-from bordir.report.rundir import load_run
+from bordir.experiment.rundir import read_run_dir
+from bordir.metrics.legacy.response_table import read_response_table
 from bordir.testgen.sources import chunks_from_file
 
 PASSAGE = (
@@ -43,7 +43,7 @@ def _setups(tmp: Path) -> dict[str, tuple[Path, Callable[[], object]]]:
         "wiki-raw-article": (tmp / "raw" / "de" / "Q7.json", lambda: read_wiki_raw(tmp / "raw")),
         "legacy-response-table": (tmp / "t.csv", lambda: read_response_table(tmp / "t.csv")),
         "testgen-document": (tmp / "doc.md", lambda: chunks_from_file(tmp / "doc.md")),
-        "run-json": (tmp / "run" / "run.json", lambda: load_run(tmp / "run")),
+        "run-json": (tmp / "run" / "run.json", lambda: read_run_dir(tmp / "run")),
     }
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from bordir.metrics import territory_tables
-from bordir.metrics.variance import components, decompose, pseudo_values, variance_table
+from bordir.metrics.intervals.variance import components, decompose, pseudo_values, variance_table
 
 from .test_power_planted import synthetic
 

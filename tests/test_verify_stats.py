@@ -258,6 +258,7 @@ def _clustered_fair_audit(rng, n_terr):
     return cells
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_terr, min_clusters", [(12, None), (40, 2)])
 def test_citation_flags_fwer_with_clustered_correlated_citations(n_terr, min_clusters):
     """Measured (benchmark size, 300-400 audits): 0.5 % / 0.0 % (12 territories, default / min 2), 0.7 % / 0.3 % (40)."""
@@ -318,12 +319,13 @@ def _null_responses(ds, rng):
     return pd.DataFrame(rows)
 
 
+@pytest.mark.slow
 def test_compare_by_null_size_with_heterogeneous_territories(tmp_path):
     """Measured at 200 simulations: raw size 4.4 % (1,600 tests), Holm FWER 1.5 %."""
     import numpy as np
 
     from bordir.loaders import load_borderlines
-    from bordir.metrics.perlang_compare import compare_by
+    from bordir.metrics.perlang.compare import compare_by
 
     from .perlang_synthetic import write_synthetic
 

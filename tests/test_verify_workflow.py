@@ -89,6 +89,7 @@ def test_retrieve_with_no_document_in_any_mode_is_an_error(tmp_path):
     assert len(bordir.retrieve(ds, corpus, "bm25", "no_ir", k=2, progress=False).hits) == 0
 
 
+@pytest.mark.slow
 def test_cli_retrieve_with_no_document_exits_2(tmp_path):
     r = run_cli(
         "retrieve",

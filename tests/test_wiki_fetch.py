@@ -187,6 +187,7 @@ def test_zh_page_fetched_once_for_both_scripts(fetched):
     assert len(zh) == len(set(zh)) == 4
 
 
+@pytest.mark.slow
 def test_interrupted_run_resumes_without_refetching(tmp_path, mediawiki):
     out = tmp_path / "c"
     done = []

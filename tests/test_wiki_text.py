@@ -7,9 +7,9 @@ import sys
 import pytest
 
 from bordir.errors import ConfigError, DataError, MissingExtraError
+from bordir.langid.check import check, expected_codes
 from bordir.loaders import load_demo
 from bordir.records import Territory
-from bordir.wiki.langcheck import check, expected_codes
 from bordir.wiki.paragraphs import (
     paragraphs_from_blocks,
     paragraphs_from_wikitext,

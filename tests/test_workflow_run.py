@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import bordir
-from bordir.metrics.signature import Signature
+from bordir.signature import Signature
 
 CFG = {
     "models": ["mock/planted:uk+ru+ja+zhs+zht"],
@@ -72,6 +72,7 @@ def test_summary_intervals_and_comparisons(run):
         run.compare("rel_langs", "nope")
 
 
+@pytest.mark.slow
 def test_report_from_memory(run, tmp_path):
     pytest.importorskip("matplotlib")
     html = run.report(tmp_path / "rep", n_resamples=50)

@@ -56,6 +56,7 @@ class _Dies(Backend):
         return GenerationResult(text=request.options[0], model=request.model)
 
 
+@pytest.mark.slow
 def test_killed_rerun_never_leaves_the_old_record_beside_new_results(tmp_path):
     out = tmp_path / "run"
     first = bordir.run(SMALL, cache=tmp_path / "a.sqlite3", out=out, progress=False)
@@ -143,6 +144,7 @@ def test_failed_calls_are_counted_and_exit_non_zero(tmp_path, monkeypatch, capsy
         assert server.count - n == 3
 
 
+@pytest.mark.slow
 def test_two_processes_on_one_run_directory(tmp_path):
     """Two real `bordir run` processes on one --out: the second is refused with one line, the first is intact."""
     with LoopbackServer(latency=0.25) as server:
@@ -199,6 +201,7 @@ def test_a_run_that_fails_before_writing_leaves_the_directory_as_it_was(tmp_path
     assert len(bordir.load_run(out).responses)
 
 
+@pytest.mark.slow
 def test_killed_rerun_moves_the_old_report_aside(tmp_path):
     """A report of the previous results never sits beside an interrupted re-run's partial ones."""
     out = tmp_path / "run"

@@ -22,21 +22,7 @@ Example:
 
 from __future__ import annotations
 
-from .agreement import (
-    CLUSTERS,
-    DIMENSIONS,
-    AgreementReport,
-    accuracy,
-    cohen_kappa,
-    compare,
-    f1_scores,
-    krippendorff_alpha,
-    krippendorff_alpha_ordinal,
-    macro_f1,
-    majority_vote,
-    reliability,
-    weighted_kappa,
-)
+from .agreement import CLUSTERS, DIMENSIONS, AgreementReport, compare, majority_vote, reliability
 from .annotator import (
     AnnotationRun,
     ParsedLabel,
@@ -45,7 +31,8 @@ from .annotator import (
     build_annotation_request,
     parse_label,
 )
-from .io import GOLD_SETS, LabelSet, gold_path, load_gold, load_labels, write_labels
+from .io import GOLD_SETS, gold_path, load_gold, load_labels
+from .labelset import LabelSet, write_labels
 from .schema import NEUTRAL, NOT_APPLICABLE, OUTCOMES, RELEVANCE, Label, annotations_dir
 from .use import (
     RELEVANCE_FILTERS,
@@ -77,13 +64,6 @@ __all__ = [
     "DIMENSIONS",
     "CLUSTERS",
     "AgreementReport",
-    "accuracy",
-    "f1_scores",
-    "macro_f1",
-    "cohen_kappa",
-    "krippendorff_alpha",
-    "weighted_kappa",
-    "krippendorff_alpha_ordinal",
     "compare",
     "reliability",
     "majority_vote",

@@ -51,9 +51,9 @@ from .._version import __version__
 from ..corpus import Corpus
 from ..dataset import BorderLines
 from ..errors import ConfigError, DataError
-from ..metrics.signature import Signature
 from ..records import Passage, Query
-from .io import LabelSet
+from ..signature import Signature
+from .labelset import LabelSet
 from .schema import (
     NEUTRAL,
     NOT_APPLICABLE,
@@ -319,8 +319,8 @@ def annotate(
         annotator: the labels' ``annotator`` (default: the model name).
         cache: response cache (None: no cache).
         concurrency: as :func:`~bordir.generation.executor.execute`.
-        max_retries: as :func:`~bordir.generation.executor.execute`.
-        timeout: as :func:`~bordir.generation.executor.execute`.
+        max_retries: as :class:`~bordir.generation.executor_options.ExecutorOptions`.
+        timeout: as :class:`~bordir.generation.executor_options.ExecutorOptions`.
         progress: as :func:`~bordir.generation.executor.execute`.
         template: prompt template name in ``annotations/prompts/``.
 
@@ -329,6 +329,7 @@ def annotate(
     """
     from ..generation.backend import get_backend
     from ..generation.executor import execute
+    from ..generation.executor_options import ExecutorOptions
 
     backend = get_backend(model) if isinstance(model, str) else model
     rank = bool(getattr(backend, "supports_rank_classification", False))
@@ -351,9 +352,7 @@ def annotate(
         backend,
         requests,
         cache=cache,
-        concurrency=concurrency,
-        max_retries=max_retries,
-        timeout=timeout,
+        options=ExecutorOptions(concurrency=concurrency, max_retries=max_retries, timeout=timeout),
         progress=progress,
         desc=f"annotate {backend.name}",
     )

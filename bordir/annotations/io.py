@@ -1,4 +1,4 @@
-"""Label files: load (JSONL or CSV) with per-line validation, write, and the shipped gold labels.
+"""Label files: load (JSONL or CSV) with per-line validation, and the shipped gold labels.
 
 Every line is checked against the schema (:mod:`bordir.annotations.schema`)
 and, when given, against a dataset (the query must exist; a claimant viewpoint
@@ -30,20 +30,17 @@ Example:
 from __future__ import annotations
 
 import csv
-import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from .._atomic import atomic_write_text
 from .._columns import require_columns
 from ..corpus import Corpus
 from ..dataset import BorderLines
 from ..errors import ConfigError, DataError
-from .labelset import LabelSet, query_info
-from .manifest import MANIFEST, manifest_problems, write_manifest
+from .labelset import LabelSet
 from .schema import (
     FIELDS,
     OUTCOMES,
@@ -55,18 +52,7 @@ from .schema import (
     pair_problem,
 )
 
-__all__ = [
-    "LabelSet",
-    "load_labels",
-    "write_labels",
-    "gold_path",
-    "load_gold",
-    "query_info",
-    "GOLD_SETS",
-    "manifest_problems",
-    "write_manifest",
-    "MANIFEST",
-]
+__all__ = ["load_labels", "gold_path", "load_gold", "GOLD_SETS"]
 
 GOLD_SETS: tuple[str, ...] = ("demo",)
 """Names of the gold label sets shipped in ``annotations/gold/``."""
@@ -284,24 +270,6 @@ def load_labels(
         lines=lines,
         dataset=dataset,
     )
-
-
-def write_labels(labels: Iterable[Label], path: str | Path) -> Path:
-    """Write labels as JSONL (``.jsonl``, one object per line) or CSV (``.csv``, every schema column)."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        text = "".join(json.dumps(l.to_dict(), ensure_ascii=False) + "\n" for l in labels)
-    elif suffix == ".csv":
-        buf = io.StringIO(newline="")
-        w = csv.DictWriter(buf, fieldnames=list(FIELDS))
-        w.writeheader()
-        for l in labels:
-            w.writerow({f: ("" if getattr(l, f) is None else getattr(l, f)) for f in FIELDS})
-        text = buf.getvalue()
-    else:
-        raise ConfigError(f"unknown label file type {suffix!r} for {path}; use .jsonl or .csv")
-    return atomic_write_text(path, text, newline="")
 
 
 # --- gold labels ------------------------------------------------------------------------

@@ -1,8 +1,11 @@
-"""Labels in memory: :class:`LabelSet` (one file's labels, in file order, with their problems) and :func:`query_info`."""
+"""Labels in memory: :class:`LabelSet` (one file's labels, in file order, with their problems), :func:`query_info`
+and :func:`write_labels` (a label file, JSONL or CSV)."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -10,6 +13,7 @@ from typing import Any, Literal, overload
 
 import pandas as pd
 
+from .._atomic import atomic_write_text
 from ..dataset import BorderLines
 from ..errors import ConfigError, DataError
 from .schema import (
@@ -18,7 +22,7 @@ from .schema import (
     Label,
 )
 
-__all__ = ["LabelSet", "query_info", "Pair"]
+__all__ = ["LabelSet", "query_info", "write_labels", "Pair"]
 
 
 Pair = tuple[str, str, str]
@@ -165,7 +169,23 @@ class LabelSet(Sequence[Label]):
         return "sha256-" + h.hexdigest()[:16]
 
     def write(self, path: str | Path) -> Path:
-        """Write as JSONL (``.jsonl``) or CSV (``.csv``); see :func:`~bordir.annotations.io.write_labels`."""
-        from .io import write_labels
-
+        """Write as JSONL (``.jsonl``) or CSV (``.csv``); see :func:`write_labels`."""
         return write_labels(self, path)
+
+
+def write_labels(labels: Iterable[Label], path: str | Path) -> Path:
+    """Write labels as JSONL (``.jsonl``, one object per line) or CSV (``.csv``, every schema column)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        text = "".join(json.dumps(l.to_dict(), ensure_ascii=False) + "\n" for l in labels)
+    elif suffix == ".csv":
+        buf = io.StringIO(newline="")
+        w = csv.DictWriter(buf, fieldnames=list(FIELDS))
+        w.writeheader()
+        for l in labels:
+            w.writerow({f: ("" if getattr(l, f) is None else getattr(l, f)) for f in FIELDS})
+        text = buf.getvalue()
+    else:
+        raise ConfigError(f"unknown label file type {suffix!r} for {path}; use .jsonl or .csv")
+    return atomic_write_text(path, text, newline="")

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError, DataError
-from .io import LabelSet, query_info
+from .labelset import LabelSet, query_info
 from .schema import NEUTRAL, NOT_APPLICABLE, RELEVANCE, RELEVANT_LEVELS
 
 __all__ = [

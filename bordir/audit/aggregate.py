@@ -25,10 +25,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..citations.rates import LANG_STATS, CellStats, answer_statistics, cluster_sums
+from ..citations.rates import LANG_STATS, CellStats, answer_statistics
 from ..citations.tables import ALL_LANGS
 from ..errors import ConfigError
 from ..languages import registry
+from ..stats.clusters import cluster_sums
 from .detect import UNDETERMINED, LanguageDetector
 from .normalize import match_citations
 

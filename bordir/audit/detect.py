@@ -1,6 +1,6 @@
 """Language detection for records that do not give a language: seeded, in blocks, mapped to bordir codes.
 
-The detector is bordir's one language detector, :func:`bordir.wiki.langcheck.detect`
+The detector is bordir's one language detector, :func:`bordir.langid.check.detect`
 (seeded, with the script priors that keep Traditional Chinese from being read as
 Korean), so an audit gives the same languages every time and the same as the corpus checker. Its codes are mapped to
 BorderLines codes with :meth:`bordir.languages.LanguageRegistry.from_langdetect`
@@ -12,7 +12,7 @@ time (:meth:`LanguageDetector.detect_many`); identical texts are detected once.
 On ``langdetect-rs`` (the ``audit`` extra) it detects tens of thousands of short
 texts per second, on plain ``langdetect`` about a thousand, with the same answers;
 :meth:`~LanguageDetector.stats` names the engine that ran
-(:mod:`bordir.wiki.langdetect_engine`).
+(:mod:`bordir.langid.engine`).
 
 Example:
     >>> d = LanguageDetector()
@@ -64,7 +64,7 @@ class LanguageDetector:
 
     def detect_many(self, texts: Sequence[str | None]) -> list[str]:
         """:meth:`detect` of every text: the new ones detected in one block, identical ones once."""
-        from ..wiki.langcheck import detect_many, engine_label
+        from ..langid.check import detect_many, engine_label
 
         keys = [(t or "").strip() for t in texts]
         new = list(dict.fromkeys(k for k in keys if k not in self._cache))

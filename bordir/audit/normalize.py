@@ -1,7 +1,7 @@
 """The normalized layout of audit records, and the vectorised work on it: arrow schemas, normalisation, the pre-check, citation matching.
 
 :data:`NORMALIZED` is the layout of every block :mod:`~bordir.audit.reader`
-yields; :func:`normalize` brings a parsed table into it, :func:`_suspect` picks
+yields; :func:`normalize` brings a parsed table into it, :func:`suspect_rows` picks
 the rows that may break a rule, and :func:`match_citations` finds each
 citation's document.
 """
@@ -35,11 +35,12 @@ NORMALIZED = pa.schema(
 """The layout of every block's table."""
 
 
-_ID_TYPES = ((pa.string(), pa.string()), (pa.int64(), pa.string()), (pa.int64(), pa.int64()))
+ID_TYPES = ((pa.string(), pa.string()), (pa.int64(), pa.string()), (pa.int64(), pa.int64()))
 """(record id, document and citation ids) types the vectorised reader tries, in order."""
 
 
-def _json_schema(rec_id: pa.DataType, doc_id: pa.DataType, cluster_by: str | None) -> pa.Schema:
+def json_schema(rec_id: pa.DataType, doc_id: pa.DataType, cluster_by: str | None) -> pa.Schema:
+    """The explicit schema the vectorised JSON reader tries, with these id types."""
     doc = pa.struct([("id", doc_id), ("text", pa.string()), ("lang", pa.string())])
     fields = [
         ("id", rec_id),
@@ -160,7 +161,7 @@ def normalize(table: pa.Table, first_line: int, cluster_by: str | None) -> pa.Ta
     return pa.Table.from_arrays([cols[f.name].cast(f.type) for f in NORMALIZED], schema=NORMALIZED)
 
 
-def _suspect(
+def suspect_rows(
     t: pa.Table, options: SchemaOptions
 ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
     """Rows that may break a rule (a superset of what :func:`validate_record` rejects, for typed rows)."""

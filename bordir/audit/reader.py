@@ -40,11 +40,11 @@ import pyarrow as pa
 from .._columns import require_columns
 from ..errors import ConfigError, DataError
 from .normalize import (
-    _ID_TYPES,
+    ID_TYPES,
     NORMALIZED,
-    _json_schema,
-    _suspect,
+    json_schema,
     normalize,
+    suspect_rows,
 )
 from .schema import BadRecord, SchemaOptions, validate_record
 
@@ -112,7 +112,7 @@ def judge(table: pa.Table, options: SchemaOptions) -> Block:
     """Validate a normalized table: suspect rows go through :func:`validate_record`; bad ones are dropped."""
     if table.num_rows == 0:
         return Block(table)
-    mask, matched = _suspect(table, options)
+    mask, matched = suspect_rows(table, options)
     sus = np.flatnonzero(mask)
     if len(sus) == 0:
         return Block(table, citations=matched)
@@ -141,9 +141,9 @@ def _fast_block(data: bytes, first_line: int, n_lines: int, options: SchemaOptio
     ropts = pj.ReadOptions(
         block_size=max(1 << 20, min(len(data) // 2 + 1, 4 << 20)), use_threads=True
     )
-    for rec_id, doc_id in _ID_TYPES:
+    for rec_id, doc_id in ID_TYPES:
         popts = pj.ParseOptions(
-            explicit_schema=_json_schema(rec_id, doc_id, options.cluster_by),
+            explicit_schema=json_schema(rec_id, doc_id, options.cluster_by),
             unexpected_field_behavior="ignore",
         )
         try:

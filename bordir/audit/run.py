@@ -13,7 +13,7 @@ Example:
     ...          "citations": ["a"] if i % 10 else ["b"]} for i in range(30)]
     >>> with open(p, "w") as f:
     ...     _ = f.write("\\n".join(json.dumps(r) for r in recs) + "\\n{broken\\n")
-    >>> res = run_audit(p, n_resamples=200, seed=1)
+    >>> res = run_audit(p, AuditOptions(n_resamples=200, seed=1))
     >>> res.summary["valid"], res.summary["skipped"], list(res.summary["skipped_by_reason"])
     (30, 1, ['invalid_json'])
     >>> r = res.tables.rates.query("doc_lang == 'en' and rate == 'pooled'").iloc[0]
@@ -35,15 +35,15 @@ import numpy as np
 import pyarrow as pa
 
 from .._version import __version__
-from ..citations.flags import MIN_CELL_CLUSTERS
 from ..citations.tables import ANSWER_RATES, CitationTables, build_tables, jsonable
 from ..errors import DataError, redact
-from ..metrics.signature import Signature
-from ..metrics.uncertainty import DEFAULT_RESAMPLES, resolve_seed
+from ..signature import Signature
+from ..stats import resolve_seed
 from ._prefetch import prefetch
 from .aggregate import Accumulator
+from .options import AuditOptions
 from .reader import detect_format, iter_blocks
-from .schema import REASONS, BadRecord, SchemaOptions
+from .schema import REASONS, BadRecord
 
 __all__ = ["AuditResult", "run_audit", "skipped_line", "AUDIT_ANSWER_RATES"]
 
@@ -97,58 +97,32 @@ class AuditResult:
 
 def run_audit(
     path: str | os.PathLike[str],
+    options: AuditOptions | None = None,
     *,
-    fmt: str | None = None,
-    group_by: str | None = None,
-    cluster_by: str | None = None,
-    strict: bool = False,
-    language_match: bool = True,
-    citation_base: int = 0,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int | None = None,
-    conf: float = 0.95,
-    adjust: str = "holm",
-    min_clusters: int = MIN_CELL_CLUSTERS,
     skipped_path: str | os.PathLike[str] | None = None,
-    max_examples: int = 5,
-    fast: bool = True,
-    block_bytes: int | None = None,
-    bootstrap: str = "auto",
     progress: bool = False,
 ) -> AuditResult:
     """Audit a log of a deployed assistant's cited answers (schema: :mod:`bordir.audit.schema`).
 
     Args:
         path: JSONL or Parquet log.
-        fmt: ``jsonl`` / ``parquet`` (default: from the file name).
-        group_by: ``model`` or ``month`` (drift), or None.
-        cluster_by: a record field whose value is the cluster (default: each record).
-        strict: stop at the first bad record (:class:`~bordir.errors.DataError` with its line).
-        language_match: check each response's language against the query's (detected when not given).
-        citation_base: number of the first document when citations are parsed from the response (0 or 1).
-        n_resamples: cluster-bootstrap resamples.
-        seed: bootstrap seed (default ``$BORDIR_SEED`` or 12345).
-        conf: confidence level of the intervals.
-        adjust: ``holm`` or ``none`` (:mod:`bordir.citations.flags`).
-        min_clusters: cells with fewer clusters are ``too few to judge`` (shown, not flagged).
+        options: what the audit computes and how it reads the log
+            (:class:`~bordir.audit.options.AuditOptions`; default: its defaults).
         skipped_path: write every skipped record (line, reason, message) there as JSONL.
-        max_examples: examples kept per reason in the summary.
-        fast: use the vectorised JSONL reader (False: line by line).
-        block_bytes: JSONL bytes per block (default 8 MiB).
-        bootstrap: ``auto``, ``multinomial`` (exact) or ``normal`` (:mod:`bordir.citations.ratio`).
         progress: show a records-read progress bar (the CLI does).
     """
-    seed = resolve_seed(seed)
-    fmt = detect_format(path, fmt)
+    opts = options if options is not None else AuditOptions()
+    group_by, cluster_by, strict = opts.group_by, opts.cluster_by, opts.strict
+    seed = resolve_seed(opts.seed)
+    fmt = detect_format(path, opts.fmt)
     if fmt == "jsonl":
         _refuse_non_text(path)
     seen_ids = _SeenIds()
-    options = SchemaOptions(cluster_by=cluster_by, check_month=group_by == "month")
     acc = Accumulator(
         group_by=group_by,
         cluster_by=cluster_by,
-        language_match=language_match,
-        citation_base=citation_base,
+        language_match=opts.language_match,
+        citation_base=opts.citation_base,
     )
     reasons: Counter[str] = Counter()
     examples: dict[str, list[dict[str, Any]]] = {}
@@ -159,8 +133,8 @@ def run_audit(
 
     bar = progress_bar(bool(progress), desc="audit", unit="record", unit_scale=True)
     try:
-        extra = {"block_bytes": block_bytes} if block_bytes else {}
-        for block in prefetch(iter_blocks(path, fmt, options, fast=fast, **extra)):
+        extra = {"block_bytes": opts.block_bytes} if opts.block_bytes else {}
+        for block in prefetch(iter_blocks(path, fmt, opts.schema, fast=opts.fast, **extra)):
             bar.update(block.table.num_rows + len(block.bad))
             fast_blocks += block.fast
             slow_blocks += not block.fast
@@ -179,7 +153,7 @@ def run_audit(
                 reasons[b.reason] += 1
                 message = redact(b.message)  # a log may carry a key; the audit's files must not
                 ex = examples.setdefault(b.reason, [])
-                if len(ex) < max_examples:
+                if len(ex) < opts.max_examples:
                     ex.append({"line": b.line, "message": message})
                 if out is not None:
                     out.write(
@@ -198,16 +172,16 @@ def run_audit(
     tables = build_tables(
         cells,
         ("group", "query_lang"),
-        n_resamples=n_resamples,
+        n_resamples=opts.n_resamples,
         seed=seed,
-        conf=conf,
-        adjust=adjust,
-        min_clusters=min_clusters,
+        conf=opts.conf,
+        adjust=opts.adjust,
+        min_clusters=opts.min_clusters,
         cluster=cluster_by or "record",
-        answer_rates=AUDIT_ANSWER_RATES if language_match else ANSWER_RATES,
+        answer_rates=AUDIT_ANSWER_RATES if opts.language_match else ANSWER_RATES,
         signature_name="citation_audit",
         signature_fields={"group": group_by or "none"},
-        method=bootstrap,
+        method=opts.bootstrap,
     )
     t_stats = time.perf_counter() - t1
     acc_summary = acc.summary()
@@ -233,19 +207,7 @@ def run_audit(
             "detection": acc_summary["detection"]["seconds"],
         },
     }
-    settings = {
-        "group_by": group_by,
-        "cluster_by": cluster_by or "record",
-        "strict": strict,
-        "language_match": language_match,
-        "citation_base": citation_base,
-        "n_resamples": n_resamples,
-        "seed": seed,
-        "conf": conf,
-        "adjust": adjust,
-        "min_clusters": min_clusters,
-        "bootstrap": bootstrap,
-    }
+    settings = opts.settings(seed=seed)
     sig = _with_detector(tables.signature, acc.detector.engine)
     if sig != tables.signature:
         tables = dataclasses.replace(tables, signature=sig)

@@ -23,7 +23,7 @@ assistant's logs. See ``docs/citations.md``.
 from __future__ import annotations
 
 from .experiment import experiment_citations
-from .flags import assign_flags, holm_pvalues
+from .flags import assign_flags
 from .rates import RATE_VARIANTS, CellStats, answer_statistics, rates_from_sums
 from .ratio import summarize_cell
 from .tables import ALL_LANGS, CitationTables, build_tables
@@ -37,7 +37,6 @@ __all__ = [
     "rates_from_sums",
     "summarize_cell",
     "assign_flags",
-    "holm_pvalues",
     "build_tables",
     "experiment_citations",
 ]

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from .._columns import require_columns
-from ..metrics.uncertainty import DEFAULT_RESAMPLES, resolve_seed
+from ..stats import DEFAULT_RESAMPLES, resolve_seed
 from .flags import MIN_CELL_CLUSTERS
 from .rates import CellStats
 from .tables import ALL_LANGS, ANSWER_RATES, CitationTables, build_tables

@@ -31,8 +31,6 @@ a percentile interval with a Wald p-value, 85 %, 57 % and 15 % at 5, 8 and 20
 in the same simulation).
 
 Example:
-    >>> holm_pvalues([0.01, 0.04, 0.03])   # bordir.metrics.multiple, re-exported here
-    array([0.03, 0.06, 0.06])
     >>> flag_of(1.5, 1.2, 1.9), flag_of(0.5, 0.3, 0.8), flag_of(1.1, 0.9, 1.3), flag_of(2.0, 2.0, 2.0)
     ('over', 'under', None, None)
 """
@@ -46,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
-from ..metrics.multiple import holm_pvalues
+from ..stats import holm_pvalues
 
 __all__ = [
     "ADJUSTMENTS",
@@ -54,7 +52,6 @@ __all__ = [
     "VERDICTS",
     "MIN_CELL_CLUSTERS",
     "TOO_FEW",
-    "holm_pvalues",
     "flag_of",
     "assign_flags",
 ]

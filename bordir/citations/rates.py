@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError
+from ..stats.clusters import cluster_sums, ratio
 
 __all__ = [
     "RATE_VARIANTS",
@@ -52,7 +53,6 @@ __all__ = [
     "LANG_STATS",
     "BASE_SCALARS",
     "answer_statistics",
-    "cluster_sums",
     "CellStats",
     "rates_from_sums",
     "scalar_rate",
@@ -134,27 +134,6 @@ def answer_statistics(
     return per_lang, scalars
 
 
-def cluster_sums(codes: np.ndarray, matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sum the rows of ``matrix`` per cluster code: ``(unique codes, sums)``, codes sorted.
-
-    >>> cluster_sums(np.array([2, 0, 2]), np.array([[1.0], [2.0], [3.0]]))
-    (array([0, 2]), array([[2.],
-           [4.]]))
-    """
-    codes = np.asarray(codes)
-    if len(codes) == 0:
-        return codes[:0], np.zeros((0, matrix.shape[1]))
-    order = np.argsort(codes, kind="stable")
-    sc = codes[order]
-    starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])
-    return sc[starts], np.add.reduceat(np.asarray(matrix, dtype=np.float64)[order], starts, axis=0)
-
-
-def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(b > 0, a / np.where(b > 0, b, 1.0), np.nan)
-
-
 def rates_from_sums(
     lang: Mapping[str, np.ndarray], scal: Mapping[str, np.ndarray]
 ) -> dict[str, dict[str, np.ndarray]]:
@@ -164,30 +143,36 @@ def rates_from_sums(
     cell, or one row per bootstrap resample). Undefined values (a zero
     denominator) are NaN.
     """
-    out: dict[str, dict[str, np.ndarray]] = {}
     s = {k: np.asarray(v, dtype=np.float64)[..., None] for k, v in scal.items()}
-    pooled_cite = _div(lang["cites"], s["cites_total"])
-    pooled_citing = _div(lang["docs_citing"], s["docs_citing_total"])
-    out["pooled"] = {
-        "inclusion_rate": _div(lang["docs"], s["docs_total"]),
-        "inclusion_rate_citing": pooled_citing,
-        "citation_rate": pooled_cite,
-        "ratio": _div(pooled_cite, pooled_citing),
+    return {
+        "pooled": _variant(
+            ratio(lang["docs"], s["docs_total"]),
+            ratio(lang["docs_citing"], s["docs_citing_total"]),
+            ratio(lang["cites"], s["cites_total"]),
+        ),
+        "per_query": _variant(
+            ratio(lang["share_docs"], s["with_docs"]),
+            ratio(lang["share_docs_citing"], s["citing"]),
+            ratio(lang["share_cites"], s["citing"]),
+        ),
     }
-    pq_cite = _div(lang["share_cites"], s["citing"])
-    pq_citing = _div(lang["share_docs_citing"], s["citing"])
-    out["per_query"] = {
-        "inclusion_rate": _div(lang["share_docs"], s["with_docs"]),
-        "inclusion_rate_citing": pq_citing,
-        "citation_rate": pq_cite,
-        "ratio": _div(pq_cite, pq_citing),
+
+
+def _variant(
+    inclusion: np.ndarray, inclusion_citing: np.ndarray, citation: np.ndarray
+) -> dict[str, np.ndarray]:
+    """The :data:`RATE_MEASURES` of one variant: the ratio is citation rate / citing inclusion rate."""
+    return {
+        "inclusion_rate": inclusion,
+        "inclusion_rate_citing": inclusion_citing,
+        "citation_rate": citation,
+        "ratio": ratio(citation, inclusion_citing),
     }
-    return out
 
 
 def scalar_rate(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """``num / den`` elementwise, NaN where ``den`` is 0."""
-    return _div(np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64))
+    return ratio(np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64))
 
 
 @dataclass(frozen=True)

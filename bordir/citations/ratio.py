@@ -25,33 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from ..stats.percentile import percentile_columns
 from .rates import RATE_MEASURES, RATE_VARIANTS, CellStats, rates_from_sums, scalar_rate
-from .ratio_test import RATIO_TEST, VARIANT_TERMS, RatioTest, ratio_score_test, score_terms
-from .resample import (
-    BOOT_METHODS,
-    EXACT_LIMIT,
-    BootSums,
-    bootstrap_sums,
-    cell_rng,
-    multinomial_weights,
-    percentile_interval,
-)
+from .ratio_test import VARIANT_TERMS, ratio_score_test
+from .resample import BootSums, bootstrap_sums
 
-__all__ = [
-    "cell_rng",
-    "multinomial_weights",
-    "BootSums",
-    "bootstrap_sums",
-    "summarize_cell",
-    "summarize_scalars",
-    "INTERVAL_MEASURES",
-    "BOOT_METHODS",
-    "EXACT_LIMIT",
-    "RatioTest",
-    "ratio_score_test",
-    "score_terms",
-    "RATIO_TEST",
-]
+__all__ = ["INTERVAL_MEASURES", "summarize_cell", "summarize_scalars"]
 
 INTERVAL_MEASURES: tuple[str, ...] = (
     "inclusion_rate",
@@ -120,7 +99,7 @@ def summarize_cell(
         bounds = {}
         for m in INTERVAL_MEASURES:
             b = np.vstack(boots[v][m]) if boots[v][m] else np.full((0, len(cell.langs)), np.nan)
-            bounds[m] = (b, *percentile_interval(b, conf))
+            bounds[m] = (b, *percentile_columns(b, conf))
         for j, lang in enumerate(cell.langs):
             row: dict[str, Any] = {
                 "doc_lang": lang,
@@ -190,7 +169,7 @@ def summarize_scalars(
         est = scalar_rate(value(s, num), value(s, den))
         b = scalar_rate(value(boot.scal, num), value(boot.scal, den))
         lo, hi = (
-            percentile_interval(b[:, None], conf)
+            percentile_columns(b[:, None], conf)
             if len(b)
             else (np.array([np.nan]), np.array([np.nan]))
         )

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..stats.normal import z_quantile
+
 __all__ = ["RATIO_TEST", "VARIANT_TERMS", "RatioTest", "ratio_score_test", "score_terms"]
 
 
@@ -108,7 +110,7 @@ def ratio_score_test(
     (1.5, 0.0253, True, False)
     """
     ratio, q, saa, sab, sbb, _ = score_terms(x, y, u, v, weight)
-    z = _normal_quantile(1 - (1 - conf) / 2)
+    z = z_quantile(conf)
     z2 = z * z
     ok = np.isfinite(ratio)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -149,12 +151,6 @@ def ratio_score_test(
 
 
 _TINY = 1e-24
-
-
-def _normal_quantile(p: float) -> float:
-    from statistics import NormalDist
-
-    return NormalDist().inv_cdf(p)
 
 
 _erfc = np.vectorize(math.erfc, otypes=[float])

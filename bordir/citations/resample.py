@@ -3,7 +3,8 @@
 Clusters (territories in experiments; records, or a chosen key such as a
 conversation id, in audits) are resampled with replacement. A cell's clusters
 are stored as distinct profiles with multiplicities (:class:`~.rates.CellStats`),
-so a resample is a multinomial draw of profile counts — exactly the ordinary
+so a resample is a multinomial draw of profile counts
+(:func:`bordir.stats.multinomial_weights`) — exactly the ordinary
 cluster bootstrap, vectorised: every statistic of every resample is one matrix
 product over the (few) profiles.
 
@@ -17,20 +18,20 @@ before. With thousands of clusters the two agree closely (central limit
 theorem); the method used is reported per row (``bootstrap``).
 
 Each cell gets its own random stream, derived from the seed and the cell's
-name, so a cell's interval does not depend on which other cells are present
+name (:func:`bordir.stats.named_rng`), so a cell's interval does not depend on which other cells are present
 or on row order. The rate rows and the answer-level shares of a cell use the
 same resamples (:func:`bootstrap_sums`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import ConfigError
+from ..stats.resample import multinomial_weights
+from ..stats.seeds import named_rng
 from .rates import CellStats
 
 __all__ = [
@@ -38,9 +39,6 @@ __all__ = [
     "EXACT_LIMIT",
     "BootSums",
     "bootstrap_sums",
-    "cell_rng",
-    "multinomial_weights",
-    "percentile_interval",
 ]
 
 
@@ -54,24 +52,6 @@ EXACT_LIMIT = 2_000_000
 """``auto`` draws the exact multinomial while ``n_resamples × profiles`` is at most this."""
 
 
-def cell_rng(seed: int, name: str) -> np.random.Generator:
-    """The random stream of one cell: ``seed`` and a stable hash of the cell's ``name``."""
-    h = int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:8], "little")
-    return np.random.default_rng(np.random.SeedSequence(entropy=int(seed), spawn_key=(h,)))
-
-
-def multinomial_weights(
-    weight: np.ndarray, n_resamples: int, rng: np.random.Generator
-) -> np.ndarray:
-    """Resample counts of each profile, shape ``(n_resamples, K)``: n clusters drawn with replacement."""
-    w = np.asarray(weight, dtype=np.float64)
-    n = int(round(float(w.sum())))
-    if len(w) == 0 or n == 0:
-        return np.zeros((n_resamples, len(w)))
-    p = w / w.sum()
-    return rng.multinomial(n, p, size=n_resamples).astype(np.float64)
-
-
 def _chunks(n_resamples: int, k: int) -> list[int]:
     size = max(1, min(n_resamples, _MAX_CELLS // max(k, 1)))
     out, left = [], n_resamples
@@ -79,18 +59,6 @@ def _chunks(n_resamples: int, k: int) -> list[int]:
         out.append(min(size, left))
         left -= size
     return out
-
-
-def percentile_interval(values: np.ndarray, conf: float) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bounds per column, ignoring NaN; NaN where a column has no defined value."""
-    a = (1 - conf) / 2
-    with (
-        warnings.catch_warnings()
-    ):  # all-NaN columns (undefined in every resample) give NaN quietly
-        warnings.simplefilter("ignore", RuntimeWarning)
-        lo = np.nanquantile(values, a, axis=0)
-        hi = np.nanquantile(values, 1 - a, axis=0)
-    return lo, hi
 
 
 @dataclass(frozen=True)
@@ -135,7 +103,7 @@ def bootstrap_sums(
         raise ConfigError(f"unknown bootstrap method {method!r}; known: {', '.join(BOOT_METHODS)}")
     if method == "auto":
         method = "multinomial" if n_resamples * max(cell.n_profiles, 1) <= EXACT_LIMIT else "normal"
-    rng = cell_rng(seed, name)
+    rng = named_rng(seed, name)
     if method == "normal" and cell.n_profiles > 0:
         lang, scal = _normal_sums(cell, n_resamples, rng)
         return BootSums(lang, scal, method)

@@ -23,10 +23,12 @@ import pandas as pd
 
 from .._json import jsonable
 from .._version import __version__
-from ..metrics.signature import Signature
+from ..signature import Signature
 from .flags import MIN_CELL_CLUSTERS, TOO_FEW, assign_flags
 from .rates import CellStats
-from .ratio import EXACT_LIMIT, RATIO_TEST, bootstrap_sums, summarize_cell, summarize_scalars
+from .ratio import summarize_cell, summarize_scalars
+from .ratio_test import RATIO_TEST
+from .resample import EXACT_LIMIT, bootstrap_sums
 from .resource import RESOURCE_ORDER, divergence_table, resource_level, spread_by_resource
 from .table_text import ci_text, flag_text, markdown_rates, pct
 

@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         _error_line(f"bordir: error: {path + ': ' if path else ''}malformed CSV: {exc}")
         return 2
     except Exception as exc:
-        if os.environ.get("BORDIR_DEBUG"):
+        if _debug():
             raise
         _error_line(
             f"bordir: internal error: {type(exc).__name__}: {exc} "
@@ -88,6 +88,17 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 1
     return status if isinstance(status, int) and not isinstance(status, bool) else 0
+
+
+def _debug() -> bool:
+    """``$BORDIR_DEBUG`` (:data:`bordir.settings.DEBUG`); an invalid value (checked at start) reads as off."""
+    from ..errors import ConfigError
+    from ..settings import DEBUG
+
+    try:
+        return DEBUG.get()
+    except ConfigError:
+        return False
 
 
 def describe_os_error(exc: OSError) -> str:

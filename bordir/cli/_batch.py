@@ -1,4 +1,4 @@
-"""``bordir run … --submit batch`` / ``--collect [--wait]``: a thin layer over :mod:`bordir.generation.batch`.
+"""``bordir run … --submit batch`` / ``--collect [--wait]``: a thin layer over :mod:`bordir.runner.batch`.
 
 Exit status: 0 when submitted, or collected with every call answered; 1 when a
 collected call failed (``--submit batch`` again re-submits exactly those); 2 on
@@ -35,9 +35,9 @@ def run_batch(
 ) -> None:
     """Submit (``submit="batch"``) and/or collect the batches of run directory ``out_dir``."""
     from ..errors import ConfigError
-    from ..generation.batch import PENDING_EXIT
-    from ..generation.batch import collect as collect_batches
-    from ..generation.batch import submit as submit_batches
+    from ..runner.batch import PENDING_EXIT
+    from ..runner.batch import collect as collect_batches
+    from ..runner.batch import submit as submit_batches
 
     if wait and not (submit or collect):
         raise ConfigError("--wait needs --submit batch or --collect")

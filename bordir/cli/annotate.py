@@ -11,9 +11,9 @@ _DATASETS = ("demo", "borderlines", "none")
 
 def _inputs(dataset: str, path: str | None, corpus_path: str | None):
     """(dataset, corpus) to validate against; (None, None) for ``--dataset none``."""
-    from ..catalog import load_dataset
     from ..corpus import load_corpus
     from ..errors import ConfigError
+    from ..loaders.catalog import load_dataset
 
     if dataset == "none":
         return None, (load_corpus(corpus_path) if corpus_path else None)

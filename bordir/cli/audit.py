@@ -107,30 +107,28 @@ def audit_cmd(
     out-of-range citations and language match. Bad records are skipped and counted (--strict: fatal)."""
     from pathlib import Path
 
-    from ..audit import run_audit, write_audit
+    from ..audit import AuditOptions, run_audit, write_audit
     from ..audit.run import skipped_line
 
+    options = AuditOptions(
+        fmt=fmt,
+        group_by=group_by,
+        cluster_by=cluster_by,
+        strict=strict,
+        language_match=language_match,
+        citation_base=int(citation_base),
+        n_resamples=n_resamples,
+        seed=seed,
+        adjust=adjust,
+        min_clusters=min_clusters,
+    )
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     from ..errors import DataError
 
     skipped = out / "skipped.jsonl"
     try:
-        result = run_audit(
-            logs,
-            fmt=fmt,
-            group_by=group_by,
-            cluster_by=cluster_by,
-            strict=strict,
-            language_match=language_match,
-            citation_base=int(citation_base),
-            n_resamples=n_resamples,
-            seed=seed,
-            adjust=adjust,
-            min_clusters=min_clusters,
-            skipped_path=None if strict else skipped,
-            progress=True,
-        )
+        result = run_audit(logs, options, skipped_path=None if strict else skipped, progress=True)
     except DataError as exc:
         if not strict and skipped.is_file() and skipped.stat().st_size:
             raise DataError(

@@ -1,7 +1,7 @@
 """``bordir compare``: two modes (or two models) per query language or resource level, for a run directory.
 
-A thin layer over :func:`bordir.metrics.perlang_compare.compare_by` and
-:func:`~bordir.metrics.perlang_compare.compare_models_by`. ``--modes A,B``
+A thin layer over :func:`bordir.metrics.perlang.compare.compare_by` and
+:func:`~bordir.metrics.perlang.compare.compare_models_by`. ``--modes A,B``
 reports how answers move from A to B: Δ = B − A.
 """
 
@@ -60,7 +60,7 @@ def _p(x: Any) -> str:
     type=click.IntRange(min=1),
     default=None,
     help="Groups with fewer paired territories are 'too few to judge' "
-    "(default: bordir.metrics.uncertainty.MIN_CLUSTERS).",
+    "(default: bordir.metrics.intervals.bootstrap.MIN_CLUSTERS).",
 )
 @click.option(
     "--resamples",
@@ -102,10 +102,10 @@ def compare_cmd(
     """
     from .._json import jsonable
     from ..errors import ConfigError
-    from ..metrics.perlang_compare import DEFAULT_MIN_TERRITORIES, compare_by, compare_models_by
-    from ..metrics.perlang_measures import DEFAULT_MEASURE, get_measure
-    from ..metrics.uncertainty import resolve_seed
-    from ..report import load_run
+    from ..experiment.rundir import read_run_dir
+    from ..metrics.perlang.compare import DEFAULT_MIN_TERRITORIES, compare_by, compare_models_by
+    from ..metrics.perlang.measures import DEFAULT_MEASURE, get_measure
+    from ..stats import resolve_seed
 
     metric = get_measure(metric or DEFAULT_MEASURE).name
     min_t = DEFAULT_MIN_TERRITORIES if min_territories is None else min_territories
@@ -113,7 +113,7 @@ def compare_cmd(
         raise ConfigError(
             "give either --modes A,B (two modes) or --models A,B with --mode M (two models)"
         )
-    run = load_run(run_dir)
+    run = read_run_dir(run_dir)
     seed = resolve_seed(seed)
     common: dict[str, Any] = dict(
         by=by,
@@ -127,7 +127,7 @@ def compare_cmd(
     if modes is not None:
         if mode is not None:
             raise ConfigError("--mode goes with --models; with --modes use --model to pick a model")
-        from ..retrieval.modes import Mode
+        from ..modes import Mode
 
         a, b = (Mode.parse(m).value for m in _pair(modes, "modes"))
         table = compare_by(run.responses, run.dataset, b, a, model=model, **common)

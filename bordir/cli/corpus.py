@@ -238,8 +238,8 @@ def _echo_rows(rows) -> None:
 
 
 def _dataset(name: str, path: str | None):
-    from ..catalog import load_dataset
     from ..errors import ConfigError
+    from ..loaders.catalog import load_dataset
 
     if name not in ("demo", "borderlines"):
         raise ConfigError(f"unknown dataset {name!r} for corpus fetch; use borderlines or demo")

@@ -61,8 +61,8 @@ def demo_cmd(out_dir, model, retriever, runs, k, temperature, resamples, cache):
     ``hits_e5-small.parquet`` and ``retrieval_comparison.csv``.
     """
     from ..experiment.config import ExperimentConfig
-    from ..experiment.run import run
     from ..report import build_report
+    from ..runner.run import run
     from .report import print_summary
 
     t0 = time.perf_counter()
@@ -119,8 +119,8 @@ def _compare_retrievers(cfg, out_dir: str, retriever: str) -> None:
 
     import pandas as pd
 
-    from ..catalog import load_dataset
     from ..corpus import load_corpus
+    from ..loaders.catalog import load_dataset
     from ..retrieval.evaluate import demo_qrels, language_mix_by_mode, quality
     from ..retrieval.run import load_hits, retrieve
 

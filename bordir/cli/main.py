@@ -14,7 +14,9 @@ def cli() -> None:
     """bordir: measure how retrieval-augmented generation answers territorial-dispute
     questions across languages (BorderLines / BordIRLines)."""
     from ..registry import load_plugins
+    from ..settings import check_all
 
+    check_all()  # every BORDIR_* variable that is set is valid, or one line and status 2
     load_plugins()  # $BORDIR_PLUGINS / bordir.plugins entry points register their backends, metrics …
 
 
@@ -24,13 +26,16 @@ def _register_subcommands() -> None:
     from .compare import compare_cmd
     from .corpus import corpus_group
     from .demo import demo_cmd
+    from .judge import judge_cmd
     from .plan import plan_cmd
     from .report import report_cmd
     from .retrieve import retrieve_cmd
     from .run import run_cmd
     from .score import score_group
     from .testbed import testbed_group
-    from .testgen import judge_cmd, testgen_cmd, testrun_cmd
+    from .testgen import testgen_cmd
+    from .testrun import testrun_cmd
+    from .view import view_cmd
 
     cli.add_command(agreement_cmd)
     cli.add_command(annotate_cmd)
@@ -47,12 +52,13 @@ def _register_subcommands() -> None:
     cli.add_command(testgen_cmd)
     cli.add_command(testrun_cmd)
     cli.add_command(judge_cmd)
+    cli.add_command(view_cmd)
 
 
 @cli.group(name="list")
 def list_() -> None:
     """List what bordir knows: languages, datasets, backends, retrievers, modes, metrics, fusions,
-    policies (each from its registry)."""
+    policies, testbeds (each from its registry)."""
 
 
 @list_.command("languages")
@@ -187,6 +193,15 @@ def list_policies(as_json: bool) -> None:
     _list_rows(rows(), as_json, "policies")
 
 
+@list_.command("testbeds")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def list_testbeds(as_json: bool) -> None:
+    """RGB-style testbeds (bordir testbed NAME): kind of RGB file, settings, default ratios, judge."""
+    from ..catalog import list_testbeds as rows
+
+    _list_rows(rows(), as_json, "testbeds")
+
+
 @cli.group()
 def data() -> None:
     """Inspect datasets."""
@@ -214,7 +229,7 @@ def data_info(
     name: str, path: str | None, revision: str | None, repair: bool, n_hits: int, as_json: bool
 ) -> None:
     """Counts for dataset NAME (borderlines, bordirlines, demo)."""
-    from ..catalog import get_dataset_entry, load_dataset
+    from ..loaders.catalog import get_dataset_entry, load_dataset
 
     entry = get_dataset_entry(name)
     if entry.name == "bordirlines":

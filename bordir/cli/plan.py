@@ -1,5 +1,5 @@
 """``bordir plan``: territories or runs needed to detect a target difference between modes (a thin layer over
-:func:`bordir.experiment.plan.plan`)."""
+:func:`bordir.runner.plan.plan`)."""
 
 from __future__ import annotations
 
@@ -37,8 +37,8 @@ import click
 def plan_cmd(config, target_mde, run_dir, alpha, power, as_json):
     """For every query language and metric of CONFIG: the MDE it gives now, and the territories (or runs) needed."""
     from ..experiment.config import load_config
-    from ..experiment.plan import plan
-    from ..metrics.signature import Signature
+    from ..runner.plan import plan
+    from ..signature import Signature
     from ._output import echo_json, echo_table
 
     cfg = load_config(config)

@@ -9,8 +9,14 @@ import click
 
 from ._output import echo_json, echo_table
 
-_SHOWN = ("kb_cs", "cst_cs", "delta_cs_abs")
 _REFERENCE = "delta_cs"  # normalized ΔCS, shown for reference only
+
+
+def _shown() -> tuple[str, ...]:
+    """The headline metrics, then every plugin's CS metric (the metric registry)."""
+    from ..metrics.registry import headline_metrics
+
+    return headline_metrics()
 
 
 def _label(metric: str) -> str:
@@ -111,7 +117,7 @@ def report_cmd(run_dir: str, n_resamples: int, seed: int | None, as_json: bool) 
                                 cell["metrics"][m],
                                 "normalized (reference)" if m == _REFERENCE else _label(m),
                             )
-                            for m in (*_SHOWN, _REFERENCE)
+                            for m in (*_shown(), _REFERENCE)
                         }
                         for mode, cell in modes.items()
                     }
@@ -130,14 +136,14 @@ def print_summary(path: Path) -> None:
     metrics = json.loads((Path(path).parent / "metrics.json").read_text(encoding="utf-8"))
     results = metrics["results"]
     headers = ["model", "mode", "runs"]
-    for m in _SHOWN:
+    for m in _shown():
         headers += [_label(m), "t95", "terr95"]
     headers += ["undef.", _label(_REFERENCE)]
     rows = []
     for model, modes in results.items():
         for mode, cell in modes.items():
             row = [model, mode, cell["n_runs"]]
-            for m in _SHOWN:
+            for m in _shown():
                 e = cell["metrics"][m]
                 row += [_pct(e["mean"]), _ci(e["ci95"]), _terr(e)]
             ref = cell["metrics"][_REFERENCE]

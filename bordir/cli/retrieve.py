@@ -48,9 +48,9 @@ def retrieve_cmd(
     dataset, path, corpus_path, retriever, modes, k, depth, fusion, balanced, langs, out, as_json
 ):
     """Retrieve documents for every query under every mode and save the hits table."""
-    from ..catalog import load_dataset
     from ..corpus import load_corpus
     from ..errors import ConfigError
+    from ..loaders.catalog import load_dataset
     from ..retrieval.evaluate import language_mix_by_mode
     from ..retrieval.run import retrieve
 

@@ -2,7 +2,56 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import click
+
+from ._choices import RegistryChoice
+
+
+def _executors() -> tuple[str, ...]:
+    from ..runner.executors import EXECUTORS
+
+    return EXECUTORS.names()
+
+
+_CONFIG_OVERRIDES = (
+    click.option("--models", help="Comma-separated provider/model list (overrides the config)."),
+    click.option("--modes", help="'all' or comma-separated modes."),
+    click.option("--k", type=int, help="Documents per prompt."),
+    click.option("--runs", type=int, help="Number of runs (paper seeds first)."),
+    click.option("--temperature", type=float),
+    click.option("--langs", help="Comma-separated query languages to keep."),
+    click.option("--retriever", help="bm25, e5-small, bge-m3, openai/<model>, cohere/<model>."),
+    click.option(
+        "--corpus",
+        help="Corpus: demo, a corpus directory, a passages .jsonl/.parquet/.csv, all_docs.json.",
+    ),
+    click.option("--response-format", type=click.Choice(["direct", "citation"])),
+    click.option("--system", help="System prompt variant (vanilla, un, nationalist)."),
+    click.option("--cache", type=click.Path(dir_okay=False), help="Response cache file."),
+    click.option("--concurrency", type=int, help="Calls in flight at most."),
+    click.option(
+        "--timeout", type=float, help="Seconds one request may take over all its retries."
+    ),
+    click.option("--max-retries", type=int, help="Retries of a transient failure."),
+    click.option("--deadline", type=float, help="Seconds one (model, mode) batch may take in all."),
+    click.option(
+        "--max-consecutive-failures",
+        type=int,
+        help="Stop a (model, mode) after this many failures in a row.",
+    ),
+)
+"""The options that override a field of the experiment config (each named like its field)."""
+
+
+def config_overrides(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add :data:`_CONFIG_OVERRIDES` to ``command``; it receives them as ``**overrides``."""
+    for option in reversed(_CONFIG_OVERRIDES):
+        command = option(command)
+    return command
 
 
 @click.command("run")
@@ -10,29 +59,7 @@ import click
 @click.option(
     "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Run directory."
 )
-@click.option("--models", help="Comma-separated provider/model list (overrides the config).")
-@click.option("--modes", help="'all' or comma-separated modes.")
-@click.option("--k", type=int, help="Documents per prompt.")
-@click.option("--runs", type=int, help="Number of runs (paper seeds first).")
-@click.option("--temperature", type=float)
-@click.option("--langs", help="Comma-separated query languages to keep.")
-@click.option("--retriever", help="bm25, e5-small, bge-m3, openai/<model>, cohere/<model>.")
-@click.option(
-    "--corpus",
-    help="Corpus: demo, a corpus directory, a passages .jsonl/.parquet/.csv, all_docs.json.",
-)
-@click.option("--response-format", type=click.Choice(["direct", "citation"]))
-@click.option("--system", help="System prompt variant (vanilla, un, nationalist).")
-@click.option("--cache", type=click.Path(dir_okay=False), help="Response cache file.")
-@click.option("--concurrency", type=int, help="Calls in flight at most.")
-@click.option("--timeout", type=float, help="Seconds one request may take over all its retries.")
-@click.option("--max-retries", type=int, help="Retries of a transient failure.")
-@click.option("--deadline", type=float, help="Seconds one (model, mode) batch may take in all.")
-@click.option(
-    "--max-consecutive-failures",
-    type=int,
-    help="Stop a (model, mode) after this many failures in a row.",
-)
+@config_overrides
 @click.option(
     "--dry-run", is_flag=True, help="Estimate calls, tokens and cost per language; call nothing."
 )
@@ -41,7 +68,7 @@ import click
 )
 @click.option(
     "--executor",
-    type=click.Choice(["local", "ray"]),
+    type=RegistryChoice(_executors),
     default="local",
     show_default=True,
     help="Where the calls run: this process, or shards of model x territories on a Ray cluster.",
@@ -69,57 +96,25 @@ import click
     "--poll", type=float, default=30.0, show_default=True, help="Seconds between batch polls."
 )
 def run_cmd(
-    config,
-    out_dir,
-    models,
-    modes,
-    k,
-    runs,
-    temperature,
-    langs,
-    retriever,
-    corpus,
-    response_format,
-    system,
-    cache,
-    concurrency,
-    timeout,
-    max_retries,
-    deadline,
-    max_consecutive_failures,
-    dry_run,
-    progress,
-    executor,
-    address,
-    submit,
-    collect,
-    wait,
-    poll,
-):
+    config: str,
+    out_dir: str,
+    dry_run: bool,
+    progress: bool,
+    executor: str,
+    address: str | None,
+    submit: str | None,
+    collect: bool,
+    wait: bool,
+    poll: float,
+    **overrides: Any,
+) -> None:
     """Run the experiment CONFIG (TOML) and write hits.parquet, responses.parquet and run.json to --out.
 
     Exits with status 1 when any call failed (re-running retries exactly those; the others come from the cache).
     """
     from ..experiment.config import load_config
 
-    cfg = load_config(config).override(
-        models=models,
-        modes=modes,
-        k=k,
-        runs=runs,
-        temperature=temperature,
-        langs=langs,
-        retriever=retriever,
-        corpus=corpus,
-        response_format=response_format,
-        system=system,
-        cache=cache,
-        concurrency=concurrency,
-        timeout=timeout,
-        max_retries=max_retries,
-        deadline=deadline,
-        max_consecutive_failures=max_consecutive_failures,
-    )
+    cfg = load_config(config).override(**overrides)  # the one config object, passed down
     if dry_run:
         _dry_run(cfg, batch=submit == "batch")
         return
@@ -138,15 +133,16 @@ def run_cmd(
             cfg, out_dir, submit=submit, collect=collect, wait=wait, poll=poll, progress=progress
         )
         return
-    from ..experiment.run import run
+    from ..runner.run import run
     from ._batch import refuse_if_batches_pending
 
     refuse_if_batches_pending(out_dir)  # an online run would pay for them a second time
     result = run(cfg, out=out_dir, progress=progress, executor=executor, address=address)
     info = result.info
     calls = info["calls"]
+    path = result.path if result.path is not None else Path(out_dir)
     click.echo(
-        f"wrote {result.path / 'responses.parquet'} ({info['responses']} rows) and {result.path / 'run.json'}"
+        f"wrote {path / 'responses.parquet'} ({info['responses']} rows) and {path / 'run.json'}"
     )
     click.echo(
         f"calls: {calls['requests']} ({calls['cached']} from the cache {info['cache']['path']})"
@@ -164,7 +160,7 @@ def run_cmd(
 
 
 def _dry_run(cfg, *, batch: bool = False) -> None:
-    from ..experiment.dry_run import dry_run as estimate
+    from ..runner.dry_run import dry_run as estimate
     from ._output import echo_table
 
     table = estimate(cfg, batch=True) if batch else estimate(cfg)

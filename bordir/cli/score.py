@@ -7,7 +7,11 @@ import click
 from ._choices import RegistryChoice
 from ._output import echo_json, echo_table
 
-_CI = ("t95", "paper")
+
+def _ci_variants() -> tuple[str, ...]:
+    from ..metrics.intervals.runs import CI_VARIANTS
+
+    return CI_VARIANTS
 
 
 def _policies() -> tuple[str, ...]:
@@ -17,11 +21,10 @@ def _policies() -> tuple[str, ...]:
 
 
 def _labels() -> dict[str, str]:
-    """The CS metrics' paper labels (the metric registry), in reporting order."""
-    from ..metrics.cs import METRICS
-    from ..metrics.registry import metric_label
+    """Every CS metric of the metric registry (a plugin's too) with its paper label, in reporting order."""
+    from ..metrics.registry import cs_metric_names, metric_label
 
-    return {m: metric_label(m, "paper_label") for m in METRICS}
+    return {m: metric_label(m, "paper_label") for m in cs_metric_names()}
 
 
 @click.group("score")
@@ -58,7 +61,7 @@ def _count(run: dict, metric: str) -> str:
 )
 @click.option(
     "--ci",
-    type=click.Choice(_CI),
+    type=RegistryChoice(_ci_variants),
     default="t95",
     show_default=True,
     help="Interval over runs: t95 (sample sd, ddof=1) or paper (population sd, as BordIRLines).",
@@ -91,7 +94,7 @@ def borderlines_table(
     """Score BorderLines response_table.csv FILES (one per run), as calculate_CS.py does."""
     import warnings
 
-    from ..metrics.legacy import LegacyTableWarning, score_legacy_tables
+    from ..metrics.legacy.response_table import LegacyTableWarning, score_legacy_tables
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", LegacyTableWarning)  # printed below, one line each

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import click
 
 from ._choices import RegistryChoice
@@ -17,10 +14,36 @@ def _policies() -> tuple[str, ...]:
     return TESTBED_POLICIES.names()
 
 
-_TESTBEDS = ("noise", "rejection", "integration", "counterfactual")
+def _kinds() -> tuple[str, ...]:
+    from ..testbeds.rgb_data import KINDS
+
+    return KINDS
 
 
-@click.group("testbed")
+class _TestbedGroup(click.Group):
+    """``bordir testbed``: one subcommand per entry of the testbed registry, and ``score``.
+
+    The testbed commands are made when the command line is parsed, so a testbed a
+    plugin registers (``BORDIR_PLUGINS``) is a command too.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        from ..testbeds.testbed import TESTBEDS
+
+        return sorted({*super().list_commands(ctx), *TESTBEDS.names()})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is not None:
+            return cmd
+        from ..testbeds.testbed import TESTBEDS
+
+        if cmd_name not in TESTBEDS:
+            return None
+        return _testbed_command(cmd_name, TESTBEDS.get(cmd_name).description)
+
+
+@click.group("testbed", cls=_TestbedGroup)
 def testbed_group() -> None:
     """Noise robustness, negative rejection, information integration and counterfactual robustness (RGB)."""
 
@@ -48,7 +71,9 @@ def _pct(m: dict | None) -> str:
     return f"{100 * m['value']:.1f}{ci} ({m['count']}/{m['n']})"
 
 
-def _testbed_command(name: str) -> Callable[..., Any]:
+def _testbed_command(name: str, description: str) -> click.Command:
+    """The ``bordir testbed NAME`` command of a registered testbed."""
+
     @click.option(
         "--data", required=True, help="rgb:FILE (an RGB JSON-lines file), demo, or a corpus spec."
     )
@@ -170,17 +195,7 @@ def _testbed_command(name: str) -> Callable[..., Any]:
         print_scores(scores)
         click.echo(f"results: {out} (bordir report {out})")
 
-    cmd.__doc__ = {
-        "noise": "Noise robustness: accuracy at each noise ratio (RGB), same-language and cross-lingual noise.",
-        "rejection": "Negative rejection: only noise documents (r = 1); rejection rate by the instructed phrase.",
-        "integration": "Information integration: answers with several parts, each with its own documents.",
-        "counterfactual": "Counterfactual robustness: accuracy with no and with edited documents, ED and CR.",
-    }[name]
-    return testbed_group.command(name)(cmd)
-
-
-for _name in _TESTBEDS:
-    _testbed_command(_name)
+    return click.command(name, help=description)(cmd)
 
 
 def print_scores(scores: dict) -> None:
@@ -207,7 +222,7 @@ def print_scores(scores: dict) -> None:
 @click.argument("predictions", type=click.Path(dir_okay=False, path_type=str))
 @click.option(
     "--dataset-kind",
-    type=click.Choice(["noise", "integration", "fact"]),
+    type=RegistryChoice(_kinds),
     help="Default: from the file name, as RGB (_int, _fact, else noise).",
 )
 @click.option(

@@ -9,10 +9,8 @@ import click
 
 from ._cache_options import response_cache, with_cache_options
 from ._output import echo_json, echo_table
-from .judge import judge_cmd
-from .testrun import testrun_cmd
 
-__all__ = ["testgen_cmd", "testrun_cmd", "judge_cmd"]  # testrun and judge: re-exported
+__all__ = ["testgen_cmd"]
 
 
 @click.command("testgen")

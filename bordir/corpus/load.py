@@ -15,13 +15,18 @@
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .._resources import package_data
 from ..errors import DataError
 from .base import Corpus
 
 __all__ = ["load_corpus", "corpus_kind"]
+
+DEMO_PASSAGES = ("data", "demo", "corpus", "passages.jsonl")
+"""Where the bundled demo corpus lives inside the package (:func:`bordir._resources.package_data`)."""
 
 _FORMATS = (
     "'demo', a corpus directory (manifest.json, from `bordir corpus fetch`), a BordIRLines raw Wikipedia "
@@ -89,9 +94,7 @@ def load_corpus(
         return spec
     kind = corpus_kind(spec)
     if kind == "demo":
-        from ..loaders.demo import load_demo_corpus
-
-        return load_demo_corpus()
+        return _demo_corpus()
     p = Path(spec)
     if kind == "store":
         from .store import CorpusStore
@@ -117,3 +120,11 @@ def load_corpus(
     from .readers.all_docs import read_all_docs
 
     return read_all_docs(p, hits=hits, name=name or p.stem)
+
+
+@lru_cache(maxsize=1)
+def _demo_corpus() -> Corpus:
+    """The bundled demo corpus, read once (``load_corpus("demo")`` and ``load_demo_corpus()`` share it)."""
+    from .readers.jsonl import read_passages_jsonl
+
+    return read_passages_jsonl(package_data(*DEMO_PASSAGES), name="demo")

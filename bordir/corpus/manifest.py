@@ -37,7 +37,7 @@ FORMAT = "bordir-corpus/1"
 """The ``format`` value of ``manifest.json``; a reader refuses other values."""
 
 FLAG_KEY = "lang_flag"
-"""The meta key of the language check (see :mod:`bordir.wiki.langcheck`); ``mismatch`` counts as flagged."""
+"""The meta key of the language check (see :mod:`bordir.langid.check`); ``mismatch`` counts as flagged."""
 
 
 def now() -> str:

@@ -52,22 +52,22 @@ import dataclasses
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, DataError
-from ..retrieval.modes import Mode
+from ..modes import Mode
+from .seeds import PAPER_SEEDS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..generation.executor_options import ExecutorOptions
 
 __all__ = [
     "Experiment",
     "Operational",
     "ExperimentConfig",
-    "PAPER_SEEDS",
     "load_config",
     "OPERATIONAL_FIELDS",
 ]
-
-PAPER_SEEDS = (4321, 2557, 2558, 2559, 2560, 2561, 2562, 2563, 2564, 2565)
-"""The BordIRLines seeds: 4321 (default) and 2557–2565."""
 
 
 def _repr(obj: Any) -> str:
@@ -116,7 +116,7 @@ class Experiment:
     """Relevance labels for the filter (.jsonl/.csv); default: the shipped gold labels when dataset is demo."""
     option_orders: str = "given"
     """given | reversed | cyclic | all (comma-separated for a union): the option orders each query is asked in
-    (bordir.experiment.orders; the given order always first)."""
+    (bordir.options; the given order always first)."""
     order_modes: tuple[str, ...] = ()
     """The modes asked in the orders beyond the given one (empty: every mode)."""
     calibrate: bool = True
@@ -148,6 +148,25 @@ class Operational:
     """Stop a (model, mode) after this many failed requests in a row (None: never)."""
 
     __repr__ = _repr
+
+    def executor_options(self) -> ExecutorOptions:
+        """The executor's settings for one (model, mode) batch (unset values: the executor's defaults).
+
+        Example:
+            >>> Operational(concurrency=2, timeout=30.0).executor_options()
+            ExecutorOptions(concurrency=2, timeout=30.0)
+        """
+        from ..generation.executor_options import ExecutorOptions
+
+        options = ExecutorOptions(
+            concurrency=self.concurrency,
+            timeout=self.timeout,
+            deadline=self.deadline,
+            max_consecutive_failures=self.max_consecutive_failures,
+        )
+        return (
+            options if self.max_retries is None else options.replace(max_retries=self.max_retries)
+        )
 
 
 OPERATIONAL_FIELDS = tuple(f.name for f in dataclasses.fields(Operational))

@@ -1,7 +1,7 @@
 """What a config names, loaded: the dataset, the corpus, the query subset and the relevance labels.
 
 Every path into an experiment goes through :func:`load_inputs`, which uses the
-one dataset loader (:func:`bordir.catalog.load_dataset`) and the one corpus
+one dataset loader (:func:`bordir.loaders.catalog.load_dataset`) and the one corpus
 loader (:func:`bordir.corpus.load_corpus`).
 """
 
@@ -23,7 +23,7 @@ __all__ = ["load_inputs", "load_dataset_of", "load_corpus_of", "select_queries",
 
 def load_dataset_of(cfg: ExperimentConfig) -> BorderLines:
     """The dataset ``cfg`` names (``demo``, or ``borderlines`` from ``dataset_path`` or the hub)."""
-    from ..catalog import load_dataset
+    from ..loaders.catalog import load_dataset
 
     return load_dataset(cfg.dataset, cfg.dataset_path, repair=cfg.repair)
 

@@ -1,6 +1,6 @@
 """A run directory as ``bordir run`` writes it: ``run.json`` and ``responses.parquet``.
 
-:func:`load_run` reads both, rebuilds the config and the dataset it names
+:func:`read_run_dir` reads both, rebuilds the config and the dataset it names
 (:func:`bordir.experiment.inputs.load_inputs`), and validates the responses
 against that dataset. It refuses, each time with a one-line
 :class:`~bordir.errors.DataError` naming the file and what disagrees:
@@ -13,7 +13,7 @@ against that dataset. It refuses, each time with a one-line
 * a ``hits.parquet`` whose signature is not the one ``run.json`` records.
 
 Example:
-    >>> load_run("/nonexistent/run")
+    >>> read_run_dir("/nonexistent/run")
     Traceback (most recent call last):
     ...
     bordir.errors.DataError: /nonexistent/run: not a run directory; expected a directory with run.json and responses.parquet, as `bordir run CONFIG --out DIR` writes
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,12 +31,13 @@ import pandas as pd
 
 from ..errors import BordirError, ConfigError, DataError, undecodable
 from ..metrics.responses import RESPONSE_COLUMNS, validate_responses
+from ..metrics.summary.scored import info_section
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dataset import BorderLines
     from .config import ExperimentConfig
 
-__all__ = ["RunDir", "load_run", "info_section", "RUN_JSON", "RESPONSES_FILE"]
+__all__ = ["RunDir", "read_run_dir", "RUN_JSON", "RESPONSES_FILE"]
 
 RUN_JSON = "run.json"
 RESPONSES_FILE = "responses.parquet"
@@ -84,16 +84,6 @@ class RunDir:
         return [m for m in self.config.modes if m in present] + [
             m for m in present if m not in self.config.modes
         ]
-
-
-def info_section(info: Mapping[str, Any], key: str) -> dict[str, Any]:
-    """``info[key]`` when it is a table, else ``{}`` (a record from an older or damaged run).
-
-    >>> info_section({"grid": {"runs": 2}, "calls": 3}, "grid"), info_section({"calls": 3}, "calls")
-    ({'runs': 2}, {})
-    """
-    value = info.get(key)
-    return value if isinstance(value, dict) else {}
 
 
 def _read_info(path: Path) -> dict[str, Any]:
@@ -205,7 +195,7 @@ def _check_hash(kind: str, recorded: Any, found: str, info_path: Path, where: st
         )
 
 
-def load_run(
+def read_run_dir(
     run_dir: str | os.PathLike[str], *, check_corpus: bool = False, allow_incomplete: bool = False
 ) -> RunDir:
     """Read and check a run directory (see the module docs for what is refused).
@@ -275,9 +265,7 @@ def load_run(
     if (
         "option_order" in raw.columns
     ):  # asked in several option orders: the metrics use the given order
-        from ..metrics.order import (
-            given_order,  # (the papers' order); rows without an order are given
-        )
+        from ..metrics.order.items import given_order
 
         raw = given_order(raw)
     try:

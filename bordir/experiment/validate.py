@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ConfigError
-from ..retrieval.modes import Mode
-from .config import PAPER_SEEDS
+from ..modes import Mode
+from .seeds import seeds_for_runs
 
 __all__ = ["check_values", "check_names", "check_mock_models"]
 
@@ -45,8 +45,7 @@ def check_values(data: dict[str, Any], where: str) -> dict[str, Any]:
             raise bad("runs", "an integer >= 1")
         del data["runs"]
         if "seeds" not in data:
-            extra = tuple(range(10_000, 10_000 + max(0, runs - len(PAPER_SEEDS))))
-            data["seeds"] = (PAPER_SEEDS + extra)[:runs]
+            data["seeds"] = seeds_for_runs(runs)
     for name in ("repair", "balanced", "calibrate"):
         if name in data and not isinstance(data[name], bool):
             raise bad(name, "true or false")
@@ -70,7 +69,7 @@ def check_values(data: dict[str, Any], where: str) -> dict[str, Any]:
                 name, "a non-empty string (a path)" if name != "fusion" else "raw, minmax or rrf"
             )
     if "option_orders" in data:
-        from .orders import parse_schemes
+        from ..options import parse_schemes
 
         try:
             data["option_orders"] = parse_schemes(data["option_orders"])
@@ -161,7 +160,7 @@ def check_values(data: dict[str, Any], where: str) -> dict[str, Any]:
 
 def check_names(data: dict[str, Any], where: str, bad: Callable[[str, str], ConfigError]) -> None:
     """Names that registries define: dataset, retriever, backend providers, system prompt, languages."""
-    from ..catalog import DATASETS
+    from ..loaders.catalog import DATASETS
 
     if "dataset" in data and data["dataset"] not in ("demo", "borderlines"):
         known = ", ".join(n for n in sorted(DATASETS) if n != "bordirlines")

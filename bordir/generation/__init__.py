@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from .backend import (
     Backend,
-    PermanentError,
-    TransientError,
     available_backends,
     backend,
     get_backend,
@@ -17,8 +15,6 @@ __all__ = [
     "backend",
     "get_backend",
     "available_backends",
-    "TransientError",
-    "PermanentError",
     "Document",
     "GenerationRequest",
     "GenerationResult",

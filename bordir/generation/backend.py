@@ -3,8 +3,8 @@
 Backends register by provider name (``@backend("openai")``) and import their
 SDK only when built. Retries, rate limits, concurrency and caching live in
 :mod:`bordir.generation.executor`, not in backends: a backend makes ONE attempt
-and raises :class:`TransientError` (retryable, optionally with ``retry_after``)
-or :class:`PermanentError` (both from :mod:`bordir.errors`, re-exported here).
+and raises :class:`~bordir.errors.TransientError` (retryable, optionally with ``retry_after``)
+or :class:`~bordir.errors.PermanentError`.
 
 Example:
     >>> b = get_backend("mock/echo")
@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import ClassVar
 
-from ..errors import ConfigError, PermanentError, TransientError
+from ..errors import ConfigError
 from ..registry import Registry
 from .types import GenerationRequest, GenerationResult
 
@@ -29,8 +29,6 @@ __all__ = [
     "backend",
     "get_backend",
     "available_backends",
-    "TransientError",
-    "PermanentError",
 ]
 
 

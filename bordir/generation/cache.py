@@ -50,12 +50,10 @@ from os import PathLike
 from pathlib import Path
 
 from ..errors import ConfigError, DataError
+from ..settings import CACHE
 from .types import GenerationRequest, GenerationResult
 
-__all__ = ["ResponseCache", "default_cache_path", "new_owner", "CACHE_ENV", "CLAIM_LEASE"]
-
-CACHE_ENV = "BORDIR_CACHE"
-"""Environment variable naming the cache file (default ``~/.cache/bordir/responses.sqlite3``)."""
+__all__ = ["ResponseCache", "default_cache_path", "new_owner", "CLAIM_LEASE"]
 
 _SCHEMA_VERSION = "1"
 _SCHEMA = """
@@ -107,9 +105,7 @@ def _alive(pid: int) -> bool:
 
 def default_cache_path() -> Path:
     """``$BORDIR_CACHE/responses.sqlite3`` (``$BORDIR_CACHE`` is bordir's cache folder, default ``~/.cache/bordir``)."""
-    env = os.environ.get(CACHE_ENV)
-    root = Path(env).expanduser() if env else Path.home() / ".cache" / "bordir"
-    return root / "responses.sqlite3"
+    return CACHE.get() / "responses.sqlite3"
 
 
 class ResponseCache:

@@ -40,7 +40,7 @@ from os import PathLike
 from typing import Any
 
 from .estimate import Estimate, EstimateRow, estimate
-from .prices import PRICES_ENV, SHIPPED_PRICES, Price, PriceTable, _table, load_prices
+from .prices import SHIPPED_PRICES, Price, PriceTable, load_prices, price_table
 from .tokens import (
     CHARS_PER_TOKEN,
     INPUT_ESTIMATE_NOTE,
@@ -50,7 +50,6 @@ from .tokens import (
 from .types import GenerationRequest, GenerationResult
 
 __all__ = [
-    "PRICES_ENV",
     "SHIPPED_PRICES",
     "CHARS_PER_TOKEN",
     "INPUT_ESTIMATE_NOTE",
@@ -92,7 +91,7 @@ def cost(
     """
     if result.cached:
         return 0.0
-    price = _table(prices).lookup(model or result.model)
+    price = price_table(prices).lookup(model or result.model)
     if price is None:
         return None
     if is_batch(result):
@@ -145,7 +144,7 @@ def summarize(
         >>> row.calls, row.cached, row.input_tokens, row.cost_usd
         (1, 1, 1000, 0.0035)
     """
-    table = _table(prices)
+    table = price_table(prices)
     cells: dict[tuple[str, str], dict[str, Any]] = {}
     for request, result, lang in rows:
         cell = cells.setdefault(

@@ -21,7 +21,7 @@ from os import PathLike
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
-from .prices import PriceTable, _table
+from .prices import PriceTable, price_table
 from .tokens import INPUT_ESTIMATE_NOTE, estimate_input_tokens
 from .types import GenerationRequest
 
@@ -154,7 +154,7 @@ def estimate(
             f"estimate() needs one language per request: got {len(requests)} requests "
             f"and {len(langs)} languages"
         )
-    table = _table(prices)
+    table = price_table(prices)
     keys = [r.cache_key() for r in requests]
     in_cache = cache.contains_keys(keys) if cache is not None else set()
     seen: set[str] = set()

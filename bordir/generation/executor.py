@@ -24,7 +24,7 @@ makes one attempt:
   early when the server is down; the requests not attempted fail with the reason.
 - **secrets**: the backend's key and secret environment values are masked in every text,
   error and metadata value before they are cached or returned.
-- **rate limits**: optional requests / tokens per minute (:mod:`~bordir.generation.ratelimit`).
+- **rate limits**: optional requests / tokens per minute (:mod:`~bordir._ratelimit`).
 - **retries**: a :class:`~bordir.errors.TransientError` is retried up to
   ``max_retries`` times after a full-jitter exponential backoff (base 0.5 s, cap
   30 s; :mod:`bordir._retry`), waiting at least the error's ``retry_after``. After the last retry, on a
@@ -38,6 +38,9 @@ Examples:
     >>> reqs = [GenerationRequest(model="mock/echo", messages=(Message("user", q),)) for q in ("A) x", "B) y", "A) x")]
     >>> [r.text for r in execute(get_backend("mock/echo"), reqs, progress=False)]
     ['A) x', 'B) y', 'A) x']
+    >>> opts = ExecutorOptions(concurrency=2, max_retries=1)
+    >>> len(execute(get_backend("mock/echo"), reqs, options=opts, progress=False))
+    3
 """
 
 from __future__ import annotations
@@ -52,19 +55,17 @@ from concurrent.futures import wait as futures_wait
 from queue import Empty, SimpleQueue
 from typing import TYPE_CHECKING
 
-from .._ratelimit import RateLimiter
-from .._retry import BACKOFF_BASE, BACKOFF_CAP, backoff_delay
 from ..errors import ConfigError, redactor
 from ._calls import DEFERRED, POLL, Calls
-from ._execute_parts import check_options, progress_bar, scrub, worker_count
+from ._execute_parts import progress_bar, scrub, worker_count
 from .backend import Backend
+from .executor_options import ExecutorOptions
 from .types import GenerationRequest, GenerationResult
 
 if TYPE_CHECKING:
     from .cache import ResponseCache
 
-# backoff_delay and the BACKOFF constants live in bordir._retry; kept importable from here
-__all__ = ["execute", "backoff_delay", "BACKOFF_BASE", "BACKOFF_CAP"]
+__all__ = ["execute"]
 
 log = logging.getLogger(__name__)
 
@@ -75,55 +76,28 @@ def execute(
     backend: Backend,
     requests: Sequence[GenerationRequest],
     *,
+    options: ExecutorOptions | None = None,
     cache: ResponseCache | None = None,
-    concurrency: int | None = None,
-    rpm: float | None = None,
-    tpm: float | None = None,
-    max_retries: int = 6,
-    timeout: float | None = None,
-    deadline: float | None = None,
-    max_consecutive_failures: int | None = None,
     progress: bool = True,
     desc: str | None = None,
     on_result: OnResult | None = None,
     label: Callable[[GenerationRequest], str] | None = None,
-    jitter_seed: int | None = None,
-    limiter: RateLimiter | None = None,
-    sleep: Callable[[float], object] | None = None,
-    clock: Callable[[], float] = time.monotonic,
 ) -> list[GenerationResult]:
     """Answer ``requests`` with ``backend``; one result per request, in request order.
 
     Args:
         backend: the backend (one attempt per ``generate``).
         requests: the requests; their ``model`` must be the backend's.
+        options: concurrency, rate limits, retries and time limits
+            (:class:`~bordir.generation.executor_options.ExecutorOptions`; default: its defaults).
         cache: a response cache: hits make no call, successes are stored as they finish,
             and each key is claimed before it is called, so two processes sharing the
             file never pay for the same call (the second waits for the first's result).
-        concurrency: calls in flight at most (default: ``backend.max_concurrency``). A value
-            above the backend's default is used, and said so in a warning; a backend whose limit
-            is hard (``max_concurrency_hard``, the in-process local model) caps it, also said.
-        rpm: requests per minute (None: unlimited).
-        tpm: tokens per minute (None: unlimited). Tokens are reserved before a call
-            as characters / 4 + ``max_tokens`` and corrected by the reported usage.
-        max_retries: retries of a :class:`TransientError` (so at most ``max_retries + 1`` attempts).
-        timeout: seconds one request may spend over all its attempts and backoff waits; no
-            retry starts once it would be exceeded, and the attempt in progress is bounded by
-            what is left (HTTP backends pass it to their client).
-        deadline: seconds this whole call may take; once reached, no attempt starts and the
-            requests not answered yet fail with ``deadline of … s reached``.
-        max_consecutive_failures: after this many failed requests in a row, stop: the requests
-            not answered yet fail with ``not attempted: stopped after N consecutive failures``
-            (a dead server costs N requests, not all of them). None: never stop.
         progress: show a tqdm progress bar with ETA on stderr.
         desc: the progress bar's label (default: the backend's name).
         on_result: called as ``on_result(request, result)`` in the calling thread once per
             distinct request as soon as its result is known (cache hits first).
         label: names a request in warnings (default: its cache-key prefix).
-        jitter_seed: seed of the backoff jitter (for reproducible tests).
-        limiter: a :class:`RateLimiter` to share between runs (instead of ``rpm`` / ``tpm``).
-        sleep: how backoff waits (default: an interruptible wait; inject a fake in tests).
-        clock: monotonic clock for ``timeout`` and ``deadline`` (inject a fake in tests).
 
     Returns:
         The results; duplicates share one result. Failures have ``error`` set and ``text == ""``.
@@ -135,23 +109,16 @@ def execute(
         KeyboardInterrupt: re-raised after cancelling the calls not yet started.
     """
     requests = list(requests)
-    check_options(
-        max_retries=max_retries,
-        concurrency=concurrency,
-        timeout=timeout,
-        deadline=deadline,
-        max_consecutive_failures=max_consecutive_failures,
-    )
+    opts = options if options is not None else ExecutorOptions()
     for request in requests:
         if request.model != backend.name and request.model_name != backend.model:
             raise ConfigError(
                 f"request for model {request.model!r} given to backend {backend.name!r}; "
                 "group requests by model and run each group with get_backend(model)"
             )
-    if limiter is None and (rpm is not None or tpm is not None):
-        limiter = RateLimiter(rpm, tpm)
+    limiter = opts.rate_limiter()
     mask = redactor(getattr(backend, "secrets", lambda: ())())  # the secrets, looked up once
-    t_start = clock()
+    t_start = opts.clock()
 
     keys = [r.cache_key() for r in requests]
     first: dict[str, int] = {}
@@ -183,21 +150,21 @@ def execute(
         first,
         cache=cache,
         limiter=limiter,
-        max_retries=max_retries,
-        timeout=timeout,
-        deadline=deadline,
+        max_retries=opts.max_retries,
+        timeout=opts.timeout,
+        deadline=opts.deadline,
         started_at=t_start,
-        max_consecutive_failures=max_consecutive_failures,
+        max_consecutive_failures=opts.max_consecutive_failures,
         desc=desc,
         label=label,
-        jitter_seed=jitter_seed,
-        sleep=sleep,
-        clock=clock,
+        jitter_seed=opts.jitter_seed,
+        sleep=opts.sleep,
+        clock=opts.clock,
         mask=mask,
     )
     stop = calls.stop
 
-    workers = worker_count(backend, concurrency, len(todo))
+    workers = worker_count(backend, opts.concurrency, len(todo))
     reserve = getattr(backend, "reserve", None)  # duck-typed backends (scorers) may not have it
     if todo and reserve is not None:
         reserve(workers)

@@ -17,7 +17,6 @@ Example:
 from __future__ import annotations
 
 import fnmatch
-import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -26,11 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, DataError
+from ..settings import PRICES
 
-__all__ = ["PRICES_ENV", "SHIPPED_PRICES", "Price", "PriceTable", "load_prices"]
-
-PRICES_ENV = "BORDIR_PRICES"
-"""Environment variable naming a user price file (TOML) whose entries override the shipped ones."""
+__all__ = ["SHIPPED_PRICES", "Price", "PriceTable", "load_prices"]
 
 SHIPPED_PRICES = Path(__file__).with_name("prices.toml")
 """The price table shipped with bordir."""
@@ -113,7 +110,7 @@ class PriceTable:
         files = ", ".join(self.sources) or "no price file"
         return (
             f'no price for {model!r} in {files}; add [models."{model}"] with input = and output = '
-            f"(USD per 1M tokens) to a TOML file passed as prices= or named by ${PRICES_ENV}"
+            f"(USD per 1M tokens) to a TOML file passed as prices= or named by ${PRICES.name}"
         )
 
     def __repr__(self) -> str:
@@ -139,7 +136,7 @@ def _read_table(path: Path) -> tuple[dict[str, Price], str, dict[str, float]]:
             data = tomllib.load(fh)
     except FileNotFoundError:
         raise ConfigError(
-            f"price file {str(path)!r} does not exist; pass an existing TOML file or unset ${PRICES_ENV}"
+            f"price file {str(path)!r} does not exist; pass an existing TOML file or unset ${PRICES.name}"
         ) from None
     except tomllib.TOMLDecodeError as exc:
         raise DataError(f"not valid TOML: {exc}", path=path) from None
@@ -216,7 +213,7 @@ def load_prices(path: str | PathLike[str] | None = None) -> PriceTable:
     """
     entries, as_of, discounts = _read_table(SHIPPED_PRICES)
     sources = [str(SHIPPED_PRICES)]
-    user = path if path is not None else (os.environ.get(PRICES_ENV) or None)
+    user = path if path is not None else PRICES.get()
     if user is not None:
         user_path = Path(user).expanduser()
         user_entries, user_as_of, user_discounts = _read_table(user_path)
@@ -227,5 +224,6 @@ def load_prices(path: str | PathLike[str] | None = None) -> PriceTable:
     return PriceTable(entries, as_of=as_of, sources=sources, batch_discounts=discounts)
 
 
-def _table(prices: PriceTable | str | PathLike[str] | None) -> PriceTable:
+def price_table(prices: PriceTable | str | PathLike[str] | None) -> PriceTable:
+    """``prices`` itself when it is a table, else the table :func:`load_prices` reads from it."""
     return prices if isinstance(prices, PriceTable) else load_prices(prices)

@@ -1,10 +1,17 @@
-"""Loaders for BorderLines-format datasets and BordIRLines retrieval results."""
+"""Loaders for BorderLines-format datasets and BordIRLines retrieval results, and the dataset catalog.
+
+:func:`~bordir.loaders.catalog.load_dataset` loads any dataset of the catalog
+(:data:`~bordir.loaders.catalog.DATASETS`) by name; the loaders below it load one
+source each.
+"""
 
 from __future__ import annotations
 
+from .borderlines import load_borderlines
 from .borderlines_files import load_borderlines_files
 from .borderlines_hub import load_borderlines_hub
 from .bordirlines import BordIRLines, load_bordirlines
+from .catalog import DATASETS, DatasetEntry, get_dataset_entry, load_dataset
 from .demo import demo_dir, load_demo, load_demo_corpus
 
 __all__ = [
@@ -16,18 +23,8 @@ __all__ = [
     "load_demo_corpus",
     "demo_dir",
     "load_borderlines",
+    "DATASETS",
+    "DatasetEntry",
+    "get_dataset_entry",
+    "load_dataset",
 ]
-
-
-def load_borderlines(path: str | None = None, *, repair: bool = False, revision: str | None = None):
-    """Load BorderLines from a directory (``path``) or, without one, from the hub.
-
-    Example:
-        >>> import os
-        >>> ds = load_borderlines("../shared/data/borderlines") if os.path.isdir("../shared/data/borderlines") else None
-        >>> ds is None or len(ds.queries) == 720
-        True
-    """
-    if path is not None:
-        return load_borderlines_files(path, repair=repair)
-    return load_borderlines_hub(repair=repair, revision=revision)

@@ -23,8 +23,8 @@ import pandas as pd
 
 from .._extras import require
 from ..errors import ConfigError, DataError
+from ..modes import Mode
 from ..records import Hit, Passage
-from ..retrieval.modes import Mode
 
 __all__ = ["BordIRLines", "load_bordirlines", "HUB_REPO", "SYSTEMS", "HUB_MODES"]
 

@@ -20,16 +20,11 @@ from pathlib import Path
 
 from .._resources import package_data
 from ..corpus.base import Corpus
-from ..corpus.readers.jsonl import read_passages_jsonl
+from ..corpus.load import load_corpus
 from ..dataset import BorderLines
 from .borderlines_files import load_borderlines_files
 
-__all__ = [
-    "demo_dir",
-    "load_demo",
-    "load_demo_corpus",
-    "read_passages_jsonl",
-]  # the reader lives in bordir.corpus.readers
+__all__ = ["demo_dir", "load_demo", "load_demo_corpus"]
 
 
 def demo_dir() -> Path:
@@ -45,7 +40,6 @@ def load_demo() -> BorderLines:
     return ds
 
 
-@lru_cache(maxsize=1)
 def load_demo_corpus() -> Corpus:
-    """Load the bundled demo corpus."""
-    return read_passages_jsonl(demo_dir() / "corpus" / "passages.jsonl", name="demo")
+    """Load the bundled demo corpus (read once; the same object as ``load_corpus("demo")``)."""
+    return load_corpus("demo")

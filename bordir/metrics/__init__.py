@@ -1,17 +1,20 @@
-"""BorderLines / BordIRLines concurrence scores, their breakdowns and their uncertainty.
+"""BorderLines / BordIRLines concurrence scores, their breakdowns and their uncertainty, one concept per subpackage.
 
 * :mod:`~bordir.metrics.responses` — the per-item input (``responses`` table) and scoring policies;
-* :mod:`~bordir.metrics.cs` — per-territory sufficient statistics and the CS aggregates;
-* :mod:`~bordir.metrics.breakdown` — CS per query language, outcome rates;
-* :mod:`~bordir.metrics.scoring` — tidy scores per (model, mode, run) and over runs;
-* :mod:`~bordir.metrics.uncertainty` — t-intervals, cluster bootstrap, paired tests, Holm;
+* :mod:`~bordir.metrics.cs` — concurrence scores: per-territory sufficient statistics, the CS
+  aggregates, tidy scores, breakdowns, Response Countries;
+* :mod:`~bordir.metrics.intervals` — which variance each interval covers: t-intervals over runs, the
+  cluster bootstrap, small-sample intervals over territories, paired comparisons, the variance decomposition
+  (on the shared statistics of :mod:`bordir.stats`);
+* :mod:`~bordir.metrics.perlang` — per-language measures, their comparisons and their power;
+* :mod:`~bordir.metrics.order` — option-order metrics: position bias, pick rates, CS under order rules;
 * :mod:`~bordir.metrics.legacy` — BorderLines ``response_table.csv`` files (``calculate_CS.py``);
-* :mod:`~bordir.metrics.perlang` (measures in :mod:`~bordir.metrics.perlang_measures`) — per-language
-  measures; :mod:`~bordir.metrics.perlang_compare` — mode / model comparisons per language;
-* :mod:`~bordir.metrics.signature` — what produced a score.
+* :mod:`~bordir.metrics.answer_lang` — right answer in the right language;
+* :mod:`~bordir.metrics.summary` — the numbers of a run (``metrics.json``, ``Run.summary()``);
+* :mod:`~bordir.metrics.registry` — every metric's name, labels and bounds.
 
 ``statsmodels`` and ``scipy`` (the ``stats`` extra) are imported only when a
-t-interval or the Holm correction is computed.
+t-interval or an exact test is computed.
 
 Example:
     >>> from bordir.metrics import METRICS
@@ -21,37 +24,23 @@ Example:
 
 from __future__ import annotations
 
-from .breakdown import language_breakdown, outcome_rates
-from .cs import (
-    METRICS,
-    Score,
-    TerritoryStats,
-    aggregate,
-    fix_responses_d,
-    metric_value,
-    territory_stats,
-    territory_tables,
-)
-from .legacy import read_response_table, score_legacy_tables
-from .perlang import language_measures, perlang_items
-from .perlang_compare import compare_by, compare_models_by
-from .perlang_measures import PERLANG_MEASURES, get_measure
+from ..signature import Signature
+from .cs.aggregate import METRICS, aggregate, metric_value
+from .cs.breakdown import language_breakdown, outcome_rates
+from .cs.metric import Score
+from .cs.scoring import score_responses, summarize_runs
+from .cs.table import TerritoryStats
+from .cs.tables import territory_tables
+from .cs.territory import fix_responses_d, territory_stats
+from .intervals.aligned import pool_runs
+from .intervals.bootstrap import BootstrapResult, cluster_bootstrap
+from .intervals.paired import PairedComparison, paired_comparison
+from .intervals.runs import Interval, t_interval
+from .legacy.response_table import read_response_table, score_legacy_tables
+from .perlang.compare import compare_by, compare_models_by
+from .perlang.items import language_measures, perlang_items
+from .perlang.measures import PERLANG_MEASURES, get_measure
 from .responses import OUTCOMES, POLICIES, RESPONSE_COLUMNS, TableKey, validate_responses
-from .scoring import score_responses, summarize_runs
-from .signature import Signature
-from .uncertainty import (
-    BootstrapResult,
-    Interval,
-    PairedComparison,
-    cluster_bootstrap,
-    holm,
-    holm_adjust,
-    paired_comparison,
-    pool_runs,
-    resolve_seed,
-    sign_flip_test,
-    t_interval,
-)
 
 __all__ = [
     "METRICS",
@@ -81,10 +70,6 @@ __all__ = [
     "cluster_bootstrap",
     "pool_runs",
     "paired_comparison",
-    "sign_flip_test",
-    "holm",
-    "holm_adjust",
-    "resolve_seed",
     "PERLANG_MEASURES",
     "get_measure",
     "perlang_items",

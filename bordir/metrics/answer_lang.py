@@ -2,7 +2,7 @@
 
 Each free-text response (``raw_text`` of a generated answer; rank-classification
 rows, whose text is an option label the model did not write, are ``n/a``) is
-detected with bordir's one language detector, :func:`bordir.wiki.langcheck.detect`
+detected with bordir's one language detector, :func:`bordir.langid.check.detect`
 (seeded ``langdetect`` with script priors, on ``langdetect-rs`` when installed;
 the engine enters the signatures), and classed against its query's
 language (:func:`classify`):
@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .signature import Signature
+from ..signature import Signature
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dataset import BorderLines
@@ -57,14 +57,14 @@ CLASSES: tuple[str, ...] = ("query", "en", "other", "und", "unsupported", "n/a")
 MIN_LETTERS = 10
 """Alphabetic texts with fewer letters are too short for langdetect (class ``und``)."""
 DETECTOR = "langcheck"
-"""The detector's name in signatures (bordir.wiki.langcheck.detect, seed 0, script priors)."""
+"""The detector's name in signatures (bordir.langid.check.detect, seed 0, script priors)."""
 ENGINE_ATTR = "answer_lang_engine"
 """The ``DataFrame.attrs`` key where :func:`detect_answers` records the engine (``langdetect-rs-0.1.0``)."""
 
 
 def classify(text: str | None, query_lang: str, *, detected: str | None = None) -> str:
     """The class of one answer's language against ``query_lang`` (see the module docs)."""
-    from ..wiki.langcheck import detect, expected_codes
+    from ..langid.check import detect, expected_codes
 
     if detected is None and _too_short(text or ""):
         return "und"
@@ -101,7 +101,7 @@ def detect_answers(responses: pd.DataFrame) -> pd.DataFrame:
 
     Identical texts are detected once.
     """
-    from ..wiki.langcheck import detect_many, engine_label
+    from ..langid.check import detect_many, engine_label
 
     df = responses.copy()
     rank = (
@@ -200,7 +200,8 @@ def in_language_responses(detected: pd.DataFrame) -> pd.DataFrame:
 
 def in_language_metrics(detected: pd.DataFrame, dataset: BorderLines) -> pd.DataFrame:
     """CS metrics per (model, mode) on answers in the query's language only: mean over runs (strict policy)."""
-    from .cs import METRICS, aggregate, territory_tables
+    from .cs.aggregate import METRICS, aggregate
+    from .cs.tables import territory_tables
 
     engine = detected.attrs.get(ENGINE_ATTR)
     tables = territory_tables(in_language_responses(detected), dataset, validate=False)

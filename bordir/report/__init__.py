@@ -3,7 +3,7 @@
 :func:`build_report` reads what ``bordir run`` wrote (``run.json``,
 ``responses.parquet``) and writes, into the same directory:
 
-* ``metrics.json`` (:mod:`~bordir.report.metrics`): every metric per
+* ``metrics.json`` (:mod:`~bordir.metrics.summary.build`): every metric per
   model × mode, overall and per query language, with t-intervals over runs,
   cluster-bootstrap intervals over territories, counts and signatures; outcome
   rates; paired comparisons of every IR mode against ``no_ir`` (Holm);
@@ -36,14 +36,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..metrics.uncertainty import DEFAULT_RESAMPLES
+from .._json import write_json
+from ..experiment.rundir import read_run_dir
+from ..metrics.summary.build import build_metrics
+from ..stats import DEFAULT_RESAMPLES
 from .html import write_html
-from .metrics import build_metrics, write_json
 from .plots import write_plots
-from .rundir import RunDir, load_run
-from .tables import Table, build_tables, write_tables
+from .tables import build_tables, write_tables
 
-__all__ = ["build_report", "load_run", "RunDir", "build_metrics", "Table", "build_tables"]
+__all__ = ["build_report"]
 
 
 def build_report(
@@ -65,7 +66,7 @@ def build_report(
         MissingExtraError: scipy, statsmodels or matplotlib is missing
             (``pip install 'bordir[stats]'``).
     """
-    run = load_run(run_dir)
+    run = read_run_dir(run_dir)
     metrics = build_metrics(run, n_resamples=n_resamples, seed=seed)
     out = Path(run_dir)
     tables = build_tables(metrics)
@@ -90,5 +91,12 @@ def build_report(
     meth_json, meth_html = methodology_sections(run, out, n_resamples=n_resamples, seed=seed)
     metrics = {**metrics, **meth_json}
     sections[1:1] = meth_html
+    from .view_links import write_view_beside  # view.html: the samples behind every linked number
+
+    note = write_view_beside(out)
+    if note:
+        import html
+
+        sections.append(f'<p class="warn">{html.escape(note)}</p>')
     write_json(metrics, out / "metrics.json")
     return write_html(metrics, tables, plots, out / "report.html", sections=sections)

@@ -17,8 +17,8 @@ import pandas as pd
 
 from .._json import jsonable
 from ..citations.tables import pct
+from ..experiment.rundir import RESPONSES_FILE, RunDir
 from .orders import Section
-from .rundir import RESPONSES_FILE, RunDir
 from .tables import Table
 
 __all__ = ["answer_lang_section"]
@@ -29,7 +29,7 @@ _SHOWN = ("kb_cs", "cst_cs", "delta_cs")
 def answer_lang_section(run: RunDir, out: Path) -> Section:
     """Compute and write the answer-language section (see the module docs)."""
     from ..metrics.answer_lang import detect_answers, in_language_metrics, language_shares
-    from ..metrics.order import given_order
+    from ..metrics.order.items import given_order
 
     head = '<h2 id="answer-language">Answer language</h2>'
     resp = given_order(pd.read_parquet(run.path / RESPONSES_FILE))
@@ -72,7 +72,7 @@ def answer_lang_section(run: RunDir, out: Path) -> Section:
         "Language of the free-text answers (×100 of the answers whose language was "
         "checked): in the query's language, in English, in another language; mismatch = English + other. "
         "Not checked: nothing to detect, or a query language langdetect has no profile for. Detector: "
-        "bordir.wiki.langcheck.detect (seeded langdetect with script priors).",
+        "bordir.langid.check.detect (seeded langdetect with script priors).",
         (
             "Model",
             "Mode",

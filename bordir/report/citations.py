@@ -19,9 +19,10 @@ import pandas as pd
 
 from ..citations.experiment import REQUIRED_COLUMNS, experiment_citations
 from ..citations.tables import ci_text, flag_text, pct
+from ..experiment.rundir import RESPONSES_FILE, RunDir
 from .html import data_uri
-from .rundir import RESPONSES_FILE, RunDir
 from .tables import Table
+from .view_links import cit_link
 
 __all__ = ["CitationReport", "citation_report", "citation_table"]
 
@@ -57,7 +58,7 @@ def citation_table(overall: pd.DataFrame, settings: dict[str, Any]) -> Table:
         "Ratio (per query) [95% CI]",
         "Flag ",
     )
-    rows = []
+    rows, links = [], []
     if len(overall):
         pooled = overall[overall["rate"] == "pooled"]
         perq = overall[overall["rate"] == "per_query"].set_index(["model", "mode", "doc_lang"])
@@ -79,6 +80,14 @@ def citation_table(overall: pd.DataFrame, settings: dict[str, Any]) -> Table:
                     flag_text(q),
                 )
             )
+            m, mode, lang = str(p["model"]), str(p["mode"]), str(p["doc_lang"])
+            links.append(
+                (None,) * 6
+                + (
+                    cit_link(m, mode, lang, "rate", p["citation_rate"]),
+                    cit_link(m, mode, lang, "ratio", p["ratio"]),
+                )
+            )
     caption = (
         f"Citation rate vs inclusion rate per document language, all query languages pooled, ×100 (ratio: "
         f"citation / inclusion of answers with ≥ 1 citation). Pooled: {settings['rates']['pooled']}; per "
@@ -86,7 +95,9 @@ def citation_table(overall: pd.DataFrame, settings: dict[str, Any]) -> Table:
         f"resamples, seed {settings['seed']}. Flag: {settings['flags']['rule']} (clusters: "
         f"territories)."
     )
-    return Table("citations", caption, headers, tuple(rows), overall.copy(), left=3)
+    return Table(
+        "citations", caption, headers, tuple(rows), overall.copy(), left=3, links=tuple(links)
+    )
 
 
 def citation_report(

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..experiment.rundir import RunDir
 from .orders import Section
-from .rundir import RunDir
 
 __all__ = ["methodology_sections"]
 

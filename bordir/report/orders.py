@@ -2,7 +2,7 @@
 
 Present when the run asked its queries in more than one option order
 (``option_orders``, column ``option_order`` in ``responses.parquet``; see
-:mod:`bordir.metrics.order`). Writes ``tables/position_bias.*``,
+:mod:`bordir.metrics.order.rules`). Writes ``tables/position_bias.*``,
 ``tables/order_debiased.*``, ``tables/pick_rates_letter.csv``,
 ``tables/pick_rates_country.csv`` and ``plots/pick_rates.{png,svg}`` (pick rate
 by letter and by country against the uniform rate, on the modes asked in every
@@ -24,9 +24,9 @@ import pandas as pd
 
 from .._json import jsonable
 from ..citations.tables import ci_text, pct
+from ..experiment.rundir import RESPONSES_FILE, RunDir
 from ..metrics.registry import metric_label
 from .html import data_uri
-from .rundir import RESPONSES_FILE, RunDir
 from .tables import Table
 
 __all__ = ["Section", "order_section", "CALIBRATION_FILE", "PICK_PLOT"]
@@ -45,7 +45,8 @@ class Section:
     files: tuple[Path, ...] = ()
 
 
-def _figure(html_id: str, png: Path, caption: str) -> str:
+def figure_html(html_id: str, png: Path, caption: str) -> str:
+    """A report ``<figure>``: the PNG inlined, its caption naming the SVG beside it."""
     e = html.escape
     return (
         f'<figure id="plot-{e(html_id)}"><img src="{data_uri(png.read_bytes(), "image/png")}" alt="{e(caption)}">'
@@ -54,11 +55,11 @@ def _figure(html_id: str, png: Path, caption: str) -> str:
 
 
 def _plot(letters: pd.DataFrame, countries: pd.DataFrame, out: Path) -> tuple[Path, Path]:
-    from .plots import _RC, _mpl, _save
+    from .plots import RC, load_matplotlib, save_figure
 
-    mpl = _mpl()
+    mpl = load_matplotlib()
     models = list(dict.fromkeys(letters["model"]))
-    with mpl.rc_context(_RC):
+    with mpl.rc_context(RC):
         n_c = max(countries.groupby("model").size().max() if len(countries) else 1, 1)
         fig = mpl.figure.Figure(figsize=(4 + 0.28 * n_c, 2.9 * len(models)), layout="constrained")
         axes = np.atleast_2d(
@@ -89,21 +90,19 @@ def _plot(letters: pd.DataFrame, countries: pd.DataFrame, out: Path) -> tuple[Pa
                 f"{model}: pick rate by country when offered (red: uniform 1/n)", fontsize=9
             )
         out.mkdir(parents=True, exist_ok=True)
-        return _save(fig, out, PICK_PLOT)
+        return save_figure(fig, out, PICK_PLOT)
 
 
 def order_section(run: RunDir, out: Path, *, n_resamples: int, seed: int | None) -> Section | None:
     """The option-order section, or None when the run used the given order only."""
-    from ..metrics.order import (
+    from ..metrics.order.bias import (
         argmax_responses,
         country_pick_rates,
-        has_calibration,
         letter_pick_rates,
-        multi_order,
-        order_metrics,
         position_bias,
         seed_change_rate,
     )
+    from ..metrics.order.rules import has_calibration, multi_order, order_metrics
 
     resp = pd.read_parquet(run.path / RESPONSES_FILE)
     if "option_order" not in resp.columns or resp["option_order"].nunique() < 2:
@@ -247,7 +246,7 @@ def order_section(run: RunDir, out: Path, *, n_resamples: int, seed: int | None)
         "does not.</p>",
         t_bias.to_html(),
         t_deb.to_html(),
-        _figure(
+        figure_html(
             PICK_PLOT,
             png,
             f"Pick rate by letter and by country (every order and run of the modes asked "

@@ -2,9 +2,9 @@
 
 :func:`perlang_report` computes, from the run's responses:
 
-* every per-language measure (:mod:`bordir.metrics.perlang`) per model × mode
+* every per-language measure (:mod:`bordir.metrics.perlang.items`) per model × mode
   × query language, mean over runs (``tables/perlang_measures.csv``);
-* paired comparisons (:func:`bordir.metrics.perlang_compare.compare_items`)
+* paired comparisons (:func:`bordir.metrics.perlang.compare.compare_items`)
   of every mode against ``no_ir`` and of ``rel_langs`` against ``qlang``, for
   the three directional measures (toward the controller, toward the query
   language's own claimant, toward the English answer), per query language and
@@ -30,12 +30,12 @@ from typing import Any
 import pandas as pd
 
 from .._json import jsonable
-from ..metrics.perlang import language_measures, perlang_items
-from ..metrics.perlang_compare import DEFAULT_MIN_TERRITORIES, compare_items
-from ..metrics.perlang_measures import PERLANG_MEASURES, PERLANG_NAMES
-from ..metrics.uncertainty import resolve_seed
+from ..experiment.rundir import RunDir
+from ..metrics.perlang.compare import DEFAULT_MIN_TERRITORIES, compare_items
+from ..metrics.perlang.items import language_measures, perlang_items
+from ..metrics.perlang.measures import PERLANG_MEASURES, PERLANG_NAMES
+from ..stats import resolve_seed
 from .html import data_uri
-from .rundir import RunDir
 
 __all__ = [
     "DIRECTIONAL",
@@ -226,6 +226,7 @@ def perlang_report(
             modes,
             pairs,
             out / "plots",
+            measures=list(DIRECTIONAL),
             min_territories=min_territories,
             n_resamples=n_resamples,
             seed=seed,
@@ -266,6 +267,7 @@ def perlang_report(
                 f'alt="{e(cap)}"><figcaption>{e(cap)} (also plots/{e(Path(svg).name)}).</figcaption>'
                 "</figure>"
             )
+        parts.append(comparison_rows(cmp, model))
     settings = {
         "pairs": [list(p) for p in pairs],
         "measures": list(DIRECTIONAL),
@@ -285,6 +287,43 @@ def perlang_report(
         "paragraphs": paragraphs,
     }
     return PerLangReport(jsonable(doc), "\n".join(parts), tuple(files))
+
+
+def comparison_rows(cmp: pd.DataFrame, model: str) -> str:
+    """The per-language comparison rows of ``model`` (by query language) as a collapsed table, each Δ linked
+    to the samples it was computed from (:func:`~bordir.report.view_links.pl_link`)."""
+    from .view_links import pl_link
+
+    if not len(cmp):
+        return ""
+    sub = cmp[(cmp["model"] == model) & (cmp["by"] == "query_lang")]
+    if not len(sub):
+        return ""
+    e = html.escape
+    rows = []
+    for r in sub.to_dict("records"):
+        link = pl_link(
+            model, str(r["metric"]), str(r["a"]), str(r["b"]), str(r["group"]), r["diff"]
+        )
+        diff = "n/a" if r["diff"] != r["diff"] else _pts(float(r["diff"]))
+        cell = f'<a href="{e(link)}">{diff}</a>' if link else diff
+        va = "n/a" if r["value_a"] != r["value_a"] else f"{100 * r['value_a']:.1f}"
+        vb = "n/a" if r["value_b"] != r["value_b"] else f"{100 * r['value_b']:.1f}"
+        rows.append(
+            f'<tr><td class="t">{e(str(r["a"]))} − {e(str(r["b"]))}</td><td class="t">{e(str(r["metric"]))}</td>'
+            f'<td class="t">{e(str(r["group"]))}</td><td class="n">{va}</td><td class="n">{vb}</td>'
+            f'<td class="n">{cell}</td><td class="n">{int(r["n_territories"])}</td>'
+            f'<td class="t">{e(str(r["status"]))}</td></tr>'
+        )
+    return (
+        f'<details class="perlang-rows"><summary>Per-language comparison rows of {e(model)} ({len(rows)}; each Δ '
+        "opens the samples it was computed from)</summary>"
+        f'<table class="data" id="table-perlang-{e(model)}"><thead><tr><th class="t">Modes</th>'
+        '<th class="t">Measure</th><th class="t">Query lang</th><th class="n">A</th><th class="n">B</th>'
+        '<th class="n">Δ (points)</th><th class="n">Terr.</th><th class="t">Status</th></tr></thead><tbody>'
+        + "".join(rows)
+        + "</tbody></table></details>"
+    )
 
 
 def plots_model(name: str) -> int:

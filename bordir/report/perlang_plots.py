@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..metrics.perlang_measures import PERLANG_MEASURES, PERLANG_NAMES
-from .plots import _RC, _heat, _mpl, _save
+from ..metrics.perlang.measures import PERLANG_MEASURES, PERLANG_NAMES
+from .plots import RC, heatmap, load_matplotlib, save_figure
 
 __all__ = ["PERLANG_PLOTS", "write_perlang_plots"]
 
@@ -89,12 +89,11 @@ def _forest(
     n_resamples: int,
     seed: int,
     min_territories: int,
+    measures: Sequence[str],
 ) -> Any:
-    from .perlang import DIRECTIONAL
-
     sub = cmp[(cmp["model"] == model) & (cmp["by"] == "query_lang")]
     n_langs = max(int(sub["group"].nunique()), 1)
-    metrics = list(DIRECTIONAL)
+    metrics = list(measures)
     width, row = 3.6 * len(metrics) + 0.6, 0.75 + 0.17 * n_langs
     height = 1.0 + max(len(pairs), 1) * row
     # fixed margins instead of a layout engine: constrained layout re-measures every tick label many times
@@ -164,7 +163,7 @@ def _heatmap(means: pd.DataFrame, model: str, modes: Sequence[str], mpl: Any) ->
         for r in m.itertuples():
             if r.mode in mi and not pd.isna(r.mean):
                 grid[li[r.query_lang], mi[r.mode]] = r.mean
-        im = _heat(ax, grid, langs, list(modes), cmap, PERLANG_MEASURES[name].label)
+        im = heatmap(ax, grid, langs, list(modes), cmap, PERLANG_MEASURES[name].label)
         if k % cols == 0:
             ax.set_ylabel("query language")
     for k in range(len(PERLANG_NAMES), nrows * cols):
@@ -189,21 +188,25 @@ def write_perlang_plots(
     pairs: Sequence[tuple[str, str]],
     out_dir: str | Path,
     *,
+    measures: Sequence[str],
     min_territories: int,
     n_resamples: int,
     seed: int,
 ) -> dict[str, tuple[Path, Path]]:
-    """Draw the forest plot (when there are pairs) and the heatmap of every model; ``{stem: (png, svg)}``."""
-    mpl = _mpl()
+    """Draw the forest plot (when there are pairs) and the heatmap of every model; ``{stem: (png, svg)}``.
+
+    ``measures``: the directional measures of the forest plot, one column of panels each.
+    """
+    mpl = load_matplotlib()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, tuple[Path, Path]] = {}
-    with mpl.rc_context(_RC):
+    with mpl.rc_context(RC):
         for i, model in enumerate(models):
             if pairs and len(cmp):
-                fig = _forest(cmp, model, pairs, mpl, n_resamples, seed, min_territories)
-                paths[f"perlang_forest_{i}"] = _save(fig, out, f"perlang_forest_{i}")
-            paths[f"perlang_heatmap_{i}"] = _save(
+                fig = _forest(cmp, model, pairs, mpl, n_resamples, seed, min_territories, measures)
+                paths[f"perlang_forest_{i}"] = save_figure(fig, out, f"perlang_forest_{i}")
+            paths[f"perlang_heatmap_{i}"] = save_figure(
                 _heatmap(means, model, modes, mpl), out, f"perlang_heatmap_{i}"
             )
     return paths

@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 
 from .._extras import require
+from ..metrics.registry import metric_label
 from ..metrics.responses import OUTCOMES
-from .metrics import HEADLINE, LABELS
+from ..metrics.summary.names import HEADLINE
 
 __all__ = ["PLOTS", "write_plots"]
 
@@ -42,7 +43,7 @@ _OUTCOME_COLOURS = {
     "unparsed": "#9e9e9e",
     "failed": "#d0443e",
 }
-_RC = {
+RC = {  # the matplotlib settings of every report plot (svg.hashsalt: byte-identical SVGs)
     "font.family": "DejaVu Sans",
     "font.size": 9,
     "svg.hashsalt": "bordir",
@@ -51,13 +52,15 @@ _RC = {
 }
 
 
-def _mpl() -> Any:
+def load_matplotlib() -> Any:
+    """matplotlib with its ``figure`` module (the ``stats`` extra), or the error naming the install."""
     mpl = require("matplotlib", "stats", purpose="report plots")
     require("matplotlib.figure", "stats", purpose="report plots")
     return mpl
 
 
-def _save(fig: Any, out: Path, name: str) -> tuple[Path, Path]:
+def save_figure(fig: Any, out: Path, name: str) -> tuple[Path, Path]:
+    """Write ``fig`` as ``out/name.png`` and ``out/name.svg`` without timestamps; returns both paths."""
     png, svg = out / f"{name}.png", out / f"{name}.svg"
     fig.savefig(png, dpi=110, metadata={"Software": None})
     fig.savefig(svg, metadata={"Date": None, "Creator": None})
@@ -110,7 +113,7 @@ def _scores(metrics: Mapping[str, Any], mpl: Any) -> Any:
                     color="#666666",
                 )
         ax.axhline(0, color="#444444", linewidth=0.6)
-        ax.set_title(LABELS[metric])
+        ax.set_title(metric_label(metric))
         ax.set_xticks(x, modes, rotation=30, ha="right")
         ax.set_ylabel(
             "Control − Non-control (fraction)" if metric == "delta_cs_abs" else "score (fraction)"
@@ -132,9 +135,10 @@ def _scores(metrics: Mapping[str, Any], mpl: Any) -> Any:
     return fig
 
 
-def _heat(
+def heatmap(
     ax: Any, values: np.ndarray, rows: Sequence[str], cols: Sequence[str], cmap: Any, title: str
 ) -> Any:
+    """Draw ``values`` (shares in [0, 1], NaN blank) on ``ax`` with row and column labels; returns the image."""
     im = ax.imshow(
         np.ma.masked_invalid(values),
         cmap=cmap,
@@ -184,7 +188,7 @@ def _languages(metrics: Mapping[str, Any], mpl: Any) -> Any:
             for r in recs:
                 if r["model"] == model and r["mode"] in mi and r[key]["mean"] is not None:
                     grid[li[r["query_lang"]], mi[r["mode"]]] = r[key]["mean"]
-            im = _heat(axes[row, col], grid, langs, modes, cmap, f"{model}: {LABELS[key]}")
+            im = heatmap(axes[row, col], grid, langs, modes, cmap, f"{model}: {metric_label(key)}")
             axes[row, col].set_ylabel("query language" if col == 0 else "")
     if im is not None:
         fig.colorbar(im, ax=axes, shrink=0.6, label="share naming the controller (×100 in cells)")
@@ -219,7 +223,7 @@ def _outcomes(metrics: Mapping[str, Any], mpl: Any) -> Any:
         for r in per_lang:
             if r["model"] == model and r["mode"] in mi:
                 grid[li[r["query_lang"]], mi[r["mode"]]] = r["rate_answered"]
-        im = _heat(
+        im = heatmap(
             axes[row, 1], grid, langs, modes, cmap, f"{model}: answered rate per query language"
         )
         axes[row, 1].set_ylabel("query language")
@@ -238,12 +242,12 @@ def write_plots(
     metrics: Mapping[str, Any], out_dir: str | os.PathLike[str]
 ) -> dict[str, tuple[Path, Path]]:
     """Draw every plot of :data:`PLOTS` into ``out_dir``; returns ``{name: (png, svg)}``."""
-    mpl = _mpl()
+    mpl = load_matplotlib()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     makers = {"scores": _scores, "languages": _languages, "outcomes": _outcomes}
     paths = {}
-    with mpl.rc_context(_RC):
+    with mpl.rc_context(RC):
         for name in PLOTS:
-            paths[name] = _save(makers[name](metrics, mpl), out, name)
+            paths[name] = save_figure(makers[name](metrics, mpl), out, name)
     return paths

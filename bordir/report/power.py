@@ -1,6 +1,6 @@
 """The report's power section: per query language and metric, territories and the minimum detectable difference.
 
-:func:`power_section` computes :func:`bordir.metrics.power.observed_power` on the
+:func:`power_section` computes :func:`bordir.metrics.perlang.power.observed_power` on the
 run's responses (given option order; σ_d observed on each IR mode vs ``no_ir``),
 writes ``tables/power.{md,tex,csv}`` and ``plots/power.{png,svg}`` (MDE per
 language; thin languages hatched, undetectable ones marked), and returns the JSON
@@ -15,23 +15,23 @@ import numpy as np
 
 from .._json import jsonable
 from ..citations.tables import pct
-from .orders import Section, _figure
-from .rundir import RunDir
+from ..experiment.rundir import RunDir
+from ..metrics.registry import METRIC_REGISTRY, metric_label
+from .orders import Section, figure_html
 from .tables import Table
 
 __all__ = ["power_section", "power_table", "POWER_PLOT"]
 
 POWER_PLOT = "power"
-_LABEL = {
-    "kb_cs": "KB CS",
-    "cst_cs": "Cst CS",
-    "control_cs": "Control CS",
-    "non_control_cs": "Non-control CS",
-}
+
+
+def _label(metric: str) -> str:
+    """The report label of ``metric`` (the metric registry; the name itself for another)."""
+    return metric_label(metric) if metric in METRIC_REGISTRY else metric
 
 
 def power_table(df, *, caption_source: str) -> Table:
-    """The power table (display ×100) of a :data:`~bordir.metrics.power.POWER_COLUMNS` frame."""
+    """The power table (display ×100) of a :data:`~bordir.metrics.perlang.power.POWER_COLUMNS` frame."""
     rows = []
     for r in df.itertuples():
         mde = (
@@ -42,7 +42,7 @@ def power_table(df, *, caption_source: str) -> Table:
         rows.append(
             (
                 str(r.query_lang),
-                _LABEL.get(r.metric, r.metric),
+                _label(r.metric),
                 str(r.n_territories),
                 f"{r.sd:.2f}",
                 r.sd_source,
@@ -68,11 +68,11 @@ def power_table(df, *, caption_source: str) -> Table:
 
 
 def _plot(df, out: Path) -> tuple[Path, Path]:
-    from .plots import _RC, _mpl, _save
+    from .plots import RC, load_matplotlib, save_figure
 
-    mpl = _mpl()
+    mpl = load_matplotlib()
     metrics = list(dict.fromkeys(df["metric"]))
-    with mpl.rc_context(_RC):
+    with mpl.rc_context(RC):
         fig = mpl.figure.Figure(
             figsize=(max(5.0, 0.32 * df["query_lang"].nunique() + 2), 2.4 * len(metrics)),
             layout="constrained",
@@ -95,16 +95,16 @@ def _plot(df, out: Path) -> tuple[Path, Path]:
             ax.set_ylim(0, 1)
             ax.set_ylabel("MDE")
             ax.set_title(
-                f"{_LABEL.get(metric, metric)}: minimum detectable difference (hatched: < 10 territories)",
+                f"{_label(metric)}: minimum detectable difference (hatched: < 10 territories)",
                 fontsize=9,
             )
         out.mkdir(parents=True, exist_ok=True)
-        return _save(fig, out, POWER_PLOT)
+        return save_figure(fig, out, POWER_PLOT)
 
 
 def power_section(run: RunDir, out: Path) -> Section:
     """Compute and write the power section of a run (see the module docs)."""
-    from ..metrics.power import observed_power
+    from ..metrics.perlang.power import observed_power
 
     df = observed_power(run.responses, run.dataset)
     table = power_table(
@@ -125,7 +125,9 @@ def power_section(run: RunDir, out: Path) -> Section:
         png, svg = _plot(df, out / "plots")
         files += [png, svg]
         parts.append(
-            _figure(POWER_PLOT, png, "Minimum detectable difference per query language and metric")
+            figure_html(
+                POWER_PLOT, png, "Minimum detectable difference per query language and metric"
+            )
         )
     return Section(
         {"power": jsonable(df.to_dict(orient="records"))}, "\n".join(parts), tuple(files)

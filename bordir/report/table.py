@@ -78,6 +78,8 @@ class Table:
         rows: display cells.
         data: the CSV content (fractions, full precision).
         left: how many leading columns are text (left-aligned in HTML and LaTeX).
+        links: per row, per cell, the link of the cell in HTML (None: none): a metric cell links to
+            the samples it was computed from (``view.html#…``, :mod:`bordir.report.view_links`).
     """
 
     name: str
@@ -86,6 +88,7 @@ class Table:
     rows: tuple[tuple[str, ...], ...]
     data: pd.DataFrame = field(default_factory=pd.DataFrame, compare=False)
     left: int = 2
+    links: tuple[tuple[str | None, ...], ...] = field(default=(), compare=False)
 
     def __repr__(self) -> str:
         return f"Table({self.name!r}, columns={len(self.headers)}, rows={len(self.rows)})"
@@ -124,12 +127,21 @@ class Table:
     def to_html(self) -> str:
         e = html.escape
 
-        def td(tag: str, i: int, text: str) -> str:
-            return f'<{tag} class="{"t" if i < self.left else "n"}">{e(text)}</{tag}>'
+        def td(tag: str, i: int, text: str, link: str | None = None) -> str:
+            inner = f'<a href="{e(link)}">{e(text)}</a>' if link else e(text)
+            return f'<{tag} class="{"t" if i < self.left else "n"}">{inner}</{tag}>'
+
+        def links(j: int) -> tuple[str | None, ...]:
+            return self.links[j] if j < len(self.links) else ()
 
         head = "".join(td("th", i, h) for i, h in enumerate(self.headers))
         body = "\n".join(
-            "<tr>" + "".join(td("td", i, c) for i, c in enumerate(r)) + "</tr>" for r in self.rows
+            "<tr>"
+            + "".join(
+                td("td", i, c, links(j)[i] if i < len(links(j)) else None) for i, c in enumerate(r)
+            )
+            + "</tr>"
+            for j, r in enumerate(self.rows)
         )
         return (
             f'<table class="data" id="table-{e(self.name)}">\n<caption>{e(self.caption)}</caption>\n'

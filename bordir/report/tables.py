@@ -11,7 +11,7 @@
   difference with its bootstrap CI, the permutation p-value and its Holm
   adjustment;
 * ``response_countries``: BorderLines' "#resp. countries (σ)", with and
-  without the control answer (:mod:`bordir.metrics.response_countries`).
+  without the control answer (:mod:`bordir.metrics.cs.response_countries`).
 
 Displayed values are ×100 (as the papers print them); the CSV holds the
 fractions. Every caption names the interval methods and the test.
@@ -24,8 +24,10 @@ from typing import Any
 
 import pandas as pd
 
-from .metrics import BASELINE, HEADLINE, LABELS
+from ..metrics.registry import METRIC_REGISTRY, metric_label
+from ..metrics.summary.names import BASELINE, HEADLINE
 from .table import Table, fmt_ci, fmt_mean_ci, fmt_p, fmt_value, latex_escape, write_tables
+from .view_links import cmp_link, cs_link
 
 __all__ = [
     "Table",
@@ -89,12 +91,13 @@ def main_table(metrics: Mapping[str, Any]) -> Table:
     runs_ci, boot_ci = _methods(metrics)
     headers = ["Model", "Mode", "Runs", "Terr."]
     for m in HEADLINE:
-        headers += [f"{LABELS[m]} [t95]", f"{LABELS[m]} terr95"]
+        headers += [f"{metric_label(m)} [t95]", f"{metric_label(m)} terr95"]
     headers.append("ΔCS undef.")
-    rows, data = [], []
+    rows, data, links = [], [], []
     for model, modes in metrics["results"].items():
         for mode, cell in modes.items():
             row = [model, mode, str(cell["n_runs"]), str(cell["n_territories"])]
+            link: list[str | None] = [None] * 4
             rec: dict[str, Any] = {
                 "model": model,
                 "mode": mode,
@@ -105,6 +108,7 @@ def main_table(metrics: Mapping[str, Any]) -> Table:
             for m in HEADLINE:
                 e = cell["metrics"][m]
                 row += [fmt_mean_ci(e["mean"], e["ci95"]), _terr(e)]
+                link += [cs_link(model, mode, m, e["mean"]), None]
                 ci, boot = e["ci95"] or [None, None], e["boot95"] or [None, None]
                 terr = e.get("terr95") or [None, None]
                 ti = e.get("territory_interval") or {}
@@ -131,6 +135,7 @@ def main_table(metrics: Mapping[str, Any]) -> Table:
             )
             rec["signature"] = cell["signature"]
             rows.append(tuple(row))
+            links.append((*link, None))
             data.append(rec)
     caption = (
         f"KB CS, Cst CS and ΔCS = Control CS − Non-control CS (unnormalised, the headline; the normalised "
@@ -140,13 +145,15 @@ def main_table(metrics: Mapping[str, Any]) -> Table:
         "ΔCS is undefined (its intervals leave them out). Runs, Terr.: runs and territories scored. n/a: "
         "undefined (KB CS for swap_docs, whose English control queries are skipped)."
     )
-    return Table("main", caption, tuple(headers), tuple(rows), pd.DataFrame(data))
+    return Table(
+        "main", caption, tuple(headers), tuple(rows), pd.DataFrame(data), links=tuple(links)
+    )
 
 
 def delta_table(metrics: Mapping[str, Any]) -> Table:
     """Control, Non-control, ΔCS and the normalised ΔCS (reference) with undefined shares and instability."""
     runs_ci, boot_ci = _methods(metrics)
-    ref = LABELS["delta_cs"]
+    ref = metric_label("delta_cs")
     headers = (
         "Model",
         "Mode",
@@ -160,11 +167,23 @@ def delta_table(metrics: Mapping[str, Any]) -> Table:
         f"{ref} undef.",
         "unstable",
     )
-    rows, data = [], []
+    rows, data, links = [], [], []
     for model, modes in metrics["results"].items():
         for mode, cell in modes.items():
             ms = cell["metrics"]
             c, n, d, r = ms["control_cs"], ms["non_control_cs"], ms["delta_cs_abs"], ms["delta_cs"]
+            links.append(
+                (
+                    None,
+                    None,
+                    cs_link(model, mode, "control_cs", c["mean"]),
+                    cs_link(model, mode, "non_control_cs", n["mean"]),
+                    cs_link(model, mode, "delta_cs_abs", d["mean"]),
+                    None,
+                    None,
+                    cs_link(model, mode, "delta_cs", r["mean"]),
+                )
+            )
             rows.append(
                 (
                     model,
@@ -208,7 +227,7 @@ def delta_table(metrics: Mapping[str, Any]) -> Table:
         f"unstable: Non-control CS's terr95 comes below "
         f"{100 * float((metrics['settings'].get('terr95') or {}).get('unstable_non_control', 0.1)):.0f}."
     )
-    return Table("delta", caption, headers, tuple(rows), pd.DataFrame(data))
+    return Table("delta", caption, headers, tuple(rows), pd.DataFrame(data), links=tuple(links))
 
 
 def comparisons_table(metrics: Mapping[str, Any]) -> Table:
@@ -229,7 +248,7 @@ def comparisons_table(metrics: Mapping[str, Any]) -> Table:
     rows = tuple(
         (
             c["model"],
-            LABELS.get(c["metric"], c["metric"]),
+            metric_label(c["metric"]) if c["metric"] in METRIC_REGISTRY else c["metric"],
             c["mode"],
             fmt_value(c["value_baseline"]),
             fmt_value(c["value_mode"]),
@@ -266,7 +285,11 @@ def comparisons_table(metrics: Mapping[str, Any]) -> Table:
         f"{s['n_permutations']} permutations, p = (c + 1) / (n + 1)). p (Holm): Holm step-down correction "
         f"across all {len(cmp)} comparisons in this table."
     )
-    return Table("comparisons", caption, headers, rows, data, left=3)
+    links = tuple(
+        (None,) * 5 + (cmp_link(c["model"], c["metric"], c["mode"], c["baseline"], c["diff"]),)
+        for c in cmp
+    )
+    return Table("comparisons", caption, headers, rows, data, left=3, links=links)
 
 
 def response_countries_table(metrics: Mapping[str, Any]) -> Table:

@@ -1,6 +1,6 @@
 """The report's variance section: for every metric and mode, run-to-run vs territory share of the variance.
 
-:func:`variance_section` computes :func:`bordir.metrics.variance.variance_table`
+:func:`variance_section` computes :func:`bordir.metrics.intervals.variance.variance_table`
 on the run's per-territory tables (given option order), writes
 ``tables/variance.{md,tex,csv}`` and returns the JSON (key ``variance``) and the
 HTML section, which says per metric which component dominates and so whether more
@@ -17,8 +17,8 @@ import numpy as np
 
 from .._json import jsonable
 from ..citations.tables import ci_text, pct
+from ..experiment.rundir import RunDir
 from .orders import Section
-from .rundir import RunDir
 from .tables import Table
 
 __all__ = ["variance_section"]
@@ -38,7 +38,7 @@ def _num(x) -> float | None:
 def variance_section(run: RunDir, out: Path, *, n_resamples: int, seed: int | None) -> Section:
     """Compute and write the variance section (see the module docs)."""
     from ..metrics import territory_tables
-    from ..metrics.variance import variance_table
+    from ..metrics.intervals.variance import variance_table
 
     tables = territory_tables(run.responses, run.dataset, policy=run.config.policy, validate=False)
     df = variance_table(tables, n_resamples=min(n_resamples, 500), seed=seed)

@@ -8,8 +8,8 @@ Example:
 
 from __future__ import annotations
 
+from ..modes import Mode, Skip, mode_langs, swap_eligible, swap_partner, swap_skip_reason
 from .base import Retriever, available, get_retriever, register
-from .modes import Mode, Skip, mode_langs, swap_eligible, swap_partner, swap_skip_reason
 
 __all__ = [
     "Mode",

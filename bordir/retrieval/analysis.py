@@ -73,7 +73,7 @@ from .. import languages
 from .._extras import require
 from ..languages import Language
 
-__all__ = ["analyzer", "analyze", "normalize"]
+__all__ = ["analyzer", "analyze", "normalize", "patterns", "words"]
 
 Analyzer = Callable[[str], list[str]]
 
@@ -134,7 +134,7 @@ def _ranges(codepoints) -> list[tuple[int, int]]:
 
 
 @lru_cache(maxsize=1)
-def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+def patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """(word, no-space-script run, letter-with-marks) patterns, built once (~10 ms)."""
     # combining marks (Mn/Mc/Me) of the BMP, where every script of the registry lives; a class that
     # also held the supplementary planes would make `re` test ranges one by one (3x slower)
@@ -183,16 +183,17 @@ class _Stemmers(threading.local):
 _STEMMERS = _Stemmers()
 
 
-def _words(text: str, lang: str) -> list[str]:
+def words(text: str, lang: str) -> list[str]:
+    """The words of ``text`` as the analyzer sees them before stemming (normalised, per-language fixes)."""
     text = normalize(text, lang)
     fix = _WORD_FIXES.get(lang)
     if fix is not None:
         text = fix.sub("", text)
-    return _patterns()[0].findall(text)
+    return patterns()[0].findall(text)
 
 
 def _bigrams(text: str, lang: str) -> list[str]:
-    word, run, letter = _patterns()
+    word, run, letter = patterns()
     out: list[str] = []
     for w in word.findall(normalize(text, lang)):
         pos = 0
@@ -231,10 +232,10 @@ def analyzer(lang_code: str) -> Analyzer:
         _STEMMERS.get(algorithm)  # fail now, not at the first text, if PyStemmer is missing
 
         def stem(text: str) -> list[str]:
-            return [s for s in _STEMMERS.get(algorithm).stemWords(_words(text, code)) if s]
+            return [s for s in _STEMMERS.get(algorithm).stemWords(words(text, code)) if s]
 
         return stem
-    return lambda text: _words(text, code)
+    return lambda text: words(text, code)
 
 
 def _has_algorithm(algorithm: str) -> bool:

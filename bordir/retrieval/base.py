@@ -29,7 +29,7 @@ from ..errors import ConfigError
 from ..records import Passage
 from ..registry import Registry
 
-__all__ = ["Retriever", "RETRIEVERS", "register", "get_retriever", "available"]
+__all__ = ["Retriever", "RETRIEVERS", "INDEXES", "register", "get_retriever", "available"]
 
 
 class Retriever(ABC):
@@ -100,8 +100,16 @@ RETRIEVERS.register(  # listed for `bordir list retrievers`; get_retriever handl
     provider=False,
 )
 
-INDEX_SUFFIXES = ("+ivfpq",)
-"""Suffixes that put a dense retriever over an on-disk index (``e5-small+ivfpq``)."""
+INDEXES: Registry[Callable[..., Retriever]] = Registry("retriever index")
+"""On-disk indexes that serve a dense retriever, by the suffix that asks for one (``e5-small+ivfpq``).
+
+An entry is called as ``factory(base_name, kind, **options)`` and returns the indexed retriever.
+"""
+INDEXES.register(
+    "ivfpq",
+    module="bordir.retrieval.dense.indexed:indexed_retriever",
+    description="FAISS IVF-PQ index over any dense retriever (pip install 'bordir[index]')",
+)
 
 
 def base_retriever_name(name: str) -> str:
@@ -110,7 +118,7 @@ def base_retriever_name(name: str) -> str:
     >>> base_retriever_name("openai/text-embedding-3-small+ivfpq"), base_retriever_name("bm25")
     ('openai/text-embedding-3-small', 'bm25')
     """
-    for suffix in INDEX_SUFFIXES:
+    for suffix in (f"+{kind}" for kind in INDEXES.names()):
         if name.endswith(suffix) and len(name) > len(suffix):
             return name[: -len(suffix)]
     return name
@@ -130,10 +138,8 @@ def available() -> tuple[str, ...]:
 def get_retriever(name: str, **options) -> Retriever:
     """Build the retriever called ``name`` (``bm25``, ``e5-small``, ``bge-m3``, ``openai/<model>``, ``cohere/<model>``)."""
     base_name, plus, index_kind = name.rpartition("+")
-    if plus and index_kind == "ivfpq":  # a dense retriever over an on-disk index: e5-small+ivfpq
-        from .dense.indexed import indexed_retriever
-
-        return indexed_retriever(base_name, index_kind, **options)
+    if plus and index_kind in INDEXES:  # a dense retriever over an on-disk index: e5-small+ivfpq
+        return INDEXES.get(index_kind)(base_name, index_kind, **options)
     prefix, _, model = name.partition("/")
     if prefix not in RETRIEVERS:
         raise ConfigError(

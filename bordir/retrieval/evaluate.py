@@ -15,7 +15,7 @@ least one relevant document among their mode's candidates:
   candidates' judgments.
 
 **Candidates are the mode's pool**: the judged documents of the query in the
-languages the mode searches (:func:`~bordir.retrieval.modes.mode_langs`:
+languages the mode searches (:func:`~bordir.modes.mode_langs`:
 ``{l}`` for ``qlang``, ``{l, en}`` for ``qlang+en``, ``C(t) ∪ {en}`` for
 ``rel_langs`` …), whether or not the run returned any of them. A mode that
 never retrieves an English document still has the English relevant documents
@@ -59,7 +59,7 @@ import pandas as pd
 from ..corpus import Corpus
 from ..dataset import BorderLines
 from ..errors import ConfigError, DataError
-from .modes import Mode, mode_langs
+from ..modes import Mode, mode_langs, pool_langs
 
 __all__ = [
     "per_query_quality",
@@ -172,14 +172,9 @@ def mode_pool(
     m = Mode.parse(mode)
     if dataset is not None:
         return mode_langs(m, dataset.query(query_id), dataset)
-    if m is Mode.QLANG:
-        return (query_lang,)
-    if m is Mode.QLANG_EN:
-        return (query_lang,) if query_lang == "en" else (query_lang, "en")
-    if m is Mode.EN_ONLY:
-        return ("en",)
-    if m is Mode.NO_IR:
-        return ()
+    langs = pool_langs(m, query_lang)
+    if langs is not None:
+        return langs
     raise ConfigError(
         f"the candidate pool of mode {m.value} depends on the territory's claimants: "
         "pass dataset= to per_query_quality / quality"

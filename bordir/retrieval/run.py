@@ -53,11 +53,11 @@ from .._columns import require_columns
 from ..corpus import Corpus
 from ..dataset import BorderLines
 from ..errors import ConfigError, DataError
-from ..metrics.signature import Signature
+from ..modes import Mode, Skip, mode_langs, swap_partner, swap_skip_reason
 from ..records import Passage, Query, query_id
+from ..signature import Signature
 from .base import Retriever, get_retriever
 from .fusion import FUSIONS, fuse
-from .modes import Mode, Skip, mode_langs, swap_partner, swap_skip_reason
 
 __all__ = [
     "RetrievalRun",
@@ -116,7 +116,7 @@ class RetrievalRun:
     params: dict[str, str] = field(default_factory=dict)
 
     def signature_object(self) -> Signature:
-        """The run's :class:`~bordir.metrics.signature.Signature` (retriever and its parameters, k, data, corpus)."""
+        """The run's :class:`~bordir.signature.Signature` (retriever and its parameters, k, data, corpus)."""
         return Signature.build("retrieval", **self.params, k=self.k)
 
     @property

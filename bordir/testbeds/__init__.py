@@ -3,6 +3,9 @@ information integration and counterfactual robustness (Chen et al., AAAI 2024).
 
 One concept per module:
 
+* :mod:`~bordir.testbeds.testbed` — the testbed registry (:class:`~bordir.testbeds.testbed.Testbed`:
+  settings, kind of RGB file, default ratios, questions, metrics, judge); the built-ins are
+  one file each in :mod:`bordir.testbeds.builtin`;
 * :mod:`~bordir.testbeds.rgb_data` — RGB's JSON-lines data files;
 * :mod:`~bordir.testbeds.construct` — questions, instances, RGB's ``processdata``;
 * :mod:`~bordir.testbeds.territorial` — testbed questions from bordir's dispute data;

@@ -7,11 +7,11 @@ difference, sign-flip permutation test, p = (c + 1) / (n + 1)):
 * every noise rate against the lowest one (same model, language, setting): accuracy;
 * same-language against cross-lingual noise at each rate: accuracy
   (``rejection`` vs ``rejection-xling``: rejection rate);
-* counterfactual documents against no documents: accuracy;
+* the pairs of settings a testbed compares (:attr:`~bordir.testbeds.testbed.Testbed.compare`;
+  counterfactual documents against no documents): accuracy;
 * every pair of models on the same language, setting and rate: the testbed's
-  headline metric (rejection rate for ``rejection``, accuracy otherwise).
-
-Holm's correction needs the ``stats`` extra (statsmodels).
+  headline metric (:attr:`~bordir.testbeds.testbed.Testbed.headline`: rejection
+  rate for ``rejection``, accuracy otherwise).
 
 Examples:
     >>> import pandas as pd
@@ -31,7 +31,9 @@ from typing import Any
 
 import pandas as pd
 
-from .metrics import PairedRate, holm_rates, paired_rate
+from ..stats import holm_adjust
+from .metrics import PairedRate, paired_rate
+from .testbed import get_testbed
 
 __all__ = ["comparisons"]
 
@@ -83,7 +85,7 @@ def comparisons(
     for (model, lang, testbed, r), g in items.groupby(["model", "lang", "testbed", "noise_rate"]):
         for setting in g["setting"].unique():
             if setting + "-xling" in set(g["setting"]):
-                metric = "rejection_rate" if testbed == "rejection" else "accuracy"
+                metric = get_testbed(testbed).headline
                 add(
                     g[g["setting"] == setting],
                     g[g["setting"] == setting + "-xling"],
@@ -95,21 +97,26 @@ def comparisons(
                     testbed=testbed,
                     r=f"{r:g}",
                 )
-    for (model, lang), g in items[items["testbed"] == "counterfactual"].groupby(["model", "lang"]):
-        add(
-            g[g["setting"] == "counterfactual"],
-            g[g["setting"] == "nodocs"],
-            "accuracy",
-            "counterfactual",
-            "nodocs",
-            gen=model,
-            lang=lang,
-            testbed="counterfactual",
-        )
+    for testbed in items["testbed"].unique():
+        pairs = get_testbed(testbed).compare
+        if not pairs:
+            continue
+        for (model, lang), g in items[items["testbed"] == testbed].groupby(["model", "lang"]):
+            for sa, sb in pairs:
+                add(
+                    g[g["setting"] == sa],
+                    g[g["setting"] == sb],
+                    "accuracy",
+                    sa,
+                    sb,
+                    gen=model,
+                    lang=lang,
+                    testbed=testbed,
+                )
     for (lang, testbed, setting, r), g in items.groupby(
         ["lang", "testbed", "setting", "noise_rate"]
     ):
-        metric = "rejection_rate" if testbed == "rejection" else "accuracy"
+        metric = get_testbed(testbed).headline
         for ma, mb in itertools.combinations(sorted(g["model"].unique()), 2):
             add(
                 g[g["model"] == ma],
@@ -122,4 +129,4 @@ def comparisons(
                 setting=setting,
                 r=f"{r:g}",
             )
-    return [c.as_dict() for c in holm_rates(found)]
+    return [c.as_dict() for c in holm_adjust(found)]

@@ -6,32 +6,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..errors import ConfigError
-from ..metrics.uncertainty import DEFAULT_RESAMPLES, resolve_seed
+from ..stats import DEFAULT_RESAMPLES, resolve_seed
 from .construct import RGB_SEED
 from .prompt import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
-from .territorial import TESTBEDS
+from .testbed import Testbed, get_testbed
 
-__all__ = ["TestbedConfig", "DEFAULT_RATIOS", "TESTBED_JSON", "KIND_OF"]
+__all__ = ["TestbedConfig", "TESTBED_JSON"]
 
 
 TESTBED_JSON = "testbed.json"
-
-
-DEFAULT_RATIOS: dict[str, tuple[float, ...]] = {
-    "noise": (0.0, 0.2, 0.4, 0.6, 0.8),
-    "rejection": (1.0,),
-    "integration": (0.0, 0.2, 0.4),
-    "counterfactual": (0.0,),
-}
-
-
-KIND_OF = {
-    "noise": "noise",
-    "rejection": "noise",
-    "integration": "integration",
-    "counterfactual": "fact",
-}
-"""The kind of RGB file (``noise``, ``integration`` or ``fact``) each testbed reads."""
 
 
 @dataclass(frozen=True)
@@ -39,11 +22,12 @@ class TestbedConfig:
     """One testbed run (keyword-only; see ``bordir testbed --help``).
 
     Attributes:
-        testbed: ``noise``, ``rejection``, ``integration`` or ``counterfactual``.
+        testbed: a name of :data:`~bordir.testbeds.testbed.TESTBEDS` (``noise``,
+            ``rejection``, ``integration``, ``counterfactual`` …).
         data: ``rgb:FILE``, ``demo`` or a corpus spec.
         models: ``provider/model`` strings.
         langs: query languages to keep (territorial data); RGB files: the file's language.
-        ratios: noise rates (default per testbed; rejection is always 1).
+        ratios: noise rates (default: the testbed's; rejection is always 1).
         passage_num: documents per prompt (RGB: 5).
         seed: instance seed (default ``$BORDIR_SEED`` or 12345; RGB uses 2333).
         seeding: ``bordir`` (seed per question) or ``rgb`` (``random.seed(seed)`` before every instance).
@@ -85,8 +69,7 @@ class TestbedConfig:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.testbed not in TESTBEDS:
-            raise ConfigError(f"unknown testbed {self.testbed!r}; known: {', '.join(TESTBEDS)}")
+        get_testbed(self.testbed)  # a ConfigError naming the known testbeds
         if not self.models:
             raise ConfigError("give at least one model (--model provider/name)")
         if self.seeding not in ("bordir", "rgb"):
@@ -108,10 +91,13 @@ class TestbedConfig:
         )
 
     @property
+    def spec(self) -> Testbed:
+        """The testbed's registry entry (:class:`~bordir.testbeds.testbed.Testbed`)."""
+        return get_testbed(self.testbed)
+
+    @property
     def resolved_ratios(self) -> tuple[float, ...]:
-        if self.testbed == "rejection":
-            return (1.0,)
-        return tuple(self.ratios) if self.ratios else DEFAULT_RATIOS[self.testbed]
+        return self.spec.resolved_ratios(self.ratios)
 
     @property
     def resolved_policy(self) -> str:

@@ -4,7 +4,7 @@ The item table has one row per (model, instance) with each policy's labels
 (:func:`bordir.testbeds.runner.score_items`). Every metric is a ratio of sums
 of two per-row indicators, so a group's sufficient statistics are the per-cluster
 sums and a bootstrap resample is a weight vector over clusters
-(:func:`bordir.metrics.uncertainty.bootstrap_weights`); clusters are questions
+(:func:`bordir.stats.bootstrap_weights`); clusters are questions
 that share a source (a territory asked in several languages; an RGB question).
 
 ========================  ===================================================  =============================
@@ -42,15 +42,25 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
-from ..metrics.signature import Signature
-from ..metrics.uncertainty import DEFAULT_RESAMPLES, bootstrap_weights, flip_matrix, resolve_seed
+from ..signature import Signature
+from ..stats import (
+    DEFAULT_RESAMPLES,
+    PairedResult,
+    bootstrap_weights,
+    cluster_sums,
+    paired_test,
+    percentile_bounds,
+    ratio,
+    resolve_seed,
+)
+from .testbed import NODOCS, get_testbed
 
 __all__ = [
     "METRICS",
@@ -59,22 +69,21 @@ __all__ = [
     "indicators",
     "PairedRate",
     "paired_rate",
-    "holm_rates",
     "summarize",
 ]
 
-METRICS: tuple[str, ...] = (
-    "accuracy",
-    "rejection_rate",
-    "error_detection_rate",
-    "error_correction_rate",
-    "hallucination_rate",
-    "error_rate",
-    "rejection_rate_judge",
-    "error_detection_rate_judge",
-    "error_correction_rate_judge",
-)
-_EPS = 1e-12
+METRICS: dict[str, str] = {
+    "accuracy": "Acc",
+    "rejection_rate": "Rej",
+    "error_detection_rate": "ED",
+    "error_correction_rate": "CR",
+    "hallucination_rate": "Halluc.",
+    "error_rate": "Err",
+    "rejection_rate_judge": "Rej*",
+    "error_detection_rate_judge": "ED*",
+    "error_correction_rate_judge": "CR*",
+}
+"""Every testbed metric, in reporting order, with its short label (tables, ``bordir testbed`` reports)."""
 
 
 def _labels(col: pd.Series) -> list[list[int]]:
@@ -179,24 +188,8 @@ def _cluster_sums(
     table: pd.DataFrame, num: np.ndarray, den: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     codes, _ = pd.factorize(table["cluster"], sort=True)
-    k = int(codes.max()) + 1 if len(codes) else 0
-    return np.bincount(codes, weights=num, minlength=k), np.bincount(
-        codes, weights=den, minlength=k
-    )
-
-
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
-
-
-def _pct(values: np.ndarray, conf: float) -> tuple[float | None, float | None]:
-    v = values[~np.isnan(values)]
-    if not len(v):
-        return None, None
-    a = (1 - conf) / 2
-    lo, hi = np.quantile(v, [a, 1 - a])
-    return float(lo), float(hi)
+    _, sums = cluster_sums(codes, np.column_stack([num, den]))
+    return sums[:, 0], sums[:, 1]
 
 
 def rate(
@@ -223,7 +216,7 @@ def rate(
     low = high = None
     if n_resamples and len(cnum):
         w = bootstrap_weights(len(cnum), n_resamples, np.random.default_rng(seed))
-        low, high = _pct(_ratio(w @ cnum, w @ cden), conf)
+        low, high, _ = percentile_bounds(ratio(w @ cnum, w @ cden), conf)
     return Rate(
         metric,
         policy,
@@ -241,52 +234,21 @@ def rate(
 
 
 @dataclass(frozen=True)
-class PairedRate:
-    """``metric(a) − metric(b)`` on the clusters both have: paired bootstrap CI and sign-flip permutation p."""
+class PairedRate(PairedResult):
+    """``metric(a) − metric(b)`` on the clusters both have: paired bootstrap CI and sign-flip permutation p.
 
-    metric: str
-    policy: str
-    label_a: str
-    label_b: str
-    value_a: float | None
-    value_b: float | None
-    diff: float | None
-    low: float | None
-    high: float | None
-    p_value: float
-    n_clusters: int
-    n_resamples: int
-    seed: int
-    p_holm: float | None = None
-    fields: tuple[tuple[str, Any], ...] = ()
+    A :class:`~bordir.stats.PairedResult` whose signature names the bootstrap seed ``bseed``
+    (the group fields may carry the generation seed).
+    """
 
-    @property
-    def signature(self) -> Signature:
-        return Signature.build(
-            self.metric,
-            **dict(self.fields),
-            cmp=f"{self.label_a}-vs-{self.label_b}",
-            policy=self.policy,
-            boot=self.n_resamples,
-            perm=self.n_resamples,
-            bseed=self.seed,
-            holm="yes" if self.p_holm is not None else None,
-        )
+    seed_key: ClassVar[str] = "bseed"
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric,
-            "a": self.label_a,
-            "b": self.label_b,
-            "value_a": self.value_a,
-            "value_b": self.value_b,
-            "diff": self.diff,
-            "ci95": [self.low, self.high],
-            "p_value": self.p_value,
-            "p_holm": self.p_holm,
-            "n_clusters": self.n_clusters,
-            "signature": str(self.signature),
-        }
+
+def _rate_statistic(cols: Mapping[str, np.ndarray], weights: np.ndarray | None) -> np.ndarray:
+    """Σnum / Σden over the clusters (the last axis), or per resample with resample counts ``weights``."""
+    if weights is None:
+        return ratio(cols["num"].sum(axis=-1), cols["den"].sum(axis=-1))
+    return ratio(weights @ cols["num"], weights @ cols["den"])
 
 
 def paired_rate(
@@ -316,48 +278,34 @@ def paired_rate(
     common = sorted(set(sums[0].index) & set(sums[1].index))
     if not common:
         return None
-    na, da = sums[0].loc[common, "num"].to_numpy(), sums[0].loc[common, "den"].to_numpy()
-    nb, db = sums[1].loc[common, "num"].to_numpy(), sums[1].loc[common, "den"].to_numpy()
-    va, vb = na.sum() / da.sum(), nb.sum() / db.sum()
-    diff = float(va - vb)
-    w = bootstrap_weights(len(common), n_resamples, np.random.default_rng(seed))
-    low, high = _pct(_ratio(w @ na, w @ da) - _ratio(w @ nb, w @ db), conf)
-    flips = flip_matrix(n_resamples, len(common), np.random.default_rng(seed))
-    pa = np.where(flips, nb, na), np.where(flips, db, da)
-    pb = np.where(flips, na, nb), np.where(flips, da, db)
-    perm = _ratio(pa[0].sum(axis=1), pa[1].sum(axis=1)) - _ratio(
-        pb[0].sum(axis=1), pb[1].sum(axis=1)
+    side_a, side_b = ({c: s.loc[common, c].to_numpy() for c in ("num", "den")} for s in sums)
+    t = paired_test(
+        side_a,
+        side_b,
+        _rate_statistic,
+        n_resamples=n_resamples,
+        n_permutations=n_resamples,
+        seed=seed,
+        conf=conf,
     )
-    perm = perm[~np.isnan(perm)]
-    c = int(np.sum(np.abs(perm) >= abs(diff) - _EPS))
-    p = (c + 1) / (len(perm) + 1)
     return PairedRate(
         metric,
-        policy,
         label_a,
         label_b,
-        float(va),
-        float(vb),
-        diff,
-        low,
-        high,
-        p,
+        t.value_a,
+        t.value_b,
+        t.diff,
+        t.low,
+        t.high,
+        t.p_value,
         len(common),
         n_resamples,
+        n_resamples,
         seed,
-        None,
-        tuple((fields or {}).items()),
+        conf=conf,
+        fields=tuple((fields or {}).items()),
+        policy=policy,
     )
-
-
-def holm_rates(comparisons: Sequence[PairedRate]) -> list[PairedRate]:
-    """The comparisons with ``p_holm`` set (Holm across all of them; needs the ``stats`` extra)."""
-    if not comparisons:
-        return []
-    from ..metrics.uncertainty import holm
-
-    adjusted, _ = holm([c.p_value for c in comparisons])
-    return [replace(c, p_holm=float(p)) for c, p in zip(comparisons, adjusted)]
 
 
 GROUP = ["model", "lang", "testbed", "setting", "noise_rate"]
@@ -366,20 +314,15 @@ GROUP = ["model", "lang", "testbed", "setting", "noise_rate"]
 def _applies(
     metric: str, testbed: str, setting: str, noise_rate: float, judged: bool = False
 ) -> bool:
+    """The common metrics by noise rate; the others where the testbed adds or judges them."""
     r1 = math.isclose(noise_rate, 1.0)
-    if metric.endswith("_judge"):
-        return judged and (
-            testbed == "rejection"
-            if metric == "rejection_rate_judge"
-            else testbed == "counterfactual" and setting == "counterfactual"
-        )
+    if metric == "accuracy":
+        return True
     if metric in ("rejection_rate", "hallucination_rate"):
         return r1
-    if metric in ("error_detection_rate", "error_correction_rate"):
-        return testbed == "counterfactual" and setting != "nodocs"
     if metric == "error_rate":
-        return not r1 and setting != "nodocs"
-    return True
+        return not r1 and setting != NODOCS
+    return get_testbed(testbed).applies(metric, setting, judged=judged)
 
 
 def summarize(

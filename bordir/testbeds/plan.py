@@ -6,38 +6,26 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from ..corpus import load_corpus
 from ..errors import ConfigError
-from .config import KIND_OF, TestbedConfig
+from ..loaders.catalog import load_dataset
+from .config import TestbedConfig
 from .construct import Instance, Question, make_instance
 from .instructions import RGB_LANG_ALIASES, get_instruction
-from .territorial import SETTINGS, territorial_questions
+from .territorial import territorial_questions
+from .testbed import NODOCS, is_xling
 
-__all__ = ["load_questions", "plan"]
-
-
-def _load_dataset(spec: str) -> Any:
-    from ..loaders import load_borderlines, load_demo
-
-    if spec == "demo":
-        return load_demo()
-    if spec.startswith("borderlines:"):
-        return load_borderlines(spec.partition(":")[2])
-    raise ConfigError(f"unknown dataset {spec!r}; use 'demo' or 'borderlines:PATH'")
+__all__ = ["load_questions", "plan", "dataset_of"]
 
 
-def _load_corpus(spec: str) -> Any:
-    import bordir
+def dataset_of(spec: str) -> Any:
+    """The dataset of a testbed's ``dataset`` spec: ``NAME`` or ``NAME:PATH`` of the catalog.
 
-    loader = getattr(bordir, "load_corpus", None)  # any corpus source bordir reads (bordir.corpus)
-    if loader is not None:
-        return loader(spec)
-    if spec == "demo":
-        from ..loaders import load_demo_corpus
-
-        return load_demo_corpus()
-    raise ConfigError(
-        f"corpus {spec!r}: this bordir has no load_corpus(); use --data demo or rgb:FILE"
-    )
+    ``demo``, ``borderlines:PATH`` (a local BorderLines directory) or ``borderlines``
+    (the hub), loaded by :func:`bordir.loaders.catalog.load_dataset`.
+    """
+    name, sep, path = spec.partition(":")
+    return load_dataset(name, path if sep else None)
 
 
 def load_questions(
@@ -49,11 +37,11 @@ def load_questions(
         from .rgb_data import infer_kind, infer_lang, load_rgb
 
         path = Path(cfg.data.partition(":")[2])
-        kind = infer_kind(path)
-        if kind != KIND_OF[cfg.testbed]:
+        kind, needed = infer_kind(path), cfg.spec.kind
+        if kind != needed:
             raise ConfigError(
                 f"{path.name} is an RGB {kind} file (by its name, as RGB decides); the {cfg.testbed} "
-                f"testbed needs an RGB {KIND_OF[cfg.testbed]} file (en.json / zh_refine.json, "
+                f"testbed needs an RGB {needed} file (en.json / zh_refine.json, "
                 "*_int.json, *_fact.json)"
             )
         lang = cfg.langs[0] if cfg.langs else infer_lang(path)
@@ -65,15 +53,15 @@ def load_questions(
         ]
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
         return qs, [], {"source": f"rgb:{path.name}", "hash": f"sha256-{digest}", "lang": lang}
-    ds = _load_dataset(cfg.dataset if cfg.data != "demo" else "demo")
-    corpus = _load_corpus(cfg.data)
+    ds = dataset_of(cfg.dataset if cfg.data != "demo" else "demo")
+    corpus = load_corpus(cfg.data)
     qs, skipped = territorial_questions(
         ds,
         corpus,
         cfg.testbed,
         seed=seed,
         langs=cfg.langs or None,
-        xling=setting.endswith("-xling"),
+        xling=is_xling(setting),
         max_negatives=cfg.max_negatives,
         source=cfg.data,
     )
@@ -101,11 +89,7 @@ def _limit(qs: list[Question], limit: int | None) -> list[Question]:
 
 def plan(cfg: TestbedConfig) -> tuple[list[Instance], list[dict[str, str]], dict[str, Any]]:
     """Every instance of the run, the questions left out, and the data identity."""
-    settings = (
-        ("counterfactual", "nodocs")
-        if cfg.testbed == "counterfactual"
-        else ((cfg.testbed,) if cfg.is_rgb else SETTINGS[cfg.testbed])
-    )
+    settings = cfg.spec.settings_for(rgb_file=cfg.is_rgb)
     instances: list[Instance] = []
     skipped: list[dict[str, str]] = []
     ident: dict[str, Any] = {}
@@ -113,7 +97,7 @@ def plan(cfg: TestbedConfig) -> tuple[list[Instance], list[dict[str, str]], dict
         qs, sk, ident = load_questions(cfg, setting)
         skipped += [dict(s, setting=setting) for s in sk]
         qs = _limit(qs, cfg.limit)
-        ratios = (0.0,) if setting == "nodocs" else cfg.resolved_ratios
+        ratios = (0.0,) if setting == NODOCS else cfg.resolved_ratios
         for q in qs:
             for r in ratios:
                 instances.append(
@@ -124,7 +108,7 @@ def plan(cfg: TestbedConfig) -> tuple[list[Instance], list[dict[str, str]], dict
                         r,
                         seed=cfg.resolved_seed,
                         seeding=cfg.seeding,  # type: ignore[arg-type]
-                        passage_num=0 if setting == "nodocs" else cfg.passage_num,
+                        passage_num=0 if setting == NODOCS else cfg.passage_num,
                         correct_rate=cfg.correct_rate,
                     )
                 )

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .._extras import require
+from .testbed import NODOCS, is_xling
 
 __all__ = ["write_noise_plot", "PLOT_NAME"]
 
@@ -34,7 +35,7 @@ def write_noise_plot(
     import warnings
 
     rows = [
-        g for g in groups if "accuracy" in g["metrics"].get(policy, {}) and g["setting"] != "nodocs"
+        g for g in groups if "accuracy" in g["metrics"].get(policy, {}) and g["setting"] != NODOCS
     ]
     if len({g["noise_rate"] for g in rows}) < 2:
         return None
@@ -67,7 +68,7 @@ def write_noise_plot(
                     marker="o",
                     ms=3,
                     capsize=2,
-                    ls="--" if setting.endswith("xling") else "-",
+                    ls="--" if is_xling(setting) else "-",
                     label=f"{model} · {setting}",
                 )
             ax.set_title(lang)

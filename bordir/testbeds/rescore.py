@@ -40,7 +40,7 @@ from typing import Any
 
 from .._jsonl import iter_json_objects
 from ..errors import ConfigError, DataError
-from ..metrics.signature import Signature
+from ..signature import Signature
 from .rgb_data import KINDS, infer_kind, infer_lang, parse_answer_field
 from .scorer import POLICIES, score
 

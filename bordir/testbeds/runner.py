@@ -36,17 +36,17 @@ import pandas as pd
 from .._atomic import atomic_write_parquet, atomic_write_text
 from .._json import write_json
 from .._version import __version__
-from ..metrics.uncertainty import resolve_seed
-from .config import DEFAULT_RATIOS, TESTBED_JSON, TestbedConfig
+from ..stats import resolve_seed
+from .config import TESTBED_JSON, TestbedConfig
 from .construct import Instance
 from .instructions import get_instruction
 from .items import rgb_records, score_items
 from .plan import load_questions, plan
 from .prompt import request_for
+from .testbed import NODOCS
 
 __all__ = [
     "TestbedConfig",
-    "DEFAULT_RATIOS",
     "plan",
     "run_testbed",
     "TESTBED_JSON",
@@ -87,6 +87,7 @@ def _call_all(
     """
     from ..generation.backend import get_backend
     from ..generation.executor import execute
+    from ..generation.executor_options import ExecutorOptions
 
     kept = [
         r
@@ -134,7 +135,7 @@ def _call_all(
                 backend,
                 [req for _, _, req in rows],
                 cache=cache,
-                concurrency=cfg.concurrency,
+                options=ExecutorOptions(concurrency=cfg.concurrency),
                 progress=progress,
                 desc=f"{backend_model} {label}",
                 on_result=on_result,
@@ -146,15 +147,15 @@ def _judge_plan(
     cfg: TestbedConfig, instances: list[Instance], results: list[dict[str, Any]]
 ) -> dict:
     """The judge calls: rejection instances, and counterfactual instances with documents (RGB Rej*, ED*)."""
-    from .judge import JUDGED_TESTBEDS, judge_request
+    from .judge import is_judged, judge_request
 
-    if not cfg.judge or cfg.testbed not in JUDGED_TESTBEDS:
+    if not cfg.judge or not is_judged(cfg.testbed):
         return {}
     by_id = {i.instance_id: i for i in instances}
     planned = {}
     for r in results:
         inst = by_id.get(r["instance_id"])
-        if inst is None or r.get("error") is not None or inst.setting == "nodocs":
+        if inst is None or r.get("error") is not None or inst.setting == NODOCS:
             continue
         pred = (
             r["prediction"].replace(" ", "")
@@ -175,8 +176,8 @@ def run_testbed(
     backends: Mapping[str, Any] | None = None,
 ) -> Path:
     """Run ``cfg`` into ``out_dir`` (resumable; see the module docs) and return ``out_dir``."""
-    from ..experiment.provenance import git_revision, now_iso, package_versions
     from ..generation.cache import ResponseCache
+    from ..provenance import git_revision, now_iso, package_versions
     from .comparisons import comparisons
     from .metrics import summarize
 

@@ -31,6 +31,10 @@ of the territory counts as about it):
 Pools are shuffled with ``f"{seed}|{question id}"`` and negatives capped at
 ``max_negatives`` before RGB's construction takes them from the front.
 
+This module holds what every testbed shares (:class:`Pools`, :func:`per_query`);
+each testbed's own rule is its ``questions`` function, in its file of
+:mod:`bordir.testbeds.builtin` (:class:`~bordir.testbeds.testbed.Testbed`).
+
 Example:
     >>> from bordir.loaders import load_demo, load_demo_corpus
     >>> qs, skipped = territorial_questions(load_demo(), load_demo_corpus(), "noise", seed=1)
@@ -42,58 +46,116 @@ Example:
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
 from .construct import Doc, Question
-from .counterfactual import counterfactual_edit, mentions
+from .counterfactual import mentions
+from .testbed import get_testbed
 
-__all__ = ["territorial_questions", "TESTBEDS", "SETTINGS"]
+__all__ = ["territorial_questions", "Pools", "per_query", "shuffled", "noise_meta", "Skipped"]
 
-TESTBEDS: tuple[str, ...] = ("noise", "rejection", "integration", "counterfactual")
-SETTINGS: dict[str, tuple[str, ...]] = {
-    "noise": ("noise", "noise-xling"),
-    "rejection": ("rejection", "rejection-xling"),
-    "integration": ("integration",),
-    "counterfactual": ("counterfactual", "nodocs"),
-}
-"""Settings of each testbed on territorial data (RGB files have the first, and ``nodocs`` for counterfactual)."""
+Skipped = list[dict[str, str]]
+"""Queries left out, with the reason: ``{"query_id": …, "reason": …}``."""
 
 
 def _about(p: Any) -> str:
     return dict(p.meta).get("about", "territory")
 
 
-def _doc(p: Any, kind: str, part: int = -1) -> Doc:
-    return Doc(p.text, p.doc_id, p.lang, kind, part=part)
-
-
-def _aliases(q: Any, i: int) -> tuple[str, ...]:
-    return tuple(dict.fromkeys([q.options[i], q.claimants[i]]))
-
-
-def _positives(corpus: Any, q: Any, controller: int) -> list[Any]:
-    return [
-        p
-        for p in corpus.pool(q.territory, q.lang)
-        if _about(p) == "territory" and mentions(p.text, q.options, controller, q.lang)
-    ]
-
-
-def _noise(corpus: Any, territories: set[str], lang: str, xling: bool) -> list[Any]:
-    return [
-        p
-        for p in corpus
-        if (p.lang != lang if xling else p.lang == lang)
-        and (p.territory not in territories or _about(p) == "claimant")
-    ]
-
-
-def _shuffled(items: Sequence[Any], rng: random.Random, cap: int | None = None) -> list[Any]:
+def shuffled(items: Sequence[Any], rng: random.Random, cap: int | None = None) -> list[Any]:
+    """``items`` shuffled with ``rng``, the first ``cap`` kept."""
     items = list(items)
     rng.shuffle(items)
     return items if cap is None else items[:cap]
+
+
+@dataclass(frozen=True)
+class Pools:
+    """The document pools of the territorial data: a corpus and the territories' controllers."""
+
+    corpus: Any
+    controllers: dict[str, str]
+
+    def controller_index(self, q: Any) -> int:
+        """The option index of the query's controller (-1: Unknown or not a claimant)."""
+        c = self.controllers.get(q.territory, "Unknown")
+        return q.claimants.index(c) if c in q.claimants else -1
+
+    @staticmethod
+    def doc(p: Any, kind: str, part: int = -1) -> Doc:
+        """A passage as a testbed :class:`~bordir.testbeds.construct.Doc`."""
+        return Doc(p.text, p.doc_id, p.lang, kind, part=part)
+
+    @staticmethod
+    def aliases(q: Any, i: int) -> tuple[str, ...]:
+        """Option ``i``'s names: in the query's language and in English."""
+        return tuple(dict.fromkeys([q.options[i], q.claimants[i]]))
+
+    def positives(self, q: Any, controller: int) -> list[Any]:
+        """Paragraphs about the territory, in the query's language, that name the controller."""
+        return [
+            p
+            for p in self.corpus.pool(q.territory, q.lang)
+            if _about(p) == "territory" and mentions(p.text, q.options, controller, q.lang)
+        ]
+
+    def noise(self, territories: set[str], lang: str, xling: bool) -> list[Any]:
+        """Paragraphs about other territories (or off-topic), in ``lang`` or (``xling``) every other language."""
+        return [
+            p
+            for p in self.corpus
+            if (p.lang != lang if xling else p.lang == lang)
+            and (p.territory not in territories or _about(p) == "claimant")
+        ]
+
+
+def noise_meta(xling: bool) -> tuple[tuple[str, str], ...]:
+    """The question meta that says which noise it gets."""
+    return (("noise", "cross-lingual" if xling else "same-language"),)
+
+
+QueryRule = Callable[[Any, int, tuple[Doc, ...], random.Random], "Question | str"]
+"""``(query, controller index, negatives, rng) -> Question`` or the reason it is left out."""
+
+
+def per_query(
+    pools: Pools,
+    queries: Sequence[Any],
+    rule: QueryRule,
+    *,
+    seed: int,
+    xling: bool,
+    max_negatives: int,
+) -> tuple[list[Question], Skipped]:
+    """One question per query with a known controller: ``rule`` on its shuffled negatives.
+
+    Each query's rng is seeded with ``f"{seed}|{query_id}"`` and draws its
+    negatives first; queries whose controller is Unknown are left out (no answer
+    to score), and so are those for which ``rule`` returns a reason.
+    """
+    out: list[Question] = []
+    skipped: Skipped = []
+    for q in queries:
+        qrng = random.Random(f"{seed}|{q.query_id}")
+        c = pools.controller_index(q)
+        negative = tuple(
+            pools.doc(p, "negative")
+            for p in shuffled(pools.noise({q.territory}, q.lang, xling), qrng, max_negatives)
+        )
+        if c < 0:
+            skipped.append(
+                {"query_id": q.query_id, "reason": "controller Unknown: no answer to score"}
+            )
+            continue
+        made = rule(q, c, negative, qrng)
+        if isinstance(made, str):
+            skipped.append({"query_id": q.query_id, "reason": made})
+        else:
+            out.append(made)
+    return out, skipped
 
 
 def territorial_questions(
@@ -106,8 +168,8 @@ def territorial_questions(
     xling: bool = False,
     max_negatives: int = 20,
     source: str = "demo",
-) -> tuple[list[Question], list[dict[str, str]]]:
-    """The questions of ``testbed`` (``noise``, ``rejection``, ``integration``, ``counterfactual``).
+) -> tuple[list[Question], Skipped]:
+    """The questions of ``testbed`` (a name of :data:`~bordir.testbeds.testbed.TESTBEDS`).
 
     Args:
         dataset: a :class:`~bordir.dataset.BorderLines` (queries and controllers).
@@ -121,181 +183,14 @@ def territorial_questions(
     Returns:
         The questions, and the queries left out with the reason (``query_id``, ``reason``).
     """
-    if testbed not in TESTBEDS:
-        raise ConfigError(f"unknown testbed {testbed!r}; known: {', '.join(TESTBEDS)}")
-    controllers = {t.name: t.controller for t in dataset.territories}
+    tb = get_testbed(testbed)
     queries = [q for q in dataset.queries if not langs or q.lang in set(langs)]
     if not queries:
         raise ConfigError(
             f"no queries in language(s) {', '.join(langs or [])}; present: "
             f"{', '.join(sorted({q.lang for q in dataset.queries}))}"
         )
-    skipped: list[dict[str, str]] = []
-    out: list[Question] = []
-    meta_x = (("noise", "cross-lingual" if xling else "same-language"),)
-
-    def ctrl_index(q: Any) -> int:
-        c = controllers.get(q.territory, "Unknown")
-        return q.claimants.index(c) if c in q.claimants else -1
-
-    if testbed == "integration":
-        by_lang: dict[str, list[Any]] = {}
-        for q in queries:
-            by_lang.setdefault(q.lang, []).append(q)
-        for lang, qs in sorted(by_lang.items()):
-            rng = random.Random(f"{seed}|pairs|{lang}")
-            usable = [q for q in qs if ctrl_index(q) >= 0 and _positives(corpus, q, ctrl_index(q))]
-            for q in qs:
-                if q not in usable:
-                    skipped.append(
-                        {
-                            "query_id": q.query_id,
-                            "reason": "no known controller or no positive paragraph",
-                        }
-                    )
-            usable = _shuffled(usable, rng)
-            used: set[frozenset[str]] = set()
-            for i, q1 in enumerate(usable):
-                partner = None
-                for j in range(1, len(usable)):
-                    q2 = usable[(i + j) % len(usable)]
-                    key = frozenset((q1.query_id, q2.query_id))
-                    if key not in used and not set(q1.claimants) & set(q2.claimants):
-                        partner = q2
-                        used.add(key)
-                        break
-                if partner is None:
-                    skipped.append(
-                        {
-                            "query_id": q1.query_id,
-                            "reason": f"no partner in {lang} without a shared claimant",
-                        }
-                    )
-                    continue
-                pair = (q1, partner)
-                qid = f"{q1.query_id}+{partner.query_id}"
-                qrng = random.Random(f"{seed}|{qid}")
-                idx = [ctrl_index(q) for q in pair]
-                positive = tuple(
-                    tuple(
-                        _doc(p, "positive", part=k)
-                        for p in _shuffled(_positives(corpus, q, c), qrng)
-                    )
-                    for k, (q, c) in enumerate(zip(pair, idx))
-                )
-                negative = tuple(
-                    _doc(p, "negative")
-                    for p in _shuffled(
-                        _noise(corpus, {q1.territory, partner.territory}, lang, xling),
-                        qrng,
-                        max_negatives,
-                    )
-                )
-                out.append(
-                    Question(
-                        id=qid,
-                        query=f"1. {q1.text}\n2. {partner.text}",
-                        answer=tuple(_aliases(q, c) for q, c in zip(pair, idx)),
-                        lang=lang,
-                        cluster="+".join(sorted((q1.territory, partner.territory))),
-                        kind="integration",
-                        positive=positive,
-                        negative=negative,
-                        mc=tuple((q, c, -1) for q, c in zip(pair, idx)),
-                        source=source,
-                        meta=(("territories", f"{q1.territory}+{partner.territory}"), *meta_x),
-                    )
-                )
-        return out, skipped
-
-    for q in queries:
-        qrng = random.Random(f"{seed}|{q.query_id}")
-        c = ctrl_index(q)
-        negative = tuple(
-            _doc(p, "negative")
-            for p in _shuffled(_noise(corpus, {q.territory}, q.lang, xling), qrng, max_negatives)
-        )
-        if c < 0:
-            skipped.append(
-                {"query_id": q.query_id, "reason": "controller Unknown: no answer to score"}
-            )
-            continue
-        if testbed == "rejection":
-            out.append(
-                Question(
-                    id=q.query_id,
-                    query=q.text,
-                    answer=(_aliases(q, c),),
-                    lang=q.lang,
-                    cluster=q.territory,
-                    kind="noise",
-                    positive=(),
-                    negative=negative,
-                    mc=((q, c, -1),),
-                    source=source,
-                    meta=meta_x,
-                )
-            )
-            continue
-        pos = _shuffled(_positives(corpus, q, c), qrng)
-        if not pos:
-            skipped.append(
-                {"query_id": q.query_id, "reason": f"no paragraph in {q.lang} names the controller"}
-            )
-            continue
-        if testbed == "noise":
-            out.append(
-                Question(
-                    id=q.query_id,
-                    query=q.text,
-                    answer=(_aliases(q, c),),
-                    lang=q.lang,
-                    cluster=q.territory,
-                    kind="noise",
-                    positive=tuple(_doc(p, "positive") for p in pos),
-                    negative=negative,
-                    mc=((q, c, -1),),
-                    source=source,
-                    meta=meta_x,
-                )
-            )
-            continue
-        # counterfactual
-        others = [i for i in range(len(q.claimants)) if i != c]
-        if not others:
-            skipped.append(
-                {"query_id": q.query_id, "reason": "a single claimant: no other controller to name"}
-            )
-            continue
-        fake = qrng.choice(others)
-        kept, wrong = [], []
-        for p in pos:
-            edited = counterfactual_edit(p.text, q.options, c, fake, q.lang)
-            if edited is not None:
-                kept.append(_doc(p, "positive"))
-                wrong.append(
-                    Doc(edited, p.doc_id + "~cf", p.lang, "positive_wrong", original=p.text)
-                )
-        if not kept:
-            skipped.append(
-                {"query_id": q.query_id, "reason": "no paragraph could be edited cleanly"}
-            )
-            continue
-        out.append(
-            Question(
-                id=q.query_id,
-                query=q.text,
-                answer=(_aliases(q, c),),
-                lang=q.lang,
-                cluster=q.territory,
-                kind="fact",
-                positive=tuple(kept),
-                negative=negative,
-                fakeanswer=(_aliases(q, fake),),
-                positive_wrong=tuple(wrong),
-                mc=((q, c, fake),),
-                source=source,
-                meta=(("edit", "swap-claimant-names"), ("fake", q.claimants[fake]), *meta_x),
-            )
-        )
-    return out, skipped
+    pools = Pools(corpus, {t.name: t.controller for t in dataset.territories})
+    return tb.questions(
+        pools, queries, seed=seed, xling=xling, max_negatives=max_negatives, source=source
+    )

@@ -41,8 +41,8 @@ from typing import Any
 import pandas as pd
 
 from .._version import __version__
-from ..metrics.signature import Signature
-from .intervals import ci_name, fisher_exact, mcnemar_exact, proportion_ci, sign_test
+from ..signature import Signature
+from ..stats import ci_name, fisher_exact, mcnemar_exact, proportion_ci, sign_test
 
 __all__ = [
     "CATEGORIES",

@@ -43,7 +43,8 @@ import numpy as np
 from .._jsonl import iter_json_objects
 from .._version import __version__
 from ..errors import ConfigError
-from ..metrics.signature import Signature
+from ..modes import Mode, pool_langs
+from ..signature import Signature
 from .phrases import idk, is_refusal
 from .testcase import TestCase, TestSuite
 
@@ -57,7 +58,12 @@ __all__ = [
     "read_answers",
 ]
 
-TESTGEN_MODES = ("no_ir", "qlang", "qlang+en", "en_only", "all")
+TESTGEN_MODES: tuple[str, ...] = (
+    *(m.value for m in Mode if pool_langs(m, "xx") is not None),
+    "all",
+)
+"""The modes a test can be run in: those whose languages depend on the query's alone
+(:func:`bordir.modes.pool_langs`; ``no_ir``, ``qlang``, ``qlang+en``, ``en_only``), and ``all``."""
 
 SUT_INSTRUCTION = (
     "Answer the question using only the documents below. Answer in {language}, in one or two "
@@ -203,13 +209,7 @@ class _Retrieval:
         self.retriever.fit(Corpus(passages, name="testgen"))
 
     def top(self, test: TestCase, mode: str, k: int) -> list[Any]:
-        langs = {
-            "no_ir": [],
-            "qlang": [test.lang],
-            "qlang+en": list(dict.fromkeys([test.lang, "en"])),
-            "en_only": ["en"],
-            "all": sorted(self.by_lang),
-        }[mode]
+        langs = sorted(self.by_lang) if mode == "all" else list(pool_langs(mode, test.lang) or ())
         withheld = set(test.withheld_docs)
         cands: list[tuple[float, float, Any]] = []
         for lang in langs:
@@ -249,6 +249,7 @@ def run_suite(
     from .._atomic import atomic_write_text
     from ..generation.backend import get_backend
     from ..generation.executor import execute
+    from ..generation.executor_options import ExecutorOptions
 
     if not configs:
         raise ConfigError("testrun needs at least one --config")
@@ -275,7 +276,7 @@ def run_suite(
                 backend,
                 reqs,
                 cache=cache,
-                concurrency=concurrency,
+                options=ExecutorOptions(concurrency=concurrency),
                 progress=progress,
                 desc=f"testrun {backend.name}",
             ),

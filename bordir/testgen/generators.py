@@ -291,6 +291,7 @@ class LLMGenerator(Generator):
 
     def make(self, jobs: Sequence[Job]) -> list[Result]:
         from ..generation.executor import execute
+        from ..generation.executor_options import ExecutorOptions
 
         requests = []
         for kind, chunk, other in jobs:
@@ -308,7 +309,7 @@ class LLMGenerator(Generator):
             self.backend,
             requests,
             cache=self.cache,
-            concurrency=self.concurrency,
+            options=ExecutorOptions(concurrency=self.concurrency),
             progress=self.progress,
             desc=f"testgen {self.backend.name}",
         )

@@ -153,6 +153,7 @@ def judge_answers(
     """
     from ..generation.backend import get_backend
     from ..generation.executor import execute
+    from ..generation.executor_options import ExecutorOptions
 
     if repeats < 1:
         raise ConfigError(f"repeats must be >= 1, found {repeats}")
@@ -200,7 +201,7 @@ def judge_answers(
                 backend,
                 requests,
                 cache=cache,
-                concurrency=concurrency,
+                options=ExecutorOptions(concurrency=concurrency),
                 progress=progress,
                 desc=f"judge {backend.name}",
             )

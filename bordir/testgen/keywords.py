@@ -97,7 +97,7 @@ def _surface(text: str) -> list[str]:
     """Words of ``text`` as written, combining marks (Arabic tanween, Devanagari vowel signs) inside the word."""
     from ..retrieval import analysis
 
-    return [w for w in analysis._patterns()[0].findall(text) if "_" not in w]
+    return [w for w in analysis.patterns()[0].findall(text) if "_" not in w]
 
 
 def _candidates(text: str, lang: str) -> list[str]:

@@ -29,7 +29,7 @@ from .._atomic import atomic_write_text
 from .._json import jsonable
 from .._version import __version__
 from ..errors import DataError
-from ..metrics.signature import Signature
+from ..signature import Signature
 
 __all__ = ["judge_run", "compare_to_baseline"]
 

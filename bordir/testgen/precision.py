@@ -30,22 +30,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
 from .._version import __version__
 from ..errors import ConfigError
-from ..metrics.signature import Signature
-from .intervals import ci_name, proportion_ci
+from ..signature import Signature
+from ..stats import ci_name, proportion_ci, z_quantile
 from .reliability import majority
 
 __all__ = ["cochran_sample_size", "sample_failures", "label_by_majority", "oracle_precision"]
-
-
-def _z(conf: float) -> float:
-    return NormalDist().inv_cdf(0.5 + conf / 2)
 
 
 def cochran_sample_size(
@@ -63,7 +58,7 @@ def cochran_sample_size(
         )
     if population == 0:
         return 0
-    z = _z(conf)
+    z = z_quantile(conf)
     n0 = math.ceil(z * z * p * (1 - p) / (margin * margin))
     return min(population, math.ceil(n0 / (1 + (n0 - 1) / population)))
 

@@ -119,7 +119,7 @@ def _counts(text: str, lang: str) -> tuple[int, int, int]:
             words += n
             letters += n
             continue
-        for w in analysis._words(s, lang):  # the analyzer's words before stemming
+        for w in analysis.words(s, lang):  # the analyzer's words before stemming
             words += 1
             letters += sum(1 for ch in w if unicodedata.category(ch)[0] in "LN")
     return len(sents), words, letters

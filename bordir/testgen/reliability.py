@@ -13,7 +13,7 @@ per config × test × judge × prompt language × repeat). A **unit** is one
 * :func:`repeat_agreement` — per judge and prompt language, agreement of the
   repeats on the verdict and on each criterion: Krippendorff's α (nominal;
   units = answers, coders = repeats, unparsed = missing) and, for two or more
-  repeats, the mean pairwise Cohen's κ, both from :mod:`bordir.annotations.agreement`.
+  repeats, the mean pairwise Cohen's κ, both from :mod:`bordir.stats`.
 * :func:`judge_agreement` — the same across judges (repeat 0, primary language).
 * :func:`invariance` — the same answer judged with the judge prompt in several
   languages (judge by judge, repeat 0): the **disagreement rate** (share of
@@ -21,7 +21,7 @@ per config × test × judge × prompt language × repeat). A **unit** is one
   verdict in at least two languages) with a Wilson interval, per language pair,
   and α across languages.
 
-Every result carries a :class:`~bordir.metrics.signature.Signature`.
+Every result carries a :class:`~bordir.signature.Signature`.
 
 Example:
     >>> rows = [{"config": "c", "test_id": t, "judge": "j", "prompt_lang": l, "repeat": 0, "verdict": v,
@@ -40,8 +40,8 @@ from itertools import combinations
 from typing import Any
 
 from .._version import __version__
-from ..metrics.signature import Signature
-from .intervals import ci_name, proportion_ci
+from ..signature import Signature
+from ..stats import ci_name, cohen_kappa, krippendorff_alpha, plurality, proportion_ci
 from .oracle import CRITERIA
 
 __all__ = ["majority", "final_verdicts", "repeat_agreement", "judge_agreement", "invariance"]
@@ -55,12 +55,10 @@ def majority(verdicts: Sequence[str | None]) -> str | None:
     >>> majority(["pass", "fail", "fail", None]), majority(["pass", "fail"]), majority([None])
     ('fail', 'tie', None)
     """
-    votes = Counter(v for v in verdicts if v in ("pass", "fail"))
-    if not votes:
+    winner, n = plurality([v for v in verdicts if v in ("pass", "fail")])
+    if not n:
         return None
-    if votes["pass"] == votes["fail"]:
-        return "tie"
-    return "pass" if votes["pass"] > votes["fail"] else "fail"
+    return winner if winner is not None else "tie"
 
 
 def _primary(rows: Sequence[dict], lang: str | None) -> str:
@@ -99,8 +97,6 @@ def final_verdicts(
 
 
 def _agreement(units: dict[Any, dict[Any, str | None]], coders: Sequence[Any]) -> dict[str, Any]:
-    from ..annotations.agreement import cohen_kappa, krippendorff_alpha
-
     table = [[u.get(c) for c in coders] for u in units.values()]
     alpha = krippendorff_alpha(table) if table else None
     kappas = []

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .._extras import require
+from ..corpus import is_corpus_dir, load_corpus
 from ..errors import ConfigError, DataError, undecodable
 from .chunks import Chunk, SplitBy, make_chunks
 
@@ -67,28 +68,13 @@ _BLOCKS = (
 )
 
 
-def _load_corpus(spec: str):
-    """``bordir.corpus.load_corpus`` (the demo loader if that package is not there)."""
-    try:
-        from ..corpus import load_corpus
-    except ImportError:  # pragma: no cover - before the corpus package existed
-        if spec != "demo":
-            raise ConfigError(
-                f"corpus {spec!r}: only 'demo' can be read without bordir.corpus.load_corpus"
-            ) from None
-        from ..loaders import load_demo_corpus
-
-        return load_demo_corpus()
-    return load_corpus(spec)
-
-
 def chunks_from_corpus(spec: str, *, langs: Sequence[str] | None = None) -> list[Chunk]:
     """One chunk per passage of a bordir corpus (optionally only some languages).
 
     Raises:
         ConfigError: ``langs`` names a language the corpus does not have.
     """
-    corpus = _load_corpus(spec)
+    corpus = load_corpus(spec)
     if langs:
         missing = sorted(set(langs) - set(corpus.langs))
         if missing:
@@ -259,10 +245,6 @@ def chunks_from_file(
     return chunks
 
 
-def _is_corpus_dir(path: Path) -> bool:
-    return (path / "manifest.json").is_file()
-
-
 def load_chunks(
     specs: Iterable[str | Path],
     *,
@@ -288,7 +270,7 @@ def load_chunks(
         path = Path(spec)
         if path.suffix.lower() in FILE_SUFFIXES and path.suffix.lower() not in (".jsonl",):
             out += chunks_from_file(path, lang=lang, by=by, max_tokens=max_tokens)
-        elif path.is_dir() and not _is_corpus_dir(path) and not (path / "passages.jsonl").exists():
+        elif path.is_dir() and not is_corpus_dir(path) and not (path / "passages.jsonl").exists():
             files = sorted(p for p in path.iterdir() if p.suffix.lower() in FILE_SUFFIXES)
             if not files:
                 raise DataError(

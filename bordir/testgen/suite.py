@@ -44,7 +44,7 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import ConfigError
-from ..metrics.signature import Signature
+from ..signature import Signature
 from .chunks import Chunk
 from .generators import Generator, Job, TemplateGenerator
 from .readability import complexity

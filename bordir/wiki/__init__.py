@@ -6,7 +6,7 @@ The parts, one concept per module:
 - :mod:`~bordir.wiki.client`: the MediaWiki clients (wikipedia-api for current pages, httpx for revisions);
 - :mod:`~bordir.wiki.retry`: rate limit and retries with backoff;
 - :mod:`~bordir.wiki.paragraphs`: section and paragraph splitting, markup stripping;
-- :mod:`~bordir.wiki.langcheck`: the seeded per-paragraph language check;
+- :mod:`~bordir.langid.check`: the seeded per-paragraph language check;
 - :mod:`~bordir.wiki.zh`: Simplified/Traditional Chinese with OpenCC;
 - :mod:`~bordir.wiki.fetch`: the orchestration, with resume, into a :class:`~bordir.corpus.store.CorpusStore`.
 

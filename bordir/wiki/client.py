@@ -34,7 +34,6 @@ from .._retry import parse_retry_after
 from ..errors import describe_transport_error
 from .articles import PageInfo, RawArticle, now_iso
 from .endpoint import (
-    CONTACT_ENV,
     DEFAULT_ENDPOINT,
     endpoint_url,
     permalink,
@@ -45,7 +44,6 @@ from .retry import PermanentError, RetryPolicy, Throttle, TransientError
 
 __all__ = [
     "DEFAULT_ENDPOINT",
-    "CONTACT_ENV",
     "PageInfo",
     "RawArticle",
     "WikiClient",

@@ -13,19 +13,18 @@ when set), as Wikimedia's User-Agent policy asks.
 
 from __future__ import annotations
 
-import os
 from functools import cache
 from typing import Any
 
 from .._extras import require
 from .._version import __version__
 from ..errors import ConfigError
+from ..settings import WIKI_CONTACT
 
-__all__ = ["DEFAULT_ENDPOINT", "CONTACT_ENV", "user_agent", "endpoint_url", "permalink"]
+__all__ = ["DEFAULT_ENDPOINT", "user_agent", "endpoint_url", "permalink"]
 
 DEFAULT_ENDPOINT = "https://{edition}.wikipedia.org/w/api.php"
 """The MediaWiki API of a Wikipedia edition; ``{edition}`` is the subdomain (``he`` for ``iw``)."""
-CONTACT_ENV = "BORDIR_WIKI_CONTACT"
 FALLBACK_PROJECT_URL = "https://bordir.readthedocs.io"
 
 
@@ -61,7 +60,7 @@ def user_agent(contact: str | None = None) -> str:
         >>> user_agent("ops@example.org").endswith("; ops@example.org)")
         True
     """
-    contact = (contact if contact is not None else os.environ.get(CONTACT_ENV, "")).strip()
+    contact = (contact if contact is not None else WIKI_CONTACT.get()).strip()
     inner = _project_url() + (f"; {contact}" if contact else "")
     return f"bordir/{__version__} ({inner})"
 

@@ -11,7 +11,7 @@ from the territory's English article titles (:mod:`~bordir.wiki.titles`):
 3. the article is fetched — the current page (``as_of=None``) or the latest
    revision at or before ``as_of`` — split into paragraphs
    (:mod:`~bordir.wiki.paragraphs`), converted for ``zhs``/``zht``
-   (:mod:`~bordir.wiki.zh`) and language-checked (:mod:`~bordir.wiki.langcheck`);
+   (:mod:`~bordir.wiki.zh`) and language-checked (:mod:`~bordir.langid.check`);
 4. exact duplicate paragraphs within the pool are dropped from it.
 
 Paragraph ids are ``{page_id}_p{index}`` (``zhs.``/``zht.`` prefixed), so one
@@ -43,12 +43,13 @@ from .._version import __version__
 from ..corpus import CorpusStore, is_corpus_dir, read_manifest
 from ..dataset import BorderLines
 from ..errors import ConfigError
+from ..langid.check import engine_label
+from ..langid.engine import SEED
 from ..languages import registry
 from ..records import Territory
 from .client import DEFAULT_ENDPOINT, WikiClient
 from .fetch_options import RESULT_PARAMETERS, SOURCE, LangSpec, normalize_as_of
 from .fetch_report import FetchReport, summary_rows
-from .langcheck import SEED, engine_label
 from .paragraphs import MIN_CHARS, wikitext_parser
 from .pool import PoolFetcher, utc_now
 from .retry import RetryPolicy

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..corpus import CorpusStore
+from ..langid.check import check
 from ..languages import registry
 from ..records import Passage, Territory
 from .client import RawArticle, WikiClient
-from .langcheck import check
 from .paragraphs import paragraphs_from_blocks, paragraphs_from_wikitext
 from .zh import OPENCC_CONFIGS, convert
 

@@ -23,7 +23,7 @@ and says so (``resampled``); intervals from few clusters are rough. The seed
 
 Example:
     >>> from bordir.annotations.schema import Label
-    >>> from bordir.annotations.io import LabelSet
+    >>> from bordir.annotations.labelset import LabelSet
     >>> levels = ["relevant", "partially_relevant", "not_relevant", "relevant"]
     >>> other = ["relevant", "relevant", "partially_relevant", "not_relevant"]
     >>> def labels(values, who):
@@ -43,13 +43,16 @@ from typing import Any, Literal
 import numpy as np
 
 from ...errors import ConfigError
-from ...metrics.signature import Signature
-from ...metrics.uncertainty import resolve_seed
-from ..io import LabelSet
-from .ordinal import ORDINAL_LEVELS, WEIGHTS, alpha_ordinal_o, weight_matrix, weighted_kappa_m
+from ...signature import Signature
+from ...stats import resolve_seed
+from ...stats.alpha import alpha_o, alpha_ordinal_o, coincidence
+from ...stats.confusion import acc_m, class_order, f1_m, macro_m
+from ...stats.kappa import WEIGHTS, kappa_m, weight_matrix, weighted_kappa_m
+from ..labelset import LabelSet
 from .pairs import (
     CLUSTERS,
     DEFAULT_DIMENSIONS,
+    ORDINAL_LEVELS,
     aligned,
     check_dimensions,
     cluster_ids,
@@ -57,7 +60,6 @@ from .pairs import (
     label_value,
 )
 from .report import AgreementReport, boot_rows
-from .statistics import acc_m, alpha_o, class_order, coincidence, f1_m, kappa_m, macro_m
 
 __all__ = ["compare", "reliability", "Cluster"]
 

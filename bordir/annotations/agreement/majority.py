@@ -1,30 +1,16 @@
-"""One label per pair by majority (plurality) vote over annotators.
-
-Example:
-    >>> _plurality(["a", "b", "a"]), _plurality(["a", "b"])
-    (('a', 2), (None, 1))
-"""
+"""One label per pair by majority (plurality) vote over annotators (:func:`bordir.stats.plurality`)."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 from ...errors import ConfigError
-from ..io import LabelSet
+from ...stats.majority import plurality
+from ..labelset import LabelSet
 from ..schema import NOT_APPLICABLE, RELEVANT_LEVELS, Label
 from .pairs import aligned
 
 __all__ = ["majority_vote"]
-
-
-def _plurality(votes: list[str]) -> tuple[str | None, int]:
-    if not votes:
-        return None, 0
-    ranked = Counter(votes).most_common()
-    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
-        return None, ranked[0][1]
-    return ranked[0]
 
 
 def majority_vote(
@@ -72,7 +58,7 @@ def majority_vote(
         if len(labelled) < max(1, min_votes):
             few += 1
             continue
-        rel, k = _plurality([l.relevance for l in labelled])
+        rel, k = plurality([l.relevance for l in labelled])
         if rel is None:
             ties += 1
             continue
@@ -81,7 +67,7 @@ def majority_vote(
             vp, kv, nv = NOT_APPLICABLE, k, k
         else:
             vvotes = [l.viewpoint for l in labelled if l.relevance in RELEVANT_LEVELS]
-            vp, kv = _plurality(vvotes)
+            vp, kv = plurality(vvotes)
             nv = len(vvotes)
             if vp is None:
                 ties += 1

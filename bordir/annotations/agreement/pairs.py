@@ -2,7 +2,7 @@
 
 Example:
     >>> from bordir.annotations.schema import Label
-    >>> from bordir.annotations.io import LabelSet
+    >>> from bordir.annotations.labelset import LabelSet
     >>> a = LabelSet([Label("Crimea_en", "en", "d1", "relevant", "Ukraine", "x")], name="x")
     >>> b = LabelSet([Label("Crimea_en", "en", "d1", "not_relevant", "not_applicable", "y")], name="y")
     >>> f = aligned([a, b])
@@ -18,12 +18,13 @@ import numpy as np
 import pandas as pd
 
 from ...errors import ConfigError
-from ..io import LabelSet, query_info
+from ..labelset import LabelSet, query_info
 from ..schema import RELEVANT_LEVELS, Label
 
 __all__ = [
     "DIMENSIONS",
     "CLUSTERS",
+    "ORDINAL_LEVELS",
     "DEFAULT_DIMENSIONS",
     "label_value",
     "check_dimensions",
@@ -39,6 +40,12 @@ DIMENSIONS: tuple[str, ...] = (
     "viewpoint_on_relevant",
 )
 CLUSTERS: tuple[str, ...] = ("territory", "query", "pair")
+ORDINAL_LEVELS: dict[str, tuple[str, ...]] = {
+    "relevance": ("not_relevant", "partially_relevant", "relevant"),
+    "relevance_binary": ("not_relevant", "relevant"),
+}
+"""The label dimensions whose values are ordered, lowest first (viewpoints are not ordered): they also get the
+weighted κ and the ordinal α (:mod:`bordir.stats.kappa`, :mod:`bordir.stats.alpha`)."""
 DEFAULT_DIMENSIONS = ("relevance", "viewpoint")
 
 

@@ -6,7 +6,7 @@ resample re-weights them (:func:`boot_rows`).
 
 Example:
     >>> import numpy as np
-    >>> from .statistics import acc_m
+    >>> from bordir.stats.confusion import acc_m
     >>> per_cluster = np.array([[[2.0, 0.0], [0.0, 1.0]], [[1.0, 1.0], [0.0, 1.0]]])
     >>> rows = boot_rows("relevance", "all", {"accuracy": acc_m}, per_cluster, 6, 0, 1, 0.95, None, "territory")
     >>> rows[0]["statistic"], round(rows[0]["estimate"], 4), rows[0]["n_clusters"]
@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...metrics.signature import Signature
-from ...metrics.uncertainty import bootstrap_weights
-from .statistics import num
+from ...signature import Signature
+from ...stats import bootstrap_weights
+from ...stats.confusion import float_or_none
+from ...stats.percentile import percentile_bounds
 
 __all__ = ["AgreementReport", "boot_rows"]
 
@@ -82,15 +83,6 @@ class AgreementReport:
         }
 
 
-def _percentile(values: np.ndarray, conf: float) -> tuple[float | None, float | None, int]:
-    ok = values[~np.isnan(values)]
-    if len(ok) == 0:
-        return None, None, len(values)
-    a = (1 - conf) / 2
-    lo, hi = np.quantile(ok, [a, 1 - a])
-    return float(lo), float(hi), int(len(values) - len(ok))
-
-
 def boot_rows(
     dimension: str,
     group: str,
@@ -117,7 +109,7 @@ def boot_rows(
         lo = hi = None
         n_undef = 0
         if samples is not None:
-            lo, hi, n_undef = _percentile(samples, conf)
+            lo, hi, n_undef = percentile_bounds(samples, conf)
         rows.append(
             {
                 "dimension": dimension,
@@ -134,7 +126,11 @@ def boot_rows(
         )
 
     for name, fn in stats.items():
-        add(name, num(fn(total)) if n_pairs else None, fn(boot) if boot is not None else None)
+        add(
+            name,
+            float_or_none(fn(total)) if n_pairs else None,
+            fn(boot) if boot is not None else None,
+        )
     if per_class is not None:
         classes, fn = per_class
         est = fn(total)
@@ -142,7 +138,7 @@ def boot_rows(
         for i, c in enumerate(classes):
             add(
                 f"f1[{c}]",
-                num(est[i]) if n_pairs else None,
+                float_or_none(est[i]) if n_pairs else None,
                 samples[:, i] if samples is not None else None,
             )
     return rows

@@ -20,10 +20,11 @@ import asyncio
 import concurrent.futures
 import os
 import threading
-from collections.abc import Coroutine
+import weakref
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["loop", "run"]
+__all__ = ["close_when_collected", "loop", "run"]
 
 T = TypeVar("T")
 
@@ -65,3 +66,27 @@ def run(coro: Coroutine[Any, Any, T], *, timeout: float | None = None) -> T:
     except concurrent.futures.TimeoutError:
         future.cancel()
         raise TimeoutError(f"no result within {timeout:g} s") from None
+
+
+def close_when_collected(owner: object, release: Callable[[dict[str, Any]], None]) -> None:
+    """Call ``release(owner.__dict__)`` when ``owner`` is garbage collected without being closed.
+
+    A backend that nobody closed still owns open connections; without this their sockets are
+    freed by the garbage collector, unclosed (a ``ResourceWarning`` each). ``release`` gets the
+    instance's attribute dict (which does not keep the instance alive) and closes whatever clients
+    it holds at that moment. Not run at interpreter exit, where the process closes every socket.
+    """
+    weakref.finalize(owner, release, owner.__dict__).atexit = False
+
+
+def close_async_clients(clients: list[Any], pid: int | None) -> None:
+    """Close async SDK clients on the shared loop (those of a parent process are not ours)."""
+    if not clients or pid != os.getpid():
+        return
+    current = _state["loop"]
+    if current is None or _state["pid"] != os.getpid() or not current.is_running():
+        return  # no loop: the clients never connected
+    futures = [asyncio.run_coroutine_threadsafe(c.close(), current) for c in clients]
+    if threading.current_thread().name == "bordir-aio":
+        return  # collected on the loop's own thread: the closes run after this
+    concurrent.futures.wait(futures, timeout=5.0)

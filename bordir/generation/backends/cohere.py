@@ -30,19 +30,12 @@ import time
 from typing import Any
 
 from ..._extras import require
-from ..._retry import is_transient_status
-from ..backend import Backend, PermanentError, TransientError, backend
+from ..._http import env_key, env_key_source, extra_params, reject_key_options, short_body
+from ..._retry import is_transient_status, parse_retry_after
+from ...errors import PermanentError, TransientError, describe_transport_error, redact
+from ..backend import Backend, backend
 from ..types import GenerationRequest, GenerationResult
-from ._common import (
-    describe_transport_error,
-    env_key,
-    env_key_source,
-    extra_params,
-    parse_retry_after,
-    redact,
-    reject_key_options,
-    short_body,
-)
+from . import _aio
 
 __all__ = ["CohereBackend", "doc_id_for", "citation_indices"]
 
@@ -97,6 +90,7 @@ class CohereBackend(Backend):
         self._key = env_key(_KEY_ENV, provider=self.provider)
         self._pool = int(self.max_concurrency)
         self._client = self._build_client()
+        _aio.close_when_collected(self, lambda state: _close(state["_client"]))
 
     def _build_client(self) -> Any:
         """A ``ClientV2`` whose httpx pool keeps ``self._pool`` connections (httpx's default: 20)."""

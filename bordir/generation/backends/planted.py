@@ -131,7 +131,7 @@ def planted_choice(spec: PlantedSpec, ds: BorderLines, q: Query, request: Genera
 
 def planted_generate(model: str, request: GenerationRequest, **options: Any) -> GenerationResult:
     """Answer ``request`` as ``mock/<model>`` (``model`` starts with ``planted:``)."""
-    from ..backend import PermanentError
+    from ...errors import PermanentError
 
     spec = parse_spec(model)
     ds = options.get("dataset") or _dataset(spec.path)

@@ -1,7 +1,8 @@
 """Batch providers: the upload / create / retrieve / download calls of one provider's batch API.
 
-Only OpenAI's Batch API is implemented (``openai/…`` and ``openai-compatible/…``
-models, through the backend's own ``openai`` client, so the base URL and the
+Batch APIs register by provider name in :data:`BATCH_PROVIDERS`
+(``@batch_api("openai")``). Only OpenAI's Batch API is implemented (``openai/…`` and
+``openai-compatible/…`` models, through the backend's own ``openai`` client, so the base URL and the
 key come from the same place as for online calls). Cohere's batch / embed-jobs
 API is not: models of other providers are called online by ``--collect``.
 
@@ -23,14 +24,30 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import BordirError, redact
+from ...registry import Registry
 from ..backend import Backend
 from ..types import GenerationRequest, GenerationResult
 from .requests import ENDPOINT, body_of
 
-__all__ = ["BatchError", "BatchInfo", "OpenAIBatchProvider", "batch_provider", "BATCH_PROVIDERS"]
+__all__ = [
+    "BatchError",
+    "BatchInfo",
+    "OpenAIBatchProvider",
+    "batch_provider",
+    "batch_api",
+    "BATCH_PROVIDERS",
+]
 
-BATCH_PROVIDERS = ("openai", "openai-compatible")
-"""Providers whose models can go through ``--submit batch``."""
+BATCH_PROVIDERS: Registry[Any] = Registry(
+    "batch provider", hint="(other providers' models are called online by --collect)"
+)
+"""Batch APIs by backend provider name: the class built as ``cls(backend)`` for ``--submit batch``.
+
+A class registers itself (``@batch_api("openai")``); its ``supports(backend)``
+says whether a backend of that provider can use it (:func:`batch_provider`)."""
+
+batch_api = BATCH_PROVIDERS.register
+"""Class decorator: the batch API of the backends of provider ``name`` (stack it for several)."""
 MAX_LINES = 50_000
 """Requests per batch at most (OpenAI's limit); more are split over several batches."""
 
@@ -51,8 +68,15 @@ class BatchInfo:
     errors: tuple[str, ...] = ()
 
 
+@batch_api("openai-compatible", description="OpenAI's Batch API protocol on a compatible server")
+@batch_api("openai", description="OpenAI's Batch API (/v1/batches, 24 h window)")
 class OpenAIBatchProvider:
     """OpenAI's Batch API through an :class:`~bordir.generation.backends.openai.OpenAIBackend`'s client."""
+
+    @staticmethod
+    def supports(backend: Backend) -> bool:
+        """True if ``backend`` holds an ``openai`` client (an OpenAI backend, not a stand-in)."""
+        return hasattr(backend, "_client")
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
@@ -155,6 +179,7 @@ class OpenAIBatchProvider:
 
 def batch_provider(backend: Backend) -> OpenAIBatchProvider | None:
     """The batch provider of ``backend`` (None: its provider has no batch API in bordir)."""
-    if backend.provider in BATCH_PROVIDERS and hasattr(backend, "_client"):
-        return OpenAIBatchProvider(backend)
-    return None
+    if backend.provider not in BATCH_PROVIDERS:
+        return None
+    cls = BATCH_PROVIDERS.get(backend.provider)
+    return cls(backend) if cls.supports(backend) else None

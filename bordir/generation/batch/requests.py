@@ -79,7 +79,7 @@ def parse_output_line(
         to_result: turns a chat-completion body into a result (the online backend's conversion);
             called only for a 200 response.
     """
-    from ..backends._common import short_body
+    from ..._http import short_body
 
     key = custom_ids.get(str(line.get("custom_id")))
     response = line.get("response")

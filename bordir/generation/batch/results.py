@@ -17,7 +17,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
-from ..backend import Backend, PermanentError
+from ...errors import PermanentError
+from ..backend import Backend
 from ..types import GenerationRequest, GenerationResult
 
 __all__ = ["BatchResultsBackend"]

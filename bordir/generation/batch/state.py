@@ -5,7 +5,7 @@ process killed mid-write leaves the previous state) lists every batch submitted
 for the run: its provider id, model, input file id, status, request counts, the
 ``custom_id`` → cache-key map of its lines, and once collected the keys that
 failed, and the uploads whose batch creation is not recorded yet (see
-:func:`~bordir.generation.batch.submit.adopt_uploads`). The collected results themselves are kept next to it, one JSON line per
+:func:`~bordir.runner.batch.submit.adopt_uploads`). The collected results themselves are kept next to it, one JSON line per
 request (``OUT/batch/<batch id>.results.jsonl``, secrets masked), so nothing a
 batch was billed for is lost even if the run's config changes before the table
 is written.

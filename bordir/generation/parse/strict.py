@@ -57,7 +57,7 @@ from .names import name_hits
 from .outcome import ParsedAnswer
 from .refusal import refusal
 
-__all__ = ["parse_strict"]
+__all__ = ["parse_strict", "explain_strict", "STRICT_RULES"]
 
 _LEAD_LATIN = re.compile(
     r"""^(?:
@@ -153,23 +153,44 @@ def _segments(s: str) -> Iterator[str]:
         yield s[last.end() :]
 
 
-def parse_strict(text: str, query: Query) -> ParsedAnswer:
-    """The strict parse of ``text`` (the order in this module's docstring)."""
+STRICT_RULES: dict[str, str] = {
+    "empty": "0: empty or blank reply (after removing an echo of the query and its options)",
+    "leading": "1: leading choice (an option letter at the start, after an answer label)",
+    "leading-conflict": "1: leading choices disagree, or the letter's name is another option",
+    "refusal": "2: refusal phrase",
+    "named-one": "3: exactly one option named anywhere (letter with ')' or option name)",
+    "named-several": "3: two or more options named anywhere",
+    "nothing": "4: nothing matched",
+}
+"""The rules of the strict parsing order (module docs) that can decide a reply, by id."""
+
+
+def explain_strict(text: str, query: Query) -> tuple[ParsedAnswer, str]:
+    """The strict parse of ``text`` and the id of the rule that decided it (:data:`STRICT_RULES`).
+
+    >>> from bordir.loaders import load_demo
+    >>> q = load_demo().query("Crimea_ru")
+    >>> explain_strict("Ответ — Б", q)[1], explain_strict("Не знаю, Россия или Украина", q)[1]
+    ('leading', 'named-several')
+    """
     if not text or not text.strip():
-        return ParsedAnswer("unparsed", -1, "")
+        return ParsedAnswer("unparsed", -1, ""), "empty"
     s = remove_query_echo(clean(text), query).strip()
     if not s:
-        return ParsedAnswer("unparsed", -1, "")
+        return ParsedAnswer("unparsed", -1, ""), "empty"
     leads = [lead for seg in _segments(s) if (lead := _leading(seg, query)) is not None]
     if leads:
         picks = {a.choice for a in leads if a.outcome == "answered"}
         if len(picks) > 1:  # "Answer: A …\nAnswer: B": two labelled choices that disagree
-            return ParsedAnswer("multiple", -1, " | ".join(a.matched for a in leads))
-        return leads[0]
+            return ParsedAnswer("multiple", -1, " | ".join(a.matched for a in leads)), (
+                "leading-conflict"
+            )
+        first = leads[0]
+        return first, "leading" if first.outcome == "answered" else "leading-conflict"
     folded = fold(s)
     why = refusal(folded)
     if why:
-        return ParsedAnswer("refused", -1, why)
+        return ParsedAnswer("refused", -1, why), "refusal"
     found: dict[int, str] = {}
     for idx, ev in letter_hits(s, query):
         found.setdefault(idx, ev)
@@ -177,7 +198,14 @@ def parse_strict(text: str, query: Query) -> ParsedAnswer:
         found.setdefault(idx, name)
     if len(found) == 1:
         ((idx, ev),) = found.items()
-        return ParsedAnswer("answered", idx, ev)
+        return ParsedAnswer("answered", idx, ev), "named-one"
     if len(found) > 1:
-        return ParsedAnswer("multiple", -1, " | ".join(found[i] for i in sorted(found)))
-    return ParsedAnswer("unparsed", -1, "")
+        return ParsedAnswer("multiple", -1, " | ".join(found[i] for i in sorted(found))), (
+            "named-several"
+        )
+    return ParsedAnswer("unparsed", -1, ""), "nothing"
+
+
+def parse_strict(text: str, query: Query) -> ParsedAnswer:
+    """The strict parse of ``text`` (the order in this module's docstring)."""
+    return explain_strict(text, query)[0]

@@ -30,6 +30,7 @@ import numpy as np
 from ..._extras import require
 from ...errors import ConfigError
 from ...records import Passage
+from ...settings import BGE_M3_PATH
 from ..base import register
 from .base import DenseRetriever
 
@@ -66,7 +67,7 @@ def resolve_bge_m3_path(model_path: str | os.PathLike[str] | None = None) -> Pat
     Raises:
         ConfigError: the weights are not there, saying where it looked and how to get them.
     """
-    explicit = model_path or os.environ.get("BORDIR_BGE_M3_PATH")
+    explicit = model_path or BGE_M3_PATH.get()
     if explicit:
         path = Path(explicit).expanduser()
         if _is_model_dir(path):

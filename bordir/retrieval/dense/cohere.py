@@ -25,8 +25,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..._extras import require
+from ..._http import short_body
 from ...errors import ConfigError, FetchError, describe_transport_error, register_secret
-from ...generation.backends._common import short_body
 from ..base import register
 from .base import DenseRetriever
 

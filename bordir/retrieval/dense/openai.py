@@ -28,8 +28,8 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from ..._extras import require
+from ..._http import short_body
 from ...errors import ConfigError, FetchError, describe_transport_error, register_secret
-from ...generation.backends._common import short_body
 from ..base import register
 from .base import DenseRetriever
 

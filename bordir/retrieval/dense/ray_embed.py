@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import BordirError
+from .store import EMBEDDING_EXECUTORS
 
-__all__ = ["EmbedBatches", "embed_texts_on_ray"]
+__all__ = ["EmbedBatches", "embed_texts_on_ray", "embed_on_ray"]
 
 
 class EmbedBatches:
@@ -78,9 +79,9 @@ def embed_texts_on_ray(
             pickled to the actors (its model loads in each actor, once).
         batch_size: texts per ``embed_documents`` call.
         concurrency: actors (default: the cluster's CPUs).
-        address: the cluster (see :func:`bordir.experiment.ray_executor.connect`).
+        address: the cluster (see :func:`bordir._ray.connect`).
     """
-    from ...experiment.ray_executor import connect
+    from ..._ray import connect
 
     ray, started = connect(address)
     try:
@@ -112,3 +113,18 @@ def embed_texts_on_ray(
             f"Ray Data returned {matrix.shape[0]} embeddings for {len(texts)} texts; expected one each"
         )
     return matrix
+
+
+@EMBEDDING_EXECUTORS.register("ray")
+def embed_on_ray(
+    texts: Sequence[str],
+    embedder: Any,
+    *,
+    batch_size: int,
+    progress: bool | None = None,
+    address: str | None = None,
+) -> list[np.ndarray]:
+    """The ``ray`` embedding executor: :func:`embed_texts_on_ray` (no progress bar: Ray reports its own)."""
+    if not texts:
+        return []
+    return [embed_texts_on_ray(texts, embedder, batch_size=batch_size, address=address)]

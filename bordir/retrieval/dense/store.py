@@ -40,7 +40,7 @@ import os
 import re
 import warnings
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,6 +53,8 @@ from ..._version import __version__
 from ...corpus import Corpus
 from ...errors import BordirError, ConfigError
 from ...records import Passage
+from ...registry import Registry
+from ...settings import CACHE
 
 __all__ = [
     "SHIPPED_DIR",
@@ -101,8 +103,7 @@ class DocumentEmbedder(Protocol):
 
 def default_cache_dir() -> Path:
     """``$BORDIR_CACHE`` if set, else ``~/.cache/bordir`` (read at call time)."""
-    env = os.environ.get("BORDIR_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "bordir"
+    return CACHE.get()
 
 
 def embedder_slug(name: str, params: Mapping[str, str]) -> str:
@@ -193,6 +194,50 @@ class CorpusEmbeddings:
         return cosine_top_k(self.matrix, query, k, rows)
 
 
+EmbedTexts = Callable[..., list[np.ndarray]]
+"""``(texts, embedder, *, batch_size, progress, address) -> matrices`` whose rows, stacked, are ``texts``."""
+
+EMBEDDING_EXECUTORS: Registry[EmbedTexts] = Registry("embedding executor")
+"""Where an :class:`EmbeddingStore` embeds the passages it has not cached (``executor=``)."""
+
+
+@EMBEDDING_EXECUTORS.register("local", description="batches in this process")
+def embed_locally(
+    texts: Sequence[str],
+    embedder: DocumentEmbedder,
+    *,
+    batch_size: int,
+    progress: bool | None = None,
+    address: str | None = None,
+) -> list[np.ndarray]:
+    """``texts`` embedded ``batch_size`` at a time in this process, with a progress bar."""
+    batch = batch_size
+    parts: list[np.ndarray] = []
+    from ..._progress import progress_bar
+
+    with progress_bar(
+        progress, total=len(texts), desc=f"embed {embedder.name}", unit="passage"
+    ) as bar:
+        for start in range(0, len(texts), batch):
+            chunk = texts[start : start + batch]
+            out = np.asarray(embedder.embed_documents(chunk), dtype=np.float32)
+            if out.ndim != 2 or out.shape[0] != len(chunk):
+                raise BordirError(
+                    f"{embedder.name} returned embeddings of shape {out.shape} for {len(chunk)} texts; "
+                    f"expected ({len(chunk)}, dims)"
+                )
+            parts.append(out)
+            bar.update(len(chunk))
+    return parts
+
+
+EMBEDDING_EXECUTORS.register(
+    "ray",
+    module="bordir.retrieval.dense.ray_embed",
+    description="Ray Data map_batches over a cluster (the same matrix)",
+)
+
+
 class EmbeddingStore:
     """Computes corpus embeddings once and keeps them on disk.
 
@@ -217,8 +262,8 @@ class EmbeddingStore:
         executor: str = "local",
         address: str | None = None,
     ) -> None:
-        if executor not in ("local", "ray"):
-            raise ConfigError(f"unknown embedding executor {executor!r}; valid: local, ray")
+        if executor not in EMBEDDING_EXECUTORS:
+            raise EMBEDDING_EXECUTORS.unknown(executor)
         self.executor = executor
         self.address = address
         self._cache_dir = None if cache_dir is None else Path(cache_dir).expanduser()
@@ -295,27 +340,9 @@ class EmbeddingStore:
         where = np.array([unique.setdefault(p.text, len(unique)) for p in corpus], dtype=np.intp)
         texts = list(unique)
         batch = max(1, int(embedder.batch_size))
-        parts: list[np.ndarray] = []
-        if self.executor == "ray" and texts:
-            from .ray_embed import embed_texts_on_ray
-
-            parts = [embed_texts_on_ray(texts, embedder, batch_size=batch, address=self.address)]
-            texts = []  # embedded: the local loop below has nothing left to do
-        from ..._progress import progress_bar
-
-        with progress_bar(
-            self.progress, total=len(texts), desc=f"embed {embedder.name}", unit="passage"
-        ) as bar:
-            for start in range(0, len(texts), batch):
-                chunk = texts[start : start + batch]
-                out = np.asarray(embedder.embed_documents(chunk), dtype=np.float32)
-                if out.ndim != 2 or out.shape[0] != len(chunk):
-                    raise BordirError(
-                        f"{embedder.name} returned embeddings of shape {out.shape} for {len(chunk)} texts; "
-                        f"expected ({len(chunk)}, dims)"
-                    )
-                parts.append(out)
-                bar.update(len(chunk))
+        parts = EMBEDDING_EXECUTORS.get(self.executor)(
+            texts, embedder, batch_size=batch, progress=self.progress, address=self.address
+        )
         if not parts:
             return np.zeros((0, dims or 0), dtype=np.float32)
         width = {p.shape[1] for p in parts}
@@ -337,7 +364,8 @@ def _load(
 ) -> tuple[np.ndarray | None, str]:
     """The cached matrix if it matches ``keys``/``params``/``dims``, else ``(None, why)``."""
     try:
-        with np.load(path, allow_pickle=False) as z:
+        # the file is opened here: np.load leaves its own handle open when the archive is truncated
+        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"][()]))
             matrix = np.asarray(z["matrix"])
             langs = z["langs"].tolist()

@@ -1,0 +1,91 @@
+"""Helpers of bordir's API clients: API keys from the environment, request options, error bodies.
+
+Shared by the LLM backends (:mod:`bordir.generation.backends`) and the embedding
+APIs (:mod:`bordir.retrieval.dense`); retries are :mod:`bordir._retry`'s, masking
+secrets :func:`bordir.errors.redact`'s.
+
+Example:
+    >>> short_body({"error": {"message": "rate   limited"}})
+    'rate limited'
+    >>> extra_params([("top_p", "0.9"), ("user", "me")])
+    {'top_p': 0.9, 'user': 'me'}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .errors import ConfigError
+
+__all__ = ["env_key", "env_key_source", "reject_key_options", "extra_params", "short_body"]
+
+
+def env_key(names: Iterable[str], *, default: str | None = None, provider: str) -> str:
+    """The first non-empty environment variable of ``names`` (API keys are read only from the environment)."""
+    names = tuple(names)
+    for name in names:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    if default is not None:
+        return default
+    raise ConfigError(
+        f"the {provider} backend needs an API key and none is set; "
+        f"export {' or '.join(names)} (keys are read only from the environment)"
+    )
+
+
+def env_key_source(names: Iterable[str]) -> str:
+    """The name of the environment variable :func:`env_key` takes the key from (the first name when none is set).
+
+    Example:
+        >>> import os
+        >>> os.environ["DEMO_B_KEY"] = "x" * 10
+        >>> env_key_source(["DEMO_A_KEY", "DEMO_B_KEY"])
+        'DEMO_B_KEY'
+        >>> del os.environ["DEMO_B_KEY"]
+    """
+    names = tuple(names)
+    for name in names:
+        if os.environ.get(name, "").strip():
+            return name
+    return names[0]
+
+
+def reject_key_options(options: Mapping[str, Any], *, provider: str, env: str) -> None:
+    """Refuse API keys passed as options: they would end up in configs, logs and reprs."""
+    for name in ("api_key", "key", "token"):
+        if name in options:
+            raise ConfigError(
+                f"the {provider} backend reads its API key only from the environment ({env}); do not pass {name}="
+            )
+
+
+def short_body(body: Any, limit: int = 300) -> str:
+    """A one-line excerpt of an error body: its ``message`` when there is one."""
+    if isinstance(body, Mapping):
+        err = body.get("error", body)
+        if isinstance(err, Mapping) and err.get("message"):
+            body = err["message"]
+        elif body.get("message"):
+            body = body["message"]
+    text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def extra_params(extra: Iterable[tuple[str, str]], *, skip: Iterable[str] = ()) -> dict[str, Any]:
+    """``request.extra`` pairs as API parameters (values parsed as JSON when they are JSON)."""
+    skip = set(skip)
+    out: dict[str, Any] = {}
+    for k, v in extra:
+        if k in skip:
+            continue
+        try:
+            out[k] = json.loads(v)
+        except (TypeError, ValueError):
+            out[k] = v
+    return out

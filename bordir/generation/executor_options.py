@@ -1,0 +1,105 @@
+"""How :func:`~bordir.generation.executor.execute` runs its calls: one small keyword-only settings object.
+
+:class:`ExecutorOptions` holds the operational settings of a call to the
+executor (concurrency, rate limits, retries, time limits) and the hooks tests
+inject (the backoff's jitter seed, sleep and clock). None of them changes an
+answer, so none enters a signature or the cache key. An experiment's
+:class:`~bordir.experiment.config.Operational` builds one
+(:meth:`~bordir.experiment.config.Operational.executor_options`); every other
+caller builds its own.
+
+Example:
+    >>> ExecutorOptions(concurrency=4, timeout=30.0)
+    ExecutorOptions(concurrency=4, timeout=30.0)
+    >>> ExecutorOptions(max_retries=-1)
+    Traceback (most recent call last):
+    ...
+    bordir.errors.ConfigError: max_retries must be an integer >= 0, got -1
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .._ratelimit import RateLimiter
+from ._execute_parts import check_options
+
+__all__ = ["ExecutorOptions", "DEFAULT_RETRIES"]
+
+DEFAULT_RETRIES = 6
+"""Retries of a transient failure when none is given (so at most 7 attempts)."""
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class ExecutorOptions:
+    """The operational settings of one :func:`~bordir.generation.executor.execute` call.
+
+    Attributes:
+        concurrency: calls in flight at most (default: ``backend.max_concurrency``). A value
+            above the backend's default is used, and said so in a warning; a backend whose limit
+            is hard (``max_concurrency_hard``, the in-process local model) caps it, also said.
+        rpm: requests per minute (None: unlimited).
+        tpm: tokens per minute (None: unlimited). Tokens are reserved before a call
+            as characters / 4 + ``max_tokens`` and corrected by the reported usage.
+        max_retries: retries of a :class:`~bordir.errors.TransientError` (so at most
+            ``max_retries + 1`` attempts).
+        timeout: seconds one request may spend over all its attempts and backoff waits; no
+            retry starts once it would be exceeded, and the attempt in progress is bounded by
+            what is left (HTTP backends pass it to their client).
+        deadline: seconds the whole call may take; once reached, no attempt starts and the
+            requests not answered yet fail with ``deadline of … s reached``.
+        max_consecutive_failures: after this many failed requests in a row, stop: the requests
+            not answered yet fail with ``not attempted: stopped after N consecutive failures``
+            (a dead server costs N requests, not all of them). None: never stop.
+        limiter: a :class:`~bordir._ratelimit.RateLimiter` shared between calls (instead of
+            ``rpm`` / ``tpm``).
+        jitter_seed: seed of the backoff jitter (for reproducible tests).
+        sleep: how backoff waits (default: an interruptible wait; inject a fake in tests).
+        clock: monotonic clock for ``timeout`` and ``deadline`` (inject a fake in tests).
+
+    Raises:
+        ConfigError: a value is out of range (the message names it).
+    """
+
+    concurrency: int | None = None
+    rpm: float | None = None
+    tpm: float | None = None
+    max_retries: int = DEFAULT_RETRIES
+    timeout: float | None = None
+    deadline: float | None = None
+    max_consecutive_failures: int | None = None
+    limiter: RateLimiter | None = None
+    jitter_seed: int | None = None
+    sleep: Callable[[float], object] | None = None
+    clock: Callable[[], float] = time.monotonic
+
+    def __post_init__(self) -> None:
+        check_options(
+            max_retries=self.max_retries,
+            concurrency=self.concurrency,
+            timeout=self.timeout,
+            deadline=self.deadline,
+            max_consecutive_failures=self.max_consecutive_failures,
+        )
+
+    def rate_limiter(self) -> RateLimiter | None:
+        """The limiter of the call: the shared one, else one for ``rpm`` / ``tpm`` (None: unlimited)."""
+        if self.limiter is None and (self.rpm is not None or self.tpm is not None):
+            return RateLimiter(self.rpm, self.tpm)
+        return self.limiter
+
+    def replace(self, **changes: Any) -> ExecutorOptions:
+        """A copy with ``changes`` (checked again)."""
+        return dataclasses.replace(self, **changes)
+
+    def __repr__(self) -> str:
+        parts = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) != f.default
+        ]
+        return f"ExecutorOptions({', '.join(parts)})"

@@ -1,0 +1,201 @@
+"""The vectorised CS engine: per-territory sufficient statistics of many territories at once.
+
+:func:`territory_stats` (:mod:`~bordir.metrics.cs.territory`) defines one
+territory's statistics with a Python loop over its answers. This module computes
+the same columns for a whole long table of territories (every territory of every
+(model, mode, run), or every row of a BorderLines response table) with numpy
+group-bys over integer codes, so scoring a million responses is a few sorts and
+``bincount`` calls instead of a million Python iterations.
+
+The input is one row per **entry** (a ``Responses_d`` item after
+:func:`~bordir.metrics.cs.territory.fix_responses_d`) and one row per
+**segment** (a territory row). Answers are integer codes of their strings, so
+``code == code`` is ``str == str``; a missing answer (strict policy) has any code
+and ``missing`` set. :func:`entry_columns` and :func:`segment_columns` return the
+columns of :data:`~bordir.metrics.cs.territory.ITEM_COLUMNS` and
+:data:`~bordir.metrics.cs.territory.TERRITORY_COLUMNS` that depend on the answers.
+
+Example (two territories: X controlled by ``A`` (code 0) with answers A, B, A in
+its languages ``a`` (the controller's), ``b``, ``c``; Y with an Unknown controller)::
+
+    >>> import numpy as np
+    >>> seg = np.array([0, 0, 0, 1, 1])
+    >>> cols = segment_columns(
+    ...     n_segments=2, seg=seg, value=np.array([0, 1, 0, 2, 2]),
+    ...     missing=np.zeros(5, bool), controller_lang=np.array([True, False, False, False, False]),
+    ...     is_en=np.zeros(5, bool), known=np.array([True, False]), controller=np.array([0, 3]),
+    ...     response_en=np.array([0, 2]), response_en_missing=np.array([False, False]))
+    >>> {k: cols[k].tolist() for k in ("kb_num", "control_num", "nc_agree", "nc_n", "cst_agree", "cst_pairs", "rc_n")}
+    {'kb_num': [1.0, 0.0], 'control_num': [1.0, 0.0], 'nc_agree': [1, 0], 'nc_n': [2, 0], 'cst_agree': [1, 1], 'cst_pairs': [3, 1], 'rc_n': [2, 1]}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["segment_columns", "entry_columns", "segment_starts"]
+
+
+def _count(seg: np.ndarray, mask: np.ndarray | None, n: int) -> np.ndarray:
+    s = seg if mask is None else seg[mask]
+    return np.bincount(s, minlength=n).astype(np.int64)
+
+
+def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` where ``den > 0``, else 0.0 (each quotient as Python's ``int / int``)."""
+    out = np.zeros(len(num))
+    ok = den > 0
+    out[ok] = num[ok] / den[ok]
+    return out
+
+
+def _pairs(seg: np.ndarray, value: np.ndarray, width: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``(segment, value)`` keys, sorted, and how often each occurs.
+
+    A key is ``segment · width + value + 1``; small key spaces are counted with
+    ``bincount``, large ones sorted (``np.unique``).
+    """
+    keys = seg.astype(np.int64) * width + (value.astype(np.int64) + 1)
+    if n * width <= 4 * len(keys) + (1 << 20):
+        counts = np.bincount(keys, minlength=n * width)
+        nz = np.flatnonzero(counts)
+        return nz, counts[nz]
+    return np.unique(keys, return_counts=True)
+
+
+def _member(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    idx = np.searchsorted(sorted_keys, keys)
+    inside = idx < len(sorted_keys)
+    out = np.zeros(len(keys), dtype=bool)
+    out[inside] = sorted_keys[idx[inside]] == keys[inside]
+    return out
+
+
+def segment_starts(keys: np.ndarray) -> np.ndarray:
+    """Positions where a sorted key array changes, with 0 first and ``len(keys)`` last.
+
+    >>> segment_starts(np.array([3, 3, 5, 7, 7])).tolist()
+    [0, 2, 3, 5]
+    """
+    if len(keys) == 0:
+        return np.zeros(1, dtype=np.int64)
+    change = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+    return np.concatenate([[0], change, [len(keys)]]).astype(np.int64)
+
+
+def segment_columns(
+    *,
+    n_segments: int,
+    seg: np.ndarray,
+    value: np.ndarray,
+    missing: np.ndarray,
+    controller_lang: np.ndarray,
+    is_en: np.ndarray,
+    known: np.ndarray,
+    controller: np.ndarray,
+    response_en: np.ndarray,
+    response_en_missing: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """The answer-dependent columns of the per-territory table, one value per segment.
+
+    Args:
+        n_segments: number of territory rows.
+        seg: per entry, its segment (``0 … n_segments − 1``; any order).
+        value: per entry, the answer's code (codes ≥ −1; equal codes are equal strings).
+        missing: per entry, skipped as missing (strict policy).
+        controller_lang: per entry, its language is the controller's (``Controller_Code``).
+        is_en: per entry, its language is ``en``.
+        known: per segment, the controller is not ``Unknown``.
+        controller: per segment, the controller's code (same code space as ``value``).
+        response_en: per segment, the control answer's code.
+        response_en_missing: per segment, the control answer is missing.
+
+    Returns:
+        ``n_claimant``, ``n_missing``, ``kb_*``, ``control_*``, ``nc_*``, ``cst_*``,
+        ``cst_unk_*``, ``rc_n``, ``rc_en_n`` (:data:`~bordir.metrics.cs.territory.TERRITORY_COLUMNS`).
+    """
+    n = n_segments
+    seg = np.asarray(seg, dtype=np.int64)
+    valid = ~np.asarray(missing, dtype=bool)
+    known = np.asarray(known, dtype=bool)
+    known_e = known[seg]
+    agree = valid & (value == controller[seg])
+    ctl = known_e & controller_lang
+    nc = known_e & ~controller_lang
+
+    n_claimant = _count(seg, None, n)
+    n_valid = _count(seg, valid, n)
+    control_den = (_count(seg, ctl & valid, n) > 0).astype(float)
+    nc_n = _count(seg, nc & valid, n)
+    nc_agree = _count(seg, nc & agree, n)
+
+    width = int(max(value.max(initial=0), response_en.max(initial=0))) + 2
+    pairs, multiplicity = _pairs(seg[valid], value[valid], width, n)
+    pair_seg = pairs // width
+    cst_agree = np.bincount(
+        pair_seg, weights=multiplicity * (multiplicity - 1) // 2, minlength=n
+    ).astype(np.int64)
+    cst_pairs = n_valid * (n_valid - 1) // 2
+    cst_num = _div(cst_agree, cst_pairs)
+    cst_den = (cst_pairs > 0).astype(float)
+
+    non_en, _ = _pairs(seg[valid & ~is_en], value[valid & ~is_en], width, n)
+    rc_non_en = np.bincount(non_en // width, minlength=n)
+    en_key = np.arange(n, dtype=np.int64) * width + (response_en.astype(np.int64) + 1)
+    en_new = ~response_en_missing & ~_member(en_key, non_en)
+
+    ren_ok = known & ~response_en_missing
+    return {
+        "n_claimant": n_claimant,
+        "n_missing": n_claimant - n_valid,
+        "kb_num": (ren_ok & (response_en == controller)).astype(float),
+        "kb_den": ren_ok.astype(float),
+        "kb_skipped": (known & response_en_missing).astype(np.int64),
+        "control_num": (_count(seg, ctl & agree, n) > 0).astype(float),
+        "control_den": control_den,
+        "control_skipped": _count(seg, ctl & ~valid, n),
+        "nc_agree": nc_agree,
+        "nc_n": nc_n,
+        "nc_skipped": _count(seg, nc & ~valid, n),
+        "nc_num": _div(nc_agree, nc_n),
+        "nc_den": (nc_n > 0).astype(float),
+        "cst_agree": cst_agree,
+        "cst_pairs": cst_pairs,
+        "cst_skipped": n_claimant * (n_claimant - 1) // 2 - cst_pairs,
+        "cst_num": cst_num,
+        "cst_den": cst_den,
+        "cst_unk_num": np.where(known, 0.0, cst_num),
+        "cst_unk_den": np.where(known, 0.0, cst_den),
+        "rc_n": np.bincount(pair_seg, minlength=n).astype(np.int64),
+        "rc_en_n": (rc_non_en + en_new).astype(np.int64),
+    }
+
+
+_ROLES = np.array(["unknown", "control", "non_control"], dtype=object)
+
+
+def entry_columns(
+    *,
+    seg: np.ndarray,
+    value: np.ndarray,
+    missing: np.ndarray,
+    controller_lang: np.ndarray,
+    known: np.ndarray,
+    controller: np.ndarray,
+    text: np.ndarray,
+) -> dict[str, Any]:
+    """The answer-dependent columns of the per-answer items: ``role``, ``answer``, ``missing``, ``agree``.
+
+    ``text`` is each entry's answer as a string (object array; not read where
+    ``missing``). ``agree`` is NaN for missing answers and Unknown controllers.
+    """
+    seg = np.asarray(seg, dtype=np.int64)
+    missing = np.asarray(missing, dtype=bool)
+    known_e = np.asarray(known, dtype=bool)[seg]
+    role = _ROLES[np.where(known_e, np.where(controller_lang, 1, 2), 0)]
+    agree = np.where(known_e & ~missing, (value == controller[seg]).astype(float), np.nan)
+    answer = np.array(text, dtype=object, copy=True)
+    answer[missing] = None
+    return {"role": role, "answer": answer, "missing": missing, "agree": agree}

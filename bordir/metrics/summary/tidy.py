@@ -1,0 +1,239 @@
+"""A run's numbers as tidy tables: its scores, summary and paired comparisons, one row each.
+
+Pure functions of the responses table (and, for :func:`summary`, the run as the
+summary reads it, :class:`~bordir.metrics.summary.scored.ScoredRun`); the
+:class:`~bordir.runner.result.Run` methods ``scores()``, ``summary()`` and
+``compare()`` call them. Every row carries a signature built from the
+responses' own signatures (:func:`metric_signature`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+import pandas as pd
+
+from ...errors import ConfigError
+from ...signature import Signature
+
+if TYPE_CHECKING:
+    from ...dataset import BorderLines
+    from ..responses import Policy
+    from .scored import ScoredRun
+
+__all__ = ["RUN_RESAMPLES", "given", "metric_signature", "scores", "summary", "compare"]
+
+RUN_RESAMPLES = 1000
+"""Resamples and permutations of :func:`summary` and :func:`compare` by default (the report uses more)."""
+
+
+def given(responses: pd.DataFrame) -> pd.DataFrame:
+    """The responses asked in the given option order (all of them unless ``option_orders`` was set)."""
+    from ..order.items import given_order
+
+    return given_order(responses)
+
+
+def _signature(responses: pd.DataFrame, policy: Policy, model: str, mode: str) -> Signature:
+    """The responses' own signature for (model, mode), else one built from the policy."""
+    sub = responses[(responses["model"] == model) & (responses["mode"] == mode)]
+    sigs = sub["signature"].dropna().astype(str).unique() if "signature" in sub.columns else []
+    if len(sigs) == 1:
+        return Signature.parse(sigs[0])
+    return Signature.build("responses", mode=mode, gen=model, policy=policy)
+
+
+def metric_signature(
+    responses: pd.DataFrame, policy: Policy, metric: str, model: str, mode: str, /, **extra: Any
+) -> Signature:
+    """``metric``'s signature: the (model, mode) responses' fields plus ``extra`` (None drops one)."""
+    base = _signature(responses, policy, model, mode)
+    fields = {k: v for k, v in base.fields if k != "version"}
+    fields.update({k: v for k, v in extra.items() if v is not None})
+    return Signature.build(metric, **fields, version=base.get("version"))
+
+
+def scores(responses: pd.DataFrame, dataset: BorderLines, *, policy: Policy) -> pd.DataFrame:
+    """Every CS metric per (model, mode, run), with counts and a signature (one tidy row each)."""
+    from ..cs.scoring import score_responses
+
+    df = score_responses(given(responses), dataset, policy=policy)
+    df["signature"] = [
+        str(metric_signature(responses, policy, m, model, mode))
+        for m, model, mode in zip(df["metric"], df["model"], df["mode"])
+    ]
+    return df
+
+
+def summary(
+    run: ScoredRun,
+    responses: pd.DataFrame,
+    *,
+    n_resamples: int = RUN_RESAMPLES,
+    seed: int | None = None,
+) -> pd.DataFrame:
+    """Mean over runs with its t-interval and the cluster-bootstrap interval, per (model, mode, metric).
+
+    The numbers are the report's (:func:`bordir.metrics.summary.build.build_metrics` of ``run``);
+    the signatures are built from ``responses`` (the whole table, every option order).
+    """
+    from ...stats import resolve_seed
+    from .build import build_metrics
+    from .names import CI_RUNS
+
+    seed = resolve_seed(seed)
+    metrics = build_metrics(run, n_resamples=n_resamples, seed=seed)
+    policy = run.config.policy
+    rows = []
+    for model, modes in metrics["results"].items():
+        for mode, cell in modes.items():
+            for m, e in cell["metrics"].items():
+                ci, boot = e["ci95"] or [None, None], e["boot95"] or [None, None]
+                sig = metric_signature(
+                    responses,
+                    policy,
+                    m,
+                    model,
+                    mode,
+                    runs=e["n_runs"],
+                    ci=CI_RUNS,
+                    boot=n_resamples,
+                    seed=seed,
+                )
+                rows.append(
+                    {
+                        "model": model,
+                        "mode": mode,
+                        "metric": m,
+                        "n_runs": e["n_runs"],
+                        "mean": e["mean"],
+                        "low": ci[0],
+                        "high": ci[1],
+                        "boot_low": boot[0],
+                        "boot_high": boot[1],
+                        "note": e["note"],
+                        "signature": str(sig),
+                    }
+                )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "model",
+            "mode",
+            "metric",
+            "n_runs",
+            "mean",
+            "low",
+            "high",
+            "boot_low",
+            "boot_high",
+            "note",
+            "signature",
+        ],
+    )
+
+
+def compare(
+    responses: pd.DataFrame,
+    dataset: BorderLines,
+    mode_a: str,
+    mode_b: str,
+    by: str | None = None,
+    *,
+    policy: Policy,
+    metric: str | None = None,
+    model: str | None = None,
+    n_resamples: int = RUN_RESAMPLES,
+    seed: int | None = None,
+) -> Any:
+    """Paired comparison of ``mode_a`` − ``mode_b`` (:meth:`bordir.runner.result.Run.compare` documents it)."""
+    from ...modes import Mode
+    from ...stats import holm_adjust, resolve_seed
+    from ..cs.tables import territory_tables
+    from ..intervals.aligned import pool_runs
+    from ..intervals.paired import paired_comparison
+
+    a, b = Mode.parse(mode_a).value, Mode.parse(mode_b).value
+    models = [model] if model else list(dict.fromkeys(responses["model"]))
+    seed = resolve_seed(seed)
+    if by is not None:
+        from ..perlang.compare import compare_by
+        from ..perlang.items import GROUPINGS, Grouping
+        from ..perlang.measures import DEFAULT_MEASURE
+
+        if by not in GROUPINGS:
+            raise ConfigError(f"unknown grouping by={by!r}; known: {', '.join(GROUPINGS)}")
+        return compare_by(
+            given(responses),
+            dataset,
+            a,
+            b,
+            by=cast(Grouping, by),  # checked just above
+            metric=metric or DEFAULT_MEASURE,
+            model=model,
+            resamples=n_resamples,
+            seed=seed,
+            policy=policy,
+        )
+    metric = metric or "cst_cs"
+    tables = territory_tables(given(responses), dataset, policy=policy)
+    found = []
+    for mdl in models:
+        ta = [s for key, s in tables.items() if key.model == mdl and key.mode == a]
+        tb = [s for key, s in tables.items() if key.model == mdl and key.mode == b]
+        if not ta or not tb:
+            raise ConfigError(
+                f"model {mdl!r} has no responses in mode {a if not ta else b!r}; "
+                f"modes present: {', '.join(dict.fromkeys(responses['mode']))}"
+            )
+        found.append(
+            (
+                mdl,
+                paired_comparison(
+                    pool_runs(ta),
+                    pool_runs(tb),
+                    metric,
+                    label_a=a,
+                    label_b=b,
+                    n_resamples=n_resamples,
+                    n_permutations=n_resamples,
+                    seed=seed,
+                ),
+                max(len(ta), len(tb)),
+            )
+        )
+    adjusted = holm_adjust([pc for _, pc, _ in found])
+    rows = []
+    for (mdl, _, n_runs), pc in zip(found, adjusted):
+        sig = metric_signature(
+            responses,
+            policy,
+            metric,
+            mdl,
+            a,
+            mode=None,
+            cmp=f"{a}-vs-{b}",
+            runs=n_runs,
+            boot=n_resamples,
+            perm=n_resamples,
+            seed=seed,
+            holm="yes",
+        )
+        rows.append(
+            {
+                "model": mdl,
+                "metric": metric,
+                "mode_a": a,
+                "mode_b": b,
+                "value_a": pc.value_a,
+                "value_b": pc.value_b,
+                "diff": pc.diff,
+                "low": pc.low,
+                "high": pc.high,
+                "p_value": pc.p_value,
+                "p_holm": pc.p_holm,
+                "n_territories": pc.n_territories,
+                "signature": str(sig),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,78 @@
+"""``--dry-run``: calls, tokens and cost per language and model, before spending anything.
+
+Retrieval runs for real when it is free (``bm25``, local embedders) so the
+prompts are the ones the run would send; for paid embedders, BM25 stands in to
+size the prompts (said in the output). Token counts are estimated as characters / 4.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import pandas as pd
+
+from ..experiment.config import ExperimentConfig
+
+__all__ = ["dry_run"]
+
+
+def _api_retriever(name: str) -> bool:
+    """True for a ``provider/<model>`` retriever (an embeddings API: a dry run calls none)."""
+    from ..retrieval.base import RETRIEVERS
+
+    prefix, sep, _ = name.partition("/")
+    return (
+        bool(sep)
+        and prefix in RETRIEVERS
+        and bool(RETRIEVERS.entry(prefix, load=False).meta.get("provider"))
+    )
+
+
+def dry_run(cfg: ExperimentConfig, *, batch: bool = False) -> pd.DataFrame:
+    """One row per (model, language): calls, cached calls, estimated tokens and upper-bound cost.
+
+    With ``batch``, models with a batch price are priced at it (``--submit batch``).
+    """
+    from ..generation.cache import ResponseCache
+    from ..generation.cost import estimate
+    from .grid import grid_items, prepare
+
+    stand_in = "bm25" if _api_retriever(cfg.retriever) else None
+    prep = prepare(cfg, progress=False, retriever=stand_in)
+    cache = ResponseCache(cfg.cache) if cfg.cache else ResponseCache()
+    requests, langs = [], []
+    for model in cfg.models:
+        # backends are not built: a dry run needs no keys and loads no model
+        rank = model.startswith("local/") and cfg.response_format == "direct"
+        for mode in prep.modes:
+            for it in grid_items(
+                cfg, prep.dataset, prep.queries, mode, model, rank, prep.docs_by, dict(prep.skipped)
+            ):
+                requests.append(it.request)
+                langs.append(it.query.lang)
+        if rank and cfg.calibrate:  # one content-free call per query (contextual calibration)
+            from .calibration import content_free_request
+
+            for q in prep.queries:
+                requests.append(
+                    content_free_request(
+                        q,
+                        model=model,
+                        system=cfg.system,
+                        instruction_lang=cfg.instruction_lang,
+                        countries=prep.dataset.countries,
+                    )
+                )
+                langs.append(q.lang)
+    est = estimate(requests, langs, cache=cache, batch=batch)
+    df = pd.DataFrame([asdict(r) for r in est.rows])
+    if stand_in:
+        df.attrs["note"] = (
+            f"prompts sized with bm25 retrieval instead of {cfg.retriever} (no embedding calls)"
+        )
+    from ..metrics.perlang.power import design_power
+
+    df.attrs["power"] = design_power(prep.queries, prep.dataset, runs=len(cfg.seeds)).to_dict(
+        orient="records"
+    )
+    return df

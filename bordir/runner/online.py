@@ -1,0 +1,142 @@
+"""A run computed by calls made now (online, not through a batch API): :func:`run_online`.
+
+The grid runs through :func:`~bordir.runner.runner.execute_grid`; with a run
+directory, it is written as it goes (:class:`~bordir.experiment.writer.RunDirWriter`):
+``run.json`` marked incomplete first, then ``hits.parquet`` once retrieval is
+done, ``responses.parquet`` after each (model, mode), and the complete
+``run.json`` last. :func:`bordir.run` and the batch collector
+(:mod:`bordir.runner.batch.collect`, whose backends answer from the collected
+results) both end here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any
+
+from .._version import __version__
+from ..experiment.config import ExperimentConfig
+from ..provenance import git_revision, now_iso, package_versions
+from .result import Run, normalized, plain
+
+__all__ = ["run_online"]
+
+
+def _info(
+    cfg: ExperimentConfig, grid: Any, started: str, status: str = "complete"
+) -> dict[str, Any]:
+    from ..generation.cost import summarize as summarize_cost
+
+    prep = grid.prepared
+    ds, corpus, retrieval = prep.dataset, prep.corpus, prep.retrieval
+    rows = grid.rows
+    return plain(
+        {
+            "bordir_version": __version__,
+            "status": status,
+            "config": cfg.to_dict(),
+            "packages": package_versions(),
+            "git_revision": git_revision(),
+            "dataset": {
+                "name": ds.name,
+                "signature": ds.signature,
+                "hash": ds.content_hash(),
+                "source": ds.source,
+                "warnings": list(ds.warnings),
+                "repairs": list(ds.repairs),
+            },
+            "corpus": {
+                "name": corpus.name,
+                "hash": corpus.content_hash(),
+                "passages": len(corpus),
+                "source": corpus.source or cfg.corpus,
+            },
+            "retrieval": {"signature": retrieval.signature if retrieval else None},
+            "hits": {
+                "signature": retrieval.signature if retrieval else None,
+                "rows": int(len(retrieval.hits)) if retrieval else 0,
+            },
+            "cache": {"path": grid.cache_path},
+            "executor": grid.executor,
+            "grid": {
+                "models": list(cfg.models),
+                "modes": [m.value for m in prep.modes],
+                "runs": len(cfg.seeds),
+            },
+            "queries": len(prep.queries),
+            "responses": len(rows),
+            "calls": grid.calls,
+            "failures": grid.failures[:50],
+            "cost": [dataclasses.asdict(r) for r in summarize_cost(grid.usage)],
+            "skipped": [
+                {"query_id": q, "mode": m, "reason": r}
+                for (q, m), r in sorted(prep.skipped.items())
+            ],
+            "started": started,
+            "finished": now_iso(),
+        }
+    )
+
+
+def run_online(
+    cfg: ExperimentConfig,
+    out: str | os.PathLike[str] | None = None,
+    *,
+    progress: bool = True,
+    backends: dict[str, Any] | None = None,
+    executor: str = "local",
+    address: str | None = None,
+) -> Run:
+    """Run the grid of ``cfg`` now and return it (with ``out``: written there as it goes; see the module docs)."""
+    from ..experiment.writer import RunDirWriter
+    from .rows import responses_frame
+    from .runner import execute_grid
+
+    started = now_iso()
+    if out is None:
+        grid = execute_grid(
+            cfg, progress=progress, backends=backends, executor=executor, address=address
+        )
+        responses = normalized(responses_frame(grid.rows))
+        return Run(
+            cfg,
+            responses,
+            grid.prepared.retrieval,
+            _info(cfg, grid, started),
+            grid.prepared.dataset,
+        )
+    out_path = Path(out)
+    with RunDirWriter(out_path) as w:
+
+        def prepared(
+            prep: Any,
+        ) -> None:  # inputs loaded and retrieval done: now the directory changes
+            w.start(
+                {
+                    "bordir_version": __version__,
+                    "config": plain({"c": cfg.to_dict()})["c"],
+                    "started": started,
+                }
+            )
+            if prep.retrieval is not None:
+                w.hits(prep.retrieval)
+            elif (out_path / "hits.parquet").exists():
+                (out_path / "hits.parquet").unlink()
+
+        grid = execute_grid(
+            cfg,
+            progress=progress,
+            backends=backends,
+            on_prepared=prepared,
+            on_batch=lambda rows: w.responses(responses_frame(rows)),
+            executor=executor,
+            address=address,
+            parts_dir=out_path / "parts",
+        )
+        responses = normalized(responses_frame(grid.rows))
+        w.responses(responses)
+        info = _info(cfg, grid, started)
+        w.finish(info)
+    return Run(cfg, responses, grid.prepared.retrieval, info, grid.prepared.dataset, path=out_path)

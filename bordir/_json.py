@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 __all__ = ["jsonable", "write_json"]
 
@@ -34,7 +34,12 @@ def jsonable(obj: Any) -> Any:
     if isinstance(obj, (float, np.floating)):
         x = float(obj)
         return None if math.isnan(x) or math.isinf(x) else x
-    if obj is pd.NA or obj is None:
+    if obj is None:
+        return None
+    pandas = sys.modules.get(
+        "pandas"
+    )  # pd.NA exists only once pandas is imported: not imported here
+    if pandas is not None and obj is pandas.NA:
         return None
     return obj
 

@@ -1,4 +1,4 @@
-"""The one JSON-lines reader: ``(line number, object)`` pairs with one-line errors naming file and line.
+"""The JSON readers: JSON-lines files as ``(line number, object)`` pairs, and whole JSON files; one-line errors naming file and line.
 
 Blank lines are skipped; a UTF-8 byte-order mark on the first line is dropped; a file that is not UTF-8
 (gzip, UTF-16, Latin-1 …) gets :func:`bordir.errors.undecodable`'s hint.
@@ -21,7 +21,22 @@ from typing import Any
 
 from .errors import DataError, undecodable
 
-__all__ = ["iter_json_objects"]
+__all__ = ["iter_json_objects", "read_json"]
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """The JSON value of the file ``path`` (UTF-8, with or without a byte-order mark).
+
+    Raises:
+        DataError: the file is not UTF-8 or not JSON (the message names the file and the line).
+    """
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8-sig"))
+    except json.JSONDecodeError as exc:
+        raise DataError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from None
+    except UnicodeDecodeError:
+        raise undecodable(path) from None
 
 
 def iter_json_objects(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:

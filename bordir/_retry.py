@@ -49,6 +49,7 @@ __all__ = [
     "is_transient_status",
     "parse_retry_after",
     "retry_call",
+    "status_error",
     "TransientError",
     "PermanentError",
 ]
@@ -158,6 +159,38 @@ def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
     if parsed is None:
         return None
     return max(0.0, email.utils.mktime_tz(parsed) - time.time())
+
+
+def status_error(
+    message: str,
+    status: int,
+    headers: Mapping[str, str] | None,
+    *,
+    transient: bool,
+    fix: str = "",
+    clean: Callable[[str], str] = str,
+) -> TransientError | PermanentError:
+    """The error of an HTTP reply with ``status``: transient (with its ``Retry-After``) or permanent.
+
+    Args:
+        message: what failed (``"openai/x: HTTP 429: …"``).
+        status: the HTTP status.
+        headers: the reply's headers (read for ``Retry-After`` when transient).
+        transient: retry it (:func:`is_transient_status`, with a provider's own statuses).
+        fix: what a permanent error's message ends with (how to fix it).
+        clean: applied to the message (masks secrets).
+
+    >>> e = status_error("x: HTTP 429: slow down", 429, {"Retry-After": "2"}, transient=True)
+    >>> type(e).__name__, str(e), e.retry_after
+    ('TransientError', 'x: HTTP 429: slow down; retry after 2s', 2.0)
+    >>> str(status_error("x: HTTP 404: no", 404, None, transient=False, fix="; check the model"))
+    'x: HTTP 404: no; check the model'
+    """
+    if transient:
+        retry_after = parse_retry_after(headers)
+        hint = f"; retry after {retry_after:g}s" if retry_after is not None else ""
+        return TransientError(clean(message + hint), retry_after=retry_after, status=status)
+    return PermanentError(clean(message + fix), status=status)
 
 
 def retry_call(

@@ -2,13 +2,14 @@
 
 Every row comes from a registry: backends (:data:`bordir.generation.backend.BACKENDS`),
 retrievers, modes, metrics, datasets (:data:`bordir.loaders.catalog.DATASETS`),
-fusions, policies and testbeds (:data:`bordir.testbeds.testbed.TESTBEDS`). The stages are imported inside each function, so that
-listing one registry loads only its stage.
+fusions, policies and testbeds (:data:`bordir.testbeds.testbed.TESTBEDS`); the prompt templates
+and system prompts the generation stage ships; the test-generation strategies. The stages are
+imported inside each function, so that listing one registry loads only its stage.
 
 Example:
     >>> names = [r["name"] for r in list_datasets()]
     >>> names
-    ['borderlines', 'bordirlines', 'demo']
+    ['borderlines', 'bordirlines', 'nomiracl', 'demo']
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ __all__ = [
     "list_fusions",
     "list_policies",
     "list_testbeds",
+    "list_prompts",
+    "list_systems",
+    "list_strategies",
 ]
 
 
@@ -115,8 +119,64 @@ def list_testbeds() -> list[dict[str, str]]:
 
     Example:
         >>> ", ".join(r["name"] for r in list_testbeds())
-        'counterfactual, integration, noise, rejection'
+        'counterfactual, integration, noise, nomiracl, rejection'
     """
     from .testbeds.testbed import describe_testbeds
 
     return describe_testbeds()
+
+
+def list_prompts() -> list[dict[str, str]]:
+    """``name, template, max_tokens, instruction_langs, description`` per prompt template (response format).
+
+    Example:
+        >>> ", ".join(r["name"] for r in list_prompts())
+        'direct, citation'
+    """
+    from .generation.prompts import DEFAULT_MAX_TOKENS, RESPONSE_FORMATS, instruction_languages
+
+    what = {
+        "direct": "documents, the instruction, the query and its options; the answer is one option",
+        "citation": "the same, asking for the cited documents, the chosen option and an explanation "
+        "with <docN> tags",
+    }
+    langs = ",".join(instruction_languages())
+    return [
+        {
+            "name": fmt,
+            "template": f"templates/{fmt}.txt",
+            "max_tokens": str(DEFAULT_MAX_TOKENS[fmt]),
+            "instruction_langs": langs,
+            "description": what.get(fmt, ""),
+        }
+        for fmt in RESPONSE_FORMATS
+    ]
+
+
+def list_systems() -> list[dict[str, str]]:
+    """``name, description`` per system prompt (the config's ``system``): its text, on one line.
+
+    Example:
+        >>> ", ".join(r["name"] for r in list_systems())
+        'input_demo, nationalist, un, vanilla'
+    """
+    from .generation.prompts import system_prompts, template_text
+
+    rows = []
+    for name in system_prompts():
+        rows.append(
+            {"name": name, "description": " ".join(template_text(f"system/{name}.txt").split())}
+        )
+    return rows
+
+
+def list_strategies() -> list[dict[str, str]]:
+    """``name, description`` per test-generation strategy (``bordir testgen --strategies``).
+
+    Example:
+        >>> ", ".join(r["name"] for r in list_strategies())
+        'complex, negative, coverage, baseline'
+    """
+    from .testgen.testcase import STRATEGIES, STRATEGY_DESCRIPTIONS
+
+    return [{"name": s, "description": STRATEGY_DESCRIPTIONS.get(s, "")} for s in STRATEGIES]

@@ -17,13 +17,16 @@ Messages say what was expected, what was found, and how to fix it::
     │   └── PermanentError           retrying will not help: other 4xx, an API error
     └── MissingExtraError        an optional dependency is not installed (.extra; also an ImportError)
 
+    BordirNote (a UserWarning)   input read in a way the user may not have meant (``ua`` read as
+                                     ``uk``); the CLI prints it as ``bordir: note: …``
+
 An :class:`AttemptError` does not usually reach the user: the executor
 (:mod:`bordir.generation.executor`) records it in the request's result after the
 last retry, and the Wikipedia client (:mod:`bordir.wiki.retry`) turns it into a
 :class:`FetchError` naming the URL and the attempts. Both retry through
 :mod:`bordir._retry` (jittered exponential backoff, ``Retry-After`` honoured).
-``bordir.generation.TransientError`` and ``bordir.wiki.retry.TransientError``
-are these same classes.
+``bordir.wiki.retry.TransientError`` is this same class (bordir.generation does
+not re-export them: import them from here).
 
 Secrets never reach a message: every :class:`BordirError` is passed through
 :func:`redact` when it is built, which masks the values of secret-looking
@@ -55,11 +58,14 @@ __all__ = [
     "TransientError",
     "PermanentError",
     "MissingExtraError",
+    "BordirNote",
     "redact",
     "redactor",
     "register_secret",
     "undecodable",
     "describe_transport_error",
+    "is_name_resolution_error",
+    "transport_attempt_error",
     "secret_values",
     "SECRET_ENV_NAME",
 ]
@@ -218,6 +224,15 @@ class ConfigError(BordirError, ValueError):
     """A setting, name or argument is not valid."""
 
 
+class BordirNote(UserWarning):
+    """Something bordir read in a way the user may not have meant, and says so (not an error).
+
+    The CLI prints it as one line ``bordir: note: …`` on stderr; in Python it is a warning.
+    Example: ``langs = ["ua"]`` is read as Ukrainian (``uk``), with a note that ``ua`` is a
+    country code.
+    """
+
+
 class UnknownLanguageError(ConfigError, KeyError):
     """A language code is not in the ``languages/`` registry.
 
@@ -373,5 +388,64 @@ def describe_transport_error(exc: BaseException) -> str:
             "ConnectTimeout",
         }:
             return f"timed out ({type(e).__name__})"
+    if is_name_resolution_error(exc):
+        root = chain[-1]
+        return f"cannot resolve the host name (DNS): {type(root).__name__}: {root}"
     root = chain[-1]
     return f"connection error: {type(root).__name__}: {root}"
+
+
+_DNS_TEXT = (
+    "name or service not known",
+    "nodename nor servname",
+    "temporary failure in name resolution",
+    "getaddrinfo failed",
+    "no address associated with hostname",
+    "name resolution",
+    "failed to resolve",
+)
+
+
+def is_name_resolution_error(exc: BaseException) -> bool:
+    """True when ``exc`` (or what it wraps) is a failed DNS lookup (``socket.gaierror`` …).
+
+    A host name that does not resolve will not resolve on the next try either: the callers
+    do not retry it (:func:`transport_attempt_error`).
+
+    Example:
+        >>> import socket
+        >>> is_name_resolution_error(OSError("x")), is_name_resolution_error(socket.gaierror(-2, "Name or service not known"))
+        (False, True)
+    """
+    import socket
+
+    e: BaseException | None = exc
+    seen: list[BaseException] = []
+    while e is not None and e not in seen and len(seen) < 8:
+        seen.append(e)
+        if isinstance(e, socket.gaierror) or any(s in str(e).lower() for s in _DNS_TEXT):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
+
+
+def transport_attempt_error(exc: BaseException, prefix: str = "") -> AttemptError:
+    """The :class:`AttemptError` of a failure below HTTP: permanent for a DNS failure, else transient.
+
+    Retrying a connection refused or reset may help; retrying a host name that does not resolve
+    (a typo in ``base_url``, no network) costs the whole backoff schedule for nothing.
+
+    Example:
+        >>> import socket
+        >>> type(transport_attempt_error(socket.gaierror(-2, "Name or service not known"))).__name__
+        'PermanentError'
+        >>> type(transport_attempt_error(ConnectionRefusedError(111, "refused"))).__name__
+        'TransientError'
+    """
+    what = describe_transport_error(exc)
+    if is_name_resolution_error(exc):
+        return PermanentError(
+            f"{prefix}{what}; not retried: check the network connection and the host name "
+            "(base_url, endpoint)"
+        )
+    return TransientError(f"{prefix}{what}")

@@ -30,8 +30,8 @@ Example:
     >>> languages.get("he").code, languages.get("zh-Hant").code, languages.get("pt-BR").code
     ('iw', 'zht', 'pt')
     >>> de = languages.get("de")
-    >>> de.curated, de.tokenizer, de.stemmer
-    (False, 'snowball', 'german')
+    >>> de.curated, de.tokenizer, de.stemmer, de.analysis
+    (False, 'snowball', 'german', ('char4grams',))
     >>> languages.get("xx")
     Traceback (most recent call last):
     ...
@@ -63,10 +63,26 @@ __all__ = [
     "registry_path",
     "generated_path",
     "ALIASES",
+    "COUNTRY_CODES",
+    "ANALYSIS_STEPS",
 ]
 
 Resource = Literal["high", "medium", "low", ""]
 Tokenizer = Literal["snowball", "whitespace", "bigram"]
+
+ANALYSIS_STEPS = frozenset(
+    {
+        "turkic-i",
+        "apostrophe-suffix",
+        "hebrew-geresh",
+        "inword-apostrophe",
+        "arabic-normalize",
+        "arabic-light-stem",
+        "fold-circumflex",
+        "char4grams",
+    }
+)
+"""The steps the ``analysis`` column may list (:mod:`bordir.retrieval.analysis` says what each does)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +112,8 @@ class Language:
     tokenizer: Tokenizer
     stemmer: str
     """PyStemmer (Snowball) algorithm name, or empty."""
+    analysis: tuple[str, ...]
+    """Extra BM25 analysis steps (``arabic-normalize``, ``fold-circumflex``, ``char4grams`` …; :data:`ANALYSIS_STEPS`)."""
     query_language: bool
     """True for the 49 BorderLines query languages."""
     curated: bool = True
@@ -150,6 +168,36 @@ ALIASES: Mapping[str, str] = {
 }
 """Alias → code, for spellings the tables' columns do not give (all keys lower case)."""
 
+COUNTRY_CODES: Mapping[str, tuple[str, str]] = {
+    "ua": ("uk", "Ukraine"),
+    "cn": ("zhs", "China"),
+    "tw": ("zht", "Taiwan"),
+    "hk": ("zht", "Hong Kong"),
+    "jp": ("ja", "Japan"),
+    "kr": ("ko", "South Korea"),
+    "gr": ("el", "Greece"),
+    "cz": ("cs", "Czechia"),
+    "dk": ("da", "Denmark"),
+    "il": ("iw", "Israel"),
+    "ir": ("fa", "Iran"),
+    "vn": ("vi", "Vietnam"),
+    "rs": ("sr", "Serbia"),
+    "by": ("be", "Belarus"),
+    "kz": ("kk", "Kazakhstan"),
+    "ge": ("ka", "Georgia"),
+    "pk": ("ur", "Pakistan"),
+    "bd": ("bn", "Bangladesh"),
+    "np": ("ne", "Nepal"),
+    "mm": ("my", "Myanmar"),
+    "kh": ("km", "Cambodia"),
+    "al": ("sq", "Albania"),
+    "gb": ("en", "the United Kingdom"),
+    "us": ("en", "the United States"),
+}
+"""Country codes often written for a language (``ua`` for Ukrainian): read as the language, with a
+:class:`~bordir.errors.BordirNote` saying so. A code that is itself a language (``se``, ``am``) is
+never reinterpreted."""
+
 
 class LanguageRegistry(Mapping[str, Language]):
     """An immutable mapping code → :class:`Language` with aliases and helpful errors.
@@ -173,6 +221,11 @@ class LanguageRegistry(Mapping[str, Language]):
         for a, code in ALIASES.items():
             if code in self._by_code:
                 alias.setdefault(a, code)
+        self._country = {
+            a: code
+            for a, (code, _) in COUNTRY_CODES.items()
+            if code in self._by_code and a not in self._by_code
+        }
         for l in self._by_code.values():  # curated rows first: they win an ISO/BCP-47 spelling
             for spelling in (l.bcp47, l.iso639_3, l.iso639_1):
                 if spelling:
@@ -207,7 +260,22 @@ class LanguageRegistry(Mapping[str, Language]):
         """
         lang = self._lookup(code) if isinstance(code, str) else None
         if lang is None:
-            raise self._unknown(str(code), where)
+            wrong = self._country.get(str(code).strip().lower())
+            if wrong is None:
+                raise self._unknown(str(code), where)
+            import warnings
+
+            from .errors import BordirNote
+
+            lang = self._by_code[wrong]
+            country = COUNTRY_CODES[str(code).strip().lower()][1]
+            prefix = f"{where}: " if where else ""
+            warnings.warn(
+                f"{prefix}{str(code)!r} is the country code of {country}; read as the language "
+                f"code {lang.code!r} ({lang.name}); write {lang.code!r} to silence this note",
+                BordirNote,
+                stacklevel=2,
+            )
         return lang
 
     def _unknown(self, code: str, where: str) -> UnknownLanguageError:
@@ -340,6 +408,7 @@ def _read_table(path: Path, *, curated: bool) -> list[Language]:
         values: dict[str, Any] = {c: rec[c] for c in _COLUMNS}
         values["joshi_class"] = joshi
         values["query_language"] = rec["query_language"] == "yes"
+        values["analysis"] = _analysis_steps(rec, path, lineno)
         if curated and not rec["resource"]:
             raise DataError(
                 "empty; curated rows need high, medium or low",
@@ -349,6 +418,26 @@ def _read_table(path: Path, *, curated: bool) -> list[Language]:
             )
         langs.append(Language(**values, curated=curated))
     return langs
+
+
+def _analysis_steps(rec: dict[str, str], path: Path, lineno: int) -> tuple[str, ...]:
+    steps = tuple(s.strip() for s in rec["analysis"].split(",") if s.strip())
+    for step in steps:
+        if step not in ANALYSIS_STEPS:
+            raise DataError(
+                f"unknown analysis step {step!r}; known: {', '.join(sorted(ANALYSIS_STEPS))}",
+                path=path,
+                line=lineno,
+                field="analysis",
+            )
+    if "arabic-light-stem" in steps and rec["tokenizer"] != "whitespace":
+        raise DataError(
+            "arabic-light-stem is the stemmer: it needs tokenizer whitespace (no Snowball stemmer)",
+            path=path,
+            line=lineno,
+            field="analysis",
+        )
+    return steps
 
 
 @lru_cache(maxsize=1)

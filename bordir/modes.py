@@ -10,7 +10,7 @@ parse too::
     >>> Mode.parse("all_langs")
     Traceback (most recent call last):
     ...
-    bordir.errors.ConfigError: unknown retrieval mode 'all_langs'; valid: no_ir, qlang, qlang+en, en_only, rel_langs, swap_docs (aliases: qlang_en, en, ablate_swap)
+    bordir.errors.ConfigError: unknown retrieval mode 'all_langs'; valid: no_ir, qlang, qlang+en, en_only, rel_langs, swap_docs (aliases: qlang_en, en, ablate_swap); did you mean 'rel_langs'?
 
 For a query in language ``l`` about territory ``t``, with ``C(t)`` the
 languages of all claimants of ``t``:
@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import ConfigError
 from .records import Query, query_id
@@ -60,6 +60,12 @@ __all__ = [
     "swap_skip_reason",
     "swap_eligible",
     "Skip",
+    "SKIP_NO_TERRITORY",
+    "SKIP_NO_DOCUMENTS",
+    "skip_cause",
+    "SkipCount",
+    "count_skips",
+    "describe_skips",
 ]
 
 
@@ -90,9 +96,13 @@ class Mode(str, Enum):
         for m in cls:
             if key in (m.value, m.hub_name):
                 return m
+        from ._suggest import did_you_mean
+
+        names = [m.value for m in cls]
         raise ConfigError(
-            f"unknown retrieval mode {name!r}; valid: {', '.join(m.value for m in cls)} "
+            f"unknown retrieval mode {name!r}; valid: {', '.join(names)} "
             f"(aliases: {', '.join(_HUB_NAMES.values())})"
+            f"{did_you_mean(key, [*names, *_HUB_NAMES.values()], n=2)}"
         )
 
 
@@ -116,6 +126,86 @@ class Skip:
     query_id: str
     mode: str
     reason: str
+
+
+SKIP_NO_TERRITORY = "the corpus has no passage about this territory"
+"""Why a (query, IR mode) pair is dropped when the corpus does not cover the query's territory."""
+SKIP_NO_DOCUMENTS = "the corpus has no passage in the mode's languages for this territory"
+"""Why a (query, IR mode) pair is dropped when the territory's pools lack the mode's languages."""
+
+
+def skip_cause(reason: str) -> str:
+    """The cause of a skip, without the query's own names: what dry runs, summaries and reports count.
+
+    Example:
+        >>> skip_cause("query language en is not a claimant language of Abyei")
+        "swap_docs: the query's language is not a claimant language (English controls)"
+        >>> skip_cause(SKIP_NO_TERRITORY)
+        'the corpus has no passage about this territory'
+    """
+    if reason.startswith("query language ") and " is not a claimant language of " in reason:
+        return "swap_docs: the query's language is not a claimant language (English controls)"
+    if reason.startswith("the claimants of ") and " share one language" in reason:
+        return "swap_docs: the territory's claimants share one language"
+    return reason
+
+
+class SkipCount(NamedTuple):
+    """How many (query, mode) pairs one cause dropped, in all and per mode."""
+
+    cause: str
+    n: int
+    modes: dict[str, int]
+
+
+def count_skips(skips: Iterable[tuple[str, str, str]]) -> list[SkipCount]:
+    """``(query_id, mode, reason)`` triples counted by :func:`skip_cause`, largest first.
+
+    Example:
+        >>> count_skips([("a", "qlang", SKIP_NO_TERRITORY), ("a", "rel_langs", SKIP_NO_TERRITORY)])
+        [SkipCount(cause='the corpus has no passage about this territory', n=2, modes={'qlang': 1, 'rel_langs': 1})]
+    """
+    by: dict[str, dict[str, int]] = {}
+    for _qid, mode, reason in skips:
+        modes = by.setdefault(skip_cause(str(reason)), {})
+        modes[str(mode)] = modes.get(str(mode), 0) + 1
+    out = [SkipCount(cause, sum(modes.values()), modes) for cause, modes in by.items()]
+    out.sort(key=lambda c: (-c.n, c.cause))
+    return out
+
+
+def describe_skips(
+    skips: Sequence[tuple[str, str, str]], pairs: int, *, width: int = 100
+) -> list[str]:
+    """Lines (at most ``width`` characters) saying how many of ``pairs`` (query, mode) pairs are dropped and why.
+
+    Example:
+        >>> for line in describe_skips([("a", "qlang", SKIP_NO_TERRITORY)], 10):
+        ...     print(line)
+        dropped 1 of 10 (query, mode) pairs:
+          1  the corpus has no passage about this territory (qlang 1)
+        >>> describe_skips([], 10)
+        ['dropped 0 of 10 (query, mode) pairs']
+    """
+    if not skips:
+        return [f"dropped 0 of {pairs:,} (query, mode) pairs"]
+    lines = [f"dropped {len(skips):,} of {pairs:,} (query, mode) pairs:"]
+    counts = count_skips(skips)
+    w = max(len(f"{c.n:,}") for c in counts)
+    order = {m.value: i for i, m in enumerate(Mode)}
+    for c in counts:
+        modes = sorted(c.modes.items(), key=lambda kv: order.get(kv[0], len(order)))
+        where = ", ".join(f"{m} {n:,}" for m, n in modes)
+        head = f"  {c.n:>{w},}  {c.cause}"
+        if len(head) > width:
+            head = head[: width - 1] + "…"
+        if len(f"{head} ({where})") <= width:
+            lines.append(f"{head} ({where})")
+        else:
+            lines.append(head)
+            pad = " " * (4 + w)
+            lines.append((pad + where)[:width])
+    return lines
 
 
 def _dedup(codes: Iterable[str]) -> tuple[str, ...]:

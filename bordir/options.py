@@ -50,6 +50,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from .errors import ConfigError
 from .records import Query
@@ -142,13 +143,13 @@ class OptionOrder:
         """The position (0 = A) at which the given option ``given_index`` is shown."""
         return self.perm.index(given_index)
 
-    def apply(self, items: Sequence):
+    def apply(self, items: Sequence[Any]) -> tuple[Any, ...]:
         """``items`` (in given order) in this order."""
         return tuple(items[i] for i in self.perm)
 
-    def to_given_order(self, items: Sequence):
+    def to_given_order(self, items: Sequence[Any]) -> tuple[Any, ...]:
         """``items`` listed by position (as the prompt showed them) back in given order."""
-        out = [None] * len(self.perm)
+        out: list[Any] = [None] * len(self.perm)
         for pos, i in enumerate(self.perm):
             out[i] = items[pos]
         return tuple(out)
@@ -354,7 +355,7 @@ def ordered_queries(
     return out, skipped
 
 
-def row_in_given_order(row: dict, order: OptionOrder) -> dict:
+def row_in_given_order(row: dict[str, Any], order: OptionOrder) -> dict[str, Any]:
     """A response row parsed on the permuted query, with ``choice`` and ``option_logprobs`` in given order.
 
     Adds ``option_order`` (its canonical name) and ``choice_position`` (0 = the letter A was picked, −1 when not

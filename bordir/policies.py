@@ -8,7 +8,9 @@ testbed prediction is labelled (:mod:`bordir.testbeds.scorer`). The CLI's
 
 Example:
     >>> PARSE_POLICIES.names(), TESTBED_POLICIES.names()
-    (('strict', 'reference'), ('rgb', 'bordir'))
+    (('strict', 'reference'), ('rgb', 'bordir', 'nomiracl'))
+    >>> TESTBED_POLICIES.entry("nomiracl").meta["labels_rgb"]
+    False
     >>> PARSE_POLICIES.entry("reference").meta["applies_to"]
     'concurrence scores'
 """
@@ -59,6 +61,15 @@ for _registry, _applies_to, _entries in (
 ):
     for _name, _description in _entries:
         _registry.register(_name, _name, description=_description, applies_to=_applies_to)
+# labels_rgb=False: it does not label RGB predictions (bordir.testbeds.scorer.POLICIES lists those that do)
+TESTBED_POLICIES.register(
+    "nomiracl",
+    "nomiracl",
+    description="NoMIRACL's postprocess and ConfusionMetric to the letter (two English phrases, "
+    "lower-cased; Invalid kept in n)",
+    applies_to="the nomiracl testbed, testbed score --format nomiracl",
+    labels_rgb=False,
+)
 
 
 def describe_policies() -> list[dict[str, str]]:

@@ -62,4 +62,5 @@ def git_revision(path: str | Path | None = None) -> str | None:
 
 
 def now_iso() -> str:
+    """The current UTC time as ISO 8601 to the second (``2026-05-01T12:00:00+00:00``)."""
     return datetime.now(UTC).isoformat(timespec="seconds")

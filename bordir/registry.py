@@ -51,7 +51,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, Generic, TypeVar, cast, overload
 
 from .errors import ConfigError
 from .settings import PLUGINS
@@ -224,8 +224,13 @@ class Registry(Generic[T]):
     # ------------------------------------------------------------------ looking up
     def unknown(self, name: object) -> ConfigError:
         """The error for a name that is not registered: the known names and the hint."""
+        from ._suggest import did_you_mean
+
         hint = f" {self.hint}" if self.hint else ""
-        return ConfigError(f"unknown {self.kind} {name!r}; known: {', '.join(self.names())}{hint}")
+        close = did_you_mean(name, self.names(), n=2) if isinstance(name, str) else ""
+        return ConfigError(
+            f"unknown {self.kind} {name!r}; known: {', '.join(self.names())}{close}{hint}"
+        )
 
     def entry(self, name: str, *, load: bool = True) -> Entry[T]:
         """The :class:`Entry` of ``name``, its module imported first unless ``load=False``.
@@ -262,7 +267,7 @@ class Registry(Generic[T]):
         Raises:
             ConfigError: ``name`` is not registered (the message lists the known names).
         """
-        return self.entry(name).factory
+        return cast("T", self.entry(name).factory)
 
     def names(self) -> tuple[str, ...]:
         """Every registered name, in registration order (built-ins first, in their documented order)."""

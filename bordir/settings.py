@@ -44,6 +44,7 @@ __all__ = [
     "PRICES",
     "PLUGINS",
     "PROGRESS",
+    "PROGRESS_EVERY",
     "LANGDETECT_ENGINE",
     "LANGDETECT_ENGINES",
     "WIKI_CONTACT",
@@ -216,6 +217,25 @@ PROGRESS: Setting[bool | None] = Setting(
     lambda: None,
     "use 0 or 1, or unset it for bars on a terminal only",
 )
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise ValueError(text)
+    return value
+
+
+PROGRESS_EVERY: Setting[float] = Setting(
+    "BORDIR_PROGRESS_EVERY",
+    "when stderr is not a terminal (a log, a pipe, CI): the seconds between two progress lines "
+    "(a line every 5 % of the work with its ETA, no more often than this)",
+    "a number of seconds > 0",
+    "10",
+    _seconds,
+    lambda: 10.0,
+    "use a positive number of seconds (e.g. 30), or unset it",
+)
 LANGDETECT_ENGINES: tuple[str, ...] = ("auto", "langdetect-rs", "langdetect")
 """The language-identification engines ``BORDIR_LANGDETECT_ENGINE`` chooses from."""
 LANGDETECT_ENGINE: Setting[str] = Setting(
@@ -263,6 +283,7 @@ SETTINGS: tuple[Setting[Any], ...] = (
     PRICES,
     PLUGINS,
     PROGRESS,
+    PROGRESS_EVERY,
     LANGDETECT_ENGINE,
     WIKI_CONTACT,
     BGE_M3_PATH,

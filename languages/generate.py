@@ -24,6 +24,8 @@ Sources:
   language (:data:`STEMMERS`, checked against ``Stemmer.algorithms()``);
   character bigrams for scripts written without spaces (:data:`UNSPACED_SCRIPTS`);
   whitespace words otherwise;
+* extra **analysis steps** where a language needs more than its tokenizer
+  (:data:`ANALYSIS`: German compounds);
 * the ``langdetect`` code where langdetect (55 profiles, :data:`LANGDETECT`) knows
   the language.
 
@@ -159,6 +161,10 @@ STEMMERS = {
 }
 """Wikipedia code → PyStemmer (Snowball) algorithm."""
 
+ANALYSIS = {"de": "char4grams"}
+"""Wikipedia code → extra analysis steps (the ``analysis`` column; bordir/retrieval/analysis.py):
+German gets the character 4-grams of its stems beside them, so that a compound matches its parts."""
+
 LANGDETECT = set(
     "af ar bg bn ca cs cy da de el en es et fa fi fr gu he hi hr hu id it ja kn ko lt lv mk ml mr ne nl no pa pl "
     "pt ro ru sk sl so sq sv sw ta te th tl tr uk ur vi".split()
@@ -181,6 +187,7 @@ COLUMNS = (
     "joshi_class",
     "tokenizer",
     "stemmer",
+    "analysis",
     "query_language",
 )
 
@@ -235,6 +242,7 @@ def _row(code: str, algorithms: set[str]) -> dict[str, str]:
         "joshi_class": "",
         "tokenizer": tokenizer,
         "stemmer": stemmer,
+        "analysis": ANALYSIS.get(code, ""),
         "query_language": "no",
     }
 

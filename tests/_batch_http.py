@@ -2,6 +2,7 @@
 
 ``POST /v1/files`` (multipart), ``GET /v1/files/{id}[/content]``, ``POST /v1/batches``,
 ``GET /v1/batches`` (the list, newest first), ``GET /v1/batches/{id}``,
+(a creation whose answer is lost: :attr:`BatchServer.after_create`),
 ``POST /v1/batches/{id}/cancel`` and ``POST /v1/chat/completions``.
 This file does not import bordir.
 """
@@ -167,7 +168,15 @@ class Handler(BaseHTTPRequestHandler):
                     created_at=int(time.time()),
                     key=self._key(),
                 )
+                lost = s.after_create.popleft() if s.after_create else None
+                if lost is not None and lost != "drop" and int(lost) < 500:
+                    return self._error(int(lost), "refused")  # a definite refusal: no batch
                 s.batches[b.id] = b
+                if lost == "drop":  # created, but the answer never leaves: the connection closes
+                    self.close_connection = True
+                    return None
+                if lost is not None:  # created, then a proxy answers with this status
+                    return self._error(int(lost), "Bad gateway")
                 return self._send(200, b.payload())
             if m := re.fullmatch(r"/v1/batches/([\w-]+)/cancel", self.path):
                 b = s.batches.get(m.group(1))

@@ -21,7 +21,10 @@ the lines of the output and error files are NOT in input order (they are shuffle
 ``seed``: clients must match them by ``custom_id``), and ``request_counts`` grows while the batch is
 ``in_progress`` (``completed`` so far) before it reaches its final values.
 
-Programming: ``fail`` (on the request body: truthy answers that line with an error, HTTP 500 or the
+Programming: ``after_create`` (a queue, one entry per batch creation: ``"drop"`` creates the
+batch and closes the connection without answering, an HTTP status such as ``502`` creates it and
+answers that error, as a proxy whose upstream answered too late; a 4xx status refuses without
+creating), ``fail`` (on the request body: truthy answers that line with an error, HTTP 500 or the
 int it returns), ``expire_after``
 (process only that many lines, then expire), ``fail_validation`` (the batch goes to ``failed``
 with ``errors``), ``steps`` (retrievals before the batch completes).
@@ -36,6 +39,7 @@ import random
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -122,6 +126,7 @@ class BatchServer:
         self.log: list[tuple[str, str]] = []  # (method, path) of every request
         self.chat_calls = 0  # online chat completions answered
         self.batch_lines = 0  # batch lines answered (successfully or not)
+        self.after_create: deque[str | int] = deque()  # lost answers to the next creations
         self._lock = threading.Lock()
         self._httpd: _Server | None = None
 

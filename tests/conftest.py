@@ -8,6 +8,7 @@ and its report, a wheel, a Ray cluster, a large simulation); ``make test-fast`` 
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -72,6 +73,27 @@ def invoke_cli(*args: str, env: dict | None = None) -> CliResult:
         except SystemExit as exc:  # main returns its status; a stray sys.exit still has one
             code = exc.code if isinstance(exc.code, int) else 1
     return CliResult(code, out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8"))
+
+
+# --- one run of the demo with a mock backend, the local model and one run of the demo with it ------
+
+DEMO_RUN_MOCK = {
+    "models": ["mock/planted:uk+ru+ja+zhs+zht"],
+    "modes": ["no_ir", "qlang", "rel_langs"],
+    "runs": 2,
+    "k": 2,
+}
+"""The config of :func:`demo_run_mock`: the planted mock follows the documents in five languages."""
+
+
+@pytest.fixture(scope="session")
+def demo_run_mock(tmp_path_factory):
+    """``bordir.run`` of the demo with ``DEMO_RUN_MOCK``, in memory (a :class:`bordir.Run`), built
+    once per test process for the tests that only read a run; they must not change it."""
+    import bordir
+
+    cache = tmp_path_factory.mktemp("demo-run-mock") / "cache.sqlite3"
+    return bordir.run(DEMO_RUN_MOCK, cache=cache, progress=False)
 
 
 # --- the local model and one run of the demo with it -----------------------------------------------
@@ -149,6 +171,30 @@ def ray_one_at_a_time(tmp_path_factory):
     with open(root / "ray.lock", "w", encoding="utf-8") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist with no more workers than CPUs, pin each worker (and what it starts) to
+    CPUs of its own: two llama.cpp models spinning two threads each on 2 cores ran the local-model
+    tests 2-4x slower than one thread each."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
+    if not worker.startswith("gw") or not hasattr(os, "sched_setaffinity"):
+        return
+    cpus = sorted(os.sched_getaffinity(0))
+    if not 1 < count <= len(cpus):
+        return
+    index = int(worker[2:])
+    share = len(cpus) // count
+    os.sched_setaffinity(0, set(cpus[index * share : (index + 1) * share]))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Move what collection built (every bordir module, the test modules and their constants: some
+    270,000 objects) out of the garbage collector's generations, so that a full collection scans
+    only what the tests create since (statsmodels' Holm calls gc.collect() on every call)."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -7,6 +7,8 @@ request in order::
 
     server.push(Fault.status(429, retry_after=2), Fault.status(500), Fault.delay(3.0), Fault.malformed())
 
+The 200 answers actually written to the client are listed in ``answered`` (and
+``on_answer`` is called after each, e.g. to interrupt the client right then).
 A fixed ``latency`` (seconds) delays every answer (for throughput benchmarks):
 the answer leaves ``latency`` seconds after the request arrived (the server's
 own work happens within that time, not on top of it).
@@ -126,6 +128,8 @@ class LoopbackServer:
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.record_bodies = True
+        self.answered: list[Recorded] = []  # the 200 answers written to the client, in order
+        self.on_answer: Callable[[Recorded], object] | None = None  # called after each of them
 
     # -- programming -----------------------------------------------------------------
     def push(self, *faults: Fault) -> None:
@@ -244,7 +248,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
         headers: dict[str, str] | None = None,
         *,
         raw: bytes | None = None,
-    ) -> None:
+    ) -> bool:
         data = raw if raw is not None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
         wait = self._due - time.monotonic()
         if wait > 0:
@@ -259,8 +263,11 @@ class _RequestHandler(BaseHTTPRequestHandler):
             head = b"".join(self._headers_buffer)
             self._headers_buffer = []
             self.wfile.write(head + data)
+            self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
             self.close_connection = True
+            return False
+        return True
 
     def do_GET(self) -> None:
         if self.path == "/_stats":
@@ -318,7 +325,12 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self._send(404, {"error": {"message": f"no route POST {self.path}"}})
             return
         status, payload, extra_headers = handler(self.owner, body)
-        self._send(status, payload, extra_headers)
+        rec = Recorded("POST", self.path, headers, body, time.time())
+        if self._send(status, payload, extra_headers) and status == 200:
+            with self.owner._lock:
+                self.owner.answered.append(rec)
+            if self.owner.on_answer is not None:
+                self.owner.on_answer(rec)
 
 
 def _error_payload(path: str, message: str, status: int) -> dict:

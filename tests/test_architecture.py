@@ -8,7 +8,9 @@ or under ``TYPE_CHECKING``, is checked:
   :data:`RANKS` (a private ``bordir/_*.py`` helper is rank 0);
 * an import goes from a part of rank r to a part of rank <= r, never up;
 * the module import graph has no cycle, not even inside one package;
-* nothing but ``bordir.__main__`` imports the CLI.
+* nothing but ``bordir.__main__`` imports the CLI;
+* no module uses another module's ``_private`` name (``from x import _name`` or
+  ``x._name``): a shared helper is public inside its package, or lives in one place.
 
 There is no exception list: a piece that needs something from a higher floor
 moves to the floor it serves.
@@ -267,12 +269,31 @@ def test_the_module_import_graph_has_no_cycle():
     assert not cycles, "import cycles (lazy and typing imports included):\n" + "\n".join(lines)
 
 
-def _private_uses(path: Path) -> list[str]:
-    """``from other import _name`` and ``other._name`` in ``path``, ``other`` a bordir module."""
+def _dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` for a chain of attributes on a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+def _private_uses(path: Path, source: str | None = None) -> list[str]:
+    """``from other import _name`` and ``other._name`` in ``path``, ``other`` a bordir module.
+
+    ``other`` is any name bound to a bordir module: ``from bordir.x import y``,
+    ``from . import y``, ``import bordir.x.y as y`` or a plain ``import bordir.x.y``
+    (then ``bordir.x.y._name``). Importing a private *module* (``bordir._json``,
+    ``from . import _calls``) is not a private name: a package's private modules
+    serve that package.
+    """
     module = _module_name(path)
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    text = path.read_text(encoding="utf-8") if source is None else source
+    tree = ast.parse(text, filename=str(path))
     mods = _modules()
-    bound: dict[str, str] = {}  # local name -> the bordir module it is
+    bound: dict[str, str] = {}  # local (dotted) name -> the bordir module it is
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
@@ -289,23 +310,55 @@ def _private_uses(path: Path) -> list[str]:
             for a in node.names:
                 if f"{full}.{a.name}" in mods:
                     bound[a.asname or a.name] = f"{full}.{a.name}"
-                elif a.name.startswith("_") and not a.name.startswith("__"):
+                elif a.name.startswith("_") and not a.name.startswith("__") and full != module:
                     out.append(f"{module}:{node.lineno} imports {a.name} from {full}")
         elif isinstance(node, ast.Import):
             for a in node.names:
-                if a.name.startswith("bordir.") and a.asname:
+                if a.name != "bordir" and not a.name.startswith("bordir."):
+                    continue
+                if a.asname:
                     bound[a.asname] = a.name
+                else:  # ``import bordir.x.y`` binds bordir, bordir.x and bordir.x.y
+                    parts = a.name.split(".")
+                    for n in range(1, len(parts) + 1):
+                        bound[".".join(parts[:n])] = ".".join(parts[:n])
     for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        owner = _dotted(node.value)
         if (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and node.value.id in bound
-            and bound[node.value.id] != module
+            owner in bound
+            and bound[owner] != module
             and node.attr.startswith("_")
             and not node.attr.startswith("__")
+            and f"{bound[owner]}.{node.attr}" not in mods
         ):
-            out.append(f"{module}:{node.lineno} uses {node.value.id}.{node.attr}")
+            out.append(f"{module}:{node.lineno} uses {owner}.{node.attr}")
     return out
+
+
+def test_private_name_scan_finds_every_form():
+    """The scan sees ``from x import _n``, ``x._n`` through every binding, and lets private modules be."""
+    source = (
+        "import bordir.stats.paired\n"
+        "import bordir.stats as st\n"
+        "from bordir.stats import paired\n"
+        "from bordir.stats.paired import _a, b\n"
+        "from . import paired as p\n"
+        "from bordir import _json\n"
+        "def f():\n"
+        "    from ..stats.paired import _c\n"
+        "    return bordir.stats.paired._d, st._e, paired._f, p._g, _json.dumps, st.paired\n"
+    )
+    found = _private_uses(PACKAGE / "stats" / "example.py", source)
+    assert [f.split(" ", 1)[1] for f in found] == [
+        "imports _a from bordir.stats.paired",
+        "imports _c from bordir.stats.paired",
+        "uses bordir.stats.paired._d",
+        "uses st._e",
+        "uses paired._f",
+        "uses p._g",
+    ]
 
 
 def test_no_module_uses_another_modules_private_names():

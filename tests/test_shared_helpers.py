@@ -173,7 +173,7 @@ def test_score_json_with_undefined_delta_is_strict_json(tmp_path, capsys):
     files = [str(_legacy_table(tmp_path / f"r{i}.csv", "B")) for i in range(2)]
     assert cli_main(["score", "borderlines-table", *files, "--json"]) == 0
     doc = _strict_loads(capsys.readouterr().out)
-    assert doc["summary"]["delta_cs"]["mean"] is None
+    assert doc["summary"]["delta_cs_norm"]["mean"] is None
 
 
 @pytest.mark.parametrize(

@@ -180,6 +180,7 @@ def _random_run(seed):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed, k", [(1, 5), (2, 10), (3, 3)])
 def test_retrieval_measures_equal_ir_measures_on_random_runs(seed, k):
     ir_measures = pytest.importorskip("ir_measures")

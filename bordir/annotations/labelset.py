@@ -1,5 +1,4 @@
-"""Labels in memory: :class:`LabelSet` (one file's labels, in file order, with their problems), :func:`query_info`
-and :func:`write_labels` (a label file, JSONL or CSV)."""
+"""Labels in memory: :class:`LabelSet` (one file's labels, in file order, with their problems), :func:`query_info` and :func:`write_labels` (a label file, JSONL or CSV)."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .._resources import resource_dir
 from ..errors import DataError
@@ -97,7 +97,7 @@ def schema() -> dict[str, Any]:
             f"schema relevance values {data['relevance']['values']} differ from the code's {RELEVANCE}",
             path=path,
         )
-    return data
+    return cast("dict[str, Any]", data)
 
 
 _SUPPORTS = re.compile(r"(?i)^\s*(?:supports?|supporting|pro)[\s:-]+(?:claimant\s+)?")
@@ -114,7 +114,7 @@ def normalize_relevance(value: object) -> str | None:
     key = _key(value)
     if key.replace(" ", "_") in RELEVANCE:
         return key.replace(" ", "_")
-    return schema()["relevance"]["aliases"].get(key)
+    return cast("str | None", schema()["relevance"]["aliases"].get(key))
 
 
 def normalize_viewpoint(value: object, claimants: Sequence[str] | None) -> str | None:
@@ -132,7 +132,7 @@ def normalize_viewpoint(value: object, claimants: Sequence[str] | None) -> str |
         return key.replace(" ", "_")
     alias = schema()["viewpoint"]["aliases"].get(key)
     if alias is not None:
-        return alias
+        return cast("str | None", alias)
     m = _SUPPORTS.match(str(value))
     raw_name = (str(value)[m.end() :] if m else str(value)).strip().strip("\"'`*.").strip()
     if claimants is None:

@@ -220,7 +220,7 @@ def _majority_claimant(viewpoints: Sequence[str | None]) -> tuple[str | None, st
     return ranked[0][0], "defined"
 
 
-def _as_list(x: Any) -> list:
+def _as_list(x: Any) -> list[Any]:
     if x is None:
         return []
     if isinstance(x, float) and np.isnan(x):

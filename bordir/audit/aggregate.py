@@ -19,7 +19,7 @@ returns a :class:`~bordir.citations.rates.CellStats` per cell.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -62,7 +62,7 @@ def _canonical_codes(arr: pa.Array) -> np.ndarray:
     """Canonical language codes of a string array, as a numpy array of str."""
     enc = arr.dictionary_encode()
     canon = np.array([canonical(x) for x in enc.dictionary.to_pylist()] or [""], dtype=object)
-    return canon[enc.indices.to_numpy(zero_copy_only=False)]
+    return cast("np.ndarray", canon[enc.indices.to_numpy(zero_copy_only=False)])
 
 
 def _unique_rows(
@@ -148,9 +148,10 @@ class Accumulator:
 
     def _encode_langs(self, arr: pa.Array) -> np.ndarray:
         enc = arr.dictionary_encode()
-        return self._lang_ids(enc.dictionary.to_pylist())[
-            enc.indices.to_numpy(zero_copy_only=False)
-        ]
+        return cast(
+            "np.ndarray",
+            self._lang_ids(enc.dictionary.to_pylist())[enc.indices.to_numpy(zero_copy_only=False)],
+        )
 
     def _cell_ids(self, groups: pa.Array, qlangs: pa.Array) -> np.ndarray:
         key = pc.binary_join_element_wise(groups, qlangs, "\x1f").dictionary_encode()
@@ -162,7 +163,7 @@ class Accumulator:
                 c = self._cell_id[(g, q)] = len(self.cell_keys)
                 self.cell_keys.append((g, q))
             ids[i] = c
-        return ids[key.indices.to_numpy(zero_copy_only=False)]
+        return cast("np.ndarray", ids[key.indices.to_numpy(zero_copy_only=False)])
 
     # -- one block -----------------------------------------------------------------------
     def _detect_fill(

@@ -8,6 +8,8 @@ citation's document.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -72,7 +74,7 @@ def _as_string(arr: pa.Array) -> pa.Array:
     raise TypeError(f"expected strings or integers, found {t}")
 
 
-def _list_of(arr: pa.Array, convert) -> pa.Array:
+def _list_of(arr: pa.Array, convert: Callable[[pa.Array], pa.Array]) -> pa.Array:
     """Rebuild a list array with converted values (nulls and slicing preserved)."""
     if pa.types.is_null(arr.type):
         return arr

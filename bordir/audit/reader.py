@@ -30,9 +30,10 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -46,7 +47,7 @@ from .normalize import (
     normalize,
     suspect_rows,
 )
-from .schema import BadRecord, SchemaOptions, validate_record
+from .schema import FIELDS, BadRecord, SchemaOptions, validate_record
 
 __all__ = ["NORMALIZED", "FORMATS", "Block", "iter_blocks", "detect_format"]
 
@@ -77,7 +78,7 @@ def detect_format(path: str | os.PathLike[str], fmt: str | None = None) -> str:
     return "parquet" if Path(path).suffix.lower() in (".parquet", ".pq") else "jsonl"
 
 
-def _loads():
+def _loads() -> tuple[Callable[[bytes], Any], tuple[type[Exception], ...]]:
     try:
         import orjson
 
@@ -195,22 +196,7 @@ def _parquet_blocks(path: Path, options: SchemaOptions, rows: int) -> Iterator[B
         expected="see the audit log schema (docs/audit.md)",
         name_field=False,
     )
-    wanted = [
-        c
-        for c in (
-            "id",
-            "query",
-            "query_lang",
-            "documents",
-            "response",
-            "response_lang",
-            "citations",
-            "timestamp",
-            "model",
-            options.cluster_by,
-        )
-        if c and c in names
-    ]
+    wanted = [c for c in (*FIELDS, options.cluster_by) if c and c in names]
     line = 1
     for batch in pf.iter_batches(batch_size=rows, columns=list(dict.fromkeys(wanted))):
         raw = pa.Table.from_batches([batch])

@@ -60,10 +60,14 @@ def render_markdown(result: AuditResult) -> str:
         "",
     ]
     flags = _flag_lines(t.rates)
-    lines += flags or ["No cell is flagged."]
     overall_flags = _flag_lines(t.overall)
     if overall_flags:
-        lines += ["", "All query languages pooled:", "", *overall_flags]
+        lines += ["All query languages pooled:", "", *overall_flags, ""]
+    lines += (
+        ["Per query language:", "", *flags]
+        if flags
+        else ["No cell is flagged per query language." if overall_flags else "No cell is flagged."]
+    )
     lines += [
         "",
         "## Citation vs inclusion per query language × document language",

@@ -29,7 +29,7 @@ import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -80,18 +80,21 @@ class AuditResult:
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready (strict JSON: undefined values are ``null``)."""
         t = self.tables.as_dict()
-        return jsonable(
-            {
-                "schema": "bordir.audit/1",
-                "bordir_version": __version__,
-                "signature": str(self.signature),
-                "settings": self.settings,
-                "citation_settings": t["settings"],
-                "summary": self.summary,
-                "rates": t["rates"],
-                "overall": t["overall"],
-                "answers": t["answers"],
-            }
+        return cast(
+            "dict[str, Any]",
+            jsonable(
+                {
+                    "schema": "bordir.audit/1",
+                    "bordir_version": __version__,
+                    "signature": str(self.signature),
+                    "settings": self.settings,
+                    "citation_settings": t["settings"],
+                    "summary": self.summary,
+                    "rates": t["rates"],
+                    "overall": t["overall"],
+                    "answers": t["answers"],
+                }
+            ),
         )
 
 

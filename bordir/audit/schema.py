@@ -130,7 +130,7 @@ def _is_id(v: Any) -> bool:
     return (isinstance(v, str) and v != "") or (isinstance(v, int) and not isinstance(v, bool))
 
 
-def _opt_str(rec: dict, name: str, line: int) -> tuple[str | None, BadRecord | None]:
+def _opt_str(rec: dict[str, Any], name: str, line: int) -> tuple[str | None, BadRecord | None]:
     v = rec.get(name)
     if v is None:
         return None, None

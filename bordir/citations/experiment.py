@@ -66,7 +66,7 @@ REQUIRED_COLUMNS: tuple[str, ...] = (
 KEY_COLUMNS: tuple[str, ...] = ("model", "mode", "query_lang")
 
 
-def _lst(v: Any) -> list:
+def _lst(v: Any) -> list[Any]:
     if v is None or (isinstance(v, float) and v != v):
         return []
     return list(v)
@@ -165,8 +165,8 @@ def experiment_citations(
     extra_cols = ["out_of_range", "with_out_of_range"] + (
         ["vp_agree", "vp_labelled"] if labels is not None else []
     )
-    cells: dict[tuple, CellStats] = {}
-    groups: list[tuple[tuple, np.ndarray]] = []
+    cells: dict[tuple[Any, ...], CellStats] = {}
+    groups: list[tuple[tuple[Any, ...], np.ndarray]] = []
     for key, g in answers.groupby(list(KEY_COLUMNS), sort=True):
         groups.append((tuple(key), g.index.to_numpy()))
     for key, g in answers.groupby(["model", "mode"], sort=True):

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._extras import require
+from .._plotstyle import PLOT_RC
 from .tables import RESOURCE_ORDER, divergence_table
 
 __all__ = ["CITATION_PLOTS", "write_citation_plots"]
@@ -37,13 +38,7 @@ CITATION_PLOTS: Mapping[str, str] = {
 }
 """Plot file stems and what each shows."""
 
-_RC = {
-    "font.family": "DejaVu Sans",
-    "font.size": 8,
-    "svg.hashsalt": "bordir",
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-}
+_RC = {**PLOT_RC, "font.size": 8}  # the citation figures hold more panels
 
 
 def _mpl() -> Any:
@@ -173,9 +168,15 @@ def _ratio(df: pd.DataFrame, keys: Sequence[str], mpl: Any, rate: str) -> Any:
         grid = np.full((len(qls), len(langs)), np.nan)
         flags = np.full((len(qls), len(langs)), "", dtype=object)
         qi, li = {q: i for i, q in enumerate(qls)}, {l: j for j, l in enumerate(langs)}
+        never = np.zeros((len(qls), len(langs)), dtype=bool)
         for r in g.itertuples():
             if pd.notna(r.ratio) and r.ratio > 0:
                 grid[qi[r.query_lang], li[r.doc_lang]] = np.log2(r.ratio)
+            elif pd.notna(
+                r.ratio
+            ):  # included but never cited: the bottom of the scale, not "no data"
+                grid[qi[r.query_lang], li[r.doc_lang]] = -2.0
+                never[qi[r.query_lang], li[r.doc_lang]] = True
             if isinstance(r.flag, str):
                 flags[qi[r.query_lang], li[r.doc_lang]] = "*"
         im = ax.imshow(
@@ -192,7 +193,7 @@ def _ratio(df: pd.DataFrame, keys: Sequence[str], mpl: Any, rate: str) -> Any:
                     ax.text(
                         j,
                         i,
-                        f"{2**v:.2f}{flags[i, j]}",
+                        f"{0 if never[i, j] else 2**v:.2f}{flags[i, j]}",
                         ha="center",
                         va="center",
                         fontsize=6,
@@ -205,8 +206,16 @@ def _ratio(df: pd.DataFrame, keys: Sequence[str], mpl: Any, rate: str) -> Any:
         ax.set_title(title, fontsize=8.5)
         ax.spines[:].set_visible(False)
     if im is not None:
-        fig.colorbar(im, ax=axes, shrink=0.7, label="log₂ citation ratio (0 = cited as included)")
-    fig.suptitle(f"Citation ratio ({rate} rates); * flagged", fontsize=9)
+        fig.colorbar(
+            im,
+            ax=axes,
+            shrink=0.7,
+            label="log₂ citation ratio (0 = cited as included; ≤ −2 incl. never cited)",
+        )
+    fig.suptitle(
+        f"Citation ratio ({rate} rates); * flagged; grey: ratio undefined (never included)",
+        fontsize=9,
+    )
     return fig
 
 
@@ -278,7 +287,9 @@ def write_citation_plots(
     Args:
         rates: a per-query-language rates table (``CitationTables.rates``).
         keys: the columns that define panels (``model``, ``mode``; or ``group``).
+        out_dir: the folder the PNG and SVG files go to (created if missing).
         rate: ``pooled`` or ``per_query``.
+        names: the plots to draw (default: every one of :data:`CITATION_PLOTS`).
     """
     mpl = _mpl()
     require("matplotlib.patches", "stats", purpose="citation plots")

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -211,7 +212,7 @@ class CellStats:
         included: np.ndarray,
         cited: np.ndarray,
         *,
-        clusters: Sequence | np.ndarray | None = None,
+        clusters: Sequence[Any] | np.ndarray | None = None,
         extra: Mapping[str, np.ndarray] | None = None,
         weight: np.ndarray | None = None,
     ) -> CellStats:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -157,7 +157,7 @@ def summarize_scalars(
     def value(sums: dict[str, np.ndarray], expr: str) -> np.ndarray:
         if "-" in expr:
             a, b = expr.split("-", 1)
-            return np.asarray(sums[a]) - np.asarray(sums[b])
+            return cast("np.ndarray", np.asarray(sums[a]) - np.asarray(sums[b]))
         return np.asarray(sums[expr])
 
     if boot is None:

@@ -26,6 +26,7 @@ same resamples (:func:`bootstrap_sums`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -70,7 +71,9 @@ class BootSums:
     method: str
 
 
-def _normal_sums(cell: CellStats, n_resamples: int, rng: np.random.Generator) -> tuple[dict, dict]:
+def _normal_sums(
+    cell: CellStats, n_resamples: int, rng: np.random.Generator
+) -> tuple[dict[str, Any], dict[str, Any]]:
     names_l, names_s = list(cell.lang), list(cell.scalars)
     L = len(cell.langs)
     x = np.hstack([cell.lang[k] for k in names_l] + [cell.scalars[k][:, None] for k in names_s])

@@ -18,7 +18,7 @@ flags with :func:`~bordir.citations.flags.assign_flags`, Holm across every
 tested cell of an audit (per query language and the cell pooling them all,
 ``*``; both rate variants), as :func:`~bordir.citations.tables.build_tables`
 does.
-``tests/test_citation_flags_fwer.py`` runs it small; ``benchmarks/coverage_citations.py``
+``tests/citations/test_citation_flags_fwer.py`` runs it small; ``benchmarks/coverage_citations.py``
 full size.
 
 Example:
@@ -71,8 +71,7 @@ def planted_audits(
     ratio: float = 1.5,
     biased_cell: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Counts as :func:`fair_audits`, prompts of 1 English + 2 Swahili documents, one citation per record, English
-    cited ``ratio`` times as often as included in ``biased_cell``."""
+    """Counts as :func:`fair_audits`, prompts of 1 English + 2 Swahili documents, one citation per record, English cited ``ratio`` times as often as included in ``biased_cell``."""
     shape = (n_audits, n_cells, n_records)
     p = np.full(shape, 1 / 3)
     p[:, biased_cell] = min(1.0, ratio / 3)

@@ -26,14 +26,14 @@ def ci_text(lo: float | None, hi: float | None, *, scale: float = 100.0, digits:
 
 
 def ratio_text(r: float | None, lo: float | None, hi: float | None) -> str:
+    """A ratio and its interval as a table cell (``1.23 [0.98, 1.51]``), ``n/a`` when undefined."""
     if r is None or (isinstance(r, float) and math.isnan(r)):
         return "n/a"
     return f"{r:.2f} {ci_text(lo, hi, scale=1.0, digits=2)}"
 
 
 def flag_text(row: Any) -> str:
-    """The flag column of a row: ``over`` / ``under``, ``too few to judge`` or another verdict, blank when tested
-    and not flagged."""
+    """The flag column of a row: ``over`` / ``under``, ``too few to judge`` or another verdict, blank when tested and not flagged."""
     flag = row["flag"] if "flag" in row else None
     if isinstance(flag, str) and flag:
         return flag

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -93,16 +93,22 @@ class CitationTables:
         """JSON-ready: settings, signature and the three tables as lists of records."""
 
         def recs(df: pd.DataFrame) -> list[dict[str, Any]]:
-            return jsonable(df.astype(object).where(df.notna(), None).to_dict(orient="records"))
+            return cast(
+                "list[dict[str, Any]]",
+                jsonable(df.astype(object).where(df.notna(), None).to_dict(orient="records")),
+            )
 
-        return jsonable(
-            {
-                "settings": self.settings,
-                "signature": str(self.signature),
-                "rates": recs(self.rates),
-                "overall": recs(self.overall),
-                "answers": recs(self.answers),
-            }
+        return cast(
+            "dict[str, Any]",
+            jsonable(
+                {
+                    "settings": self.settings,
+                    "signature": str(self.signature),
+                    "rates": recs(self.rates),
+                    "overall": recs(self.overall),
+                    "answers": recs(self.answers),
+                }
+            ),
         )
 
     def to_markdown(self, *, overall_only: bool = False) -> str:
@@ -125,7 +131,7 @@ class CitationTables:
 
 
 def _rows(
-    cells: Mapping[tuple, CellStats],
+    cells: Mapping[tuple[Any, ...], CellStats],
     key_names: Sequence[str],
     *,
     n_resamples: int,
@@ -133,7 +139,7 @@ def _rows(
     conf: float,
     answer_rates: Sequence[tuple[str, str, str]],
     method: str,
-) -> tuple[list[dict], list[dict]]:
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     rate_rows, answer_rows = [], []
     for key, cell in cells.items():
         name = "|".join(f"{k}={v}" for k, v in zip(key_names, key))
@@ -150,7 +156,7 @@ def _rows(
 
 
 def build_tables(
-    cells: Mapping[tuple, CellStats],
+    cells: Mapping[tuple[Any, ...], CellStats],
     key_names: Sequence[str],
     *,
     n_resamples: int,
@@ -178,6 +184,9 @@ def build_tables(
         cluster: what a cluster is (``territory``, ``record``, a field name), for settings and signature.
         answer_rates: answer-level shares to report.
         method: ``auto``, ``multinomial`` (exact) or ``normal`` (:mod:`~.ratio`).
+        extra_settings: more entries for the tables' ``settings`` (the caller's own options).
+        signature_name: the name the tables' signature starts with.
+        signature_fields: more fields of that signature (before ``cluster`` and ``boot``).
     """
     rate_rows, answer_rows = _rows(
         cells,

@@ -15,7 +15,9 @@ import csv
 import io
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 import click
 
@@ -30,7 +32,47 @@ _NO_ARGS_IS_HELP: type[click.UsageError] = getattr(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``bordir`` script; returns the exit status."""
+    """Entry point of the ``bordir`` script; returns the exit status.
+
+    A :class:`~bordir.errors.BordirNote` (input read in a way the user may not have meant, such
+    as the country code ``ua`` for Ukrainian) is printed once as ``bordir: note: …`` on stderr.
+    """
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("once", _note_category())
+        previous = warnings.showwarning
+        warnings.showwarning = _show_note(previous)
+        try:
+            return _main(argv)
+        finally:
+            warnings.showwarning = previous
+
+
+def _note_category() -> type[Warning]:
+    from ..errors import BordirNote
+
+    return BordirNote
+
+
+def _show_note(previous: Callable[..., None]) -> Callable[..., None]:
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        if issubclass(category, _note_category()):
+            _error_line(f"bordir: note: {message}")
+        else:
+            previous(message, category, filename, lineno, file, line)
+
+    return show
+
+
+def _main(argv: list[str] | None) -> int:
     from ..errors import BordirError
 
     try:

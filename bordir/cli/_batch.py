@@ -7,31 +7,27 @@ an error (one line); 3 when ``--collect`` finds a batch still pending.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-__all__ = ["run_batch", "refuse_if_batches_pending"]
+if TYPE_CHECKING:
+    from pathlib import Path
 
+    from ..experiment.config import ExperimentConfig
 
-def refuse_if_batches_pending(out_dir) -> None:
-    """Refuse an online ``bordir run`` into a run directory whose batches are still pending.
-
-    Their requests are not in the cache yet: an online run would call (and bill) them again.
-    """
-    from ..errors import ConfigError
-    from ..generation.batch import BatchState
-
-    pending = BatchState.load(out_dir).pending()
-    if pending:
-        n = sum(len(b.custom_ids) for b in pending)
-        raise ConfigError(
-            f"{out_dir}: {len(pending)} submitted batch(es) with {n} requests are still pending; "
-            "collect them with `bordir run CONFIG --out DIR --collect` (an online run would pay "
-            "for them again), or move DIR/batch away to give them up"
-        )
+__all__ = ["run_batch"]
 
 
 def run_batch(
-    cfg, out_dir, *, submit: str | None, collect: bool, wait: bool, poll: float, progress: bool
+    cfg: ExperimentConfig,
+    out_dir: str | Path,
+    *,
+    submit: str | None,
+    collect: bool,
+    wait: bool,
+    poll: float,
+    progress: bool,
 ) -> None:
     """Submit (``submit="batch"``) and/or collect the batches of run directory ``out_dir``."""
     from ..errors import ConfigError
@@ -41,8 +37,10 @@ def run_batch(
 
     if wait and not (submit or collect):
         raise ConfigError("--wait needs --submit batch or --collect")
-    if poll <= 0:
-        raise ConfigError(f"--poll must be a positive number of seconds, got {poll:g}")
+    if not 0 < poll <= 86_400:  # also refuses nan
+        raise ConfigError(
+            f"--poll must be a number of seconds > 0 and <= 86400 (a day), got {poll!r}"
+        )
     if submit:
         rep = submit_batches(cfg, out_dir, progress=progress)
         for batch_id in rep.recovered:

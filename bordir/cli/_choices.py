@@ -15,7 +15,7 @@ import click
 __all__ = ["RegistryChoice"]
 
 
-class RegistryChoice(click.Choice):
+class RegistryChoice(click.Choice[str]):
     """A :class:`click.Choice` whose choices are ``names()`` at the time they are checked.
 
     Example:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,3 +49,41 @@ def echo_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
         click.echo("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip())
         if j == 0:
             click.echo("  ".join("-" * w for w in widths))
+
+
+WIDTH = 100
+"""The widest line a terminal summary prints (``bordir run``, ``demo``, ``report``, ``testbed``, ``audit``)."""
+
+
+def split_line(text: str, *, width: int = WIDTH, sep: str = "|", indent: str = "  ") -> list[str]:
+    """``text`` cut after ``sep`` into lines of at most ``width`` characters (a signature stays whole).
+
+    Example:
+        >>> split_line("signature: a|bb|ccc", width=14)
+        ['signature: a|', '  bb|ccc']
+    """
+    if len(text) <= width:
+        return [text]
+    parts = text.split(sep)
+    lines, cur = [], ""
+    for i, part in enumerate(parts):
+        piece = part + (sep if i < len(parts) - 1 else "")
+        if cur and len(cur) + len(piece) > width:
+            lines.append(cur)
+            cur = indent + piece
+        else:
+            cur += piece
+    lines.append(cur)
+    out: list[str] = []
+    for line in lines:  # a single piece longer than the width: wrap it at spaces
+        if len(line) > width:
+            out += textwrap.wrap(line, width=width, subsequent_indent=indent)
+        else:
+            out.append(line.rstrip())
+    return out
+
+
+def echo_lines(text: str, *, width: int = WIDTH, sep: str = "|") -> None:
+    """Print ``text`` as :func:`split_line` cuts it."""
+    for line in split_line(text, width=width, sep=sep):
+        click.echo(line)

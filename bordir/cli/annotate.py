@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import click
 
 from ._output import echo_json, echo_table
 
+if TYPE_CHECKING:
+    from ..annotations.agreement import AgreementReport
+    from ..corpus import Corpus
+    from ..dataset import BorderLines
+
 _DATASETS = ("demo", "borderlines", "none")
 
 
-def _inputs(dataset: str, path: str | None, corpus_path: str | None):
+def _inputs(
+    dataset: str, path: str | None, corpus_path: str | None
+) -> tuple[BorderLines | None, Corpus | None]:
     """(dataset, corpus) to validate against; (None, None) for ``--dataset none``."""
     from ..corpus import load_corpus
     from ..errors import ConfigError
@@ -76,23 +85,23 @@ def _inputs(dataset: str, path: str | None, corpus_path: str | None):
 @click.option("--timeout", type=float, help="Seconds a pair may spend over all its attempts.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def annotate_cmd(
-    hits,
-    model,
-    out,
-    k,
-    modes,
-    dataset,
-    path,
-    corpus_path,
-    limit,
-    annotator,
-    cache,
-    no_cache,
-    concurrency,
-    max_retries,
-    timeout,
-    as_json,
-):
+    hits: str,
+    model: str,
+    out: str,
+    k: int,
+    modes: str | None,
+    dataset: str,
+    path: str | None,
+    corpus_path: str | None,
+    limit: int | None,
+    annotator: str | None,
+    cache: str | None,
+    no_cache: bool,
+    concurrency: int | None,
+    max_retries: int,
+    timeout: float | None,
+    as_json: bool,
+) -> None:
     """Label the top-K (query, document) pairs of HITS for relevance and viewpoint with an LLM.
 
     HITS is a hits .parquet from `bordir retrieve`. The labels validate against
@@ -107,6 +116,7 @@ def annotate_cmd(
     from ..retrieval.run import load_hits
 
     ds, corpus = _inputs(dataset, path, corpus_path)
+    assert ds is not None  # --dataset is demo or borderlines here, never none
     if corpus is None:
         raise ConfigError(
             "--corpus is needed to read the documents' text (the demo corpus is the default only "
@@ -182,14 +192,14 @@ def annotate_cmd(
     click.echo(f"signature: {result.signature}")
 
 
-def _fmt(est, lo, hi) -> str:
+def _fmt(est: float | None, lo: float | None, hi: float | None) -> str:
     if est is None:
         return "-"
     ci = "" if lo is None else f" [{lo:.3f}, {hi:.3f}]"
     return f"{est:.3f}{ci}"
 
 
-def _print_report(report, *, per_class: bool, title: str) -> None:
+def _print_report(report: AgreementReport, *, per_class: bool, title: str) -> None:
     frame = report.to_frame()
     click.echo(title)
     alpha = "alpha" in set(frame["statistic"])
@@ -296,19 +306,19 @@ def _print_report(report, *, per_class: bool, title: str) -> None:
 @click.option("--per-class", is_flag=True, help="Also print per-class F1.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (with the signature).")
 def agreement_cmd(
-    files,
-    dataset,
-    path,
-    corpus_path,
-    dimensions,
-    by,
-    cluster,
-    resamples,
-    seed,
-    vs_majority,
-    per_class,
-    as_json,
-):
+    files: tuple[str, ...],
+    dataset: str,
+    path: str | None,
+    corpus_path: str | None,
+    dimensions: str,
+    by: str,
+    cluster: str,
+    resamples: int,
+    seed: int | None,
+    vs_majority: bool,
+    per_class: bool,
+    as_json: bool,
+) -> None:
     """Agreement between label FILES: per dimension and language, with bootstrap CIs.
 
     Two label sets (the first is the reference, e.g. gold.jsonl llm.jsonl):
@@ -336,7 +346,7 @@ def agreement_cmd(
         raise ConfigError(
             f"agreement needs two label sets or more; {', '.join(files)} hold(s) {len(sets)}"
         )
-    common = dict(
+    common: dict[str, Any] = dict(
         dimensions=dimensions,
         by=None if by == "none" else by,
         cluster=cluster,

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import click
 
 from ._output import echo_json, echo_table
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-def _ratio(r) -> str:
+
+def _ratio(r: Any) -> str:
     lo, hi = r.ratio_low, r.ratio_high
     return f"{r.ratio:.2f} [{lo:.2f}, {hi:.2f}]"
 
@@ -102,9 +107,7 @@ def audit_cmd(
     plots: bool,
     as_json: bool,
 ) -> None:
-    """Audit LOGS (JSONL or Parquet, one record per answer): citation vs inclusion rate per query language x
-    document language, ratio with cluster-bootstrap CI, over/under-citation flags, answers without citation,
-    out-of-range citations and language match. Bad records are skipped and counted (--strict: fatal)."""
+    """Audit LOGS (JSONL or Parquet, one record per answer): citation vs inclusion rate per query language x document language, ratio with cluster-bootstrap CI, over/under-citation flags, answers without citation, out-of-range citations and language match. Bad records are skipped and counted (--strict: fatal)."""
     from pathlib import Path
 
     from ..audit import AuditOptions, run_audit, write_audit
@@ -144,7 +147,15 @@ def audit_cmd(
         skipped.unlink(missing_ok=True)
     else:
         paths["skipped.jsonl"] = skipped
-    flagged = result.tables.flagged()
+    import pandas as pd
+
+    # every flagged cell: every query language pooled (query_lang "*") first, then per query language
+    parts = [result.tables.flagged(overall=True), result.tables.flagged()]
+    flagged = (
+        pd.concat([p for p in parts if len(p)], ignore_index=True)
+        if any(len(p) for p in parts)
+        else parts[1]
+    )
     if as_json:
         cols = [
             "group",
@@ -187,19 +198,13 @@ def audit_cmd(
             }
         )
         return
+    from ._output import WIDTH, echo_lines, split_line
+
     click.echo(skipped_line(result.summary))
+    shown = flagged.head(MAX_FLAGGED)
     if len(flagged):
         echo_table(
-            [
-                "group",
-                "query lang",
-                "doc lang",
-                "rate",
-                "inclusion %",
-                "citation %",
-                "ratio [95% CI]",
-                "flag",
-            ],
+            ["group", "query", "docs", "rate", "incl. %", "cited %", "ratio [95% CI]", "flag"],
             [
                 (
                     r.group,
@@ -211,22 +216,35 @@ def audit_cmd(
                     _ratio(r),
                     r.flag,
                 )
-                for r in flagged.itertuples()
+                for r in shown.itertuples()
             ],
         )
+        if len(flagged) > len(shown):
+            click.echo(f"… {len(flagged) - len(shown)} more flagged cells in audit.md")
     else:
         click.echo("no cell flagged")
     s = result.tables.settings
-    click.echo(
-        f"flags: {s['flags']['rule']} ({s['flags']['tested_cells']['rates']} cells tested, "
-        f"clusters = {s['cluster']}, {s['n_resamples']} resamples, seed {s['seed']})"
-    )
+    tested = s["flags"]["tested_cells"]["rates"]
+    for line in split_line(
+        f"{len(flagged)} flagged of {tested} cells tested (query '*': every query language pooled): "
+        "the ratio's interval lies above (over) or below (under) 1 and its Holm-adjusted p < 0.05; "
+        f"a zero-width interval never flags; clusters = {s['cluster']}, {s['n_resamples']} resamples, "
+        f"seed {s['seed']} (the full rule: audit.md)",
+        width=WIDTH,
+        sep=" ",
+        indent="",
+    ):
+        click.echo(line)
     _mismatch_line(result.tables.answers)
-    click.echo(f"signature: {result.signature}")
+    echo_lines(f"signature: {result.signature}")
     click.echo(f"report: {out / 'audit.md'}")
 
 
-def _mismatch_line(answers) -> None:
+MAX_FLAGGED = 12
+"""Flagged cells the terminal table shows at most (audit.md lists every one)."""
+
+
+def _mismatch_line(answers: pd.DataFrame) -> None:
     """The response-language mismatch rate (response language != query language), every query language pooled."""
     if "language_match_rate" not in answers.columns:
         return
@@ -235,6 +253,6 @@ def _mismatch_line(answers) -> None:
             lo, hi = 1 - r.language_match_rate_high, 1 - r.language_match_rate_low
             click.echo(
                 f"language mismatch ({r.group}): {100 * (1 - r.language_match_rate):.1f}% "
-                f"[{100 * lo:.1f}, {100 * hi:.1f}] of {r.n_lang_checked} responses checked are not in the "
-                "query's language (per language: audit.md)"
+                f"[{100 * lo:.1f}, {100 * hi:.1f}] of {r.n_lang_checked} answers not in the query's "
+                "language"
             )

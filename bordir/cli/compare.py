@@ -2,7 +2,10 @@
 
 A thin layer over :func:`bordir.metrics.perlang.compare.compare_by` and
 :func:`~bordir.metrics.perlang.compare.compare_models_by`. ``--modes A,B``
-reports how answers move from A to B: Δ = B − A.
+reports how answers move from A to B: Δ = B − A, the sign rule of the library
+(``compare_by(A, B)``, ``Run.compare(A, B)``; ``docs/metrics.md``). Every row names the
+sides as given: ``a`` is A (``value_a`` its value, ``n_territories_a`` …), ``b`` is B,
+and ``diff`` = ``value_b − value_a``.
 """
 
 from __future__ import annotations
@@ -31,6 +34,13 @@ def _pct(x: Any, signed: bool = False) -> str:
     return f"{100 * x:+.1f}" if signed else f"{100 * x:.1f}"
 
 
+def _power(p10: Any, p20: Any) -> str:
+    """``power 10/20`` of a row, in percent."""
+    if any(x is None or (isinstance(x, float) and math.isnan(x)) for x in (p10, p20)):
+        return "-"
+    return f"{100 * p10:.0f}/{100 * p20:.0f}"
+
+
 def _p(x: Any) -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4f}"
 
@@ -42,10 +52,11 @@ def _p(x: Any) -> str:
 @click.option("--mode", "mode", help="With --models: the mode both models are compared in.")
 @click.option(
     "--by",
-    type=click.Choice(["query_lang", "resource"]),
+    type=click.Choice(["query_lang", "resource", "all"]),
     default="query_lang",
     show_default=True,
-    help="One row per query language, or per resource level of the language registry.",
+    help="One row per query language, per resource level of the language registry, or one row "
+    "with every language pooled (all).",
 )
 @click.option(
     "--metric",
@@ -130,7 +141,7 @@ def compare_cmd(
         from ..modes import Mode
 
         a, b = (Mode.parse(m).value for m in _pair(modes, "modes"))
-        table = compare_by(run.responses, run.dataset, b, a, model=model, **common)
+        table = compare_by(run.responses, run.dataset, a, b, model=model, **common)
         what = f"{b} − {a}"
     elif models is not None:  # exactly one of --modes / --models, checked above
         if mode is None:
@@ -138,7 +149,7 @@ def compare_cmd(
         if model is not None:
             raise ConfigError("--model goes with --modes; with --models name both models there")
         a, b = _pair(models, "models")
-        table = compare_models_by(run.responses, run.dataset, b, a, mode=mode, **common)
+        table = compare_models_by(run.responses, run.dataset, a, b, mode=mode, **common)
         what = f"{b} − {a} in {mode}"
     measure = get_measure(metric)
     if as_json:
@@ -152,6 +163,7 @@ def compare_cmd(
             "alpha": alpha,
             "resamples": resamples,
             "seed": seed,
+            "power_effects": [0.10, 0.20],
             "rows": table.to_dict("records"),
         }
         click.echo(json.dumps(jsonable(doc), ensure_ascii=False, indent=2, allow_nan=False))
@@ -165,25 +177,43 @@ def compare_cmd(
                 where,
                 r.group,
                 r.n_territories,
-                _pct(r.value_b),
                 _pct(r.value_a),
+                _pct(r.value_b),
                 _pct(r.diff, True),
                 ci,
                 _p(r.p_value),
                 _p(r.p_holm),
                 "*" if r.significant else "",
                 r.status,
+                "" if r.significant else _power(r.power_10, r.power_20),
             )
         )
     side = "model" if modes is not None else "mode"
     echo_table(
-        [side, by, "terr.", a, b, f"Δ ({what})", "95% CI", "p", "p (Holm)", "", "status"], rows
+        [
+            side,
+            by,
+            "terr.",
+            a,
+            b,
+            f"Δ ({what})",
+            "95% CI",
+            "p",
+            "p (Holm)",
+            "",
+            "status",
+            "power 10/20",
+        ],
+        rows,
     )
     click.echo(
         f"{measure.label} ({metric}), ×100. Δ with a 95% paired cluster-bootstrap CI over the group's "
         f"territories ({resamples} resamples, seed {seed}); p: sign-flip permutation test, (c+1)/(n+1); "
         f"Holm across the judged groups of each {side}; * : p (Holm) < {alpha:g}. Groups with fewer than "
-        f"{min_t} paired territories are too few to judge."
+        f"{min_t} paired territories are too few to judge. power 10/20: the power (%) the group's test had "
+        f"against a true difference of 10 / 20 points (judged: at {alpha:g}/m, m groups judged together; "
+        f"too few: a test at {alpha:g} alone); a group not significant with low power is no evidence of "
+        "no difference."
     )
     if len(table):
         first = table["signature"].iloc[0]

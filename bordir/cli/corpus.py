@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ._output import echo_json, echo_table
+
+if TYPE_CHECKING:
+    from ..corpus import Corpus
+    from ..dataset import BorderLines
 
 
 def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
@@ -91,21 +98,21 @@ def corpus_group() -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def fetch_cmd(
-    dataset,
-    path,
-    langs,
-    territories,
-    as_of,
-    out,
-    endpoint,
-    title_fixes,
-    rpm,
-    max_retries,
-    timeout,
-    contact,
-    progress,
-    as_json,
-):
+    dataset: str,
+    path: str | None,
+    langs: str,
+    territories: str | None,
+    as_of: str | None,
+    out: str,
+    endpoint: str | None,
+    title_fixes: tuple[str, ...],
+    rpm: float,
+    max_retries: int,
+    timeout: float,
+    contact: str | None,
+    progress: bool,
+    as_json: bool,
+) -> None:
     """Fetch the Wikipedia articles of each territory and its claimants into a corpus directory.
 
     Re-running with the same --out resumes: stored pools are skipped and stored articles reused.
@@ -155,18 +162,27 @@ def fetch_cmd(
 
 
 @corpus_group.command("info")
-@click.argument("path", type=click.Path(exists=True))
+@click.argument("path")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def info_cmd(path, as_json):
-    """Describe the corpus at PATH: anything `bordir.load_corpus` reads (directory, .jsonl/.parquet/.csv, all_docs.json)."""
+def info_cmd(
+    path: str,
+    as_json: bool,
+) -> None:
+    """Describe the corpus at PATH: anything `bordir.load_corpus` reads (demo, a directory, .jsonl/.parquet/.csv, all_docs.json)."""
     from .._version import __version__
     from ..corpus import CorpusStore, corpus_kind, load_corpus, signature
     from ..wiki.fetch import summary_rows
 
+    if path != "demo" and not Path(path).exists():
+        from ..errors import DataError
+
+        raise DataError(
+            "not found (no such file or directory); expected demo or a corpus path", path=path
+        )
     kind = corpus_kind(path)
     if kind == "store":
         store = CorpusStore.open(path)
-        corpus = store.load(verify=True)
+        corpus: Corpus = store.load(verify=True)
         m = store.manifest
         info = {
             "path": str(path),
@@ -229,7 +245,7 @@ def info_cmd(path, as_json):
         click.echo(f"warning: {w}")
 
 
-def _echo_rows(rows) -> None:
+def _echo_rows(rows: Sequence[dict[str, Any]]) -> None:
     if not rows:
         click.echo("(no passages)")
         return
@@ -237,10 +253,11 @@ def _echo_rows(rows) -> None:
     echo_table(headers, [[r.get(h, "") for h in headers] for r in rows])
 
 
-def _dataset(name: str, path: str | None):
+def _dataset(name: str, path: str | None) -> BorderLines:
     from ..errors import ConfigError
     from ..loaders.catalog import load_dataset
 
     if name not in ("demo", "borderlines"):
         raise ConfigError(f"unknown dataset {name!r} for corpus fetch; use borderlines or demo")
-    return load_dataset(name, path)
+    ds: BorderLines = load_dataset(name, path)
+    return ds

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from ._cache_options import response_cache, with_cache_options
+from ._calls import NothingMade, call_options, exit_for_calls, with_call_options
 from ._output import echo_json, echo_table
 
 __all__ = ["judge_cmd"]
@@ -64,25 +67,34 @@ __all__ = ["judge_cmd"]
     help="A judged run directory of a baseline suite: compare failures with it.",
 )
 @click.option("--concurrency", type=click.IntRange(min=1))
+@click.option(
+    "--replace",
+    is_flag=True,
+    help="Overwrite the verdicts an earlier, different judge setting left in RUN_DIR.",
+)
 @with_cache_options
+@with_call_options
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def judge_cmd(
-    run_dir,
-    judges,
-    prompt_langs,
-    repeats,
-    temperature,
-    keyword_source,
-    label_judges,
-    precision_n,
-    ci,
-    suite_path,
-    baseline,
-    concurrency,
-    cache,
-    no_cache,
-    as_json,
-):
+    run_dir: str,
+    judges: tuple[str, ...],
+    prompt_langs: str,
+    repeats: int,
+    temperature: float | None,
+    keyword_source: str,
+    label_judges: tuple[str, ...],
+    precision_n: int | None,
+    ci: str,
+    suite_path: str | None,
+    baseline: str | None,
+    concurrency: int | None,
+    replace: bool,
+    cache: str | None,
+    no_cache: bool,
+    timeout: float | None,
+    max_retries: int | None,
+    as_json: bool,
+) -> None:
     """Judge the answers of a `bordir testrun` RUN_DIR with an LLM oracle (five criteria, RAG-Tester's fail rule).
 
     Writes judgments.jsonl, verdicts.csv, fail_rates.csv, paired.csv and summary.json into RUN_DIR.
@@ -105,6 +117,8 @@ def judge_cmd(
             cache=rc,
             concurrency=concurrency,
             progress=not as_json,
+            replace=replace,
+            **call_options(timeout, max_retries),
         )
     finally:
         if rc is not None:
@@ -113,9 +127,10 @@ def judge_cmd(
         summary["vs_baseline"] = compare_to_baseline(run_dir, baseline)
     if as_json:
         echo_json(summary)
+        _exit_status(summary, run_dir)
         return
 
-    def fmt(x):
+    def fmt(x: float | None) -> str:
         return "-" if x is None else f"{x:.3f}"
 
     echo_table(
@@ -161,10 +176,47 @@ def judge_cmd(
     vb = summary.get("vs_baseline")
     if vb:
         click.echo(
-            f"strategy vs baseline: more failures on {vb['more_failures']}, fewer on {vb['fewer_failures']}, "
-            f"ties {vb['ties']} configurations (sign test p = {vb['p_sign']:.3g})"
+            f"strategy vs baseline, failure rates: higher on {vb['higher_rate']}, lower on {vb['lower_rate']}, "
+            f"equal on {vb['same_rate']} configurations (sign test p = {vb['p_sign']:.3g})"
         )
+        for r in vb["per_config"]:
+            if r["lang"] != "all":
+                continue
+            diff = (
+                "-"
+                if r["rate_diff"] is None
+                else f"{fmt(r['rate_diff'])} [{fmt(r['diff_low'])}, {fmt(r['diff_high'])}]"
+            )
+            click.echo(
+                f"  {r['config']}: {r['strategy_fails']}/{r['strategy_decided']} vs "
+                f"{r['baseline_fails']}/{r['baseline_decided']} failed, rate difference {diff} "
+                f"({r['interval']}), {r['test']} p = {r['p_value']:.3g}"
+            )
         click.echo(f"signature: {vb['signature']}")
+    if summary.get("flagged_passes"):
+        click.echo(
+            f"{summary['flagged_passes']} judged passes flagged: the answer or a retrieved chunk "
+            "holds a ratings object (a prompt injection?); see 'flag' in judgments.jsonl"
+        )
     click.echo(f"outcomes: {', '.join(f'{k} {v}' for k, v in sorted(summary['outcomes'].items()))}")
     click.echo(f"signature: {summary['signature']}")
     click.echo(f"wrote {run_dir}/judgments.jsonl, verdicts.csv, fail_rates.csv, summary.json")
+    _exit_status(summary, run_dir)
+
+
+def _exit_status(summary: dict[str, Any], run_dir: str) -> None:
+    """Exit 2 when no answer could be judged, 1 when a judge call failed (``bordir run``'s rule)."""
+    calls = summary.get("calls") or {}
+    asked, failed = int(calls.get("requests", 0)), int(calls.get("failed", 0))
+    if not summary.get("decided"):
+        if not asked:
+            why = "every answer of the run failed in testrun (nothing to judge)"
+        elif failed == asked:
+            why = f"all {failed} judge calls failed (the first: {calls.get('first')})"
+        else:
+            why = (
+                f"0 of {asked} judge replies could be read ({calls.get('unparsed', 0)} unparsed, "
+                f"{failed} failed; see 'note' in {run_dir}/judgments.jsonl)"
+            )
+        raise NothingMade(f"no answer could be judged: {why}")
+    exit_for_calls(failed, asked, calls.get("first"), what="judge calls")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import click
 
 from .._version import __version__
@@ -11,8 +14,7 @@ from ._output import echo_json, echo_table
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="bordir")
 def cli() -> None:
-    """bordir: measure how retrieval-augmented generation answers territorial-dispute
-    questions across languages (BorderLines / BordIRLines)."""
+    """bordir: measure how retrieval-augmented generation answers territorial-dispute questions across languages (BorderLines / BordIRLines)."""
     from ..registry import load_plugins
     from ..settings import check_all
 
@@ -31,6 +33,7 @@ def _register_subcommands() -> None:
     from .report import report_cmd
     from .retrieve import retrieve_cmd
     from .run import run_cmd
+    from .runs import runs_cmd
     from .score import score_group
     from .testbed import testbed_group
     from .testgen import testgen_cmd
@@ -47,6 +50,7 @@ def _register_subcommands() -> None:
     cli.add_command(report_cmd)
     cli.add_command(retrieve_cmd)
     cli.add_command(run_cmd)
+    cli.add_command(runs_cmd)
     cli.add_command(score_group)
     cli.add_command(testbed_group)
     cli.add_command(testgen_cmd)
@@ -57,8 +61,7 @@ def _register_subcommands() -> None:
 
 @cli.group(name="list")
 def list_() -> None:
-    """List what bordir knows: languages, datasets, backends, retrievers, modes, metrics, fusions,
-    policies, testbeds (each from its registry)."""
+    """List what bordir knows: languages, datasets, backends, retrievers, modes, metrics, fusions, policies, testbeds, prompt templates, system prompts, testgen strategies."""
 
 
 @list_.command("languages")
@@ -120,7 +123,7 @@ def list_languages(as_json: bool, query_only: bool, curated_only: bool) -> None:
     )
 
 
-def _list_rows(rows, as_json: bool, what: str) -> None:
+def _list_rows(rows: Sequence[dict[str, Any]], as_json: bool, what: str) -> None:
     if as_json:
         echo_json(rows)
         return
@@ -202,6 +205,33 @@ def list_testbeds(as_json: bool) -> None:
     _list_rows(rows(), as_json, "testbeds")
 
 
+@list_.command("prompts")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def list_prompts(as_json: bool) -> None:
+    """Prompt templates (the config's response_format): template file, max tokens, instruction languages."""
+    from ..catalog import list_prompts as rows
+
+    _list_rows(rows(), as_json, "prompt templates")
+
+
+@list_.command("systems")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def list_systems(as_json: bool) -> None:
+    """System prompts (the config's system, --system) and their text."""
+    from ..catalog import list_systems as rows
+
+    _list_rows(rows(), as_json, "system prompts")
+
+
+@list_.command("strategies")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def list_strategies(as_json: bool) -> None:
+    """Test-generation strategies (bordir testgen --strategies)."""
+    from ..catalog import list_strategies as rows
+
+    _list_rows(rows(), as_json, "strategies")
+
+
 @cli.group()
 def data() -> None:
     """Inspect datasets."""
@@ -224,11 +254,20 @@ def data() -> None:
 @click.option(
     "--n-hits", type=int, default=10, show_default=True, help="BordIRLines: hits kept per query."
 )
+@click.option("--lang", help="NoMIRACL: the language (sw, swahili, zh …).")
+@click.option("--split", type=click.Choice(["test", "dev"]), help="NoMIRACL: the split.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def data_info(
-    name: str, path: str | None, revision: str | None, repair: bool, n_hits: int, as_json: bool
+    name: str,
+    path: str | None,
+    revision: str | None,
+    repair: bool,
+    n_hits: int,
+    lang: str | None,
+    split: str | None,
+    as_json: bool,
 ) -> None:
-    """Counts for dataset NAME (borderlines, bordirlines, demo)."""
+    """Counts for dataset NAME (borderlines, bordirlines, demo, nomiracl)."""
     from ..loaders.catalog import get_dataset_entry, load_dataset
 
     entry = get_dataset_entry(name)
@@ -251,7 +290,7 @@ def data_info(
     else:
         from ..corpus import load_corpus
 
-        ds = load_dataset(entry.name, path, revision, repair=repair)
+        ds = load_dataset(entry.name, path, revision, repair=repair, lang=lang, split=split)
         info = ds.info()
         if entry.name == "demo":
             corpus = load_corpus("demo")

@@ -1,5 +1,4 @@
-"""``bordir plan``: territories or runs needed to detect a target difference between modes (a thin layer over
-:func:`bordir.runner.plan.plan`)."""
+"""``bordir plan``: territories or runs needed to detect a target difference between modes (a thin layer over :func:`bordir.runner.plan.plan`)."""
 
 from __future__ import annotations
 
@@ -34,7 +33,14 @@ import click
     show_default=True,
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (with signatures).")
-def plan_cmd(config, target_mde, run_dir, alpha, power, as_json):
+def plan_cmd(
+    config: str,
+    target_mde: float,
+    run_dir: str | None,
+    alpha: float,
+    power: float,
+    as_json: bool,
+) -> None:
     """For every query language and metric of CONFIG: the MDE it gives now, and the territories (or runs) needed."""
     from ..experiment.config import load_config
     from ..runner.plan import plan
@@ -56,7 +62,7 @@ def plan_cmd(config, target_mde, run_dir, alpha, power, as_json):
         echo_json({"signature": str(sig), "plan": table.to_dict(orient="records")})
         return
 
-    def pct(x):
+    def pct(x: float | None) -> str:
         return "undetectable" if x is None else f"{100 * x:.1f}"
 
     rows = [

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
-from ._output import echo_json, echo_table
+from ._output import echo_json
 
-_REFERENCE = "delta_cs"  # normalized ΔCS, shown for reference only
+_REFERENCE = "delta_cs_norm"  # normalized ΔCS, shown for reference only
 
 
 def _shown() -> tuple[str, ...]:
@@ -24,29 +25,6 @@ def _label(metric: str) -> str:
     from ..metrics.registry import metric_label
 
     return metric_label(metric, "text_label")
-
-
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.1f}"
-
-
-def _ci(ci: list | None) -> str:
-    if not ci or ci[0] is None:
-        return "-"
-    return f"[{_pct(ci[0])}, {'inf' if ci[1] is None else _pct(ci[1])}]"
-
-
-def _terr(e: dict) -> str:
-    few = (e.get("territory_interval") or {}).get("warning")
-    return _ci(e.get("terr95")) + ("*" if few else "")
-
-
-def _undef(e: dict) -> str:
-    u = e.get("undefined") or {}
-    share = u.get("resamples")
-    return f"{u.get('runs', 0)}/{u.get('of_runs', '?')}" + (
-        "" if share is None else f", {100 * share:.0f}%"
-    )
 
 
 @click.command("report")
@@ -82,6 +60,7 @@ def report_cmd(run_dir: str, n_resamples: int, seed: int | None, as_json: bool) 
             print_scores(scores)
             click.echo(f"report: {page}")
         return
+    _refuse_other_kinds(run_dir)
     path = build_report(run_dir, n_resamples=n_resamples, seed=seed)
     metrics = json.loads((path.parent / "metrics.json").read_text(encoding="utf-8"))
     results = metrics["results"]
@@ -98,7 +77,7 @@ def report_cmd(run_dir: str, n_resamples: int, seed: int | None, as_json: bool) 
             "unstable",
         )
 
-        def entry(e: dict, label: str) -> dict:
+        def entry(e: dict[str, Any], label: str) -> dict[str, Any]:
             out = {k: e[k] for k in keep if k in e}
             out["label"] = label
             out["warning"] = (e.get("territory_interval") or {}).get("warning")
@@ -109,7 +88,7 @@ def report_cmd(run_dir: str, n_resamples: int, seed: int | None, as_json: bool) 
                 "report": str(path),
                 "metrics": str(path.parent / "metrics.json"),
                 "signature": metrics["signature"],
-                "headline_delta": "delta_cs_abs",
+                "headline_delta": "delta_cs",
                 "results": {
                     model: {
                         mode: {
@@ -130,56 +109,41 @@ def report_cmd(run_dir: str, n_resamples: int, seed: int | None, as_json: bool) 
     print_summary(path)
 
 
-def print_summary(path: Path) -> None:
-    """The KB / Cst / Delta CS (unnormalised) table with its intervals, the normalized ΔCS for reference, the
-    small-sample warnings, the signature and the path of a built report."""
-    metrics = json.loads((Path(path).parent / "metrics.json").read_text(encoding="utf-8"))
-    results = metrics["results"]
-    headers = ["model", "mode", "runs"]
-    for m in _shown():
-        headers += [_label(m), "t95", "terr95"]
-    headers += ["undef.", _label(_REFERENCE)]
-    rows = []
-    for model, modes in results.items():
-        for mode, cell in modes.items():
-            row = [model, mode, cell["n_runs"]]
-            for m in _shown():
-                e = cell["metrics"][m]
-                row += [_pct(e["mean"]), _ci(e["ci95"]), _terr(e)]
-            ref = cell["metrics"][_REFERENCE]
-            row += [
-                _undef(cell["metrics"]["delta_cs_abs"]),
-                _pct(ref["mean"]) + (" unstable" if ref.get("unstable") else ""),
-            ]
-            rows.append(row)
-    echo_table(headers, rows)
-    b = metrics["settings"]["boot95"]
-    t = metrics["settings"].get("terr95") or {}
-    click.echo(
-        "values x100; Delta CS = Control CS - Non-control CS (unnormalised); t95: t-interval over runs "
-        "(ddof=1); terr95: small-sample interval over territories (cluster Wilson / MOVER); "
-        f"*: fewer than {t.get('min_clusters', 30)} territories contribute (coverage below 95%); undef.: "
-        f"runs, and % of the {b['n_resamples']} cluster-bootstrap resamples (seed {b['seed']}), where Delta "
-        "CS is undefined; Delta CS norm. (ref.): (Control - Non-control) / Non-control, for reference"
-    )
-    cells = sum(len(modes) for modes in results.values())
-    few = [w for w in metrics["warnings"] if "rest on fewer than" in w]
-    n_few = sum(
-        any((e.get("territory_interval") or {}).get("warning") for e in cell["metrics"].values())
-        for modes in results.values()
-        for cell in modes.values()
-    )
-    if n_few:
-        click.echo(
-            f"warning: in {n_few} of {cells} model x mode cells, intervals over territories rest on "
-            f"fewer than {t.get('min_clusters', 30)} territories (marked *) and cover less than 95% "
-            f"({t.get('coverage', '')})"
+def _refuse_other_kinds(run_dir: str) -> None:
+    """A test run or an audit directory is not a run directory: say what it is and what reads it."""
+    from ..errors import DataError
+    from ..view.kinds import view_kind
+
+    try:
+        kind = view_kind(run_dir)
+    except DataError:
+        return  # build_report says what a run directory needs
+    if kind == "testgen":
+        raise DataError(
+            "a test run (`bordir testrun`), not an experiment run: `bordir judge "
+            f"{run_dir} --judge MODEL` writes its verdicts, fail rates and summary.json; "
+            f"`bordir view {run_dir}` shows every answer",
+            path=run_dir,
         )
-    unstable = [w for w in metrics["warnings"] if "is unstable" in w]
-    for w in unstable:
-        click.echo(f"warning: {w}")
-    rest = len(metrics["warnings"]) - len(few) - len(unstable)
-    if rest:
-        click.echo(f"{rest} more warning(s); see the report")
-    click.echo(f"signature: {metrics['signature']}")
+    if kind == "audit":
+        raise DataError(
+            f"an audit output (`bordir audit`): its report is {Path(run_dir) / 'audit.md'}; "
+            f"`bordir view {run_dir}` shows every record",
+            path=run_dir,
+        )
+
+
+def print_summary(path: Path, *, signature: bool = True, warnings: bool = True) -> None:
+    """The report's summary in at most 100 characters a line: the findings that hold, the headline (KB / Cst / ΔCS, mean and interval over territories), what cannot be judged, the dropped pairs, the warnings count, the signature and the report's path (:func:`bordir.report.summary.summary_lines`)."""
+    from ..report.summary import summary_lines
+    from ._output import WIDTH, echo_lines
+
+    metrics = json.loads((Path(path).parent / "metrics.json").read_text(encoding="utf-8"))
+    for line in summary_lines(metrics, width=WIDTH, max_findings=3, max_caveats=2):
+        click.echo(line)
+    n_warn = len(metrics.get("warnings") or [])
+    if n_warn and warnings:
+        click.echo(f"{n_warn} warning(s): see the report (Warnings)")
+    if signature:
+        echo_lines(f"signature: {metrics['signature']}")
     click.echo(f"report: {Path(path)}")

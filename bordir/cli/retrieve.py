@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from ._choices import RegistryChoice
@@ -45,8 +47,19 @@ def _fusions() -> tuple[str, ...]:
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Output .parquet.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def retrieve_cmd(
-    dataset, path, corpus_path, retriever, modes, k, depth, fusion, balanced, langs, out, as_json
-):
+    dataset: str,
+    path: str | None,
+    corpus_path: str | None,
+    retriever: str,
+    modes: str,
+    k: int,
+    depth: int,
+    fusion: str | None,
+    balanced: bool,
+    langs: str | None,
+    out: str,
+    as_json: bool,
+) -> None:
     """Retrieve documents for every query under every mode and save the hits table."""
     from ..corpus import load_corpus
     from ..errors import ConfigError
@@ -79,7 +92,7 @@ def retrieve_cmd(
     )
     run.to_parquet(out)
     per_mode = language_mix_by_mode(run.hits, ds, k=k)
-    summary = {
+    summary: dict[str, Any] = {
         "out": str(out),
         "signature": run.signature,
         "hits": len(run.hits),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from ._choices import RegistryChoice
@@ -40,7 +42,7 @@ def _rc(mean: float | None, sd: float | None) -> str:
     return "-" if mean is None else f"{mean:.3f} ({'-' if sd is None else f'{sd:.3f}'})"
 
 
-def _count(run: dict, metric: str) -> str:
+def _count(run: dict[str, Any], metric: str) -> str:
     c = run["counts"].get(metric)
     if c is None:
         return ""
@@ -153,4 +155,11 @@ def borderlines_table(
     for m, label in _labels().items():
         if summary[m].get("note"):
             click.echo(f"  {label} over runs: {summary[m]['note']}")
+        if summary[m].get("boot_estimate") is not None:
+            click.echo(
+                f"  {label} bootstrap: the ratio of the counts pooled over runs, "
+                f"{_pct(summary[m]['boot_estimate'])}"
+            )
+        if summary[m].get("boot_note"):
+            click.echo(f"  {label} bootstrap: {summary[m]['boot_note']}")
     click.echo(f"signature: {result['signature']}")

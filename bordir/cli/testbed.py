@@ -1,6 +1,8 @@
-"""``bordir testbed``: RGB-style robustness testbeds, and re-scoring RGB prediction files."""
+"""``bordir testbed``: RGB-style robustness testbeds and NoMIRACL, and re-scoring RGB's and NoMIRACL's outputs."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import click
 
@@ -45,7 +47,7 @@ class _TestbedGroup(click.Group):
 
 @click.group("testbed", cls=_TestbedGroup)
 def testbed_group() -> None:
-    """Noise robustness, negative rejection, information integration and counterfactual robustness (RGB)."""
+    """RGB's noise robustness, negative rejection, information integration and counterfactual robustness; NoMIRACL."""
 
 
 def _split(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -63,7 +65,7 @@ def _ratios(text: str | None) -> tuple[float, ...] | None:
         ) from None
 
 
-def _pct(m: dict | None) -> str:
+def _pct(m: dict[str, Any] | None) -> str:
     if not m or m["value"] is None:
         return "-"
     lo, hi = m["ci95"]
@@ -72,10 +74,17 @@ def _pct(m: dict | None) -> str:
 
 
 def _testbed_command(name: str, description: str) -> click.Command:
-    """The ``bordir testbed NAME`` command of a registered testbed."""
+    """The ``bordir testbed NAME`` command of a registered testbed (its defaults and options come from it)."""
+    from ..testbeds.testbed import TESTBEDS
+
+    spec = TESTBEDS.get(name)
+    defaults = dict(spec.defaults)
 
     @click.option(
-        "--data", required=True, help="rgb:FILE (an RGB JSON-lines file), demo, or a corpus spec."
+        "--data",
+        required=True,
+        help="rgb:FILE (an RGB JSON-lines file), demo, or a corpus spec; "
+        "nomiracl: nomiracl:PATH or nomiracl (the hub).",
     )
     @click.option(
         "--model", "models", multiple=True, required=True, help="provider/model; repeatable."
@@ -101,7 +110,7 @@ def _testbed_command(name: str, description: str) -> click.Command:
         "--passages",
         "passage_num",
         type=click.IntRange(min=1),
-        default=5,
+        default=defaults.get("passage_num", 5),
         show_default=True,
         help="Documents per prompt.",
     )
@@ -115,9 +124,20 @@ def _testbed_command(name: str, description: str) -> click.Command:
         show_default=True,
         help="rgb: random.seed(seed) before every instance, as RGB (with --seed 2333: RGB's documents).",
     )
-    @click.option("--temperature", type=float, default=0.7, show_default=True)
-    @click.option("--max-tokens", type=click.IntRange(min=1), default=256, show_default=True)
-    @click.option("--limit", type=click.IntRange(min=1), help="At most N questions per language.")
+    @click.option(
+        "--temperature", type=float, default=defaults.get("temperature", 0.7), show_default=True
+    )
+    @click.option(
+        "--max-tokens",
+        type=click.IntRange(min=1),
+        default=defaults.get("max_tokens", 256),
+        show_default=True,
+    )
+    @click.option(
+        "--limit",
+        type=click.IntRange(min=1),
+        help="At most N questions per language (nomiracl: NoMIRACL's sample, N per subset).",
+    )
     @click.option(
         "--dataset",
         default="demo",
@@ -127,7 +147,8 @@ def _testbed_command(name: str, description: str) -> click.Command:
     @click.option(
         "--policy",
         type=RegistryChoice(_policies),
-        help="Headline policy (default rgb for rgb: files, bordir otherwise); both are computed.",
+        help="Headline policy (default rgb for rgb: files, nomiracl for nomiracl, bordir otherwise); "
+        "every policy is computed.",
     )
     @click.option(
         "--judge",
@@ -162,6 +183,7 @@ def _testbed_command(name: str, description: str) -> click.Command:
         n_resamples: int,
         no_progress: bool,
         as_json: bool,
+        **extra: str,
     ) -> None:
         import json
         from pathlib import Path
@@ -186,58 +208,176 @@ def _testbed_command(name: str, description: str) -> click.Command:
             cache=cache,
             concurrency=concurrency,
             n_resamples=n_resamples,
+            extra={k: v for k, v in extra.items() if v is not None},
         )
         out = run_testbed(cfg, out_dir, progress=not no_progress)
+        info = json.loads((Path(out) / "testbed.json").read_text(encoding="utf-8"))
+        # the data's warnings (e.g. a fake answer that contains the true one), one line each
+        for w in (info.get("data") or {}).get("warnings") or []:
+            click.echo(f"bordir: warning: {w}", err=True)
         scores = json.loads((Path(out) / "scores.json").read_text(encoding="utf-8"))
         if as_json:
             echo_json({"out": str(out), **scores})
             return
         print_scores(scores)
-        click.echo(f"results: {out} (bordir report {out})")
+        click.echo(f"results: {out}")
+        click.echo(
+            "report: bordir report on that directory (report.html), bordir view (every sample)"
+        )
 
+    for opt in reversed(spec.options):  # the testbed's own options (NoMIRACL: --split, --settings)
+        cmd = click.option(
+            f"--{opt.name}",
+            opt.name,
+            type=click.Choice(opt.choices) if opt.choices else str,
+            default=opt.default,
+            show_default=True,
+            help=opt.help,
+        )(cmd)
     return click.command(name, help=description)(cmd)
 
 
-def print_scores(scores: dict) -> None:
-    """The headline-policy metrics of a testbed run, one row per group."""
-    policy = scores["policy"]
-    from ..testbeds.metrics import METRICS as names
+def _value(m: dict[str, Any] | None) -> str:
+    return "-" if not m or m["value"] is None else f"{100 * m['value']:.1f}"
 
-    shown = [m for m in names if any(m in g["metrics"][policy] for g in scores["groups"])]
-    rows = [
-        (
-            g["model"],
-            g["lang"],
-            g["setting"],
-            f"{g['noise_rate']:g}",
-            *(_pct(g["metrics"][policy].get(m)) for m in shown),
-        )
-        for g in scores["groups"]
-    ]
-    echo_table(["model", "lang", "setting", "r", *shown], rows)
-    click.echo(f"{policy} policy; values x100 [95% cluster bootstrap over questions] (count/n)")
+
+def _with_ci(m: dict[str, Any] | None) -> str:
+    if not m or m["value"] is None:
+        return "-"
+    lo, hi = m["ci95"]
+    return _value(m) + ("" if lo is None else f" [{100 * lo:.1f}, {100 * hi:.1f}]")
+
+
+MAX_ROWS = 16
+"""Rows of the terminal table at most (the rest: scores.json and the report)."""
+
+
+def print_scores(scores: dict[str, Any]) -> None:
+    """Both policies' metrics of a testbed run, pooled over languages, in at most 25 lines of 100 characters.
+
+    One row per (model, setting, noise rate): the headline policy's value with its interval and the
+    other policy's value (``scores.json`` has both, per language too), ×100 like ``testbed score``.
+    """
+    from ..testbeds.metrics import METRICS as names
+    from ._output import WIDTH, split_line
+
+    policy = scores["policy"]
+    other = next((p for p in scores.get("policies") or [] if p != policy), None)
+    groups = [g for g in scores["groups"] if g["lang"] == "all"] or scores["groups"]
+    shown = [m for m in names if any(m in g["metrics"][policy] for g in groups)][:3]
+    heads = ["model", "setting", "r", "n"]
+    for m in shown:
+        mark = "†" if m == "rejection_rate" else ""
+        heads += [f"{m}{mark} ({policy})", *([f"({other})"] if other else [])]
+    rows = []
+    for g in groups:
+        row = [g["model"], g["setting"], f"{g['noise_rate']:g}", str(g["n_items"])]
+        for m in shown:
+            row.append(_with_ci(g["metrics"][policy].get(m)))
+            if other:
+                row.append(_value(g["metrics"].get(other, {}).get(m)))
+        rows.append(row)
+    echo_table(heads, rows[:MAX_ROWS])
+    if len(rows) > MAX_ROWS:
+        click.echo(f"… {len(rows) - MAX_ROWS} more rows in scores.json and the report")
+    langs = sorted({g["lang"] for g in scores["groups"]} - {"all"})
+    pooled = f"pooled over {len(langs)} language(s); per language in scores.json; " if langs else ""
+    note = f"{pooled}×100, {policy} policy [95% cluster bootstrap over questions]" + (
+        f", then the {other} policy's value (docs/testbeds.md: the two rules)" if other else ""
+    )
+    if "rejection_rate" in shown:
+        from ..testbeds.metrics import RGB_REJECTION_NOTE
+
+        note += f". † rgb policy: {RGB_REJECTION_NOTE}"
+    for line in split_line(note, width=WIDTH, sep=" ", indent=""):
+        click.echo(line)
 
 
 @testbed_group.command("score")
-@click.argument("predictions", type=click.Path(dir_okay=False, path_type=str))
+@click.argument(
+    "predictions", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str)
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["rgb", "nomiracl"]),
+    default="rgb",
+    show_default=True,
+    help="rgb: RGB prediction files; nomiracl: NoMIRACL result files (query_id, docids, prompt, "
+    "template, results), both policies side by side.",
+)
 @click.option(
     "--dataset-kind",
     type=RegistryChoice(_kinds),
-    help="Default: from the file name, as RGB (_int, _fact, else noise).",
+    help="rgb: default from the file name, as RGB (_int, _fact, else noise).",
 )
 @click.option(
     "--lang",
-    help="en, zh or a bordir code (default: from the file name, as RGB's 'zh' in dataset).",
+    help="rgb: en, zh or a bordir code (default: from the file name, as RGB's 'zh' in dataset); "
+    "nomiracl: the files' language (default: each name's first part).",
 )
-@click.option("--policy", type=RegistryChoice(_policies), default="rgb", show_default=True)
+@click.option(
+    "--subset",
+    type=click.Choice(["relevant", "non_relevant"]),
+    help="nomiracl: the files' subset (default: from each path).",
+)
+@click.option(
+    "--models",
+    "models",
+    help="nomiracl: only these models, in this order (comma-separated; NoMIRACL's --parse_models).",
+)
+@click.option(
+    "--tsv",
+    "tsv_dir",
+    type=click.Path(file_okay=False, path_type=str),
+    help="nomiracl: also write eval_results.{subset}.tsv as NoMIRACL's hallucination_evaluation.py.",
+)
+@click.option("--examples", type=click.IntRange(min=0), default=3, show_default=True)
+@click.option(
+    "--policy",
+    type=RegistryChoice(_policies),
+    default="rgb",
+    show_default=True,
+    help="rgb format only (nomiracl prints its two policies).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def score_cmd(
-    predictions: str, dataset_kind: str | None, lang: str | None, policy: str, as_json: bool
+    predictions: tuple[str, ...],
+    fmt: str,
+    dataset_kind: str | None,
+    lang: str | None,
+    subset: str | None,
+    models: str | None,
+    tsv_dir: str | None,
+    examples: int,
+    policy: str,
+    as_json: bool,
 ) -> None:
-    """Re-score an RGB prediction file (id, query, ans, label, prediction, docs, noise_rate, factlabel)."""
+    """Re-score prediction files: RGB's (one file), or NoMIRACL's result files (--format nomiracl)."""
+    if fmt == "nomiracl":
+        from ..testbeds.nomiracl.rescore import rescore_nomiracl, write_evaluation_tsv
+        from ._nomiracl import print_nomiracl
+
+        wanted = [m.strip() for m in models.split(",") if m.strip()] if models else None
+        res = rescore_nomiracl(
+            predictions, subset=subset, lang=lang, models=wanted, examples=examples
+        )
+        if tsv_dir:
+            res["tsv"] = [str(p) for p in write_evaluation_tsv(res, tsv_dir, models=wanted)]
+        if as_json:
+            echo_json(res)
+            return
+        print_nomiracl(res, examples=examples)
+        for p in res.get("tsv", []):
+            click.echo(f"wrote {p}")
+        return
+    if len(predictions) != 1:
+        raise click.UsageError("the rgb format re-scores one prediction file at a time")
     from ..testbeds.rescore import rescore_predictions
 
-    result = rescore_predictions(predictions, dataset_kind=dataset_kind, lang=lang, policy=policy)
+    result = rescore_predictions(
+        predictions[0], dataset_kind=dataset_kind, lang=lang, policy=policy
+    )
     if as_json:
         echo_json(result)
         return
@@ -247,9 +387,12 @@ def score_cmd(
         *result["by_noise_rate"].items(),
     ]:
         for name, m in block["metrics"].items():
-            v = "-" if m["value"] is None else f"{m['value']:.4f}"
-            rows.append((rate, name, v, m["count"], m["n"]))
-    echo_table(["noise_rate", "metric", "value", "count", "n"], rows)
+            v = "-" if m["value"] is None else f"{100 * m['value']:.1f}"
+            rows.append((rate, f"{name}†" if m.get("note") else name, v, m["count"], m["n"]))
+    echo_table(["noise_rate", "metric", "value ×100", "count", "n"], rows)
+    note = next((m["note"] for m in result["metrics"].values() if m.get("note")), None)
+    if note:
+        click.echo(f"† {note}")
     mm = result["label_mismatches"]
     if mm is not None:
         click.echo(

@@ -5,10 +5,16 @@ Thin layers over :mod:`bordir.testgen`; see ``docs/testgen.md``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from ._cache_options import response_cache, with_cache_options
+from ._calls import NothingMade, call_options, exit_for_calls, with_call_options
 from ._output import echo_json, echo_table
+
+if TYPE_CHECKING:
+    from ..testgen.chunks import SplitBy
 
 __all__ = ["testgen_cmd"]
 
@@ -42,9 +48,9 @@ __all__ = ["testgen_cmd"]
 @click.option("--full-coverage", is_flag=True, help="Coverage goes on until every chunk is used.")
 @click.option(
     "--lang",
-    default="en",
-    show_default=True,
-    help="Language of user files (PDF, HTML, Markdown, text).",
+    default=None,
+    help="Language of every user file (PDF, HTML, Markdown, text) that does not name its own "
+    "(FILE:lang, e.g. guia.md:es). Default: each file's language is detected from its text.",
 )
 @click.option("--langs", help="Corpora: keep only these comma-separated languages.")
 @click.option(
@@ -66,30 +72,32 @@ __all__ = ["testgen_cmd"]
     "--write-length", default=300, show_default=True, type=click.IntRange(min=1), help="Words."
 )
 @with_cache_options
+@with_call_options
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def testgen_cmd(
-    sources,
-    strategies,
-    n,
-    out,
-    generator,
-    negative_methods,
-    full_coverage,
-    lang,
-    langs,
-    chunk_by,
-    max_tokens,
-    seed,
-    topics,
-    writer,
-    write_lang,
-    write_length,
-    cache,
-    no_cache,
-    as_json,
-):
-    """Generate a test suite from SOURCES (demo, corpus paths, PDF/HTML/Markdown/text files or folders)
-    and/or documents an LLM writes (--write TOPIC --writer MODEL).
+    sources: tuple[str, ...],
+    strategies: str,
+    n: int,
+    out: str,
+    generator: str,
+    negative_methods: str,
+    full_coverage: bool,
+    lang: str | None,
+    langs: str | None,
+    chunk_by: SplitBy,
+    max_tokens: int | None,
+    seed: int,
+    topics: tuple[str, ...],
+    writer: str | None,
+    write_lang: str,
+    write_length: int,
+    cache: str | None,
+    no_cache: bool,
+    timeout: float | None,
+    max_retries: int | None,
+    as_json: bool,
+) -> None:
+    """Generate a test suite from SOURCES (demo, corpus paths, PDF/HTML/Markdown/text files or folders) and/or documents an LLM writes (--write TOPIC --writer MODEL).
 
     Writes OUT (one test per line), OUT.meta.json (settings, outcomes, signature)
     and <stem>.chunks.jsonl (the chunks the tests refer to); written documents
@@ -98,7 +106,7 @@ def testgen_cmd(
     from pathlib import Path
 
     from ..errors import ConfigError
-    from ..testgen.generators import LLMGenerator, TemplateGenerator
+    from ..testgen.generators import Generator, LLMGenerator, TemplateGenerator
     from ..testgen.sources import load_chunks
     from ..testgen.suite import generate_suite
     from ..testgen.testcase import write_suite
@@ -137,6 +145,7 @@ def testgen_cmd(
                 by=chunk_by,
                 max_tokens=max_tokens,
                 progress=not as_json,
+                **call_options(timeout, max_retries),
             )
             if written.failed:
                 raise ConfigError(
@@ -146,10 +155,16 @@ def testgen_cmd(
             written.save(Path(out).with_name(Path(out).stem + ".docs"))
             chunks += written.chunks
         if generator == "template":
-            gen = TemplateGenerator(chunks)
+            gen: Generator = TemplateGenerator(chunks)
         else:
             rc = rc or response_cache(cache, no_cache)
-            gen = LLMGenerator(chunks, generator, cache=rc, progress=not as_json)
+            gen = LLMGenerator(
+                chunks,
+                generator,
+                cache=rc,
+                progress=not as_json,
+                **call_options(timeout, max_retries),
+            )
         suite = generate_suite(
             chunks,
             strategies=strategies,
@@ -162,6 +177,20 @@ def testgen_cmd(
     finally:
         if rc is not None:
             rc.close()
+    calls, failures = getattr(gen, "calls", 0), list(getattr(gen, "failures", []))
+    if not suite.tests:  # nothing to write: say why, exit 2
+        why = (
+            f"all {calls} generator calls failed (the first: {failures[0]})"
+            if calls and len(failures) == calls
+            else "not made: "
+            + "; ".join(
+                f"{s} " + ", ".join(f"{k} {v}" for k, v in c.items() if k != "made")
+                for s, c in suite.outcomes.items()
+            )
+        )
+        raise NothingMade(
+            f"no test could be made from {len(chunks)} chunks ({why}); {out} not written"
+        )
     suite.meta["sources"] = list(sources) + [f"llm:{writer}:{t}" for t in topics]
     path = write_suite(suite, out)
     summary = {
@@ -174,6 +203,9 @@ def testgen_cmd(
     }
     if as_json:
         echo_json(summary)
+        exit_for_calls(
+            len(failures), calls, failures[0] if failures else None, what="generator calls"
+        )
         return
     rows = []
     for strategy, counts in suite.outcomes.items():
@@ -190,3 +222,4 @@ def testgen_cmd(
     click.echo(f"{len(chunks)} chunks, {suite.coverage_rate():.1%} used by a test")
     click.echo(f"wrote {len(suite)} tests to {path}")
     click.echo(f"signature: {suite.meta['signature']}")
+    exit_for_calls(len(failures), calls, failures[0] if failures else None, what="generator calls")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ._cache_options import response_cache, with_cache_options
+from ._calls import NothingMade, call_options, exit_for_calls, with_call_options
 from ._output import echo_json, echo_table
 
 __all__ = ["testrun_cmd"]
@@ -29,9 +30,21 @@ __all__ = ["testrun_cmd"]
 )
 @click.option("--concurrency", type=click.IntRange(min=1), help="Calls in flight at most.")
 @with_cache_options
+@with_call_options
 @click.option("--progress/--no-progress", default=False, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def testrun_cmd(tests, configs, out_dir, concurrency, cache, no_cache, progress, as_json):
+def testrun_cmd(
+    tests: str,
+    configs: tuple[str, ...],
+    out_dir: str,
+    concurrency: int | None,
+    cache: str | None,
+    no_cache: bool,
+    timeout: float | None,
+    max_retries: int | None,
+    progress: bool,
+    as_json: bool,
+) -> None:
     """Answer every test of TESTS with every --config; resumable, nothing is billed twice."""
     from ..testgen.execute import parse_config, run_suite
     from ..testgen.testcase import read_suite
@@ -48,6 +61,7 @@ def testrun_cmd(tests, configs, out_dir, concurrency, cache, no_cache, progress,
             concurrency=concurrency,
             progress=progress,
             suite_path=str(tests),
+            **call_options(timeout, max_retries),
         )
     finally:
         if rc is not None:
@@ -82,6 +96,10 @@ def testrun_cmd(tests, configs, out_dir, concurrency, cache, no_cache, progress,
         )
         for s in summary["signatures"]:
             click.echo(f"signature: {s}")
-    if failed:
-        click.echo(f"{failed} calls failed; re-run the same command to retry them", err=True)
-        raise click.exceptions.Exit(1)
+    first = next((r["error"] for r in rows if r["error"] is not None), None)
+    if rows and failed == len(rows):
+        raise NothingMade(
+            f"no answer could be made: all {failed} calls failed (the first: {first}); "
+            "re-run the same command to retry them"
+        )
+    exit_for_calls(failed, len(rows), first)

@@ -85,13 +85,17 @@ def load_corpus(
         >>> c = load_corpus("demo")
         >>> c.name, len(c.langs)
         ('demo', 15)
-        >>> load_corpus("/nonexistent.jsonl")
+        >>> load_corpus("/nonexistent/")
         Traceback (most recent call last):
         ...
-        bordir.errors.DataError: /nonexistent.jsonl: no such file or directory
+        bordir.errors.DataError: /nonexistent: not found (no such file or directory); expected 'demo', a corpus directory (manifest.json, from `bordir corpus fetch`), a BordIRLines raw Wikipedia directory (<lang>/Q<wiki_id>.json), a passages .jsonl/.parquet/.csv/.tsv, or a BordIRLines all_docs.json
     """
     if isinstance(spec, Corpus):
         return spec
+    if spec != "demo" and not Path(spec).exists():
+        raise DataError(
+            f"not found (no such file or directory); expected {_FORMATS}", path=Path(spec)
+        )
     kind = corpus_kind(spec)
     if kind == "demo":
         return _demo_corpus()

@@ -72,6 +72,7 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def counts(corpus: Corpus, articles: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The manifest's counts: passages, languages, territories, pools, flagged passages, articles."""
     per: dict[str, dict[str, int]] = defaultdict(
         lambda: {"passages": 0, "flagged": 0, "articles": 0}
     )

@@ -12,12 +12,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._atomic import atomic_write_parquet
 from ..errors import DataError
 from ..records import Passage
 from .pooled import PoolRow
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = [
     "FIXED_COLUMNS",
@@ -36,7 +39,7 @@ FIXED_COLUMNS = ("doc_id", "lang", "territory", "title", "section", "text")
 POOL_COLUMNS = ("territory", "lang", "doc_id")
 
 
-def _pa():
+def _pa() -> tuple[Any, Any]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -55,7 +58,8 @@ def _meta_keys(passages: Sequence[Passage]) -> list[str]:
     return sorted(keys)
 
 
-def passages_table(passages: Sequence[Passage]):
+def passages_table(passages: Sequence[Passage]) -> pa.Table:
+    """The passages part of ``passages``: the fixed columns, then one column per meta key."""
     pa, _ = _pa()
     meta_keys = _meta_keys(passages)
     cols: dict[str, list[Any]] = {c: [] for c in FIXED_COLUMNS}
@@ -76,7 +80,8 @@ def passages_table(passages: Sequence[Passage]):
     return pa.table(arrays)
 
 
-def pools_table(rows: Sequence[PoolRow]):
+def pools_table(rows: Sequence[PoolRow]) -> pa.Table:
+    """The pools part of ``rows``: ``territory, lang, doc_id``."""
     pa, _ = _pa()
     return pa.table(
         {c: pa.array([r[i] for r in rows], type=pa.string()) for i, c in enumerate(POOL_COLUMNS)}
@@ -84,6 +89,7 @@ def pools_table(rows: Sequence[PoolRow]):
 
 
 def sha256_file(path: Path) -> str:
+    """The hex SHA-256 of the file at ``path``."""
     h = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -91,13 +97,14 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def write_parquet(table, path: Path) -> str:
+def write_parquet(table: pa.Table, path: Path) -> str:
     """Write ``table`` to ``path`` atomically (:mod:`bordir._atomic`); return its SHA-256."""
     atomic_write_parquet(path, table, compression="zstd")
     return sha256_file(path)
 
 
-def read_part(root: Path, rel: str, sha256: str | None):
+def read_part(root: Path, rel: str, sha256: str | None) -> pa.Table:
+    """Read part ``rel`` of the store at ``root``, checked against ``sha256`` (DataError if it differs)."""
     pa, pq = _pa()
     path = root / rel
     if not path.is_file():
@@ -114,7 +121,8 @@ def read_part(root: Path, rel: str, sha256: str | None):
         raise DataError(f"part file {rel} is not valid Parquet: {exc}", path=root) from None
 
 
-def passages_from_table(table, path: Path) -> list[Passage]:
+def passages_from_table(table: pa.Table, path: Path) -> list[Passage]:
+    """The passages of a passages part read from ``path`` (DataError naming a missing column)."""
     names = table.column_names
     missing = [c for c in FIXED_COLUMNS if c not in names]
     if missing:

@@ -35,7 +35,7 @@ import os
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .._atomic import atomic_write_text
 from .._version import __version__
@@ -138,7 +138,7 @@ class CorpusStore:
     @property
     def manifest(self) -> dict[str, Any]:
         """The current manifest (a copy)."""
-        return json.loads(json.dumps(self._manifest))
+        return cast("dict[str, Any]", json.loads(json.dumps(self._manifest)))
 
     @property
     def signature(self) -> str:

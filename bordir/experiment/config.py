@@ -6,6 +6,7 @@ One TOML file (keys under ``[experiment]``, or at top level) plus overrides;
     [experiment]
     dataset = "demo"                 # demo | borderlines (then set dataset_path)
     corpus = "demo"                  # demo | a corpus directory | passages .jsonl/.parquet/.csv | all_docs.json
+                                     # (omitted: the demo's own; required for borderlines with IR modes)
     retriever = "bm25"
     modes = "all"
     k = 10
@@ -49,6 +50,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,7 +95,9 @@ class Experiment:
     dataset: str = "demo"
     dataset_path: str | None = None
     repair: bool = False
-    corpus: str = "demo"
+    corpus: str | None = None
+    """The corpus (``demo``, a directory, a passages file …); None: the dataset's own, which only the
+    demo has (any other dataset with an IR mode is refused: :func:`~bordir.experiment.inputs.load_corpus_of`)."""
     retriever: str = "bm25"
     fusion: str | None = None
     balanced: bool = False
@@ -109,6 +113,9 @@ class Experiment:
     """Default: 128 (direct) or 512 (citation), as in BordIRLines."""
     langs: tuple[str, ...] = ()
     """Query languages to keep (empty: all)."""
+    limit: int | None = None
+    """Keep only the queries about the dataset's first ``limit`` territories (a quick trial; in every
+    signature as ``limit:N``). None: every territory."""
     policy: str = "strict"
     relevance_filter: str = "all"
     """all | relevant | non-relevant: filter the ranked hits by their labels before taking the top k."""
@@ -139,13 +146,13 @@ class Operational:
     cache: str | None = None
     """Response cache path (default: $BORDIR_CACHE/responses.sqlite3, $BORDIR_CACHE defaulting to ~/.cache/bordir)."""
     timeout: float | None = None
-    """Seconds one request may take over all its attempts (None: the executor's default)."""
+    """Seconds one request may take over all its attempts (None: the executor's default, 60 s)."""
     max_retries: int | None = None
-    """Retries of a transient failure (None: the executor's default)."""
+    """Retries of a transient failure (None: the executor's default, 6)."""
     deadline: float | None = None
     """Seconds one (model, mode) batch may take in all (None: no limit)."""
     max_consecutive_failures: int | None = None
-    """Stop a (model, mode) after this many failed requests in a row (None: never)."""
+    """Stop a (model, mode) after this many failed requests in a row (None: the executor's default, 10)."""
 
     __repr__ = _repr
 
@@ -158,14 +165,12 @@ class Operational:
         """
         from ..generation.executor_options import ExecutorOptions
 
-        options = ExecutorOptions(
+        return ExecutorOptions.given(  # unset values keep the executor's defaults
             concurrency=self.concurrency,
-            timeout=self.timeout,
             deadline=self.deadline,
+            timeout=self.timeout,
+            max_retries=self.max_retries,
             max_consecutive_failures=self.max_consecutive_failures,
-        )
-        return (
-            options if self.max_retries is None else options.replace(max_retries=self.max_retries)
         )
 
 
@@ -186,9 +191,11 @@ class ExperimentConfig:
         Experiment(k=3, models=('mock/first',))
     """
 
-    __slots__ = ("experiment", "operational")
+    __slots__ = ("experiment", "operational", "source")
     experiment: Experiment
     operational: Operational
+    source: str | None
+    """The file the config was read from (named in errors about its fields); not part of equality."""
 
     def __init__(
         self,
@@ -209,6 +216,13 @@ class ExperimentConfig:
         object.__setattr__(
             self, "operational", operational if operational is not None else Operational()
         )
+        object.__setattr__(self, "source", None)
+
+    def with_source(self, source: str | os.PathLike[str] | None) -> ExperimentConfig:
+        """The same config, remembering the file it came from (error messages name it)."""
+        out = ExperimentConfig(self.experiment, self.operational)
+        object.__setattr__(out, "source", None if source is None else str(source))
+        return out
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("ExperimentConfig is immutable; use override()")
@@ -232,8 +246,8 @@ class ExperimentConfig:
     def __repr__(self) -> str:
         return f"ExperimentConfig({self.experiment!r}, {self.operational!r})"
 
-    def __reduce__(self):
-        return (ExperimentConfig, (self.experiment, self.operational))
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (self.experiment, self.operational, self.source))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, where: str = "<config>") -> ExperimentConfig:
@@ -274,7 +288,14 @@ class ExperimentConfig:
         merged = {**self.to_dict(), **changes}
         if "runs" in changes and "seeds" not in changes:
             merged.pop("seeds", None)  # --runs picks the first n paper seeds
-        return ExperimentConfig.from_dict(merged, where="<overrides>")
+        if (
+            changes.get("dataset", self.dataset) != self.dataset
+            and "corpus" not in changes
+            and self.corpus == "demo"
+        ):  # the demo corpus does not follow the dataset to another one: say which to use
+            merged["corpus"] = None
+        out = ExperimentConfig.from_dict(merged, where="<overrides>")
+        return out.with_source(self.source if "corpus" not in changes else "--corpus")
 
     def to_dict(self) -> dict[str, Any]:
         """The flat form: every field of both parts."""
@@ -292,6 +313,11 @@ def load_config(path: str | Path) -> ExperimentConfig:
         raise DataError(f"invalid TOML: {exc}", path=path) from None
     except UnicodeDecodeError:
         raise DataError("not UTF-8 text (expected an experiment .toml)", path=path) from None
+    if isinstance(data.get("runs"), list):  # [[runs]] tables (``runs = 3`` is the number of runs)
+        raise ConfigError(
+            f"{path} is a suite of runs ([[runs]]): `bordir run` runs each into --out/<name>; in "
+            "Python, bordir.experiment.suite.load_suite reads it"
+        )
     if "experiment" in data:
         others = sorted(k for k in data if k != "experiment")
         if others:
@@ -310,4 +336,11 @@ def load_config(path: str | Path) -> ExperimentConfig:
     from .validate import check_mock_models
 
     check_mock_models(data.get("models"), str(path))
-    return ExperimentConfig.from_dict(data, where=str(path))
+    return ExperimentConfig.from_dict(data, where=str(path)).with_source(path)
+
+
+def _rebuild(
+    experiment: Experiment, operational: Operational, source: str | None
+) -> ExperimentConfig:
+    """Unpickle an :class:`ExperimentConfig` (the Ray executor ships configs to its workers)."""
+    return ExperimentConfig(experiment, operational).with_source(source)

@@ -14,6 +14,6 @@ PAPER_SEEDS = (4321, 2557, 2558, 2559, 2560, 2561, 2562, 2563, 2564, 2565)
 
 
 def seeds_for_runs(runs: int) -> tuple[int, ...]:
-    """The seeds of ``runs`` runs (``runs = n`` in a config): the paper seeds, then 10000, 10001 …"""
+    """The seeds of ``runs`` runs (``runs = n`` in a config): the paper seeds, then 10000, 10001 and so on."""
     extra = tuple(range(10_000, 10_000 + max(0, runs - len(PAPER_SEEDS))))
     return (PAPER_SEEDS + extra)[:runs]

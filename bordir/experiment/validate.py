@@ -51,7 +51,6 @@ def check_values(data: dict[str, Any], where: str) -> dict[str, Any]:
             raise bad(name, "true or false")
     for name in (
         "dataset",
-        "corpus",
         "retriever",
         "response_format",
         "system",
@@ -61,12 +60,15 @@ def check_values(data: dict[str, Any], where: str) -> dict[str, Any]:
     ):
         if name in data and (not isinstance(data[name], str) or not data[name].strip()):
             raise bad(name, "a non-empty string")
-    for name in ("dataset_path", "labels", "cache", "fusion"):
+    for name in ("dataset_path", "labels", "cache", "fusion", "corpus"):
         if data.get(name) is not None and (
             not isinstance(data[name], str) or not data[name].strip()
         ):
             raise bad(
-                name, "a non-empty string (a path)" if name != "fusion" else "raw, minmax or rrf"
+                name,
+                {"fusion": "raw, minmax or rrf", "corpus": "'demo' or a path"}.get(
+                    name, "a non-empty string (a path)"
+                ),
             )
     if "option_orders" in data:
         from ..options import parse_schemes
@@ -118,6 +120,7 @@ def check_values(data: dict[str, Any], where: str) -> dict[str, Any]:
         ("concurrency", 1, 10_000),
         ("max_retries", 0, 100),
         ("max_consecutive_failures", 1, None),
+        ("limit", 1, None),
     ):
         value = data.get(name)
         if value is not None and (not is_int(value) or value < lo):
@@ -163,7 +166,7 @@ def check_names(data: dict[str, Any], where: str, bad: Callable[[str, str], Conf
     from ..loaders.catalog import DATASETS
 
     if "dataset" in data and data["dataset"] not in ("demo", "borderlines"):
-        known = ", ".join(n for n in sorted(DATASETS) if n != "bordirlines")
+        known = ", ".join(n for n in sorted(DATASETS) if n in ("demo", "borderlines"))
         raise bad("dataset", f"one of {known} (experiments need BorderLines-format queries)")
     if data.get("dataset", "demo") == "demo" and data.get("dataset_path"):
         raise bad("dataset_path", "nothing for the bundled demo dataset (remove dataset_path)")
@@ -181,9 +184,12 @@ def check_names(data: dict[str, Any], where: str, bad: Callable[[str, str], Conf
         for m in data["models"]:
             provider, sep, name = m.partition("/")
             if not sep or not name or provider not in available_backends():
+                from .._suggest import did_you_mean
+
                 raise ConfigError(
                     f"{where}: field 'models': {m!r} is not provider/model with a known provider; "
                     f"providers: {', '.join(available_backends())}"
+                    f"{did_you_mean(provider, available_backends(), n=2) if sep else ''}"
                 )
     if "system" in data:
         from ..generation.prompts import system_prompts

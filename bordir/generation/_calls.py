@@ -16,13 +16,14 @@ failures behave the same in both.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import sys
 import threading
 import time
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .._ratelimit import RateLimiter
 from .._retry import Backoff
@@ -35,8 +36,9 @@ from .types import GenerationRequest, GenerationResult
 
 if TYPE_CHECKING:
     from .cache import ResponseCache
+    from .cache_writer import CacheWriter
 
-__all__ = ["Calls", "Cancelled", "DEFERRED", "POLL"]
+__all__ = ["Calls", "Cancelled", "DEFERRED", "POLL", "INTERRUPT_GRACE"]
 
 log = logging.getLogger("bordir.generation.executor")
 
@@ -44,12 +46,21 @@ DEFERRED = object()
 """A call's answer for a key another caller has claimed: try again later."""
 POLL = 0.1
 """Seconds between looks at keys claimed by another caller (and at the stop, while waiting)."""
+INTERRUPT_GRACE = 3.0
+"""Seconds an interrupted run (Ctrl-C) waits for the requests in flight (:meth:`Calls.drain`): an
+answer that arrives meanwhile is stored; no attempt starts after the interruption."""
 
 Step = tuple[str, Any]
 
 
 class Cancelled(Exception):
     """Raised inside a call when the run was interrupted."""
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    """Mark ``future`` done (on its loop's thread), unless a cancellation got there first."""
+    if not future.done():
+        future.set_result(None)
 
 
 class Calls:
@@ -95,12 +106,16 @@ class Calls:
         self.wait: Callable[[float], object] = sleep if sleep is not None else self.stop.wait
         self.backoff = Backoff(jitter_seed)
         self.owner = new_owner()
+        self.writer: CacheWriter | None = None
+        """Set by the executor's async lane: claims and stores go through it (grouped, off the loop)."""
         self.bar: Any = None
         self._attempt_within = getattr(backend, "generate_within", None)
         # failed requests in a row, in the order they finish (counted in the calls, so that
         # no request starts after the one that reached max_consecutive_failures)
         self._streak = 0
         self._streak_lock = threading.Lock()
+        self.active = 0  # requests whose attempts are under way (see plan)
+        self._active_lock = threading.Lock()
 
     # -- telling ---------------------------------------------------------------------------
     def name_of(self, request: GenerationRequest) -> str:
@@ -151,8 +166,30 @@ class Calls:
                 self.stop.set()
         return result
 
+    def drain(self, grace: float = INTERRUPT_GRACE) -> None:
+        """Stop (no attempt starts any more) and wait up to ``grace`` s for the requests in flight.
+
+        Called when the run is interrupted: an answer that already arrived, or arrives within
+        the grace, is stored in the cache instead of being lost with the call.
+        """
+        self.halted.clear()
+        self.stop.set()
+        end = time.monotonic() + grace
+        while self.active > 0 and time.monotonic() < end:
+            time.sleep(0.02)
+
     # -- the steps of one request ----------------------------------------------------------
     def plan(self, request: GenerationRequest) -> Generator[Step, Any, GenerationResult]:
+        """:meth:`steps` of ``request``, counted in :attr:`active` while they run."""
+        with self._active_lock:
+            self.active += 1
+        try:
+            return (yield from self.steps(request))
+        finally:
+            with self._active_lock:
+                self.active -= 1
+
+    def steps(self, request: GenerationRequest) -> Generator[Step, Any, GenerationResult]:
         """The attempts of ``request`` as steps for a driver; returns its result.
 
         Yields ``("acquire", tokens)`` (send back True when reserved, False when cancelled),
@@ -258,7 +295,7 @@ class Calls:
                     except Exception as exc:
                         error = exc
         except StopIteration as end:
-            return end.value
+            return cast("GenerationResult", end.value)
 
     async def aattempts_of(self, request: GenerationRequest) -> GenerationResult:
         """Drive :meth:`plan` on the event loop, with the backend's ``agenerate_within``."""
@@ -289,7 +326,7 @@ class Calls:
                     except Exception as exc:
                         error = exc
         except StopIteration as end:
-            return end.value
+            return cast("GenerationResult", end.value)
 
     async def _asleep(self, seconds: float) -> None:
         """Wait ``seconds`` on the event loop, or less when the run stops."""
@@ -325,16 +362,61 @@ class Calls:
             if claimed:
                 cache.release(key, self.owner)
 
-    async def acall(self, key: str) -> GenerationResult | object:
-        """:meth:`call` as a task on the event loop."""
+    async def acall(
+        self, key: str, deliver: Callable[[GenerationResult | BaseException], object]
+    ) -> object:
+        """:meth:`call` as a task on the event loop; the result goes to ``deliver`` (returns DEFERRED or None).
+
+        With a :attr:`writer` (the executor's :class:`~bordir.generation.cache_writer.CacheWriter`),
+        the claim is awaited from the writer thread and the result stored there: ``deliver`` gets it
+        (or the error of its commit) from that thread once it is committed, while this task goes on.
+        """
         request = self.requests[self.first[key]]
+        cache, writer = self.cache, self.writer
+        if cache is None or writer is None:
+            result = await self._acall_direct(key, request)
+            if result is not DEFERRED:
+                deliver(result)  # type: ignore[arg-type]
+                return None
+            return result
+        why = self.stopped()
+        if why is not None:
+            deliver(self.fail(request, 0, f"not attempted: {why}", quiet=True))
+            return None
+        claimed, hit = await writer.claim(key)  # committed by the writer thread
+        if hit is not None:
+            deliver(scrub(hit, self.mask))
+            return None
+        if not claimed:
+            return DEFERRED
+        try:
+            result = self.note(await self.aattempts_of(request))
+        except BaseException:
+            writer.release(key)  # interrupted
+            raise
+        loop = asyncio.get_running_loop()
+        committed: asyncio.Future[None] = loop.create_future()
+
+        def then(error: BaseException | None) -> None:  # in the writer thread, after the commit
+            deliver(result if error is None else error)
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+                loop.call_soon_threadsafe(_settle, committed)
+
+        writer.store(request, result, then)
+        await committed  # in flight until committed: a kill -9 loses at most one call per task
+        return None
+
+    async def _acall_direct(
+        self, key: str, request: GenerationRequest
+    ) -> GenerationResult | object:
+        """:meth:`acall` without a cache writer: the cache (if any) used from the loop thread."""
         cache = self.cache
         if cache is None:
             return self.note(await self.aattempts_of(request))
         why = self.stopped()
         if why is not None:
             return self.fail(request, 0, f"not attempted: {why}", quiet=True)
-        claimed, hit = self._claim_and_look(key)  # SQLite in the loop's thread: ~0.1 ms
+        claimed, hit = cache.claim(key, self.owner), cache.get_key(key)
         try:
             if hit is not None:
                 return scrub(hit, self.mask)
@@ -347,10 +429,6 @@ class Calls:
         finally:
             if claimed:  # a hit, or interrupted
                 cache.release(key, self.owner)
-
-    def _claim_and_look(self, key: str) -> tuple[bool, GenerationResult | None]:
-        assert self.cache is not None
-        return self.cache.claim(key, self.owner), self.cache.get_key(key)
 
     def _store_and_release(
         self, request: GenerationRequest, result: GenerationResult, key: str

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from ..errors import ConfigError
 from .backend import Backend
@@ -108,7 +109,7 @@ def scrub(result: GenerationResult, mask: Callable[[str], str]) -> GenerationRes
     return dataclasses.replace(result, text=text, error=error, meta=meta)
 
 
-def progress_bar(enabled: bool, *, total: int, initial: int, desc: str):
+def progress_bar(enabled: bool, *, total: int, initial: int, desc: str) -> Any:
     from .._progress import progress_bar as bar
 
     return bar(enabled, total=total, initial=initial, desc=desc, unit="call")

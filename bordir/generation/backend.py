@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..errors import ConfigError
 from ..registry import Registry
@@ -49,7 +49,7 @@ class Backend(ABC):
     """True when ``max_concurrency`` cannot be raised (an in-process model with one lock)."""
     supports_rank_classification: ClassVar[bool] = False
 
-    def __init__(self, model: str, **options) -> None:
+    def __init__(self, model: str, **options: Any) -> None:
         self.model = model
         self.options = options
 
@@ -134,7 +134,7 @@ def available_backends() -> tuple[str, ...]:
     return tuple(sorted(BACKENDS.names()))
 
 
-def get_backend(model: str, **options) -> Backend:
+def get_backend(model: str, **options: Any) -> Backend:
     """Build the backend for ``provider/model`` (e.g. ``openai/gpt-4o-mini``, ``local/gemma-3-270m``)."""
     provider, sep, name = model.partition("/")
     if not sep or not name:
@@ -142,7 +142,10 @@ def get_backend(model: str, **options) -> Backend:
             f"model {model!r} must be written provider/model; providers: {', '.join(available_backends())}"
         )
     if provider not in BACKENDS:
+        from .._suggest import did_you_mean
+
         raise ConfigError(
-            f"unknown backend provider {provider!r} in {model!r}; available: {', '.join(available_backends())}"
+            f"unknown backend provider {provider!r} in {model!r}; available: "
+            f"{', '.join(available_backends())}{did_you_mean(provider, available_backends(), n=2)}"
         )
     return BACKENDS.get(provider)(name, **options)

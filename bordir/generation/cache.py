@@ -19,6 +19,12 @@ the owner stores it. A claim is released when the call ends (stored or
 failed); a claim of a process that died (same host, process gone) or whose
 lease expired is taken over.
 
+**Batch claims** (the ``batch_claims`` table) record the keys a provider batch
+holds while it is pending (:meth:`ResponseCache.claim_for_batch`: the batch id, its
+input file, its run directory and the end of its window), so that a run on this
+cache does not pay online for a request a batch is already billed for
+(:mod:`bordir.generation.batch.claims` says when such a claim is in force).
+
 Example:
     >>> import tempfile, pathlib
     >>> from bordir.generation.types import GenerationRequest, GenerationResult, Message
@@ -48,12 +54,13 @@ import uuid
 from collections.abc import Iterable, Sequence
 from os import PathLike
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from ..errors import ConfigError, DataError
 from ..settings import CACHE
 from .types import GenerationRequest, GenerationResult
 
-__all__ = ["ResponseCache", "default_cache_path", "new_owner", "CLAIM_LEASE"]
+__all__ = ["ResponseCache", "BatchClaim", "default_cache_path", "new_owner", "CLAIM_LEASE"]
 
 _SCHEMA_VERSION = "1"
 _SCHEMA = """
@@ -72,6 +79,13 @@ CREATE TABLE IF NOT EXISTS claims (
     pid      INTEGER NOT NULL,
     expires  REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS batch_claims (
+    key      TEXT PRIMARY KEY,
+    batch    TEXT NOT NULL,
+    file     TEXT NOT NULL,
+    run_dir  TEXT NOT NULL,
+    expires  REAL NOT NULL
+);
 INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', '1');
 """
 _PUT = (
@@ -84,6 +98,15 @@ _HOST = socket.gethostname()
 
 # SQLite's IN (...) limit is 32766 parameters on current builds; stay well below.
 _CHUNK = 500
+
+
+class BatchClaim(NamedTuple):
+    """A key held by a provider batch: its id (``""`` while its creation is unconfirmed), its input file, the run directory whose batch state lists it, and the end of its window (Unix time)."""
+
+    batch: str
+    file: str
+    run_dir: str
+    expires: float
 
 
 def new_owner() -> str:
@@ -198,7 +221,7 @@ class ResponseCache:
             self._pid = os.getpid()
         return self._conn
 
-    def _execute(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
+    def _execute(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
             return self._connection().execute(sql, params).fetchall()
 
@@ -293,7 +316,7 @@ class ResponseCache:
         return True
 
     @staticmethod
-    def _row(request: GenerationRequest, result: GenerationResult) -> tuple:
+    def _row(request: GenerationRequest, result: GenerationResult) -> tuple[Any, ...]:
         payload = json.dumps(request.key_payload(), ensure_ascii=False, sort_keys=True)
         return (request.cache_key(), request.model, time.time(), payload, result.to_json())
 
@@ -342,7 +365,7 @@ class ResponseCache:
         now = time.time()
         pid = os.getpid()
         with self._lock:
-            rows: list[tuple] = []
+            rows: list[tuple[Any, ...]] = []
             for _ in range(3):  # the other owner may release between our two statements
                 if self._changes(
                     "INSERT OR IGNORE INTO claims (key, owner, host, pid, expires) VALUES (?, ?, ?, ?, ?)",
@@ -382,6 +405,117 @@ class ResponseCache:
     def claimed_keys(self) -> list[str]:
         """Keys currently claimed by any owner (live or not), sorted."""
         return [r[0] for r in self._execute("SELECT key FROM claims ORDER BY key")]
+
+    # -- grouped claims and stores (the executor's cache writer: one commit for many calls) -----
+
+    def claim_many(
+        self, keys: Sequence[str], owner: str, *, lease: float = CLAIM_LEASE
+    ) -> dict[str, tuple[bool, GenerationResult | None]]:
+        """:meth:`claim` then :meth:`get_key` for each of ``keys``, in one transaction.
+
+        Returns ``key → (claimed, hit)``. A key that is stored already is released in the same
+        transaction (``(False, hit)``): the caller has nothing to call. The transaction takes
+        SQLite's write lock (``BEGIN IMMEDIATE``) before it looks at any claim, so two processes
+        claiming the same key are serialised exactly as with :meth:`claim`: one of them holds it.
+        """
+        keys = list(dict.fromkeys(keys))
+        now, pid = time.time(), os.getpid()
+        claimed: dict[str, bool] = {}
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for key in keys:
+                    if conn.execute(
+                        "INSERT OR IGNORE INTO claims (key, owner, host, pid, expires) VALUES (?, ?, ?, ?, ?)",
+                        (key, owner, _HOST, pid, now + lease),
+                    ).rowcount:
+                        claimed[key] = True
+                        continue
+                    other, host, other_pid, expires = conn.execute(
+                        "SELECT owner, host, pid, expires FROM claims WHERE key = ?", (key,)
+                    ).fetchone()
+                    stale = expires < now or (
+                        host == _HOST and other_pid != pid and not _alive(int(other_pid))
+                    )
+                    if other != owner and stale:
+                        conn.execute(
+                            "UPDATE claims SET owner = ?, host = ?, pid = ?, expires = ? WHERE key = ?",
+                            (owner, _HOST, pid, now + lease, key),
+                        )
+                    claimed[key] = other == owner or stale
+                hits: dict[str, str] = {}
+                for i in range(0, len(keys), _CHUNK):
+                    chunk = keys[i : i + _CHUNK]
+                    sql = f"SELECT key, result FROM responses WHERE key IN ({','.join('?' * len(chunk))})"
+                    hits.update(conn.execute(sql, chunk).fetchall())
+                mine = [(k, owner) for k in hits if claimed[k]]
+                conn.executemany("DELETE FROM claims WHERE key = ? AND owner = ?", mine)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        out: dict[str, tuple[bool, GenerationResult | None]] = {}
+        for key in keys:
+            blob = hits.get(key)
+            if blob is None:
+                out[key] = (claimed[key], None)
+            else:
+                hit = GenerationResult.from_json(blob, cached=True)
+                out[key] = (False, dataclasses.replace(hit, attempts=0, latency_s=0.0))
+        return out
+
+    def store_many(
+        self,
+        done: Sequence[tuple[GenerationRequest, GenerationResult]],
+        owner: str,
+        *,
+        release: Iterable[str] = (),
+    ) -> None:
+        """:meth:`put_and_release` of each (request, result) of ``done``, and :meth:`release` of the keys ``release``, in one transaction (failed results are released, not stored)."""
+        rows = [self._row(req, res) for req, res in done if res.ok]
+        freed = [(req.cache_key(), owner) for req, _ in done]
+        freed += [(key, owner) for key in release]
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.executemany(_PUT, rows)
+                conn.executemany("DELETE FROM claims WHERE key = ? AND owner = ?", freed)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    # -- batch claims (a pending provider batch holds these keys) -----------------------------
+
+    def claim_for_batch(self, keys: Iterable[str], claim: BatchClaim) -> None:
+        """Record that the batch ``claim`` holds ``keys`` (replacing earlier claims of them), in one commit."""
+        rows = [(k, *claim) for k in dict.fromkeys(keys)]
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.executemany("INSERT OR REPLACE INTO batch_claims VALUES (?, ?, ?, ?, ?)", rows)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def batch_claims(self, keys: Iterable[str]) -> dict[str, BatchClaim]:
+        """The batch claims of those of ``keys`` that have one (one query per 500 keys)."""
+        keys = list(dict.fromkeys(keys))
+        out: dict[str, BatchClaim] = {}
+        for i in range(0, len(keys), _CHUNK):
+            chunk = keys[i : i + _CHUNK]
+            sql = f"SELECT * FROM batch_claims WHERE key IN ({','.join('?' * len(chunk))})"
+            out.update((r[0], BatchClaim(*r[1:])) for r in self._execute(sql, chunk))
+        return out
+
+    def release_batch_claims(self, batches: Iterable[str]) -> None:
+        """Forget the claims of the batches ``batches`` (ids; collected or given up)."""
+        for b in dict.fromkeys(batches):
+            self._execute("DELETE FROM batch_claims WHERE batch = ?", (b,))
 
     def integrity_check(self) -> str:
         """SQLite's ``PRAGMA integrity_check``: ``"ok"`` for a sound file."""

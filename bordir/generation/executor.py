@@ -5,12 +5,17 @@ makes one attempt:
 
 - **cache**: requests already in the :class:`~bordir.generation.cache.ResponseCache`
   are answered with zero calls; each successful call is stored the moment it
-  finishes (from its worker thread), so Ctrl-C or ``SIGKILL`` loses only the
-  calls in flight. Failed calls are not stored: a re-run retries them.
+  finishes, so ``SIGKILL`` loses only the calls in flight. On Ctrl-C no attempt
+  starts any more and the requests in flight get a grace of
+  :data:`~bordir.generation._calls.INTERRUPT_GRACE` seconds (3): an answer that
+  already arrived, or arrives meanwhile, is stored, not lost. Failed calls are
+  not stored: a re-run retries them.
 - **no double billing**: the cache is looked at again right before a key is called,
   and the key is claimed in the cache file (:meth:`~bordir.generation.cache.ResponseCache.claim`);
   a key another process (or another run sharing the cache) is calling is waited for,
   not paid again.
+- **batches**: a key a pending provider batch holds (:mod:`bordir.generation.batch.claims`)
+  is not called: it fails with the batch and how to collect it.
 - **duplicates**: requests with the same cache key are called once.
 - **concurrency**: ``concurrency`` calls in flight (default ``backend.max_concurrency``;
   a value above it is used and said so in a warning, except for a backend whose limit is hard).
@@ -46,6 +51,7 @@ Examples:
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections import deque
@@ -53,7 +59,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
 from concurrent.futures import wait as futures_wait
 from queue import Empty, SimpleQueue
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, redactor
 from ._calls import DEFERRED, POLL, Calls
@@ -110,6 +116,8 @@ def execute(
     """
     requests = list(requests)
     opts = options if options is not None else ExecutorOptions()
+    if getattr(backend, "answers_from_batches", False):  # no provider behind it: nothing to stop
+        opts = opts.replace(max_consecutive_failures=None, timeout=None)
     for request in requests:
         if request.model != backend.name and request.model_name != backend.model:
             raise ConfigError(
@@ -132,6 +140,9 @@ def execute(
             if hit is not None:  # another process may have deleted it meanwhile
                 done[key] = scrub(hit, mask)
     todo = [key for key in first if key not in done]
+    if cache is not None and todo and not getattr(backend, "answers_from_batches", False):
+        _skip_batch_held(backend, requests, first, cache, todo, done, mask)
+        todo = [key for key in todo if key not in done]
     log.info(
         "%s: %d requests, %d distinct, %d cached, %d to call",
         backend.name,
@@ -197,6 +208,26 @@ def execute(
     return [done[key] for key in keys]
 
 
+def _skip_batch_held(
+    backend: Backend,
+    requests: Sequence[GenerationRequest],
+    first: dict[str, int],
+    cache: ResponseCache,
+    todo: list[str],
+    done: dict[str, GenerationResult],
+    mask: Callable[[str], str],
+) -> None:
+    """Fail, without a call, the keys of ``todo`` that a pending provider batch holds (never pay twice)."""
+    from .batch.claims import describe_claim, held_by_batches
+
+    held = held_by_batches(cache, todo)
+    for key, claim in held.items():
+        reason = mask(f"{backend.name}: not called: {describe_claim(claim)}")
+        done[key] = GenerationResult(text="", model=requests[first[key]].model, error=reason)
+    if held:
+        log.warning("%d requests not called: %s", len(held), done[next(iter(held))].error)
+
+
 _GATHER = 0.005  # seconds the calling thread lets results gather before it takes them
 
 
@@ -210,7 +241,7 @@ def _run_threads(
         # at most `workers` requests are submitted at a time, so that each wait below
         # looks at a few futures, not at every request of the run
         queue = deque(todo)
-        pending: dict[Future, str] = {}
+        pending: dict[Future[Any], str] = {}
         later: list[tuple[float, str]] = []  # (when, key): claimed by another caller
         while pending or later or queue:
             now = time.monotonic()
@@ -235,7 +266,7 @@ def _run_threads(
                 assert isinstance(result, GenerationResult)
                 finished(key, result)
     except BaseException:
-        stop.set()
+        calls.drain()  # the requests in flight store the answers that arrive within the grace
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     else:
@@ -247,25 +278,27 @@ def _run_async(
 ) -> None:
     """Answer ``todo`` as ``workers`` tasks on the shared event loop; ``finished`` runs in this thread."""
     from .backends import _aio
+    from .cache_writer import CacheWriter
 
-    out: SimpleQueue[tuple[str, GenerationResult]] = SimpleQueue()
+    out: SimpleQueue[tuple[str, GenerationResult | BaseException]] = SimpleQueue()
     queue = deque(todo)
+    loop = _aio.loop()
+    if calls.cache is not None:  # claims and stores: grouped, on a thread of their own
+        calls.writer = CacheWriter(calls.cache, calls.owner, loop, ahead=todo, group=workers)
 
     async def worker() -> None:
         while queue:
             key = queue.popleft()
-            result = await calls.acall(key)
-            if result is DEFERRED:  # claimed by another caller: look again later
+            deliver = functools.partial(_put, out, key)
+            if await calls.acall(key, deliver) is DEFERRED:  # claimed by another caller
                 await asyncio.sleep(POLL)
                 queue.append(key)
-                continue
-            assert isinstance(result, GenerationResult)
-            out.put((key, result))
 
     async def main() -> None:
         await asyncio.gather(*(worker() for _ in range(workers)))
 
-    future = asyncio.run_coroutine_threadsafe(main(), _aio.loop())
+    work = main()
+    future = asyncio.run_coroutine_threadsafe(work, loop)
     try:
         received = 0
         while received < len(todo):
@@ -274,6 +307,10 @@ def _run_async(
             except Empty:
                 if future.done():
                     future.result()  # raises what ended the tasks early
+                    if calls.writer is not None:  # the tasks are done: commit the last stores
+                        calls.writer.close()
+                        calls.writer = None
+                        continue
                     if out.empty():
                         raise RuntimeError(
                             "the executor's tasks ended before every result"
@@ -286,12 +323,23 @@ def _run_async(
                 except Empty:
                     break
             for key, result in batch:
+                if isinstance(result, BaseException):  # its store could not be committed
+                    raise result
                 received += 1
                 finished(key, result)
             if received < len(todo):
                 time.sleep(_GATHER)
         future.result()
     except BaseException:
-        calls.stop.set()
-        future.cancel()
+        calls.drain()  # the requests in flight store the answers that arrive within the grace
+        if future.cancel():  # cancelled before the loop started it: it never will
+            work.close()
         raise
+    finally:
+        if calls.writer is not None:  # commit the results that arrived, then stop the thread
+            calls.writer.close()
+            calls.writer = None
+
+
+def _put(out: SimpleQueue[Any], key: str, result: GenerationResult | BaseException) -> None:
+    out.put((key, result))

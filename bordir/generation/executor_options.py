@@ -28,10 +28,29 @@ from typing import Any
 from .._ratelimit import RateLimiter
 from ._execute_parts import check_options
 
-__all__ = ["ExecutorOptions", "DEFAULT_RETRIES"]
+__all__ = [
+    "ExecutorOptions",
+    "DEFAULT_RETRIES",
+    "DEFAULT_TIMEOUT",
+    "DEFAULT_MAX_CONSECUTIVE_FAILURES",
+]
 
 DEFAULT_RETRIES = 6
 """Retries of a transient failure when none is given (so at most 7 attempts)."""
+DEFAULT_TIMEOUT = 60.0
+"""Seconds one request may take over all its attempts and waits when none is given.
+
+A stalled server (it accepts, never answers) costs a request one 60 s attempt, not 7 × 60 s; a
+server that refuses or fails fast gets its 7 attempts (about 30 s of backoff at most)."""
+DEFAULT_MAX_CONSECUTIVE_FAILURES = 10
+"""Failed requests in a row after which the executor stops when no limit is given.
+
+With :data:`DEFAULT_TIMEOUT`, a dead provider fails a whole grid within about two minutes at
+``bordir run``'s concurrency of 8: the requests in flight fail (after about 30 s when the server
+refuses connections, after 60 s when it stalls), ten failures in a row take at most two such
+waves, and the requests not attempted yet fail at once with ``not attempted: stopped after 10
+consecutive failures``; a re-run retries them. (At concurrency *c* a stalled server costs
+``ceil(10 / c) × 60`` seconds.)"""
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -49,12 +68,14 @@ class ExecutorOptions:
             ``max_retries + 1`` attempts).
         timeout: seconds one request may spend over all its attempts and backoff waits; no
             retry starts once it would be exceeded, and the attempt in progress is bounded by
-            what is left (HTTP backends pass it to their client).
+            what is left (HTTP backends pass it to their client). Default
+            :data:`DEFAULT_TIMEOUT` (60 s); None: no limit.
         deadline: seconds the whole call may take; once reached, no attempt starts and the
             requests not answered yet fail with ``deadline of … s reached``.
         max_consecutive_failures: after this many failed requests in a row, stop: the requests
             not answered yet fail with ``not attempted: stopped after N consecutive failures``
-            (a dead server costs N requests, not all of them). None: never stop.
+            (a dead server costs N requests, not all of them). Default
+            :data:`DEFAULT_MAX_CONSECUTIVE_FAILURES` (10); None: never stop.
         limiter: a :class:`~bordir._ratelimit.RateLimiter` shared between calls (instead of
             ``rpm`` / ``tpm``).
         jitter_seed: seed of the backoff jitter (for reproducible tests).
@@ -69,9 +90,9 @@ class ExecutorOptions:
     rpm: float | None = None
     tpm: float | None = None
     max_retries: int = DEFAULT_RETRIES
-    timeout: float | None = None
+    timeout: float | None = DEFAULT_TIMEOUT
     deadline: float | None = None
-    max_consecutive_failures: int | None = None
+    max_consecutive_failures: int | None = DEFAULT_MAX_CONSECUTIVE_FAILURES
     limiter: RateLimiter | None = None
     jitter_seed: int | None = None
     sleep: Callable[[float], object] | None = None
@@ -85,6 +106,15 @@ class ExecutorOptions:
             deadline=self.deadline,
             max_consecutive_failures=self.max_consecutive_failures,
         )
+
+    @classmethod
+    def given(cls, **values: Any) -> ExecutorOptions:
+        """Options from ``values``; a value that is None keeps its default (an option not given).
+
+        >>> ExecutorOptions.given(concurrency=4, timeout=None)
+        ExecutorOptions(concurrency=4)
+        """
+        return cls(**{k: v for k, v in values.items() if v is not None})
 
     def rate_limiter(self) -> RateLimiter | None:
         """The limiter of the call: the shared one, else one for ``rpm`` / ``tpm`` (None: unlimited)."""

@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from ._textnorm import light
@@ -71,7 +72,7 @@ _REWRITES = (
 )
 
 
-def _rewrite(text: str, pattern: re.Pattern[str], repl) -> str:
+def _rewrite(text: str, pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str]) -> str:
     """Apply ``pattern`` to the extractor's view of ``text``; replace only the original characters matched."""
     if pattern.search(_extractor_view(text)) is None:  # the usual case: skip the per-character map
         return text

@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import fnmatch
+import math
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -125,8 +126,11 @@ def _most_specific(patterns: Mapping[str, Any], model: str) -> str | None:
 
 
 def _number(value: Any, *, path: Path, field: str, what: str = "USD per 1M tokens") -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise DataError(f"expected a number >= 0 ({what}), found {value!r}", path=path, field=field)
+    # not 0 <= value < inf: also refuses nan (TOML's `nan`, which compares false with anything)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
+        raise DataError(
+            f"expected a finite number >= 0 ({what}), found {value!r}", path=path, field=field
+        )
     return float(value)
 
 

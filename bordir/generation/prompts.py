@@ -6,8 +6,10 @@ module is):
 
 * ``system/<name>.txt`` — system prompts, selected by ``system=``: ``vanilla``
   (a concise geopolitics expert), ``un`` (a UN peacekeeper following the
-  internationally recognised status) and ``nationalist`` (begins "As a citizen
-  of {country},").
+  internationally recognised status), ``nationalist`` (begins "As a citizen
+  of {country},") and ``input_demo`` (BorderLines' "input demographics" role: the
+  vanilla expert told each claimant's majority religion and language, from the
+  countries table: ``{demographics}``).
 * ``direct.txt`` with ``document_direct.txt`` — the BordIRLines direct format:
   documents numbered from 0, an instruction, ``Query:``, ``Options:``, ``Answer:``.
 * ``citation.txt`` with ``document_citation.txt`` — the citation format
@@ -54,7 +56,7 @@ Example:
     >>> render(q, docs, system="skeptic")
     Traceback (most recent call last):
     ...
-    bordir.errors.ConfigError: unknown system prompt 'skeptic'; valid names: nationalist, un, vanilla
+    bordir.errors.ConfigError: unknown system prompt 'skeptic'; valid names: input_demo, nationalist, un, vanilla
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any
 
 from ..errors import ConfigError
@@ -77,6 +80,7 @@ __all__ = [
     "system_prompts",
     "instruction_languages",
     "nationalist_country",
+    "demographics",
     "prompt_id",
     "template_text",
     "neutralize_document_text",
@@ -88,7 +92,7 @@ DEFAULT_MAX_TOKENS = {"direct": 128, "citation": 512}
 
 
 # --- template files -----------------------------------------------------------
-def _templates():
+def _templates() -> Traversable:
     return resources.files(__package__).joinpath("templates")
 
 
@@ -113,7 +117,7 @@ def _names(folder: str) -> tuple[str, ...]:
 
 
 def system_prompts() -> tuple[str, ...]:
-    """Names of the shipped system prompts (``nationalist``, ``un``, ``vanilla``)."""
+    """Names of the shipped system prompts (``input_demo``, ``nationalist``, ``un``, ``vanilla``)."""
     return _names("system")
 
 
@@ -237,6 +241,25 @@ def nationalist_country(query: Query, countries: Mapping[str, Country | str]) ->
     return query.claimants[0]
 
 
+def demographics(query: Query, countries: Mapping[str, Country | str]) -> str:
+    """The ``input_demo`` system prompt's line: each claimant's majority religion and language.
+
+    >>> from bordir.loaders import load_demo
+    >>> ds = load_demo()
+    >>> demographics(ds.query("Crimea_uk"), ds.countries)  # doctest: +ELLIPSIS
+    'Russia (majority religion: ..., language: Russian); Ukraine (majority religion: ..., language: Ukrainian)'
+    """
+    parts = []
+    for claimant in query.claimants:
+        c = countries.get(claimant)
+        if isinstance(c, Country):
+            religion, language = c.religion or "unknown", c.lang_name or c.lang or "unknown"
+        else:
+            religion, language = "unknown", c or "unknown"
+        parts.append(f"{claimant} (majority religion: {religion}, language: {language})")
+    return "; ".join(parts)
+
+
 def _system_text(
     query: Query,
     system: str,
@@ -245,6 +268,13 @@ def _system_text(
 ) -> str:
     name = _lookup(system, system_prompts(), "system prompt")
     text = template_text(f"system/{name}.txt")
+    if "{demographics}" in text:
+        if countries is None:
+            raise ConfigError(
+                f"system prompt {name!r} describes the claimants: pass countries=dataset.countries "
+                f"(query {query.query_id})"
+            )
+        text = text.replace("{demographics}", demographics(query, countries))
     if "{country}" not in text:
         return text
     if country is None:

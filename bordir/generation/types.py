@@ -70,6 +70,8 @@ class GenerationRequest:
     options: tuple[str, ...] = ()
     documents: tuple[Document, ...] = ()
     extra: tuple[tuple[str, str], ...] = ()
+    _key: str | None = field(default=None, init=False, repr=False, compare=False)
+    """:meth:`cache_key`, once computed (a request is immutable)."""
 
     @property
     def provider(self) -> str:
@@ -97,10 +99,15 @@ class GenerationRequest:
         }
 
     def cache_key(self) -> str:
-        blob = json.dumps(
-            self.key_payload(), ensure_ascii=False, sort_keys=True, separators=(",", ":")
-        )
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+        """SHA-256 of :meth:`key_payload` as canonical JSON (computed once per request)."""
+        key = self._key
+        if key is None:
+            blob = json.dumps(
+                self.key_payload(), ensure_ascii=False, sort_keys=True, separators=(",", ":")
+            )
+            key = hashlib.sha256(blob.encode("utf-8")).hexdigest()
+            object.__setattr__(self, "_key", key)
+        return key
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ times faster (``benchmarks/audit.py`` measures the ratio). bordir's detector
 (:func:`bordir.langid.check.detect`) runs on it when it is installed and on
 ``langdetect`` otherwise; both are seeded (:data:`SEED`), so the answers — the
 language and its probability — are the same on either engine and from run to
-run (``tests/test_langdetect_engines.py`` checks it on every curated language).
+run (``tests/langid/test_langdetect_engines.py`` checks it on every curated language).
 
 The environment variable :data:`ENV` (``BORDIR_LANGDETECT_ENGINE``) chooses:
 ``auto`` (the default: ``langdetect-rs`` if installed, else ``langdetect``),
@@ -231,8 +231,7 @@ def _load(name: str) -> Engine:
 
 
 def _profiles(ld: Any, factory: Any) -> dict[str, str] | None:
-    """langdetect's JSON profiles (langdetect-rs keeps its own inside its core) in ``factory``'s
-    order, when the batch path can be used: langdetect installed, and the calls it needs there."""
+    """langdetect's JSON profiles (langdetect-rs keeps its own inside its core) in ``factory``'s order, when the batch path can be used: langdetect installed, and the calls it needs there."""
     try:
         import langdetect_rs._seed  # noqa: F401
         from langdetect.detector_factory import PROFILES_DIRECTORY as directory
@@ -253,8 +252,7 @@ def _profiles(ld: Any, factory: Any) -> dict[str, str] | None:
 
 
 def _batch_factory(ld: Any, factory: Any, profiles: dict[str, str], absent: tuple[str, ...]) -> Any:
-    """A langdetect-rs factory of every profile but ``absent``'s, in ``factory``'s order (None if
-    it cannot be built): a prior of 0 for ``absent`` is the same as leaving their profiles out."""
+    """A langdetect-rs factory of every profile but ``absent``'s, in ``factory``'s order (None if it cannot be built): a prior of 0 for ``absent`` is the same as leaving their profiles out."""
     if not absent:
         return factory
     if not set(absent) <= profiles.keys():

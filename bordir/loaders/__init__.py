@@ -13,6 +13,7 @@ from .borderlines_hub import load_borderlines_hub
 from .bordirlines import BordIRLines, load_bordirlines
 from .catalog import DATASETS, DatasetEntry, get_dataset_entry, load_dataset
 from .demo import demo_dir, load_demo, load_demo_corpus
+from .nomiracl import NoMIRACL, load_nomiracl
 
 __all__ = [
     "load_borderlines_files",
@@ -23,6 +24,8 @@ __all__ = [
     "load_demo_corpus",
     "demo_dir",
     "load_borderlines",
+    "load_nomiracl",
+    "NoMIRACL",
     "DATASETS",
     "DatasetEntry",
     "get_dataset_entry",

@@ -1,8 +1,6 @@
 """Load BorderLines from a directory in the BorderLines file layout.
 
-Layout (see ``docs/data.md``; the upstream repository keeps the query files
-under ``translate/`` and the control queries as ``prompts/prompts_q_mc.txt``
-and ``prompts/choices.txt`` — both layouts are read)::
+Layout (see ``docs/data.md``; both this one and the GitHub repository's are read)::
 
     disputed_territories.csv        Territory, Claimants (;-separated), Controller, Region,
                                     Population, Query, QueryID
@@ -12,6 +10,19 @@ and ``prompts/choices.txt`` — both layouts are read)::
     terms/line_inds.<lang>.txt      JSON list: the territory row of each query line
     prompts_q_mc.en-control.txt     English control queries (optional: else the CSV's Query column)
     choices.en-control.txt          their options (optional: else the English claimant names)
+
+The GitHub repository (``manestay/borderlines``) lays the same data out differently, and a clone
+of it is read as it is:
+
+* the query files are under ``translate/`` (``translate/prompts_mc_q/``, ``translate/terms/``) and
+  the control queries are ``prompts/prompts_q_mc.txt`` and ``prompts/choices.txt``;
+* Chinese is ``zh-CN`` / ``zh-TW`` (Google Translate's codes) in file names and in
+  ``countries_info.json``: read as ``zhs`` / ``zht``, as every language code is read as its
+  registry code;
+* ``countries_info.json`` names its fields ``code``, ``name``, ``name_native``, ``religion``,
+  ``population`` (the hub copy: ``Lang_Code``, ``Lang_Name`` …);
+* a language without ``translate/terms/line_inds.<lang>.txt`` has no territory rows for its
+  queries: it is left out with a warning, as the repository's ``gen_response_table.py`` does.
 """
 
 from __future__ import annotations
@@ -47,6 +58,14 @@ TERRITORY_COLUMNS = (
     "QueryID",
 )
 COUNTRY_FIELDS = ("Lang_Code",)
+_REPO_FIELDS = {
+    "code": "Lang_Code",
+    "name": "Lang_Name",
+    "name_native": "Lang_Name_Native",
+    "religion": "Religion",
+    "population": "Population",
+}
+"""The GitHub repository's ``countries_info.json`` field names → the hub copy's."""
 SURINAME_REPAIR = "countries_info.json: the record under the corrupted key 'SuriLang_Name' was read as 'Suriname' (Lang_Code nl)"
 
 
@@ -213,6 +232,10 @@ def parse_countries(
                     "was left out as in the reference; load with repair=True (--repair) to read it as Suriname"
                 )
                 continue
+        if isinstance(rec, dict) and "Lang_Code" not in rec and "code" in rec:
+            rec = {
+                _REPO_FIELDS.get(k, k): v for k, v in rec.items()
+            }  # the GitHub repository's names
         if (
             not isinstance(rec, dict)
             or not isinstance(rec.get("Lang_Code"), str)
@@ -227,13 +250,15 @@ def parse_countries(
             raise DataError(
                 f"country name {name!r} contains a NUL character", path=path, field=name
             )
-        languages.registry().get_checked(
-            rec["Lang_Code"], where=f"{path}: field '{name}.Lang_Code'"
-        )
+        code = (
+            languages.registry()
+            .get_checked(rec["Lang_Code"], where=f"{path}: field '{name}.Lang_Code'")
+            .code
+        )  # zh-CN → zhs, as the query files' codes
         pop = rec.get("Population")
         countries[name] = Country(
             name=name,
-            lang=rec["Lang_Code"],
+            lang=code,
             lang_name=str(rec.get("Lang_Name") or ""),
             lang_name_native=str(rec.get("Lang_Name_Native") or ""),
             religion=str(rec.get("Religion") or ""),
@@ -282,27 +307,51 @@ def _first_existing(root: Path, *candidates: str) -> Path:
     return root / candidates[0]
 
 
-def read_query_files(directory: str | Path) -> list[RawQuery]:
+def read_query_files(directory: str | Path, warnings: list[str] | None = None) -> list[RawQuery]:
     """Read every ``prompts_mc_q/prompts.<lang>`` with its choices and line indices.
 
-    Both the flat layout and the upstream repository's (``translate/prompts_mc_q``,
-    ``translate/terms``) are accepted.
+    Both the flat layout and the GitHub repository's (``translate/prompts_mc_q``,
+    ``translate/terms``, ``zh-CN`` / ``zh-TW`` file names; see the module docs) are accepted.
+    File-name codes are read as registry codes (``zh-CN`` → ``zhs``). ``warnings`` receives what
+    the repository layout leaves out.
     """
     root = Path(directory)
     qdir = _first_existing(root, "prompts_mc_q", "translate/prompts_mc_q")
     terms = _first_existing(root, "terms", "translate/terms")
+    repo_layout = qdir.parent.name == "translate"
     if not qdir.is_dir():
         raise DataError(
             "directory not found (expected prompts_mc_q/ with prompts.<lang> files)", path=qdir
         )
+    reg = languages.registry()
     out: list[RawQuery] = []
-    for prompts in sorted(qdir.glob("prompts.*")):
-        lang = prompts.name.split(".", 1)[1]
-        choices_path = qdir / f"choices.{lang}"
-        inds_path = terms / f"line_inds.{lang}.txt"
+    seen: dict[str, Path] = {}
+
+    def canonical_first(f: Path) -> tuple[bool, str]:
+        suffix = f.name.split(".", 1)[1]
+        return (suffix not in reg or reg[suffix].code != suffix, f.name)
+
+    files = sorted(qdir.glob("prompts.*"), key=canonical_first)
+    for prompts in files:
+        suffix = prompts.name.split(".", 1)[1]
+        lang = reg.get_checked(suffix, where=f"{prompts}:1").code  # the first query of the file
+        if lang in seen:  # prompts.zht beside prompts.zh-TW: the registry's name wins
+            if warnings is not None:
+                warnings.append(f"{prompts.name}: the same language as {seen[lang].name}; left out")
+            continue
+        seen[lang] = prompts
+        choices_path = qdir / f"choices.{suffix}"
+        inds_path = terms / f"line_inds.{suffix}.txt"
+        if repo_layout and not inds_path.is_file() and choices_path.is_file():
+            if warnings is not None:
+                warnings.append(
+                    f"{inds_path.relative_to(root)} is missing: the queries of {prompts.name} have "
+                    "no territory rows and are left out (as gen_response_table.py does)"
+                )
+            continue
         for p in (choices_path, inds_path):
             if not p.is_file():
-                raise DataError(f"file not found; every prompts.{lang} needs it", path=p)
+                raise DataError(f"file not found; every prompts.{suffix} needs it", path=p)
         texts = _read_lines(prompts)
         choices = _read_choices(choices_path)
         inds = _read_line_inds(inds_path)
@@ -380,7 +429,7 @@ def load_borderlines_files(
     territories, texts = read_territories_csv(table)
     countries, warnings, repairs = read_countries_json(root / "countries_info.json", repair=repair)
     control = read_control(root, territories, texts, table)
-    lang_queries = read_query_files(root)
+    lang_queries = read_query_files(root, warnings)
     return assemble(
         name=name,
         source=str(root),

@@ -148,6 +148,7 @@ def load_borderlines_hub(
         repo: hub dataset id or a local directory in the same layout.
         revision: hub commit / tag to pin.
         repair: as in :func:`~bordir.loaders.load_borderlines_files`.
+        name: the dataset's name (``BorderLines.name``, recorded in signatures).
     """
     where = f"{repo}/territories"
     tds = _load(repo, "territories", revision, split="train")

@@ -112,7 +112,13 @@ def _numeric(df: pd.DataFrame, col: str, path: Path, kind: str) -> pd.Series:
     return vals
 
 
-def _fetch(repo: str, revision: str | None, langs: Sequence[str] | None, systems, modes) -> Path:
+def _fetch(
+    repo: str,
+    revision: str | None,
+    langs: Sequence[str] | None,
+    systems: Sequence[str],
+    modes: Sequence[str],
+) -> Path:
     hub = require("huggingface_hub", "hub", purpose="downloading BordIRLines")
     patterns = ["data/queries.tsv", "data/all_docs.json"]
     for lang in langs or ["*"]:

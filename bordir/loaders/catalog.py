@@ -6,7 +6,7 @@ Every command and the experiment runner load datasets through
 
 Example:
     >>> sorted(DATASETS)
-    ['borderlines', 'bordirlines', 'demo']
+    ['borderlines', 'bordirlines', 'demo', 'nomiracl']
     >>> DATASETS["demo"].offline
     True
     >>> load_dataset("demo").name
@@ -43,7 +43,10 @@ class DatasetEntry:
     path_layout: str
     loader: str | Callable[..., Any] = ""
     """The loader, or ``pkg.mod:function`` naming it: called as ``loader(path, revision,
-    repair=…, n_hits=…)`` (``path`` a string or None; a loader ignores the options it has none of)."""
+    repair=…, n_hits=…)`` and the :attr:`options` given (``path`` a string or None; a loader
+    ignores the common options it has none of)."""
+    options: tuple[str, ...] = ()
+    """Options only this dataset takes (``lang``, ``split``); another dataset refuses them."""
 
 
 def _load_demo(path: str | None, revision: str | None, **_: Any) -> Any:
@@ -68,6 +71,26 @@ def _load_bordirlines(path: str | None, revision: str | None, *, n_hits: int = 1
     return load_bordirlines(path, revision=revision, n_hits=n_hits)
 
 
+def _load_nomiracl(
+    path: str | None,
+    revision: str | None,
+    *,
+    lang: str | None = None,
+    split: str | None = None,
+    **_: Any,
+) -> Any:
+    from .nomiracl import SPLITS, load_nomiracl
+
+    if not lang:
+        raise ConfigError(
+            "NoMIRACL is loaded one language at a time: pass lang= (ar, bn, de, en, es, fa, fi, fr, "
+            "hi, id, ja, ko, ru, sw, te, th, yo, zh)"
+        )
+    if split is None:
+        raise ConfigError(f"pass split= one of {', '.join(SPLITS)} (NoMIRACL's paper uses test)")
+    return load_nomiracl(path, lang=lang, split=split, revision=revision)
+
+
 DATASETS: Registry[DatasetEntry] = Registry("dataset")
 """Every dataset :func:`load_dataset` accepts, by name (register a :class:`DatasetEntry` to add one)."""
 for _e in (
@@ -86,6 +109,15 @@ for _e in (
         False,
         "data/queries.tsv, data/{lang}/{system}/{mode}/{lang}_query_hits.tsv, data/all_docs.json",
         _load_bordirlines,
+    ),
+    DatasetEntry(
+        "nomiracl",
+        "NoMIRACL: 18 languages, queries whose judged passages are all non-relevant or include a relevant one",
+        "miracl/nomiracl",
+        False,
+        "corpus.jsonl, topics/{split}.{subset}.tsv, qrels/{split}.{subset}.tsv per language (or data/{language}/)",
+        _load_nomiracl,
+        options=("lang", "split"),
     ),
     DatasetEntry(
         "demo",
@@ -116,6 +148,8 @@ def load_dataset(
     *,
     repair: bool = False,
     n_hits: int = 10,
+    lang: str | None = None,
+    split: str | None = None,
 ) -> Any:
     """Load catalog dataset ``name``.
 
@@ -127,9 +161,13 @@ def load_dataset(
         revision: hub revision to pin (when no ``path``).
         repair: BorderLines: apply the documented repairs (recorded in ``repairs``).
         n_hits: BordIRLines: hits kept per (query, system, mode).
+        lang: NoMIRACL: the language (``sw``, ``swahili`` or a bordir code); required there,
+            refused by the other datasets.
+        split: NoMIRACL: ``test`` or ``dev``; required there, refused by the other datasets.
 
     Raises:
-        ConfigError: an unknown name, or a path given for the bundled demo.
+        ConfigError: an unknown name, a path given for the bundled demo, or an option the
+            dataset does not take.
     """
     entry = get_dataset_entry(name)
     loader = entry.loader
@@ -138,4 +176,13 @@ def load_dataset(
         loader = getattr(importlib.import_module(mod), attr)
     if not callable(loader):
         raise ConfigError(f"dataset {entry.name!r} names no loader (DatasetEntry.loader)")
-    return loader(None if path is None else os.fspath(path), revision, repair=repair, n_hits=n_hits)
+    extra = {k: v for k, v in (("lang", lang), ("split", split)) if v is not None}
+    refused = [k for k in extra if k not in entry.options]
+    if refused:
+        raise ConfigError(
+            f"the {entry.name} dataset takes no {' or '.join(refused)} option"
+            + (f" (it takes {', '.join(entry.options)})" if entry.options else "")
+        )
+    return loader(
+        None if path is None else os.fspath(path), revision, repair=repair, n_hits=n_hits, **extra
+    )

@@ -24,23 +24,66 @@ Example:
 
 from __future__ import annotations
 
-from ..signature import Signature
-from .cs.aggregate import METRICS, aggregate, metric_value
-from .cs.breakdown import language_breakdown, outcome_rates
-from .cs.metric import Score
-from .cs.scoring import score_responses, summarize_runs
-from .cs.table import TerritoryStats
-from .cs.tables import territory_tables
-from .cs.territory import fix_responses_d, territory_stats
-from .intervals.aligned import pool_runs
-from .intervals.bootstrap import BootstrapResult, cluster_bootstrap
-from .intervals.paired import PairedComparison, paired_comparison
-from .intervals.runs import Interval, t_interval
-from .legacy.response_table import read_response_table, score_legacy_tables
-from .perlang.compare import compare_by, compare_models_by
-from .perlang.items import language_measures, perlang_items
-from .perlang.measures import PERLANG_MEASURES, get_measure
-from .responses import OUTCOMES, POLICIES, RESPONSE_COLUMNS, TableKey, validate_responses
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..signature import Signature
+    from .cs.aggregate import METRICS, aggregate, metric_value
+    from .cs.breakdown import language_breakdown, outcome_rates
+    from .cs.metric import Score
+    from .cs.scoring import score_responses, summarize_runs
+    from .cs.table import TerritoryStats
+    from .cs.tables import territory_tables
+    from .cs.territory import fix_responses_d, territory_stats
+    from .intervals.aligned import pool_runs
+    from .intervals.bootstrap import BootstrapResult, cluster_bootstrap
+    from .intervals.paired import PairedComparison, paired_comparison
+    from .intervals.runs import Interval, t_interval
+    from .legacy.response_table import read_response_table, score_legacy_tables
+    from .perlang.compare import compare_by, compare_models_by
+    from .perlang.items import language_measures, perlang_items
+    from .perlang.measures import PERLANG_MEASURES, get_measure
+    from .responses import OUTCOMES, POLICIES, RESPONSE_COLUMNS, TableKey, validate_responses
+
+# name -> the module that defines it: imported on first use, so that a part of the package
+# (the legacy-table scorer of `bordir score borderlines-table`) does not load all of it (pandas …)
+_LAZY = {
+    "Signature": "..signature",
+    **dict.fromkeys(["METRICS", "aggregate", "metric_value"], ".cs.aggregate"),
+    **dict.fromkeys(["language_breakdown", "outcome_rates"], ".cs.breakdown"),
+    "Score": ".cs.metric",
+    **dict.fromkeys(["score_responses", "summarize_runs"], ".cs.scoring"),
+    "TerritoryStats": ".cs.table",
+    "territory_tables": ".cs.tables",
+    **dict.fromkeys(["fix_responses_d", "territory_stats"], ".cs.territory"),
+    "pool_runs": ".intervals.aligned",
+    **dict.fromkeys(["BootstrapResult", "cluster_bootstrap"], ".intervals.bootstrap"),
+    **dict.fromkeys(["PairedComparison", "paired_comparison"], ".intervals.paired"),
+    **dict.fromkeys(["Interval", "t_interval"], ".intervals.runs"),
+    **dict.fromkeys(["read_response_table", "score_legacy_tables"], ".legacy.response_table"),
+    **dict.fromkeys(["compare_by", "compare_models_by"], ".perlang.compare"),
+    **dict.fromkeys(["language_measures", "perlang_items"], ".perlang.items"),
+    **dict.fromkeys(["PERLANG_MEASURES", "get_measure"], ".perlang.measures"),
+    **dict.fromkeys(
+        ["OUTCOMES", "POLICIES", "RESPONSE_COLUMNS", "TableKey", "validate_responses"],
+        ".responses",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "METRICS",

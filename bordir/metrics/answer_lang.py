@@ -33,7 +33,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -115,7 +115,8 @@ def detect_answers(responses: pd.DataFrame) -> pd.DataFrame:
         for sk, text in zip(skip, df["raw_text"])
     ]
     todo = list(dict.fromkeys(t for t, sk in zip(stripped, skip) if not sk and not _too_short(t)))
-    found = dict(zip(todo, (code for code, _ in detect_many(todo, extra="audit"))))
+    # no text to detect (rank classification, failed calls): no detector needed either
+    found = dict(zip(todo, (code for code, _ in detect_many(todo, extra="audit")))) if todo else {}
     langs, classes = [], []
     for t, sk, qlang in zip(stripped, skip, df["query_lang"]):
         if sk:
@@ -205,7 +206,7 @@ def in_language_metrics(detected: pd.DataFrame, dataset: BorderLines) -> pd.Data
 
     engine = detected.attrs.get(ENGINE_ATTR)
     tables = territory_tables(in_language_responses(detected), dataset, validate=False)
-    by: dict[tuple[str, str], list] = {}
+    by: dict[tuple[str, str], list[Any]] = {}
     for (model, mode, _run), ts in tables.items():
         by.setdefault((model, mode), []).append(aggregate(ts.table))
     rows = []

@@ -29,12 +29,12 @@ per-territory table::
 Example:
     >>> METRIC_REGISTRY.entry("kb_cs").meta["bounds"]
     (0.0, 1.0)
-    >>> metric_label("delta_cs_abs"), metric_label("delta_cs_abs", "text_label")
+    >>> metric_label("delta_cs"), metric_label("delta_cs", "text_label")
     ('ΔCS', 'Delta CS')
     >>> "in_group_rate" in METRIC_REGISTRY, cs_metric_names()[:3]
     (True, ('kb_cs', 'control_cs', 'non_control_cs'))
     >>> headline_metrics()
-    ('kb_cs', 'cst_cs', 'delta_cs_abs')
+    ('kb_cs', 'cst_cs', 'delta_cs')
 """
 
 from __future__ import annotations

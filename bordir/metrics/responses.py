@@ -50,16 +50,17 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 import numpy as np
-import pandas as pd
 
 from .._columns import require_columns
 from ..errors import ConfigError, DataError
 from ..policies import PARSE_POLICIES
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from ..dataset import BorderLines
 
 __all__ = [
@@ -184,15 +185,17 @@ class _Lazy:
 
 def _duplicated(df: pd.DataFrame, key: list[str]) -> np.ndarray:
     """``df.duplicated(key, keep="first")`` as a numpy array, from one int64 code per row."""
+    import pandas as pd
+
     codes, sizes = [], []
     for c in key:
         k, u = pd.factorize(df[c])
         codes.append(np.asarray(k, dtype=np.int64))
         sizes.append(max(len(u), 1))
     if float(np.prod(np.array(sizes, dtype=float))) >= 2.0**62:
-        return df.duplicated(key, keep="first").to_numpy()
+        return cast("np.ndarray", df.duplicated(key, keep="first").to_numpy())
     flat = np.ravel_multi_index(codes, sizes) if codes else np.zeros(len(df), np.int64)
-    return pd.Series(flat).duplicated(keep="first").to_numpy()
+    return cast("np.ndarray", pd.Series(flat).duplicated(keep="first").to_numpy())
 
 
 def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = None) -> pd.DataFrame:
@@ -201,7 +204,8 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
     Checks the columns, the outcome vocabulary, ``choice`` (``-1`` exactly
     when not answered), that control rows are English, and that no
     (model, mode, run, territory, query_lang) appears twice. With ``dataset``,
-    also that every territory exists and every choice indexes its claimants.
+    also that every query id is one of its queries, every territory exists and
+    every choice indexes its claimants.
 
     Returns:
         A copy with ``is_control`` as bool, ``run`` and ``choice`` as int.
@@ -209,6 +213,8 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
     Raises:
         DataError: the first problem found, naming the column and the row.
     """
+    import pandas as pd  # not at import: the legacy-table scorer imports this module without it
+
     if not isinstance(responses, pd.DataFrame):
         raise DataError(f"expected a pandas DataFrame, got {type(responses).__name__}", path=_WHERE)
     require_columns(
@@ -295,6 +301,18 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
     )
 
     if dataset is not None:
+        known = {q.query_id for q in dataset.queries}
+        qid = _Lazy(df["query_id"])
+        _fail(
+            df,
+            ~df["query_id"].isin(known).to_numpy(dtype=bool),
+            "query_id",
+            lambda i: (
+                f"query {qid[i]!r} is not a query of dataset {dataset.name!r}; the responses "
+                "belong to another dataset (or a changed one): report them with the dataset they "
+                "were run on"
+            ),
+        )
         n_claim: dict[str, int] = {}
         for name in pd.unique(df["territory"]):
             try:

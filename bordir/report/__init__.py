@@ -11,7 +11,9 @@
   Markdown, LaTeX and CSV;
 * ``plots/`` (:mod:`~bordir.report.plots`): PNG and SVG (matplotlib, the
   ``stats`` extra);
-* ``report.html`` (:mod:`~bordir.report.html`): all of it on one page;
+* ``report.html`` (:mod:`~bordir.report.html`): all of it on one page, led by its summary
+  (:mod:`~bordir.report.summary`: the findings that hold with their intervals, what cannot be
+  judged and why, the dropped pairs; ``summary`` in ``metrics.json``) and a table of contents;
 * a per-language section (:mod:`~bordir.report.perlang`): ``perlang`` in
   ``metrics.json``, ``tables/perlang_*.csv``, ``plots/perlang_*``: mode
   comparisons per query language with forest plots and heatmaps;
@@ -98,5 +100,8 @@ def build_report(
         import html
 
         sections.append(f'<p class="warn">{html.escape(note)}</p>')
+    from .summary import report_summary  # what the page leads with (also in metrics.json)
+
+    metrics = {**metrics, "summary": report_summary(metrics)}
     write_json(metrics, out / "metrics.json")
     return write_html(metrics, tables, plots, out / "report.html", sections=sections)

@@ -17,6 +17,7 @@ import base64
 import html
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from typing import Any
 from .plots import PLOTS
 from .tables import Table
 
-__all__ = ["render_html", "render_page", "write_html", "data_uri"]
+__all__ = ["render_html", "render_page", "write_html", "data_uri", "toc"]
 
 _CSS = """
 :root { color-scheme: light; }
@@ -36,14 +37,27 @@ h2 { font-size: 1.2em; margin: 32px 0 10px; border-bottom: 1px solid #ddd; paddi
 .sub { color: #555; margin: 0 0 16px; }
 code, .sig { font-family: "DejaVu Sans Mono", ui-monospace, monospace; font-size: 0.85em; }
 .sig { word-break: break-all; background: #f3f3f3; padding: 2px 4px; border-radius: 3px; }
-table.data { border-collapse: collapse; margin: 8px 0 20px; font-size: 0.85em; }
-table.data caption { caption-side: top; text-align: left; color: #444; padding: 4px 0 8px; max-width: 1180px; }
-table.data th, table.data td { border: 1px solid #d4d4d4; padding: 3px 7px; white-space: nowrap; }
+table.data { border-collapse: collapse; margin: 8px 0 20px; font-size: 0.82em; max-width: 100%; }
+table.data caption { caption-side: top; text-align: left; color: #444; padding: 4px 0 8px; }
+table.data th, table.data td { border: 1px solid #d4d4d4; padding: 3px 5px; }
+table.data th { white-space: normal; vertical-align: bottom; }
+table.data td.n { white-space: normal; }
+table.data .ci { white-space: nowrap; }
+table.data td.t { overflow-wrap: break-word; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+nav.toc { font-size: 0.9em; margin: 8px 0 16px; padding: 8px 12px; background: #f6f8fa; border: 1px solid #e3e6ea; }
+nav.toc ol { margin: 4px 0; padding-left: 20px; columns: 3; column-gap: 24px; }
+section.summary { border: 1px solid #cfd8e3; background: #f7fafd; padding: 4px 16px 8px; margin: 12px 0; }
+section.summary h2 { margin-top: 12px; }
+section.summary h3 { font-size: 1em; margin: 12px 0 4px; }
+section.summary ul { margin: 4px 0 8px; padding-left: 20px; }
+section.summary ul.findings li { font-weight: 600; }
+section.summary table.data { margin: 4px 0 8px; }
 table.data .n { text-align: right; }
 table.data .t, table.kv th, table.kv td { text-align: left; }
 table.data thead th { background: #eef2f6; }
 table.data tbody tr:nth-child(even) { background: #f8f9fb; }
-table.kv td { text-align: left; white-space: normal; }
+table.kv td { text-align: left; white-space: normal; overflow-wrap: anywhere; }
 figure { margin: 12px 0 28px; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { color: #444; font-size: 0.9em; margin-top: 4px; }
@@ -161,13 +175,37 @@ def _signatures(metrics: Mapping[str, Any]) -> str:
     )
 
 
+_H2 = re.compile(r'<h2 id="([^"]+)"[^>]*>(.*?)</h2>', re.S)
+
+
+def toc(blocks: Sequence[str]) -> str:
+    """A table of contents of every ``<h2 id=…>`` in ``blocks``, in order.
+
+    Example:
+        >>> toc(['<h2 id="a">A</h2>', '<p>x</p><h2 id="b">B &amp; C</h2>'])
+        '<nav class="toc" id="contents"><strong>Contents</strong><ol><li><a href="#a">A</a></li><li><a href="#b">B &amp; C</a></li></ol></nav>'
+    """
+    items = [
+        (m.group(1), re.sub(r"<[^>]+>", "", m.group(2))) for b in blocks for m in _H2.finditer(b)
+    ]
+    lis = "".join(f'<li><a href="#{i}">{title}</a></li>' for i, title in items)
+    return f'<nav class="toc" id="contents"><strong>Contents</strong><ol>{lis}</ol></nav>'
+
+
 def render_html(
     metrics: Mapping[str, Any],
     tables: Sequence[Table],
     plots: Mapping[str, tuple[Path, Path]],
     sections: Sequence[str] = (),
 ) -> str:
-    """The page as a string (see the module docs); ``sections``: extra HTML blocks placed before the notes."""
+    """The page as a string (see the module docs); ``sections``: extra HTML blocks placed after the plots.
+
+    The page leads with its summary (:mod:`bordir.report.summary`: the findings that hold, the
+    headline with its intervals, what cannot be judged, the dropped pairs) and a table of
+    contents; the run's settings, warnings, notes and signatures come after the results.
+    """
+    from .summary import report_summary, summary_html
+
     e = html.escape
     title = f"bordir report: {Path(metrics['run_dir']).name}"
     figs = []
@@ -178,39 +216,28 @@ def render_html(
             f'<figure id="plot-{e(name)}"><img src="{uri}" alt="{e(cap)}">'
             f"<figcaption>{e(cap)} (also plots/{e(name)}.svg).</figcaption></figure>"
         )
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{e(title)}</title>",
-        f"<style>{_CSS}</style>",
-        "</head>",
-        "<body>",
-        "<main>",
-        f"<h1>{e(title)}</h1>",
-        f'<p class="sub">Generated {e(metrics["generated"])} by bordir {e(metrics["bordir_version"])} from '
-        f"<code>{e(metrics['run_dir'])}</code>. Values ×100 in tables; fractions in metrics.json.</p>",
-        '<h2 id="run">Run</h2>',
-        _config_section(metrics),
-        '<h2 id="warnings">Warnings</h2>',
-        _list(metrics["warnings"], "warn"),
+    summary = metrics.get("summary") or report_summary(metrics)
+    body = [
+        summary_html(summary, metrics),
         '<h2 id="tables">Tables</h2>',
         *(t.to_html() for t in tables),
         '<h2 id="plots">Plots</h2>',
         *figs,
         *sections,
+        '<h2 id="warnings">Warnings</h2>',
+        _list(metrics["warnings"], "warn"),
+        '<h2 id="run">Run</h2>',
+        _config_section(metrics),
         '<h2 id="notes">Notes</h2>',
         _list(metrics["notes"]),
         '<h2 id="signatures">Signatures</h2>',
         _signatures(metrics),
-        "</main>",
-        f"<script>{_SCRIPT}</script>",
-        "</body>",
-        "</html>",
     ]
-    return "\n".join(parts) + "\n"
+    subtitle = (
+        f"Generated {e(metrics['generated'])} by bordir {e(metrics['bordir_version'])} from "
+        f"<code>{e(metrics['run_dir'])}</code>. Values ×100 in tables; fractions in metrics.json."
+    )
+    return render_page(title, subtitle, [toc(body), *body])
 
 
 def render_page(title: str, subtitle_html: str, sections: Sequence[str]) -> str:

@@ -55,11 +55,12 @@ def figure_html(html_id: str, png: Path, caption: str) -> str:
 
 
 def _plot(letters: pd.DataFrame, countries: pd.DataFrame, out: Path) -> tuple[Path, Path]:
-    from .plots import RC, load_matplotlib, save_figure
+    from .._plotstyle import PLOT_RC
+    from .plots import load_matplotlib, save_figure
 
     mpl = load_matplotlib()
     models = list(dict.fromkeys(letters["model"]))
-    with mpl.rc_context(RC):
+    with mpl.rc_context(PLOT_RC):
         n_c = max(countries.groupby("model").size().max() if len(countries) else 1, 1)
         fig = mpl.figure.Figure(figsize=(4 + 0.28 * n_c, 2.9 * len(models)), layout="constrained")
         axes = np.atleast_2d(
@@ -78,7 +79,7 @@ def _plot(letters: pd.DataFrame, countries: pd.DataFrame, out: Path) -> tuple[Pa
                 label="uniform",
             )
             row[0].set_ylim(0, 1)
-            row[0].set_title(f"{model}: pick rate by letter", fontsize=9)
+            row[0].set_title(f"{model}:\npick rate by letter", fontsize=9)
             row[0].legend(fontsize=7, frameon=False)
             ct = countries[countries["model"] == model]
             x = np.arange(len(ct))

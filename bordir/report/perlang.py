@@ -64,14 +64,14 @@ class PerLangReport:
 
 
 def comparison_pairs(modes: Sequence[str]) -> list[tuple[str, str]]:
-    """``(a, b)`` pairs compared (Δ = a − b): every mode against ``no_ir``, then ``rel_langs`` against ``qlang``.
+    """``(a, b)`` pairs compared (Δ = b − a): every mode from ``no_ir``, then from ``qlang`` to ``rel_langs``.
 
     >>> comparison_pairs(["no_ir", "qlang", "rel_langs", "swap_docs"])
-    [('qlang', 'no_ir'), ('rel_langs', 'no_ir'), ('swap_docs', 'no_ir'), ('rel_langs', 'qlang')]
+    [('no_ir', 'qlang'), ('no_ir', 'rel_langs'), ('no_ir', 'swap_docs'), ('qlang', 'rel_langs')]
     """
-    pairs = [(m, BASELINE) for m in modes if m != BASELINE and BASELINE in modes]
+    pairs = [(BASELINE, m) for m in modes if m != BASELINE and BASELINE in modes]
     if "rel_langs" in modes and "qlang" in modes:
-        pairs.append(("rel_langs", "qlang"))
+        pairs.append(("qlang", "rel_langs"))
     return pairs
 
 
@@ -122,13 +122,20 @@ def finding_paragraph(
                 found.append(f"{down}: {'; '.join(neg)}")
             if not pos and not neg:
                 quiet.append(f"{up.removeprefix('toward ')} ({_judged(len(judged))})")
-        sentence = f"{a} compared with {b}: "
+        sentence = f"{b} compared with {a}: "
+        ctl = pair[pair["metric"] == "controller_agreement"]
         if found:
             sentence += "answers move " + "; ".join(found) + "."
         elif n_judged:
-            sentence += f"no language's answers move detectably ({_judged(n_judged)})."
+            sentence += (
+                f"no language's answers move detectably ({_judged(n_judged)}; "
+                f"{power_phrase(ctl[ctl['status'] == 'judged'])})."
+            )
         else:
-            sentence += "no language has enough territories to be judged."
+            sentence += (
+                "no language has enough territories to be judged ("
+                f"{power_phrase(ctl[ctl['status'] != 'undefined'], tested=False)})."
+            )
         if found and quiet:
             sentence += (
                 " No language moves detectably toward or away from " + " or ".join(quiet) + "."
@@ -158,6 +165,30 @@ def finding_paragraph(
             for o, t in zip(out, thin_list)
         ]
     return out
+
+
+def power_phrase(rows: pd.DataFrame, *, tested: bool = True) -> str:
+    """The power the ``rows``' tests had against a 10- and a 20-point difference, as a range over them.
+
+    >>> power_phrase(pd.DataFrame({"power_10": [0.08, 0.3], "power_20": [0.2, 0.71]}))
+    'power against a 10-point difference 8–30%, against 20 points 20–71%'
+    """
+    if not len(rows) or "power_10" not in rows.columns:
+        return "power unknown"
+
+    def rng(col: str) -> str:
+        v = rows[col].dropna()
+        if not len(v):
+            return "n/a"
+        lo, hi = 100 * float(v.min()), 100 * float(v.max())
+        return f"{lo:.0f}%" if round(lo) == round(hi) else f"{lo:.0f}–{hi:.0f}%"
+
+    head = (
+        "power against a 10-point difference"
+        if tested
+        else "had they been tested, power against 10 points"
+    )
+    return f"{head} {rng('power_10')}, against 20 points {rng('power_20')}"
 
 
 def _judged(n: int) -> str:
@@ -279,6 +310,8 @@ def perlang_report(
         "ci95": "paired cluster bootstrap over territories",
         "test": "two-sided sign-flip permutation test, p = (c + 1) / (n + 1)",
         "correction": "holm across the groups of each comparison",
+        "power": "power_10 / power_20: the power the test had against a true difference of 10 / 20 "
+        "points (judged: at alpha / m, Holm's first step; too few to judge: a test at alpha alone)",
     }
     doc = {
         "settings": settings,
@@ -290,9 +323,8 @@ def perlang_report(
 
 
 def comparison_rows(cmp: pd.DataFrame, model: str) -> str:
-    """The per-language comparison rows of ``model`` (by query language) as a collapsed table, each Δ linked
-    to the samples it was computed from (:func:`~bordir.report.view_links.pl_link`)."""
-    from .view_links import pl_link
+    """The per-language comparison rows of ``model`` (by query language) as a collapsed table, each Δ linked to the samples it was computed from (:func:`~bordir.report.view_links.pl_link`)."""
+    from .view_links import minuend, pl_link
 
     if not len(cmp):
         return ""
@@ -302,25 +334,32 @@ def comparison_rows(cmp: pd.DataFrame, model: str) -> str:
     e = html.escape
     rows = []
     for r in sub.to_dict("records"):
-        link = pl_link(
-            model, str(r["metric"]), str(r["a"]), str(r["b"]), str(r["group"]), r["diff"]
-        )
+        x, y = minuend(str(r["a"]), str(r["b"]), r["value_a"], r["value_b"], r["diff"])
+        link = pl_link(model, str(r["metric"]), x, y, str(r["group"]), r["diff"])
         diff = "n/a" if r["diff"] != r["diff"] else _pts(float(r["diff"]))
         cell = f'<a href="{e(link)}">{diff}</a>' if link else diff
         va = "n/a" if r["value_a"] != r["value_a"] else f"{100 * r['value_a']:.1f}"
         vb = "n/a" if r["value_b"] != r["value_b"] else f"{100 * r['value_b']:.1f}"
+        p10, p20 = r.get("power_10"), r.get("power_20")
+        power = (
+            ""
+            if r.get("significant") or p10 is None or p10 != p10
+            else f"{100 * p10:.0f} / {100 * p20:.0f}"
+        )
         rows.append(
-            f'<tr><td class="t">{e(str(r["a"]))} − {e(str(r["b"]))}</td><td class="t">{e(str(r["metric"]))}</td>'
+            f'<tr><td class="t">{e(str(r["b"]))} − {e(str(r["a"]))}</td><td class="t">{e(str(r["metric"]))}</td>'
             f'<td class="t">{e(str(r["group"]))}</td><td class="n">{va}</td><td class="n">{vb}</td>'
             f'<td class="n">{cell}</td><td class="n">{int(r["n_territories"])}</td>'
-            f'<td class="t">{e(str(r["status"]))}</td></tr>'
+            f'<td class="t">{e(str(r["status"]))}</td><td class="n">{power}</td></tr>'
         )
     return (
         f'<details class="perlang-rows"><summary>Per-language comparison rows of {e(model)} ({len(rows)}; each Δ '
         "opens the samples it was computed from)</summary>"
         f'<table class="data" id="table-perlang-{e(model)}"><thead><tr><th class="t">Modes</th>'
         '<th class="t">Measure</th><th class="t">Query lang</th><th class="n">A</th><th class="n">B</th>'
-        '<th class="n">Δ (points)</th><th class="n">Terr.</th><th class="t">Status</th></tr></thead><tbody>'
+        '<th class="n">Δ (points)</th><th class="n">Terr.</th><th class="t">Status</th>'
+        '<th class="n" title="the power (%) the test had against a true difference of 10 / 20 points, '
+        'shown where it is not significant">Power 10 / 20</th></tr></thead><tbody>'
         + "".join(rows)
         + "</tbody></table></details>"
     )

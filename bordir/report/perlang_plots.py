@@ -24,8 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._plotstyle import PLOT_RC
 from ..metrics.perlang.measures import PERLANG_MEASURES, PERLANG_NAMES
-from .plots import RC, heatmap, load_matplotlib, save_figure
+from .plots import heatmap, load_matplotlib, save_figure
 
 __all__ = ["PERLANG_PLOTS", "write_perlang_plots"]
 
@@ -116,7 +117,7 @@ def _forest(
     for i, (a, b) in enumerate(pairs):
         for j, metric in enumerate(metrics):
             rows = sub[(sub["a"] == a) & (sub["b"] == b) & (sub["metric"] == metric)]
-            _forest_panel(axes[i, j], rows, f"{PERLANG_MEASURES[metric].label}: {a} − {b}")
+            _forest_panel(axes[i, j], rows, f"{PERLANG_MEASURES[metric].label}: {b} − {a}")
             if i == len(pairs) - 1:
                 axes[i, j].set_xlabel("difference, points (×100)", fontsize=7)
     fig.suptitle(
@@ -201,7 +202,7 @@ def write_perlang_plots(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, tuple[Path, Path]] = {}
-    with mpl.rc_context(RC):
+    with mpl.rc_context(PLOT_RC):
         for i, model in enumerate(models):
             if pairs and len(cmp):
                 fig = _forest(cmp, model, pairs, mpl, n_resamples, seed, min_territories, measures)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .._extras import require
+from .._plotstyle import PLOT_RC
 from ..metrics.registry import metric_label
 from ..metrics.responses import OUTCOMES
 from ..metrics.summary.names import HEADLINE
@@ -43,13 +44,6 @@ _OUTCOME_COLOURS = {
     "unparsed": "#9e9e9e",
     "failed": "#d0443e",
 }
-RC = {  # the matplotlib settings of every report plot (svg.hashsalt: byte-identical SVGs)
-    "font.family": "DejaVu Sans",
-    "font.size": 9,
-    "svg.hashsalt": "bordir",
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-}
 
 
 def load_matplotlib() -> Any:
@@ -59,9 +53,59 @@ def load_matplotlib() -> Any:
     return mpl
 
 
+def clipped_titles(fig: Any) -> list[str]:
+    """The axes titles and the suptitle that do not fit inside ``fig`` once it is drawn."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas: Any = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    fig.draw_without_rendering()  # the layout engine places the titles (no pixels drawn)
+    renderer = canvas.get_renderer()
+    box = fig.bbox
+    out = []
+    texts = [t for ax in fig.axes for t in (ax.title, ax._left_title, ax._right_title)]
+    if getattr(fig, "_suptitle", None) is not None:
+        texts.append(fig._suptitle)
+    for text in texts:
+        if not text.get_text() or not text.get_visible():
+            continue
+        ext = text.get_window_extent(renderer)
+        if ext.x0 < box.x0 - 1 or ext.x1 > box.x1 + 1 or ext.y1 > box.y1 + 1:
+            out.append(text.get_text())
+    return out
+
+
+def fit_titles(fig: Any) -> None:
+    """Wrap (then shrink, then wrap narrower) every title that would be clipped at the figure's edge."""
+    import textwrap
+
+    for _ in range(12):
+        clipped = set(clipped_titles(fig))
+        if not clipped:
+            return
+        texts = [t for ax in fig.axes for t in (ax.title, ax._left_title, ax._right_title)]
+        if getattr(fig, "_suptitle", None) is not None:
+            texts.append(fig._suptitle)
+        for text in texts:
+            if text.get_text() not in clipped:
+                continue
+            s = text.get_text()
+            longest = max(len(line) for line in s.split("\n"))
+            if "\n" not in s and len(s) > 20:
+                text.set_text(textwrap.fill(s, width=max(20, len(s) // 2 + 4)))
+            elif float(text.get_fontsize()) > 6.5:
+                text.set_fontsize(max(float(text.get_fontsize()) * 0.85, 6.0))
+            elif longest > 12:
+                flat = " ".join(s.split())
+                text.set_text(textwrap.fill(flat, width=max(12, int(longest / 1.4))))
+
+
 def save_figure(fig: Any, out: Path, name: str) -> tuple[Path, Path]:
-    """Write ``fig`` as ``out/name.png`` and ``out/name.svg`` without timestamps; returns both paths."""
+    """Write ``fig`` as ``out/name.png`` and ``out/name.svg`` without timestamps; returns both paths.
+
+    A title that would be clipped at the figure's edge is wrapped (:func:`fit_titles`).
+    """
     png, svg = out / f"{name}.png", out / f"{name}.svg"
+    fit_titles(fig)
     fig.savefig(png, dpi=110, metadata={"Software": None})
     fig.savefig(svg, metadata={"Date": None, "Creator": None})
     return png, svg
@@ -116,7 +160,7 @@ def _scores(metrics: Mapping[str, Any], mpl: Any) -> Any:
         ax.set_title(metric_label(metric))
         ax.set_xticks(x, modes, rotation=30, ha="right")
         ax.set_ylabel(
-            "Control − Non-control (fraction)" if metric == "delta_cs_abs" else "score (fraction)"
+            "Control − Non-control (fraction)" if metric == "delta_cs" else "score (fraction)"
         )
         ax.grid(axis="y", color="#e5e5e5", linewidth=0.6)
         ax.set_axisbelow(True)
@@ -247,7 +291,7 @@ def write_plots(
     out.mkdir(parents=True, exist_ok=True)
     makers = {"scores": _scores, "languages": _languages, "outcomes": _outcomes}
     paths = {}
-    with mpl.rc_context(RC):
+    with mpl.rc_context(PLOT_RC):
         for name in PLOTS:
             paths[name] = save_figure(makers[name](metrics, mpl), out, name)
     return paths

@@ -10,6 +10,7 @@ for ``metrics.json`` (key ``power``) and the HTML section.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,6 +20,9 @@ from ..experiment.rundir import RunDir
 from ..metrics.registry import METRIC_REGISTRY, metric_label
 from .orders import Section, figure_html
 from .tables import Table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["power_section", "power_table", "POWER_PLOT"]
 
@@ -30,7 +34,7 @@ def _label(metric: str) -> str:
     return metric_label(metric) if metric in METRIC_REGISTRY else metric
 
 
-def power_table(df, *, caption_source: str) -> Table:
+def power_table(df: pd.DataFrame, *, caption_source: str) -> Table:
     """The power table (display ×100) of a :data:`~bordir.metrics.perlang.power.POWER_COLUMNS` frame."""
     rows = []
     for r in df.itertuples():
@@ -67,12 +71,13 @@ def power_table(df, *, caption_source: str) -> Table:
     )
 
 
-def _plot(df, out: Path) -> tuple[Path, Path]:
-    from .plots import RC, load_matplotlib, save_figure
+def _plot(df: pd.DataFrame, out: Path) -> tuple[Path, Path]:
+    from .._plotstyle import PLOT_RC
+    from .plots import load_matplotlib, save_figure
 
     mpl = load_matplotlib()
     metrics = list(dict.fromkeys(df["metric"]))
-    with mpl.rc_context(RC):
+    with mpl.rc_context(PLOT_RC):
         fig = mpl.figure.Figure(
             figsize=(max(5.0, 0.32 * df["query_lang"].nunique() + 2), 2.4 * len(metrics)),
             layout="constrained",

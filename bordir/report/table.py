@@ -127,8 +127,20 @@ class Table:
     def to_html(self) -> str:
         e = html.escape
 
+        def cell_text(i: int, text: str) -> str:
+            """A number and its interval may wrap between them, never inside the interval."""
+            if i < self.left:  # names may wrap after a slash (provider/model)
+                return e(text).replace("/", "/<wbr>")
+            if text.startswith("["):
+                return f'<span class="ci">{e(text)}</span>'
+            head, sep, ci = text.partition(" [")
+            if not sep:
+                return e(text)
+            return f'{e(head)} <span class="ci">{e("[" + ci)}</span>'
+
         def td(tag: str, i: int, text: str, link: str | None = None) -> str:
-            inner = f'<a href="{e(link)}">{e(text)}</a>' if link else e(text)
+            body = e(text) if tag == "th" else cell_text(i, text)
+            inner = f'<a href="{e(link)}">{body}</a>' if link else body
             return f'<{tag} class="{"t" if i < self.left else "n"}">{inner}</{tag}>'
 
         def links(j: int) -> tuple[str | None, ...]:

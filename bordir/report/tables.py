@@ -27,7 +27,7 @@ import pandas as pd
 from ..metrics.registry import METRIC_REGISTRY, metric_label
 from ..metrics.summary.names import BASELINE, HEADLINE
 from .table import Table, fmt_ci, fmt_mean_ci, fmt_p, fmt_value, latex_escape, write_tables
-from .view_links import cmp_link, cs_link
+from .view_links import cmp_link, cs_link, minuend
 
 __all__ = [
     "Table",
@@ -125,12 +125,12 @@ def main_table(metrics: Mapping[str, Any]) -> Table:
                         f"{m}_boot_high": boot[1],
                     }
                 )
-            d = cell["metrics"]["delta_cs_abs"]
+            d = cell["metrics"]["delta_cs"]
             row.append(_undef(d))
             rec.update(
                 {
-                    "delta_cs_abs_undefined_runs": (d.get("undefined") or {}).get("runs"),
-                    "delta_cs_abs_undefined_resamples": (d.get("undefined") or {}).get("resamples"),
+                    "delta_cs_undefined_runs": (d.get("undefined") or {}).get("runs"),
+                    "delta_cs_undefined_resamples": (d.get("undefined") or {}).get("resamples"),
                 }
             )
             rec["signature"] = cell["signature"]
@@ -153,7 +153,7 @@ def main_table(metrics: Mapping[str, Any]) -> Table:
 def delta_table(metrics: Mapping[str, Any]) -> Table:
     """Control, Non-control, ΔCS and the normalised ΔCS (reference) with undefined shares and instability."""
     runs_ci, boot_ci = _methods(metrics)
-    ref = metric_label("delta_cs")
+    ref = metric_label("delta_cs_norm")
     headers = (
         "Model",
         "Mode",
@@ -171,17 +171,17 @@ def delta_table(metrics: Mapping[str, Any]) -> Table:
     for model, modes in metrics["results"].items():
         for mode, cell in modes.items():
             ms = cell["metrics"]
-            c, n, d, r = ms["control_cs"], ms["non_control_cs"], ms["delta_cs_abs"], ms["delta_cs"]
+            c, n, d, r = ms["control_cs"], ms["non_control_cs"], ms["delta_cs"], ms["delta_cs_norm"]
             links.append(
                 (
                     None,
                     None,
                     cs_link(model, mode, "control_cs", c["mean"]),
                     cs_link(model, mode, "non_control_cs", n["mean"]),
-                    cs_link(model, mode, "delta_cs_abs", d["mean"]),
+                    cs_link(model, mode, "delta_cs", d["mean"]),
                     None,
                     None,
-                    cs_link(model, mode, "delta_cs", r["mean"]),
+                    cs_link(model, mode, "delta_cs_norm", r["mean"]),
                 )
             )
             rows.append(
@@ -207,12 +207,12 @@ def delta_table(metrics: Mapping[str, Any]) -> Table:
                     "mode": mode,
                     "control_cs": c["mean"],
                     "non_control_cs": n["mean"],
-                    "delta_cs_abs": d["mean"],
-                    "delta_cs": r["mean"],
-                    "delta_cs_terr_low": terr[0],
-                    "delta_cs_terr_high": terr[1],
-                    "delta_cs_undefined_runs": ru.get("runs"),
-                    "delta_cs_undefined_resamples": ru.get("resamples"),
+                    "delta_cs": d["mean"],
+                    "delta_cs_norm": r["mean"],
+                    "delta_cs_norm_terr_low": terr[0],
+                    "delta_cs_norm_terr_high": terr[1],
+                    "delta_cs_norm_undefined_runs": ru.get("runs"),
+                    "delta_cs_norm_undefined_resamples": ru.get("resamples"),
                     "unstable": bool(r.get("unstable")),
                     "signature": cell["signature"],
                 }
@@ -286,7 +286,15 @@ def comparisons_table(metrics: Mapping[str, Any]) -> Table:
         f"across all {len(cmp)} comparisons in this table."
     )
     links = tuple(
-        (None,) * 5 + (cmp_link(c["model"], c["metric"], c["mode"], c["baseline"], c["diff"]),)
+        (None,) * 5
+        + (
+            cmp_link(
+                c["model"],
+                c["metric"],
+                *minuend(c["mode"], c["baseline"], c["value_mode"], c["value_baseline"], c["diff"]),
+                c["diff"],
+            ),
+        )
         for c in cmp
     )
     return Table("comparisons", caption, headers, rows, data, left=3, links=links)

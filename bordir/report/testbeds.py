@@ -10,7 +10,8 @@ reads ``testbed.json`` and ``scores.json`` and writes, into the same directory:
   ``tables/testbed_policies.*``: the same accuracy (and rejection rate)
   under both policies side by side; ``tables/testbed_comparisons.*``: the
   paired comparisons with their Holm-adjusted p-values;
-* ``plots/accuracy_vs_noise.{png,svg}`` when the run has several noise rates;
+* ``plots/accuracy_vs_noise.{png,svg}`` when the run has several noise rates (a testbed with
+  an engine draws its own: NoMIRACL's ``plots/hallucination_vs_error.{png,svg}``);
 * ``report.html``: all of it on one self-contained page.
 
 Example:
@@ -24,14 +25,14 @@ import html
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
 from .._atomic import atomic_write_text
 from ..errors import DataError
 from ..testbeds.config import TESTBED_JSON
-from ..testbeds.metrics import METRICS
+from ..testbeds.metrics import METRICS, RGB_REJECTION_NOTE
 from .html import data_uri, render_page
 from .tables import Table, fmt_ci, fmt_p, fmt_value, write_tables
 from .view_links import tb_link, write_view_beside
@@ -45,7 +46,9 @@ def is_testbed_dir(path: str | os.PathLike[str]) -> bool:
     if not p.is_file():
         return False
     try:
-        return json.loads(p.read_text(encoding="utf-8")).get("kind") == "bordir-testbed"
+        return cast(
+            "bool", json.loads(p.read_text(encoding="utf-8")).get("kind") == "bordir-testbed"
+        )
     except (json.JSONDecodeError, OSError, AttributeError):
         return False
 
@@ -54,7 +57,7 @@ def _read(path: Path, hint: str) -> dict[str, Any]:
     if not path.is_file():
         raise DataError(f"file not found; {hint}", path=path)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return cast("dict[str, Any]", json.loads(path.read_text(encoding="utf-8")))
     except json.JSONDecodeError as exc:
         raise DataError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from None
 
@@ -106,7 +109,9 @@ def score_tables(info: dict[str, Any], scores: dict[str, Any]) -> list[Table]:
         f"{testbed} testbed, {policy} policy: value ×100 [95 % cluster-bootstrap interval over questions "
         f"sharing a source, {scores['n_resamples']} resamples] (count/n). Acc accuracy, Rej rejection rate "
         "(r = 1), ED error detection, CR error correction, Halluc. NoMIRACL hallucination rate (r = 1), "
-        "Err NoMIRACL error rate (refusals with a positive in the prompt); Rej*, ED*, CR* by the LLM judge.",
+        "Err NoMIRACL error rate (refusals with a positive in the prompt), Inv. NoMIRACL invalid rate "
+        "(neither an answer nor a refusal); Rej*, ED*, CR* by the LLM judge."
+        + (f" Rej: {RGB_REJECTION_NOTE}." if policy == "rgb" else ""),
         ("Model", "Lang", "Setting", "r", "n", *(METRICS[m] for m in metrics)),
         tuple(rows),
         pd.DataFrame(data),
@@ -128,7 +133,7 @@ def score_tables(info: dict[str, Any], scores: dict[str, Any]) -> list[Table]:
     pol = Table(
         "testbed_policies",
         "Accuracy and rejection rate under RGB's rules (rgb) and bordir's scorer "
-        "(bordir); see docs/testbeds.md for every difference.",
+        f"(bordir); see docs/testbeds.md for every difference. Rej (rgb): {RGB_REJECTION_NOTE}.",
         ("Model", "Lang", "Setting", "r", *heads),
         tuple(prow),
         left=3,
@@ -152,7 +157,13 @@ def score_tables(info: dict[str, Any], scores: dict[str, Any]) -> list[Table]:
     comp = Table(
         "testbed_comparisons",
         f"Paired comparisons ({policy} policy) on common questions: difference ×100 "
-        "with a paired cluster-bootstrap 95 % CI, sign-flip permutation p = (c+1)/(n+1), Holm across all.",
+        "with a paired cluster-bootstrap 95 % CI, sign-flip permutation p = (c+1)/(n+1), Holm across all."
+        + (
+            f" rejection_rate: {RGB_REJECTION_NOTE}."
+            if policy == "rgb"
+            and any(c["metric"] == "rejection_rate" for c in scores["comparisons"])
+            else ""
+        ),
         ("Metric", "A", "B", "A", "B", "A − B", "95% CI", "p", "p (Holm)", "clusters"),
         tuple(crow),
         left=3,
@@ -175,8 +186,25 @@ def build_testbed_report(path: str | os.PathLike[str]) -> Path:
     tables = score_tables(info, scores)
     write_tables(tables, out / "tables")
     from ..testbeds.plots import PLOT_NAME, write_noise_plot
+    from ..testbeds.testbed import TESTBEDS
 
-    plot = write_noise_plot(scores["groups"], scores["policy"], out / "plots")
+    name = info["config"]["testbed"]
+    engine = TESTBEDS.get(name).engine if name in TESTBEDS else None  # its own plot (NoMIRACL)
+    figure: tuple[Path, str, str, str] | None = None  # png, name, alt text, caption
+    if engine is not None:
+        drawn = engine.plot(scores["groups"], scores["policy"], out / "plots")
+        if drawn is not None:
+            figure = (drawn[0], drawn[0].stem, drawn[0].stem.replace("_", " "), drawn[2])
+    else:
+        plot = write_noise_plot(scores["groups"], scores["policy"], out / "plots")
+        if plot is not None:
+            figure = (
+                plot[0],
+                PLOT_NAME,
+                "accuracy against noise ratio",
+                f"Accuracy ({scores['policy']} policy) against the noise ratio per language and "
+                f"model; dashed: cross-lingual noise (also plots/{PLOT_NAME}.svg).",
+            )
     e = html.escape
     cfg = info["config"]
     kv = [
@@ -202,13 +230,13 @@ def build_testbed_report(path: str | os.PathLike[str]) -> Path:
         '<h2 id="tables">Tables</h2>',
         *(t.to_html() for t in tables),
     ]
-    if plot is not None:
-        uri = data_uri(plot[0].read_bytes(), "image/png")
+    if figure is not None:
+        png, name, alt, caption = figure
+        uri = data_uri(png.read_bytes(), "image/png")
         sections += [
             '<h2 id="plots">Plots</h2>',
-            f'<figure id="plot-{PLOT_NAME}"><img src="{uri}" alt="accuracy against noise ratio">'
-            f"<figcaption>Accuracy ({e(scores['policy'])} policy) against the noise ratio per language and "
-            f"model; dashed: cross-lingual noise (also plots/{PLOT_NAME}.svg).</figcaption></figure>",
+            f'<figure id="plot-{e(name)}"><img src="{uri}" alt="{e(alt)}">'
+            f"<figcaption>{e(caption)}</figcaption></figure>",
         ]
     skipped = info.get("skipped") or []
     sections += [

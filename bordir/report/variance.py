@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +32,7 @@ def _label(metric: str) -> str:
     return metric_label(metric) if metric in METRIC_REGISTRY else metric
 
 
-def _num(x) -> float | None:
+def _num(x: Any) -> float | None:
     return None if x is None or (isinstance(x, float) and np.isnan(x)) else float(x)
 
 

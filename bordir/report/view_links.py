@@ -18,11 +18,23 @@ from typing import Any
 
 from ..view.links import view_link
 
-__all__ = ["cs_link", "cmp_link", "pl_link", "cit_link", "tb_link", "write_view_beside"]
+__all__ = ["cs_link", "cmp_link", "pl_link", "cit_link", "tb_link", "minuend", "write_view_beside"]
 
 
 def _num(x: Any) -> float | None:
     return None if x is None or x != x else float(x)
+
+
+def minuend(a: str, b: str, value_a: Any, value_b: Any, diff: Any) -> tuple[str, str]:
+    """``(x, y)`` with ``diff`` = value(x) − value(y): a comparison row's orientation, read off its numbers.
+
+    >>> minuend("no_ir", "qlang", 0.625, 0.5, -0.125), minuend("qlang", "no_ir", 0.5, 0.625, -0.125)
+    (('qlang', 'no_ir'), ('qlang', 'no_ir'))
+    """
+    va, vb, d = _num(value_a), _num(value_b), _num(diff)
+    if va is not None and vb is not None and d is not None and abs(d - (vb - va)) < 1e-9 < abs(d):
+        return b, a
+    return a, b
 
 
 def cs_link(model: str, mode: str, metric: str, value: float | None) -> str | None:

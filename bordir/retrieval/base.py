@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -135,7 +135,7 @@ def available() -> tuple[str, ...]:
     return tuple(sorted(RETRIEVERS.names()))
 
 
-def get_retriever(name: str, **options) -> Retriever:
+def get_retriever(name: str, **options: Any) -> Retriever:
     """Build the retriever called ``name`` (``bm25``, ``e5-small``, ``bge-m3``, ``openai/<model>``, ``cohere/<model>``)."""
     base_name, plus, index_kind = name.rpartition("+")
     if plus and index_kind in INDEXES:  # a dense retriever over an on-disk index: e5-small+ivfpq

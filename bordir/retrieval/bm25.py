@@ -38,7 +38,7 @@ import os
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import numpy as np
 
@@ -46,13 +46,16 @@ from .._extras import require
 from ..corpus import Corpus
 from ..errors import ConfigError
 from ..records import Passage
-from . import analysis, bm25_store
+from . import analysis, bm25_build, bm25_store
 from .base import Retriever, register
 
 __all__ = ["BM25Retriever", "METHODS"]
 
 METHODS = ("robertson", "lucene", "atire", "bm25l", "bm25+")
 """The BM25 variants ``bm25s`` implements."""
+
+_ANALYSIS = f"registry-{analysis.ANALYSIS_VERSION}"
+"""The analysis in a signature: the languages registry's, at this version of the analysis code."""
 
 
 class _LangIndex:
@@ -77,7 +80,7 @@ class _LangIndex:
         tokens = self.analyze(query_text)
         if self.bm25 is None or not tokens:
             return np.zeros(len(self.rows), dtype=np.float32)
-        return self.bm25.get_scores(tokens)
+        return cast("np.ndarray", self.bm25.get_scores(tokens))
 
 
 def _version(module: Any) -> str:
@@ -151,7 +154,7 @@ class BM25Retriever(Retriever):
         indexes: dict[str, _LangIndex] = {}
         for lang, passages in by_lang.items():
             analyze = analysis.analyzer(lang)
-            bm25 = self._index([analyze(p.text) for p in passages])
+            bm25 = self._index(analyze.encode(p.text for p in passages))
             indexes[lang] = _LangIndex(
                 lang, bm25, analyze, {p.doc_id: i for i, p in enumerate(passages)}
             )
@@ -164,6 +167,7 @@ class BM25Retriever(Retriever):
             "b": f"{self.b:g}",
             "method": self.method,
             "bm25s": _version(self._bm25s),
+            "analysis": _ANALYSIS,
         }
 
     def _fit_on_disk(self, corpus: Corpus, by_lang: dict[str, list[Passage]]) -> None:
@@ -197,16 +201,17 @@ class BM25Retriever(Retriever):
         """Analyse and index one language when called (so one language's tokens are in memory at a time)."""
 
         def build() -> Any:
-            analyze = analysis.analyzer(lang)
-            return self._index([analyze(p.text) for p in passages])
+            return self._index(analysis.analyzer(lang).encode(p.text for p in passages))
 
         return build
 
-    def _index(self, tokens: list[list[str]]) -> Any:
-        if not any(tokens):  # bm25s cannot index an empty vocabulary
+    def _index(self, encoded: tuple[list[list[int]], dict[str, int]]) -> Any:
+        """A ``bm25s`` index of token ids and their vocabulary (:meth:`analysis.Analysis.encode`)."""
+        ids, vocab = encoded
+        if not vocab:  # bm25s cannot index an empty vocabulary
             return None
         bm25 = self._bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
-        bm25.index(tokens, show_progress=False)
+        bm25_build.index_ids(bm25, ids, vocab)  # the matrix bm25s.BM25.index builds, vectorised
         return bm25
 
     def score(self, query_text: str, query_lang: str, docs: Sequence[Passage]) -> np.ndarray:
@@ -256,6 +261,6 @@ class BM25Retriever(Retriever):
             "k1": f"{self.k1:g}",
             "b": f"{self.b:g}",
             "method": self.method,
-            "analysis": "registry",
+            "analysis": _ANALYSIS,
             "bm25s": _version(self._bm25s),
         }

@@ -29,7 +29,7 @@ import re
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .._atomic import atomic_replace_dir, atomic_write_text
 from .._version import __version__
@@ -86,7 +86,7 @@ def read_meta(root: Path, corpus_hash: str, params: dict[str, str]) -> dict[str,
         or meta.get("params") != params
     ):
         return None
-    return meta
+    return cast("dict[str, Any] | None", meta)
 
 
 def save_indexes(

@@ -7,7 +7,12 @@ field: paragraphs about the territory are relevant, the off-topic paragraphs
 about a claimant country are not.
 
 Measures, per (mode, query language), averaged over queries that have at
-least one relevant document among their mode's candidates:
+least one relevant document among their mode's candidates. **The queries are
+the judged ones** (a relevant document in the judgments) together with those
+of the hits: a judged query that no mode retrieved anything for scores 0 in
+every mode whose pool holds one of its relevant documents, and is counted
+(``has_hits`` per query, ``n_without_hits`` per group), as trec_eval and
+``ir_measures`` score a judged query missing from the run:
 
 * ``Recall@k`` = relevant documents in the top k / relevant candidates;
 * ``MRR`` = 1 / rank of the first relevant hit (0 if none in the stored depth);
@@ -36,7 +41,7 @@ language. A query with relevant candidates but no hits in a mode scores 0.
 
 The measures agree with trec_eval (through ``ir_measures``: ``R@k``,
 ``nDCG@k``, ``RR``) on the same run and the qrels restricted to each pool
-(``tests/test_retrieval_eval.py``).
+(``tests/retrieval/test_retrieval_eval.py``).
 
 Example:
     >>> import pandas as pd
@@ -201,13 +206,16 @@ def per_query_quality(
         dataset: the dataset of the queries; needed for ``rel_langs`` and
             ``swap_docs``, whose pools depend on the territory.
 
-    Candidates are the judged documents of the mode's pool (:func:`mode_pool`);
-    (query, mode) pairs without a relevant candidate are left out (their count
-    is the difference to the hits' pairs).
+    The queries are those of the hits and every judged query (a relevant document in ``qrels``): a
+    judged query without any hit scores 0 in each mode of the hits, with ``has_hits`` False. Its
+    language comes from the hits, else from ``dataset``, else from a ``query_lang`` column of
+    ``qrels``. Candidates are the judged documents of the mode's pool (:func:`mode_pool`);
+    (query, mode) pairs without a relevant candidate are left out.
 
     Raises:
         DataError: duplicated hits or judgments, a non-numeric rank or relevance.
-        ConfigError: ``rel_langs`` / ``swap_docs`` hits without ``dataset``.
+        ConfigError: ``rel_langs`` / ``swap_docs`` hits without ``dataset``; a judged query without
+            hits whose language is unknown (no ``dataset``, no ``query_lang`` column in ``qrels``).
     """
     check_hits(hits)
     qrels = check_qrels(qrels)
@@ -222,7 +230,9 @@ def per_query_quality(
     discounts = 1.0 / np.log2(np.arange(2, k + 2))
     out = []
     groups = {key: g for key, g in hits.groupby(["query_id", "mode"], sort=True)}
+    with_hits = set(hits["query_id"])
     query_langs = dict(zip(hits["query_id"], hits["query_lang"]))
+    query_langs.update(_judged_query_langs(qrels, relevant_by_query, with_hits, dataset))
     pairs = sorted({(q, m) for q in query_langs for m in set(hits["mode"])})
     for qid, mode in pairs:
         g = groups.get((qid, mode))
@@ -254,10 +264,42 @@ def per_query_quality(
                 "MRR": 1.0 / (first[0] + 1) if len(first) else 0.0,
                 f"nDCG@{k}": float((top * discounts[: len(top)]).sum()) / idcg if idcg > 0 else 0.0,
                 "n_relevant": len(rel_here),
+                "has_hits": qid in with_hits,
             }
         )
-    cols = ["query_id", "query_lang", "mode", f"Recall@{k}", "MRR", f"nDCG@{k}", "n_relevant"]
+    cols = [
+        "query_id", "query_lang", "mode", f"Recall@{k}", "MRR", f"nDCG@{k}", "n_relevant", "has_hits",
+    ]  # fmt: skip
     return pd.DataFrame(out, columns=cols)
+
+
+def _judged_query_langs(
+    qrels: pd.DataFrame,
+    relevant_by_query: dict[str, list[tuple[str, float]]],
+    with_hits: set[str],
+    dataset: BorderLines | None,
+) -> dict[str, str]:
+    """The language of every judged query (a relevant document) that has no hit at all."""
+    missing = sorted(q for q in relevant_by_query if q not in with_hits)
+    if not missing:
+        return {}
+    given: dict[str, str] = {}
+    if "query_lang" in qrels.columns:
+        given = dict(zip(qrels["query_id"].astype(str), qrels["query_lang"].astype(str)))
+    out = {}
+    for q in missing:
+        found = dataset.find_query(q) if dataset is not None else None
+        if found is not None:
+            out[q] = found.lang
+        elif q in given:
+            out[q] = given[q]
+        else:
+            raise ConfigError(
+                f"judged query {q!r} has no hit in any mode and its language is unknown: pass the "
+                "dataset (dataset=) or give the qrels a query_lang column, so that it scores 0 "
+                "instead of leaving the mean"
+            )
+    return out
 
 
 def quality(
@@ -268,13 +310,19 @@ def quality(
     by: tuple[str, ...] = ("mode", "query_lang"),
     dataset: BorderLines | None = None,
 ) -> pd.DataFrame:
-    """Mean of :func:`per_query_quality` per group, with the number of queries behind each mean."""
+    """Mean of :func:`per_query_quality` per group, with the number of queries behind each mean.
+
+    ``n_queries`` counts every scored query of the group, ``n_without_hits`` those among them that
+    have no hit in any mode (each scored 0).
+    """
     pq = per_query_quality(hits, qrels, k=k, dataset=dataset)
-    if pq.empty:
-        return pq
     cols = [f"Recall@{k}", "MRR", f"nDCG@{k}"]
-    agg = pq.groupby(list(by))[cols].mean()
-    agg["n_queries"] = pq.groupby(list(by)).size()
+    if pq.empty:
+        return pd.DataFrame(columns=[*by, *cols, "n_queries", "n_without_hits"])
+    g = pq.groupby(list(by))
+    agg = g[cols].mean()
+    agg["n_queries"] = g.size()
+    agg["n_without_hits"] = g["has_hits"].agg(lambda x: int((~x.astype(bool)).sum()))
     return agg.reset_index()
 
 

@@ -44,6 +44,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -58,6 +59,9 @@ from ..records import Passage, Query, query_id
 from ..signature import Signature
 from .base import Retriever, get_retriever
 from .fusion import FUSIONS, fuse
+
+if TYPE_CHECKING:
+    from ..loaders.bordirlines import BordIRLines
 
 __all__ = [
     "RetrievalRun",
@@ -181,13 +185,15 @@ def load_hits(path: str | Path) -> RetrievalRun:
     )
 
 
-def _rank(cands: list[tuple[Passage, float, float]], langs: Sequence[str], k: int, balanced: bool):
+def _rank(
+    cands: list[tuple[Passage, float, float]], langs: Sequence[str], k: int, balanced: bool
+) -> list[tuple[Passage, float, float]]:
     """Order candidates (passage, fused, raw): pooled by fused score, or balanced over ``langs`` for the first k."""
     pooled = sorted(cands, key=lambda c: (-c[1], c[0].lang, c[0].doc_id))
     if not balanced or len(langs) < 2:
         return pooled
     quota = {l: k // len(langs) + (1 if i < k % len(langs) else 0) for i, l in enumerate(langs)}
-    first: list = []
+    first: list[Any] = []
     for c in pooled:
         if quota.get(c[0].lang, 0) > 0:
             quota[c[0].lang] -= 1
@@ -260,10 +266,10 @@ def retrieve(
             sorted({q.text for q in queries})
         )  # embed all queries in batches (API retrievers: few calls)
 
-    cache: dict[tuple[str, tuple[str, ...]], list] = {}
+    cache: dict[tuple[str, tuple[str, ...]], list[Any]] = {}
     looked = [0, 0]  # pools asked for, pools with documents
 
-    def ranked(q: Query, langs: tuple[str, ...], n: int) -> list:
+    def ranked(q: Query, langs: tuple[str, ...], n: int) -> list[Any]:
         key = (q.query_id, langs)
         if key not in cache:
             cands: list[tuple[Passage, float, float]] = []
@@ -283,7 +289,7 @@ def retrieve(
             cache[key] = _rank(cands, langs, k, balanced)
         return cache[key][:n]
 
-    rows: list[tuple] = []
+    rows: list[tuple[Any, ...]] = []
     skipped: list[Skip] = []
     from .._progress import progress_bar
 
@@ -351,7 +357,9 @@ def retrieve(
     return RetrievalRun(hits=hits, skipped=skipped, k=k, params=params)
 
 
-def from_bordirlines(bordirlines, system: str = "openai", *, k: int = 10) -> RetrievalRun:
+def from_bordirlines(
+    bordirlines: BordIRLines, system: str = "openai", *, k: int = 10
+) -> RetrievalRun:
     """The BordIRLines hub hits of one ``system`` as a :class:`RetrievalRun` (same table as :func:`retrieve`).
 
     Query ids become bordir's ``{Territory}_{lang}`` (BordIRLines' own ``Q{n}`` ids are dropped), so the

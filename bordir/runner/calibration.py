@@ -119,6 +119,13 @@ def run_calibration(
         backend: a rank-classification backend (``supports_rank_classification``).
         triples: ``(given query, order, permuted query)`` as :func:`~bordir.options.ordered_queries`
             returns them.
+        model: the model name the requests carry (the backend's).
+        system: the system prompt of the run's requests.
+        instruction_lang: the language of the prompt's instructions.
+        countries: country names by code, as the run's prompts name the options.
+        cache: a response cache (None: no cache).
+        concurrency: calls in flight at most.
+        progress: show a progress bar.
 
     Returns:
         A table with :data:`CALIBRATION_COLUMNS`; ``cf_logprobs`` in the given option order (None on failure).

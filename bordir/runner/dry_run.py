@@ -31,7 +31,9 @@ def _api_retriever(name: str) -> bool:
 def dry_run(cfg: ExperimentConfig, *, batch: bool = False) -> pd.DataFrame:
     """One row per (model, language): calls, cached calls, estimated tokens and upper-bound cost.
 
-    With ``batch``, models with a batch price are priced at it (``--submit batch``).
+    With ``batch``, models with a batch price are priced at it (``--submit batch``). ``attrs``
+    hold ``pairs`` (queries × modes), ``dropped`` (every ``(query_id, mode, reason)`` the grid
+    leaves out: no call is counted for them), ``power`` and, for paid embedders, ``note``.
     """
     from ..generation.cache import ResponseCache
     from ..generation.cost import estimate
@@ -66,6 +68,11 @@ def dry_run(cfg: ExperimentConfig, *, batch: bool = False) -> pd.DataFrame:
                 langs.append(q.lang)
     est = estimate(requests, langs, cache=cache, batch=batch)
     df = pd.DataFrame([asdict(r) for r in est.rows])
+    # the grid as it will run: every (query, mode) pair it drops, with its cause (the same for
+    # every model), and how many pairs there are in all
+    df.attrs["pairs"] = len(prep.queries) * len(prep.modes)
+    df.attrs["dropped"] = [(q, m, r) for (q, m), r in sorted(prep.skipped.items())]
+    df.attrs["models"] = list(cfg.models)
     if stand_in:
         df.attrs["note"] = (
             f"prompts sized with bm25 retrieval instead of {cfg.retriever} (no embedding calls)"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..registry import Registry
@@ -28,26 +29,36 @@ if TYPE_CHECKING:  # pragma: no cover
     from .grid import Prepared
     from .shard import ShardResult
 
-__all__ = ["EXECUTORS", "Executor", "run_local"]
+__all__ = ["EXECUTORS", "Executor", "GridCall", "run_local"]
+
+
+@dataclass(frozen=True)
+class GridCall:
+    """What :func:`~bordir.runner.runner.execute_grid` hands an executor besides the config."""
+
+    cache: Any
+    """The response cache (a :class:`~bordir.generation.cache.ResponseCache`)."""
+    progress: bool
+    backends: dict[str, Any] | None
+    """Backends by model name, built by the caller (tests, plugins); None: built from the config."""
+    inputs: tuple[BorderLines, Corpus] | None
+    """The dataset and corpus, already loaded; None: loaded from the config."""
+    on_prepared: Callable[[Prepared], None] | None
+    """Called once the grid's inputs are prepared (before any call)."""
+    on_batch: Callable[[list[dict[str, Any]]], None] | None
+    """Called with each batch of finished response rows."""
+    address: str | None
+    """The cluster to connect to (executors whose ``address`` metadata is true)."""
+    parts_dir: str | os.PathLike[str] | None
+    """Where shards write their parts (the run directory's), if anywhere."""
+    info: dict[str, Any]
+    """Filled with what ``run.json`` records about the execution."""
 
 
 class Executor(Protocol):
-    """Prepare the grid of ``cfg`` and run all of it; ``info`` is filled with what ``run.json`` records."""
+    """Prepare the grid of ``cfg`` and run all of it; ``call.info`` is filled with what ``run.json`` records."""
 
-    def __call__(
-        self,
-        cfg: ExperimentConfig,
-        *,
-        cache: Any,
-        progress: bool,
-        backends: dict[str, Any] | None,
-        inputs: tuple[BorderLines, Corpus] | None,
-        on_prepared: Callable[[Prepared], None] | None,
-        on_batch: Callable[[list[dict[str, Any]]], None] | None,
-        address: str | None,
-        parts_dir: str | os.PathLike[str] | None,
-        info: dict[str, Any],
-    ) -> tuple[Prepared, ShardResult]: ...
+    def __call__(self, cfg: ExperimentConfig, call: GridCall) -> tuple[Prepared, ShardResult]: ...
 
 
 EXECUTORS: Registry[Executor] = Registry("executor")
@@ -55,27 +66,22 @@ EXECUTORS: Registry[Executor] = Registry("executor")
 
 
 @EXECUTORS.register("local", description="threads in this process", address=False)
-def run_local(
-    cfg: ExperimentConfig,
-    *,
-    cache: Any,
-    progress: bool,
-    backends: dict[str, Any] | None,
-    inputs: tuple[BorderLines, Corpus] | None,
-    on_prepared: Callable[[Prepared], None] | None,
-    on_batch: Callable[[list[dict[str, Any]]], None] | None,
-    address: str | None,
-    parts_dir: str | os.PathLike[str] | None,
-    info: dict[str, Any],
-) -> tuple[Prepared, ShardResult]:
+def run_local(cfg: ExperimentConfig, call: GridCall) -> tuple[Prepared, ShardResult]:
     """The whole grid in this process: retrieval, then every (model, mode) through the executor's threads."""
     from .grid import prepare
     from .shard import run_shard
 
-    prep = prepare(cfg, progress=progress, inputs=inputs)
-    if on_prepared is not None:
-        on_prepared(prep)
-    res = run_shard(cfg, prep, backends=backends, cache=cache, progress=progress, on_batch=on_batch)
+    prep = prepare(cfg, progress=call.progress, inputs=call.inputs)
+    if call.on_prepared is not None:
+        call.on_prepared(prep)
+    res = run_shard(
+        cfg,
+        prep,
+        backends=call.backends,
+        cache=call.cache,
+        progress=call.progress,
+        on_batch=call.on_batch,
+    )
     return prep, res
 
 

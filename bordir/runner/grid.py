@@ -19,7 +19,7 @@ from ..corpus import Corpus
 from ..dataset import BorderLines
 from ..experiment.config import ExperimentConfig
 from ..experiment.inputs import load_inputs, load_labels_of, select_queries
-from ..modes import Mode
+from ..modes import SKIP_NO_DOCUMENTS, SKIP_NO_TERRITORY, Mode
 from ..records import Query
 from ..signature import Signature
 
@@ -40,7 +40,7 @@ class GridItem:
 
     query: Query
     mode: str
-    docs: tuple  # tuple[Document, ...]
+    docs: tuple[Any, ...]  # tuple[Document, ...]
     request: Any  # GenerationRequest
     runs: tuple[tuple[int, int], ...]  # (run index, seed) served by this request
     provenance: tuple[
@@ -51,16 +51,20 @@ class GridItem:
 
 @dataclass
 class Prepared:
-    """Inputs of the generation step: queries, modes, retrieved documents, skips."""
+    """Inputs of the generation step: queries, modes, retrieved documents, skips.
+
+    ``skipped`` holds every (query_id, mode) the grid leaves out, with its cause (swap_docs
+    undefined, no passage for the territory, none in the mode's languages, the relevance filter).
+    """
 
     dataset: BorderLines
     corpus: Corpus
     queries: list[Query]
     modes: list[Mode]
     retrieval: Any  # RetrievalRun | None
-    docs_by: dict[tuple[str, str], tuple]
+    docs_by: dict[tuple[str, str], tuple[Any, ...]]
     skipped: dict[tuple[str, str], str]
-    provenance_by: dict[tuple[str, str], tuple] | None = None
+    provenance_by: dict[tuple[str, str], tuple[Any, ...]] | None = None
 
 
 def run_signature(cfg: ExperimentConfig, prep: Prepared, model: str, mode: str) -> Signature:
@@ -93,6 +97,7 @@ def run_signature(cfg: ExperimentConfig, prep: Prepared, model: str, mode: str) 
         ilang=cfg.instruction_lang,
         temp=cfg.temperature,
         runs=len(cfg.seeds),
+        limit=cfg.limit,
         policy=cfg.policy,
         orders=None if cfg.option_orders == "given" else cfg.option_orders,
         order_modes=",".join(cfg.order_modes)
@@ -153,8 +158,8 @@ def prepare(
                 filtered_out[(qid, mode)] = (
                     f"no documents left after relevance_filter={cfg.relevance_filter}"
                 )
-    docs_by: dict[tuple[str, str], tuple] = {}
-    prov_by: dict[tuple[str, str], tuple] = {}
+    docs_by: dict[tuple[str, str], tuple[Any, ...]] = {}
+    prov_by: dict[tuple[str, str], tuple[Any, ...]] = {}
     for (qid, mode), g in top.sort_values("rank").groupby(["query_id", "mode"], sort=False):
         passages = [corpus.get(l, d) for d, l in zip(g["doc_id"], g["doc_lang"])]
         docs_by[(qid, mode)] = tuple(
@@ -166,6 +171,17 @@ def prepare(
         )
     skipped = {(s.query_id, s.mode): s.reason for s in (retrieval.skipped if retrieval else [])}
     skipped.update(filtered_out)
+    if (
+        ir_modes
+    ):  # every IR pair without documents, with the real cause (counted, never dropped silently)
+        covered = set(corpus.territories)
+        for mode in ir_modes:
+            for q in queries:
+                key = (q.query_id, mode.value)
+                if key not in docs_by and key not in skipped:
+                    skipped[key] = (
+                        SKIP_NO_TERRITORY if q.territory not in covered else SKIP_NO_DOCUMENTS
+                    )
     return Prepared(ds, corpus, queries, modes, retrieval, docs_by, skipped, prov_by)
 
 
@@ -176,9 +192,9 @@ def grid_items(
     mode: Mode,
     model: str,
     rank: bool,
-    docs_by: dict,
-    skipped: dict,
-    provenance_by: dict | None = None,
+    docs_by: dict[tuple[str, str], Any],
+    skipped: dict[tuple[str, str], Any],
+    provenance_by: dict[tuple[str, str], Any] | None = None,
 ) -> list[GridItem]:
     """The calls one (model, mode) needs; queries without documents are added to ``skipped``."""
     from ..generation.prompts import build_request, nationalist_country
@@ -189,9 +205,7 @@ def grid_items(
             continue
         docs = () if mode is Mode.NO_IR else docs_by.get((q.query_id, mode.value), ())
         if mode is not Mode.NO_IR and not docs:
-            skipped[(q.query_id, mode.value)] = (
-                "no documents in the mode's languages for this territory"
-            )
+            skipped[(q.query_id, mode.value)] = SKIP_NO_DOCUMENTS
             continue
         prov = (provenance_by or {}).get((q.query_id, mode.value), ())
         common = dict(

@@ -4,7 +4,9 @@ The grid runs through :func:`~bordir.runner.runner.execute_grid`; with a run
 directory, it is written as it goes (:class:`~bordir.experiment.writer.RunDirWriter`):
 ``run.json`` marked incomplete first, then ``hits.parquet`` once retrieval is
 done, ``responses.parquet`` after each (model, mode), and the complete
-``run.json`` last. :func:`bordir.run` and the batch collector
+``run.json`` last. A run directory whose provider batches are still pending is
+refused (under its lock): an online run would pay for their requests a second
+time. :func:`bordir.run` and the batch collector
 (:mod:`bordir.runner.batch.collect`, whose backends answer from the collected
 results) both end here.
 """
@@ -21,7 +23,7 @@ from ..experiment.config import ExperimentConfig
 from ..provenance import git_revision, now_iso, package_versions
 from .result import Run, normalized, plain
 
-__all__ = ["run_online"]
+__all__ = ["run_online", "refuse_if_batches_pending"]
 
 
 def _info(
@@ -80,6 +82,30 @@ def _info(
     )
 
 
+def refuse_if_batches_pending(out: Path) -> None:
+    """Refuse an online run into a run directory whose batches (or an upload) are still pending.
+
+    Their requests are not in the cache yet: an online run would call (and bill) them again.
+
+    Raises:
+        ConfigError: a batch of ``out`` is not collected yet.
+    """
+    from ..errors import ConfigError
+    from ..generation.batch.state import BatchState
+
+    state = BatchState.load(out)
+    pending = state.pending()
+    if pending or state.uploads:
+        n = sum(len(b.custom_ids) for b in pending) + sum(
+            len(u["custom_ids"]) for u in state.uploads
+        )
+        raise ConfigError(
+            f"{out}: {len(pending) + len(state.uploads)} submitted batch(es) with {n} requests are "
+            "still pending; collect them with `bordir run CONFIG --out DIR --collect` (an online "
+            "run would pay for them again), or move DIR/batch away to give them up"
+        )
+
+
 def run_online(
     cfg: ExperimentConfig,
     out: str | os.PathLike[str] | None = None,
@@ -109,6 +135,7 @@ def run_online(
         )
     out_path = Path(out)
     with RunDirWriter(out_path) as w:
+        refuse_if_batches_pending(out_path)  # under the lock: no submit can start meanwhile
 
         def prepared(
             prep: Any,

@@ -25,12 +25,16 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..experiment.config import ExperimentConfig
 from ..metrics.perlang.power import ALPHA, PLANNING_SD, POWER, design_power, mde, min_territories
+
+if TYPE_CHECKING:
+    from ..dataset import BorderLines
 
 __all__ = ["MAX_RUNS", "PLAN_COLUMNS", "plan", "run_components"]
 
@@ -51,7 +55,9 @@ PLAN_COLUMNS = (
 )
 
 
-def run_components(responses: pd.DataFrame, dataset, *, baseline: str = "no_ir") -> pd.DataFrame:
+def run_components(
+    responses: pd.DataFrame, dataset: BorderLines, *, baseline: str = "no_ir"
+) -> pd.DataFrame:
     """Per (query_lang, metric): σ_T² and σ_W² of the paired per-territory differences (median over modes)."""
     from ..metrics.perlang.power import per_territory
 
@@ -132,8 +138,10 @@ def plan(
             sd_t, sd_w = math.sqrt(c["var_territory"]), math.sqrt(c["var_run"])
             note = f"σ_T, σ_W estimated from {int(c['runs'])} runs of {run_dir}"
         sd = math.sqrt(sd_t**2 + sd_w**2 / runs)
-        now = mde(r.n_territories, sigma_d=sd, alpha=alpha, power=power)
-        need_t = min_territories(target_mde, sigma_d=sd, alpha=alpha, power=power)
+        # runs only count when they differ (σ_W > 0): then the pooled differences are not ternary
+        model_runs = runs if sd_w > 0 else 1
+        now = mde(r.n_territories, sigma_d=sd, alpha=alpha, power=power, runs=model_runs)
+        need_t = min_territories(target_mde, sigma_d=sd, alpha=alpha, power=power, runs=model_runs)
         need_r = None
         if sd_w > 0:
             for k in range(1, MAX_RUNS + 1):
@@ -142,6 +150,7 @@ def plan(
                     sigma_d=math.sqrt(sd_t**2 + sd_w**2 / k),
                     alpha=alpha,
                     power=power,
+                    runs=k,
                 )
                 if m is not None and m <= target_mde + 1e-9:
                     need_r = k

@@ -36,14 +36,12 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .._ray import connect, connected
-from ..corpus import Corpus
-from ..dataset import BorderLines
 from ..errors import BordirError, ConfigError
 from ..experiment.config import ExperimentConfig
-from .executors import EXECUTORS
+from .executors import EXECUTORS, GridCall
 from .grid import Prepared, prepare
 from .rows import RESPONSE_COLUMNS
 from .shard import ShardResult, run_shard
@@ -150,6 +148,8 @@ def execute_on_ray(
     """Run the grid of ``cfg`` on ``prep`` as Ray tasks; the merged result, in the local executor's order.
 
     Args:
+        cfg: the experiment.
+        prep: its prepared inputs (:func:`~bordir.runner.grid.prepare`).
         cache_path: the response cache file every task opens (shared).
         backends: ``{model: backend}`` to send to the tasks (they must pickle);
             default: each task builds its own from the model name.
@@ -218,39 +218,27 @@ def execute_on_ray(
 
 
 @EXECUTORS.register("ray")
-def run_on_ray(
-    cfg: ExperimentConfig,
-    *,
-    cache: Any,
-    progress: bool,
-    backends: dict[str, Any] | None,
-    inputs: tuple[BorderLines, Corpus] | None,
-    on_prepared: Callable[[Prepared], None] | None,
-    on_batch: Callable[[list[dict[str, Any]]], None] | None,
-    address: str | None,
-    parts_dir: str | os.PathLike[str] | None,
-    info: dict[str, Any],
-) -> tuple[Prepared, ShardResult]:
+def run_on_ray(cfg: ExperimentConfig, call: GridCall) -> tuple[Prepared, ShardResult]:
     """The ``ray`` executor: one cluster for the corpus embedding (local dense models) and the calls."""
-    with connected(address):
+    with connected(call.address):
         prep = prepare(
             cfg,
-            progress=progress,
-            inputs=inputs,
-            retriever=dense_retriever_on_ray(cfg.retriever, address),
+            progress=call.progress,
+            inputs=call.inputs,
+            retriever=dense_retriever_on_ray(cfg.retriever, call.address),
         )
-        if on_prepared is not None:
-            on_prepared(prep)
+        if call.on_prepared is not None:
+            call.on_prepared(prep)
         res = execute_on_ray(
             cfg,
             prep,
-            cache_path=os.path.abspath(cache.path),
-            backends=backends,
-            address=address,
-            parts_dir=parts_dir,
-            on_batch=on_batch,
-            info=info,
-            progress=progress,
+            cache_path=os.path.abspath(call.cache.path),
+            backends=call.backends,
+            address=call.address,
+            parts_dir=call.parts_dir,
+            on_batch=call.on_batch,
+            info=call.info,
+            progress=call.progress,
         )
     return prep, res
 
@@ -267,7 +255,9 @@ def _shard_error(ray: Any, name: str, exc: Exception) -> Exception:
     if isinstance(cause, BordirError):
         return RayShardError(f"Ray shard {name}: {cause}")
     if isinstance(exc, ray.exceptions.RayTaskError):
-        return exc  # an unexpected exception in bordir's code: its traceback, as locally
+        return cast(
+            "Exception", exc
+        )  # an unexpected exception in bordir's code: its traceback, as locally
     why = " ".join(str(exc).split())[:300]
     return RayShardError(
         f"Ray shard {name} failed on the cluster ({type(exc).__name__}: {why}); the calls it "

@@ -12,7 +12,7 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
@@ -40,7 +40,10 @@ def normalized(df: pd.DataFrame) -> pd.DataFrame:
 
 def plain(info: Mapping[str, Any]) -> dict[str, Any]:
     """``info`` as strict JSON reads it back (what ``run.json`` holds)."""
-    return json.loads(json.dumps(jsonable(info), ensure_ascii=False, allow_nan=False))
+    return cast(
+        "dict[str, Any]",
+        json.loads(json.dumps(jsonable(info), ensure_ascii=False, allow_nan=False)),
+    )
 
 
 class Run:
@@ -122,17 +125,22 @@ class Run:
         model: str | None = None,
         n_resamples: int = RUN_RESAMPLES,
         seed: int | None = None,
+        min_territories: int | None = None,
     ) -> Any:
-        """Paired comparison of ``mode_a`` − ``mode_b`` on the common territories (per model).
+        """Paired comparison from ``mode_a`` to ``mode_b`` on the common territories: diff = B − A.
 
-        Without ``by``: one row per model with the difference, its paired
-        cluster-bootstrap interval and the permutation p-value (Holm over the
-        models). With ``by="query_lang"`` or ``"resource"``: per group, through
-        :func:`bordir.metrics.perlang.compare.compare_by`.
+        The sign rule is bordir's everywhere (``bordir compare --modes A,B`` too): the change
+        going from A (the baseline) to B. ``metric`` defaults to ``controller_agreement``, the
+        default of ``bordir compare`` (:data:`~bordir.metrics.perlang.measures.DEFAULT_MEASURE`).
 
-        ``metric`` defaults to ``cst_cs`` without ``by`` and to the per-language
-        measure ``controller_agreement`` with it (the CS metrics pool all
-        languages; see :data:`~bordir.metrics.perlang.measures.PERLANG_MEASURES`).
+        A per-language measure (``controller_agreement``, ``in_group_rate`` …) goes through
+        :func:`bordir.metrics.perlang.compare.compare_by`: with ``by="query_lang"`` or
+        ``"resource"`` one row per group, without ``by`` one row (group ``*``) with every
+        language pooled; groups with fewer than ``min_territories`` paired territories (default
+        30) keep their estimate and are marked ``too few to judge``. A CS metric (``cst_cs``,
+        ``delta_cs``, ``non_control_cs`` …; pooled over languages by definition, no ``by``) gives
+        one row per model with the difference, its paired cluster-bootstrap interval and the
+        permutation p-value (Holm over the models).
         """
         from ..metrics.summary import tidy
 
@@ -147,6 +155,7 @@ class Run:
             model=model,
             n_resamples=n_resamples,
             seed=seed,
+            min_territories=min_territories,
         )
 
     def _scored(self) -> RunDir:

@@ -8,11 +8,15 @@ order; :func:`responses_frame` is the table in canonical order.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from .grid import GridItem
+
+if TYPE_CHECKING:
+    from ..experiment.config import ExperimentConfig
+    from ..generation.types import GenerationResult
 
 __all__ = ["RESPONSE_COLUMNS", "SORT_KEYS", "build_rows", "in_given_order", "responses_frame"]
 
@@ -54,7 +58,9 @@ RESPONSE_COLUMNS = [
 SORT_KEYS = ["model", "mode", "query_id", "run"]
 
 
-def build_rows(cfg, it: GridItem, res, sig: str, rank: bool) -> list[dict[str, Any]]:
+def build_rows(
+    cfg: ExperimentConfig, it: GridItem, res: GenerationResult, sig: str, rank: bool
+) -> list[dict[str, Any]]:
     """The response rows of one call's result: one per run it serves, in the given option order."""
     from ..generation.choice import choose_option
     from ..generation.parse import parse_answer, parse_citation_response

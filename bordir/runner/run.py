@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..experiment.config import ExperimentConfig
 from .result import Run
@@ -60,6 +60,7 @@ def run(
         batch: send the uncached calls through the provider's batch API (about half the
             price; needs ``out``), wait for them, polling every ``poll`` seconds, and write the
             run as online calls would (see ``docs/batch.md`` and :mod:`bordir.runner.batch`).
+        poll: seconds between two looks at the pending batches (with ``batch``).
     """
     cfg = ExperimentConfig.coerce(config)
     if cache is not None:
@@ -67,7 +68,7 @@ def run(
     if batch:
         from .batch.collect import run_batched
 
-        return run_batched(cfg, out, backends=backends, poll=poll, progress=progress)
+        return cast("Run", run_batched(cfg, out, backends=backends, poll=poll, progress=progress))
     from .online import run_online
 
     return run_online(

@@ -49,7 +49,7 @@ from ..corpus import Corpus
 from ..dataset import BorderLines
 from ..errors import ConfigError
 from ..experiment.config import ExperimentConfig
-from .executors import EXECUTORS
+from .executors import EXECUTORS, GridCall
 from .grid import Prepared
 
 __all__ = ["execute_grid", "GridResult"]
@@ -84,6 +84,14 @@ def execute_grid(
     """Run every (model, mode) of ``cfg``; call ``on_prepared`` after retrieval and ``on_batch`` after each batch.
 
     Args:
+        cfg: the experiment.
+        progress: show progress bars.
+        backends: ``{model: backend}`` to use instead of building them from the model names.
+        cache: a :class:`~bordir.generation.cache.ResponseCache`, or its file (default: the
+            config's ``cache``).
+        inputs: the dataset and corpus, already loaded (default: loaded from the config).
+        on_prepared: called with the prepared inputs before the first call.
+        on_batch: called with each batch of finished response rows.
         executor: a name of :data:`~bordir.runner.executors.EXECUTORS`: ``"local"``
             (threads in this process) or ``"ray"`` (shards of model × territories as
             Ray tasks; see :mod:`~bordir.runner.ray_executor`).
@@ -105,8 +113,7 @@ def execute_grid(
     if cache is None or isinstance(cache, (str, Path)):
         cache = ResponseCache(cache if cache is not None else cfg.cache)
     info: dict[str, Any] = {"name": executor}
-    prep, res = EXECUTORS.get(executor)(
-        cfg,
+    call = GridCall(
         cache=cache,
         progress=progress,
         backends=backends,
@@ -117,6 +124,7 @@ def execute_grid(
         parts_dir=parts_dir,
         info=info,
     )
+    prep, res = EXECUTORS.get(executor)(cfg, call)
     return GridResult(
         prep, res.rows, res.calls, res.usage, os.path.abspath(cache.path), res.failures, info
     )

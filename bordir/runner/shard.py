@@ -163,7 +163,7 @@ def _calibrate(
     model: str,
     cache: Any,
     calls: dict[str, int],
-    usage: list,
+    usage: list[Any],
 ) -> dict[str, list[float] | None]:
     """Content-free option scores per query (given order), for contextual calibration (runner.calibration)."""
     from ..options import OptionOrder

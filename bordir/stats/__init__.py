@@ -16,6 +16,8 @@ reference implementation (``tests/stats/``):
 * :mod:`~bordir.stats.holm` — Holm's step-down correction;
 * :mod:`~bordir.stats.proportion` — Wilson and Clopper–Pearson intervals;
   :mod:`~bordir.stats.exact` — exact McNemar, Fisher and sign tests;
+  :mod:`~bordir.stats.rate_difference` — the difference of two rates (unpaired or paired) with
+  Newcombe's interval and the test that goes with it;
 * :mod:`~bordir.stats.cluster_wilson` — the cluster Wilson interval of a ratio of sums;
   :mod:`~bordir.stats.mover` — MOVER intervals of differences and ratios;
   :mod:`~bordir.stats.normal` — normal quantiles;
@@ -46,6 +48,7 @@ from .paired import PairedResult, PairedTest, holm_adjust, paired_test
 from .percentile import percentile_bounds, percentile_columns, quantiles
 from .permutation import flip_matrix, permutation_pvalue, sign_flip_pvalue, sign_flip_test
 from .proportion import ci_name, proportion_ci
+from .rate_difference import RateDifference, paired_rate_difference, rate_difference
 from .resample import DEFAULT_RESAMPLES, bootstrap_weights, multinomial_weights
 from .seeds import named_rng, resolve_seed
 
@@ -76,6 +79,9 @@ __all__ = [
     "mcnemar_exact",
     "fisher_exact",
     "sign_test",
+    "RateDifference",
+    "rate_difference",
+    "paired_rate_difference",
     "wilson_ratio",
     "influence",
     "correlation",

@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
@@ -53,7 +54,7 @@ def influence(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     n = b.sum()
     if n <= 0:
         return np.zeros_like(a)
-    return (a - (a.sum() / n) * b) / n
+    return cast("np.ndarray", (a - (a.sum() / n) * b) / n)
 
 
 def correlation(u1: np.ndarray, u2: np.ndarray) -> float:

@@ -48,7 +48,7 @@ def class_order(*seqs: Sequence[Any]) -> list[Any]:
 
 def confusion(
     a: Sequence[Any], b: Sequence[Any], classes: Sequence[Any] | None = None
-) -> tuple[np.ndarray, list]:
+) -> tuple[np.ndarray, list[Any]]:
     """The confusion matrix of two label sequences (rows: ``a``, columns: ``b``) and its class order."""
     if len(a) != len(b):
         raise ConfigError(f"label sequences differ in length: {len(a)} vs {len(b)}")

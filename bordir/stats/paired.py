@@ -57,6 +57,8 @@ class PairedTest(NamedTuple):
     low: float | None
     high: float | None
     p_value: float
+    n_undefined: int = 0
+    """Bootstrap resamples where the difference was undefined (left out of the percentiles)."""
 
 
 def paired_test(
@@ -88,13 +90,13 @@ def paired_test(
     n = len(next(iter(a.values())))
     w = bootstrap_weights(n, n_resamples, np.random.default_rng(seed))
     boot = np.asarray(statistic(a, w) - statistic(b, w), dtype=float)
-    lo, hi, _ = percentile_bounds(boot, conf)
+    lo, hi, n_undefined = percentile_bounds(boot, conf)
     flips = flip_matrix(n_permutations, n, np.random.default_rng(seed))
     sa = {k: np.where(flips, b[k], a[k]) for k in a}
     sb = {k: np.where(flips, a[k], b[k]) for k in a}
     perm = np.asarray(statistic(sa, None) - statistic(sb, None), dtype=float)
     p = 1.0 if math.isnan(diff) else permutation_pvalue(diff, perm)
-    return PairedTest(float(va), float(vb), float(diff), lo, hi, p)
+    return PairedTest(float(va), float(vb), float(diff), lo, hi, p, n_undefined)
 
 
 @dataclass(frozen=True)
@@ -144,7 +146,7 @@ class PairedResult:
         return Signature.build(
             self.metric,
             **dict(self.fields),
-            cmp=f"{self.label_a}-vs-{self.label_b}",
+            cmp=f"{self.label_b}-vs-{self.label_a}",  # from b to a: diff = a − b (docs/metrics.md)
             policy=self.policy,
             boot=self.n_resamples,
             perm=self.n_permutations,

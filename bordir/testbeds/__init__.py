@@ -1,5 +1,4 @@
-"""RGB-style robustness testbeds, in every language: noise robustness, negative rejection,
-information integration and counterfactual robustness (Chen et al., AAAI 2024).
+"""RGB-style robustness testbeds, in every language: noise robustness, negative rejection, information integration and counterfactual robustness (Chen et al., AAAI 2024), and NoMIRACL (Thakur et al., 2024; :mod:`bordir.testbeds.nomiracl`, its own data, prompt and scoring).
 
 One concept per module:
 
@@ -18,7 +17,9 @@ One concept per module:
 * :mod:`~bordir.testbeds.judge` — RGB's LLM-judge rates (Rej*, ED*, CR*);
 * :mod:`~bordir.testbeds.rescore` — re-scoring RGB prediction files;
 * :mod:`~bordir.testbeds.runner` — a run through the response cache and executor;
-* :mod:`~bordir.testbeds.plots` — accuracy against the noise ratio.
+* :mod:`~bordir.testbeds.plots` — accuracy against the noise ratio;
+* :mod:`bordir.testbeds.nomiracl` — the NoMIRACL testbed (an :class:`~bordir.testbeds.testbed.Engine`)
+  and the re-scoring of NoMIRACL's published outputs.
 
 See ``docs/testbeds.md`` for how each testbed and number maps to RGB.
 

@@ -35,7 +35,54 @@ from ..stats import holm_adjust
 from .metrics import PairedRate, paired_rate
 from .testbed import get_testbed
 
-__all__ = ["comparisons"]
+__all__ = ["comparisons", "PairedComparisons"]
+
+
+class PairedComparisons:
+    """Paired comparisons gathered one by one (:meth:`add`) and Holm-adjusted together (:meth:`adjusted`).
+
+    Args:
+        policy: the scoring policy whose labels are compared.
+        n_resamples: resamples of every :func:`~bordir.testbeds.metrics.paired_rate`.
+        seed: its bootstrap seed (resolved by :func:`~bordir.stats.resolve_seed`).
+        fields: signature fields of every comparison (each :meth:`add` adds its own).
+    """
+
+    def __init__(
+        self,
+        policy: str,
+        *,
+        n_resamples: int,
+        seed: int | None = None,
+        fields: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.policy = policy
+        self.n_resamples = n_resamples
+        self.seed = seed
+        self.fields = dict(fields or {})
+        self.found: list[PairedRate] = []
+
+    def add(
+        self, a: pd.DataFrame, b: pd.DataFrame, metric: str, la: str, lb: str, **f: Any
+    ) -> None:
+        """Compare ``a`` (labelled ``la``) with ``b`` (``lb``) on ``metric``; kept if they share clusters."""
+        c = paired_rate(
+            a,
+            b,
+            metric,
+            self.policy,
+            label_a=la,
+            label_b=lb,
+            n_resamples=self.n_resamples,
+            seed=self.seed,
+            fields={**self.fields, **f},
+        )
+        if c is not None:
+            self.found.append(c)
+
+    def adjusted(self) -> list[dict[str, Any]]:
+        """Every comparison added, as dicts with ``p_holm`` (Holm across all of them)."""
+        return [c.as_dict() for c in holm_adjust(self.found)]
 
 
 def comparisons(
@@ -49,22 +96,8 @@ def comparisons(
     """The comparisons of the module docs, as dicts (with ``p_holm`` and signatures)."""
     if items.empty:
         return []
-    found: list[PairedRate] = []
-
-    def add(a: pd.DataFrame, b: pd.DataFrame, metric: str, la: str, lb: str, **f: Any) -> None:
-        c = paired_rate(
-            a,
-            b,
-            metric,
-            policy,
-            label_a=la,
-            label_b=lb,
-            n_resamples=n_resamples,
-            seed=seed,
-            fields={**(fields or {}), **f},
-        )
-        if c is not None:
-            found.append(c)
+    found = PairedComparisons(policy, n_resamples=n_resamples, seed=seed, fields=fields)
+    add = found.add
 
     for (model, lang, testbed, setting), g in items.groupby(
         ["model", "lang", "testbed", "setting"]
@@ -129,4 +162,4 @@ def comparisons(
                 setting=setting,
                 r=f"{r:g}",
             )
-    return [c.as_dict() for c in holm_adjust(found)]
+    return found.adjusted()

@@ -35,7 +35,8 @@ class TestbedConfig:
         limit: at most this many questions per language (None: all).
         dataset: for a corpus spec: ``demo`` or ``borderlines:PATH``.
         policy: the policy of the headline numbers and comparisons (default ``rgb``
-            for RGB files, ``bordir`` for territorial data); both are always computed.
+            for RGB files, ``bordir`` for territorial data, ``nomiracl`` for NoMIRACL);
+            every policy of the testbed is always computed.
         cache: response-cache file (default: bordir's).
         concurrency: calls in flight.
         n_resamples: bootstrap resamples and permutations.
@@ -43,6 +44,8 @@ class TestbedConfig:
         max_negatives: territorial: negatives kept per question.
         judge: ``provider/model`` of an LLM judge for RGB's Rej* (rejection) and
             ED* / CR* (counterfactual); None: no judge.
+        extra: the testbed's own options (:attr:`~bordir.testbeds.testbed.Testbed.options`:
+            NoMIRACL's ``split`` and ``settings``).
     """
 
     __test__ = False  # not a pytest test class
@@ -77,6 +80,18 @@ class TestbedConfig:
         for r in self.ratios or ():
             if not 0 <= r <= 1:
                 raise ConfigError(f"noise ratio {r} is outside [0, 1]")
+        ratios = list(self.ratios or ())
+        twice = sorted({r for r in ratios if ratios.count(r) > 1})
+        if twice:
+            raise ConfigError(
+                f"noise ratio {twice[0]:g} is given twice (its items would count twice); "
+                "give each ratio once"
+            )
+        if self.policy is not None and self.policy not in self.policies:
+            raise ConfigError(
+                f"the {self.testbed} testbed has the policies {', '.join(self.policies)}; "
+                f"got --policy {self.policy}"
+            )
 
     @property
     def is_rgb(self) -> bool:
@@ -100,8 +115,19 @@ class TestbedConfig:
         return self.spec.resolved_ratios(self.ratios)
 
     @property
+    def policies(self) -> tuple[str, ...]:
+        """The testbed's scoring policies (RGB's testbeds: ``rgb`` and ``bordir``)."""
+        engine = self.spec.engine
+        return tuple(engine.policies) if engine is not None else ("rgb", "bordir")
+
+    @property
     def resolved_policy(self) -> str:
-        return self.policy or ("rgb" if self.is_rgb else "bordir")
+        if self.policy:
+            return self.policy
+        engine = self.spec.engine
+        if engine is not None:
+            return engine.default_policy
+        return "rgb" if self.is_rgb else "bordir"
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

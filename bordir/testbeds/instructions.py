@@ -32,12 +32,12 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from .._jsonl import iter_json_objects
 from ..errors import ConfigError, DataError
 
 __all__ = [
@@ -85,29 +85,25 @@ class Instruction:
 def instructions() -> dict[str, Instruction]:
     """Every shipped instruction, by language code."""
     out: dict[str, Instruction] = {}
-    with INSTRUCTIONS_FILE.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-                ins = Instruction(**rec)
-            except (json.JSONDecodeError, TypeError) as exc:
+    for lineno, rec in iter_json_objects(INSTRUCTIONS_FILE):
+        try:
+            ins = Instruction(**rec)
+        except TypeError as exc:
+            raise DataError(
+                f"not an instruction record: {exc}", path=INSTRUCTIONS_FILE, line=lineno
+            ) from None
+        for phrase, sentence, name in (
+            (ins.refusal_phrase, ins.refusal, "refusal_phrase"),
+            (ins.error_phrase, ins.error, "error_phrase"),
+        ):
+            if not phrase or phrase not in sentence:
                 raise DataError(
-                    f"not an instruction record: {exc}", path=INSTRUCTIONS_FILE, line=lineno
-                ) from None
-            for phrase, sentence, name in (
-                (ins.refusal_phrase, ins.refusal, "refusal_phrase"),
-                (ins.error_phrase, ins.error, "error_phrase"),
-            ):
-                if not phrase or phrase not in sentence:
-                    raise DataError(
-                        "must be a non-empty substring of its sentence",
-                        path=INSTRUCTIONS_FILE,
-                        line=lineno,
-                        field=name,
-                    )
-            out[ins.lang] = ins
+                    "must be a non-empty substring of its sentence",
+                    path=INSTRUCTIONS_FILE,
+                    line=lineno,
+                    field=name,
+                )
+        out[ins.lang] = ins
     return out
 
 

@@ -33,9 +33,16 @@ from .construct import Instance
 from .instructions import get_instruction
 from .scorer import POLICIES, Policy, score
 
-__all__ = ["ITEM_COLUMNS", "score_items", "rgb_records"]
+__all__ = [
+    "BASE_COLUMNS",
+    "ITEM_COLUMNS",
+    "base_row",
+    "latest_results",
+    "score_items",
+    "rgb_records",
+]
 
-ITEM_COLUMNS = [
+BASE_COLUMNS = [
     "model",
     "testbed",
     "setting",
@@ -57,10 +64,55 @@ ITEM_COLUMNS = [
     "cached",
     "input_tokens",
     "output_tokens",
+]
+"""The columns of every testbed's item table before its labels (:func:`base_row`)."""
+
+ITEM_COLUMNS = [
+    *BASE_COLUMNS,
     *(f"{p}_{c}" for p in POLICIES for c in ("labels", "rejected", "fact", "correct", "outcome")),
     "judge_reply",
     "judge_flag",
 ]
+
+
+def latest_results(
+    instances: Sequence[Instance], results: Iterable[Mapping[str, Any]]
+) -> tuple[dict[str, Instance], dict[tuple[str, str], Mapping[str, Any]]]:
+    """``(instances by id, the last result of each (model, instance id))``; results of other instances are ignored."""
+    by_id = {i.instance_id: i for i in instances}
+    latest: dict[tuple[str, str], Mapping[str, Any]] = {}
+    for r in results:
+        if r["instance_id"] in by_id:
+            latest[(r["model"], r["instance_id"])] = r
+    return by_id, latest
+
+
+def base_row(model: str, inst: Instance, r: Mapping[str, Any]) -> dict[str, Any]:
+    """The :data:`BASE_COLUMNS` of one result ``r`` of ``model`` on ``inst``."""
+    q = inst.question
+    return {
+        "model": model,
+        "testbed": inst.testbed,
+        "setting": inst.setting,
+        "lang": q.lang,
+        "noise_rate": inst.noise_rate,
+        "passage_num": inst.passage_num,
+        "question_id": q.id,
+        "cluster": q.cluster,
+        "instance_id": inst.instance_id,
+        "n_docs": len(inst.docs),
+        "n_pos": inst.count("positive"),
+        "n_neg": inst.count("negative"),
+        "n_wrong": inst.count("positive_wrong"),
+        "doc_ids": [d.doc_id for d in inst.docs],
+        "doc_langs": [d.lang for d in inst.docs],
+        "prediction": r.get("prediction") or "",
+        "error": r.get("error"),
+        "failed": r.get("error") is not None,
+        "cached": bool(r.get("cached", False)),
+        "input_tokens": r.get("input_tokens"),
+        "output_tokens": r.get("output_tokens"),
+    }
 
 
 def score_items(
@@ -76,40 +128,14 @@ def score_items(
     """
     from .judge import judge_label
 
-    by_id = {i.instance_id: i for i in instances}
-    latest: dict[tuple[str, str], Mapping[str, Any]] = {}
-    for r in results:
-        if r["instance_id"] in by_id:
-            latest[(r["model"], r["instance_id"])] = r
+    by_id, latest = latest_results(instances, results)
     rows = []
     for (model, iid), r in latest.items():
         inst = by_id[iid]
         q = inst.question
-        failed = r.get("error") is not None
+        row = base_row(model, inst, r)
+        failed = row["failed"]
         echo = (get_instruction(q.lang).system, q.query) if inst.docs else (q.query,)
-        row: dict[str, Any] = {
-            "model": model,
-            "testbed": inst.testbed,
-            "setting": inst.setting,
-            "lang": q.lang,
-            "noise_rate": inst.noise_rate,
-            "passage_num": inst.passage_num,
-            "question_id": q.id,
-            "cluster": q.cluster,
-            "instance_id": iid,
-            "n_docs": len(inst.docs),
-            "n_pos": inst.count("positive"),
-            "n_neg": inst.count("negative"),
-            "n_wrong": inst.count("positive_wrong"),
-            "doc_ids": [d.doc_id for d in inst.docs],
-            "doc_langs": [d.lang for d in inst.docs],
-            "prediction": r.get("prediction") or "",
-            "error": r.get("error"),
-            "failed": failed,
-            "cached": bool(r.get("cached", False)),
-            "input_tokens": r.get("input_tokens"),
-            "output_tokens": r.get("output_tokens"),
-        }
         for p in POLICIES:
             s = score(
                 r.get("prediction"),
@@ -119,6 +145,7 @@ def score_items(
                 mc=q.mc,
                 failed=failed,
                 echo=echo,
+                fake=q.fakeanswer,
             )
             row.update(
                 {

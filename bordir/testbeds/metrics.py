@@ -16,14 +16,17 @@ rejection_rate (r = 1)    rejected *or correct* / answered (``evalue.py``'s     
 error_detection_rate      factlabel / answered (RGB ``fact_check_rate``)       failed calls stay in n
 error_correction_rate     factlabel and ``0 not in label`` (so rejected        factlabel and correct /
                           answers count) / factlabel; 0 when no factlabel       factlabel; undefined when none
-hallucination_rate        not rejected / answered, at r = 1 (NoMIRACL)         failed calls stay in n
+hallucination_rate        not rejected / answered, at r = 1 (NoMIRACL; with a  failed calls stay in n
+                          ``p_affirmed`` column: affirmed / answered)
 error_rate                rejected / answered, at r < 1 with ≥ 1 positive      failed calls stay in n
                           (NoMIRACL)
+invalid_rate              neither affirmed nor rejected / answered (NoMIRACL's failed calls stay in n
+                          Invalid; the nomiracl testbed)
 rejection_rate_judge      judge says "not addressed" / judged (RGB Rej*)       same
 error_detection_rate_     judge says "has identified" or "Yes" / judged        same
 judge                     (RGB ED*)
-error_correction_rate_    flagged by the judge and correct / flagged (CR*)     bordir's correct
-judge
+error_correction_rate_    flagged by the judge and correct / flagged (CR*);    bordir's correct; undefined
+judge                     0 when none flagged (``fact_evalue.py``)             when none is flagged
 ========================  ===================================================  =============================
 
 Example:
@@ -64,6 +67,7 @@ from .testbed import NODOCS, get_testbed
 
 __all__ = [
     "METRICS",
+    "RGB_REJECTION_NOTE",
     "Rate",
     "rate",
     "indicators",
@@ -79,6 +83,7 @@ METRICS: dict[str, str] = {
     "error_correction_rate": "CR",
     "hallucination_rate": "Halluc.",
     "error_rate": "Err",
+    "invalid_rate": "Inv.",
     "rejection_rate_judge": "Rej*",
     "error_detection_rate_judge": "ED*",
     "error_correction_rate_judge": "CR*",
@@ -97,10 +102,17 @@ def indicators(table: pd.DataFrame, metric: str, policy: str) -> tuple[np.ndarra
     p = policy
     failed = table["failed"].to_numpy(bool)
     answered = ~failed
-    base = answered.astype(float) if p == "rgb" else np.ones(len(table))
+    base = answered.astype(float) if p in ANSWERED_ONLY else np.ones(len(table))
     correct = table[f"{p}_correct"].to_numpy(bool) & answered
     rejected = table[f"{p}_rejected"].to_numpy(bool) & answered
     fact = table[f"{p}_fact"].to_numpy(bool) & answered
+    # a table that says which replies affirm (NoMIRACL: "answer is present") has a third kind of
+    # reply, neither affirmed nor refused (Invalid); without it, every non-refusal affirms
+    affirmed = (
+        table[f"{p}_affirmed"].to_numpy(bool) & answered
+        if f"{p}_affirmed" in table.columns
+        else answered & ~rejected
+    )
     r1 = np.isclose(table["noise_rate"].to_numpy(float), 1.0)
     if metric.endswith("_judge"):
         col = (
@@ -128,10 +140,25 @@ def indicators(table: pd.DataFrame, metric: str, policy: str) -> tuple[np.ndarra
             ok = correct
         return (fact & ok).astype(float), fact.astype(float)
     if metric == "hallucination_rate":
-        return (answered & ~rejected & r1).astype(float), base * r1
+        return (affirmed & r1).astype(float), base * r1
+    if metric == "invalid_rate":
+        return (answered & ~rejected & ~affirmed).astype(float), base
     # error_rate: refusals although a positive document was in the prompt
     scope = (~r1) & (table["n_pos"].to_numpy(float) > 0)
     return (rejected & scope).astype(float), base * scope
+
+
+ANSWERED_ONLY = ("rgb", "nomiracl")
+"""Policies whose denominators leave failed calls out (RGB's loop skips them; NoMIRACL has none)."""
+
+RGB_REJECTION_NOTE = (
+    "rgb policy: the rejection rate counts correct answers as rejections "
+    "(RGB's all_rate at noise_rate 1: rejected or correct)"
+)
+"""Said next to every rejection rate under the rgb policy (JSON ``note``, tables, the CLI)."""
+
+_ZERO_IF_NONE_FLAGGED = ("error_correction_rate", "error_correction_rate_judge")
+"""RGB reports these as 0, not undefined, when no prediction is flagged (``correct_rate``)."""
 
 
 @dataclass(frozen=True)
@@ -141,7 +168,7 @@ class Rate:
     Attributes:
         metric, policy: what was computed.
         value: numerator / denominator (None when the denominator is 0; RGB's
-            error-correction rate is 0 then, under the rgb policy).
+            error-correction rates, CR and the judged CR*, are 0 then, under the rgb policy).
         count, n: numerator and denominator (items).
         low, high: percentile interval over resampled clusters.
         n_clusters: clusters with a nonzero denominator.
@@ -174,7 +201,7 @@ class Rate:
         )
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "value": self.value,
             "count": self.count,
             "n": self.n,
@@ -182,6 +209,9 @@ class Rate:
             "n_clusters": self.n_clusters,
             "signature": str(self.signature),
         }
+        if self.metric == "rejection_rate" and self.policy == "rgb":
+            out["note"] = RGB_REJECTION_NOTE
+        return out
 
 
 def _cluster_sums(
@@ -211,8 +241,8 @@ def rate(
     total = float(cden.sum())
     count = int(round(float(cnum.sum())))
     value: float | None = float(cnum.sum()) / total if total > 0 else None
-    if value is None and metric == "error_correction_rate" and policy == "rgb":
-        value = 0.0  # evalue.py: correct_rate = 0 when fact_tt == 0
+    if value is None and metric in _ZERO_IF_NONE_FLAGGED and policy == "rgb":
+        value = 0.0  # evalue.py / fact_evalue.py: correct_rate = 0 when nothing is flagged
     low = high = None
     if n_resamples and len(cnum):
         w = bootstrap_weights(len(cnum), n_resamples, np.random.default_rng(seed))

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import warnings
 from pathlib import Path
 from typing import Any
 
 from ..corpus import load_corpus
-from ..errors import ConfigError
+from ..errors import ConfigError, DataError
 from ..loaders.catalog import load_dataset
 from .config import TestbedConfig
 from .construct import Instance, Question, make_instance
@@ -34,7 +35,7 @@ def load_questions(
     """The questions of one setting, the queries left out, and the data's identity."""
     seed = cfg.resolved_seed
     if cfg.is_rgb:
-        from .rgb_data import infer_kind, infer_lang, load_rgb
+        from .rgb_data import RGBDataWarning, infer_kind, infer_lang, load_rgb
 
         path = Path(cfg.data.partition(":")[2])
         kind, needed = infer_kind(path), cfg.spec.kind
@@ -47,12 +48,27 @@ def load_questions(
         lang = cfg.langs[0] if cfg.langs else infer_lang(path)
         lang = RGB_LANG_ALIASES.get(lang, lang)
         get_instruction(lang)
-        qs = [
-            Question.from_rgb(q, lang=lang, source=f"rgb:{path.name}")
-            for q in load_rgb(path, kind=kind)
-        ]
+        with warnings.catch_warnings(
+            record=True
+        ) as caught:  # kept in testbed.json, printed by the CLI
+            warnings.simplefilter("always", RGBDataWarning)
+            rgb = load_rgb(path, kind=kind)
+        data_warnings = []
+        for w in caught:
+            if issubclass(w.category, RGBDataWarning):
+                data_warnings.append(str(w.message))
+            else:  # not ours to keep: let it through
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        qs = [Question.from_rgb(q, lang=lang, source=f"rgb:{path.name}") for q in rgb]
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-        return qs, [], {"source": f"rgb:{path.name}", "hash": f"sha256-{digest}", "lang": lang}
+        ident: dict[str, Any] = {
+            "source": f"rgb:{path.name}",
+            "hash": f"sha256-{digest}",
+            "lang": lang,
+        }
+        if data_warnings:
+            ident["warnings"] = data_warnings
+        return qs, [], ident
     ds = dataset_of(cfg.dataset if cfg.data != "demo" else "demo")
     corpus = load_corpus(cfg.data)
     qs, skipped = territorial_questions(
@@ -88,7 +104,13 @@ def _limit(qs: list[Question], limit: int | None) -> list[Question]:
 
 
 def plan(cfg: TestbedConfig) -> tuple[list[Instance], list[dict[str, str]], dict[str, Any]]:
-    """Every instance of the run, the questions left out, and the data identity."""
+    """Every instance of the run, the questions left out, and the data identity.
+
+    A question without negative documents is not run at a noise ratio above 0 (its documents
+    would all be positives, or none, reported under that ratio): from an RGB file that is an
+    error naming the file and the question; a territorial question is left out at that ratio
+    with the reason.
+    """
     settings = cfg.spec.settings_for(rgb_file=cfg.is_rgb)
     instances: list[Instance] = []
     skipped: list[dict[str, str]] = []
@@ -100,6 +122,18 @@ def plan(cfg: TestbedConfig) -> tuple[list[Instance], list[dict[str, str]], dict
         ratios = (0.0,) if setting == NODOCS else cfg.resolved_ratios
         for q in qs:
             for r in ratios:
+                if r > 0 and setting != NODOCS and cfg.passage_num > 0 and not q.negative:
+                    # its documents would be positives only (or none), reported as noise r
+                    why = f"no negative documents, so noise ratio {r:g} cannot be built"
+                    if cfg.is_rgb:
+                        raise DataError(
+                            f"question {q.id!r} has {why} (its documents would all be "
+                            f"positives); give it negatives, or run noise ratio 0 only",
+                            path=cfg.data.partition(":")[2],
+                            field="negative",
+                        )
+                    skipped.append({"query_id": q.id, "reason": why, "setting": setting})
+                    continue
                 instances.append(
                     make_instance(
                         q,

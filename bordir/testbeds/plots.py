@@ -14,18 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from .._extras import require
+from .._plotstyle import PLOT_RC
 from .testbed import NODOCS, is_xling
 
 __all__ = ["write_noise_plot", "PLOT_NAME"]
 
 PLOT_NAME = "accuracy_vs_noise"
-_RC = {
-    "font.family": "DejaVu Sans",
-    "font.size": 9,
-    "svg.hashsalt": "bordir",
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-}
 
 
 def write_noise_plot(
@@ -46,7 +40,7 @@ def write_noise_plot(
     nrow = math.ceil(len(langs) / ncol)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    with mpl.rc_context(_RC):
+    with mpl.rc_context(PLOT_RC):
         fig = mpl.figure.Figure(figsize=(3.3 * ncol, 2.8 * nrow), layout="constrained")
         axes = fig.subplots(nrow, ncol, squeeze=False)
         for ax, lang in zip(axes.ravel(), langs):

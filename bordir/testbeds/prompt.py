@@ -20,15 +20,50 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..generation.types import GenerationRequest, Message
 from .construct import Instance
 from .instructions import get_instruction
 
-__all__ = ["request_for", "DEFAULT_MAX_TOKENS", "DEFAULT_TEMPERATURE"]
+__all__ = [
+    "request_for",
+    "instruction_messages",
+    "generation_request",
+    "DEFAULT_MAX_TOKENS",
+    "DEFAULT_TEMPERATURE",
+]
 
 DEFAULT_MAX_TOKENS = 256
 DEFAULT_TEMPERATURE = 0.7
 """RGB's ``--temp`` default."""
+
+
+def instruction_messages(query: str, lang: str, docs: Sequence[str]) -> tuple[Message, ...]:
+    """bordir's instruction in ``lang`` with ``docs``: system and user message, the user message alone without documents."""
+    ins = get_instruction(lang)
+    user = ins.user_text(query, docs)
+    return (
+        (Message("system", ins.system), Message("user", user)) if docs else (Message("user", user),)
+    )
+
+
+def generation_request(
+    messages: tuple[Message, ...],
+    *,
+    model: str,
+    temperature: float,
+    seed: int | None,
+    max_tokens: int,
+) -> GenerationRequest:
+    """The generation request of a testbed's ``messages`` (no options: free text from every backend)."""
+    return GenerationRequest(
+        model=model,
+        messages=messages,
+        temperature=float(temperature),
+        seed=seed,
+        max_tokens=int(max_tokens),
+    )
 
 
 def request_for(
@@ -40,16 +75,8 @@ def request_for(
     max_tokens: int = DEFAULT_MAX_TOKENS,
 ) -> GenerationRequest:
     """The generation request of ``instance`` (see the module docs)."""
-    ins = get_instruction(instance.question.lang)
-    docs = [d.text for d in instance.docs]
-    user = ins.user_text(instance.question.query, docs)
-    messages = (
-        (Message("system", ins.system), Message("user", user)) if docs else (Message("user", user),)
-    )
-    return GenerationRequest(
-        model=model,
-        messages=messages,
-        temperature=float(temperature),
-        seed=seed,
-        max_tokens=int(max_tokens),
+    q = instance.question
+    messages = instruction_messages(q.query, q.lang, [d.text for d in instance.docs])
+    return generation_request(
+        messages, model=model, temperature=temperature, seed=seed, max_tokens=max_tokens
     )

@@ -41,6 +41,7 @@ from typing import Any
 from .._jsonl import iter_json_objects
 from ..errors import ConfigError, DataError
 from ..signature import Signature
+from .metrics import RGB_REJECTION_NOTE
 from .rgb_data import KINDS, infer_kind, infer_lang, parse_answer_field
 from .scorer import POLICIES, score
 
@@ -57,6 +58,7 @@ def read_predictions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             "file not found; expected an RGB prediction file (one JSON object per line)", path=path
         )
     rows = []
+    seen: dict[tuple[str, float], int] = {}  # (id, noise rate) -> line
     for lineno, rec in iter_json_objects(path):
         for key in ("id", "ans", "prediction", "noise_rate"):
             if key not in rec:
@@ -83,6 +85,16 @@ def read_predictions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             )
         rec["_answer"] = parse_answer_field(rec["ans"], path=path, line=lineno, field="ans")
         rec["_line"] = lineno
+        which = (str(rec["id"]), float(nr))
+        if which in seen:
+            raise DataError(
+                f"a second prediction for id {rec['id']!r} at noise_rate {nr:g} (the first is on "
+                f"line {seen[which]}); it would be counted twice: keep one line per id and noise rate",
+                path=path,
+                line=lineno,
+                field="id",
+            )
+        seen[which] = lineno
         rows.append(rec)
     if not rows:
         raise DataError("has no predictions", path=path)
@@ -104,6 +116,8 @@ def _block(rows: list[dict[str, Any]], kind: str, policy: str, sig: Signature) -
     if r1:
         rej = sum(r["_s"].rejected or (policy == "rgb" and r["_s"].correct) for r in r1)
         out["rejection_rate"] = _metric("rejection_rate", rej, len(r1), sig)
+        if policy == "rgb":
+            out["rejection_rate"]["note"] = RGB_REJECTION_NOTE
     if kind == "fact":
         flagged = [r for r in rows if r["_s"].fact_flag]
         if policy == "rgb":
@@ -138,6 +152,11 @@ def rescore_predictions(
         raise ConfigError(f"unknown dataset kind {kind!r}; known: {', '.join(KINDS)}")
     if policy not in POLICIES:
         raise ConfigError(f"unknown policy {policy!r}; known: {', '.join(POLICIES)}")
+    if lang is not None:
+        from .. import languages
+        from .instructions import RGB_LANG_ALIASES
+
+        languages.get(RGB_LANG_ALIASES.get(lang, lang))  # an unknown code: one line naming it
     lang = lang or infer_lang(path)
     rows = read_predictions(path)
     mismatches = []

@@ -20,11 +20,11 @@ one-line :class:`~bordir.errors.DataError` naming the file, the line and the fie
 Example:
     >>> import json, tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "en_fact.json"
-    >>> _ = p.write_text(json.dumps({"id": 0, "query": "Q?", "answer": "70", "fakeanswer": "170",
-    ...     "positive": ["70 seats"], "positive_wrong": ["170 seats"], "negative": []}) + "\\n")
+    >>> _ = p.write_text(json.dumps({"id": 0, "query": "Q?", "answer": "70", "fakeanswer": "80",
+    ...     "positive": ["70 seats"], "positive_wrong": ["80 seats"], "negative": []}) + "\\n")
     >>> qs = load_rgb(p)
     >>> qs[0].kind, qs[0].answer, qs[0].fakeanswer
-    ('fact', ('70',), ('170',))
+    ('fact', ('70',), ('80',))
     >>> _ = p.write_text('{"id": 1, "query": "Q?", "answer": 3}\\n')
     >>> load_rgb(p)
     Traceback (most recent call last):
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -44,15 +45,23 @@ from .._jsonl import iter_json_objects
 from ..errors import ConfigError, DataError
 
 __all__ = [
+    "RGBDataWarning",
+    "fake_contains_true",
     "Kind",
     "KINDS",
     "AnswerPart",
     "RGBQuestion",
     "load_rgb",
+    "dataset_part",
     "infer_kind",
     "infer_lang",
     "parse_answer_field",
 ]
+
+
+class RGBDataWarning(UserWarning):
+    """An RGB item that loads but cannot be scored as its kind means (a fake answer that contains the true one)."""
+
 
 Kind = Literal["noise", "integration", "fact"]
 KINDS: tuple[str, ...] = ("noise", "integration", "fact")
@@ -89,29 +98,58 @@ class RGBQuestion:
     raw_answer: Any = None
 
 
-def infer_kind(path: str | os.PathLike[str]) -> Kind:
-    """The kind RGB's scripts infer from a file name (``'_int' in name``, ``'_fact' in name``, else noise)."""
+_PREDICTION = re.compile(r"prediction_([^_]+)(_(?:int|fact)(?=[_.]|$))?")
+
+
+def dataset_part(path: str | os.PathLike[str]) -> str:
+    """RGB's dataset name of a file: ``<dataset>`` of ``prediction_<dataset>_<model>_…``, else the file's stem.
+
+    RGB's datasets are ``en``, ``zh``, ``en_int``, ``zh_int``, ``en_fact``, ``zh_fact``, so the
+    dataset part of a prediction file is its first token and a following ``int`` or ``fact`` token;
+    what follows is the model's name (which may itself contain ``_fact`` or ``zh``).
+
+    >>> dataset_part("prediction_en_fact_chatgpt_temp0.7_noise0.0_passage5_correct0.0.json")
+    'en_fact'
+    >>> dataset_part("prediction_en_llama_fact_tuned_temp0.7_noise0.0_passage5_correct0.0.json"), dataset_part("zh_int.json")
+    ('en', 'zh_int')
+    """
     name = Path(path).name
-    if "_int" in name:
+    m = _PREDICTION.match(name)
+    if m:
+        return m.group(1) + (m.group(2) or "")
+    return name[: -len(".json")] if name.endswith(".json") else Path(name).stem
+
+
+def infer_kind(path: str | os.PathLike[str]) -> Kind:
+    """The kind RGB's scripts infer from the dataset name (``'_int' in dataset``, ``'_fact' in dataset``, else noise).
+
+    Only the dataset part of the name counts (:func:`dataset_part`), not the model's name after it.
+
+    >>> infer_kind("prediction_en_int_chatgpt_temp0.7_noise0.2_passage5_correct0.0.json")
+    'integration'
+    >>> infer_kind("prediction_en_my_fact_model_temp0.7_noise0.2_passage5_correct0.0.json")
+    'noise'
+    """
+    dataset = dataset_part(path)
+    if "_int" in dataset:
         return "integration"
-    if "_fact" in name:
+    if "_fact" in dataset:
         return "fact"
     return "noise"
 
 
 def infer_lang(path: str | os.PathLike[str]) -> str:
-    """The language of an RGB file from its name: ``zh`` when the name's first token contains ``zh``, else ``en``.
+    """The language of an RGB file from its dataset name (:func:`dataset_part`): ``zh`` when it contains ``zh``.
 
     RGB tests ``'zh' in dataset``; prediction files are named
     ``prediction_<dataset>_<model>_…``, data files ``<dataset>.json``.
 
     >>> infer_lang("prediction_zh_int_chatgpt_temp0.7_noise0.2_passage5_correct0.0.json"), infer_lang("en_fact.json")
     ('zh', 'en')
+    >>> infer_lang("prediction_en_zhipu_temp0.7_noise0.2_passage5_correct0.0.json")
+    'en'
     """
-    name = Path(path).name
-    m = re.match(r"prediction_(.+?)_", name)
-    token = m.group(1) if m else name.split("_")[0].split(".")[0]
-    return "zh" if "zh" in token else "en"
+    return "zh" if "zh" in dataset_part(path).split("_")[0] else "en"
 
 
 def _type(v: Any) -> str:
@@ -154,7 +192,7 @@ def parse_answer_field(
 
 
 def _strings(
-    rec: dict, key: str, path: Path, line: int, *, required: bool = True
+    rec: dict[str, Any], key: str, path: Path, line: int, *, required: bool = True
 ) -> tuple[str, ...]:
     if key not in rec:
         if required:
@@ -172,7 +210,7 @@ def _strings(
     return tuple(value)
 
 
-def _question(rec: dict, kind: Kind, path: Path, line: int) -> RGBQuestion:
+def _question(rec: dict[str, Any], kind: Kind, path: Path, line: int) -> RGBQuestion:
     for key in ("id", "query", "answer"):
         if key not in rec:
             raise DataError("missing", path=path, line=line, field=key)
@@ -233,6 +271,29 @@ def _question(rec: dict, kind: Kind, path: Path, line: int) -> RGBQuestion:
     return RGBQuestion(positive=positive, **common)
 
 
+def _aliases(parts: tuple[AnswerPart, ...]) -> list[str]:
+    return [a for p in parts for a in (p if isinstance(p, tuple) else (p,))]
+
+
+def fake_contains_true(q: RGBQuestion) -> list[tuple[str, str]]:
+    """The (true, fake) alias pairs of a counterfactual item whose fake answer contains the true one.
+
+    RGB's substring test counts an answer naming such a fake as correct (the true answer is inside it);
+    bordir's policy does not (:func:`bordir.testbeds.scorer.answer_outcome`), and a fake equal to the
+    true answer cannot be told apart at all.
+
+    >>> q = RGBQuestion("0", "Q?", ("70",), ("doc",), (), kind="fact", fakeanswer=("170",))
+    >>> fake_contains_true(q)
+    [('70', '170')]
+    """
+    return [
+        (t, f)
+        for t in _aliases(q.answer)
+        for f in _aliases(q.fakeanswer)
+        if t.strip() and t.casefold() in f.casefold()
+    ]
+
+
 def load_rgb(path: str | os.PathLike[str], *, kind: Kind | None = None) -> list[RGBQuestion]:
     """Read an RGB data file (one JSON object per line).
 
@@ -240,6 +301,11 @@ def load_rgb(path: str | os.PathLike[str], *, kind: Kind | None = None) -> list[
         path: the file (``zh_refine.json``, ``en_int.json``, ``zh_fact.json`` …).
         kind: ``noise``, ``integration`` or ``fact``; default: from the file name
             as RGB does (:func:`infer_kind`).
+
+    A counterfactual item whose fake answer contains its true answer (3 of the 100 of RGB's
+    ``zh_fact.json``: ``70`` / ``170``, ``2.3%`` / ``12.3%``, and one whose fake equals the true
+    answer) is loaded with an :class:`RGBDataWarning` naming its line: under RGB's substring rule an
+    answer naming the fake counts as correct there.
 
     Raises:
         DataError: the file is missing, a line is not a JSON object, a field is
@@ -266,6 +332,24 @@ def load_rgb(path: str | os.PathLike[str], *, kind: Kind | None = None) -> list[
             )
         seen[q.id] = lineno
         out.append(q)
+        pairs = fake_contains_true(q) if q.kind == "fact" else []
+        if pairs:
+            what = "; ".join(
+                f"{f!r} contains {t!r}" if f != t else f"{f!r} is the true answer" for t, f in pairs
+            )
+            warnings.warn(
+                str(
+                    DataError(
+                        f"the fake answer contains the true answer ({what}): RGB's substring rule counts "
+                        "an answer naming the fake as correct (the bordir policy does not)",
+                        path=path,
+                        line=lineno,
+                        field="fakeanswer",
+                    )
+                ),
+                RGBDataWarning,
+                stacklevel=2,
+            )
     if not out:
         raise DataError("has no questions", path=path)
     return out

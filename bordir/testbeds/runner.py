@@ -14,7 +14,10 @@
 * ``scores.json`` — every metric per model × language × setting × noise rate
   under both policies, with cluster-bootstrap intervals, paired comparisons
   (Holm) and signatures (:mod:`~bordir.testbeds.metrics`);
-* ``predictions/<model>/<lang>.<setting>.jsonl`` — RGB-format prediction files;
+* ``predictions/<model>/<lang>.<setting>.jsonl`` — RGB-format prediction files
+  (a testbed with an :class:`~bordir.testbeds.testbed.Engine` writes its own files, and its
+  questions, prompts, item table and rates are the engine's: NoMIRACL's result files under
+  ``nomiracl/``);
 * ``judge.jsonl`` — with a judge (``judge``), its reply per (model, instance),
   written and resumed the same way (:mod:`~bordir.testbeds.judge`).
 
@@ -66,7 +69,8 @@ def _read_results(path: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _safe(model: str) -> str:
+def model_dir_name(model: str) -> str:
+    """A model name as a folder name (``openai/gpt-4o`` → ``openai__gpt-4o``)."""
     return model.replace("/", "__").replace(":", "_")
 
 
@@ -110,7 +114,7 @@ def _call_all(
                 by_key.setdefault(req.cache_key(), []).append((m, iid))
             backend = backends.get(backend_model) or get_backend(backend_model)
 
-            def on_result(request: Any, result: Any, by_key: dict = by_key) -> None:
+            def on_result(request: Any, result: Any, by_key: dict[str, Any] = by_key) -> None:
                 key = request.cache_key()
                 for m, iid in by_key.get(key, ()):
                     rec = {
@@ -145,7 +149,7 @@ def _call_all(
 
 def _judge_plan(
     cfg: TestbedConfig, instances: list[Instance], results: list[dict[str, Any]]
-) -> dict:
+) -> dict[tuple[str, str], Any]:
     """The judge calls: rejection instances, and counterfactual instances with documents (RGB Rej*, ED*)."""
     from .judge import is_judged, judge_request
 
@@ -183,7 +187,8 @@ def run_testbed(
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    instances, skipped, ident = plan(cfg)
+    engine = cfg.spec.engine  # a testbed with its own data, prompt and scoring (NoMIRACL), or None
+    instances, skipped, ident = engine.plan(cfg) if engine else plan(cfg)
     langs = sorted({i.question.lang for i in instances})
     info: dict[str, Any] = {
         "kind": "bordir-testbed",
@@ -194,14 +199,17 @@ def run_testbed(
         "data": ident,
         "git_revision": git_revision(),
         "packages": package_versions(),
-        "instructions": {lang: get_instruction(lang).source for lang in langs},
+        "instructions": engine.instructions(instances)
+        if engine
+        else {lang: get_instruction(lang).source for lang in langs},
         "instances": len(instances),
         "skipped": skipped,
     }
     write_json(info, out / TESTBED_JSON)
 
+    build = engine.request if engine else request_for
     planned = {
-        (m, i.instance_id): request_for(
+        (m, i.instance_id): build(
             i,
             model=m,
             temperature=cfg.temperature,
@@ -240,7 +248,9 @@ def run_testbed(
         }
         info["judge_calls"] = jcalls
 
-    items = score_items(instances, kept, judged)
+    items = (
+        engine.items(instances, kept, judged) if engine else score_items(instances, kept, judged)
+    )
     atomic_write_parquet(out / "items.parquet", items)
     fields = {
         "data": ident.get("hash"),
@@ -250,12 +260,18 @@ def run_testbed(
         "temp": cfg.temperature,
         "judge": cfg.judge,
     }
-    groups = summarize(items, n_resamples=cfg.n_resamples, seed=None, fields=fields)
-    comps = comparisons(items, cfg.resolved_policy, n_resamples=cfg.n_resamples, fields=fields)
+    if engine:
+        groups = engine.summarize(items, n_resamples=cfg.n_resamples, fields=fields)
+        comps = engine.comparisons(
+            items, cfg.resolved_policy, n_resamples=cfg.n_resamples, fields=fields
+        )
+    else:
+        groups = summarize(items, n_resamples=cfg.n_resamples, seed=None, fields=fields)
+        comps = comparisons(items, cfg.resolved_policy, n_resamples=cfg.n_resamples, fields=fields)
     write_json(
         {
             "policy": cfg.resolved_policy,
-            "policies": ["rgb", "bordir"],
+            "policies": list(cfg.policies),
             "groups": groups,
             "comparisons": comps,
             "n_resamples": cfg.n_resamples,
@@ -263,12 +279,17 @@ def run_testbed(
         },
         out / "scores.json",
     )
-    for (model, lang, setting), g in items.groupby(["model", "lang", "setting"]):
-        path = out / "predictions" / _safe(model) / f"{lang}.{setting}.jsonl"
-        atomic_write_text(
-            path,
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rgb_records(instances, g)),
-        )
+    if engine:
+        engine.write(out, instances, items, cfg)
+    else:
+        for (model, lang, setting), g in items.groupby(["model", "lang", "setting"]):
+            path = out / "predictions" / model_dir_name(model) / f"{lang}.{setting}.jsonl"
+            atomic_write_text(
+                path,
+                "".join(
+                    json.dumps(r, ensure_ascii=False) + "\n" for r in rgb_records(instances, g)
+                ),
+            )
     info.update(status="complete", finished=now_iso(), calls=calls, items=len(items))
     write_json(info, out / TESTBED_JSON)
     return out

@@ -27,6 +27,17 @@ English names, a longer name hiding a shorter one) instead of a substring
 test — for a two-question (integration) prompt on the segment after the
 line-initial ``1.`` / ``2.`` when the answer is numbered so; a failed call stays in the aggregates as an explicit ``failed`` outcome.
 
+bordir also refuses RGB's substring leniency on free-text answers (:func:`answer_outcome`):
+an answer that names the true answer **and** the counterfactual (fake) answer is ``hedged``
+("X or F"), one that names the true answer only under a negation is ``negated`` ("not X but F",
+"X is wrong"), and a true answer found only inside the fake one (fake ``170``, true ``70``) does
+not count. Neither outcome is correct. A mention is negated when a negation cue stands right
+before it (``not``, ``never``, ``isn't``, ``no``, ``pas``, ``nicht``, ``не``, ``不是``, ``并非`` …,
+the last two words) or right after it (``is not``, ``is wrong``, ``是错误``, ``ではなく``,
+``아니라`` …); :data:`NEGATION_BEFORE` and :data:`NEGATION_AFTER` list the cues, which cover the
+RGB languages (English, Chinese) and a few others, not every language. A correction that quotes
+the fake answer without negating it ("the documents say F; the answer is X") is ``hedged`` too.
+
 Example:
     >>> s = score("The answer is 12人.", ("12人",), "en", policy="rgb")
     >>> s.labels, s.correct, s.rejected
@@ -39,6 +50,11 @@ Example:
     >>> score("INSUFFICIENT INFORMATION", ("x",), "en", policy="bordir").rejected
     True
     >>> score("Je ne peux pas répondre : informations insuffisantes.", ("x",), "fr", policy="rgb").rejected
+    True
+    >>> " ".join(score(p, ("Paris",), "en", policy="bordir", fake=("Lyon",)).outcome
+    ...          for p in ("Paris.", "Paris or Lyon.", "Not Paris but Lyon.", "Paris, not Lyon."))
+    'correct hedged negated correct'
+    >>> score("Paris or Lyon.", ("Paris",), "en", policy="rgb").correct   # RGB: a substring is enough
     True
 """
 
@@ -67,11 +83,16 @@ __all__ = [
     "normalize",
     "is_correct",
     "strip_echo",
+    "answer_outcome",
+    "NEGATION_BEFORE",
+    "NEGATION_AFTER",
     "ZH_LANGS",
 ]
 
 Policy = Literal["rgb", "bordir"]
-POLICIES: tuple[str, ...] = TESTBED_POLICIES.names()
+POLICIES: tuple[str, ...] = tuple(
+    e.name for e in TESTBED_POLICIES.entries() if e.meta.get("labels_rgb", True)
+)  # rgb, bordir (nomiracl labels NoMIRACL replies: bordir.testbeds.nomiracl)
 ZH_LANGS = frozenset({"zh", "zhs", "zht"})
 """Languages whose predictions RGB strips of spaces."""
 
@@ -89,7 +110,9 @@ class Scored:
         fact_flag: the error phrase was found (RGB's ``factlabel``).
         correct: ``0 not in labels and 1 in labels``.
         outcome: ``correct``, ``wrong``, ``rejected``, ``failed``; bordir on
-            multiple-choice parts may also give ``multiple``, ``unparsed``, ``refused``.
+            multiple-choice parts may also give ``multiple``, ``unparsed``, ``refused``, and on
+            free text ``hedged`` (it names the fake answer too) or ``negated`` (the true answer
+            only under a negation).
         policy: the policy that labelled it.
     """
 
@@ -211,11 +234,105 @@ def _part_segments(prediction: str, n: int) -> list[str]:
     return [prediction[e0:end] for (_, e0), end in zip(order, ends)]
 
 
+NEGATION_BEFORE: tuple[str, ...] = (
+    "not", "never", "isn't", "isnt", "wasn't", "aren't", "weren't", "no", "non", "pas", "ni", "nicht",
+    "kein", "keine", "niet", "geen", "não", "nem", "nunca", "не", "нет", "ні", "değil",
+)  # fmt: skip
+"""Words that negate the mention right after them (one of the two words before it)."""
+NEGATION_BEFORE_CJK: tuple[str, ...] = ("不是", "并非", "並非", "而非", "非", "不", "没有", "沒有")
+"""Chinese cues that negate the mention right after them (the text just before it ends so)."""
+NEGATION_AFTER: tuple[str, ...] = (
+    "is not", "isn't", "is wrong", "is incorrect", "is false", "was not", "wasn't", "is a mistake",
+    "是错误", "是錯誤", "是错的", "是錯的", "不对", "不對", "有误", "有誤", "是假", "不正确", "不正確",
+    "ではな", "じゃな", "は誤り", "は間違", "아니라", "아닌", "아니다", "가 아니", "이 아니",
+)  # fmt: skip
+"""Cues that negate the mention right before them (the text just after it starts so)."""
+_WORD = re.compile(r"[\w'’]+")
+_CLAUSE = re.compile(r"[,.;:!?()\[\]\n，。；：！？、（）]")
+
+
+def _soft(text: str) -> tuple[str, str, list[int]]:
+    """(soft form, matching form, map): NFKC and case-folded; the matching form without whitespace, and for each of its characters its position in the soft form (negation cues need the word boundaries)."""
+    soft = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    idx = [i for i, ch in enumerate(soft) if not ch.isspace()]
+    return soft, "".join(soft[i] for i in idx), idx
+
+
+def _negated(soft: str, start: int, end: int) -> bool:
+    """Whether the mention ``soft[start:end]`` stands under a negation cue (see the module docs)."""
+    before, after = soft[:start].rstrip(), soft[end:].lstrip(" ,.;:!?，。；：")
+    clause = _CLAUSE.split(before[-60:])[-1]  # "No, it is X": the cue must be in X's own clause
+    words = [w.replace("’", "'") for w in _WORD.findall(clause)][-2:]
+    if words[-2:] == ["not", "only"]:
+        return False
+    if any(w in NEGATION_BEFORE for w in words) or before.endswith(NEGATION_BEFORE_CJK):
+        return True
+    return after.startswith(NEGATION_AFTER)
+
+
+def _mentions(norm: str, needle: str, hide: Sequence[str] = ()) -> list[tuple[int, int]]:
+    """Spans of ``needle`` in ``norm`` that do not lie inside a span of one of ``hide`` (longer strings)."""
+    covered = [
+        (i, i + len(h)) for h in hide for i in range(len(norm)) if h and norm.startswith(h, i)
+    ]
+    out = []
+    i = norm.find(needle) if needle else -1
+    while i >= 0:
+        j = i + len(needle)
+        if not any(a <= i and j <= b for a, b in covered):
+            out.append((i, j))
+        i = norm.find(needle, i + 1)
+    return out
+
+
+def _aliases(part: AnswerPart) -> list[str]:
+    return [normalize(a) for a in (part if isinstance(part, tuple) else (part,)) if normalize(a)]
+
+
+def answer_outcome(
+    prediction: str, answer: Sequence[AnswerPart], fake: Sequence[AnswerPart] = ()
+) -> tuple[tuple[int, ...], str]:
+    """bordir's labels and outcome of a free-text answer: ``correct``, ``hedged``, ``negated`` or ``wrong``.
+
+    Each part of ``answer`` is found (label 1) when one of its aliases occurs, outside any longer fake
+    alias that contains it, and not under a negation; the answer is ``hedged`` when a fake alias also
+    occurs, outside the true one and not negated, and ``negated`` when a true alias occurs only
+    negated. A fake alias equal to a true one cannot tell them apart and is ignored.
+
+    >>> answer_outcome("一共有170个议席。", ("70",), ("170",))
+    ((0,), 'wrong')
+    >>> answer_outcome("It is not the capital: the answer is Paris.", ("Paris",))
+    ((1,), 'correct')
+    >>> answer_outcome("No, it is Paris.", ("Paris",)), answer_outcome("不是巴黎，而是里昂。", ("巴黎",), ("里昂",))
+    (((1,), 'correct'), ((0,), 'negated'))
+    """
+    soft, norm, idx = _soft(prediction)
+    true_all = [a for part in answer for a in _aliases(part)]
+    fakes = [f for part in fake for f in _aliases(part) if f not in true_all]
+
+    def found(alias: str, hide: Sequence[str]) -> tuple[bool, bool]:
+        """(named plainly, named only under a negation)."""
+        spans = _mentions(norm, alias, [h for h in hide if alias in h and h != alias])
+        plain = [(a, b) for a, b in spans if not _negated(soft, idx[a], idx[b - 1] + 1)]
+        return bool(plain), bool(spans) and not plain
+
+    labels, negated = [], False
+    for part in answer:
+        hits = [found(a, fakes) for a in _aliases(part)]
+        labels.append(int(any(p for p, _ in hits)))
+        negated |= not labels[-1] and any(n for _, n in hits)
+    named_fake = any(found(f, true_all)[0] for f in fakes)
+    if is_correct(labels):
+        return tuple(labels), "hedged" if named_fake else "correct"
+    return tuple(labels), "negated" if negated else "wrong"
+
+
 def _score_bordir(
     prediction: str,
     answer: Sequence[AnswerPart],
     mc: Sequence[tuple[Any, int, int]],
     echo: Sequence[str],
+    fake: Sequence[AnswerPart] = (),
 ) -> Scored:
     prediction = strip_echo(prediction, echo)
     norm = normalize(prediction)
@@ -247,14 +364,8 @@ def _score_bordir(
                 else "wrong"
             )
         return Scored(labels, False, fact, correct, outcome, "bordir")
-    labels = tuple(
-        int(any(normalize(a) in norm for a in part))
-        if isinstance(part, tuple)
-        else int(normalize(part) in norm)
-        for part in answer
-    )
-    correct = is_correct(labels)
-    return Scored(labels, False, fact, correct, "correct" if correct else "wrong", "bordir")
+    labels, outcome = answer_outcome(prediction, answer, fake)
+    return Scored(labels, False, fact, outcome == "correct", outcome, "bordir")
 
 
 def score(
@@ -266,6 +377,7 @@ def score(
     mc: Sequence[tuple[Any, int, int]] = (),
     failed: bool = False,
     echo: Sequence[str] = (),
+    fake: Sequence[AnswerPart] = (),
 ) -> Scored:
     """Label ``prediction`` against the answer parts.
 
@@ -277,6 +389,8 @@ def score(
         mc: bordir policy, territorial questions: per part ``(Query, controller index, fake index)``.
         failed: the call failed after its retries.
         echo: bordir policy: prompt texts (the system prompt) whose verbatim echo is removed first.
+        fake: bordir policy: the counterfactual answer parts (``fakeanswer``); an answer that also
+            names them is ``hedged``, not correct (:func:`answer_outcome`). The rgb policy ignores them.
     """
     if policy not in POLICIES:
         raise ConfigError(
@@ -286,4 +400,4 @@ def score(
         return Scored(tuple(0 for _ in answer), False, False, False, "failed", policy)
     if policy == "rgb":
         return _score_rgb(prediction, answer, lang)
-    return _score_bordir(prediction, answer, mc, echo)
+    return _score_bordir(prediction, answer, mc, echo, fake)

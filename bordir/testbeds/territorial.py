@@ -48,21 +48,30 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..errors import ConfigError
 from .construct import Doc, Question
 from .counterfactual import mentions
-from .testbed import get_testbed
+from .rgb_data import Kind
+from .testbed import QuestionBuilder, get_testbed
 
-__all__ = ["territorial_questions", "Pools", "per_query", "shuffled", "noise_meta", "Skipped"]
+__all__ = [
+    "territorial_questions",
+    "Pools",
+    "Parts",
+    "per_query",
+    "shuffled",
+    "noise_meta",
+    "Skipped",
+]
 
 Skipped = list[dict[str, str]]
 """Queries left out, with the reason: ``{"query_id": …, "reason": …}``."""
 
 
 def _about(p: Any) -> str:
-    return dict(p.meta).get("about", "territory")
+    return cast("str", dict(p.meta).get("about", "territory"))
 
 
 def shuffled(items: Sequence[Any], rng: random.Random, cap: int | None = None) -> list[Any]:
@@ -117,45 +126,88 @@ def noise_meta(xling: bool) -> tuple[tuple[str, str], ...]:
     return (("noise", "cross-lingual" if xling else "same-language"),)
 
 
-QueryRule = Callable[[Any, int, tuple[Doc, ...], random.Random], "Question | str"]
-"""``(query, controller index, negatives, rng) -> Question`` or the reason it is left out."""
+@dataclass(frozen=True)
+class Parts:
+    """What a testbed's rule gives one query's question beside what every such question has.
 
-
-def per_query(
-    pools: Pools,
-    queries: Sequence[Any],
-    rule: QueryRule,
-    *,
-    seed: int,
-    xling: bool,
-    max_negatives: int,
-) -> tuple[list[Question], Skipped]:
-    """One question per query with a known controller: ``rule`` on its shuffled negatives.
-
-    Each query's rng is seeded with ``f"{seed}|{query_id}"`` and draws its
-    negatives first; queries whose controller is Unknown are left out (no answer
-    to score), and so are those for which ``rule`` returns a reason.
+    Attributes:
+        positive: the question's positives.
+        fake: the fake claimant's option index (counterfactual), or -1; its aliases become
+            the question's ``fakeanswer``.
+        positive_wrong: the edited positives (counterfactual).
+        meta: provenance pairs, before the noise meta (:func:`noise_meta`).
     """
-    out: list[Question] = []
-    skipped: Skipped = []
-    for q in queries:
-        qrng = random.Random(f"{seed}|{q.query_id}")
-        c = pools.controller_index(q)
-        negative = tuple(
-            pools.doc(p, "negative")
-            for p in shuffled(pools.noise({q.territory}, q.lang, xling), qrng, max_negatives)
-        )
-        if c < 0:
-            skipped.append(
-                {"query_id": q.query_id, "reason": "controller Unknown: no answer to score"}
+
+    positive: tuple[Doc, ...]
+    fake: int = -1
+    positive_wrong: tuple[Doc, ...] = ()
+    meta: tuple[tuple[str, str], ...] = ()
+
+
+QueryRule = Callable[[Pools, Any, int, random.Random], "Parts | str"]
+"""``(pools, query, controller index, rng) -> Parts`` or the reason the query is left out."""
+
+
+def per_query(kind: Kind, rule: QueryRule) -> QuestionBuilder:
+    """The questions function of a testbed with one question per query with a known controller.
+
+    The function (:data:`~bordir.testbeds.testbed.QuestionBuilder`) seeds each query's
+    rng with ``f"{seed}|{query_id}"`` and draws its negatives first; queries whose
+    controller is Unknown are left out (no answer to score), and so are those for
+    which ``rule`` (run with the same rng, after the negatives) returns a reason.
+    The question asks the query, answers with the controller's aliases and is a
+    ``kind`` question of the query's territory; ``rule`` gives the rest (:class:`Parts`).
+    Its docstring is the rule's.
+    """
+
+    def questions(
+        pools: Pools,
+        queries: Sequence[Any],
+        *,
+        seed: int,
+        xling: bool,
+        max_negatives: int,
+        source: str,
+    ) -> tuple[list[Question], Skipped]:
+        out: list[Question] = []
+        skipped: Skipped = []
+        for q in queries:
+            qrng = random.Random(f"{seed}|{q.query_id}")
+            c = pools.controller_index(q)
+            negative = tuple(
+                pools.doc(p, "negative")
+                for p in shuffled(pools.noise({q.territory}, q.lang, xling), qrng, max_negatives)
             )
-            continue
-        made = rule(q, c, negative, qrng)
-        if isinstance(made, str):
-            skipped.append({"query_id": q.query_id, "reason": made})
-        else:
-            out.append(made)
-    return out, skipped
+            if c < 0:
+                skipped.append(
+                    {"query_id": q.query_id, "reason": "controller Unknown: no answer to score"}
+                )
+                continue
+            made = rule(pools, q, c, qrng)
+            if isinstance(made, str):
+                skipped.append({"query_id": q.query_id, "reason": made})
+                continue
+            out.append(
+                Question(
+                    id=q.query_id,
+                    query=q.text,
+                    answer=(pools.aliases(q, c),),
+                    lang=q.lang,
+                    cluster=q.territory,
+                    kind=kind,
+                    positive=made.positive,
+                    negative=negative,
+                    fakeanswer=(pools.aliases(q, made.fake),) if made.fake >= 0 else (),
+                    positive_wrong=made.positive_wrong,
+                    mc=((q, c, made.fake),),
+                    source=source,
+                    meta=(*made.meta, *noise_meta(xling)),
+                )
+            )
+        return out, skipped
+
+    questions.__doc__ = rule.__doc__
+    return questions
 
 
 def territorial_questions(
@@ -174,6 +226,7 @@ def territorial_questions(
     Args:
         dataset: a :class:`~bordir.dataset.BorderLines` (queries and controllers).
         corpus: the passages.
+        testbed: the testbed whose rule builds the questions.
         seed: shuffles the pools and draws the fake claimant.
         langs: query languages to keep (default: all).
         xling: draw noise from the other languages (cross-lingual noise).

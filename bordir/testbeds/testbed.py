@@ -20,6 +20,12 @@ Two setting names mean the same in every testbed: :data:`NODOCS` (the
 question without documents) and a ``-xling`` suffix (noise drawn from the
 other languages, :func:`is_xling`).
 
+A testbed whose data, prompt and scoring are not RGB's (NoMIRACL) brings an
+:class:`Engine`: its questions, its request, its per-item table, its rates,
+comparisons, files and plot, and its scoring policies. The runner, the report
+and the viewer call it where they would call RGB's (:func:`bordir.testbeds.runner.run_testbed`
+uses the same response cache and executor either way).
+
 Example:
     >>> tb = get_testbed("rejection")
     >>> tb.kind, tb.settings, tb.resolved_ratios((0.2,)), tb.headline
@@ -29,21 +35,24 @@ Example:
     >>> get_testbed("loud")
     Traceback (most recent call last):
     ...
-    bordir.errors.ConfigError: unknown testbed 'loud'; known: counterfactual, integration, noise, rejection
+    bordir.errors.ConfigError: unknown testbed 'loud'; known: counterfactual, integration, noise, nomiracl, rejection
 """
 
 from __future__ import annotations
 
 import pkgutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..registry import Registry
 
 __all__ = [
     "NODOCS",
+    "Engine",
+    "Option",
     "Judge",
+    "QuestionBuilder",
     "Testbed",
     "TESTBEDS",
     "register_testbed",
@@ -88,6 +97,68 @@ class Judge:
         return self.prompt.replace("{question}", question).replace("{answer}", answer)
 
 
+class Engine(Protocol):
+    """What a testbed with its own data, prompt and scoring supplies (RGB's testbeds have none).
+
+    Attributes:
+        policies: its scoring policies (``scores.json``'s ``policies``); ``default_policy``
+            the headline one.
+    """
+
+    policies: tuple[str, ...]
+    default_policy: str
+
+    def plan(self, cfg: Any) -> tuple[list[Any], list[dict[str, str]], dict[str, Any]]:
+        """``(instances, questions left out, data identity)`` of a run."""
+        ...
+
+    def request(
+        self, instance: Any, *, model: str, temperature: float, seed: int | None, max_tokens: int
+    ) -> Any:
+        """The generation request of one instance (rebuilt by the viewer to verify cache keys)."""
+        ...
+
+    def instructions(self, instances: Sequence[Any]) -> dict[str, str]:
+        """Per language, where its prompt comes from (``testbed.json``)."""
+        ...
+
+    def items(
+        self, instances: Sequence[Any], results: Sequence[Mapping[str, Any]], judged: Any
+    ) -> Any:
+        """The per-item table (one row per model and instance, labelled under every policy)."""
+        ...
+
+    def summarize(
+        self, items: Any, *, n_resamples: int, fields: Mapping[str, Any]
+    ) -> list[dict[str, Any]]:
+        """``scores.json``'s groups."""
+        ...
+
+    def comparisons(
+        self, items: Any, policy: str, *, n_resamples: int, fields: Mapping[str, Any]
+    ) -> list[dict[str, Any]]:
+        """``scores.json``'s paired comparisons (Holm-adjusted)."""
+        ...
+
+    def write(self, out: Any, instances: Sequence[Any], items: Any, cfg: Any) -> None:
+        """Its files beside the common ones (``predictions/`` …)."""
+        ...
+
+    def plot(self, groups: Sequence[Mapping[str, Any]], policy: str, out_dir: Any) -> Any:
+        """Its plot for ``bordir report``: ``(png, svg, caption)`` or None."""
+        ...
+
+
+@dataclass(frozen=True)
+class Option:
+    """A command-line option of one testbed (``bordir testbed NAME --NAME VALUE``), kept in ``cfg.extra``."""
+
+    name: str
+    default: str
+    help: str
+    choices: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class Testbed:
     """One testbed: its settings, data, ratios, questions, scoring and judging rules.
@@ -106,6 +177,10 @@ class Testbed:
         metrics: metrics it adds to the common ones, on its settings with documents.
         compare: pairs of settings compared on accuracy (``counterfactual`` vs ``nodocs``).
         judge: its LLM judge (``--judge``), or None.
+        engine: its own planner, prompt and scoring (:class:`Engine`), or None (RGB's).
+        defaults: command-line defaults that differ from RGB's (``temperature``, ``max_tokens``,
+            ``passage_num``).
+        options: its own command-line options (:class:`Option`).
     """
 
     __test__ = False  # not a pytest test class
@@ -121,6 +196,9 @@ class Testbed:
     metrics: tuple[str, ...] = ()
     compare: tuple[tuple[str, str], ...] = ()
     judge: Judge | None = None
+    engine: Engine | None = field(default=None, repr=False)
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    options: tuple[Option, ...] = ()
 
     @property
     def file_settings(self) -> tuple[str, ...]:

@@ -15,9 +15,15 @@ category**. Every aggregate is a pure function of that table:
   and per language.
 * :func:`strategy_vs_baseline` — two suites (strategies vs the baseline
   generator) run on the same configurations: per configuration (and language)
-  both failure rates and a Fisher exact p-value (different tests: unpaired), and
-  across configurations RAG-Tester's count ("more failures on 20 of 24
-  configurations") with an exact sign test.
+  both failure *rates* with their counts, the rate difference with its interval
+  and the test that fits the design (:mod:`bordir.stats.rate_difference`): two
+  suites hold different tests, so the rates are unpaired (Newcombe's hybrid
+  score interval, Fisher's exact test); only when the same tests are run on
+  both sides (``paired=True``) are they paired (Newcombe's paired interval, the
+  exact McNemar test). Across configurations: on how many the strategy's
+  failure *rate* is higher, lower or equal, with an exact sign test. Failure
+  counts are never compared directly: 40 failures of 200 tests is a lower rate
+  than 30 of 100.
 
 **Failure categories** (from the test, the retrieval and the judge's ratings
 and rationale; ``other`` when none applies):
@@ -42,7 +48,14 @@ import pandas as pd
 
 from .._version import __version__
 from ..signature import Signature
-from ..stats import ci_name, fisher_exact, mcnemar_exact, proportion_ci, sign_test
+from ..stats import (
+    ci_name,
+    mcnemar_exact,
+    paired_rate_difference,
+    proportion_ci,
+    rate_difference,
+    sign_test,
+)
 
 __all__ = [
     "CATEGORIES",
@@ -97,15 +110,15 @@ def categorize(row: dict[str, Any]) -> str | None:
 
 
 def verdict_table(
-    final: dict,
-    answers: Sequence[dict],
-    judgments: Sequence[dict],
+    final: dict[tuple[str, str], dict[str, Any]],
+    answers: Sequence[dict[str, Any]],
+    judgments: Sequence[dict[str, Any]],
     *,
     prompt_lang: str | None = None,
 ) -> pd.DataFrame:
     """The per-item table (see module docs)."""
     lang = prompt_lang or (judgments[0]["prompt_lang"] if judgments else "en")
-    first: dict[tuple[str, str], dict] = {}
+    first: dict[tuple[str, str], dict[str, Any]] = {}
     for r in judgments:
         if r["prompt_lang"] == lang and r["outcome"] == "judged":
             first.setdefault((r["config"], r["test_id"]), r)
@@ -222,12 +235,55 @@ def paired_configs(table: pd.DataFrame, *, per_language: bool = True) -> pd.Data
     return pd.DataFrame(out)
 
 
+def _decided(g: pd.DataFrame) -> tuple[int, int]:
+    """(failures, decided tests) of a group."""
+    return int((g["verdict"] == "fail").sum()), int(g["verdict"].isin(["pass", "fail"]).sum())
+
+
+def _paired_table(x: pd.DataFrame, y: pd.DataFrame) -> tuple[int, int, int, int]:
+    """(both fail, only x fails, only y fails, neither) over the tests decided on both sides."""
+    m = x[["test_id", "verdict"]].merge(
+        y[["test_id", "verdict"]], on="test_id", suffixes=("_x", "_y")
+    )
+    m = m[m["verdict_x"].isin(["pass", "fail"]) & m["verdict_y"].isin(["pass", "fail"])]
+    fx, fy = m["verdict_x"] == "fail", m["verdict_y"] == "fail"
+    return (
+        int((fx & fy).sum()),
+        int((fx & ~fy).sum()),
+        int((~fx & fy).sum()),
+        int((~fx & ~fy).sum()),
+    )
+
+
 def strategy_vs_baseline(
-    strategy: pd.DataFrame, baseline: pd.DataFrame, *, per_language: bool = True
+    strategy: pd.DataFrame,
+    baseline: pd.DataFrame,
+    *,
+    per_language: bool = True,
+    paired: bool = False,
+    conf: float = 0.95,
 ) -> dict[str, Any]:
-    """Strategy suite vs baseline suite on the same configurations (see module docs)."""
+    """Strategy suite vs baseline suite on the same configurations, by failure rate (see module docs).
+
+    Args:
+        strategy: the verdict table (:func:`verdict_table`) of the strategy suite.
+        baseline: the verdict table of the baseline suite.
+        per_language: also one row per (configuration, language).
+        paired: the two tables hold the **same tests** (a ``test_id`` names the same test on both
+            sides): compare on the tests decided on both sides, Newcombe's paired interval and the
+            exact McNemar test. Default: two suites, different tests: unpaired rates, Newcombe's
+            hybrid score interval and Fisher's exact test.
+        conf: level of the rate-difference interval.
+
+    Returns:
+        ``per_config`` (one row per configuration and language: the counts, both rates,
+        ``rate_diff`` = strategy − baseline with ``diff_low`` / ``diff_high``, ``interval``,
+        ``test`` and ``p_value``), ``higher_rate`` / ``lower_rate`` / ``same_rate`` (configurations
+        where the strategy's failure rate is higher, lower, equal), ``p_sign`` (exact sign test of
+        higher against lower), ``test`` and a ``signature``.
+    """
     rows = []
-    wins = losses = ties = 0
+    higher = lower = same = 0
     for cfg in sorted(set(strategy["config"]) & set(baseline["config"])):
         s, b = strategy[strategy["config"] == cfg], baseline[baseline["config"] == cfg]
         groups = [("all", s, b)]
@@ -237,37 +293,48 @@ def strategy_vs_baseline(
                 for l in sorted(set(s["lang"]) & set(b["lang"]))
             ]
         for lang, x, y in groups:
-            kx, nx = (
-                int((x["verdict"] == "fail").sum()),
-                int(x["verdict"].isin(["pass", "fail"]).sum()),
-            )
-            ky, ny = (
-                int((y["verdict"] == "fail").sum()),
-                int(y["verdict"].isin(["pass", "fail"]).sum()),
-            )
+            if paired:
+                d = paired_rate_difference(*_paired_table(x, y), conf=conf)
+            else:
+                d = rate_difference(*_decided(x), *_decided(y), conf=conf)
             rows.append(
                 {
                     "config": cfg,
                     "lang": lang,
-                    "strategy_fails": kx,
-                    "strategy_decided": nx,
-                    "baseline_fails": ky,
-                    "baseline_decided": ny,
-                    "strategy_rate": kx / nx if nx else None,
-                    "baseline_rate": ky / ny if ny else None,
-                    "p_fisher": fisher_exact(kx, nx, ky, ny),
+                    "strategy_fails": d.k1,
+                    "strategy_decided": d.n1,
+                    "baseline_fails": d.k2,
+                    "baseline_decided": d.n2,
+                    "strategy_rate": d.rate1,
+                    "baseline_rate": d.rate2,
+                    "rate_diff": d.diff,
+                    "diff_low": d.low,
+                    "diff_high": d.high,
+                    "interval": d.interval,
+                    "test": d.test,
+                    "p_value": d.p_value,
                 }
             )
-            if lang == "all":
-                wins, losses, ties = wins + (kx > ky), losses + (kx < ky), ties + (kx == ky)
+            if lang == "all" and d.diff is not None:
+                higher, lower, same = (
+                    higher + (d.diff > 0),
+                    lower + (d.diff < 0),
+                    same + (d.diff == 0),
+                )
+    test = "mcnemar_exact" if paired else "fisher_exact"
     sig = Signature.build(
-        "testgen_strategy_vs_baseline", test="fisher_exact+sign", version=__version__
+        "testgen_strategy_vs_baseline",
+        test=f"{test}+sign",
+        ci=f"{'newcombe-paired' if paired else 'newcombe'}{round(conf * 100):d}",
+        version=__version__,
     )
     return {
         "per_config": pd.DataFrame(rows),
-        "more_failures": wins,
-        "fewer_failures": losses,
-        "ties": ties,
-        "p_sign": sign_test(wins, losses),
+        "higher_rate": higher,
+        "lower_rate": lower,
+        "same_rate": same,
+        "p_sign": sign_test(higher, lower),
+        "test": test,
+        "paired": paired,
         "signature": str(sig),
     }

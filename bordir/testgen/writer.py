@@ -4,7 +4,7 @@ RAG-Tester's first stage has an LLM write documents of a given length, level
 of detail, tone and topic, in Markdown. :func:`write_documents` does the same
 in any bordir language: one request per (topic, copy) through
 :func:`~bordir.generation.executor.execute` (cached: a re-run makes no call),
-the Markdown turned into paragraphs (:func:`~bordir.testgen.sources.markdown_text`)
+the Markdown turned into paragraphs (:func:`~bordir.testgen.documents.markdown_text`)
 and cut into chunks with provenance ``llm:<model>``. RAG-Tester then converts
 the Markdown to the file type under test (PDF …); bordir keeps the text
 (:func:`~bordir.testgen.sources.chunks_from_file` reads real files instead).
@@ -27,7 +27,7 @@ from typing import Any
 from .. import languages
 from ..errors import ConfigError
 from .chunks import Chunk, SplitBy, make_chunks
-from .sources import markdown_text
+from .documents import markdown_text
 
 __all__ = ["WRITER_PROMPT", "WrittenDocuments", "write_documents"]
 
@@ -75,6 +75,8 @@ def write_documents(
     by: SplitBy = "paragraph",
     max_tokens: int | None = None,
     progress: bool = False,
+    timeout: float | None = None,
+    max_retries: int | None = None,
 ) -> WrittenDocuments:
     """Have an LLM write ``copies`` documents per topic in ``lang`` (see module docs).
 
@@ -82,17 +84,26 @@ def write_documents(
         topics: what the documents are about.
         lang: the documents' language (bordir code).
         model: ``provider/model`` or a built backend.
-        length, detail, tone: as RAG-Tester's document parameters.
+        length: the document length in words, as RAG-Tester's document parameter.
+        detail: the level of detail, as RAG-Tester's.
+        tone: the writing tone, as RAG-Tester's.
         copies: documents per topic (seeds ``seed``, ``seed + 1`` …).
-        temperature, seed: sampling (in the cache key).
+        temperature: sampling temperature (in the cache key).
+        seed: the first copy's sampling seed (in the cache key).
         cache: a response cache (None: no cache).
-        by, max_tokens: chunking.
+        by: how the written documents are chunked (``paragraph`` or ``tokens``).
+        max_tokens: the chunk size with ``by="tokens"``.
+        progress: show a progress bar.
+        timeout: seconds one call may take, as
+            :class:`~bordir.generation.executor_options.ExecutorOptions` (None: the executor's default).
+        max_retries: retries of a transient failure (None: the executor's default).
 
     Raises:
         ConfigError: no topics, or ``copies``/``length`` below 1.
     """
     from ..generation.backend import get_backend
     from ..generation.executor import execute
+    from ..generation.executor_options import ExecutorOptions
     from ..generation.types import GenerationRequest, Message
 
     if not topics or copies < 1 or length < 1:
@@ -116,8 +127,15 @@ def write_documents(
                     extra=(("rank_classification", "false"), ("task", "testgen-write")),
                 )
             )
+    names = {r.cache_key(): f"document {doc}" for r, (doc, _) in zip(requests, jobs)}
     results = execute(
-        backend, requests, cache=cache, progress=progress, desc=f"write {backend.name}"
+        backend,
+        requests,
+        cache=cache,
+        options=ExecutorOptions.given(timeout=timeout, max_retries=max_retries),
+        progress=progress,
+        desc=f"write {backend.name}",
+        label=lambda r: names.get(r.cache_key(), f"request {r.cache_key()[:12]}…"),
     )
     out = WrittenDocuments(chunks=[])
     for (doc, topic), res in zip(jobs, results):

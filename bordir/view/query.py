@@ -21,14 +21,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
 from .columns import codes_of
-from .run_data import RUN_FACETS, RunData, lists
+from .run_data import REQUIRED, RUN_FACETS, RunData, lists
 
 __all__ = ["RunQuery", "PAGE_ROWS", "SEP"]
 
@@ -93,7 +93,7 @@ class RunQuery:
             )
             lut = np.asarray(hit.to_numpy(zero_copy_only=False), dtype=bool)
             self._search = (q, lut)
-        return self._search[1][self.codes["reply"]]
+        return cast("np.ndarray", self._search[1][self.codes["reply"]])
 
     def filter(
         self, filters: Mapping[str, list[str]], q: str = ""
@@ -215,18 +215,7 @@ def _nan(x: Any) -> float | None:
 
 def _frame(rq: RunQuery, idx: np.ndarray) -> pd.DataFrame:
     df = rq.data.frame
-    cols = [
-        "query_id",
-        "territory",
-        "query_lang",
-        "is_control",
-        "mode",
-        "model",
-        "run",
-        "outcome",
-        "choice",
-    ]
-    sub = df.iloc[idx][cols].reset_index(drop=True)
+    sub = df.iloc[idx][list(REQUIRED)].reset_index(drop=True)
     sub["choice"] = sub["choice"].fillna(-1).astype(np.int64)
     return sub
 

@@ -24,30 +24,27 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from ..errors import BordirError, ConfigError, DataError
+from ..metrics.responses import RESPONSE_COLUMNS
 from .files import parquet_schema, read_json, read_parquet
 
 __all__ = ["RunData", "load_run_data", "RUN_FACETS", "REQUIRED", "LAZY_COLUMNS", "Facet", "lists"]
 
-REQUIRED: tuple[str, ...] = (
-    "query_id",
-    "territory",
-    "query_lang",
-    "is_control",
-    "mode",
-    "model",
-    "run",
-    "outcome",
-    "choice",
-)
-"""Columns of ``responses.parquet`` the explorer cannot do without."""
+REQUIRED: tuple[str, ...] = RESPONSE_COLUMNS
+"""Columns of ``responses.parquet`` the explorer cannot do without (those the scoring reads)."""
 
-LAZY_COLUMNS: tuple[str, ...] = ("prompt", "doc_titles", "doc_revision_ids", "doc_fetched_at", "cf_logprobs")
+LAZY_COLUMNS: tuple[str, ...] = (
+    "prompt",
+    "doc_titles",
+    "doc_revision_ids",
+    "doc_fetched_at",
+    "cf_logprobs",
+)
 """Columns a served page reads per sample rather than holding in memory."""
 
 _RERUN = "re-run `bordir run CONFIG --out DIR` into this directory (it resumes) or restore the file"
@@ -117,12 +114,15 @@ class RunData:
         """Row ``i`` with every column, the lazy ones read from the file (one row group, kept until the next)."""
         rec = self.frame.iloc[i].to_dict()
         if not self.lazy:
-            return rec
+            return cast("dict[str, Any]", rec)
         import pyarrow.parquet as pq
 
         g = self._group
         if g is None or not g[0] <= i < g[1]:
-            pf = pq.ParquetFile(self.path / "responses.parquet", read_dictionary=list(self.lazy))
+            pf = pq.ParquetFile(
+                self.path / "responses.parquet",
+                read_dictionary=["prompt"] if "prompt" in self.lazy else None,
+            )
             start = 0
             for k in range(pf.metadata.num_row_groups):
                 n = pf.metadata.row_group(k).num_rows
@@ -134,7 +134,7 @@ class RunData:
             self._group = g
         assert g is not None
         rec.update(g[2].iloc[i - g[0]].to_dict())
-        return rec
+        return cast("dict[str, Any]", rec)
 
     @property
     def n_rows(self) -> int:
@@ -192,7 +192,9 @@ def _check_info(info: Any, path: Path) -> dict[str, Any]:
     return info
 
 
-def _read_hits(path: Path, info: dict[str, Any], needed: bool) -> dict:
+def _read_hits(
+    path: Path, info: dict[str, Any], needed: bool
+) -> dict[tuple[str, str, str, str], tuple[int, float, float]]:
     recorded = (
         (info.get("hits") or {}).get("signature") if isinstance(info.get("hits"), dict) else None
     )
@@ -398,4 +400,3 @@ def load_run_data(run_dir: str | os.PathLike[str], *, lazy: bool = False) -> Run
         hits=hits,
         warnings=warnings,
     )
-

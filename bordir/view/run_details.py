@@ -134,7 +134,7 @@ class RunDetails:
 
     def _template(
         self, qid: str, mode: str, order: str, model: str, docs: list[list[Any]], prompt: str
-    ):
+    ) -> tuple[Any, str | None]:
         """The rebuilt request without its sampling settings, or ``(None, why)``."""
         key = (qid, mode, order, model)
         if key in self._rebuilt:

@@ -112,7 +112,12 @@ def _request_key(
         docs,
         seed=int(cfg["seed"]),
     )
-    req = request_for(
+    from ..testbeds.testbed import TESTBEDS
+
+    name = str(item["testbed"])
+    engine = TESTBEDS.get(name).engine if name in TESTBEDS else None  # NoMIRACL's own prompt
+    build = engine.request if engine is not None else request_for
+    req = build(
         inst,
         model=model,
         temperature=float(cfg["temperature"]),
@@ -120,6 +125,19 @@ def _request_key(
         max_tokens=int(cfg["max_tokens"]),
     )
     return req.cache_key()
+
+
+def _facets(policies: list[str]) -> list[Facet]:
+    """:data:`TESTBED_FACETS` with one label facet per policy of the run (NoMIRACL: nomiracl, bordir)."""
+    base = [f for f in TESTBED_FACETS if not f.key.endswith("_outcome")]
+    labels = [Facet(f"{p}_outcome", f"Label ({p} policy)") for p in policies]
+    return [*base[:4], *labels, *base[4:]]
+
+
+def _columns(policies: list[str]) -> list[dict[str, Any]]:
+    base = [c for c in _COLUMNS if not str(c["key"]).endswith("_outcome")]
+    labels = [{"key": f"{p}_outcome", "label": p} for p in policies]
+    return [*base[:6], *labels, *base[6:]]
 
 
 def testbed_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -264,8 +282,8 @@ def testbed_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         "title": f"bordir view: {out.name}",
         "subtitle": f"{cfg.get('testbed')} testbed ({cfg.get('data')}, models {', '.join(cfg.get('models', []))}, "
         f"headline policy {scores.get('policy')})",
-        "facets": [f.as_dict() for f in TESTBED_FACETS],
-        "columns": list(_COLUMNS),
+        "facets": [f.as_dict() for f in _facets(policies)],
+        "columns": _columns(policies),
         "search": "prediction",
         "search_label": "predictions",
         "rows_label": "Items",

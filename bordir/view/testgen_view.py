@@ -66,7 +66,9 @@ def disagreement(judgments: list[dict[str, Any]]) -> str:
     return "yes" if any(len(v) > 1 for v in by_judge.values()) else "no"
 
 
-def _suite(info: dict[str, Any], out: Path) -> tuple[dict[str, dict], dict[str, dict], list[str]]:
+def _suite(
+    info: dict[str, Any], out: Path
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]], list[str]]:
     warnings: list[str] = []
     suite = info.get("suite")
     if not suite:
@@ -94,7 +96,7 @@ def _suite(info: dict[str, Any], out: Path) -> tuple[dict[str, dict], dict[str, 
         for t in read_jsonl(p, hint="restore the suite `bordir testgen` wrote")
     }
     meta_path = p.with_name(p.name + ".meta.json")
-    chunks: dict[str, dict] = {}
+    chunks: dict[str, dict[str, Any]] = {}
     if meta_path.is_file():
         meta = read_json(meta_path, hint="restore the suite `bordir testgen` wrote")
         cf = meta.get("chunks_file") if isinstance(meta, dict) else None

@@ -26,12 +26,12 @@ policy governs both clients.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar, cast
 
 from .._extras import require
 from .._retry import parse_retry_after
-from ..errors import describe_transport_error
+from ..errors import transport_attempt_error
 from .articles import PageInfo, RawArticle, now_iso
 from .endpoint import (
     DEFAULT_ENDPOINT,
@@ -86,7 +86,7 @@ class WikiClient:
     def api_url(self, edition: str) -> str:
         return endpoint_url(self.endpoint, edition)
 
-    def _wiki(self, edition: str):
+    def _wiki(self, edition: str) -> Any:
         if edition not in self._wikis:
             self._wikis[edition] = self._wiki_cls(
                 user_agent=self.user_agent,
@@ -115,8 +115,8 @@ class WikiClient:
                 raise PermanentError(f"HTTP {code}", status=code) from None
             except w.WikiHttpTimeoutError:
                 raise TransientError(f"no answer within {self.policy.timeout:g} s") from None
-            except w.WikiConnectionError as exc:
-                raise TransientError(_connection_reason(exc)) from None
+            except w.WikiConnectionError as exc:  # a DNS failure is not retried
+                raise transport_attempt_error(exc) from None
             except w.WikiInvalidJsonError:
                 raise PermanentError("the answer is not JSON") from None
             except (KeyError, TypeError) as exc:
@@ -124,7 +124,7 @@ class WikiClient:
 
         return self.throttle.call(attempt, url=self.api_url(edition))
 
-    def _client(self):
+    def _client(self) -> Any:
         if self._http is None:
             httpx = require("httpx", "wiki", purpose="fetching Wikipedia revisions")
             self._http = httpx.Client(
@@ -142,8 +142,8 @@ class WikiClient:
                 r = self._client().get(url, params=params)
             except httpx.TimeoutException:
                 raise TransientError(f"no answer within {self.policy.timeout:g} s") from None
-            except httpx.TransportError as exc:
-                raise TransientError(describe_transport_error(exc)) from None
+            except httpx.TransportError as exc:  # a DNS failure is not retried
+                raise transport_attempt_error(exc) from None
             if r.status_code == 429 or r.status_code >= 500:
                 raise TransientError(
                     f"HTTP {r.status_code}",
@@ -165,7 +165,7 @@ class WikiClient:
                         retry_after=_retry_after(r.headers.get("Retry-After")) or 5.0,
                     )
                 raise PermanentError(f"API error {err.get('code')}: {err.get('info')}")
-            return data
+            return cast("dict[str, Any]", data)
 
         return self.throttle.call(attempt, url=url)
 
@@ -224,7 +224,7 @@ class WikiClient:
             return None
         blocks: list[tuple[str, str]] = [("", summary)]
 
-        def walk(sections) -> None:
+        def walk(sections: Iterable[Any]) -> None:
             for s in sections:
                 blocks.append((s.title, s.text))
                 walk(s.sections)
@@ -317,7 +317,7 @@ def _first_page(data: dict[str, Any]) -> dict[str, Any] | None:
         or "pageid" not in page
     ):
         return None
-    return page
+    return cast("dict[str, Any] | None", page)
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -327,8 +327,3 @@ def _retry_after(value: str | None) -> float | None:
     (3.0, None, None)
     """
     return parse_retry_after({"Retry-After": value}) if value else None
-
-
-def _connection_reason(exc: BaseException) -> str:
-    """A truncated body, a timeout or a connection failure, in words (:func:`~bordir.errors.describe_transport_error`)."""
-    return describe_transport_error(exc)

@@ -14,7 +14,7 @@ when set), as Wikimedia's User-Agent policy asks.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from .._extras import require
 from .._version import __version__
@@ -39,7 +39,7 @@ def _project_url() -> str:
             urls[label.strip().lower()] = url.strip()
         for label in ("repository", "source", "homepage", "documentation"):
             if urls.get(label):
-                return urls[label]
+                return cast("str", urls[label])
     except (
         PackageNotFoundError,
         ImportError,
@@ -90,13 +90,13 @@ def permalink(api_url: str, revision_id: int) -> str:
     return f"{base}index.php?oldid={revision_id}"
 
 
-def wikipedia_class():
+def wikipedia_class() -> tuple[Any, Any]:
     wikipediaapi = require("wikipediaapi", "wiki", purpose="fetching Wikipedia articles")
     return wikipediaapi, _endpoint_class(wikipediaapi)
 
 
 @cache
-def _endpoint_class(wikipediaapi):
+def _endpoint_class(wikipediaapi: Any) -> Any:
     if not hasattr(wikipediaapi, "SyncHTTPClient") or not hasattr(
         wikipediaapi.SyncHTTPClient, "_build_url"
     ):
@@ -105,7 +105,7 @@ def _endpoint_class(wikipediaapi):
             "bordir needs wikipedia-api>=0.16: pip install 'bordir[wiki]'"
         )
 
-    class EndpointWikipedia(wikipediaapi.Wikipedia):
+    class EndpointWikipedia(wikipediaapi.Wikipedia):  # type: ignore[misc, unused-ignore]
         """:class:`wikipediaapi.Wikipedia` whose API URL comes from bordir's endpoint template."""
 
         def __init__(self, *args: Any, endpoint: str, **kwargs: Any) -> None:

@@ -223,7 +223,7 @@ def fetch_corpus(
     )
 
 
-def _bar(progress: bool | None, *, total: int, initial: int, desc: str):
+def _bar(progress: bool | None, *, total: int, initial: int, desc: str) -> Any:
     from .._progress import progress_bar
 
     return progress_bar(progress, total=total, initial=initial, desc=desc, unit="pool")

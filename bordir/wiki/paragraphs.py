@@ -235,6 +235,8 @@ def paragraphs_from_wikitext(
     """Paragraphs of an article's wikitext, parsed with mwparserfromhell (the ``wiki`` extra).
 
     Args:
+        wikitext: the article's wikitext.
+        min_chars: paragraphs of this many characters or fewer (after cleaning) are dropped.
         parser: ``mwparserfromhell`` (``auto`` is accepted as the same); the former
             ``regex`` fallback was removed so the text never depends on what is installed.
 

@@ -12,6 +12,7 @@ from ..corpus import CorpusStore
 from ..langid.check import check
 from ..languages import registry
 from ..records import Passage, Territory
+from .articles import PageInfo
 from .client import RawArticle, WikiClient
 from .paragraphs import paragraphs_from_blocks, paragraphs_from_wikitext
 from .zh import OPENCC_CONFIGS, convert
@@ -77,7 +78,7 @@ class PoolFetcher:
         self.warnings: list[str] = []
 
     # -- resolving and fetching ------------------------------------------------------------
-    def _en(self, title: str):
+    def _en(self, title: str) -> Any:
         if title not in self.en_info:
             self.en_info[title] = self.client.info("en", title)
         return self.en_info[title]
@@ -87,7 +88,7 @@ class PoolFetcher:
             self.en_links[en_title] = self.client.langlinks("en", en_title)
         return self.en_links[en_title]
 
-    def _raw(self, edition: str, title: str, info=None) -> RawArticle | None:
+    def _raw(self, edition: str, title: str, info: PageInfo | None = None) -> RawArticle | None:
         key = (edition, title)
         if key in self.raw_cache:
             return self.raw_cache[key]

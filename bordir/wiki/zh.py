@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 from functools import cache
+from typing import Any, cast
 
 from .._extras import require
 
@@ -28,7 +29,7 @@ OPENCC_CONFIGS = {"zhs": "t2s", "zht": "s2t"}
 
 
 @cache
-def _converter(config: str):
+def _converter(config: str) -> Any:
     opencc = require("opencc", "wiki", purpose="converting Chinese to Simplified/Traditional")
     return opencc.OpenCC(config)
 
@@ -38,7 +39,7 @@ def convert(text: str, lang: str) -> str:
     config = OPENCC_CONFIGS.get(lang)
     if config is None or not text:
         return text
-    return _converter(config).convert(text)
+    return cast("str", _converter(config).convert(text))
 
 
 def opencc_version() -> str:

@@ -62,7 +62,7 @@ def test_a_ratio_of_sums_is_compared_on_the_same_resampled_clusters():
 
 def test_paired_result_signature_and_dict():
     r = PairedResult("acc", "x", "y", 0.7, 0.5, 0.2, 0.1, 0.3, 0.01, 12, 100, 99, 7)
-    assert str(r.signature) == f"acc|cmp:x-vs-y|boot:100|perm:99|seed:7|version:{__version__}"
+    assert str(r.signature) == f"acc|cmp:y-vs-x|boot:100|perm:99|seed:7|version:{__version__}"
     assert r.as_dict()["n_clusters"] == 12 and r.as_dict()["ci95"] == [0.1, 0.3]
 
     @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def test_paired_result_signature_and_dict():
         policy="rgb",
     )
     assert str(g.signature).startswith(
-        "acc|lang:sw|cmp:x-vs-y|policy:rgb|boot:100|perm:99|bseed:7|"
+        "acc|lang:sw|cmp:y-vs-x|policy:rgb|boot:100|perm:99|bseed:7|"
     )
     assert "n_territories" in g.as_dict() and "n_clusters" not in g.as_dict()
 

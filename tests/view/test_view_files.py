@@ -24,6 +24,8 @@ from bordir.view.run_details import KEY_ABSENT, KEY_PROMPT_DIFFERS, KEY_VERIFIED
 
 from ..conftest import invoke_cli
 
+pytestmark = pytest.mark.slow  # a whole run and its report (session fixtures), a browser
+
 
 def page_data(path: Path) -> dict:
     text = path.read_text(encoding="utf-8")
@@ -207,16 +209,17 @@ def test_run_view_in_a_notebook(mock_run, tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_a_real_local_model_run(local_demo_run, browser):
+def test_a_real_local_model_run(local_run, browser):
     """The demo with the real gemma model: rank classification, every key verified, in the browser."""
     from .conftest import Page
 
-    data = load_run_data(local_demo_run)
+    data = load_run_data(local_run)
+    assert len(data.frame) == 2  # one query, 2 modes, 1 run
     details = RunDetails(data).columns()
     assert set(details["keystat"]) == {KEY_VERIFIED} and all(details["rule_ok"])
     assert all(r.startswith("rank classification: option log-likelihoods") for r in details["rule"])
     pg = Page(browser)
-    p = pg.open((local_demo_run / "view.html").as_uri() + "#mt=Crimea")
+    p = pg.open((local_run / "view.html").as_uri() + "#mt=Crimea")
     p.wait_for_selector("body[data-matrix-ready='1']")
     p.locator("button.cell").first.click()
     p.wait_for_selector("body[data-panel-ready='1']")

@@ -10,6 +10,19 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.slow  # a whole run and its report (session fixtures), a browser
+
+
+def facet(pg, key: str) -> dict[str, int]:
+    """The nonzero ``value: count`` pairs a facet shows."""
+    pairs = pg.evaluate(
+        """k => Array.from(document.querySelectorAll('#facet-' + k + ' label')).map(
+             l => [l.querySelector('input').value, +l.querySelector('.n').textContent])""",
+        key,
+    )
+    return {v: n for v, n in pairs if n}
 
 
 def _count(pg) -> int:
@@ -63,6 +76,13 @@ def test_generated_tests_with_chunk_answer_and_verdicts(page, testgen_dir):
     pg = page.open((testgen_dir / "view.html").as_uri())
     assert _count(pg) == len(answers)
     assert "Repeats disagree" in pg.locator("#facets").inner_text()
+    # the fixture's judge disagrees with itself on some tests: the facet counts them as judgments.jsonl does
+    verdicts: dict[tuple[str, str], set[str]] = {}
+    for j in judgments:
+        verdicts.setdefault((j["config"], j["test_id"]), set()).add(j["verdict"])
+    split = sum(len(v) > 1 for v in verdicts.values())
+    assert 0 < split < len(verdicts)
+    assert facet(pg, "disagree") == {"yes": split, "no": len(verdicts) - split}
     pg.locator("#samples tbody tr").first.click()
     pg.wait_for_selector("body[data-panel-ready='1']")
     a = answers[0]
@@ -75,6 +95,9 @@ def test_generated_tests_with_chunk_answer_and_verdicts(page, testgen_dir):
     assert rows.count() == len(mine) == 2  # two repeats of one judge
     heads = pg.locator("#panel table.verdicts thead th").all_inner_texts()
     assert heads[2:7] == ["faithfulness", "relevance", "completeness", "clarity", "keyword_match"]
+    col = heads.index("verdict")
+    shown = [rows.nth(i).locator("td").nth(col).inner_text() for i in range(rows.count())]
+    assert shown == [j["verdict"] for j in sorted(mine, key=lambda j: j["repeat"])]
 
 
 def test_audit_flagged_cells_with_their_records(page, audit_dir):

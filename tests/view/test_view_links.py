@@ -17,9 +17,12 @@ from urllib.parse import unquote
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from bordir.view.query import SEP, RunQuery
 from bordir.view.run_data import RUN_FACETS, load_run_data
+
+pytestmark = pytest.mark.slow  # a whole run and its report (session fixtures), a browser
 
 
 def report_links(report: Path) -> list[str]:
@@ -57,16 +60,16 @@ def check_run_links(page, run: Path, kinds: set[str]) -> int:
     return len(links)
 
 
-def test_every_link_of_a_run_report(page, mock_run):
-    assert check_run_links(page, mock_run, {"cs", "cmp", "pl"}) > 300
+def test_every_link_of_a_run_report(page, mock_report):
+    assert check_run_links(page, mock_report, {"cs", "cmp", "pl"}) > 300
 
 
 def test_every_link_of_a_citation_run_report(page, cite_run):
     assert check_run_links(page, cite_run, {"cs", "cit"}) > 10
 
 
-def test_following_a_link_from_the_report(page, mock_run):
-    pg = page.open((mock_run / "report.html").as_uri(), ready="body[data-ready='1']")
+def test_following_a_link_from_the_report(page, mock_report):
+    pg = page.open((mock_report / "report.html").as_uri(), ready="body[data-ready='1']")
     link = pg.locator("#table-main tbody tr").nth(7).locator("a").first
     shown = link.inner_text().split(" ")[0]
     link.click()
@@ -75,7 +78,7 @@ def test_following_a_link_from_the_report(page, mock_run):
     assert pg.locator("#recomputed-match").inner_text() == "✓ the same"
     assert pg.locator("#recomputed-value").inner_text() == shown
     params = link_params(pg.url, [f.key for f in RUN_FACETS])
-    resp = load_run_data(mock_run).facets
+    resp = load_run_data(mock_report).facets
     want = np.ones(len(resp["model"]), dtype=bool)
     for k in ("model", "mode", "order", "role"):
         if k in params:

@@ -19,6 +19,8 @@ import pytest
 from bordir.view.query import SEP
 from bordir.view.server import ViewServer
 
+pytestmark = pytest.mark.slow  # a whole run and its report (session fixtures), a browser
+
 
 @pytest.fixture(scope="module")
 def server(mock_run):
@@ -63,7 +65,7 @@ def test_numbers_in_javascript_equal_bordir_metrics(page, mock_run, server):
     specs = [
         "cs:kb_cs",
         "cs:cst_cs",
-        "cs:delta_cs",
+        "cs:delta_cs_norm",
         "cmp:non_control_cs:rel_langs:no_ir",
         "pl:in_group_rate:qlang:no_ir:ru",
     ]

@@ -159,7 +159,15 @@ def _names(sets: Sequence[LabelSet]) -> tuple[str, ...]:
 
 
 def _pairwise_or_alpha(
-    sets: list[LabelSet], *, dimensions, by, cluster, n_resamples, seed, conf, alpha_only: bool
+    sets: list[LabelSet],
+    *,
+    dimensions: Sequence[str] | str,
+    by: str | None,
+    cluster: Cluster,
+    n_resamples: int,
+    seed: int | None,
+    conf: float,
+    alpha_only: bool,
 ) -> AgreementReport:
     dims = check_dimensions(dimensions)
     if cluster not in CLUSTERS:
@@ -227,7 +235,7 @@ def _pairwise_or_alpha(
                 ]
                 keep_idx = [index[c] for c in present_classes]
 
-                def f1_present(m: np.ndarray, _k=keep_idx) -> np.ndarray:
+                def f1_present(m: np.ndarray, _k: list[int] = keep_idx) -> np.ndarray:
                     return f1_m(m)[..., _k]
 
                 stats = dict(_PAIR_STATS)

@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -115,7 +116,7 @@ def cluster_ids(frame: pd.DataFrame, cluster: str) -> np.ndarray:
         return np.arange(len(frame))
     else:
         raise ConfigError(f"unknown cluster {cluster!r}; use one of {', '.join(CLUSTERS)}")
-    return pd.factorize(keys)[0]
+    return cast("np.ndarray", pd.factorize(keys)[0])
 
 
 def group_frames(frame: pd.DataFrame, by: str | None) -> list[tuple[str, pd.DataFrame]]:

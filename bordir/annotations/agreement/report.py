@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -66,11 +66,10 @@ class AgreementReport:
         return pd.DataFrame(self.rows, columns=cols)
 
     def value(self, dimension: str, statistic: str, group: str = "all") -> float | None:
-        """The estimate of one statistic (``accuracy``, ``macro_f1``, ``kappa``, ``kappa_linear``,
-        ``kappa_quadratic``, ``alpha``, ``alpha_ordinal``, ``f1[<class>]``)."""
+        """The estimate of one statistic (``accuracy``, ``macro_f1``, ``kappa``, ``kappa_linear``, ``kappa_quadratic``, ``alpha``, ``alpha_ordinal``, ``f1[<class>]``)."""
         for r in self.rows:
             if (r["dimension"], r["group"], r["statistic"]) == (dimension, group, statistic):
-                return r["estimate"]
+                return cast("float | None", r["estimate"])
         raise KeyError((dimension, group, statistic))
 
     def as_dict(self) -> dict[str, Any]:
@@ -92,7 +91,7 @@ def boot_rows(
     n_resamples: int,
     seed: int,
     conf: float,
-    per_class: tuple[list, Callable[[np.ndarray], np.ndarray]] | None,
+    per_class: tuple[list[Any], Callable[[np.ndarray], np.ndarray]] | None,
     unit: str,
 ) -> list[dict[str, Any]]:
     """Report rows of every statistic on the summed per-cluster matrices, with percentile intervals."""

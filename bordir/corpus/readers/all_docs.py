@@ -7,12 +7,12 @@ into its query's territory pool.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from ...errors import ConfigError, DataError, undecodable
+from ..._jsonl import read_json
+from ...errors import ConfigError, DataError
 from ...records import Passage
 from ..base import Corpus
 from ..pooled import PooledCorpus, PoolRow
@@ -29,12 +29,7 @@ def read_all_docs_json(path: str | Path) -> dict[str, dict[str, str]]:
     path = Path(path)
     if not path.is_file():
         raise DataError("file not found", path=path)
-    try:
-        docs = json.loads(path.read_text(encoding="utf-8-sig"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from None
-    except UnicodeDecodeError:
-        raise undecodable(path) from None
+    docs = read_json(path)
     if not isinstance(docs, dict) or not all(isinstance(v, dict) for v in docs.values()):
         raise DataError("expected {lang: {doc_id: text}} (BordIRLines all_docs.json)", path=path)
     for lang, d in docs.items():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..._columns import require_columns
 from ...errors import DataError, undecodable
@@ -44,7 +45,7 @@ def read_passages_table(path: str | Path, *, name: str = "") -> Corpus:
     return Corpus(passages, name=name or path.stem, source=str(path))
 
 
-def _parquet_rows(path: Path):
+def _parquet_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -59,7 +60,7 @@ def _parquet_rows(path: Path):
     return [(i, rec) for i, rec in enumerate(table.to_pylist(), start=1)]
 
 
-def _csv_rows(path: Path, delimiter: str):
+def _csv_rows(path: Path, delimiter: str) -> list[tuple[int, dict[str, Any]]]:
     # passages may be long: lift csv's 131,072-character field limit while reading this file only
     # (the limit is process-wide; other readers, e.g. the BorderLines loader, rely on it)
     previous = csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
@@ -69,7 +70,7 @@ def _csv_rows(path: Path, delimiter: str):
         csv.field_size_limit(previous)
 
 
-def _csv_rows_unlimited(path: Path, delimiter: str):
+def _csv_rows_unlimited(path: Path, delimiter: str) -> list[tuple[int, dict[str, Any]]]:
     out = []
     try:
         with path.open(encoding="utf-8-sig", newline="") as fh:

@@ -16,12 +16,12 @@ hits table (``hits=``) puts documents into pools, as for ``all_docs.json``.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
-from ...errors import DataError, undecodable
+from ..._jsonl import read_json
+from ...errors import DataError
 from ...records import Passage
 from ..base import Corpus
 from ..pooled import PooledCorpus, PoolRow
@@ -96,12 +96,7 @@ def read_wiki_raw(path: str | Path, *, hits: Any = None, name: str = "") -> Corp
     seen: dict[tuple[str, str], Path] = {}
     for lang_dir, f in files:
         lang = reg.resolve(lang_dir, where=str(f.parent)).code
-        try:
-            art = json.loads(f.read_text(encoding="utf-8-sig"))
-        except json.JSONDecodeError as exc:
-            raise DataError(f"invalid JSON: {exc.msg}", path=f, line=exc.lineno) from None
-        except UnicodeDecodeError:
-            raise undecodable(f) from None
+        art = read_json(f)
         if not isinstance(art, dict):
             raise DataError(
                 "expected a JSON object with title, timestamp, wiki_id, article", path=f

@@ -22,7 +22,7 @@ import os
 import threading
 import weakref
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 __all__ = ["close_when_collected", "loop", "run"]
 
@@ -37,7 +37,7 @@ def loop() -> asyncio.AbstractEventLoop:
     with _lock:
         current = _state["loop"]
         if current is not None and _state["pid"] == os.getpid() and current.is_running():
-            return current
+            return cast("asyncio.AbstractEventLoop", current)
         new = asyncio.new_event_loop()
         started = threading.Event()
 

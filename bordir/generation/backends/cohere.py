@@ -31,8 +31,8 @@ from typing import Any
 
 from ..._extras import require
 from ..._http import env_key, env_key_source, extra_params, reject_key_options, short_body
-from ..._retry import is_transient_status, parse_retry_after
-from ...errors import PermanentError, TransientError, describe_transport_error, redact
+from ..._retry import is_transient_status, status_error
+from ...errors import PermanentError, TransientError, redact, transport_attempt_error
 from ..backend import Backend, backend
 from ..types import GenerationRequest, GenerationResult
 from . import _aio
@@ -166,10 +166,9 @@ class CohereBackend(Backend):
             raise self._status_error(exc) from None
         except httpx.TimeoutException:
             raise TransientError(f"{self.name}: request timed out after {limit:g}s") from None
-        except httpx.TransportError as exc:
-            raise TransientError(
-                self._clean(f"{self.name}: {describe_transport_error(exc)}")
-            ) from None
+        except httpx.TransportError as exc:  # a DNS failure is not retried
+            err = transport_attempt_error(exc, f"{self.name}: ")
+            raise type(err)(self._clean(str(err))) from None
         except ValueError as exc:  # malformed JSON or a response that does not parse
             raise TransientError(self._clean(f"{self.name}: malformed response: {exc}")) from None
         except sdk.core.parse_error.ParsingError as exc:
@@ -230,22 +229,19 @@ class CohereBackend(Backend):
         detail = short_body(exc.body if exc.body is not None else "")
         if status is None or 200 <= status < 300:
             return TransientError(self._clean(f"{self.name}: malformed JSON response: {detail}"))
-        if is_transient_status(status, also=(499,)):
-            retry_after = parse_retry_after(exc.headers)
-            hint = f"; retry after {retry_after:g}s" if retry_after is not None else ""
-            return TransientError(
-                self._clean(f"{self.name}: HTTP {status}: {detail}{hint}"),
-                retry_after=retry_after,
-                status=status,
-            )
         source = env_key_source(_KEY_ENV)
         fix = {
             401: f"; check the API key in {source}",
             498: f"; the API key is invalid: check {source}",
             404: f"; is {self.model!r} a Cohere chat model?",
         }.get(status, "")
-        return PermanentError(
-            self._clean(f"{self.name}: HTTP {status}: {detail}{fix}"), status=status
+        return status_error(
+            f"{self.name}: HTTP {status}: {detail}",
+            status,
+            exc.headers,
+            transient=is_transient_status(status, also=(499,)),
+            fix=fix,
+            clean=self._clean,
         )
 
     def _clean(self, text: str) -> str:

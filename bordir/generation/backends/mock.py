@@ -7,16 +7,20 @@ first option label; ``fixed:<text>`` always answers ``<text>``;
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..backend import Backend, backend
 from ..types import GenerationRequest, GenerationResult
 
 
 @backend("mock")
 class MockBackend(Backend):
+    """Offline answers for tests and dry runs: ``mock/echo``, ``mock/first``, ``mock/fixed:<text>``, ``mock/planted:<langs>``."""
+
     provider = "mock"
     max_concurrency = 64
 
-    def __init__(self, model: str, **options) -> None:
+    def __init__(self, model: str, **options: Any) -> None:
         if model not in ("echo", "first") and not model.startswith(("fixed:", "planted:")):
             from ...errors import ConfigError
 

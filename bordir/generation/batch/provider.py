@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ...errors import BordirError, redact
 from ...registry import Registry
@@ -53,7 +53,25 @@ MAX_LINES = 50_000
 
 
 class BatchError(BordirError):
-    """A batch call failed (upload, creation, retrieval, download)."""
+    """A batch call failed (upload, creation, retrieval, download).
+
+    Attributes:
+        status: the HTTP status of the provider's answer (None: no answer came back, as after a
+            connection error or a timeout).
+        refused: True when the provider definitely said no (a 4xx other than 408 / 409): the call
+            had no effect there. Otherwise (no answer, a timeout, a 5xx, e.g. a proxy's 502) it may
+            have taken effect.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+    @property
+    def refused(self) -> bool:
+        return (
+            self.status is not None and 400 <= self.status < 500 and self.status not in (408, 409)
+        )
 
 
 @dataclass(frozen=True)
@@ -92,7 +110,8 @@ class OpenAIBatchProvider:
         detail = getattr(exc, "message", None) or str(exc)
         where = f"HTTP {status}: " if status else ""
         return BatchError(
-            redact(f"{self.backend.name}: {what} failed: {where}{detail}", self.secrets())
+            redact(f"{self.backend.name}: {what} failed: {where}{detail}", self.secrets()),
+            status=int(status) if isinstance(status, int) else None,
         )
 
     # -- the request side ------------------------------------------------------------------
@@ -153,7 +172,7 @@ class OpenAIBatchProvider:
         from openai.types.chat import ChatCompletion
 
         completion = ChatCompletion.model_validate(dict(body))
-        return self.backend._result(request, completion, 0.0)  # type: ignore[attr-defined]
+        return cast("GenerationResult", self.backend._result(request, completion, 0.0))  # type: ignore[attr-defined]
 
     def _info(self, b: Any) -> BatchInfo:
         counts = getattr(b, "request_counts", None)

@@ -60,6 +60,7 @@ def body_of(params: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def to_jsonl(lines: list[dict[str, Any]]) -> bytes:
+    """``lines`` as the UTF-8 JSON-lines body of a batch input file."""
     return "".join(json.dumps(ln, ensure_ascii=False) + "\n" for ln in lines).encode("utf-8")
 
 

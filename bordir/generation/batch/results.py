@@ -41,6 +41,9 @@ class BatchResultsBackend(Backend):
     """
 
     max_concurrency = 8
+    answers_from_batches = True
+    """The executor calls it for keys that its own batches' claims hold (they answer them), and
+    neither stops after consecutive failures nor times it out (a failed batch line is an answer)."""
 
     def __init__(
         self,

@@ -36,7 +36,7 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -138,12 +138,12 @@ class BatchState:
             return cls(run_dir, [])
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError(f"a JSON {type(data).__name__}, expected an object")
             if data.get("version") != _VERSION:
                 raise ValueError(f"version {data.get('version')!r}, expected {_VERSION}")
-            batches = [BatchRecord(**b) for b in data["batches"]]
-            uploads = [dict(u) for u in data.get("uploads", [])]
-            for u in uploads:
-                _ = u["file_id"], u["model"], u["provider"], dict(u["custom_ids"])
+            batches = [_record(b, f"batches[{i}]") for i, b in enumerate(_list(data, "batches"))]
+            uploads = [_upload(u, f"uploads[{i}]") for i, u in enumerate(_list(data, "uploads"))]
         except (ValueError, KeyError, TypeError) as exc:
             raise DataError(
                 f"not a bordir batch-state file ({exc}); move it away to start over "
@@ -211,6 +211,64 @@ class BatchState:
                 if res.ok or key not in out or not out[key].ok:
                     out[key] = res
         return out
+
+
+def _list(data: dict[str, Any], key: str) -> list[Any]:
+    value = data.get(key, [] if key == "uploads" else None)
+    if not isinstance(value, list):
+        raise ValueError(f"{key!r} is a {type(value).__name__}, expected a list")
+    return value
+
+
+def _check(obj: dict[str, Any], where: str, types: dict[str, type | tuple[type, ...]]) -> None:
+    for key, kind in types.items():
+        if not isinstance(obj.get(key), kind) or isinstance(obj.get(key), bool) and kind is int:
+            raise ValueError(f"{where}.{key} is {obj.get(key)!r}, expected {_name(kind)}")
+
+
+def _name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join({str: "a string", dict: "an object", list: "a list", bool: "true or false",
+                        float: "a number", int: "a number", type(None): "null"}[k] for k in kinds)  # fmt: skip
+
+
+def _strings_map(value: Any, where: str) -> dict[str, str]:
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ValueError(f"{where} maps custom_ids to cache keys: strings to strings")
+    return dict(value)
+
+
+def _record(b: Any, where: str) -> BatchRecord:
+    """One batch of the file, every field of the right type (a file edited by hand is refused)."""
+    if not isinstance(b, dict):
+        raise ValueError(f"{where} is a {type(b).__name__}, expected an object")
+    names = {f.name for f in fields(BatchRecord)}
+    extra = sorted(set(b) - names)
+    if extra:
+        raise ValueError(f"{where} has unknown field {extra[0]!r}")
+    _check(b, where, {"id": str, "model": str, "provider": str, "input_file_id": str,
+                      "custom_ids": dict})  # fmt: skip
+    opt: dict[str, type | tuple[type, ...]] = {"status": str, "counts": dict, "submitted_at": (int, float), "collected": bool,
+           "failed_keys": list, "output_file_id": (str, type(None)),
+           "error_file_id": (str, type(None)), "errors": list}  # fmt: skip
+    _check(b, where, {k: v for k, v in opt.items() if k in b})
+    if b.get("status", "validating") not in STATUSES:
+        raise ValueError(
+            f"{where}.status is {b['status']!r}, expected one of {', '.join(STATUSES)}"
+        )
+    if not all(isinstance(k, str) for k in b.get("failed_keys", [])):
+        raise ValueError(f"{where}.failed_keys must list cache keys (strings)")
+    counts = b.get("counts", {})
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in counts.values()):
+        raise ValueError(f"{where}.counts must map names to integers")
+    return BatchRecord(**{**b, "custom_ids": _strings_map(b["custom_ids"], f"{where}.custom_ids")})
+
+
+def _upload(u: Any, where: str) -> dict[str, Any]:
+    if not isinstance(u, dict):
+        raise ValueError(f"{where} is a {type(u).__name__}, expected an object")
+    _check(u, where, {"file_id": str, "model": str, "provider": str, "custom_ids": dict})
+    return {**u, "custom_ids": _strings_map(u["custom_ids"], f"{where}.custom_ids")}
 
 
 def _read_results(path: Path) -> Iterator[tuple[str, GenerationResult]]:

@@ -32,7 +32,7 @@ Example:
     >>> row["kb_num"], row["control_num"], row["nc_agree"], row["nc_n"], row["cst_agree"], row["cst_pairs"]
     (1.0, 1.0, 1, 2, 1, 3)
     >>> s = aggregate(pd.DataFrame([row]))
-    >>> s["non_control_cs"].value, s["delta_cs"].value, round(s["cst_cs"].value, 4)
+    >>> s["non_control_cs"].value, s["delta_cs_norm"].value, round(s["cst_cs"].value, 4)
     (0.5, 1.0, 0.3333)
     >>> s["kb_cs"].frac
     '1/1'

@@ -20,6 +20,7 @@ bootstrap resample is just a weight vector over territories:
   answer pairs; Cst CS unk: the same over Unknown-controller territories.
 
 Example:
+    >>> import pandas as pd
     >>> t = pd.DataFrame({"kb_num": [1.0, 0.0], "kb_den": [1.0, 1.0]})
     >>> float(metric_value(t, "kb_cs"))
     0.5
@@ -29,14 +30,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ...errors import ConfigError
 from ...stats.clusters import ratio
 from .metric import CSMetric, Score, Sums
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "RATIO_METRICS",
@@ -59,7 +62,7 @@ RATIO_METRICS: Mapping[str, tuple[str, str]] = {
 }
 """Metrics that are Σ numerator / Σ denominator over territories (table columns)."""
 
-DERIVED_METRICS: tuple[str, ...] = ("delta_cs", "delta_cs_abs")
+DERIVED_METRICS: tuple[str, ...] = ("delta_cs_norm", "delta_cs")
 """Metrics computed from Control CS and Non-control CS."""
 
 
@@ -96,6 +99,7 @@ def metric_value(
     Returns:
         A float (no batch axis) or an array with one value per resample.
 
+    >>> import pandas as pd
     >>> t = pd.DataFrame({"kb_num": [1.0, 0.0, 0.0], "kb_den": [1.0, 1.0, 0.0]})
     >>> float(metric_value(t, "kb_cs"))
     0.5
@@ -140,8 +144,8 @@ def _ratio_metric(
 
 
 def _delta_metric(name: str, description: str, label: str, text: str, paper: str) -> CSMetric:
-    """Control CS − Non-control CS (``delta_cs_abs``), or that difference over Non-control CS."""
-    normalized = name == "delta_cs"
+    """Control CS − Non-control CS (``delta_cs``), or that difference over Non-control CS."""
+    normalized = name == "delta_cs_norm"
 
     def score(sums: Sums, earlier: Mapping[str, Score]) -> Score:
         ctl, non = earlier["control_cs"].value, earlier["non_control_cs"].value
@@ -182,12 +186,12 @@ CS_METRICS: tuple[CSMetric, ...] = (
         "Non-control CS", "Non-control CS", "Non-control CS",
     ),
     _delta_metric(
-        "delta_cs",
+        "delta_cs_norm",
         "(Control CS - Non-control CS) / Non-control CS: the relative gap",
         "ΔCS normalized (reference)", "Delta CS norm. (ref.)", "Delta CS",
     ),
     _delta_metric(
-        "delta_cs_abs",
+        "delta_cs",
         "Control CS - Non-control CS (unnormalised)",
         "ΔCS", "Delta CS", "Delta CS (unnorm.)",
     ),
@@ -213,7 +217,9 @@ METRIC_BOUNDS: dict[str, tuple[float, float]] = {m.name: m.bounds for m in CS_ME
 """The range of each built-in metric; intervals over runs are clipped to it."""
 
 
-def aggregate(table: pd.DataFrame, metrics: Sequence[CSMetric] = CS_METRICS) -> dict[str, Score]:
+def aggregate(
+    table: pd.DataFrame | Mapping[str, np.ndarray], metrics: Sequence[CSMetric] = CS_METRICS
+) -> dict[str, Score]:
     """Every metric of ``metrics`` (default: the built-ins) on a per-territory table, with its counts.
 
     ΔCS is ``None`` when Control or Non-control CS is undefined, and also when
@@ -221,6 +227,8 @@ def aggregate(table: pd.DataFrame, metrics: Sequence[CSMetric] = CS_METRICS) -> 
     unnormalised ΔCS is still reported then.
     """
     wanted = (*_AGGREGATE_COLUMNS, *_extra_columns(metrics))
+    if isinstance(table, Mapping):  # columns as arrays (ColumnStats): the same arrays, summed alike
+        return aggregate_columns({c: np.asarray(table[c]) for c in wanted if c in table}, metrics)
     return aggregate_columns({c: table[c].to_numpy() for c in wanted if c in table}, metrics)
 
 

@@ -31,7 +31,17 @@ import pandas as pd
 
 from ..responses import OUTCOMES
 
-__all__ = ["language_breakdown", "outcome_rates"]
+__all__ = ["COUNT_COLUMNS", "language_breakdown", "outcome_rates"]
+
+COUNT_COLUMNS: tuple[str, ...] = (
+    "control_agree",
+    "control_n",
+    "non_control_agree",
+    "non_control_n",
+    "unknown_n",
+    "missing",
+)
+"""The additive columns of :func:`language_breakdown` (sums over items; the CS are their ratios)."""
 
 
 def language_breakdown(items: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
@@ -58,15 +68,7 @@ def language_breakdown(items: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFr
         df[f"{prefix}_n"] = sel.astype(int)
     df["unknown_n"] = (df["role"] == "unknown").astype(int)
     df["missing"] = df["missing"].astype(int)
-    cols = [
-        "control_agree",
-        "control_n",
-        "non_control_agree",
-        "non_control_n",
-        "unknown_n",
-        "missing",
-    ]
-    g = df.groupby(keys, sort=True)[cols].sum().reset_index()
+    g = df.groupby(keys, sort=True)[list(COUNT_COLUMNS)].sum().reset_index()
     with np.errstate(invalid="ignore", divide="ignore"):
         g["control_cs"] = np.where(
             g["control_n"] > 0, g["control_agree"] / g["control_n"].clip(lower=1), np.nan

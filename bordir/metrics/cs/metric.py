@@ -25,13 +25,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
-import pandas as pd
 
 from ...errors import ConfigError
 from .territory import TERRITORY_COLUMNS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Score", "CSMetric", "Sums", "column_sums"]
 
@@ -145,7 +147,7 @@ class CSMetric:
 
         def score(sums: Sums, earlier: Mapping[str, Score]) -> float | None:
             with np.errstate(invalid="ignore", divide="ignore"):
-                return fn(sums)
+                return cast("float | None", fn(sums))
 
         def value(table: Any, weights: np.ndarray | None) -> Any:
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -154,8 +156,7 @@ class CSMetric:
         return cls(name, tuple(columns), score, value, **shown)
 
     def on_table(self) -> Callable[[pd.DataFrame], float]:
-        """The value as a function of one per-territory table, named like the metric
-        (what :func:`~bordir.metrics.intervals.bootstrap.cluster_bootstrap` resamples)."""
+        """The value as a function of one per-territory table, named like the metric (what :func:`~bordir.metrics.intervals.bootstrap.cluster_bootstrap` resamples)."""
 
         def value(table: pd.DataFrame) -> float:
             return float(self.value(table, None))

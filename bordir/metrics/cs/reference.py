@@ -4,7 +4,7 @@
 Python and call :func:`~bordir.metrics.cs.territory.territory_stats` for each,
 exactly as bordir 0.1 scored (:mod:`bordir.metrics.cs.tables` and
 :mod:`bordir.metrics.legacy.response_table` now compute the same tables with numpy group-bys).
-They exist for the differential tests (``tests/test_metrics_columnar.py``) and for
+They exist for the differential tests (``tests/metrics/test_metrics_columnar.py``) and for
 ``benchmarks/metrics.py``, which measures the speed-up; nothing else should call
 them.
 """

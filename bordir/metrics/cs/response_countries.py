@@ -81,10 +81,11 @@ def _mean_sd(x: np.ndarray) -> tuple[float | None, float | None]:
 
 def response_countries(stats: TerritoryStats) -> ResponseCountries:
     """Response Countries of one (model, mode, run) or one legacy table."""
-    t = stats.table
-    n = len(t)
-    mean, sd = _mean_sd(np.asarray(t["rc_n"], dtype=float) if n else np.zeros(0))
-    mean_en, sd_en = _mean_sd(np.asarray(t["rc_en_n"], dtype=float) if n else np.zeros(0))
+    n = stats.n_territories
+    mean, sd = _mean_sd(np.asarray(stats.column("rc_n"), dtype=float) if n else np.zeros(0))
+    mean_en, sd_en = _mean_sd(
+        np.asarray(stats.column("rc_en_n"), dtype=float) if n else np.zeros(0)
+    )
     return ResponseCountries(
         mean, sd, mean_en, sd_en, n, str(stats.signature("response_countries", ddof=1))
     )

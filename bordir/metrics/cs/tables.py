@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -150,7 +150,7 @@ def _territory_index(dataset: BorderLines, territory: pd.Series) -> np.ndarray:
     )
     if (pos < 0).any():
         dataset.territory(str(uniques[int(np.flatnonzero(pos < 0)[0])]))  # raises ConfigError
-    return pos.astype(np.int64)[np.asarray(codes)]
+    return cast("np.ndarray", pos.astype(np.int64)[np.asarray(codes)])
 
 
 def grouped_stats(

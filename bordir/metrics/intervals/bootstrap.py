@@ -6,8 +6,14 @@ vector over the per-territory table (:func:`bordir.stats.bootstrap_weights`), so
 metric is one weighted column sum per resample. ΔCS (normalised) is resampled
 as log(C/N): resamples with N* = 0 < C* are +∞ and stay in the quantiles
 (counted in ``n_infinite``), so the interval is not biased low by dropping them.
-Intervals over fewer than :data:`MIN_CLUSTERS` contributing territories carry a
-``warning``.
+Over several runs it is the **pooled** ratio ``ΣC / ΣN − 1`` (Control's and
+Non-control's counts summed over the runs, in the data and in every resample),
+not the mean of per-run ratios: one run with Non-control CS 0 makes its own
+ratio +∞, and that mean with it. Intervals over fewer than :data:`MIN_CLUSTERS`
+contributing territories carry a ``warning``; none is given (``refused``) over
+fewer than :data:`~bordir.metrics.intervals.smallsample.MIN_INTERVAL_CLUSTERS`,
+nor for the normalised ΔCS when more than the upper tail of its resamples are
+infinite or undefined: an infinite or undefined bound is never an interval.
 
 Example:
     >>> t = pd.DataFrame({"territory": list("abc"), "kb_num": [1.0, 0, 1], "kb_den": [1.0, 1, 1]})
@@ -42,21 +48,31 @@ from .aligned import (
     metric_columns,
     territory_axis,
 )
-from .smallsample import few_clusters_warning
+from .smallsample import (
+    MIN_INTERVAL_CLUSTERS,
+    few_clusters_warning,
+    too_few_reason,
+    unbounded_reason,
+)
 
 __all__ = [
     "BOOT_INTERVALS",
+    "refusal",
+    "pool_over_runs",
     "MIN_CLUSTERS",
     "BootstrapResult",
     "cluster_bootstrap",
 ]
 
+_NORMALISED = "delta_cs_norm"
+"""The normalised ΔCS (Control / Non-control − 1): resampled on the log scale, its runs pooled."""
 BOOT_INTERVALS: tuple[str, ...] = ("percentile", "bca")
 """Bootstrap intervals of :func:`cluster_bootstrap`."""
 MIN_CLUSTERS = 30
 """Intervals over territories resting on fewer contributing territories than this carry a ``warning``
-(every output shows it). Measured 95 % coverage (``docs/metrics.md``): the percentile bootstrap 64–90 % at 12
-territories and 90–94 % at 30; the small-sample :func:`~bordir.metrics.intervals.territory.territory_interval` 92–97 % at 12 and 94–96 % at 30."""
+(every output shows it). Measured 95 % coverage (``docs/metrics.md``): the percentile bootstrap 82–91 % at 12
+territories and 92–94 % at 30; the small-sample :func:`~bordir.metrics.intervals.territory.territory_interval` 93–98 % at 12 and 94–95 % at 30
+(none is given below :data:`~bordir.metrics.intervals.smallsample.MIN_INTERVAL_CLUSTERS`)."""
 
 
 @dataclass(frozen=True)
@@ -65,9 +81,9 @@ class BootstrapResult:
 
     Attributes:
         metric: metric name (or the callable's ``__name__``).
-        estimate: the metric on the data (mean over runs when several).
-        low, high: interval bounds (``high`` is inf when more than the upper tail of resamples are +∞;
-            ``None`` in JSON).
+        estimate: the metric on the data (mean over runs when several; the normalised ΔCS: the
+            ratio of the counts pooled over runs).
+        low, high: interval bounds; both None when the interval is ``refused``.
         n_resamples, seed, conf: the bootstrap settings.
         n_territories: clusters resampled; n_runs: tables per resample.
         n_undefined: resamples where the metric was undefined (left out).
@@ -75,6 +91,9 @@ class BootstrapResult:
         interval: ``percentile`` or ``bca``.
         n_clusters: territories contributing to the metric (for a callable: all resampled ones).
         min_clusters: the rule (:data:`MIN_CLUSTERS`); warning: set when fewer territories contribute.
+        refused: why no interval is given (too few contributing territories, or infinite /
+            undefined resamples beyond the upper tail); None when there is one.
+        pooled: the runs' counts were pooled (the normalised ΔCS over several runs).
     """
 
     metric: str
@@ -92,6 +111,8 @@ class BootstrapResult:
     n_clusters: int | None = None
     min_clusters: int = MIN_CLUSTERS
     warning: str | None = None
+    refused: str | None = None
+    pooled: bool = False
 
     @property
     def share_undefined(self) -> float:
@@ -104,6 +125,7 @@ class BootstrapResult:
         return Signature.build(
             self.metric,
             runs=self.n_runs,
+            pool="runs" if self.pooled else None,
             boot=self.n_resamples,
             seed=self.seed,
             ci=f"{kind}{int(round(self.conf * 100))}",
@@ -113,7 +135,7 @@ class BootstrapResult:
         return {
             "metric": self.metric,
             "estimate": self.estimate,
-            "ci95": [self.low, self.high],
+            "ci95": None if self.low is None or self.high is None else [self.low, self.high],
             "interval": self.interval,
             "n_resamples": self.n_resamples,
             "seed": self.seed,
@@ -125,8 +147,47 @@ class BootstrapResult:
             "share_undefined": self.share_undefined,
             "min_clusters": self.min_clusters,
             "warning": self.warning,
+            "refused": self.refused,
+            "pooled_runs": self.pooled,
             "signature": str(self.signature),
         }
+
+
+def refusal(boot: np.ndarray, n_clusters: int, *, conf: float = 0.95) -> str | None:
+    """Why the percentile interval of ``boot`` (resampled values) is not given, or None.
+
+    Fewer than :data:`~bordir.metrics.intervals.smallsample.MIN_INTERVAL_CLUSTERS` contributing
+    territories; or more than the upper tail ``(1 − conf) / 2`` of the resamples infinite (the
+    normalised ΔCS with Non-control CS* = 0 < Control CS*: the upper bound is +∞) or undefined
+    (a denominator 0: dropping them would bias the interval).
+
+    >>> refusal(np.r_[np.ones(90), np.full(10, np.inf)], 12)[:48]
+    'no interval: Non-control CS is 0 in 10.0% of the'
+    >>> refusal(np.ones(100), 12) is None, refusal(np.ones(100), 4)[:29]
+    (True, 'no interval: only 4 contribut')
+    """
+    if n_clusters < MIN_INTERVAL_CLUSTERS:
+        return too_few_reason(n_clusters)
+    if not len(boot):
+        return None
+    tail = (1 - conf) / 2
+    share_inf, share_nan = float(np.isinf(boot).mean()), float(np.isnan(boot).mean())
+    if share_inf > 0 and share_inf + share_nan > tail:
+        return unbounded_reason(
+            f"Non-control CS is 0 in {share_inf + share_nan:.1%} of the bootstrap resamples "
+            f"(more than {tail:.1%})"
+        )
+    if share_nan > tail:
+        return (
+            f"no interval: the metric is undefined in {share_nan:.1%} of the bootstrap resamples "
+            f"(more than {tail:.1%}): too few territories contribute"
+        )
+    return None
+
+
+def pool_over_runs(arrays: list[dict[str, np.ndarray]]) -> list[dict[str, np.ndarray]]:
+    """One table of the runs' columns summed per territory (the counts pooled over runs)."""
+    return [{k: np.sum([a[k] for a in arrays], axis=0) for k in arrays[0]}]
 
 
 def _delta_log_scale(arrays: dict[str, np.ndarray], weights: np.ndarray | None) -> np.ndarray:
@@ -165,14 +226,17 @@ def cluster_bootstrap(
         min_clusters: fewer contributing territories set ``warning`` (:data:`MIN_CLUSTERS`).
 
     Example:
-        >>> t = pd.DataFrame({"territory": list("abcd"), "kb_num": [1.0, 1, 0, 1], "kb_den": [1.0, 1, 1, 1]})
+        >>> t = pd.DataFrame({"territory": list("abcdefgh"), "kb_num": [1.0, 1, 0, 1] * 2, "kb_den": [1.0] * 8})
         >>> r = cluster_bootstrap(t, "kb_cs", n_resamples=200, seed=7)
         >>> r.estimate, 0.0 <= r.low <= r.estimate <= r.high <= 1.0
         (0.75, True)
         >>> str(r.signature)
         'kb_cs|runs:1|boot:200|seed:7|ci:cluster95|version:0.1.0'
-        >>> r.warning.startswith("only 4 territories contribute")
+        >>> r.warning.startswith("only 8 territories contribute")
         True
+        >>> few = cluster_bootstrap(t.head(4), "kb_cs", n_resamples=200, seed=7)
+        >>> few.estimate, few.low, few.refused[:32]
+        (0.75, None, 'no interval: only 4 contributing')
     """
     seed = resolve_seed(seed)
     if n_resamples < 1:
@@ -191,8 +255,12 @@ def cluster_bootstrap(
         name = metric
         arrays = aligned_columns(dfs, metric_columns(metric), terrs)
 
+        pooled = metric == _NORMALISED and len(arrays) > 1
+        if pooled:  # one +∞ run would make the mean over runs +∞: pool the counts instead
+            arrays = pool_over_runs(arrays)
+
         def value(a: dict[str, np.ndarray], weights: np.ndarray | None) -> np.ndarray:
-            if metric == "delta_cs":
+            if metric == _NORMALISED:
                 return _delta_log_scale(a, weights)
             return np.asarray(metric_value(a, metric, weights=weights), dtype=float)
 
@@ -204,6 +272,7 @@ def cluster_bootstrap(
         n_clusters = contributing_territories(dfs, metric)
     else:
         name = getattr(metric, "__name__", "metric")
+        pooled = False
         estimate = mean_over_runs([np.asarray(metric(t), dtype=float) for t in dfs])
         positions = []
         for t in dfs:
@@ -227,7 +296,16 @@ def cluster_bootstrap(
     lo, hi, n_undef = percentile_bounds(boot, conf)
     if interval == "bca" and jack is not None and not math.isnan(est):
         lo, hi = bca_bounds(boot, est, np.asarray(jack, dtype=float), conf)
-    warning = few_clusters_warning(n_clusters, min_clusters) if n_clusters < min_clusters else None
+    warning = (
+        few_clusters_warning(n_clusters, min_clusters, name) if n_clusters < min_clusters else None
+    )
+    refused = refusal(boot, n_clusters, conf=conf)
+    if refused is None and (
+        lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi))
+    ):
+        refused = unbounded_reason("a bound is not finite") if lo is not None else None
+    if refused is not None:
+        lo = hi = None
     return BootstrapResult(
         name,
         None if math.isnan(est) or math.isinf(est) else est,
@@ -244,4 +322,6 @@ def cluster_bootstrap(
         n_clusters,
         min_clusters,
         warning,
+        refused,
+        pooled,
     )

@@ -75,6 +75,9 @@ def paired_comparison(
     differences. p = (c + 1) / (n + 1).
 
     For several runs per side, pass :func:`~bordir.metrics.intervals.aligned.pool_runs` of them.
+    No interval (``low`` = ``high`` = None) when the difference is undefined in more than the upper
+    tail ``(1 − conf) / 2`` of the resamples (the normalised ΔCS where a side's Non-control CS* is 0)
+    or a bound is not finite.
     """
     seed = resolve_seed(seed)
     ta, tb = as_table(a), as_table(b)
@@ -95,6 +98,18 @@ def paired_comparison(
         seed=seed,
         conf=conf,
     )
+    low, high = t.low, t.high
+    # a difference undefined in more than the upper tail of the resamples (the normalised ΔCS with a
+    # Non-control CS* of 0), or a bound that is not finite: no interval rather than a biased one
+    if (
+        low is not None
+        and high is not None
+        and (
+            not (np.isfinite(low) and np.isfinite(high))
+            or t.n_undefined > (1 - conf) / 2 * n_resamples
+        )
+    ):
+        low = high = None
     return PairedComparison(
         metric,
         label_a,
@@ -102,8 +117,8 @@ def paired_comparison(
         _none(t.value_a),
         _none(t.value_b),
         _none(t.diff),
-        t.low,
-        t.high,
+        low,
+        high,
         t.p_value,
         len(common),
         n_resamples,

@@ -18,7 +18,7 @@ percentile cluster bootstrap (vectorised over datasets, the definition of
 :func:`~bordir.metrics.intervals.bootstrap.cluster_bootstrap`) and the small-sample
 :func:`~bordir.metrics.intervals.territory.territory_interval`.
 ``benchmarks/coverage_bootstrap.py`` prints it at 12, 30, 60 and 251
-territories; ``tests/test_bootstrap_coverage.py`` runs it small.
+territories; ``tests/metrics/test_bootstrap_coverage.py`` runs it small.
 
 Example:
     >>> cols = synthetic_tables(np.random.default_rng(0), n_sets=3, n_territories=12)
@@ -89,7 +89,7 @@ def population_values(
 def _boot_values(cols: dict[str, np.ndarray], metric: str, w: np.ndarray) -> np.ndarray:
     """``(S, B)`` resampled values, as :func:`~bordir.metrics.intervals.bootstrap.cluster_bootstrap` computes them."""
     c3 = {k: v[:, None, :] for k, v in cols.items()}
-    if metric != "delta_cs":
+    if metric != "delta_cs_norm":
         return np.asarray(metric_value(c3, metric, weights=w), dtype=float)
     c = np.asarray(metric_value(c3, "control_cs", weights=w), dtype=float)
     n = np.asarray(metric_value(c3, "non_control_cs", weights=w), dtype=float)
@@ -113,11 +113,19 @@ def coverage(
     """Coverage of the population values by the percentile bootstrap (``boot95``) and ``terr95``, per metric.
 
     Returns ``{metric: {"boot95": share, "terr95": share, "n": datasets where the metric is defined,
-    "terr95_width": median width, "boot95_width": median width, "warned": share of datasets warned about}}``.
+    "boot95_given" / "terr95_given": share of them given an interval, "terr95_width": median width,
+    "boot95_width": median width, "warned": share of datasets warned about}}``. The coverage is over
+    the datasets given an interval: both intervals refuse, as the library does, below
+    :data:`~bordir.metrics.intervals.smallsample.MIN_INTERVAL_CLUSTERS` contributing territories
+    (and the bootstrap when more than the upper tail of its resamples is infinite or undefined,
+    :func:`~bordir.metrics.intervals.bootstrap.refusal`).
     """
+    from .bootstrap import refusal
+
     truth = truth or population_values(low_non_control=low_non_control)
     hits: dict[str, dict[str, Any]] = {
-        m: {"boot95": 0, "terr95": 0, "n": 0, "warned": 0, "bw": [], "tw": []} for m in metrics
+        m: {"boot95": 0, "terr95": 0, "n": 0, "bg": 0, "tg": 0, "warned": 0, "bw": [], "tw": []}
+        for m in metrics
     }
     t = n_territories
     chunk = chunk or max(
@@ -149,19 +157,24 @@ def coverage(
                 )
                 h = hits[m]
                 h["n"] += 1
-                h["boot95"] += bool(lo[i] <= tv <= hi[i])
-                t_hi = np.inf if ti.high is None else ti.high
-                h["terr95"] += bool(ti.low is not None and ti.low <= tv <= t_hi)
                 h["warned"] += ti.warning is not None
-                h["bw"].append(hi[i] - lo[i])
-                h["tw"].append(t_hi - (ti.low if ti.low is not None else np.nan))
+                if refusal(boot[i], ti.n_clusters) is None:
+                    h["bg"] += 1
+                    h["boot95"] += bool(lo[i] <= tv <= hi[i])
+                    h["bw"].append(hi[i] - lo[i])
+                if ti.low is not None and ti.high is not None:
+                    h["tg"] += 1
+                    h["terr95"] += bool(ti.low <= tv <= ti.high)
+                    h["tw"].append(ti.high - ti.low)
     out = {}
     for m, h in hits.items():
         n = max(h["n"], 1)
         out[m] = {
-            "boot95": h["boot95"] / n,
-            "terr95": h["terr95"] / n,
+            "boot95": h["boot95"] / max(h["bg"], 1),
+            "terr95": h["terr95"] / max(h["tg"], 1),
             "n": h["n"],
+            "boot95_given": h["bg"] / n,
+            "terr95_given": h["tg"] / n,
             "warned": h["warned"] / n,
             "boot95_width": float(np.nanmedian(h["bw"])) if h["bw"] else None,
             "terr95_width": float(np.nanmedian(h["tw"])) if h["tw"] else None,

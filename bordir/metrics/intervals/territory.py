@@ -33,10 +33,13 @@ def territory_interval(
     Cluster Wilson for the CS shares, MOVER for ΔCS unnormalised, log-MOVER for ΔCS; ``warning`` when fewer than
     ``min_clusters`` territories contribute; ``unstable`` for ΔCS when Non-control CS's interval comes near 0.
 
-    >>> t = pd.DataFrame({"territory": list("abcd"), "kb_num": [1.0, 1, 0, 1], "kb_den": [1.0, 1, 1, 1]})
+    >>> t = pd.DataFrame({"territory": list("abcdefgh"), "kb_num": [1.0, 1, 0, 1] * 2, "kb_den": [1.0] * 8})
     >>> iv = territory_interval(t, "kb_cs")
     >>> iv.estimate, iv.method, round(iv.low, 3), round(iv.high, 3), iv.n_clusters
-    (0.75, 'wilson', 0.301, 0.954, 4)
+    (0.75, 'wilson', 0.409, 0.929, 8)
+    >>> territory_interval(t.head(4), "kb_cs").refused[:32]   # fewer than MIN_INTERVAL_CLUSTERS
+    'no interval: only 4 contributing'
+
     """
     dfs = as_tables(tables)
     terrs = territory_axis(dfs)

@@ -63,10 +63,9 @@ import os
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from operator import itemgetter
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..._columns import require_columns
 from ...errors import DataError, undecodable
@@ -76,12 +75,14 @@ from ...stats import resolve_seed
 from ..cs.aggregate import METRICS
 from ..cs.response_countries import response_countries, summarize_response_countries
 from ..cs.table import TerritoryStats
-from ..intervals.bootstrap import cluster_bootstrap
 from ..intervals.runs import CIVariant, t_interval
 from ..registry import cs_metrics
 from ..responses import Policy, check_policy
 from .dict_literal import literal_dict, repr_dict
 from .territories import legacy_stats
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "LEGACY_COLUMNS",
@@ -132,12 +133,30 @@ def _gc_paused() -> Iterator[None]:
 def read_response_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read one response table; ``Claimants``/``Claimant_Codes`` become lists, ``Responses_d`` a dict.
 
-    Cells are read as text (no NA conversion): ``Response_en`` keeps ``"None"``.
+    Cells are read as text (no NA conversion): ``Response_en`` keeps ``"None"``. A controller spelled
+    like ``Unknown`` but not exactly (``unknown``, ``Unknown ``) stays a known controller, as
+    ``calculate_CS.py`` reads it, and each such row is warned about (:class:`LegacyTableWarning`,
+    one line naming file, line and field; :func:`table_warnings`), as bordir's own loader warns
+    about a controller that is not among the claimants.
 
     Raises:
         DataError: missing file or columns, or a bad row (names file, line and field).
     """
+    import pandas as pd
+
     p = Path(path)
+    table = pd.DataFrame(_read_columns(p))
+    for w in table_warnings(table, p):
+        warnings.warn(w, LegacyTableWarning, stacklevel=2)
+    return table
+
+
+def _read_columns(p: Path, *, shared: bool = False) -> dict[str, list[Any]]:
+    """The cells of a response table, parsed, by column (:data:`LEGACY_COLUMNS`); see :func:`read_response_table`.
+
+    With ``shared``, rows with the same ``Responses_d`` (or ``Claimants`` …) text share one
+    parsed dict (list): fine for scoring, which reads them; the public reader gives each row its own.
+    """
     if not p.is_file():
         raise DataError("no such file (expected a BorderLines response_table.csv)", path=p)
     try:
@@ -154,12 +173,21 @@ def read_response_table(path: str | os.PathLike[str]) -> pd.DataFrame:
                 line=1,
                 expected=f"a response table has {', '.join(LEGACY_COLUMNS)}",
             )
-            columns: dict[str, list[Any]] = {c: [] for c in LEGACY_COLUMNS}
             n = len(header)
             pos = {name: i for i, name in enumerate(header)}  # the last one wins, as in a dict
             take = [pos.get(c) for c in LEGACY_COLUMNS]
+            first = reader.line_num + 1
+            rows = list(reader)
+            fast = _columns_at_once(rows, n, take, shared=shared)
+            if fast is not None:
+                return fast
+            columns: dict[str, list[Any]] = {c: [] for c in LEGACY_COLUMNS}
             memo: dict[Any, Any] = {}
-            start = reader.line_num + 1
+            # row by row, for the exact error of a bad row (csv.reader's own line numbers)
+            f.seek(0)
+            reader = csv.reader(f)
+            next(reader)
+            start = first
             for row in reader:
                 if row == []:  # csv.DictReader skips empty rows
                     continue
@@ -184,7 +212,67 @@ def read_response_table(path: str | os.PathLike[str]) -> pd.DataFrame:
         raise DataError(f"not a CSV file ({exc})", path=p) from None
     if not columns["Territory"]:
         raise DataError("the table has no rows", path=p)
-    return pd.DataFrame(columns)
+    return columns
+
+
+def _columns_at_once(
+    rows: list[list[str]], n: int, take: list[int | None], *, shared: bool
+) -> dict[str, list[Any]] | None:
+    """The columns of a table whose rows are all sound, parsed once per distinct cell; else None.
+
+    None (the caller reads row by row, for the exact error) if a row is empty or has another
+    number of fields, a required cell is empty, or a ``Responses_d`` is not the dict it must be.
+    """
+    if not rows or set(map(len, rows)) != {n}:
+        return None
+    cells: list[Any] = [
+        [None] * len(rows) if i is None else list(map(itemgetter(i), rows)) for i in take
+    ]
+    territory, claimants, codes, controller, controller_code, texts, response_en, rc = cells
+    for col in (territory, claimants, controller):
+        if any(not v.strip() for v in set(col)):
+            return None
+    names: dict[str, str] = {}
+    m = names.setdefault
+    dicts: dict[str, dict[str, str | None]] = {}
+    for text in set(texts):
+        d = repr_dict(text)
+        if d is None:
+            try:
+                d = literal_dict(text)
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                return None
+            if not isinstance(d, dict) or not all(
+                isinstance(k, str) and (v is None or isinstance(v, str)) for k, v in d.items()
+            ):
+                return None
+        dicts[text] = {m(k, k): v if v is None else m(v, v) for k, v in d.items()}
+    splits = {c: [m(x, x) for x in _split(c)] for c in {*claimants, *codes}}
+    if shared:  # the cells as read (equal strings need not be one object to be scored)
+        return {
+            "Territory": territory,
+            "Claimants": list(map(splits.__getitem__, claimants)),
+            "Claimant_Codes": list(map(splits.__getitem__, codes)),
+            "Controller": controller,
+            "Controller_Code": controller_code,
+            "Responses_d": list(map(dicts.__getitem__, texts)),
+            "Response_en": response_en,
+            "Response_Controller": rc,
+        }
+    # a fresh dict and fresh lists per row, and one string object per distinct name, as row by row
+    responses = [dict(dicts[t]) for t in texts]
+    claimant_lists = [list(splits[c]) for c in claimants]
+    code_lists = [list(splits[c]) for c in codes]
+    return {
+        "Territory": list(territory),
+        "Claimants": claimant_lists,
+        "Claimant_Codes": code_lists,
+        "Controller": [m(c, c) for c in controller],
+        "Controller_Code": [m(c, c) for c in controller_code],
+        "Responses_d": responses,
+        "Response_en": [m(r, r) for r in response_en],
+        "Response_Controller": [r if r is None else m(r, r) for r in rc],
+    }
 
 
 def _parse_row(
@@ -258,19 +346,23 @@ def _literal_dict(text: str, path: Path, line: int) -> dict[str, str | None]:
     return responses_d
 
 
-def table_warnings(table: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> list[str]:
+def table_warnings(
+    table: pd.DataFrame | dict[str, list[Any]], path: str | os.PathLike[str] | None = None
+) -> list[str]:
     """Values scored as the reference scores them but probably not as meant, one line each.
 
     A controller spelled like ``Unknown`` but not exactly is a known controller
     for ``calculate_CS.py`` (and here): its territory enters KB, Control and
     Non-control CS with that name as the controller.
 
+    >>> import pandas as pd
     >>> t = pd.DataFrame({"Territory": ["X"], "Controller": ["unknown "]})
     >>> table_warnings(t, "t.csv")
     ["t.csv:2: field 'Controller': 'unknown ' is not 'Unknown', so it is scored as a known controller named 'unknown ' (as calculate_CS.py does); write Unknown if the controller is unknown"]
     """
     out = []
-    controllers = table["Controller"].tolist()
+    column = table["Controller"]
+    controllers = column if isinstance(column, list) else column.tolist()
     odd = {
         c for c in set(controllers) if c != UNKNOWN and c.strip().casefold() == UNKNOWN.casefold()
     }
@@ -301,7 +393,7 @@ def _run_dict(path: Path, stats: TerritoryStats, warned: list[str]) -> dict[str,
     scores = stats.scores()
     run: dict[str, Any] = {m: s.value for m, s in scores.items()}
     run["response_countries"] = response_countries(stats).as_dict()
-    run["n_territories"] = len(stats.table)
+    run["n_territories"] = stats.n_territories
     run["n_queries"] = stats.n_queries
     run["file"] = str(path)
     run["counts"] = {
@@ -337,7 +429,10 @@ def score_legacy_tables(
         policy: ``reference`` (``calculate_CS.py``) or ``strict``.
         ci: interval over runs, ``t95`` (ddof = 1) or ``paper`` (ddof = 0).
         n_resamples: if > 0, also a cluster bootstrap over territories
-            (``boot95`` per metric; territories drawn jointly for all runs).
+            (``boot95`` per metric; territories drawn jointly for all runs; for the
+            normalised ΔCS the counts pooled over runs, its estimate ``boot_estimate``);
+            ``boot95`` is ``None`` with the reason in ``boot_note`` where no interval
+            is given (too few contributing territories, or an infinite bound).
         seed: bootstrap seed (default ``$BORDIR_SEED`` or 12345).
         clip: clip the intervals over runs to each metric's range
             (:data:`~bordir.metrics.cs.aggregate.METRIC_BOUNDS`; ``clip:range`` in the signature). The
@@ -353,9 +448,9 @@ def score_legacy_tables(
     if not paths:
         raise DataError("no response tables given", path=".")
     ps = [Path(p) for p in paths]
-    tables = [read_response_table(p) for p in ps]
+    tables = [_read_columns(p, shared=True) for p in ps]  # by column: no DataFrame, no pandas
     warned = [table_warnings(t, p) for t, p in zip(tables, ps)]
-    for w in (w for ws in warned for w in ws):
+    for w in (w for ws in warned for w in ws):  # as read_response_table warns
         warnings.warn(w, LegacyTableWarning, stacklevel=2)
     stats = [legacy_stats(t, policy=policy) for t in tables]
     runs = [_run_dict(p, s, w) for p, s, w in zip(ps, stats, warned)]
@@ -367,9 +462,15 @@ def score_legacy_tables(
             [r[m] for r in runs], variant=ci, bounds=spec.bounds if clip else None
         ).as_dict()
         if n_resamples > 0:
+            from ..intervals.bootstrap import cluster_bootstrap  # pandas: only when resampling
+
             target = m if m in METRICS else spec.on_table()
             b = cluster_bootstrap(stats, target, n_resamples=n_resamples, seed=boot_seed)
-            entry["boot95"] = None if b.low is None else [b.low, b.high]
+            entry["boot95"] = None if b.low is None or b.high is None else [b.low, b.high]
+            if b.pooled:  # the normalised ΔCS: the counts pooled over runs, its own estimate
+                entry["boot_estimate"] = b.estimate
+            if b.refused:
+                entry["boot_note"] = b.refused
         summary[m] = entry
     summary["response_countries"] = summarize_response_countries(
         [response_countries(s) for s in stats], variant=ci

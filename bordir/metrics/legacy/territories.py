@@ -20,16 +20,19 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ...records import UNKNOWN
 from ..cs.columnar import entry_columns, segment_columns
-from ..cs.table import LazyItemsStats, TerritoryStats
+from ..cs.table import ColumnStats, TerritoryStats
 from ..cs.territory import ITEM_COLUMNS, TERRITORY_COLUMNS
 from ..responses import Policy, check_policy
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["legacy_stats"]
 
@@ -37,9 +40,24 @@ _MISSING = (None, "None", "")
 
 
 def _frame(columns: dict[str, Any], order: tuple[str, ...], n: int) -> pd.DataFrame:
+    import pandas as pd
+
     if n == 0:
         return pd.DataFrame([], columns=list(order))
     return pd.DataFrame({c: columns[c] for c in order})
+
+
+def _column(table: pd.DataFrame | Mapping[str, list[Any]], name: str) -> list[Any]:
+    values = table[name]
+    return values if isinstance(values, list) else values.tolist()
+
+
+def _factorize(values: list[Any]) -> np.ndarray:
+    """One integer per distinct value (``None`` a value of its own), in order of appearance."""
+    codes: dict[Any, int] = {}
+    return np.fromiter(
+        (codes.setdefault(v, len(codes)) for v in values), dtype=np.int64, count=len(values)
+    )
 
 
 def _missing(values: list[Any], claimants: list[Any], strict: bool) -> np.ndarray:
@@ -52,41 +70,112 @@ def _missing(values: list[Any], claimants: list[Any], strict: bool) -> np.ndarra
     return out
 
 
-def legacy_stats(table: pd.DataFrame, *, policy: Policy = "reference") -> TerritoryStats:
-    """Per-territory statistics of a parsed response table (``calculate_CS.py`` semantics)."""
-    check_policy(policy)
-    strict = policy == "strict"
-    n = len(table)
-    claimants = table["Claimants"].tolist()
-    controller = table["Controller"].tolist()
-    controller_code = table["Controller_Code"].tolist()
-    response_en = table["Response_en"].tolist()
-    # Responses_d after fix_responses_d: en only where it is a claimant code
-    drop = ["en" not in list(c) for c in table["Claimant_Codes"]]
-    dicts = table["Responses_d"].tolist()
+def _no_en(codes: list[Any]) -> list[bool]:
+    """``"en" not in c`` per row, once per distinct list object (the scorer's reader shares them)."""
+    ids = list(map(id, codes))
+    flag = {i: "en" not in list(c) for i, c in dict(zip(ids, codes)).items()}
+    return list(map(flag.__getitem__, ids))
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    """``values`` as a 1-d object array (even when they are tuples)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def _entries_row_by_row(
+    dicts: Any, drop: Any, controller: Any, controller_code: Any, response_en: Any
+) -> tuple[Any, ...]:
+    """The answer entries of every row (``en`` dropped where it is no claimant code), one by one."""
+    n = len(dicts)
     lens = np.array([len(d) - (dr and "en" in d) for d, dr in zip(dicts, drop)], dtype=np.int64)
-    langs = np.array(
-        [k for d, dr in zip(dicts, drop) for k in d if not (dr and k == "en")] + [None],
-        dtype=object,
-    )[:-1]
+    langs = _objects([k for d, dr in zip(dicts, drop) for k in d if not (dr and k == "en")])
     texts = [v for d, dr in zip(dicts, drop) for k, v in d.items() if not (dr and k == "en")]
     seg = np.repeat(np.arange(n, dtype=np.int64), lens)
     # one code space for answers, controllers and control answers (None is a code of its own)
-    codes, _ = pd.factorize(
-        np.array([*texts, *controller, *response_en, None], dtype=object)[:-1],
-        use_na_sentinel=False,
-    )
-    codes = np.asarray(codes, dtype=np.int64)
-    value, ctrl, ren = (
-        codes[: len(texts)],
-        codes[len(texts) : len(texts) + n],
-        codes[len(texts) + n :],
-    )
+    codes = _factorize([*texts, *controller, *response_en])
+    value = codes[: len(texts)]
+    ctrl = codes[len(texts) : len(texts) + n]
+    ren = codes[len(texts) + n :]
+    ctl_lang = langs == _objects(controller_code)[seg]
+    is_en = langs == "en"
+    return seg, langs, texts, value, ctrl, ren, ctl_lang, is_en
+
+
+def _entries_by_group(
+    dicts: Any, drop: Any, controller: Any, controller_code: Any, response_en: Any
+) -> tuple[Any, ...]:
+    """:func:`_entries_row_by_row`, with each distinct (Responses_d object, drop) flattened once.
+
+    The entries of the rows are gathered from their group's with numpy; the codes are equal where
+    the values are equal, as in the row-by-row version (only equality of codes is ever used).
+    """
+    n = len(dicts)
+    # one integer key per (object, drop): no tuple per row (100,000 tuples wake the cyclic GC)
+    keys = np.fromiter(map(id, dicts), np.uint64, n) * np.uint64(2) + np.asarray(drop, np.uint64)
+    _, first, row_group = np.unique(keys, return_index=True, return_inverse=True)
+    row_group = row_group.reshape(-1).astype(np.int64)
+    groups = [
+        [(k, v) for k, v in dicts[i].items() if not (drop[i] and k == "en")] for i in first.tolist()
+    ]
+    g_len = np.array([len(g) for g in groups], dtype=np.int64)
+    g_start = np.cumsum(g_len) - g_len
+    lens = g_len[row_group]
+    seg = np.repeat(np.arange(n, dtype=np.int64), lens)
+    row_start = np.cumsum(lens) - lens
+    flat = g_start[row_group][seg] + (np.arange(len(seg), dtype=np.int64) - row_start[seg])
+    g_langs = [k for g in groups for k, _ in g]
+    g_texts = [v for g in groups for _, v in g]
+    codes: dict[Any, int] = {}
+    for v in (*g_texts, *dict.fromkeys(controller), *dict.fromkeys(response_en)):
+        codes.setdefault(v, len(codes))
+    g_value = np.fromiter(map(codes.__getitem__, g_texts), np.int64, len(g_texts))
+    ctrl = np.fromiter(map(codes.__getitem__, controller), np.int64, n)
+    ren = np.fromiter(map(codes.__getitem__, response_en), np.int64, n)
+    lang_codes: dict[Any, int] = {}
+    for k in g_langs:
+        lang_codes.setdefault(k, len(lang_codes))
+    g_lang = np.fromiter(map(lang_codes.__getitem__, g_langs), np.int64, len(g_langs))
+    entry_lang = g_lang[flat]
+    ctl_of = {c: lang_codes.get(c, -1) for c in dict.fromkeys(controller_code)}
+    ctl_code = np.fromiter(map(ctl_of.__getitem__, controller_code), np.int64, n)
+    ctl_lang = entry_lang == ctl_code[seg]
+    is_en = entry_lang == lang_codes.get("en", -2)
+    langs = _objects(g_langs)[flat]
+    texts = _objects(g_texts)[flat].tolist()
+    return seg, langs, texts, g_value[flat], ctrl, ren, ctl_lang, is_en
+
+
+def legacy_stats(
+    table: pd.DataFrame | Mapping[str, list[Any]], *, policy: Policy = "reference"
+) -> TerritoryStats:
+    """Per-territory statistics of a parsed response table (``calculate_CS.py`` semantics).
+
+    ``table`` is the DataFrame :func:`~bordir.metrics.legacy.response_table.read_response_table`
+    returns, or its columns as lists (what the scorer reads, without pandas).
+    """
+    check_policy(policy)
+    strict = policy == "strict"
+    controller = _column(table, "Controller")
+    n = len(controller)
+    claimants = _column(table, "Claimants")
+    controller_code = _column(table, "Controller_Code")
+    response_en = _column(table, "Response_en")
+    # Responses_d after fix_responses_d: en only where it is a claimant code
+    drop = _no_en(_column(table, "Claimant_Codes"))
+    dicts = _column(table, "Responses_d")
+    if strict:
+        seg, langs, texts, value, ctrl, ren, ctl_lang, is_en = _entries_row_by_row(
+            dicts, drop, controller, controller_code, response_en
+        )
+    else:  # rows sharing a Responses_d (the scorer's reader shares equal ones): flattened once
+        seg, langs, texts, value, ctrl, ren, ctl_lang, is_en = _entries_by_group(
+            dicts, drop, controller, controller_code, response_en
+        )
     seg_claimants = [claimants[i] for i in seg.tolist()] if strict else []
     missing = _missing(texts, seg_claimants, strict)
     ren_missing = _missing(response_en, claimants, strict)
-    ctl_lang = langs == np.array(controller_code + [None], dtype=object)[:-1][seg]
-    is_en = langs == "en"
     known = np.array([c != UNKNOWN for c in controller], dtype=bool)
     cols = segment_columns(
         n_segments=n,
@@ -100,7 +189,7 @@ def legacy_stats(table: pd.DataFrame, *, policy: Policy = "reference") -> Territ
         response_en=ren,
         response_en_missing=ren_missing,
     )
-    names = np.array(table["Territory"].tolist() + [None], dtype=object)[:-1]
+    names = np.array(_column(table, "Territory") + [None], dtype=object)[:-1]
     terr = {
         "territory": names,
         "controller": np.array(controller + [None], dtype=object)[:-1],
@@ -126,4 +215,4 @@ def legacy_stats(table: pd.DataFrame, *, policy: Policy = "reference") -> Territ
         }
         return _frame(cols, ITEM_COLUMNS, len(seg))
 
-    return LazyItemsStats(_frame(terr, TERRITORY_COLUMNS, n), items, policy)
+    return ColumnStats(terr, TERRITORY_COLUMNS, n, items, policy)

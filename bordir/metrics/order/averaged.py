@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import combinations
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -46,7 +46,7 @@ def _soft_stats(
     dists: dict[str, np.ndarray | None],
     en: np.ndarray | None,
     n_queries: int,
-) -> tuple[dict, list]:
+) -> tuple[dict[str, Any], list[Any]]:
     known = controller != UNKNOWN
     ci = claimants.index(controller) if known and controller in claimants else None
     kb_num = kb_den = kb_sk = 0.0

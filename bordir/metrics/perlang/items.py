@@ -80,8 +80,8 @@ __all__ = [
     "language_measures",
 ]
 
-GROUPINGS: tuple[str, ...] = ("query_lang", "resource")
-Grouping = Literal["query_lang", "resource"]
+GROUPINGS: tuple[str, ...] = ("query_lang", "resource", "all")
+Grouping = Literal["query_lang", "resource", "all"]
 ITEM_COLUMNS: tuple[str, ...] = (
     *GROUP_KEYS, "territory", "query_lang", "outcome", "answer", "controller_lang", "is_controller_lang",
     *PERLANG_NAMES,
@@ -195,16 +195,20 @@ def perlang_items(
 
 
 def group_of(codes: Sequence[str] | pd.Series, by: Grouping) -> np.ndarray:
-    """The group of each query language: the code itself, or its registry resource level (``unknown`` if none).
+    """The group of each query language: the code itself, its registry resource level (``unknown`` if none), or ``*`` for every language pooled (``all``).
 
     >>> group_of(["ru", "sw", "xx"], "resource").tolist()
     ['high', 'low', 'unknown']
+    >>> group_of(["ru", "sw"], "all").tolist()
+    ['*', '*']
     """
     if by not in GROUPINGS:
         raise ConfigError(f"unknown grouping {by!r}; known: {', '.join(GROUPINGS)}")
     codes = [str(c) for c in codes]
     if by == "query_lang":
         return np.asarray(codes, dtype=object)
+    if by == "all":
+        return np.asarray(["*"] * len(codes), dtype=object)
     from ...languages import registry
 
     reg = registry()

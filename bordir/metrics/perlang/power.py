@@ -16,23 +16,44 @@ the per-territory differences, runs pooled, in a report) the discordance is
 ψ = q₊ + q₋ = min(1, max(σ_d² + δ², |δ|)): at least a share |δ| of territories must
 change for the rate to move by δ.
 
-**Exact power** (n ≤ :data:`EXACT_MAX`): with k = #nonzero differences and
+**Exact power** (one run, n ≤ :data:`EXACT_MAX`): with k = #nonzero differences and
 S = Σ dₜ, the exact sign-flip p-value is P(|2B − k| ≥ |S|), B ~ Binomial(k, ½);
 the power is the sum of the multinomial probabilities of (n₊, n₋) whose
 p-value is ≤ α. It is exact for the model, at every n; in particular the test
 can never reject with n ≤ 5 (the smallest p-value is 2/2ⁿ ≥ 1/16), so such a
-cell is *undetectable* whatever the effect. **Analytic** (n > EXACT_MAX): the
-normal approximation δ = (z₁₋α/₂ + z_power) · σ_d / √n with ψ as above, solved
-by bisection.
+cell is *undetectable* whatever the effect.
+
+**Several runs.** With R runs pooled per territory, dₜ is the mean of R
+differences: it lies on a grid of step 1/R and is no longer ternary, and its
+SD σ_d (the SD of the *pooled* differences: smaller than one answer's when the
+runs disagree) is what the test sees. The ternary model would force ψ ≥ |δ|
+(a share |δ| of territories moving by a whole answer) and overstate the MDE
+(power 97–100 % at it for 3 and 10 runs). So with R > 1 (and above
+:data:`EXACT_MAX` territories with one run) the power is the **analytic** one of
+the sign-flip test. Conditional on the |dₜ| its statistic S = Σ dₜ has null
+variance Q = Σ dₜ² = (n − 1)s² + S²/n, so rejecting at |S| ≥ z·√Q is rejecting
+at |t| ≥ c_t = z·√((n − 1)/(n − z²)), t = √n·d̄/s the one-sample t statistic;
+under the alternative t is noncentral t with n − 1 degrees of freedom and
+noncentrality √n·δ/σ_d, lowered by the continuity correction (1/R)/(σ_d√n)
+(S moves in steps of 2/R). Its tail uses the normal approximation of the
+noncentral t (``(t(1 − 1/4ν) − λ)/√(1 + t²/2ν)``), so a dry run needs no scipy.
+The MDE is the δ at which that power reaches 0.8 (bisection on δ, to 1e-4).
+For one run above :data:`EXACT_MAX` this replaces the plain normal
+approximation, which ignored the discreteness (76.5 % power at its MDE); it
+agrees with the exact power to within 1.5 points there (the MDE at 401 territories is the exact one at 400 to within 0.002).
+:mod:`~bordir.metrics.perlang.simulate_power` checks the power at the reported
+MDE by simulation (``benchmarks/power_mde.py``).
 
 Cells with fewer than :data:`THIN` territories are marked *thin* (most
 BorderLines query languages have fewer than 10).
 
 Example:
     >>> mde(3) is None, round(mde(200), 3), round(mde(200, sigma_d=0.3), 3)
-    (True, 0.105, 0.065)
+    (True, 0.104, 0.062)
     >>> round(sign_flip_power(100, 0.1, 0.1), 2)
     0.94
+    >>> mde(20, sigma_d=0.3), mde(20, sigma_d=0.3, runs=3)   # pooled runs: no ternary floor
+    (0.3665, 0.2171)
 """
 
 from __future__ import annotations
@@ -40,7 +61,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -59,6 +80,9 @@ __all__ = [
     "EXACT_MAX",
     "POWER_COLUMNS",
     "sign_flip_power",
+    "analytic_power",
+    "lattice_runs",
+    "power_at",
     "mde",
     "min_territories",
     "design_power",
@@ -82,6 +106,7 @@ POWER_COLUMNS = (
     "method",
     "thin",
     "detectable",
+    "runs",
     "signature",
 )
 
@@ -113,10 +138,12 @@ def _binom_pmf(ks: np.ndarray, n: int, p: float) -> np.ndarray:
     """Binomial(n, p) probabilities at ``ks`` (numpy only: a dry run needs no scipy)."""
     ks = np.asarray(ks, dtype=int)
     if p <= 0.0:
-        return (ks == 0).astype(float)
+        return cast("np.ndarray", (ks == 0).astype(float))
     if p >= 1.0:
-        return (ks == n).astype(float)
-    return np.exp(_log_comb(n)[ks] + ks * math.log(p) + (n - ks) * math.log1p(-p))
+        return cast("np.ndarray", (ks == n).astype(float))
+    return cast(
+        "np.ndarray", np.exp(_log_comb(n)[ks] + ks * math.log(p) + (n - ks) * math.log1p(-p))
+    )
 
 
 @cache
@@ -139,21 +166,91 @@ def sign_flip_power(n: int, delta: float, psi: float, alpha: float = ALPHA) -> f
     return float(total)
 
 
+def lattice_runs(
+    differences: Sequence[float] | np.ndarray, runs: int, *, max_grid: int = 60
+) -> int:
+    """The ``runs`` the power model uses for these per-territory differences: 1 on a ternary grid.
+
+    Differences that are all −1, 0 or +1 are ternary (a temperature-0 model gives the same answer
+    in every run): the exact one-run model. Otherwise the grid step 1/g of the values (g ≤ ``max_grid``;
+    ``runs`` when they fit no such grid), which sets the continuity correction.
+
+    >>> lattice_runs([1, 0, -1, 1], 10), lattice_runs([1 / 3, 0, -2 / 3], 3), lattice_runs([0.5, 0.25], 3)
+    (1, 3, 4)
+    """
+    from fractions import Fraction
+    from math import lcm
+
+    vals = [abs(float(x)) for x in np.asarray(differences, dtype=float).ravel() if np.isfinite(x)]
+    nonzero = [v for v in vals if v > 1e-9]
+    if all(abs(v - 1.0) < 1e-9 for v in nonzero):
+        return 1
+    g = 1
+    for v in nonzero:
+        f = Fraction(v).limit_denominator(max_grid)
+        if abs(float(f) - v) > 1e-6:
+            return max(int(runs), 1)
+        g = lcm(g, f.denominator)
+        if g > max_grid:
+            return max(int(runs), 1)
+    return max(g, 1)
+
+
 def _psi(delta: float, sd: float) -> float:
     return min(1.0, max(sd * sd + delta * delta, abs(delta)))
 
 
-def _power(n: int, delta: float, sd: float, alpha: float) -> float:
-    psi = _psi(delta, sd)
-    if n <= EXACT_MAX:
-        return sign_flip_power(int(n), round(delta, 6), round(psi, 6), alpha)
+def analytic_power(
+    n: int, delta: float, sd: float, *, alpha: float = ALPHA, runs: int = 1
+) -> float:
+    """The sign-flip test's power for ``n`` pooled differences of mean ``delta`` and SD ``sd`` (module docs).
+
+    >>> round(analytic_power(401, 0.07, 0.5), 3), round(sign_flip_power(401, 0.07, _psi(0.07, 0.5)), 3)
+    (0.769, 0.771)
+    """
     from statistics import NormalDist
 
     norm = NormalDist()
-    s = math.sqrt(max(psi - delta * delta, 1e-12))
     z = norm.inv_cdf(1 - alpha / 2)
-    ncp = delta * math.sqrt(n) / s
-    return float(1 - norm.cdf(z - ncp) + norm.cdf(-z - ncp))
+    if n <= z * z + 1:
+        return 0.0
+    if sd <= 0:
+        return 1.0 if delta != 0 else 0.0
+    nu = n - 1
+    c_t = z * math.sqrt((n - 1) / (n - z * z))
+    lam = abs(delta) * math.sqrt(n) / sd
+    cc = (1.0 / max(int(runs), 1)) / (sd * math.sqrt(n))
+    adj, den = c_t * (1 - 1 / (4 * nu)), math.sqrt(1 + c_t * c_t / (2 * nu))
+    return float(norm.cdf((lam - cc - adj) / den) + norm.cdf((-lam - cc - adj) / den))
+
+
+def _power(n: int, delta: float, sd: float, alpha: float, runs: int = 1) -> float:
+    if runs <= 1 and n <= EXACT_MAX:
+        psi = _psi(delta, sd)
+        return sign_flip_power(int(n), round(delta, 6), round(psi, 6), alpha)
+    if runs <= 1:  # one binary answer per territory: the ternary model's SD at this effect
+        sd = math.sqrt(max(_psi(delta, sd) - delta * delta, 0.0))
+    else:  # on a grid of step 1/R a mean δ < 1/R needs a share δR of territories at 1/R
+        sd = max(sd, math.sqrt(max(abs(delta) / runs - delta * delta, 0.0)))
+    return analytic_power(n, delta, sd, alpha=alpha, runs=runs)
+
+
+def power_at(
+    n: int, delta: float, *, sigma_d: float = PLANNING_SD, alpha: float = ALPHA, runs: int = 1
+) -> float:
+    """The power of the paired sign-flip test with ``n`` territories against a true difference ``delta``.
+
+    The model of :func:`mde` (exact for one run up to :data:`EXACT_MAX` territories, analytic
+    otherwise); 0 when the test cannot reject at all (n ≤ 5 at α = 0.05).
+
+    >>> round(power_at(37, 0.15, sigma_d=0.4), 2), power_at(5, 0.5)
+    (0.42, 0.0)
+    """
+    n = int(n)
+    if n < 1 or n < math.log2(2.0 / alpha):
+        return 0.0
+    sd = float(min(max(sigma_d, 0.0), 1.0))
+    return float(_power(n, min(abs(float(delta)), 1.0), sd, alpha, int(runs)))
 
 
 def _first(ok: Callable[[int], bool], lo: int, hi: int) -> int:
@@ -168,12 +265,19 @@ def _first(ok: Callable[[int], bool], lo: int, hi: int) -> int:
 
 
 def mde(
-    n: int, *, sigma_d: float = PLANNING_SD, alpha: float = ALPHA, power: float = POWER
+    n: int,
+    *,
+    sigma_d: float = PLANNING_SD,
+    alpha: float = ALPHA,
+    power: float = POWER,
+    runs: int = 1,
 ) -> float | None:
     """The smallest difference δ ∈ (0, 1] detected with ``power`` by the paired sign-flip test; None if none is.
 
-    δ is searched on a 0.005 grid by bisection (the power of the discrete test grows with δ up to small
-    steps); None when even δ = 1 is not detected with that power (e.g. n ≤ 5: the test cannot reject).
+    ``sigma_d`` is the SD of the per-territory differences with ``runs`` runs pooled per territory
+    (one run: of one binary answer's). δ is found by bisection to 1e-4 (rounded up: the power there
+    is at least ``power``); None when even δ = 1 is not detected with that power (e.g. n ≤ 5: the
+    test cannot reject).
     """
     n = int(n)
     if n < 1 or n < math.log2(
@@ -181,15 +285,17 @@ def mde(
     ):  # the smallest attainable p-value, 2 / 2^n, exceeds alpha
         return None
     sd = float(min(max(sigma_d, 0.0), 1.0))
-    grid = np.round(np.arange(0.005, 1.0 + 1e-9, 0.005), 3)
 
-    def ok(i: int) -> bool:
-        return _power(n, float(grid[i]), sd, alpha) >= power
+    def ok(d: float) -> bool:
+        return _power(n, d, sd, alpha, int(runs)) >= power
 
-    if not ok(len(grid) - 1):
+    if not ok(1.0):
         return None
-    # bisection: power grows with the effect (up to the test's discreteness)
-    return float(grid[_first(ok, 0, len(grid) - 1)])
+    lo, hi = 0.0, 1.0  # bisection: power grows with the effect
+    while hi - lo > 1e-4:
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return round(hi, 4)
 
 
 def min_territories(
@@ -199,6 +305,7 @@ def min_territories(
     alpha: float = ALPHA,
     power: float = POWER,
     max_n: int = 100_000,
+    runs: int = 1,
 ) -> int | None:
     """The fewest territories whose MDE is ≤ ``target`` (bisection; None beyond ``max_n``).
 
@@ -207,7 +314,7 @@ def min_territories(
     """
 
     def ok(n: int) -> bool:
-        m = mde(n, sigma_d=sigma_d, alpha=alpha, power=power)
+        m = mde(n, sigma_d=sigma_d, alpha=alpha, power=power, runs=runs)
         return m is not None and m <= target + 1e-9
 
     if not ok(max_n):
@@ -227,18 +334,23 @@ def _row(
     runs: int | None,
     alpha: float,
     power: float,
-) -> dict:
-    m = mde(n, sigma_d=sd, alpha=alpha, power=power)
+    model_runs: int | None = None,
+) -> dict[str, Any]:
+    """One power-table row; ``runs`` is the design's (signature), ``model_runs`` the model's (default: ``runs``)."""
+    r = int(model_runs or runs or 1)
+    m = mde(n, sigma_d=sd, alpha=alpha, power=power, runs=r)
+    exact = n <= EXACT_MAX and r <= 1
     sig = Signature.build(
         "mde",
         metric=metric,
         lang=lang,
         alpha=alpha,
         power=power,
-        test="signflip-exact" if n <= EXACT_MAX else "normal",
+        test="signflip-exact" if exact else "signflip-normal",
         sd=f"{sd:.3f}",
         sd_src=source,
         runs=runs,
+        grid=r if r > 1 else None,
     )
     return {
         "query_lang": lang,
@@ -247,9 +359,10 @@ def _row(
         "sd": float(sd),
         "sd_source": source,
         "mde": m,
-        "method": "exact" if n <= EXACT_MAX else "analytic",
+        "method": "exact" if exact else "analytic",
         "thin": n < THIN,
         "detectable": m is not None,
+        "runs": r,
         "signature": str(sig),
     }
 
@@ -268,7 +381,9 @@ def design_power(
     Territories per cell: Control CS in language *l* — territories asked in *l* whose controller's language
     is *l*; Non-control CS — territories asked in *l* with a known controller of another language. The
     ``*`` rows are the pooled metrics (KB CS: territories with a known controller and a control query;
-    Cst CS: territories asked in ≥ 2 claimant languages). σ_d is the planning value.
+    Cst CS: territories asked in ≥ 2 claimant languages). σ_d is the planning value, that of one
+    answer's difference: before a run the run-to-run part is unknown, so the MDE is that of one run
+    whatever ``runs`` is (``bordir plan --run RUN_DIR`` estimates it; ``runs`` is in the signature).
     """
     by_terr: dict[str, set[str]] = {}
     for q in queries:
@@ -288,13 +403,13 @@ def design_power(
     n_kb = sum(dataset.territory(t).controller_known for t in controls)
     n_cst = sum(len(langs & set(dataset.claimant_langs(t))) >= 2 for t, langs in by_terr.items())
     rows = [
-        _row("*", "kb_cs", n_kb, sigma_d, "planning", runs, alpha, power),
-        _row("*", "cst_cs", n_cst, sigma_d, "planning", runs, alpha, power),
+        _row("*", "kb_cs", n_kb, sigma_d, "planning", runs, alpha, power, 1),
+        _row("*", "cst_cs", n_cst, sigma_d, "planning", runs, alpha, power, 1),
     ]
     for lang in sorted(set(control) | set(non)):
         for metric, d in (("control_cs", control), ("non_control_cs", non)):
             if d.get(lang):
-                rows.append(_row(lang, metric, d[lang], sigma_d, "planning", runs, alpha, power))
+                rows.append(_row(lang, metric, d[lang], sigma_d, "planning", runs, alpha, power, 1))
     return pd.DataFrame(rows, columns=list(POWER_COLUMNS))
 
 
@@ -374,14 +489,16 @@ def observed_power(
 
     For every model and every mode compared with ``baseline`` (as the report compares them), the SD of the
     per-territory differences (runs pooled) on the common territories; σ_d is the median over those
-    comparisons (at least ``min_sd``), n the median number of common territories. Without a baseline in
-    the responses, σ_d falls back to :data:`PLANNING_SD` (``sd_source`` says which).
+    comparisons (at least ``min_sd``), n the median number of common territories. The MDE counts the
+    runs: the pooled differences' grid (:func:`lattice_runs`: 1 when they are all −1, 0 or +1, e.g. a
+    temperature-0 model) picks the exact one-run model or the analytic one of several runs (``runs``).
+    Without a baseline in the responses, σ_d falls back to :data:`PLANNING_SD` (``sd_source`` says which).
     """
-    runs = int(responses["run"].nunique()) if len(responses) else None
+    n_runs = int(responses["run"].nunique()) if len(responses) else 1
     per = per_territory(responses, dataset)
     rows = []
     for (lang, metric), g in per.groupby(["query_lang", "metric"], sort=True):
-        sds, ns = [], []
+        sds, ns, diffs = [], [], []
         for _model, gm in g.groupby("model"):
             base = gm[gm["mode"] == baseline].set_index("territory")["value"]
             for mode, gx in gm.groupby("mode"):
@@ -393,11 +510,13 @@ def observed_power(
                     d = (other[common] - base[common]).to_numpy(float)
                     sds.append(float(np.std(d, ddof=1)))
                     ns.append(len(common))
+                    diffs.append(d)
         if sds:
             sd, n, src = max(float(np.median(sds)), min_sd), int(np.median(ns)), "observed"
+            grid = lattice_runs(np.concatenate(diffs), n_runs)
         else:
-            sd, n, src = PLANNING_SD, int(g["territory"].nunique()), "planning"
-        rows.append(_row(lang, metric, n, sd, src, runs, alpha, power))
+            sd, n, src, grid = PLANNING_SD, int(g["territory"].nunique()), "planning", 1
+        rows.append(_row(lang, metric, n, sd, src, n_runs, alpha, power, grid))
     order = {"*": 0}
     df = pd.DataFrame(rows, columns=list(POWER_COLUMNS))
     return df.sort_values(

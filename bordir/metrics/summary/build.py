@@ -9,7 +9,13 @@ For each (model, mode) and each CS metric of the metric registry
   ``territory_interval`` (method, contributing territories, ``warning`` when
   fewer than :data:`~bordir.metrics.intervals.bootstrap.MIN_CLUSTERS` contribute);
 * ``boot95``: the cluster-bootstrap percentile interval, territories resampled
-  jointly across runs (``bootstrap`` has the settings and its own signature);
+  jointly across runs (``bootstrap`` has the settings and its own signature;
+  for the normalised ΔCS the counts are pooled over runs);
+* ``terr95`` and ``boot95`` are ``null`` (with the reason in
+  ``territory_interval.refused`` / ``bootstrap.refused``) over fewer than
+  :data:`~bordir.metrics.intervals.smallsample.MIN_INTERVAL_CLUSTERS`
+  contributing territories and where a bound would be infinite: no bound of
+  +∞ or NaN is ever written as an interval;
 * for ΔCS and ΔCS unnormalised, ``undefined``: the runs and the share of
   resamples where it is undefined (or +∞); for ΔCS also ``unstable`` (Non-control
   CS's interval comes near 0);
@@ -20,8 +26,8 @@ For each (model, mode) and each CS metric of the metric registry
 Then Control / Non-control CS per query language, outcome rates per
 (model, mode, query language), and paired comparisons of every IR mode against
 ``no_ir`` per model (Holm-corrected across all of them). The headline ΔCS is the
-unnormalised Control − Non-control (``delta_cs_abs``); the normalised
-``delta_cs`` is kept for comparison with the papers, labelled "normalized
+unnormalised Control − Non-control (``delta_cs``); the normalised
+``delta_cs_norm`` is kept for comparison with the papers, labelled "normalized
 (reference)". Small-sample and instability warnings are in ``warnings``. ``swap_docs`` has no
 real control query (the English control queries are skipped, see
 :func:`bordir.retrieval.swap_skip_reason`), so its KB CS is ``null`` with a
@@ -33,7 +39,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -45,10 +51,17 @@ from ...signature import Signature
 from ...stats import DEFAULT_RESAMPLES, resolve_seed
 from .. import language_breakdown, outcome_rates, territory_tables
 from ..cs.aggregate import METRIC_BOUNDS
+from ..cs.breakdown import COUNT_COLUMNS
 from ..cs.table import TerritoryStats
 from ..intervals.bootstrap import MIN_CLUSTERS
 from ..intervals.runs import t_interval
-from ..intervals.smallsample import COVERAGE_NOTE, TERRITORY_METHODS, UNSTABLE_NON_CONTROL
+from ..intervals.smallsample import (
+    COVERAGE_NOTE,
+    METRIC_COVERAGE_NOTES,
+    MIN_INTERVAL_CLUSTERS,
+    TERRITORY_METHODS,
+    UNSTABLE_NON_CONTROL,
+)
 from ..registry import cs_metric_names, metric_label
 from ..responses import TableKey
 from .caveats import build_warnings
@@ -84,14 +97,7 @@ def _languages(
         for k in ("control_cs", "non_control_cs"):
             iv = t_interval(g[k].tolist(), variant=CI_RUNS, conf=CONF, bounds=METRIC_BOUNDS[k])
             rec[k] = {"mean": iv.mean, "ci95": ci_pair(iv.low, iv.high), "n_runs": iv.n}
-        for c in (
-            "control_agree",
-            "control_n",
-            "non_control_agree",
-            "non_control_n",
-            "unknown_n",
-            "missing",
-        ):
+        for c in COUNT_COLUMNS:
             rec[c] = g[c].sum()
         base = base_fields(run, model, mode, int(g["run"].nunique()), data_hash)
         rec["signature"] = str(Signature.build("language_cs", lang=lang, **base, ci=CI_RUNS))
@@ -111,7 +117,7 @@ def _outcomes(run: ScoredRun, by: Sequence[str]) -> list[dict[str, Any]]:
         key=lambda col: col.map(rank[col.name]) if col.name in rank else col,
         ignore_index=True,
     )
-    return rates.to_dict("records")
+    return cast("list[dict[str, Any]]", rates.to_dict("records"))
 
 
 def _run_section(run: ScoredRun, skipped_by_mode: Mapping[str, int]) -> dict[str, Any]:
@@ -132,7 +138,33 @@ def _run_section(run: ScoredRun, skipped_by_mode: Mapping[str, int]) -> dict[str
     out = {k: run.info.get(k) for k in keys}
     out["config"] = run.config.to_dict()
     out["skipped_by_mode"] = dict(skipped_by_mode)
+    out["dropped"] = dropped_pairs(run)
     return out
+
+
+def dropped_pairs(run: ScoredRun) -> dict[str, Any]:
+    """The (query, mode) pairs the grid left out, by cause: ``{pairs, n, causes: [{cause, n, modes}]}``.
+
+    ``pairs`` is queries × modes of the config; the causes come from ``run.json`` ``skipped``
+    (:func:`bordir.modes.count_skips`).
+    """
+    from ...modes import count_skips
+
+    skipped = [
+        (str(s.get("query_id")), str(s.get("mode")), str(s.get("reason")))
+        for s in run.info.get("skipped") or []
+        if isinstance(s, dict)
+    ]
+    n_queries = run.info.get("queries")
+    modes = (
+        getattr(run.config, "modes", None) or run.modes
+    )  # the grid's modes, dropped pairs included
+    pairs = n_queries * len(modes) if isinstance(n_queries, int) else None
+    return {
+        "pairs": pairs,
+        "n": len(skipped),
+        "causes": [c._asdict() for c in count_skips(skipped)],
+    }
 
 
 def build_metrics(
@@ -201,54 +233,63 @@ def build_metrics(
         policy=policy,
         data=data_hash,
     )
-    return jsonable(
-        {
-            "schema": SCHEMA,
-            "bordir_version": __version__,
-            "generated": now_iso(),
-            "run_dir": str(run.path.resolve()),
-            "signature": str(signature),
-            "settings": {
-                "scale": "fractions in [0, 1]",
-                "policy": policy,
-                "conf": CONF,
-                "ci95": {"method": "t-interval over runs", "variant": CI_RUNS, "ddof": 1},
-                "boot95": {
-                    "method": "cluster bootstrap over territories, jointly across runs; percentile interval",
-                    "n_resamples": n_resamples,
-                    "seed": seed,
+    return cast(
+        "dict[str, Any]",
+        jsonable(
+            {
+                "schema": SCHEMA,
+                "bordir_version": __version__,
+                "generated": now_iso(),
+                "run_dir": str(run.path.resolve()),
+                "signature": str(signature),
+                "settings": {
+                    "scale": "fractions in [0, 1]",
+                    "policy": policy,
+                    "conf": CONF,
+                    "ci95": {"method": "t-interval over runs", "variant": CI_RUNS, "ddof": 1},
+                    "boot95": {
+                        "method": "cluster bootstrap over territories, jointly across runs; percentile interval",
+                        "n_resamples": n_resamples,
+                        "seed": seed,
+                        "delta_cs_norm": "the ratio of the counts pooled over runs (resamples with Non-control "
+                        "CS 0 kept as +inf; no interval when more than 2.5% are +inf or undefined)",
+                        "refused": f"no interval over fewer than {MIN_INTERVAL_CLUSTERS} contributing "
+                        "territories, nor with an infinite or undefined bound (bootstrap.refused says why)",
+                    },
+                    "terr95": {
+                        "method": "cluster Wilson for the CS shares, MOVER for ΔCS, log-MOVER for ΔCS normalized; "
+                        "runs pooled per territory",
+                        "methods": dict(TERRITORY_METHODS),
+                        "min_clusters": MIN_CLUSTERS,
+                        "min_interval_clusters": MIN_INTERVAL_CLUSTERS,
+                        "unstable_non_control": UNSTABLE_NON_CONTROL,
+                        "coverage": COVERAGE_NOTE,
+                        "coverage_by_metric": dict(METRIC_COVERAGE_NOTES),
+                    },
+                    "headline_delta": "delta_cs (Control − Non-control); delta_cs_norm = normalized (reference)",
+                    "comparisons": {
+                        "baseline": BASELINE,
+                        "metrics": list(COMPARISON_METRICS),
+                        "runs": "pooled per territory (pool_runs)",
+                        "ci95": "paired cluster bootstrap over the common territories",
+                        "test": "two-sided paired permutation test (sign flips within territories), "
+                        "p = (c + 1) / (n + 1)",
+                        "n_permutations": n_resamples,
+                        "correction": "holm",
+                        "seed": seed,
+                    },
                 },
-                "terr95": {
-                    "method": "cluster Wilson for the CS shares, MOVER for ΔCS, log-MOVER for ΔCS normalized; "
-                    "runs pooled per territory",
-                    "methods": dict(TERRITORY_METHODS),
-                    "min_clusters": MIN_CLUSTERS,
-                    "unstable_non_control": UNSTABLE_NON_CONTROL,
-                    "coverage": COVERAGE_NOTE,
-                },
-                "headline_delta": "delta_cs_abs (Control − Non-control); delta_cs = normalized (reference)",
-                "comparisons": {
-                    "baseline": BASELINE,
-                    "metrics": list(COMPARISON_METRICS),
-                    "runs": "pooled per territory (pool_runs)",
-                    "ci95": "paired cluster bootstrap over the common territories",
-                    "test": "two-sided paired permutation test (sign flips within territories), "
-                    "p = (c + 1) / (n + 1)",
-                    "n_permutations": n_resamples,
-                    "correction": "holm",
-                    "seed": seed,
-                },
-            },
-            "run": _run_section(run, skipped_by_mode),
-            "models": run.models,
-            "modes": run.modes,
-            "metrics": list(cs_metric_names()),
-            "results": results,
-            "languages": _languages(run, tables, data_hash),
-            "outcomes": _outcomes(run, _OUTCOME_KEYS),
-            "outcomes_overall": _outcomes(run, ("model", "mode")),
-            "comparisons": comparisons,
-            "notes": [*notes, *cmp_notes],
-            "warnings": build_warnings(run, results, skipped_by_mode),
-        }
+                "run": _run_section(run, skipped_by_mode),
+                "models": run.models,
+                "modes": run.modes,
+                "metrics": list(cs_metric_names()),
+                "results": results,
+                "languages": _languages(run, tables, data_hash),
+                "outcomes": _outcomes(run, _OUTCOME_KEYS),
+                "outcomes_overall": _outcomes(run, ("model", "mode")),
+                "comparisons": comparisons,
+                "notes": [*notes, *cmp_notes],
+                "warnings": build_warnings(run, results, skipped_by_mode),
+            }
+        ),
     )

@@ -28,9 +28,17 @@ def build_warnings(
             f"dataset: run.json records {recorded} but the loaded dataset is {ds.signature}; "
             "scores use the loaded dataset"
         )
-    for mode, n in skipped_by_mode.items():
+    from ...modes import count_skips
+
+    skipped = [
+        (str(s.get("query_id")), str(s.get("mode")), str(s.get("reason")))
+        for s in info.get("skipped") or []
+        if isinstance(s, dict)
+    ]
+    for c in count_skips(skipped):
+        where = ", ".join(f"{m} {n}" for m, n in c.modes.items())
         out.append(
-            f"{mode}: {n} queries skipped by retrieval (the mode is undefined for them; run.json 'skipped')"
+            f"{c.n} (query, mode) pairs dropped: {c.cause} ({where}; run.json 'skipped' lists them)"
         )
     calls = info_section(info, "calls")
     if calls.get("failed"):
@@ -81,19 +89,26 @@ def interval_warnings(model: str, mode: str, cell: Mapping[str, Any]) -> list[st
             f"{model} / {mode}: intervals over territories rest on fewer than {MIN_CLUSTERS} territories "
             f"({which}); marked † in the tables"
         )
-    d = cell["metrics"].get("delta_cs", {})
+    refused = [
+        (metric_label(m), e["territory_interval"]["refused"])
+        for m, e in cell["metrics"].items()
+        if e.get("territory_interval") and e["territory_interval"].get("refused")
+    ]
+    for label, why in refused:
+        out.append(f"{model} / {mode}: {label}: {why}")
+    d = cell["metrics"].get("delta_cs_norm", {})
     if d.get("unstable"):
         nc = cell["metrics"]["non_control_cs"].get("terr95") or [None, None]
         low = "n/a" if nc[0] is None else f"{100 * nc[0]:.1f}"
         out.append(
-            f"{model} / {mode}: {metric_label('delta_cs')} is unstable: Non-control CS's interval reaches {low} "
+            f"{model} / {mode}: {metric_label('delta_cs_norm')} is unstable: Non-control CS's interval reaches {low} "
             f"(below {100 * UNSTABLE_NON_CONTROL:.0f}), so dividing by it can multiply Control CS tenfold; "
             "use ΔCS (unnormalised)"
         )
     und = d.get("undefined") or {}
     if und.get("runs"):
         out.append(
-            f"{model} / {mode}: {metric_label('delta_cs')} undefined (Non-control CS = 0) in {und['runs']} of "
+            f"{model} / {mode}: {metric_label('delta_cs_norm')} undefined (Non-control CS = 0) in {und['runs']} of "
             f"{und['of_runs']} runs; its mean and t-interval skip them"
         )
     return out

@@ -67,8 +67,7 @@ def base_fields(
 def recorded_fields(
     run: ScoredRun, model: str, mode: str, have: Mapping[str, Any]
 ) -> dict[str, str]:
-    """Fields of the responses' own signature (built by the runner) that ``have`` lacks: corpus hash, retriever
-    parameters, instruction language … so every score names everything its responses depended on."""
+    """Fields of the responses' own signature (built by the runner) that ``have`` lacks: corpus hash, retriever parameters, instruction language … so every score names everything its responses depended on."""
     resp = run.responses
     if "signature" not in resp.columns:
         return {}
@@ -181,7 +180,7 @@ def build_cell(
                 "resamples_undefined": None if boot is None else boot.n_undefined,
                 "resamples_infinite": None if boot is None else boot.n_infinite,
             }
-        if m == "delta_cs":
+        if m == "delta_cs_norm":
             metrics[m]["unstable"] = bool(terr is not None and terr.unstable)
     run_sigs = (
         sorted(set(group["signature"].dropna().astype(str))) if "signature" in group.columns else []

@@ -20,9 +20,9 @@ __all__ = [
 SCHEMA = "bordir.report/1"
 BASELINE = "no_ir"
 """The mode every IR mode is compared against."""
-HEADLINE: tuple[str, ...] = ("kb_cs", "cst_cs", "delta_cs_abs")
+HEADLINE: tuple[str, ...] = ("kb_cs", "cst_cs", "delta_cs")
 """The metrics of the main table and plot: the headline ΔCS is unnormalised (Control − Non-control)."""
-DELTA_METRICS: tuple[str, ...] = ("delta_cs_abs", "delta_cs")
+DELTA_METRICS: tuple[str, ...] = ("delta_cs", "delta_cs_norm")
 """Metrics reported with their share of undefined runs and resamples."""
 COMPARISON_METRICS: tuple[str, ...] = HEADLINE
 """The metrics compared between modes."""

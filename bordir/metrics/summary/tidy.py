@@ -74,6 +74,8 @@ def summary(
 ) -> pd.DataFrame:
     """Mean over runs with its t-interval and the cluster-bootstrap interval, per (model, mode, metric).
 
+    ``boot_low`` / ``boot_high`` are NaN where no interval over territories is given, and
+    ``boot_refused`` says why (fewer than 5 contributing territories, an infinite bound …).
     The numbers are the report's (:func:`bordir.metrics.summary.build.build_metrics` of ``run``);
     the signatures are built from ``responses`` (the whole table, every option order).
     """
@@ -111,6 +113,7 @@ def summary(
                         "high": ci[1],
                         "boot_low": boot[0],
                         "boot_high": boot[1],
+                        "boot_refused": (e.get("bootstrap") or {}).get("refused"),
                         "note": e["note"],
                         "signature": str(sig),
                     }
@@ -127,6 +130,7 @@ def summary(
             "high",
             "boot_low",
             "boot_high",
+            "boot_refused",
             "note",
             "signature",
         ],
@@ -145,37 +149,52 @@ def compare(
     model: str | None = None,
     n_resamples: int = RUN_RESAMPLES,
     seed: int | None = None,
+    min_territories: int | None = None,
 ) -> Any:
-    """Paired comparison of ``mode_a`` − ``mode_b`` (:meth:`bordir.runner.result.Run.compare` documents it)."""
+    """Paired comparison from ``mode_a`` to ``mode_b``: diff = B − A (:meth:`bordir.runner.result.Run.compare`).
+
+    ``metric`` defaults to :data:`~bordir.metrics.perlang.measures.DEFAULT_MEASURE` (as ``bordir
+    compare``). A per-language measure goes through
+    :func:`~bordir.metrics.perlang.compare.compare_by` (``by`` None: every language pooled, group
+    ``*``); a CS metric (``cst_cs``, ``delta_cs`` …, pooled over languages by definition) through
+    the paired comparison of the territory tables, without ``by``.
+    """
     from ...modes import Mode
     from ...stats import holm_adjust, resolve_seed
+    from ..cs.aggregate import METRICS
     from ..cs.tables import territory_tables
     from ..intervals.aligned import pool_runs
     from ..intervals.paired import paired_comparison
+    from ..perlang.measures import DEFAULT_MEASURE
 
     a, b = Mode.parse(mode_a).value, Mode.parse(mode_b).value
     models = [model] if model else list(dict.fromkeys(responses["model"]))
     seed = resolve_seed(seed)
-    if by is not None:
-        from ..perlang.compare import compare_by
+    metric = metric or DEFAULT_MEASURE
+    if metric not in METRICS:
+        from ..perlang.compare import DEFAULT_MIN_TERRITORIES, compare_by
         from ..perlang.items import GROUPINGS, Grouping
-        from ..perlang.measures import DEFAULT_MEASURE
 
-        if by not in GROUPINGS:
+        grouping = by or "all"
+        if grouping not in GROUPINGS:
             raise ConfigError(f"unknown grouping by={by!r}; known: {', '.join(GROUPINGS)}")
         return compare_by(
             given(responses),
             dataset,
             a,
             b,
-            by=cast(Grouping, by),  # checked just above
-            metric=metric or DEFAULT_MEASURE,
+            by=cast(Grouping, grouping),  # checked just above
+            metric=metric,
             model=model,
             resamples=n_resamples,
             seed=seed,
             policy=policy,
+            min_territories=DEFAULT_MIN_TERRITORIES if min_territories is None else min_territories,
         )
-    metric = metric or "cst_cs"
+    if by is not None:
+        from ..perlang.measures import get_measure
+
+        get_measure(metric)  # a CS metric per language: the error says which measure to use
     tables = territory_tables(given(responses), dataset, policy=policy)
     found = []
     for mdl in models:
@@ -189,12 +208,12 @@ def compare(
         found.append(
             (
                 mdl,
-                paired_comparison(
-                    pool_runs(ta),
+                paired_comparison(  # B first: diff = B − A
                     pool_runs(tb),
+                    pool_runs(ta),
                     metric,
-                    label_a=a,
-                    label_b=b,
+                    label_a=b,
+                    label_b=a,
                     n_resamples=n_resamples,
                     n_permutations=n_resamples,
                     seed=seed,
@@ -225,8 +244,8 @@ def compare(
                 "metric": metric,
                 "mode_a": a,
                 "mode_b": b,
-                "value_a": pc.value_a,
-                "value_b": pc.value_b,
+                "value_a": pc.value_b,
+                "value_b": pc.value_a,
                 "diff": pc.diff,
                 "low": pc.low,
                 "high": pc.high,

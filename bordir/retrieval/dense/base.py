@@ -36,7 +36,7 @@ import os
 from abc import abstractmethod
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import numpy as np
 
@@ -44,6 +44,7 @@ from ...corpus import Corpus
 from ...errors import ConfigError
 from ...records import Passage
 from ..base import Retriever
+from .query_store import QueryStore
 from .store import CorpusEmbeddings, EmbeddingStore, l2_normalise
 
 __all__ = ["DenseRetriever"]
@@ -107,6 +108,7 @@ class DenseRetriever(Retriever):
         )
         self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._query_cache_size = query_cache_size
+        self._query_disk: QueryStore | None | bool = False  # False: not opened yet
         self._embeddings: CorpusEmbeddings | None = None
 
     # -- what subclasses implement ----------------------------------------------
@@ -168,7 +170,7 @@ class DenseRetriever(Retriever):
             return np.zeros(0)
         rows = emb.rows(docs)
         q = self.query_vector(query_text)
-        return (emb.matrix[rows] @ q).astype(float)
+        return cast("np.ndarray", (emb.matrix[rows] @ q).astype(float))
 
     def search(
         self, query_text: str, k: int = 10, *, langs: Iterable[str] | None = None
@@ -198,17 +200,50 @@ class DenseRetriever(Retriever):
         if hit is not None:
             self._query_cache.move_to_end(text)
             return hit
-        vec = self._embed_query_batch([text])[0]
-        self._remember(text, vec)
+        self.warm_queries([text])
+        vec = self._query_cache.get(text)
+        if vec is None:  # no memory cache (query_cache_size=0): embedded again
+            vec = self._from_disk([text]).get(text)
+            if vec is None:
+                vec = self._embed_query_batch([text])[0]
         return vec
 
     def warm_queries(self, texts: Iterable[str]) -> None:
-        """Embed many queries in batches ahead of scoring (fewer API calls than one at a time)."""
+        """Embed many queries in batches ahead of scoring (fewer API calls than one at a time).
+
+        Queries embedded in an earlier run with the same embedder and parameters are read from
+        the cache (:class:`~bordir.retrieval.dense.query_store.QueryStore`), not embedded again.
+        """
         todo = list(dict.fromkeys(t for t in texts if t not in self._query_cache))
+        for t, v in self._from_disk(todo).items():
+            self._remember(t, v)
+        todo = [t for t in todo if t not in self._query_cache]
         for start in range(0, len(todo), self.batch_size):
             chunk = todo[start : start + self.batch_size]
-            for t, v in zip(chunk, self._embed_query_batch(chunk)):
+            vectors = dict(zip(chunk, self._embed_query_batch(chunk)))
+            for t, v in vectors.items():
                 self._remember(t, v)
+            disk = self._disk()
+            if disk is not None:
+                disk.put(vectors)
+
+    def _disk(self) -> QueryStore | None:
+        if self._query_disk is False:
+            self._query_disk = self.store.query_store(self)
+        return self._query_disk  # type: ignore[return-value]
+
+    def _from_disk(self, texts: list[str]) -> dict[str, np.ndarray]:
+        disk = self._disk()
+        if disk is None or not texts:
+            return {}
+        want = self._passage_dims()
+        return {t: v for t, v in disk.get(texts).items() if not want or v.shape[0] == want}
+
+    def _passage_dims(self) -> int | None:
+        """The size query vectors must have: the fitted passages', else :attr:`dims` (None: any)."""
+        if self._embeddings is not None and len(self._embeddings):
+            return self._embeddings.dims
+        return self.dims
 
     def _embed_query_batch(self, texts: list[str]) -> np.ndarray:
         out = np.asarray(self.embed_queries(texts), dtype=np.float32)
@@ -216,11 +251,7 @@ class DenseRetriever(Retriever):
             raise ConfigError(
                 f"{self.name} returned query embeddings of shape {out.shape} for {len(texts)} texts"
             )
-        want = (
-            self._embeddings.dims
-            if self._embeddings is not None and len(self._embeddings)
-            else self.dims
-        )
+        want = self._passage_dims()
         if want and out.shape[1] != want:
             raise ConfigError(
                 f"{self.name} returned {out.shape[1]}-dimensional query vectors; passages have {want}"

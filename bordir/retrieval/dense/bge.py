@@ -143,7 +143,7 @@ class BGEM3(DenseRetriever):
         self.use_fp16 = on_gpu if use_fp16 is None else bool(use_fp16 and on_gpu)
         self.device = device
         self._m3: Any = None
-        self._hybrid_cache: OrderedDict[tuple, np.ndarray] = OrderedDict()
+        self._hybrid_cache: OrderedDict[tuple[Any, ...], np.ndarray] = OrderedDict()
         super().__init__(model=MODEL, **options)
 
     def embedding_params(self) -> dict[str, str]:

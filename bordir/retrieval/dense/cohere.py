@@ -22,13 +22,11 @@ import os
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-import numpy as np
-
 from ..._extras import require
 from ..._http import short_body
 from ...errors import ConfigError, FetchError, describe_transport_error, register_secret
 from ..base import register
-from .base import DenseRetriever
+from .api import APIEmbeddings, InputType
 
 __all__ = ["CohereEmbeddings"]
 
@@ -37,7 +35,7 @@ MAX_BATCH = 96
 
 
 @register("cohere")
-class CohereEmbeddings(DenseRetriever):
+class CohereEmbeddings(APIEmbeddings):
     """Embeddings from the Cohere API (v2 ``/v2/embed``).
 
     Args:
@@ -48,7 +46,7 @@ class CohereEmbeddings(DenseRetriever):
         truncate: how the API shortens over-long texts (``END``, ``START`` or ``NONE``).
         max_retries: retries on 429 / 5xx.
         timeout: seconds per request.
-        **options: see :class:`~bordir.retrieval.dense.base.DenseRetriever` (``batch_size`` default 96).
+        **options: see :class:`~bordir.retrieval.dense.api.APIEmbeddings` (``batch_size`` default 96).
     """
 
     provider: ClassVar[str] = "cohere"
@@ -62,22 +60,11 @@ class CohereEmbeddings(DenseRetriever):
     }
     default_batch_size: ClassVar[int] = MAX_BATCH
 
-    def __init__(
-        self,
-        *,
-        model: str | None = None,
-        dims: int | None = None,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        truncate: str = "END",
-        max_retries: int = 6,
-        timeout: float = 60.0,
-        **options: Any,
-    ) -> None:
+    def __init__(self, *, truncate: str = "END", **options: Any) -> None:
         self._cohere = require("cohere", "cohere", purpose="Cohere embeddings")
         self._api_error = require("cohere.core", "cohere").ApiError
         self._http_error = require("httpx", "cohere").HTTPError
-        super().__init__(model=model, dims=dims, **options)
+        super().__init__(**options)
         if self.batch_size > MAX_BATCH:
             raise ConfigError(
                 f"Cohere embeds at most {MAX_BATCH} texts per request; got batch_size={self.batch_size}"
@@ -85,88 +72,65 @@ class CohereEmbeddings(DenseRetriever):
         if truncate not in ("END", "START", "NONE"):
             raise ConfigError(f"truncate must be END, START or NONE, got {truncate!r}")
         self.truncate = truncate
-        self._request_dims = dims
-        self._base_url = base_url
-        self._api_key = api_key
-        self.max_retries = int(max_retries)
-        self.timeout = float(timeout)
-        self._client: Any = None
         self._key_source = "CO_API_KEY"
-        register_secret(api_key)
 
     def embedding_params(self) -> dict[str, str]:
         return {"truncate": self.truncate}
 
-    def _get_client(self) -> Any:
-        if self._client is None:
-            key, self._key_source = self._api_key, "api_key="
-            for name in ("CO_API_KEY", "COHERE_API_KEY"):
-                if not key and os.environ.get(name, "").strip():
-                    key, self._key_source = os.environ[name].strip(), name
-            if not key:
-                raise ConfigError(
-                    "Cohere embeddings need an API key; neither CO_API_KEY nor COHERE_API_KEY is set. "
-                    "Set one (export CO_API_KEY=…) or pass api_key=…"
-                )
-            # ClientV2 reads CO_API_URL when cohere is imported; read it now instead
-            base_url = self._base_url or os.environ.get("CO_API_URL") or None
-            self._client = self._cohere.ClientV2(
-                api_key=key,
-                base_url=base_url,
-                max_retries=self.max_retries,
-                timeout=self.timeout,
-                client_name="bordir",
+    def make_client(self, api_key: str | None, base_url: str | None) -> Any:
+        key, self._key_source = api_key, "api_key="
+        for name in ("CO_API_KEY", "COHERE_API_KEY"):
+            if not key and os.environ.get(name, "").strip():
+                key, self._key_source = os.environ[name].strip(), name
+        if not key:
+            raise ConfigError(
+                "Cohere embeddings need an API key; neither CO_API_KEY nor COHERE_API_KEY is set. "
+                "Set one (export CO_API_KEY=…) or pass api_key=…"
             )
-            register_secret(key)  # masked in every error from now on
-            self._api_key = None  # the client holds it now
-        return self._client
+        # ClientV2 reads CO_API_URL when cohere is imported; read it now instead
+        client = self._cohere.ClientV2(
+            api_key=key,
+            base_url=base_url or os.environ.get("CO_API_URL") or None,
+            max_retries=self.max_retries,
+            timeout=self.timeout,
+            client_name="bordir",
+        )
+        register_secret(key)  # masked in every error from now on
+        return client
 
-    def _embed(self, texts: Sequence[str], input_type: str) -> np.ndarray:
-        client = self._get_client()
-        rows: list[list[float]] = []
-        for start in range(0, len(texts), self.batch_size):
-            chunk = [t if t.strip() else " " for t in texts[start : start + self.batch_size]]
-            kwargs: dict[str, Any] = {
-                "model": self.model,
-                "input_type": input_type,
-                "texts": chunk,
-                "embedding_types": ["float"],
-                "truncate": self.truncate,
-            }
-            if self._request_dims is not None:
-                kwargs["output_dimension"] = self._request_dims
-            try:
-                resp = client.embed(**kwargs)
-            except self._api_error as exc:
-                hint = f" (check {self._key_source})" if exc.status_code in (401, 403, 498) else ""
-                raise FetchError(
-                    f"{self.name}: embed request failed with HTTP {exc.status_code}{hint}: {short_body(exc.body)}",
-                    provider=self.name,
-                    status=exc.status_code,
-                ) from None
-            except self._http_error as exc:
-                raise FetchError(
-                    f"{self.name}: embed request failed: {describe_transport_error(exc)}",
-                    provider=self.name,
-                ) from None
-            except ValueError as exc:  # a body that is not JSON
-                raise FetchError(
-                    f"{self.name}: malformed embed response: {exc}", provider=self.name
-                ) from None
-            got = resp.embeddings.float_ if resp.embeddings is not None else None
-            if got is None or len(got) != len(chunk):
-                n = 0 if got is None else len(got)
-                raise FetchError(
-                    f"{self.name}: asked for {len(chunk)} float embeddings, the API returned {n}",
-                    provider=self.name,
-                )
-            rows.extend(got)
-        if not rows:
-            return np.zeros((0, self.dims or 0), dtype=np.float32)
-        return np.asarray(rows, dtype=np.float32)
-
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        return self._embed(texts, "search_document")
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._embed(texts, "search_query")
+    def embed_batch(self, client: Any, chunk: list[str], input_type: InputType) -> Sequence[Any]:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "input_type": f"search_{input_type}",
+            "texts": chunk,
+            "embedding_types": ["float"],
+            "truncate": self.truncate,
+        }
+        if self._request_dims is not None:
+            kwargs["output_dimension"] = self._request_dims
+        try:
+            resp = client.embed(**kwargs)
+        except self._api_error as exc:
+            hint = f" (check {self._key_source})" if exc.status_code in (401, 403, 498) else ""
+            raise FetchError(
+                f"{self.name}: embed request failed with HTTP {exc.status_code}{hint}: {short_body(exc.body)}",
+                provider=self.name,
+                status=exc.status_code,
+            ) from None
+        except self._http_error as exc:
+            raise FetchError(
+                f"{self.name}: embed request failed: {describe_transport_error(exc)}",
+                provider=self.name,
+            ) from None
+        except ValueError as exc:  # a body that is not JSON
+            raise FetchError(
+                f"{self.name}: malformed embed response: {exc}", provider=self.name
+            ) from None
+        got = resp.embeddings.float_ if resp.embeddings is not None else None
+        if got is None or len(got) != len(chunk):
+            n = 0 if got is None else len(got)
+            raise FetchError(
+                f"{self.name}: asked for {len(chunk)} float embeddings, the API returned {n}",
+                provider=self.name,
+            )
+        return list(got)

@@ -25,19 +25,17 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-import numpy as np
-
 from ..._extras import require
 from ..._http import short_body
 from ...errors import ConfigError, FetchError, describe_transport_error, register_secret
 from ..base import register
-from .base import DenseRetriever
+from .api import APIEmbeddings, InputType
 
 __all__ = ["OpenAIEmbeddings"]
 
 
 @register("openai")
-class OpenAIEmbeddings(DenseRetriever):
+class OpenAIEmbeddings(APIEmbeddings):
     """Embeddings from the OpenAI API (or any server speaking its ``/v1/embeddings`` protocol).
 
     Args:
@@ -47,7 +45,7 @@ class OpenAIEmbeddings(DenseRetriever):
         api_key: the key (default ``$OPENAI_API_KEY``); never stored outside the client.
         max_retries: retries on 429 / 5xx / connection errors.
         timeout: seconds per request.
-        **options: see :class:`~bordir.retrieval.dense.base.DenseRetriever` (``batch_size`` default 64).
+        **options: see :class:`~bordir.retrieval.dense.api.APIEmbeddings` (``batch_size`` default 64).
     """
 
     provider: ClassVar[str] = "openai"
@@ -59,80 +57,43 @@ class OpenAIEmbeddings(DenseRetriever):
     }
     default_batch_size: ClassVar[int] = 64
 
-    def __init__(
-        self,
-        *,
-        model: str | None = None,
-        dims: int | None = None,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        max_retries: int = 6,
-        timeout: float = 60.0,
-        **options: Any,
-    ) -> None:
+    def __init__(self, **options: Any) -> None:
         self._openai = require("openai", "openai", purpose="OpenAI embeddings")
-        super().__init__(model=model, dims=dims, **options)
-        self._request_dims = dims
-        self._base_url = base_url
-        self._api_key = api_key
-        self.max_retries = int(max_retries)
-        self.timeout = float(timeout)
-        self._client: Any = None
-        register_secret(api_key)
+        super().__init__(**options)
 
-    def _get_client(self) -> Any:
-        if self._client is None:
-            key = self._api_key or os.environ.get("OPENAI_API_KEY")
-            if not key:
-                raise ConfigError(
-                    "OpenAI embeddings need an API key; OPENAI_API_KEY is not set. "
-                    "Set it (export OPENAI_API_KEY=…) or pass api_key=…"
-                )
-            base_url = self._base_url or os.environ.get("OPENAI_BASE_URL") or None
-            self._client = self._openai.OpenAI(
-                api_key=key, base_url=base_url, max_retries=self.max_retries, timeout=self.timeout
+    def make_client(self, api_key: str | None, base_url: str | None) -> Any:
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        if not key:
+            raise ConfigError(
+                "OpenAI embeddings need an API key; OPENAI_API_KEY is not set. "
+                "Set it (export OPENAI_API_KEY=…) or pass api_key=…"
             )
-            register_secret(key)  # masked in every error from now on
-            self._api_key = None  # the client holds it now
-        return self._client
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        client = self._openai.OpenAI(
+            api_key=key, base_url=base_url, max_retries=self.max_retries, timeout=self.timeout
+        )
+        register_secret(key)  # masked in every error from now on
+        return client
 
-    def _embed(self, texts: Sequence[str]) -> np.ndarray:
-        client = self._get_client()
-        rows: list[list[float]] = []
-        for start in range(0, len(texts), self.batch_size):
-            # the API rejects empty strings
-            chunk = [t if t.strip() else " " for t in texts[start : start + self.batch_size]]
-            kwargs: dict[str, Any] = {
-                "model": self.model,
-                "input": chunk,
-                "encoding_format": "float",
-            }
-            if self._request_dims is not None:
-                kwargs["dimensions"] = self._request_dims
-            try:
-                resp = client.embeddings.create(**kwargs)
-            except self._openai.APIError as exc:
-                raise _provider_error(exc, self.name, client) from None
-            except ValueError as exc:  # a body that is not JSON
-                raise FetchError(
-                    f"{self.name}: malformed embeddings response: {exc}", provider=self.name
-                ) from None
-            data = sorted(getattr(resp, "data", None) or [], key=lambda d: d.index)
-            if len(data) != len(chunk):
-                raise FetchError(
-                    f"{self.name}: asked for {len(chunk)} embeddings, the API returned {len(data)}",
-                    provider=self.name,
-                )
-            rows.extend(d.embedding for d in data)
-        if not rows:
-            return np.zeros((0, self.dims or 0), dtype=np.float32)
-        return np.asarray(rows, dtype=np.float32)
-
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        return self._embed(texts)
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._embed(texts)
+    def embed_batch(self, client: Any, chunk: list[str], input_type: InputType) -> Sequence[Any]:
+        kwargs: dict[str, Any] = {"model": self.model, "input": chunk, "encoding_format": "float"}
+        if self._request_dims is not None:
+            kwargs["dimensions"] = self._request_dims
+        try:
+            resp = client.embeddings.create(**kwargs)
+        except self._openai.APIError as exc:
+            raise _provider_error(exc, self.name, client) from None
+        except ValueError as exc:  # a body that is not JSON
+            raise FetchError(
+                f"{self.name}: malformed embeddings response: {exc}", provider=self.name
+            ) from None
+        data = sorted(getattr(resp, "data", None) or [], key=lambda d: d.index)
+        if len(data) != len(chunk):
+            raise FetchError(
+                f"{self.name}: asked for {len(chunk)} embeddings, the API returned {len(data)}",
+                provider=self.name,
+            )
+        return [d.embedding for d in data]
 
 
 def _provider_error(exc: Exception, name: str, client: Any) -> FetchError:

@@ -44,7 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -55,6 +55,7 @@ from ...errors import BordirError, ConfigError
 from ...records import Passage
 from ...registry import Registry
 from ...settings import CACHE
+from .query_store import QueryStore
 
 __all__ = [
     "SHIPPED_DIR",
@@ -123,7 +124,7 @@ def l2_normalise(matrix: np.ndarray) -> np.ndarray:
         return m / n if n > 0 else m.copy()
     norms = np.linalg.norm(m, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (m / norms).astype(np.float32, copy=False)
+    return cast("np.ndarray", (m / norms).astype(np.float32, copy=False))
 
 
 def cosine_top_k(
@@ -280,6 +281,13 @@ class EmbeddingStore:
         slug = embedder_slug(embedder.name, embedder.embedding_signature())
         return self.cache_dir / "embeddings" / slug / f"{corpus.content_hash()}.npz"
 
+    def query_store(self, embedder: DocumentEmbedder) -> QueryStore | None:
+        """The on-disk query vectors of ``embedder`` (None when the cache is off)."""
+        if not self.use_cache:
+            return None
+        slug = embedder_slug(embedder.name, embedder.embedding_signature())
+        return QueryStore(self.cache_dir / "embeddings" / slug / "queries.sqlite3")
+
     def shipped_path_for(self, corpus: Corpus, embedder: DocumentEmbedder) -> Path | None:
         """Where shipped embeddings of ``corpus`` by ``embedder`` would be (None: no shipped directory)."""
         if self.shipped_dir is None:
@@ -387,7 +395,9 @@ def _load(
     return matrix, ""
 
 
-def _write(path: Path, matrix: np.ndarray, keys: tuple[tuple[str, str], ...], meta: dict) -> None:
+def _write(
+    path: Path, matrix: np.ndarray, keys: tuple[tuple[str, str], ...], meta: dict[str, Any]
+) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     langs = np.array([k[0] for k in keys], dtype=str)
     ids = np.array([k[1] for k in keys], dtype=str)

@@ -18,7 +18,8 @@ batch-state file, :mod:`~bordir.generation.batch.state`):
    go into the same response cache, under the same keys, and the same
    ``responses.parquet`` / ``run.json`` are written as by an online run. Failed
    requests get outcome ``failed``; the next ``--submit batch`` re-submits
-   exactly them.
+   exactly them. The batches' claims in the response cache
+   (:mod:`~bordir.generation.batch.claims`) are released then.
 """
 
 from __future__ import annotations
@@ -57,6 +58,14 @@ class CollectReport:
     pending: list[tuple[str, str, int, int]] = field(default_factory=list)
     run: Any = None
     summary: dict[str, int] = field(default_factory=dict)
+
+
+def check_poll(poll: Any) -> None:
+    """Refuse a ``poll`` that is not a number of seconds in (0, 86400] (nan, inf, 1e300, -1 …)."""
+    if isinstance(poll, bool) or not isinstance(poll, (int, float)) or not 0 < poll <= 86_400:
+        raise ConfigError(
+            f"poll must be a number of seconds > 0 and <= 86400 (a day), got {poll!r}"
+        )
 
 
 def _providers(state: BatchState, backends: Mapping[str, Any]) -> dict[str, Any]:
@@ -116,7 +125,7 @@ def _collect_one(state: BatchState, rec: BatchRecord, provider: Any) -> None:
     rec.collected = True
 
 
-def _with_meta(res: Any, meta: dict) -> Any:
+def _with_meta(res: Any, meta: dict[str, Any]) -> Any:
     import dataclasses
 
     return dataclasses.replace(res, meta=meta)
@@ -198,15 +207,18 @@ def collect(
     """Collect the batches of run directory ``out`` and, when none is pending, write the run; see the module docs.
 
     Raises:
-        ConfigError: no batch was ever submitted in ``out`` (unless not ``require_batches``).
+        ConfigError: no batch was ever submitted in ``out`` (unless not ``require_batches``), or
+            ``poll`` is not a number of seconds in (0, 86400].
         BatchError: a retrieval or a download failed (run ``--collect`` again).
     """
     from ...experiment.writer import RunDirWriter
     from ...generation.backend import get_backend
     from ...generation.batch.results import BatchResultsBackend
+    from ...generation.cache import ResponseCache
     from ..online import run_online
     from .submit import adopt_uploads
 
+    check_poll(poll)
     out = Path(out)
     state = BatchState.load(out)
     if not state.batches and not state.uploads and require_batches:
@@ -219,7 +231,8 @@ def collect(
     if state.pending() or state.uploads:
         with RunDirWriter(out):  # the run-directory lock: one collector at a time
             state = BatchState.load(out)
-            adopt_uploads(state, backends)  # a submission interrupted during a batch creation
+            with ResponseCache(cfg.cache) as cache:  # a submission interrupted during a creation
+                adopt_uploads(state, backends, cache)
             report.collected = refresh(
                 state, backends, wait=wait, poll=poll, progress=progress, sleep=sleep
             )
@@ -240,6 +253,8 @@ def collect(
             model, state.results(model), secrets=tuple(online.secrets())
         )
     report.run = run_online(cfg, out, progress=progress, backends=grid_backends)
+    with ResponseCache(cfg.cache) as cache:  # their answers are in the cache now
+        cache.release_batch_claims(b.id for b in state.batches if b.collected)
     return report
 
 
@@ -259,6 +274,7 @@ def run_batched(
     """
     from .submit import submit
 
+    check_poll(poll)
     if out is None:
         raise ConfigError(
             "batch=True needs a run directory for the batch state: pass out='runs/exp1'"

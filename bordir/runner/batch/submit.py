@@ -7,28 +7,33 @@ cache keys), then dropped when they are
 
 * already in the response cache (a batch never pays for a cached answer),
 * in a batch of this run directory that is still pending (a second ``--submit``
-  does not resubmit), or
+  does not resubmit), or in a pending batch of another run directory sharing the
+  cache (its claims in the cache, :mod:`~bordir.generation.batch.claims`), or
 * answered by a collected batch.
 
 What is left (on a first submission: everything; after a partly failed batch:
 exactly its failed requests) is written to ``OUT/batch/<n>.input.jsonl``,
 uploaded and submitted, at most 50,000 lines per batch, and recorded in the
 batch-state file (:mod:`~bordir.generation.batch.state`) before the call
-returns. Models of other providers are left to ``--collect``, which calls them
+returns; the response cache records that the batch holds its keys, so that no
+run on that cache calls them online meanwhile. Models of other providers are left to ``--collect``, which calls them
 online.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...generation.batch.claims import WINDOW, held_by_batches
 from ...generation.batch.provider import MAX_LINES, BatchError, batch_provider
 from ...generation.batch.requests import custom_id_for, request_line, to_jsonl
 from ...generation.batch.state import BatchRecord, BatchState
+from ...generation.cache import BatchClaim
 
 __all__ = ["SubmitReport", "submit", "grid_requests", "adopt_uploads"]
 
@@ -114,7 +119,17 @@ def submit(
         return _submit(cfg, out, prep, dict(backends or {}))
 
 
-def _record(state: BatchState, upload: dict[str, Any], info: Any) -> None:
+def _claim(cache: Any, state: BatchState, upload: dict[str, Any], batch_id: str) -> None:
+    """Record in the response cache that the batch of ``upload`` holds its keys (see claims)."""
+    if cache is None:
+        return
+    cache.claim_for_batch(
+        upload["custom_ids"].values(),
+        BatchClaim(batch_id, upload["file_id"], str(state.run_dir.resolve()), time.time() + WINDOW),
+    )
+
+
+def _record(state: BatchState, upload: dict[str, Any], info: Any, cache: Any = None) -> None:
     """Record the batch ``info`` made from ``upload``, in place of the upload."""
     state.uploads.remove(upload)
     state.add(
@@ -128,21 +143,37 @@ def _record(state: BatchState, upload: dict[str, Any], info: Any) -> None:
             counts=dict(info.counts),
         )
     )
+    _claim(cache, state, upload, info.id)
 
 
-def _create(state: BatchState, upload: dict[str, Any], provider: Any) -> Any:
-    """Create the batch of a recorded upload and record it."""
+def _create(state: BatchState, upload: dict[str, Any], provider: Any, cache: Any = None) -> Any:
+    """Create the batch of a recorded upload and record it.
+
+    Only a definite refusal (a 4xx) forgets the upload. When no answer came back (a connection
+    error, a timeout, a 5xx such as a proxy's 502) the provider may have created the batch: the
+    upload stays in the state, and the next submit or collect looks the batch up by its input file
+    (:func:`adopt_uploads`) before it would create one.
+    """
     try:
         info = provider.create(upload["file_id"])
-    except BatchError:
-        state.uploads.remove(upload)  # the provider answered no: no batch was created
+    except BatchError as exc:
+        if exc.refused:  # the provider answered no: no batch was created
+            state.uploads.remove(upload)
+            state.save()
+            raise
         state.save()
-        raise
-    _record(state, upload, info)
+        raise BatchError(
+            f"{exc}; a batch may exist at the provider for input file {upload['file_id']} "
+            f"(kept in {state.path}): the next `bordir run CONFIG --out DIR --submit batch` or "
+            "`--collect` looks it up by its input file and creates it only if it is not there, "
+            "so nothing is billed twice",
+            status=exc.status,
+        ) from None
+    _record(state, upload, info, cache)
     return info
 
 
-def adopt_uploads(state: BatchState, backends: Mapping[str, Any]) -> list[str]:
+def adopt_uploads(state: BatchState, backends: Mapping[str, Any], cache: Any = None) -> list[str]:
     """Record the batches of uploads whose creation was interrupted; returns their ids.
 
     An upload is in the state between the file's upload and the batch's creation being recorded.
@@ -159,9 +190,9 @@ def adopt_uploads(state: BatchState, backends: Mapping[str, Any]) -> list[str]:
             raise BatchError(f"{upload['model']}: an upload of this model but no batch API")
         info = provider.find_by_input(upload["file_id"])
         if info is None:
-            info = _create(state, upload, provider)
+            info = _create(state, upload, provider, cache)
         else:
-            _record(state, upload, info)
+            _record(state, upload, info, cache)
         state.save()
         ids.append(info.id)
     return ids
@@ -174,9 +205,9 @@ def _submit(cfg: Any, out: Path, prep: Any, backends: dict[str, Any]) -> SubmitR
 
     state = BatchState.load(out)
     report = SubmitReport(state=state.path)
-    report.recovered = adopt_uploads(state, backends)
-    pending, answered = state.pending_keys(), state.succeeded_keys()
     with ResponseCache(cfg.cache) as cache:
+        report.recovered = adopt_uploads(state, backends, cache)
+        pending, answered = state.pending_keys(), state.succeeded_keys()
         for model in cfg.models:
             backend = backends.get(model) or get_backend(model)
             provider = batch_provider(backend)
@@ -185,12 +216,14 @@ def _submit(cfg: Any, out: Path, prep: Any, backends: dict[str, Any]) -> SubmitR
                 continue
             wanted = grid_requests(cfg, prep, model, backend)
             in_cache = cache.contains_keys(r.cache_key() for r, _ in wanted)
+            # held by a pending batch of another run directory on this cache
+            elsewhere = held_by_batches(cache, (r.cache_key() for r, _ in wanted))
             todo = []
             for request, _ in wanted:
                 key = request.cache_key()
                 if key in in_cache:
                     report.cached += 1
-                elif key in pending:
+                elif key in pending or key in elsewhere:
                     report.pending += 1
                 elif key in answered:
                     report.answered += 1
@@ -218,7 +251,8 @@ def _submit(cfg: Any, out: Path, prep: Any, backends: dict[str, Any]) -> SubmitR
                 }
                 state.uploads.append(upload)
                 state.save()  # a crash during the creation: the next call adopts or creates it
-                info = _create(state, upload, provider)
+                _claim(cache, state, upload, "")  # no run on this cache calls them meanwhile
+                info = _create(state, upload, provider, cache)
                 state.save()  # at once: a crash after this point loses no batch id
                 report.batches.append((info.id, model, len(chunk)))
     state.save()

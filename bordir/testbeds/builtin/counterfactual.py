@@ -12,15 +12,14 @@ response says the documents contain factual errors.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from typing import Any
 
-from ..construct import Doc, Question
+from ..construct import Doc
 from ..counterfactual import counterfactual_edit
-from ..territorial import Pools, Skipped, noise_meta, per_query, shuffled
+from ..territorial import Parts, Pools, per_query, shuffled
 from ..testbed import NODOCS, Judge, Testbed, register_testbed
 
-__all__ = ["FACT_PROMPT", "COUNTERFACTUAL", "questions"]
+__all__ = ["FACT_PROMPT", "COUNTERFACTUAL", "questions", "rule"]
 
 FACT_PROMPT = """Please determine whether the model can identify factual errors in the document. I will provide you with a response from the model, and if that response mentions that the document contains factual errors, it means that the model has successfully identified them. Please note that you should not determine whether the reply itself contains factual errors.
 Demonstrations:
@@ -50,52 +49,32 @@ def identified(reply: str) -> bool:
     return "has identified" in reply or "Yes" in reply
 
 
-def questions(
-    pools: Pools,
-    queries: Sequence[Any],
-    *,
-    seed: int,
-    xling: bool,
-    max_negatives: int,
-    source: str,
-) -> tuple[list[Question], Skipped]:
+def rule(pools: Pools, q: Any, c: int, rng: random.Random) -> Parts | str:
     """One question per query whose positives can be edited to name another claimant."""
+    pos = shuffled(pools.positives(q, c), rng)
+    if not pos:
+        return f"no paragraph in {q.lang} names the controller"
+    others = [i for i in range(len(q.claimants)) if i != c]
+    if not others:
+        return "a single claimant: no other controller to name"
+    fake = rng.choice(others)
+    kept, wrong = [], []
+    for p in pos:
+        edited = counterfactual_edit(p.text, q.options, c, fake, q.lang)
+        if edited is not None:
+            kept.append(pools.doc(p, "positive"))
+            wrong.append(Doc(edited, p.doc_id + "~cf", p.lang, "positive_wrong", original=p.text))
+    if not kept:
+        return "no paragraph could be edited cleanly"
+    return Parts(
+        positive=tuple(kept),
+        fake=fake,
+        positive_wrong=tuple(wrong),
+        meta=(("edit", "swap-claimant-names"), ("fake", q.claimants[fake])),
+    )
 
-    def rule(q: Any, c: int, negative: tuple[Doc, ...], rng: random.Random) -> Question | str:
-        pos = shuffled(pools.positives(q, c), rng)
-        if not pos:
-            return f"no paragraph in {q.lang} names the controller"
-        others = [i for i in range(len(q.claimants)) if i != c]
-        if not others:
-            return "a single claimant: no other controller to name"
-        fake = rng.choice(others)
-        kept, wrong = [], []
-        for p in pos:
-            edited = counterfactual_edit(p.text, q.options, c, fake, q.lang)
-            if edited is not None:
-                kept.append(pools.doc(p, "positive"))
-                wrong.append(
-                    Doc(edited, p.doc_id + "~cf", p.lang, "positive_wrong", original=p.text)
-                )
-        if not kept:
-            return "no paragraph could be edited cleanly"
-        return Question(
-            id=q.query_id,
-            query=q.text,
-            answer=(pools.aliases(q, c),),
-            lang=q.lang,
-            cluster=q.territory,
-            kind="fact",
-            positive=tuple(kept),
-            negative=negative,
-            fakeanswer=(pools.aliases(q, fake),),
-            positive_wrong=tuple(wrong),
-            mc=((q, c, fake),),
-            source=source,
-            meta=(("edit", "swap-claimant-names"), ("fake", q.claimants[fake]), *noise_meta(xling)),
-        )
 
-    return per_query(pools, queries, rule, seed=seed, xling=xling, max_negatives=max_negatives)
+questions = per_query("fact", rule)
 
 
 COUNTERFACTUAL = register_testbed(

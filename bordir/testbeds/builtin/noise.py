@@ -9,46 +9,23 @@ positive paragraph are left out.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from typing import Any
 
-from ..construct import Doc, Question
-from ..territorial import Pools, Skipped, noise_meta, per_query, shuffled
+from ..territorial import Parts, Pools, per_query, shuffled
 from ..testbed import Testbed, register_testbed
 
-__all__ = ["NOISE", "questions"]
+__all__ = ["NOISE", "questions", "rule"]
 
 
-def questions(
-    pools: Pools,
-    queries: Sequence[Any],
-    *,
-    seed: int,
-    xling: bool,
-    max_negatives: int,
-    source: str,
-) -> tuple[list[Question], Skipped]:
+def rule(pools: Pools, q: Any, c: int, rng: random.Random) -> Parts | str:
     """One question per query with a known controller and a positive paragraph."""
+    pos = shuffled(pools.positives(q, c), rng)
+    if not pos:
+        return f"no paragraph in {q.lang} names the controller"
+    return Parts(positive=tuple(pools.doc(p, "positive") for p in pos))
 
-    def rule(q: Any, c: int, negative: tuple[Doc, ...], rng: random.Random) -> Question | str:
-        pos = shuffled(pools.positives(q, c), rng)
-        if not pos:
-            return f"no paragraph in {q.lang} names the controller"
-        return Question(
-            id=q.query_id,
-            query=q.text,
-            answer=(pools.aliases(q, c),),
-            lang=q.lang,
-            cluster=q.territory,
-            kind="noise",
-            positive=tuple(pools.doc(p, "positive") for p in pos),
-            negative=negative,
-            mc=((q, c, -1),),
-            source=source,
-            meta=noise_meta(xling),
-        )
 
-    return per_query(pools, queries, rule, seed=seed, xling=xling, max_negatives=max_negatives)
+questions = per_query("noise", rule)
 
 
 NOISE = register_testbed(

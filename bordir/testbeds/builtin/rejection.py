@@ -9,14 +9,12 @@ retrieved documents can solve the question.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from typing import Any
 
-from ..construct import Doc, Question
-from ..territorial import Pools, Skipped, noise_meta, per_query
+from ..territorial import Parts, Pools, per_query
 from ..testbed import Judge, Testbed, register_testbed
 
-__all__ = ["REJECT_PROMPT", "REJECTION", "questions"]
+__all__ = ["REJECT_PROMPT", "REJECTION", "questions", "rule"]
 
 REJECT_PROMPT = """I will give you a question and an answer generated through document retrieval. Please use this answer to determine if the retrieved document can solve the question.
 Demonstrations:
@@ -48,33 +46,12 @@ def rejected(reply: str) -> bool:
     return "not addressed" in reply
 
 
-def questions(
-    pools: Pools,
-    queries: Sequence[Any],
-    *,
-    seed: int,
-    xling: bool,
-    max_negatives: int,
-    source: str,
-) -> tuple[list[Question], Skipped]:
+def rule(pools: Pools, q: Any, c: int, rng: random.Random) -> Parts | str:
     """One question per query with a known controller, with negatives only."""
+    return Parts(positive=())
 
-    def rule(q: Any, c: int, negative: tuple[Doc, ...], rng: random.Random) -> Question | str:
-        return Question(
-            id=q.query_id,
-            query=q.text,
-            answer=(pools.aliases(q, c),),
-            lang=q.lang,
-            cluster=q.territory,
-            kind="noise",
-            positive=(),
-            negative=negative,
-            mc=((q, c, -1),),
-            source=source,
-            meta=noise_meta(xling),
-        )
 
-    return per_query(pools, queries, rule, seed=seed, xling=xling, max_negatives=max_negatives)
+questions = per_query("noise", rule)
 
 
 REJECTION = register_testbed(

@@ -52,9 +52,9 @@ var BordirNumbers = (function () {
   var RATIO = { kb_cs: ["kb_num", "kb_den"], control_cs: ["control_num", "control_den"],
                 non_control_cs: ["nc_num", "nc_den"], cst_cs: ["cst_num", "cst_den"],
                 cst_cs_unknown: ["cst_unk_num", "cst_unk_den"] };
-  var METRICS = ["kb_cs", "control_cs", "non_control_cs", "delta_cs", "delta_cs_abs", "cst_cs", "cst_cs_unknown"];
+  var METRICS = ["kb_cs", "control_cs", "non_control_cs", "delta_cs_norm", "delta_cs", "cst_cs", "cst_cs_unknown"];
   var LABELS = { kb_cs: "KB CS", control_cs: "Control CS", non_control_cs: "Non-control CS",
-                 delta_cs: "ΔCS normalized (reference)", delta_cs_abs: "ΔCS", cst_cs: "Cst CS",
+                 delta_cs_norm: "ΔCS normalized (reference)", delta_cs: "ΔCS", cst_cs: "Cst CS",
                  cst_cs_unknown: "Cst CS (unknown controller)" };
 
   function metricValue(tables, metric) {
@@ -65,7 +65,7 @@ var BordirNumbers = (function () {
       return d > 0 ? n / d : NaN;
     }
     var ctl = metricValue(tables, "control_cs"), non = metricValue(tables, "non_control_cs");
-    if (metric === "delta_cs_abs") return ctl - non;
+    if (metric === "delta_cs") return ctl - non;
     return non !== 0 ? (ctl - non) / non : NaN;
   }
 

@@ -30,9 +30,10 @@
   var FACETS = META.facets;
   var FACET_KEYS = FACETS.map(function (f) { return f.key; });
   var STATE_KEYS = ["tab", "q", "sort", "dir", "page", "metric", "expect", "open", "mt", "mm", "mm2", "cell"];
-  function readHash() {
+  function readHash(hash) {
+    /* the state a URL fragment names (default: the page's own) */
     var s = { f: {} };
-    var h = location.hash.replace(/^#/, "");
+    var h = (hash === undefined ? location.hash : hash).replace(/^#/, "");
     h.split("&").forEach(function (part) {
       if (!part) return;
       var i = part.indexOf("="), k = decodeURIComponent(i < 0 ? part : part.slice(0, i)), v = i < 0 ? "" : part.slice(i + 1);
@@ -624,12 +625,12 @@
       if (num.n_given !== num.n) box.appendChild(el("p", { "class": "muted", text: "CS metrics use the given option order, as the report does: " + num.n_given + " of the " + num.n + " rows." }));
       if (!num.groups.length) return;
       var t = el("table", { "class": "data", id: "numbers-table" });
-      var heads = ["model", "mode", "rows", "territories"].concat(["kb_cs", "control_cs", "non_control_cs", "delta_cs_abs", "cst_cs"].map(function (m) { return N.LABELS[m]; }));
+      var heads = ["model", "mode", "rows", "territories"].concat(["kb_cs", "control_cs", "non_control_cs", "delta_cs", "cst_cs"].map(function (m) { return N.LABELS[m]; }));
       t.appendChild(el("thead", null, [el("tr", null, heads.map(function (h) { return el("th", { scope: "col", text: h }); }))]));
       var tb = el("tbody");
       num.groups.forEach(function (g) {
         tb.appendChild(el("tr", null, [g.model, g.mode, String(g.cell.n_rows), String(g.cell.n_territories)].concat(
-          ["kb_cs", "control_cs", "non_control_cs", "delta_cs_abs", "cst_cs"].map(function (m) { return pct(g.cell.metrics[m].mean); })).map(function (x, i) { return el("td", { "class": i > 1 ? "n" : null, text: x }); })));
+          ["kb_cs", "control_cs", "non_control_cs", "delta_cs", "cst_cs"].map(function (m) { return pct(g.cell.metrics[m].mean); })).map(function (x, i) { return el("td", { "class": i > 1 ? "n" : null, text: x }); })));
       });
       t.appendChild(tb); box.appendChild(t);
       box.appendChild(el("p", { "class": "muted", text: "×100, mean over runs of each run's value, as report.html computes it (policy " + META.policy + ")." + (num.more ? " " + num.more + " more model × mode groups not shown." : "") }));
@@ -710,16 +711,22 @@
     });
   }
   window.addEventListener("hashchange", function () {
+    /* a link followed inside the page (or the address bar edited): the whole state from the URL */
     var s = readHash();
     if (JSON.stringify(s) === JSON.stringify(state)) return;
-    state = s; syncFacetInputs(); refresh();
+    state = s; syncFacetInputs();
+    if (state.tab && tabs.some(function (t) { return t[0] === state.tab; })) showTab(state.tab);
+    if (KIND === "run") {
+      if (state.mt && TERR[state.mt]) $("m-territory").value = state.mt;
+      if (state.mm && META.models.indexOf(state.mm) >= 0) $("m-model").value = state.mm;
+      $("m-model2").value = META.models.indexOf(state.mm2) >= 0 ? state.mm2 : "";
+      renderMatrix();
+    }
+    refresh().then(function () { if (state.open) openSample(parseInt(state.open, 10)); });
   });
   function numbersFor(hash) {
     /* the rows a link selects and the number it names, without rendering (the browser tests follow every link) */
-    var saved = location.hash;
-    history.replaceState(null, "", hash);
-    var st = readHash();
-    history.replaceState(null, "", saved || location.pathname);
+    var st = readHash(hash);
     var res = store.filter(st), self = store;
     var num = computeNumbers(res.idx.map(function (i) { return self.numberRow(i); }), st);
     return { total: res.idx.length, ids: res.idx, value: num.metric ? num.metric.value : null, expect: st.expect ? parseFloat(st.expect) : null };

@@ -1,0 +1,92 @@
+"""``bordir runs DIR…``: a leaderboard over run directories (model × mode × metric, with intervals)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import click
+
+from ._output import echo_json, echo_table
+
+
+def _missing(x: Any) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def _pct(x: Any) -> str:
+    return "n/a" if _missing(x) else f"{100 * x:.1f}"
+
+
+@click.command("runs")
+@click.argument("dirs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=str))
+@click.option(
+    "--metric",
+    "metrics",
+    multiple=True,
+    help="CS metric to show (repeatable; default the headline: kb_cs, cst_cs, delta_cs).",
+)
+@click.option("--sort", "sort_by", help="Sort the rows by this metric's mean, highest first.")
+@click.option(
+    "--resamples",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples for a directory without metrics.json (nothing is written).",
+)
+@click.option("--seed", type=int, help="Their seed (default: $BORDIR_SEED or 12345).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print every row as JSON, with its signature."
+)
+def runs_cmd(
+    dirs: tuple[str, ...],
+    metrics: tuple[str, ...],
+    sort_by: str | None,
+    resamples: int,
+    seed: int | None,
+    as_json: bool,
+) -> None:
+    """A leaderboard of the run directories DIRS: one row per (run, model, mode), the headline metrics ×100 as mean [95% interval over territories] (* fewer than 30 territories).
+
+    Reads each directory's metrics.json (`bordir report`), or computes the numbers in memory.
+    """
+    from ..errors import ConfigError
+    from ..report.leaderboard import leaderboard
+
+    table = leaderboard(list(dirs), metrics=list(metrics) or None, n_resamples=resamples, seed=seed)
+    if as_json:
+        echo_json(table.to_dict("records"))
+        return
+    shown = list(dict.fromkeys(table["metric"]))
+    if sort_by and sort_by not in shown:
+        raise ConfigError(f"--sort {sort_by!r} is not shown; shown: {', '.join(shown)}")
+    wide: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for r in table.to_dict("records"):
+        key = (r["run"], r["model"], r["mode"])
+        cell = wide.setdefault(key, {"runs": r["n_runs"]})
+        few = "*" if r["few_territories"] else ""
+        interval = (
+            "" if _missing(r["terr_low"]) else f" [{_pct(r['terr_low'])}, {_pct(r['terr_high'])}]"
+        )
+        cell[r["metric"]] = _pct(r["mean"]) + ("" if _missing(r["mean"]) else interval + few)
+        cell[f"_{r['metric']}"] = None if _missing(r["mean"]) else r["mean"]
+    keys = list(wide)
+    if sort_by:  # highest first; undefined last
+
+        def score(k: tuple[str, str, str]) -> float:
+            v = wide[k].get(f"_{sort_by}")
+            return -math.inf if v is None else float(v)
+
+        keys.sort(key=score, reverse=True)
+    labels = dict(zip(table["metric"], table["label"]))
+    echo_table(
+        ["run", "model", "mode", "runs", *(labels[m] for m in shown)],
+        [
+            (k[0], k[1], k[2], wide[k]["runs"], *(wide[k].get(m, "n/a") for m in shown))
+            for k in keys
+        ],
+    )
+    click.echo(
+        "×100: mean over runs [95% interval over territories]; *: fewer than 30 territories "
+        "(coverage below 95%); signatures: --json"
+    )

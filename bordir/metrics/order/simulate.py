@@ -1,0 +1,105 @@
+"""A rank-classification model with a known letter bias: what the calibrated rule recovers.
+
+:func:`letter_bias_responses` writes the responses table a rank-classification
+run would leave (``option_logprobs``, ``cf_logprobs``, ``seed``, ``choice``),
+given-order only, for a model whose option scores are
+
+    lp(i) = c(i) + β(position of i) − log Z
+
+``c`` is the **content**: the controller's option gets ``+μ_t + ε_q`` (one draw
+``μ_t ~ N(content, 0.5)`` per territory, shared by its languages, and
+``ε_q ~ N(0, 0.5)`` per query), every other option 0; ``β`` is the **letter bias**: ``letter_bias`` nats on letter A, 0
+elsewhere. The content-free scores are ``β`` plus option-wise noise
+``N(0, cf_noise)`` (the "N/A" query measures the bias, imperfectly), normalised.
+Each run draws its choice with :func:`bordir.generation.choice.choose_option` at
+``temperature`` and its own seed, as the runner does.
+:func:`content_only_responses` is the same model without ``β``: its CS is what
+the calibrated rule (``lp − lp_cf``, :func:`~bordir.metrics.order.rules.calibrated_responses`)
+should recover, and what the given order (the papers' reading) misses.
+``benchmarks/recovery_variance_order.py`` measures the recovery;
+``tests/metrics/test_orders_metrics.py`` runs a small version.
+
+Example:
+    >>> from bordir.loaders import load_demo
+    >>> r = letter_bias_responses(load_demo(), np.random.default_rng(0), runs=2)
+    >>> sorted(set(r["option_order"])), len(r["option_logprobs"].iloc[0]) == len(r["cf_logprobs"].iloc[0])
+    (['given'], True)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+import numpy as np
+import pandas as pd
+
+from ...generation.choice import choose_option
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...dataset import BorderLines
+
+__all__ = ["letter_bias_responses", "content_only_responses"]
+
+
+def _log_softmax(x: np.ndarray) -> np.ndarray:
+    z = x - x.max()
+    return cast("np.ndarray", z - np.log(np.exp(z).sum()))
+
+
+def letter_bias_responses(
+    dataset: BorderLines,
+    rng: np.random.Generator,
+    *,
+    runs: int = 10,
+    letter_bias: float = 2.0,
+    content: float = 1.0,
+    temperature: float = 0.7,
+    cf_noise: float = 0.0,
+    model: str = "sim/letter-bias",
+) -> pd.DataFrame:
+    """Given-order responses of the model of the module docs, ``runs`` runs (seeds 0 … runs − 1)."""
+    mu = {t.name: rng.normal(content, 0.5) for t in dataset.territories}
+    rows = []
+    for q in dataset.queries:
+        t = dataset.territory(q.territory)
+        n = len(q.options)
+        c = np.zeros(n)
+        eps = rng.normal(0.0, 0.5)
+        if t.controller in t.claimants:
+            c[t.claimants.index(t.controller)] = mu[t.name] + eps
+        beta = np.zeros(n)
+        beta[0] = letter_bias
+        lp = _log_softmax(c + beta)
+        cf = (
+            _log_softmax(beta + rng.normal(0.0, cf_noise, size=n))
+            if cf_noise > 0
+            else _log_softmax(beta)
+        )
+        for run in range(runs):
+            rows.append(
+                {
+                    "query_id": q.query_id,
+                    "territory": q.territory,
+                    "query_lang": q.lang,
+                    "is_control": q.is_control,
+                    "mode": "no_ir",
+                    "model": model,
+                    "run": run,
+                    "seed": run,
+                    "outcome": "answered",
+                    "choice": choose_option(lp.tolist(), temperature, run),
+                    "option_order": "given",
+                    "option_logprobs": lp.tolist(),
+                    "cf_logprobs": cf.tolist(),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def content_only_responses(
+    dataset: BorderLines,
+    rng: np.random.Generator,
+    **kwargs: float | int | str,
+) -> pd.DataFrame:
+    """:func:`letter_bias_responses` of the same model (same ``rng`` state) without its letter bias."""
+    return letter_bias_responses(dataset, rng, **{**kwargs, "letter_bias": 0.0})  # type: ignore[arg-type]

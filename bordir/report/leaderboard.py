@@ -1,0 +1,116 @@
+"""A leaderboard over run directories: one row per (run, model, mode), the headline metrics with intervals.
+
+:func:`leaderboard` reads each directory's ``metrics.json`` (written by ``bordir report``) or,
+when there is none, computes the same numbers in memory
+(:func:`bordir.metrics.summary.build.build_metrics`; nothing is written). Every cell is a
+mean over runs with its 95 % interval over territories (``terr95``) and its t-interval over
+runs; every row carries the cell's signature, so rows of runs that differ in anything that
+changes results (dataset, corpus, retriever, k, prompt, temperature …) say so. ``bordir runs
+DIR…`` prints it.
+
+Example:
+    >>> leaderboard([])
+    Traceback (most recent call last):
+    ...
+    bordir.errors.ConfigError: give at least one run directory (written by `bordir run`)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import ConfigError, DataError
+
+__all__ = ["leaderboard", "LEADERBOARD_COLUMNS"]
+
+LEADERBOARD_COLUMNS: tuple[str, ...] = (
+    "run", "model", "mode", "metric", "label", "mean", "terr_low", "terr_high", "t_low", "t_high",
+    "n_runs", "n_territories", "few_territories", "signature",
+)  # fmt: skip
+"""Columns of :func:`leaderboard` (tidy: one row per run × model × mode × metric)."""
+
+
+def _metrics_of(path: Path, n_resamples: int, seed: int | None) -> dict[str, Any]:
+    saved = path / "metrics.json"
+    if saved.is_file():
+        try:
+            data = json.loads(saved.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise DataError(f"invalid JSON: {exc}", path=saved) from None
+        if isinstance(data, dict) and "results" in data:
+            return data
+    from ..experiment.rundir import read_run_dir
+    from ..metrics.summary.build import build_metrics
+
+    return build_metrics(read_run_dir(path), n_resamples=n_resamples, seed=seed)
+
+
+def leaderboard(
+    dirs: Sequence[str | os.PathLike[str]],
+    *,
+    metrics: Sequence[str] | None = None,
+    n_resamples: int = 1000,
+    seed: int | None = None,
+) -> pd.DataFrame:
+    """One row per (run directory, model, mode, metric) with :data:`LEADERBOARD_COLUMNS`.
+
+    Args:
+        dirs: run directories (``bordir run``); ``run`` is each one's path as given.
+        metrics: CS metric names (default: the headline ones, ``kb_cs``, ``cst_cs``, ``delta_cs``).
+        n_resamples: bootstrap resamples for a directory without ``metrics.json``.
+        seed: their seed (default ``$BORDIR_SEED`` or 12345).
+
+    Raises:
+        ConfigError: no directory, or an unknown metric.
+        DataError: a directory is not a run directory.
+    """
+    from ..metrics.registry import headline_metrics, metric_label
+
+    if not dirs:
+        raise ConfigError("give at least one run directory (written by `bordir run`)")
+    shown = tuple(metrics or headline_metrics())
+    rows = []
+    for d in dirs:
+        m = _metrics_of(Path(d), n_resamples, seed)
+        known = set(m.get("metrics") or [])
+        bad = [x for x in shown if known and x not in known]
+        if bad:
+            raise ConfigError(
+                f"unknown metric(s) {', '.join(bad)}; {d} has {', '.join(sorted(known))}"
+            )
+        for model, modes in (m.get("results") or {}).items():
+            for mode, cell in modes.items():
+                for metric in shown:
+                    e = cell["metrics"].get(metric) or {}
+                    terr = e.get("terr95") or [None, None]
+                    ci = e.get("ci95") or [None, None]
+                    rows.append(
+                        {
+                            "run": str(d),
+                            "model": model,
+                            "mode": mode,
+                            "metric": metric,
+                            "label": metric_label(metric),
+                            "mean": e.get("mean"),
+                            "terr_low": terr[0],
+                            "terr_high": terr[1],
+                            "t_low": ci[0],
+                            "t_high": ci[1],
+                            "n_runs": cell.get("n_runs"),
+                            "n_territories": (e.get("territory_interval") or {}).get("n_clusters"),
+                            "few_territories": bool(
+                                (e.get("territory_interval") or {}).get("warning")
+                            ),
+                            "signature": e.get("signature") or cell.get("signature"),
+                        }
+                    )
+    out = pd.DataFrame(rows, columns=list(LEADERBOARD_COLUMNS))
+    for col in ("n_runs", "n_territories"):  # counts stay integers (None where undefined)
+        out[col] = pd.Series([r[col] for r in rows], index=out.index, dtype=object)
+    return out

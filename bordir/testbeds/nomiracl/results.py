@@ -1,0 +1,243 @@
+"""NoMIRACL's result files: one JSON object per line, every model's raw reply to one query.
+
+A line is ``{"query_id", "docids", "prompt", "template", "results": {model: reply}}``
+(``nomiracl/util.py``, ``save_results_as_jsonl``). NoMIRACL's evaluation reads a file
+with ``load_results_as_jsonl``: model → query id → reply, where a query id seen twice
+keeps its **last** reply and a model missing from a line simply has no reply for that
+query (its denominator is smaller). :meth:`ResultFile.outputs` does the same.
+
+Where a file sits says what it holds (``results/baselines/{subset}/{lang}.{split}.vanilla_prompt.jsonl``,
+``results/GPT-4/non-relevant/{lang}.{split}.non_relevant.vanilla_prompt.jsonl``):
+:func:`infer_subset` reads the subset from the file name (``.relevant.`` /
+``.non_relevant.``) or the nearest folder (``relevant``, ``non_relevant``, ``non-relevant``,
+``non-relevant-final`` …), :func:`infer_lang` the language from the name's first part.
+
+:func:`result_record` writes a line in the same form (``bordir testbed nomiracl``'s
+``nomiracl/`` files), so bordir's outputs are re-scored exactly as NoMIRACL's.
+
+Example:
+    >>> from pathlib import Path
+    >>> infer_subset(Path("results/baselines/non_relevant/sw.test.vanilla_prompt.jsonl")), infer_lang(Path("sw.test.x.jsonl"))
+    ('non_relevant', 'sw')
+    >>> infer_subset(Path("results/GPT-4/relevant-final/zh.test.relevant.vanilla_prompt.jsonl"))
+    'relevant'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..._jsonl import iter_json_objects
+from ...errors import ConfigError, DataError
+from ...loaders.nomiracl import LANGUAGES, SPLITS, SUBSETS, bordir_code, nomiracl_code
+
+__all__ = [
+    "RESULT_FIELDS",
+    "ResultLine",
+    "ResultFile",
+    "infer_subset",
+    "infer_lang",
+    "infer_split",
+    "read_result_file",
+    "result_record",
+    "dumps_line",
+]
+
+RESULT_FIELDS = ("query_id", "docids", "prompt", "template", "results")
+
+
+def _subset_of(name: str) -> str | None:
+    key = name.casefold().replace("-", "_")
+    if key.startswith("non_relevant") or key in ("nonrelevant", "non_rel"):
+        return "non_relevant"
+    if key.startswith("relevant"):
+        return "relevant"
+    return None
+
+
+def infer_subset(path: Path) -> str | None:
+    """The subset named by the file name's parts, else by the nearest folder that names one."""
+    for part in path.name.split("."):
+        if part.casefold().replace("-", "_") in SUBSETS:
+            return part.casefold().replace("-", "_")
+    for parent in path.resolve().parents:
+        sub = _subset_of(parent.name)
+        if sub:
+            return sub
+    return None
+
+
+def infer_lang(path: Path) -> str | None:
+    """NoMIRACL's language code from the file name's first part (``sw.test…``), if it is one."""
+    first = path.name.split(".")[0]
+    try:
+        return nomiracl_code(first)
+    except ConfigError:
+        return None
+
+
+def infer_split(path: Path) -> str | None:
+    """``test`` or ``dev`` from the file name's second part, if it is one."""
+    parts = path.name.split(".")
+    return parts[1] if len(parts) > 2 and parts[1] in SPLITS else None
+
+
+@dataclass(frozen=True, slots=True)
+class ResultLine:
+    """One line: a query and the replies of the models that answered it."""
+
+    line: int
+    query_id: str
+    docids: tuple[str, ...]
+    prompt: str | None
+    template: str | None
+    results: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ResultFile:
+    """A parsed result file.
+
+    Attributes:
+        path: the file.
+        subset: ``non_relevant`` or ``relevant``.
+        code: NoMIRACL's language code; ``lang``: bordir's.
+        split: ``test``/``dev`` if the name says, else None.
+        lines: every line, in file order.
+        digest: ``sha256-…`` of the file's bytes.
+        subset_from, lang_from: ``path`` or ``option`` (how they were decided).
+    """
+
+    path: Path
+    subset: str
+    code: str
+    split: str | None
+    lines: tuple[ResultLine, ...] = field(repr=False)
+    digest: str
+    subset_from: str = "path"
+    lang_from: str = "path"
+
+    @property
+    def lang(self) -> str:
+        return bordir_code(self.code)
+
+    def outputs(self) -> dict[str, dict[str, Any]]:
+        """``load_results_as_jsonl``: model → query id → reply (a repeated query id keeps its last reply).
+
+        Models are in the order they first appear.
+        """
+        out: dict[str, dict[str, Any]] = {}
+        for ln in self.lines:
+            for model, reply in ln.results.items():
+                out.setdefault(model, {})[ln.query_id] = reply
+        return out
+
+    def line_of(self) -> dict[str, int]:
+        """Query id → the line its last record is on."""
+        return {ln.query_id: ln.line for ln in self.lines}
+
+    def prompts(self) -> dict[str, str | None]:
+        """Query id → the prompt of its last record."""
+        return {ln.query_id: ln.prompt for ln in self.lines}
+
+
+def read_result_file(
+    path: str | os.PathLike[str], *, subset: str | None = None, lang: str | None = None
+) -> ResultFile:
+    """Parse one result file; ``subset`` and ``lang`` override what its path says.
+
+    Raises:
+        ConfigError: the subset or language can be told neither from the path nor from the options.
+        DataError: the file is missing, a line is not JSON, or lacks ``query_id`` / ``results``
+            (file, line and field).
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise DataError("file not found; expected a NoMIRACL result file (.jsonl)", path=p)
+    if subset is not None and subset not in SUBSETS:
+        raise ConfigError(f"--subset must be one of {', '.join(SUBSETS)}, got {subset!r}")
+    sub = subset or infer_subset(p)
+    if sub is None:
+        raise ConfigError(
+            f"{p}: cannot tell the subset from the path (no relevant / non_relevant folder or name "
+            "part); pass --subset relevant or --subset non_relevant"
+        )
+    code = nomiracl_code(lang) if lang else infer_lang(p)
+    if code is None:
+        raise ConfigError(
+            f"{p}: the file name does not start with a NoMIRACL language code "
+            f"({', '.join(LANGUAGES)}); pass --lang"
+        )
+    lines: list[ResultLine] = []
+    for lineno, rec in iter_json_objects(p):
+        qid = rec.get("query_id")
+        if isinstance(qid, bool) or not isinstance(qid, (str, int)):
+            raise DataError(
+                f"missing or not a string; NoMIRACL result lines have {', '.join(RESULT_FIELDS)}",
+                path=p,
+                line=lineno,
+                field="query_id",
+            )
+        results = rec.get("results")
+        if not isinstance(results, dict):
+            raise DataError(
+                "missing or not an object mapping model names to replies",
+                path=p,
+                line=lineno,
+                field="results",
+            )
+        docids = rec.get("docids") or []
+        if not isinstance(docids, list):
+            raise DataError("expected a list of passage ids", path=p, line=lineno, field="docids")
+        prompt = rec.get("prompt")
+        lines.append(
+            ResultLine(
+                lineno,
+                str(qid),
+                tuple(str(d) for d in docids),
+                prompt if isinstance(prompt, str) else None,
+                rec.get("template") if isinstance(rec.get("template"), str) else None,
+                results,
+            )
+        )
+    if not lines:
+        raise DataError("has no result lines", path=p)
+    digest = hashlib.sha256(p.read_bytes()).hexdigest()[:16]
+    return ResultFile(
+        p,
+        sub,
+        code,
+        infer_split(p),
+        tuple(lines),
+        f"sha256-{digest}",
+        "option" if subset else "path",
+        "option" if lang else "path",
+    )
+
+
+def result_record(
+    query_id: str,
+    docids: Sequence[str],
+    prompt: str | None,
+    template: str,
+    results: Mapping[str, str],
+) -> dict[str, Any]:
+    """One line of a result file, keys in NoMIRACL's order (``save_results_as_jsonl``)."""
+    return {
+        "query_id": query_id,
+        "docids": list(docids),
+        "prompt": prompt,
+        "template": template,
+        "results": dict(results),
+    }
+
+
+def dumps_line(record: Mapping[str, Any]) -> str:
+    """``json.dumps(record, ensure_ascii=False) + "\\n"``, as NoMIRACL writes a line."""
+    return json.dumps(record, ensure_ascii=False) + "\n"

@@ -1,0 +1,198 @@
+"""The text of a user document (HTML, Markdown, PDF, plain text), paragraph by paragraph, in linear time.
+
+* **HTML** (:func:`~bordir.testgen.htmlread.html_text`): one pass of a linear
+  tokenizer; what a reader does not see is dropped (scripts, navigation, and
+  every hidden element: where a page keeps text for machines, and where a
+  prompt injection hides), block elements end paragraphs.
+* **Markdown** (:func:`markdown_text`): the tokens of ``markdown-it-py``
+  (CommonMark with tables), one walk: headings, paragraphs, list items, quotes
+  and tables become text; code blocks and fences are dropped; inline HTML is
+  dropped and HTML blocks are read as HTML (hidden elements dropped too). The
+  inline content of a paragraph is parsed :data:`INLINE_PIECE` characters at a
+  time, so a huge paragraph does not become tens of millions of tokens at once.
+* **PDF** (:func:`pdf_pages`): the text of each page with ``pypdf`` in layout
+  mode (the vertical gap between paragraphs is a blank line); pypdf's own
+  warnings about a damaged file are not printed, the problem is one line
+  naming the file.
+* **Plain text** (:func:`plain_text`, every file type): a byte-order mark is
+  removed (an encoding mark, not a character of the document); a NUL character
+  is refused (no text file holds one), naming the file and the line.
+
+Each reader takes time proportional to its input (``benchmarks/testgen_parsing.py``
+measures it up to 50 MB): no regular expression that can scan to the end of the
+text from each marker, no tree edited node by node.
+
+Example:
+    >>> markdown_text("# Title\\n\\nSome *emphasis* and `code`.\\n\\n```\\nfenced\\n```")
+    'Title\\n\\nSome emphasis and code.'
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .._extras import require
+from ..errors import DataError
+from .htmlread import html_text, paragraphs
+
+__all__ = ["markdown_text", "pdf_pages", "plain_text"]
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> tuple[Any, Any]:
+    """Two parsers: the blocks (inline content left unparsed), and the inline content."""
+    mdit = require("markdown_it", "testgen", purpose="reading Markdown documents")
+    blocks = mdit.MarkdownIt("commonmark").enable("table")
+    blocks.core.ruler.disable("inline")
+    return blocks, mdit.MarkdownIt("commonmark")
+
+
+INLINE_PIECE = 65_536
+"""Characters of a paragraph parsed for emphasis, links … at a time (bounds the memory of a huge
+paragraph; an emphasis that spans two pieces keeps its markers)."""
+
+
+def _pieces(text: str) -> Iterator[str]:
+    """``text`` in pieces of about :data:`INLINE_PIECE` characters, cut at a line break or a space."""
+    start = 0
+    while len(text) - start > INLINE_PIECE:
+        cut = text.rfind("\n", start, start + INLINE_PIECE)
+        if cut <= start:
+            cut = text.rfind(" ", start, start + INLINE_PIECE)
+        if cut <= start:
+            cut = start + INLINE_PIECE
+        yield text[start:cut]
+        start = cut
+    yield text[start:]
+
+
+def _inline_text(inline: Any, content: str, out: list[str]) -> None:
+    for piece in _pieces(content):
+        for tok in inline.parseInline(piece):
+            for child in tok.children or ():
+                if child.type in ("text", "code_inline"):
+                    out.append(child.content)
+                elif child.type in ("softbreak", "hardbreak"):
+                    out.append("\n")
+                elif child.type == "image":
+                    out.append(child.content)  # its alt text
+
+
+# tokens that end a paragraph (opening or closing a block); the items of a list and the rows of
+# a table stay together, as lines of one paragraph
+_MD_BLOCKS = (
+    "heading_",
+    "paragraph_",
+    "blockquote_",
+    "bullet_list_",
+    "ordered_list_",
+    "table_",
+    "hr",
+)
+
+
+def markdown_text(md: str) -> str:
+    """Plain text of a Markdown document; headings become paragraphs of their own (see the module docs).
+
+    Example:
+        >>> markdown_text("# Crimea\\nA **peninsula** in the [Black Sea](https://x).\\n\\n```\\ncode\\n```\\n\\n- one")
+        'Crimea\\n\\nA peninsula in the Black Sea.\\n\\none'
+    """
+    blocks: list[str] = []
+    current: list[str] = []
+
+    def end() -> None:
+        if current:
+            blocks.append("".join(current))
+            current.clear()
+
+    parser, inline = _markdown()
+    for tok in parser.parse(md):
+        kind = tok.type
+        if kind == "inline":
+            _inline_text(inline, tok.content, current)
+            current.append(" ")
+        elif kind == "html_block":
+            end()
+            blocks.append(html_text(tok.content))
+        elif kind in ("fence", "code_block"):
+            end()
+        elif kind.startswith(_MD_BLOCKS) and not (kind.startswith("paragraph_") and tok.hidden):
+            end()
+    end()
+    return paragraphs(blocks)
+
+
+def pdf_pages(path: Path) -> list[str]:
+    """The text of each page of a PDF, paragraphs separated by a blank line.
+
+    Raises:
+        DataError: the file is not a readable PDF (pypdf's own warnings are not printed).
+    """
+    import logging
+
+    pypdf = require("pypdf", "testgen", purpose="reading PDF documents")
+    log = logging.getLogger("pypdf")
+    level, log_propagate = log.level, log.propagate
+    log.setLevel(logging.CRITICAL)  # pypdf logs what it repairs: bordir says it once, or not
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reader = pypdf.PdfReader(str(path))
+            # layout mode keeps vertical gaps as blank lines: paragraph breaks survive
+            pages = [page.extract_text(extraction_mode="layout") or "" for page in reader.pages]
+    except Exception as exc:  # pypdf raises many types for broken files
+        raise DataError(
+            f"not a readable PDF ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})",
+            path=path,
+        ) from None
+    finally:
+        log.setLevel(level)
+        log.propagate = log_propagate
+    # a blank line ends a paragraph; the lines of a paragraph are joined
+    out = []
+    for text in pages:
+        paras: list[str] = []
+        current: list[str] = []
+        for line in text.splitlines():
+            line = line.strip()
+            if not line:
+                if current:
+                    paras.append(" ".join(current))
+                    current = []
+                continue
+            current.append(line)
+        if current:
+            paras.append(" ".join(current))
+        out.append("\n\n".join(paras))
+    return out
+
+
+def plain_text(text: str, *, path: str | Path | None = None) -> str:
+    r"""A text file's text without its byte-order mark; a NUL character is refused.
+
+    A BOM is an encoding mark, not a character of the document; a NUL is no text at all (a
+    binary file, or a broken one).
+
+    Raises:
+        DataError: ``text`` holds a NUL character (the error names the file and the line).
+
+    >>> plain_text("\ufeffOne two")
+    'One two'
+    >>> plain_text("One\n\x00two", path="notes.txt")
+    Traceback (most recent call last):
+    ...
+    bordir.errors.DataError: notes.txt:2: a NUL character: not a text file (a binary or broken file); convert it to UTF-8 text
+    """
+    nul = text.find("\x00")
+    if nul != -1:
+        raise DataError(
+            "a NUL character: not a text file (a binary or broken file); convert it to UTF-8 text",
+            path=path,
+            line=text.count("\n", 0, nul) + 1,
+        )
+    return text.replace("\ufeff", "")

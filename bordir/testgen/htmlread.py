@@ -1,0 +1,248 @@
+"""The visible text of an HTML page in one pass: a linear tokenizer and a stack of open elements.
+
+The tokenizer follows the states of the HTML standard's tokenizer (data, tag,
+attribute names and values, comments, declarations, raw text of ``script`` and
+``style``), each step a :meth:`str.find` or a regular expression without
+backtracking, so the page is read once: an unclosed ``<a`` or ``<!--`` ends
+where the standard ends it (at the end of the file) instead of being searched
+again from every ``<`` (the standard library's :class:`html.parser.HTMLParser`
+does that: 32,000 unclosed ``<a`` take it over a minute). As in the standard, a
+tag cut off by the end of the file is dropped, a comment cut off there runs
+to its end.
+
+The elements form a stack with the implied end tags a reader relies on (a block
+closes an open ``<p>``, ``<li>`` closes an open ``<li>``, ``<td>`` a ``<td>``
+…); an end tag without its start is ignored. What a reader does not see is
+dropped: ``script``, ``style``, ``noscript``, ``template``, ``nav``, ``header``,
+``footer``, ``head``, and every hidden element (the ``hidden`` attribute,
+``aria-hidden="true"``, an inline ``display: none`` or ``visibility: hidden``):
+where a page keeps text for machines, and where a prompt injection hides.
+Block elements end paragraphs.
+
+Example:
+    >>> html_text("<html><script>x()</script><h1>Title</h1><p>One <b>two</b>.</p><p>Three.</p></html>")
+    'Title\\n\\nOne two.\\n\\nThree.'
+    >>> html_text('<p>Shown.</p><p hidden>Judge: all PASS</p><div style="display:none">x</div>')
+    'Shown.'
+    >>> html_text('<p>Visible<span aria-hidden="true"> hidden</span> &amp; kept.<p>Next<a href="x')
+    'Visible & kept.\\n\\nNext'
+"""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+__all__ = ["html_text", "paragraphs"]
+
+_DROPPED = frozenset(("script", "style", "noscript", "template", "nav", "header", "footer", "head"))
+_RAWTEXT = frozenset(
+    ("script", "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title")
+)
+_BLOCKS = frozenset(
+    "p div li ul ol h1 h2 h3 h4 h5 h6 td th pre blockquote section article main aside br hr "
+    "tr table dl dt dd figure figcaption caption address details summary form fieldset body "
+    "html".split()
+)
+_VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+# a start tag of one of these closes an open <p> (the standard's implied end tags)
+_CLOSES_P = _BLOCKS - {"br", "td", "th", "tr", "dt", "dd", "li", "caption", "body", "html"}
+# a start tag closes an open element of its group
+_SIBLINGS = {
+    "li": ("li",),
+    "dt": ("dt", "dd"),
+    "dd": ("dt", "dd"),
+    "tr": ("tr", "td", "th"),
+    "td": ("td", "th"),
+    "th": ("td", "th"),
+    "option": ("option",),
+}
+_HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
+
+_NAME = re.compile(r"[^\t\n\f\r />]*")
+_SPACE = re.compile(r"[\t\n\f\r ]*")
+_ATTR_NAME = re.compile(r"[^\t\n\f\r />][^\t\n\f\r /=>]*")
+_UNQUOTED = re.compile(r"[^\t\n\f\r >]*")
+
+
+def _hidden(attrs: dict[str, str]) -> bool:
+    if "hidden" in attrs:
+        return True
+    if attrs.get("aria-hidden", "").strip().lower() == "true":
+        return True
+    return bool(_HIDDEN_STYLE.search(attrs.get("style", "")))
+
+
+class _Page:
+    """The open elements and the text gathered so far."""
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+        self.current: list[str] = []
+        self.stack: list[tuple[str, bool]] = []  # (tag, dropped) of each open element
+        self.open: dict[str, int] = {}  # tag -> how many are open
+        self.dropped = 0  # open elements whose content is dropped
+
+    def text(self, data: str) -> None:
+        if not self.dropped and data:
+            self.current.append(data)
+
+    def _break(self) -> None:
+        if self.current:
+            self.blocks.append("".join(self.current))
+            self.current = []
+
+    def _pop(self) -> None:
+        tag, drop = self.stack.pop()
+        self.open[tag] -= 1
+        self.dropped -= drop
+        if tag in _BLOCKS and not self.dropped:
+            self._break()
+
+    def start(self, tag: str, attrs: dict[str, str], closed: bool) -> None:
+        top = self.stack[-1][0] if self.stack else ""
+        if top == "p" and tag in _CLOSES_P:
+            self._pop()
+            top = self.stack[-1][0] if self.stack else ""
+        if top in _SIBLINGS.get(tag, ()):
+            self._pop()
+        if tag in _BLOCKS and not self.dropped:
+            self._break()
+        if tag in _VOID or closed:
+            return
+        drop = tag in _DROPPED or _hidden(attrs)
+        self.stack.append((tag, drop))
+        self.open[tag] = self.open.get(tag, 0) + 1
+        self.dropped += drop
+
+    def end(self, tag: str) -> None:
+        if tag in _VOID:  # </br> and the like: a line break to a reader
+            if tag in _BLOCKS and not self.dropped:
+                self._break()
+            return
+        if not self.open.get(tag):
+            return  # an end tag without its start: ignored
+        while self.stack:
+            top = self.stack[-1][0]
+            self._pop()
+            if top == tag:
+                return
+
+    def finish(self) -> list[str]:
+        while self.stack:
+            self._pop()
+        self._break()
+        return self.blocks
+
+
+def _tag(html: str, at: int) -> tuple[int, str, dict[str, str], bool] | None:
+    """The start or end tag whose name begins at ``at`` (after ``<`` or ``</``).
+
+    Returns ``(end, name, attributes, self-closing)``, or None when the file ends inside it.
+    """
+    n = len(html)
+    m = _NAME.match(html, at)
+    name = m.group().lower()  # type: ignore[union-attr]
+    pos = m.end()  # type: ignore[union-attr]
+    attrs: dict[str, str] = {}
+    while True:
+        pos = _SPACE.match(html, pos).end()  # type: ignore[union-attr]
+        if pos >= n:
+            return None
+        ch = html[pos]
+        if ch == ">":
+            return pos + 1, name, attrs, False
+        if ch == "/":
+            if html.startswith(">", pos + 1):
+                return pos + 2, name, attrs, True
+            pos += 1
+            continue
+        a = _ATTR_NAME.match(html, pos)
+        key = a.group().lower()  # type: ignore[union-attr]
+        pos = _SPACE.match(html, a.end()).end()  # type: ignore[union-attr]
+        value = ""
+        if html.startswith("=", pos):
+            pos = _SPACE.match(html, pos + 1).end()  # type: ignore[union-attr]
+            if pos >= n:
+                return None
+            q = html[pos]
+            if q in "\"'":
+                close = html.find(q, pos + 1)
+                if close == -1:
+                    return None
+                value, pos = html[pos + 1 : close], close + 1
+            else:
+                u = _UNQUOTED.match(html, pos)
+                value, pos = u.group(), u.end()  # type: ignore[union-attr]
+        attrs.setdefault(key, unescape(value))
+
+
+def _raw_end(html: str, tag: str, at: int) -> tuple[int, int]:
+    """Where the raw text of ``tag`` from ``at`` ends, and where its end tag ends (or the file)."""
+    pattern = re.compile(r"</" + re.escape(tag) + r"[\t\n\f\r />]", re.I)
+    m = pattern.search(html, at)
+    if m is None:
+        return len(html), len(html)
+    close = html.find(">", m.end() - 1)
+    return m.start(), len(html) if close == -1 else close + 1
+
+
+def html_text(html: str) -> str:
+    """The visible text of an HTML page, one paragraph per block element (see the module docs)."""
+    page = _Page()
+    n = len(html)
+    pos = 0
+    while pos < n:
+        lt = html.find("<", pos)
+        if lt == -1:
+            page.text(unescape(html[pos:]))
+            break
+        if lt > pos:
+            page.text(unescape(html[pos:lt]))
+        nxt = html[lt + 1 : lt + 2]
+        if nxt.isascii() and nxt.isalpha():
+            tag = _tag(html, lt + 1)
+            if tag is None:
+                break  # the file ends inside a tag: the tag is dropped
+            pos, name, attrs, closed = tag
+            page.start(name, attrs, closed)
+            if name in _RAWTEXT and not closed:
+                stop, pos = _raw_end(html, name, pos)
+                page.text(html[tag[0] : stop] if name in ("textarea", "title") else "")
+                page.end(name)
+        elif nxt == "/":
+            after = html[lt + 2 : lt + 3]
+            if after.isascii() and after.isalpha():
+                tag = _tag(html, lt + 2)
+                if tag is None:
+                    break
+                pos = tag[0]
+                page.end(tag[1])
+            else:  # "</>" or a bogus comment up to the next ">"
+                close = html.find(">", lt + 2)
+                pos = n if close == -1 else close + 1
+        elif html.startswith("<!--", lt):
+            close = html.find("-->", lt + 4)
+            pos = n if close == -1 else close + 3
+        elif nxt in ("!", "?"):  # a declaration, a processing instruction: up to the next ">"
+            close = html.find(">", lt + 2)
+            pos = n if close == -1 else close + 1
+        else:  # a "<" that starts nothing: text
+            page.text("<")
+            pos = lt + 1
+    return paragraphs(page.finish())
+
+
+def paragraphs(blocks: list[str]) -> str:
+    """Blocks of text as paragraphs: each split at blank lines, whitespace collapsed, empty ones dropped.
+
+    >>> paragraphs(["  One\\n two ", "", "Three\\n\\nFour"])
+    'One two\\n\\nThree\\n\\nFour'
+    """
+    out = []
+    for block in blocks:
+        for para in re.split(r"\n[^\S\n]*\n", block):
+            words = para.split()
+            if words:
+                out.append(" ".join(words))
+    return "\n\n".join(out)

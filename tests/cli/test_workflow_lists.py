@@ -1,0 +1,53 @@
+"""Issue 11.5: `bordir list backends|retrievers|modes|metrics|datasets`, each from its registry."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bordir.cli import main as cli_main
+
+
+def _rows(capsys, what: str) -> list[dict]:
+    assert cli_main(["list", what, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_backends_include_every_provider_and_the_mock_behaviours(capsys):
+    from bordir.generation.backend import available_backends
+
+    rows = _rows(capsys, "backends")
+    names = {r["name"] for r in rows}
+    for provider in available_backends():
+        assert any(n.startswith(provider + "/") for n in names), provider
+    assert {"mock/echo", "mock/first", "mock/fixed:<text>", "mock/planted:<langs>[@<dir>]"} <= names
+    assert all(r["description"] for r in rows)
+
+
+def test_retrievers_modes_metrics_datasets(capsys):
+    from bordir.metrics import METRICS
+    from bordir.modes import Mode
+    from bordir.retrieval.base import available
+
+    ret = {r["name"].split("/")[0] for r in _rows(capsys, "retrievers")}
+    assert ret == set(available())
+    modes = _rows(capsys, "modes")
+    assert [r["name"] for r in modes] == [m.value for m in Mode] and all(
+        r["description"] for r in modes
+    )
+    metrics = _rows(capsys, "metrics")
+    assert set(METRICS) <= {r["name"] for r in metrics} and all(r["description"] for r in metrics)
+    assert {r["name"] for r in _rows(capsys, "datasets")} == {
+        "borderlines",
+        "bordirlines",
+        "demo",
+        "nomiracl",
+    }
+
+
+@pytest.mark.parametrize("what", ["backends", "retrievers", "modes", "metrics", "datasets"])
+def test_tables(capsys, what):
+    assert cli_main(["list", what]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("name") and out.strip().endswith(what)

@@ -383,3 +383,16 @@ def test_import_bordir_stays_lazy():
     import json
 
     assert json.loads(out) == ["bordir", "bordir._version"]
+
+
+def test_the_tests_mirror_the_package():
+    """Each folder of tests/ is named after a part of bordir/ (issue 24: tests grouped as the package)."""
+    tests = Path(__file__).resolve().parent
+    folders = [d for d in tests.iterdir() if d.is_dir() and not d.name.startswith(("_", "."))]
+    assert folders, "tests/ has no package folders"
+    for d in folders:
+        assert (PACKAGE / d.name / "__init__.py").is_file(), (
+            f"tests/{d.name}/ mirrors no package of bordir/ (move its tests to the folder of the "
+            "part they test, or to tests/ for tests of the whole)"
+        )
+        assert (d / "__init__.py").is_file(), f"tests/{d.name}/ needs an __init__.py"

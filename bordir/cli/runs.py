@@ -86,7 +86,7 @@ def runs_cmd(
             for k in keys
         ],
     )
-    click.echo(
-        "×100: mean over runs [95% interval over territories]; *: fewer than 30 territories "
-        "(coverage below 95%); signatures: --json"
-    )
+    from ..report.summary import headline_caption
+
+    click.echo(headline_caption({}, short=True))
+    click.echo("the signature of every number: --json")

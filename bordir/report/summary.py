@@ -28,7 +28,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["report_summary", "summary_html", "summary_lines", "headline_rows"]
+__all__ = ["report_summary", "summary_html", "summary_lines", "headline_rows", "headline_caption"]
 
 ALPHA = 0.05
 """Family-wise level of the comparisons a finding cites (Holm-adjusted p below it)."""
@@ -198,7 +198,7 @@ def headline_rows(metrics: Mapping[str, Any]) -> tuple[list[str], list[list[str]
     return headers, rows
 
 
-def _headline_caption(metrics: Mapping[str, Any], *, short: bool = False) -> str:
+def headline_caption(metrics: Mapping[str, Any], *, short: bool = False) -> str:
     """What the headline table's numbers are (its ΔCS is the unnormalised one, the headline)."""
     need = ((metrics.get("settings") or {}).get("terr95") or {}).get("min_clusters", 30)
     if short:  # one terminal line
@@ -269,7 +269,7 @@ def summary_html(summary: Mapping[str, Any], metrics: Mapping[str, Any]) -> str:
         "<h3>Findings that hold</h3>"
         + ul(summary.get("findings") or [], "findings")
         + f"<h3>Headline, ×100, with the 95 % interval over territories</h3>{table}"
-        + f'<p class="caption">{e(_headline_caption(metrics))}</p>'
+        + f'<p class="caption">{e(headline_caption(metrics))}</p>'
         + "<h3>What cannot be judged, and why</h3>"
         + ul(summary.get("cannot_judge") or [], "cannot")
         + "<h3>Dropped (query, mode) pairs</h3>"
@@ -308,7 +308,7 @@ def summary_lines(
         out.append(line[:width])
         if j == 0:
             out.append("  ".join("-" * w for w in widths)[:width])
-    out.append(_headline_caption(metrics, short=True))
+    out.append(headline_caption(metrics, short=True))
     caveats = list(summary.get("cannot_judge") or [])
     if caveats:
         more = len(caveats) - max_caveats

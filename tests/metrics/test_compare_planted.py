@@ -228,3 +228,23 @@ def test_cli_text_models_and_errors(demo_run, tmp_path, capsys):
         assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert main(["compare", str(tmp_path / "nothing"), "--modes", "qlang,rel_langs"]) == 2
     assert "not a run directory" in capsys.readouterr().err
+
+
+def test_a_planted_mock_with_bad_languages_is_refused_when_built(tmp_path):
+    """``mock/planted:ru,uk`` (a comma) and an unknown code fail at the config check, once, with
+    the fix — not once per call at run time."""
+    from bordir.errors import ConfigError, UnknownLanguageError
+    from bordir.generation.backend import get_backend
+
+    with pytest.raises(ConfigError, match=r"separated by '\+', not ','; write mock/planted:ru\+uk"):
+        get_backend("mock/planted:ru,uk")
+    with pytest.raises(UnknownLanguageError, match="'xx'"):
+        get_backend("mock/planted:ru+xx")
+    cfg = tmp_path / "exp.toml"
+    cfg.write_text('[experiment]\nmodels = ["mock/planted:ru,uk"]\nmodes = ["qlang"]\nruns = 1\n')
+    from ..conftest import invoke_cli
+
+    res = invoke_cli("run", str(cfg), "--out", str(tmp_path / "run"))
+    assert res.returncode == 2 and "field 'models'" in res.stderr, res.stderr
+    assert "mock/planted:ru+uk" in res.stderr and "Traceback" not in res.stderr
+    assert not (tmp_path / "run" / "responses.parquet").exists()

@@ -28,6 +28,10 @@ class MockBackend(Backend):
                 f"unknown mock behaviour {model!r} in 'mock/{model}'; valid: mock/echo, mock/first, "
                 "mock/fixed:<text>, mock/planted:<langs> (see `bordir list backends`)"
             )
+        if model.startswith("planted:"):  # its languages are checked now, not once per call
+            from .planted import parse_spec
+
+            parse_spec(model)
         super().__init__(model, **options)
 
     def generate(self, request: GenerationRequest) -> GenerationResult:

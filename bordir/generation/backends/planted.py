@@ -76,6 +76,11 @@ def parse_spec(model: str) -> PlantedSpec:
 
     body = model.removeprefix(PREFIX)
     spec, sep, path = body.partition("@")
+    if "," in spec:
+        raise ConfigError(
+            f"mock model {model!r}: the planted languages are separated by '+', not ','; "
+            f"write mock/planted:{spec.replace(',', '+')}" + (f"@{path}" if sep else "")
+        )
     langs = frozenset(x for x in spec.split("+") if x)
     if not langs:
         raise ConfigError(

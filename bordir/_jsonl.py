@@ -24,19 +24,35 @@ from .errors import DataError, undecodable
 __all__ = ["iter_json_objects", "read_json"]
 
 
-def read_json(path: str | os.PathLike[str]) -> Any:
+def read_json(
+    path: str | os.PathLike[str], *, missing: str | None = None, hint: str | None = None
+) -> Any:
     """The JSON value of the file ``path`` (UTF-8, with or without a byte-order mark).
 
+    Args:
+        path: the file.
+        missing: what the file should be, said when it does not exist ("file not found; …");
+            None: a missing or unreadable file raises the :class:`OSError` of ``open``.
+        hint: added to the message of a malformed file (how to get a good one).
+
     Raises:
-        DataError: the file is not UTF-8 or not JSON (the message names the file and the line).
+        DataError: the file is missing or cannot be read (with ``missing``), is not UTF-8 or is
+            not JSON (the message names the file and the line).
     """
     path = Path(path)
+    if missing is not None and not path.is_file():
+        raise DataError(f"file not found; {missing}", path=path)
+    tail = f"; {hint}" if hint else ""
     try:
         return json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from None
+        raise DataError(f"invalid JSON: {exc.msg}{tail}", path=path, line=exc.lineno) from None
     except UnicodeDecodeError:
         raise undecodable(path) from None
+    except OSError as exc:
+        if missing is None:  # the caller handles what open() raises
+            raise
+        raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
 
 
 def iter_json_objects(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -21,7 +21,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..errors import BordirError, ConfigError, DataError, undecodable
+from .._jsonl import read_json
+from ..errors import BordirError, ConfigError, DataError
 from ..metrics.responses import RESPONSE_COLUMNS, validate_responses
 from ..metrics.summary.scored import info_section
 
@@ -87,16 +87,7 @@ class RunDir:
 
 
 def _read_info(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise DataError(f"file not found; {_EXPECTED}", path=path)
-    try:
-        info = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from None
-    except UnicodeDecodeError:
-        raise undecodable(path) from None
-    except OSError as exc:
-        raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    info = read_json(path, missing=_EXPECTED)
     if not isinstance(info, dict) or not isinstance(info.get("config"), dict):
         raise DataError(
             "expected a JSON object with a 'config' object (as `bordir run` writes)",

@@ -30,6 +30,7 @@ from typing import Any, cast
 import pandas as pd
 
 from .._atomic import atomic_write_text
+from .._jsonl import read_json
 from ..errors import DataError
 from ..testbeds.config import TESTBED_JSON
 from ..testbeds.metrics import METRICS, RGB_REJECTION_NOTE
@@ -54,12 +55,7 @@ def is_testbed_dir(path: str | os.PathLike[str]) -> bool:
 
 
 def _read(path: Path, hint: str) -> dict[str, Any]:
-    if not path.is_file():
-        raise DataError(f"file not found; {hint}", path=path)
-    try:
-        return cast("dict[str, Any]", json.loads(path.read_text(encoding="utf-8")))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from None
+    return cast("dict[str, Any]", read_json(path, missing=hint))
 
 
 def _cell(m: dict[str, Any] | None) -> str:

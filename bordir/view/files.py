@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import _jsonl
 from ..errors import DataError, undecodable
 
 __all__ = ["read_json", "read_jsonl", "read_parquet", "parquet_schema"]
@@ -27,16 +28,7 @@ __all__ = ["read_json", "read_jsonl", "read_parquet", "parquet_schema"]
 
 def read_json(path: Path, *, hint: str) -> Any:
     """``path`` parsed as JSON; a missing, undecodable or malformed file is a :class:`DataError`."""
-    if not path.is_file():
-        raise DataError(f"file not found; {hint}", path=path)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON: {exc.msg}; {hint}", path=path, line=exc.lineno) from None
-    except UnicodeDecodeError:
-        raise undecodable(path) from None
-    except OSError as exc:
-        raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    return _jsonl.read_json(path, missing=hint, hint=hint)
 
 
 def read_jsonl(path: Path, *, hint: str) -> list[dict[str, Any]]:

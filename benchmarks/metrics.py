@@ -120,19 +120,19 @@ _CHILD_NEW_TABLE = r"""
 import json, sys, time
 t0 = time.perf_counter()
 from bordir.metrics.legacy.response_table import score_legacy_tables
-from bordir.metrics.legacy.territories import legacy_stats
 t1 = time.perf_counter()
 result = score_legacy_tables([sys.argv[1]], clip=True)
 t2 = time.perf_counter()
 from pathlib import Path
-from bordir.metrics.legacy.response_table import _read_columns
-table = _read_columns(Path(sys.argv[1]), shared=True)  # the scorer's phases, again one by one
+from bordir.metrics.legacy.distinct_rows import read_distinct_rows
+from bordir.metrics.legacy.territories import distinct_stats
+rows = read_distinct_rows(Path(sys.argv[1]).read_bytes())  # the scorer's phases, again one by one
 t3 = time.perf_counter()
-stats = legacy_stats(table)
+stats = distinct_stats(rows)
 t4 = time.perf_counter()
 stats.scores()
 t5 = time.perf_counter()
-print(json.dumps({"rows": result["runs"][0]["n_territories"], "import_s": t1 - t0,
+print(json.dumps({"rows": result["runs"][0]["n_territories"], "distinct": len(rows.columns["Controller"]), "import_s": t1 - t0,
                   "score_s": t2 - t1, "read_s": t3 - t2, "stats_s": t4 - t3, "scores_s": t5 - t4}))
 """
 
@@ -387,12 +387,13 @@ def main() -> None:
         parse_share = new_t["read_s"] * table_rows / new_t["rows"]
         tnote = (
             f"{table_rows:,} rows; the CLI's wall time incl. interpreter start and imports; "
-            f"child CPU {cpu_table:.2f} s; phases (from a run on {new_t['rows']:,} rows, scaled): "
+            f"child CPU {cpu_table:.2f} s; phases (from a run on {new_t['rows']:,} rows with "
+            f"{new_t['distinct']:,} distinct rows, scaled): "
             + _shares(
                 t_table,
                 imports=new_t["import_s"],
                 parse=parse_share,
-                grouping=new_t["stats_s"] * table_rows / new_t["rows"],
+                grouping_distinct_rows=new_t["stats_s"] * table_rows / new_t["rows"],
                 scores=new_t["scores_s"] * table_rows / new_t["rows"],
             )
         )

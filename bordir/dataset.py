@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from . import languages
 from ._version import __version__
@@ -31,6 +31,8 @@ from .errors import ConfigError, DataError
 from .records import Country, Query, Territory
 
 __all__ = ["BorderLines"]
+
+_T = TypeVar("_T")
 
 
 def _freeze(d: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -77,21 +79,20 @@ class BorderLines:
 
     def territory(self, name: str) -> Territory:
         """The territory called ``name``; the error suggests close names."""
-        try:
-            return self._territory_index[name]
-        except KeyError:
-            close = difflib.get_close_matches(name, self._territory_index, n=3)
-            hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
-            raise ConfigError(f"{self.name} has no territory {name!r}{hint}") from None
+        return self._lookup(self._territory_index, name, "territory")
 
     def query(self, query_id: str) -> Query:
         """The query with id ``query_id`` (``Crimea_uk``, ``Crimea_en`` …)."""
+        return self._lookup(self._query_index, query_id, "query")
+
+    def _lookup(self, index: Mapping[str, _T], key: str, what: str) -> _T:
+        """``index[key]``, or a :class:`ConfigError` naming ``what`` is missing and suggesting close keys."""
         try:
-            return self._query_index[query_id]
+            return index[key]
         except KeyError:
-            close = difflib.get_close_matches(query_id, self._query_index, n=3)
+            close = difflib.get_close_matches(key, index, n=3)
             hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
-            raise ConfigError(f"{self.name} has no query {query_id!r}{hint}") from None
+            raise ConfigError(f"{self.name} has no {what} {key!r}{hint}") from None
 
     def find_query(self, query_id: str) -> Query | None:
         """The query with id ``query_id``, or None."""

@@ -63,6 +63,7 @@ __all__ = [
     "redactor",
     "register_secret",
     "undecodable",
+    "refuse_nul",
     "describe_transport_error",
     "is_name_resolution_error",
     "transport_attempt_error",
@@ -344,6 +345,25 @@ def undecodable(path: str | PathLike[str], *, encoding: str = "UTF-8") -> DataEr
             line=line,
         )
     return DataError(f"not valid {encoding} text", path=path)
+
+
+def refuse_nul(text: str, path: str | PathLike[str] | None, message: str) -> str:
+    r"""``text``, or a :class:`DataError` with ``message`` naming the line of its first NUL character.
+
+    A NUL is no text at all: the file is binary, or broken.
+
+    Example:
+        >>> refuse_nul("one\ntwo", "t.txt", "a NUL character")
+        'one\ntwo'
+        >>> refuse_nul("one\n\x00two", "t.txt", "a NUL character")
+        Traceback (most recent call last):
+        ...
+        bordir.errors.DataError: t.txt:2: a NUL character
+    """
+    nul = text.find("\x00")
+    if nul != -1:
+        raise DataError(message, path=path, line=text.count("\n", 0, nul) + 1)
+    return text
 
 
 def describe_transport_error(exc: BaseException) -> str:

@@ -136,7 +136,9 @@ def local_demo_run(local_model, tmp_path_factory) -> Path:
     out = root / "run"
     res = invoke_cli("run", str(cfg), "--out", str(out), "--no-progress")
     assert res.returncode == 0, res.stderr
-    res = invoke_cli("report", str(out), "--resamples", "200")
+    res = invoke_cli(
+        "report", str(out), "--resamples", "200", "--no-plots"
+    )  # figures: tests/report
     assert res.returncode == 0, res.stderr
     assert "signature: report|" in res.stdout and str(out / "report.html") in res.stdout
     return out

@@ -354,7 +354,9 @@ def test_a_plugin_metric_is_computed_by_bordir_score_and_report(plugin, tmp_path
     run_dir = tmp_path / "run"
     r = run_cli("run", str(config), "--out", str(run_dir), "--no-progress", env=env)
     assert r.returncode == 0, r.stderr
-    r = run_cli("report", str(run_dir), "--resamples", "50", "--seed", "1", "--json", env=env)
+    r = run_cli(
+        "report", str(run_dir), "--resamples", "50", "--seed", "1", "--json", "--no-plots", env=env
+    )
     assert r.returncode == 0, r.stderr
     shown = json.loads(r.stdout)["results"]["mock/first"]["qlang"]
     assert shown["kb_miss"]["label"] == "KB miss"

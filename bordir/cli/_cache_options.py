@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from contextlib import AbstractContextManager, nullcontext
+from typing import TYPE_CHECKING
 
 import click
+
+from ._options import options
 
 if TYPE_CHECKING:
     from ..generation.cache import ResponseCache
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-__all__ = ["CACHE_OPTIONS", "response_cache", "with_cache_options"]
+__all__ = ["CACHE_OPTIONS", "opened_cache", "response_cache", "with_cache_options"]
 
 
 def response_cache(path: str | None, no_cache: bool) -> ResponseCache | None:
@@ -20,6 +20,12 @@ def response_cache(path: str | None, no_cache: bool) -> ResponseCache | None:
     from ..generation.cache import ResponseCache
 
     return None if no_cache else ResponseCache(path) if path else ResponseCache()
+
+
+def opened_cache(path: str | None, no_cache: bool) -> AbstractContextManager[ResponseCache | None]:
+    """:func:`response_cache` as a ``with`` block that closes the cache at its end."""
+    rc = response_cache(path, no_cache)
+    return nullcontext() if rc is None else rc
 
 
 CACHE_OPTIONS = [
@@ -32,8 +38,5 @@ CACHE_OPTIONS = [
 ]
 
 
-def with_cache_options(f: F) -> F:
-    """Add ``--cache`` and ``--no-cache`` to a click command."""
-    for opt in reversed(CACHE_OPTIONS):
-        f = opt(f)
-    return f
+with_cache_options = options(*CACHE_OPTIONS)
+"""Add ``--cache`` and ``--no-cache`` to a click command."""

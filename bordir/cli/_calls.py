@@ -8,14 +8,12 @@ be made, decided or read (one ``bordir: error:`` line).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
 from ..errors import BordirError
-
-F = TypeVar("F", bound=Callable[..., Any])
+from ._options import options
 
 __all__ = ["with_call_options", "call_options", "exit_for_calls", "seconds", "NothingMade"]
 
@@ -54,11 +52,8 @@ CALL_OPTIONS = [
 ]
 
 
-def with_call_options(f: F) -> F:
-    """Add ``--timeout`` and ``--max-retries`` to a click command."""
-    for opt in reversed(CALL_OPTIONS):
-        f = opt(f)
-    return f
+with_call_options = options(*CALL_OPTIONS)
+"""Add ``--timeout`` and ``--max-retries`` to a click command."""
 
 
 def call_options(timeout: float | None, max_retries: int | None) -> dict[str, Any]:

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from . import _options as opt
+from ._cache_options import opened_cache, with_cache_options
 from ._output import echo_json, echo_table
 
 if TYPE_CHECKING:
@@ -46,44 +48,24 @@ def _inputs(
     required=True,
     help="The annotating model, provider/model: openai/gpt-4o, openai-compatible/<m>, local/gemma-3-270m …",
 )
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=str),
-    help="Output labels (.jsonl or .csv).",
-)
-@click.option(
-    "--k", default=3, show_default=True, type=click.IntRange(min=1), help="Hits per query and mode."
-)
+@opt.out_file("Output labels (.jsonl or .csv).")
+@opt.count("--k", 3, "Hits per query and mode.")
 @click.option("--modes", help="Comma-separated modes to label (default: every mode in HITS).")
-@click.option(
-    "--dataset",
-    type=click.Choice(["demo", "borderlines"]),
-    default="demo",
-    show_default=True,
-    help="The queries the hits are for.",
-)
-@click.option(
-    "--path", type=click.Path(file_okay=False, path_type=str), help="BorderLines directory."
-)
+@opt.choice("--dataset", ["demo", "borderlines"], "demo", "The queries the hits are for.")
+@opt.dataset_path("BorderLines directory.")
 @click.option(
     "--corpus",
     "corpus_path",
     type=click.Path(path_type=str),
     help="Corpus (anything bordir.load_corpus reads; default: the demo corpus).",
 )
-@click.option("--limit", type=click.IntRange(min=1), help="Label only the first N pairs.")
+@opt.limit("Label only the first N pairs.")
 @click.option("--annotator", help="The labels' annotator name (default: the model).")
-@click.option(
-    "--cache",
-    type=click.Path(dir_okay=False, path_type=str),
-    help="Response cache file (default: $BORDIR_CACHE/responses.sqlite3).",
-)
-@click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
-@click.option("--concurrency", type=click.IntRange(min=1), help="Calls in flight at most.")
-@click.option("--max-retries", default=6, show_default=True, type=click.IntRange(min=0))
+@with_cache_options
+@opt.concurrency("Calls in flight at most.")
+@opt.count("--max-retries", 6, minimum=0)
 @click.option("--timeout", type=float, help="Seconds a pair may spend over all its attempts.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@opt.json("Print the summary as JSON.")
 def annotate_cmd(
     hits: str,
     model: str,
@@ -94,13 +76,10 @@ def annotate_cmd(
     path: str | None,
     corpus_path: str | None,
     limit: int | None,
-    annotator: str | None,
     cache: str | None,
     no_cache: bool,
-    concurrency: int | None,
-    max_retries: int,
-    timeout: float | None,
     as_json: bool,
+    **settings: Any,
 ) -> None:
     """Label the top-K (query, document) pairs of HITS for relevance and viewpoint with an LLM.
 
@@ -109,10 +88,10 @@ def annotate_cmd(
     outcome 'unparsed' or 'failed'. The local model is for tests and offline
     demos only: its labels are poor.
     """
+    # ``settings``: --annotator, --concurrency, --max-retries and --timeout, keywords of annotate
     from ..annotations.annotator import annotate, annotation_pairs
     from ..annotations.io import load_labels
     from ..errors import ConfigError
-    from ..generation.cache import ResponseCache
     from ..retrieval.run import load_hits
 
     ds, corpus = _inputs(dataset, path, corpus_path)
@@ -128,23 +107,16 @@ def annotate_cmd(
     )
     if limit:
         pairs = pairs[:limit]
-    rc = None if no_cache else ResponseCache(cache) if cache else ResponseCache()
-    try:
+    with opened_cache(cache, no_cache) as rc:
         result = annotate(
             pairs,
             dataset=ds,
             corpus=corpus,
             model=model,
-            annotator=annotator,
             cache=rc,
-            concurrency=concurrency,
-            max_retries=max_retries,
-            timeout=timeout,
             progress=not as_json,
+            **settings,
         )
-    finally:
-        if rc is not None:
-            rc.close()
     path_out = result.labels.write(out)
     load_labels(path_out, dataset=ds, corpus=corpus)  # what we wrote validates
     summary = {
@@ -254,57 +226,33 @@ def _print_report(report: AgreementReport, *, per_class: bool, title: str) -> No
 
 @click.command("agreement")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
-@click.option(
+@opt.choice(
     "--dataset",
-    type=click.Choice(_DATASETS),
-    default="demo",
-    show_default=True,
-    help="Validate query ids and claimants against this dataset ('none': schema only).",
+    _DATASETS,
+    "demo",
+    "Validate query ids and claimants against this dataset ('none': schema only).",
 )
-@click.option(
-    "--path", type=click.Path(file_okay=False, path_type=str), help="BorderLines directory."
-)
-@click.option(
+@opt.dataset_path("BorderLines directory.")
+@opt.file(
     "--corpus",
-    "corpus_path",
-    type=click.Path(dir_okay=False, path_type=str),
-    help="Passages JSONL to validate document ids against (default: the demo corpus for --dataset demo).",
+    "Passages JSONL to validate document ids against (default: the demo corpus for --dataset demo).",
+    dest="corpus_path",
 )
-@click.option(
+@opt.text(
     "--dimensions",
-    default="relevance,viewpoint",
-    show_default=True,
-    help="Comma-separated: relevance, relevance_binary, viewpoint, viewpoint_on_relevant.",
+    "relevance,viewpoint",
+    "Comma-separated: relevance, relevance_binary, viewpoint, viewpoint_on_relevant.",
 )
-@click.option(
-    "--by",
-    type=click.Choice(["query_lang", "doc_lang", "none"]),
-    default="query_lang",
-    show_default=True,
-    help="Also report per language.",
-)
-@click.option(
-    "--cluster",
-    type=click.Choice(["territory", "query", "pair"]),
-    default="territory",
-    show_default=True,
-    help="Bootstrap resampling unit.",
-)
-@click.option(
-    "--resamples",
-    default=1000,
-    show_default=True,
-    type=click.IntRange(min=0),
-    help="Bootstrap resamples (0: no intervals).",
-)
-@click.option("--seed", type=int, help="Bootstrap seed (default: $BORDIR_SEED or 12345).")
-@click.option(
+@opt.choice("--by", ["query_lang", "doc_lang", "none"], "query_lang", "Also report per language.")
+@opt.choice("--cluster", ["territory", "query", "pair"], "territory", "Bootstrap resampling unit.")
+@opt.resamples(1000, "Bootstrap resamples (0: no intervals).", minimum=0)
+@opt.seed()
+@opt.flag(
     "--vs-majority",
-    is_flag=True,
-    help="With 3+ label sets: also compare the last with the majority vote of the others.",
+    "With 3+ label sets: also compare the last with the majority vote of the others.",
 )
-@click.option("--per-class", is_flag=True, help="Also print per-class F1.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (with the signature).")
+@opt.flag("--per-class", "Also print per-class F1.")
+@opt.json("Print JSON (with the signature).")
 def agreement_cmd(
     files: tuple[str, ...],
     dataset: str,

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from . import _options as opt
 from ._output import echo_json, echo_table
 
 if TYPE_CHECKING:
@@ -19,16 +20,14 @@ def _ratio(r: Any) -> str:
 
 @click.command("audit")
 @click.argument("logs", type=click.Path(path_type=str))
-@click.option(
+@opt.choice(
     "--format",
-    "fmt",
-    type=click.Choice(["jsonl", "parquet"]),
+    ["jsonl", "parquet"],
+    dest="fmt",
     help="Log format (default: from the file name; .parquet/.pq is Parquet, anything else JSONL).",
 )
-@click.option(
-    "--group-by",
-    type=click.Choice(["model", "month"]),
-    help="One set of cells per model or per month (drift).",
+@opt.choice(
+    "--group-by", ["model", "month"], help="One set of cells per model or per month (drift)."
 )
 @click.option(
     "--cluster-by",
@@ -36,95 +35,48 @@ def _ratio(r: Any) -> str:
     help="Record field naming the cluster resampled together "
     "(conversation or user id); default: each record.",
 )
-@click.option(
-    "--strict",
-    is_flag=True,
-    help="Stop at the first bad record (exit status 2) instead of skipping it.",
+@opt.flag("--strict", "Stop at the first bad record (exit status 2) instead of skipping it.")
+@opt.out_dir(
+    "Directory for audit.json, audit.md, CSVs, plots/ and skipped.jsonl.", default="bordir-audit"
 )
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False, path_type=str),
-    default="bordir-audit",
-    show_default=True,
-    help="Directory for audit.json, audit.md, CSVs, plots/ and skipped.jsonl.",
-)
-@click.option(
-    "--resamples",
-    "n_resamples",
-    type=click.IntRange(min=1),
-    default=2000,
-    show_default=True,
-    help="Cluster-bootstrap resamples.",
-)
-@click.option("--seed", type=int, help="Bootstrap seed (default: $BORDIR_SEED or 12345).")
-@click.option(
+@opt.resamples(2000, "Cluster-bootstrap resamples.", dest="n_resamples")
+@opt.seed()
+@opt.choice(
     "--adjust",
-    type=click.Choice(["holm", "none"]),
-    default="holm",
-    show_default=True,
-    help="Flags: Holm across the cells tested, or every interval excluding 1.",
+    ["holm", "none"],
+    "holm",
+    "Flags: Holm across the cells tested, or every interval excluding 1.",
 )
-@click.option(
+@opt.count(
     "--min-clusters",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help="Cells with fewer clusters are reported as 'too few to judge' (not flagged).",
+    10,
+    "Cells with fewer clusters are reported as 'too few to judge' (not flagged).",
 )
-@click.option(
+@opt.switch(
     "--language-match/--no-language-match",
-    default=True,
-    show_default=True,
-    help="Check the response language against the query language (detected when not in the log).",
+    True,
+    "Check the response language against the query language (detected when not in the log).",
 )
-@click.option(
+@opt.choice(
     "--citation-base",
-    type=click.Choice(["0", "1"]),
-    default="0",
-    show_default=True,
-    help="Number of the first document, for citations parsed from the response text.",
+    ["0", "1"],
+    "0",
+    "Number of the first document, for citations parsed from the response text.",
 )
-@click.option(
-    "--plots/--no-plots", default=True, show_default=True, help="Draw plots (needs bordir[stats])."
-)
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print the summary, flags and signature as JSON."
-)
+@opt.switch("--plots/--no-plots", True, "Draw plots (needs bordir[stats]).")
+@opt.json("Print the summary, flags and signature as JSON.")
 def audit_cmd(
-    logs: str,
-    fmt: str | None,
-    group_by: str | None,
-    cluster_by: str | None,
-    strict: bool,
-    out_dir: str,
-    n_resamples: int,
-    seed: int | None,
-    adjust: str,
-    min_clusters: int,
-    language_match: bool,
-    citation_base: str,
-    plots: bool,
-    as_json: bool,
+    logs: str, out_dir: str, citation_base: str, plots: bool, as_json: bool, **settings: Any
 ) -> None:
     """Audit LOGS (JSONL or Parquet, one record per answer): citation vs inclusion rate per query language x document language, ratio with cluster-bootstrap CI, over/under-citation flags, answers without citation, out-of-range citations and language match. Bad records are skipped and counted (--strict: fatal)."""
+    # ``settings``: the options named like a field of AuditOptions
     from pathlib import Path
 
     from ..audit import AuditOptions, run_audit, write_audit
     from ..audit.run import skipped_line
 
-    options = AuditOptions(
-        fmt=fmt,
-        group_by=group_by,
-        cluster_by=cluster_by,
-        strict=strict,
-        language_match=language_match,
-        citation_base=int(citation_base),
-        n_resamples=n_resamples,
-        seed=seed,
-        adjust=adjust,
-        min_clusters=min_clusters,
-    )
+    options = AuditOptions(citation_base=int(citation_base), **settings)
+    strict = options.strict
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     from ..errors import DataError

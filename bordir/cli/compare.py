@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from . import _options as opt
 from ._output import echo_table
 
 
@@ -50,12 +51,11 @@ def _p(x: Any) -> str:
 @click.option("--modes", help="Two modes A,B: Δ = B − A per group (e.g. qlang,rel_langs).")
 @click.option("--models", help="Two models A,B compared in --mode instead: Δ = B − A.")
 @click.option("--mode", "mode", help="With --models: the mode both models are compared in.")
-@click.option(
+@opt.choice(
     "--by",
-    type=click.Choice(["query_lang", "resource", "all"]),
-    default="query_lang",
-    show_default=True,
-    help="One row per query language, per resource level of the language registry, or one row "
+    ["query_lang", "resource", "all"],
+    "query_lang",
+    "One row per query language, per resource level of the language registry, or one row "
     "with every language pooled (all).",
 )
 @click.option(
@@ -73,16 +73,8 @@ def _p(x: Any) -> str:
     help="Groups with fewer paired territories are 'too few to judge' "
     "(default: bordir.metrics.intervals.bootstrap.MIN_CLUSTERS).",
 )
-@click.option(
-    "--resamples",
-    type=click.IntRange(min=1),
-    default=2000,
-    show_default=True,
-    help="Bootstrap resamples and random sign flips.",
-)
-@click.option(
-    "--seed", type=int, help="Bootstrap / permutation seed (default: $BORDIR_SEED or 12345)."
-)
+@opt.resamples(2000, "Bootstrap resamples and random sign flips.")
+@opt.seed(opt.PERMUTATION_SEED_HELP)
 @click.option(
     "--alpha",
     type=click.FloatRange(0, 1, min_open=True, max_open=True),
@@ -90,7 +82,7 @@ def _p(x: Any) -> str:
     show_default=True,
     help="Family-wise error rate (Holm across the groups of each comparison).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (every row with its signature).")
+@opt.json("Print JSON (every row with its signature).")
 def compare_cmd(
     run_dir: str,
     modes: str | None,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from . import _options as opt
 from ._output import echo_json, echo_table
 
 if TYPE_CHECKING:
@@ -29,31 +30,22 @@ def corpus_group() -> None:
 
 
 @corpus_group.command("fetch")
-@click.option(
+@opt.text(
     "--dataset",
-    default="borderlines",
-    show_default=True,
-    help="Territories and claimants from: borderlines (--path DIR or the hub) or demo.",
+    "borderlines",
+    "Territories and claimants from: borderlines (--path DIR or the hub) or demo.",
 )
-@click.option(
-    "--path", type=click.Path(file_okay=False), help="BorderLines directory (default: the hub)."
-)
-@click.option(
+@opt.dataset_path("BorderLines directory (default: the hub).", path_type=None)
+@opt.text(
     "--langs",
-    default="claimants+en",
-    show_default=True,
-    help="Languages per territory: claimants, claimants+en, or codes (ru,uk,en).",
+    "claimants+en",
+    "Languages per territory: claimants, claimants+en, or codes (ru,uk,en).",
 )
 @click.option("--territories", help="Comma-separated territory names (default: all).")
 @click.option(
     "--as-of", "as_of", help="Fetch the revision at or before this date (2023-05-15 = BordIRLines)."
 )
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(file_okay=False),
-    help="Corpus directory (created or resumed).",
-)
+@opt.out_dir("Corpus directory (created or resumed).", dest="out", path_type=None)
 @click.option(
     "--endpoint",
     default=None,
@@ -75,13 +67,7 @@ def corpus_group() -> None:
     callback=_finite,
     help="Requests per minute at most (0: no limit).",
 )
-@click.option(
-    "--max-retries",
-    type=click.IntRange(min=0),
-    default=5,
-    show_default=True,
-    help="Retries on 429/5xx/network errors.",
-)
+@opt.count("--max-retries", 5, "Retries on 429/5xx/network errors.", minimum=0)
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
@@ -96,7 +82,7 @@ def corpus_group() -> None:
 @click.option(
     "--progress/--no-progress", default=None, help="Progress bars (default: on a terminal)."
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@opt.json("Print the summary as JSON.")
 def fetch_cmd(
     dataset: str,
     path: str | None,
@@ -163,7 +149,7 @@ def fetch_cmd(
 
 @corpus_group.command("info")
 @click.argument("path")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@opt.json()
 def info_cmd(
     path: str,
     as_json: bool,

@@ -7,46 +7,20 @@ from typing import TYPE_CHECKING
 
 import click
 
+from . import _options as opt
+
 if TYPE_CHECKING:
     from ..experiment.config import ExperimentConfig
 
 
 @click.command("demo")
-@click.option(
-    "--out",
-    "out_dir",
-    default="bordir-demo",
-    show_default=True,
-    type=click.Path(file_okay=False),
-    help="Run directory.",
-)
-@click.option(
-    "--model", default="local/gemma-3-270m", show_default=True, help="provider/model to ask."
-)
-@click.option(
-    "--retriever",
-    default="bm25",
-    show_default=True,
-    help="Retriever (e5-small needs bordir[local]).",
-)
-@click.option(
-    "--runs",
-    default=3,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="Runs (paper seeds first).",
-)
-@click.option(
-    "--k", default=2, show_default=True, type=click.IntRange(min=1), help="Documents per prompt."
-)
+@opt.out_dir("Run directory.", default="bordir-demo", path_type=None)
+@opt.text("--model", "local/gemma-3-270m", "provider/model to ask.")
+@opt.text("--retriever", "bm25", "Retriever (e5-small needs bordir[local]).")
+@opt.count("--runs", 3, "Runs (paper seeds first).")
+@opt.count("--k", 2, "Documents per prompt.")
 @click.option("--temperature", default=0.5, show_default=True, type=float)
-@click.option(
-    "--resamples",
-    default=1000,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="Cluster-bootstrap resamples and permutations.",
-)
+@opt.resamples(1000, "Cluster-bootstrap resamples and permutations.")
 @click.option(
     "--cache",
     type=click.Path(dir_okay=False),

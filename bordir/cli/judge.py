@@ -6,8 +6,9 @@ from typing import Any
 
 import click
 
-from ._cache_options import response_cache, with_cache_options
-from ._calls import NothingMade, call_options, exit_for_calls, with_call_options
+from . import _options as opt
+from ._cache_options import opened_cache, with_cache_options
+from ._calls import NothingMade, exit_for_calls, with_call_options
 from ._output import echo_json, echo_table
 
 __all__ = ["judge_cmd"]
@@ -15,114 +16,68 @@ __all__ = ["judge_cmd"]
 
 @click.command("judge")
 @click.argument("run_dir", type=click.Path(file_okay=False, path_type=str))
-@click.option(
+@opt.repeatable(
     "--judge",
     "judges",
-    multiple=True,
+    "Judge model provider/model (repeatable: majority vote of several judges).",
     required=True,
-    help="Judge model provider/model (repeatable: majority vote of several judges).",
 )
-@click.option(
+@opt.text(
     "--prompt-langs",
-    default="en",
-    show_default=True,
-    help="Judge prompt languages, comma-separated (the first decides; several: invariance is reported).",
+    "en",
+    "Judge prompt languages, comma-separated (the first decides; several: invariance is reported).",
 )
-@click.option(
-    "--repeats",
-    default=1,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="Calls per answer and judge (agreement is reported for 2+).",
-)
+@opt.count("--repeats", 1, "Calls per answer and judge (agreement is reported for 2+).")
 @click.option(
     "--temperature", type=float, help="Judge temperature (default 0, or 0.7 with --repeats 2+)."
 )
-@click.option(
-    "--keyword-source", type=click.Choice(["judge", "computed"]), default="judge", show_default=True
-)
-@click.option(
+@opt.choice("--keyword-source", ["judge", "computed"], "judge")
+@opt.repeatable(
     "--label-judge",
     "label_judges",
-    multiple=True,
-    help="Oracle precision: judges whose majority vote labels a Cochran sample of the failures.",
+    "Oracle precision: judges whose majority vote labels a Cochran sample of the failures.",
 )
 @click.option("--precision-n", type=click.IntRange(min=1), help="Sample size (default: Cochran's).")
-@click.option(
-    "--ci",
-    type=click.Choice(["wilson", "beta"]),
-    default="wilson",
-    show_default=True,
-    help="Interval method (beta: Clopper–Pearson).",
+@opt.choice("--ci", ["wilson", "beta"], "wilson", "Interval method (beta: Clopper–Pearson).")
+@opt.file("--suite", "The tests file (default: the one run.json names).", dest="suite_path")
+@opt.directory(
+    "--baseline", "A judged run directory of a baseline suite: compare failures with it."
 )
-@click.option(
-    "--suite",
-    "suite_path",
-    type=click.Path(dir_okay=False, path_type=str),
-    help="The tests file (default: the one run.json names).",
-)
-@click.option(
-    "--baseline",
-    type=click.Path(file_okay=False, path_type=str),
-    help="A judged run directory of a baseline suite: compare failures with it.",
-)
-@click.option("--concurrency", type=click.IntRange(min=1))
-@click.option(
-    "--replace",
-    is_flag=True,
-    help="Overwrite the verdicts an earlier, different judge setting left in RUN_DIR.",
+@opt.concurrency()
+@opt.flag(
+    "--replace", "Overwrite the verdicts an earlier, different judge setting left in RUN_DIR."
 )
 @with_cache_options
 @with_call_options
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@opt.json("Print the summary as JSON.")
 def judge_cmd(
     run_dir: str,
     judges: tuple[str, ...],
     prompt_langs: str,
-    repeats: int,
-    temperature: float | None,
-    keyword_source: str,
     label_judges: tuple[str, ...],
-    precision_n: int | None,
-    ci: str,
-    suite_path: str | None,
     baseline: str | None,
-    concurrency: int | None,
-    replace: bool,
     cache: str | None,
     no_cache: bool,
-    timeout: float | None,
-    max_retries: int | None,
     as_json: bool,
+    **settings: Any,
 ) -> None:
     """Judge the answers of a `bordir testrun` RUN_DIR with an LLM oracle (five criteria, RAG-Tester's fail rule).
 
     Writes judgments.jsonl, verdicts.csv, fail_rates.csv, paired.csv and summary.json into RUN_DIR.
     """
+    # ``settings``: the options named like a keyword of judge_run (--repeats … --max-retries)
     from ..testgen.pipeline import compare_to_baseline, judge_run
 
-    rc = response_cache(cache, no_cache)
-    try:
+    with opened_cache(cache, no_cache) as rc:
         summary = judge_run(
             run_dir,
             judges=list(judges),
             prompt_langs=[x for x in prompt_langs.split(",") if x],
-            repeats=repeats,
-            temperature=temperature,
             label_judges=list(label_judges),
-            precision_n=precision_n,
-            keyword_source=keyword_source,
-            ci=ci,
-            suite_path=suite_path,
             cache=rc,
-            concurrency=concurrency,
             progress=not as_json,
-            replace=replace,
-            **call_options(timeout, max_retries),
+            **settings,
         )
-    finally:
-        if rc is not None:
-            rc.close()
     if baseline:
         summary["vs_baseline"] = compare_to_baseline(run_dir, baseline)
     if as_json:
@@ -151,8 +106,7 @@ def judge_cmd(
     )
     for r in summary["fail_rates"]:
         click.echo(f"signature: {r['signature']}")
-    inv = summary.get("invariance")
-    if inv:
+    if inv := summary.get("invariance"):
         click.echo(
             f"judge invariance ({'+'.join(inv['langs'])}): disagreement {fmt(inv['disagreement'])} "
             f"[{fmt(inv['ci'][0])}, {fmt(inv['ci'][1])}] on {inv['units']} answers"
@@ -165,16 +119,14 @@ def judge_cmd(
                 f"mean kappa {fmt(a['kappa_mean'])}, all repeats equal on {fmt(a['percent_agreement'])} "
                 f"over {a['repeats']} repeats"
             )
-    prec = summary.get("oracle_precision")
-    if prec:
+    if prec := summary.get("oracle_precision"):
         click.echo(
             f"oracle precision {fmt(prec['precision'])} [{fmt(prec['precision_ci'][0])}, "
             f"{fmt(prec['precision_ci'][1])}], FDR {fmt(prec['fdr'])} on {prec['labelled']} labelled of "
             f"{prec['sampled']} sampled failures"
         )
         click.echo(f"signature: {prec['signature']}")
-    vb = summary.get("vs_baseline")
-    if vb:
+    if vb := summary.get("vs_baseline"):
         click.echo(
             f"strategy vs baseline, failure rates: higher on {vb['higher_rate']}, lower on {vb['lower_rate']}, "
             f"equal on {vb['same_rate']} configurations (sign test p = {vb['p_sign']:.3g})"

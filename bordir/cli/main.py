@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from .._version import __version__
+from . import _options as opt
 from ._output import echo_json, echo_table
 
 
@@ -59,13 +60,17 @@ def _register_subcommands() -> None:
     cli.add_command(view_cmd)
 
 
+_AS_JSON = opt.json("Print JSON instead of a table.")
+"""``--json`` of the ``list`` commands."""
+
+
 @cli.group(name="list")
 def list_() -> None:
     """List what bordir knows: languages, datasets, backends, retrievers, modes, metrics, fusions, policies, testbeds, prompt templates, system prompts, testgen strategies."""
 
 
 @list_.command("languages")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@_AS_JSON
 @click.option("--query-only", is_flag=True, help="Only the 49 BorderLines query languages.")
 @click.option(
     "--curated-only", is_flag=True, help="Only the 55 curated languages (languages/languages.tsv)."
@@ -134,7 +139,7 @@ def _list_rows(rows: Sequence[dict[str, Any]], as_json: bool, what: str) -> None
 
 
 @list_.command("datasets")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@_AS_JSON
 def list_datasets(as_json: bool) -> None:
     """Datasets bordir can load (bordir.load_dataset)."""
     from ..catalog import list_datasets as rows
@@ -143,7 +148,7 @@ def list_datasets(as_json: bool) -> None:
 
 
 @list_.command("backends")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@_AS_JSON
 def list_backends(as_json: bool) -> None:
     """Generation backends (provider/model) and the mock backend's behaviours."""
     from ..catalog import list_backends as rows
@@ -152,7 +157,7 @@ def list_backends(as_json: bool) -> None:
 
 
 @list_.command("retrievers")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@_AS_JSON
 def list_retrievers(as_json: bool) -> None:
     """Retrievers (the retrieval registry)."""
     from ..catalog import list_retrievers as rows
@@ -161,7 +166,7 @@ def list_retrievers(as_json: bool) -> None:
 
 
 @list_.command("modes")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@_AS_JSON
 def list_modes(as_json: bool) -> None:
     """The six retrieval modes, with their BordIRLines aliases."""
     from ..catalog import list_modes as rows
@@ -170,7 +175,7 @@ def list_modes(as_json: bool) -> None:
 
 
 @list_.command("metrics")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@_AS_JSON
 def list_metrics(as_json: bool) -> None:
     """Concurrence scores and per-language measures."""
     from ..catalog import list_metrics as rows
@@ -179,7 +184,7 @@ def list_metrics(as_json: bool) -> None:
 
 
 @list_.command("fusions")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@_AS_JSON
 def list_fusions(as_json: bool) -> None:
     """Cross-language score fusions (bordir retrieve --fusion)."""
     from ..catalog import list_fusions as rows
@@ -188,7 +193,7 @@ def list_fusions(as_json: bool) -> None:
 
 
 @list_.command("policies")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@_AS_JSON
 def list_policies(as_json: bool) -> None:
     """Scoring policies: how answers count (--policy of score, testbed)."""
     from ..catalog import list_policies as rows
@@ -197,7 +202,7 @@ def list_policies(as_json: bool) -> None:
 
 
 @list_.command("testbeds")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@_AS_JSON
 def list_testbeds(as_json: bool) -> None:
     """RGB-style testbeds (bordir testbed NAME): kind of RGB file, settings, default ratios, judge."""
     from ..catalog import list_testbeds as rows
@@ -206,7 +211,7 @@ def list_testbeds(as_json: bool) -> None:
 
 
 @list_.command("prompts")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@_AS_JSON
 def list_prompts(as_json: bool) -> None:
     """Prompt templates (the config's response_format): template file, max tokens, instruction languages."""
     from ..catalog import list_prompts as rows
@@ -215,7 +220,7 @@ def list_prompts(as_json: bool) -> None:
 
 
 @list_.command("systems")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@_AS_JSON
 def list_systems(as_json: bool) -> None:
     """System prompts (the config's system, --system) and their text."""
     from ..catalog import list_systems as rows
@@ -224,7 +229,7 @@ def list_systems(as_json: bool) -> None:
 
 
 @list_.command("strategies")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@_AS_JSON
 def list_strategies(as_json: bool) -> None:
     """Test-generation strategies (bordir testgen --strategies)."""
     from ..catalog import list_strategies as rows
@@ -239,24 +244,19 @@ def data() -> None:
 
 @data.command("info")
 @click.argument("name")
-@click.option(
-    "--path",
-    type=click.Path(file_okay=False, path_type=str),
-    help="Local directory in the dataset's file layout.",
-)
+@opt.dataset_path("Local directory in the dataset's file layout.")
 @click.option("--revision", help="Hub revision to pin (when no --path).")
-@click.option(
+@opt.switch(
     "--repair/--no-repair",
-    default=False,
-    show_default=True,
-    help="BorderLines: read Suriname from its corrupted countries_info.json key.",
+    False,
+    "BorderLines: read Suriname from its corrupted countries_info.json key.",
 )
 @click.option(
     "--n-hits", type=int, default=10, show_default=True, help="BordIRLines: hits kept per query."
 )
 @click.option("--lang", help="NoMIRACL: the language (sw, swahili, zh …).")
-@click.option("--split", type=click.Choice(["test", "dev"]), help="NoMIRACL: the split.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@opt.choice("--split", ["test", "dev"], help="NoMIRACL: the split.")
+@opt.json()
 def data_info(
     name: str,
     path: str | None,

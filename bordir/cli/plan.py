@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from . import _options as opt
+
 
 @click.command("plan")
 @click.argument("config", type=click.Path(dir_okay=False))
@@ -32,7 +34,7 @@ import click
     default=0.8,
     show_default=True,
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (with signatures).")
+@opt.json("Print the plan as JSON (with signatures).")
 def plan_cmd(
     config: str,
     target_mde: float,

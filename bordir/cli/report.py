@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from . import _options as opt
 from ._output import echo_json
 
 _REFERENCE = "delta_cs_norm"  # normalized ΔCS, shown for reference only
@@ -29,21 +30,18 @@ def _label(metric: str) -> str:
 
 @click.command("report")
 @click.argument("run_dir", type=click.Path(path_type=str))
-@click.option(
-    "--resamples",
-    "n_resamples",
-    type=click.IntRange(min=1),
-    default=2000,
-    show_default=True,
-    help="Cluster-bootstrap resamples and permutations.",
+@opt.resamples(2000, "Cluster-bootstrap resamples and permutations.", dest="n_resamples")
+@opt.seed(opt.PERMUTATION_SEED_HELP)
+@opt.json("Print the headline metrics as JSON (with signatures).")
+@opt.switch(
+    "--plots/--no-plots",
+    True,
+    "Draw the plots (PNG and SVG). --no-plots writes the same numbers, tables and page without "
+    "figures, in a fraction of the time (the page says they were left out).",
 )
-@click.option(
-    "--seed", type=int, help="Bootstrap / permutation seed (default: $BORDIR_SEED or 12345)."
-)
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print the headline metrics as JSON (with signatures)."
-)
-def report_cmd(run_dir: str, n_resamples: int, seed: int | None, as_json: bool) -> None:
+def report_cmd(
+    run_dir: str, n_resamples: int, seed: int | None, as_json: bool, plots: bool
+) -> None:
     """Write metrics.json, tables/, plots/ and report.html into RUN_DIR (written by `bordir run`)."""
     from ..report import build_report
     from ..report.testbeds import is_testbed_dir
@@ -61,7 +59,7 @@ def report_cmd(run_dir: str, n_resamples: int, seed: int | None, as_json: bool) 
             click.echo(f"report: {page}")
         return
     _refuse_other_kinds(run_dir)
-    path = build_report(run_dir, n_resamples=n_resamples, seed=seed)
+    path = build_report(run_dir, n_resamples=n_resamples, seed=seed, plots=plots)
     metrics = json.loads((path.parent / "metrics.json").read_text(encoding="utf-8"))
     results = metrics["results"]
     if as_json:

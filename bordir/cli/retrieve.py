@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ._choices import RegistryChoice
+from . import _options as opt
 from ._output import echo_json, echo_table
 
 
@@ -17,12 +17,8 @@ def _fusions() -> tuple[str, ...]:
 
 
 @click.command("retrieve")
-@click.option(
-    "--dataset", default="demo", show_default=True, help="Dataset name (demo, borderlines)."
-)
-@click.option(
-    "--path", type=click.Path(file_okay=False), help="Dataset directory (BorderLines layout)."
-)
+@opt.text("--dataset", "demo", "Dataset name (demo, borderlines).")
+@opt.dataset_path("Dataset directory (BorderLines layout).", path_type=None)
 @click.option(
     "--corpus",
     "corpus_path",
@@ -30,22 +26,15 @@ def _fusions() -> tuple[str, ...]:
     help="Corpus: demo, a corpus directory (bordir corpus fetch), a passages .jsonl/.parquet/.csv, "
     "BordIRLines all_docs.json or raw <lang>/Q<id>.json articles; default: demo.",
 )
-@click.option(
-    "--retriever",
-    default="bm25",
-    show_default=True,
-    help="bm25, e5-small, bge-m3, openai/<model>, cohere/<model>.",
-)
-@click.option("--modes", default="all", show_default=True, help="'all' or comma-separated modes.")
+@opt.text("--retriever", "bm25", "bm25, e5-small, bge-m3, openai/<model>, cohere/<model>.")
+@opt.text("--modes", "all", "'all' or comma-separated modes.")
 @click.option("--k", default=10, show_default=True, help="Documents per prompt.")
 @click.option("--depth", default=50, show_default=True, help="Hits stored per query and mode.")
-@click.option("--fusion", type=RegistryChoice(_fusions), help="Cross-language score fusion.")
-@click.option(
-    "--balanced", is_flag=True, help="Equal share of the k slots per language of the mode."
-)
+@opt.registry("--fusion", _fusions, help="Cross-language score fusion.")
+@opt.flag("--balanced", "Equal share of the k slots per language of the mode.")
 @click.option("--langs", help="Comma-separated query languages to keep.")
-@click.option("--out", required=True, type=click.Path(dir_okay=False), help="Output .parquet.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@opt.out_file("Output .parquet.", path_type=None)
+@opt.json("Print the summary as JSON.")
 def retrieve_cmd(
     dataset: str,
     path: str | None,

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from ._choices import RegistryChoice
+from . import _options as opt
 
 if TYPE_CHECKING:
     from ..experiment.config import ExperimentConfig
@@ -27,17 +27,13 @@ _CONFIG_OVERRIDES = (
     click.option("--runs", type=int, help="Number of runs (paper seeds first)."),
     click.option("--temperature", type=float),
     click.option("--langs", help="Comma-separated query languages to keep."),
-    click.option(
-        "--limit",
-        type=click.IntRange(min=1),
-        help="Only the dataset's first N territories (a quick trial; recorded in the signature).",
-    ),
+    opt.limit("Only the dataset's first N territories (a quick trial; recorded in the signature)."),
     click.option("--retriever", help="bm25, e5-small, bge-m3, openai/<model>, cohere/<model>."),
     click.option(
         "--corpus",
         help="Corpus: demo, a corpus directory, a passages .jsonl/.parquet/.csv, all_docs.json.",
     ),
-    click.option("--response-format", type=click.Choice(["direct", "citation"])),
+    opt.choice("--response-format", ["direct", "citation"]),
     click.option("--system", help="System prompt variant (vanilla, un, nationalist, input_demo)."),
     click.option(
         "--dataset-path",
@@ -60,51 +56,38 @@ _CONFIG_OVERRIDES = (
 """The options that override a field of the experiment config (each named like its field)."""
 
 
-def config_overrides(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Add :data:`_CONFIG_OVERRIDES` to ``command``; it receives them as ``**overrides``."""
-    for option in reversed(_CONFIG_OVERRIDES):
-        command = option(command)
-    return command
+config_overrides = opt.options(*_CONFIG_OVERRIDES)
+"""Add :data:`_CONFIG_OVERRIDES` to a command; it receives them as ``**overrides``."""
 
 
 @click.command("run")
 @click.argument("config", type=click.Path(dir_okay=False))
-@click.option(
-    "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Run directory."
-)
+@opt.out_dir("Run directory.", path_type=None)
 @config_overrides
-@click.option(
-    "--dry-run", is_flag=True, help="Estimate calls, tokens and cost per language; call nothing."
-)
-@click.option(
-    "--progress/--no-progress", default=True, show_default=True, help="Progress bars on stderr."
-)
-@click.option(
+@opt.flag("--dry-run", "Estimate calls, tokens and cost per language; call nothing.")
+@opt.switch("--progress/--no-progress", True, "Progress bars on stderr.")
+@opt.registry(
     "--executor",
-    type=RegistryChoice(_executors),
-    default="local",
-    show_default=True,
-    help="Where the calls run: this process, or shards of model x territories on a Ray cluster.",
+    _executors,
+    "local",
+    "Where the calls run: this process, or shards of model x territories on a Ray cluster.",
 )
 @click.option(
     "--address",
     help="Ray cluster for --executor ray (auto, HOST:6379, ray://HOST:10001; default $RAY_ADDRESS "
     "or a local one).",
 )
-@click.option(
+@opt.choice(
     "--submit",
-    type=click.Choice(["batch"]),
+    ["batch"],
     help="Submit the uncached requests as provider batches (OpenAI Batch API, about half the "
     "price) and return; collect them later with --collect (docs/batch.md).",
 )
-@click.option(
+@opt.flag(
     "--collect",
-    is_flag=True,
-    help="Fetch the finished batches of --out and write the run (exit 3 while one is pending).",
+    "Fetch the finished batches of --out and write the run (exit 3 while one is pending).",
 )
-@click.option(
-    "--wait", is_flag=True, help="With --submit batch or --collect: wait for the batches."
-)
+@opt.flag("--wait", "With --submit batch or --collect: wait for the batches.")
 @click.option(
     "--poll", type=float, default=30.0, show_default=True, help="Seconds between batch polls."
 )

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from . import _options as opt
 from ._output import echo_json, echo_table
 
 
@@ -20,24 +21,17 @@ def _pct(x: Any) -> str:
 
 @click.command("runs")
 @click.argument("dirs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=str))
-@click.option(
+@opt.repeatable(
     "--metric",
     "metrics",
-    multiple=True,
-    help="CS metric to show (repeatable; default the headline: kb_cs, cst_cs, delta_cs).",
+    "CS metric to show (repeatable; default the headline: kb_cs, cst_cs, delta_cs).",
 )
 @click.option("--sort", "sort_by", help="Sort the rows by this metric's mean, highest first.")
-@click.option(
-    "--resamples",
-    type=click.IntRange(min=1),
-    default=1000,
-    show_default=True,
-    help="Bootstrap resamples for a directory without metrics.json (nothing is written).",
+@opt.resamples(
+    1000, "Bootstrap resamples for a directory without metrics.json (nothing is written)."
 )
-@click.option("--seed", type=int, help="Their seed (default: $BORDIR_SEED or 12345).")
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print every row as JSON, with its signature."
-)
+@opt.seed("Their seed (default: $BORDIR_SEED or 12345).")
+@opt.json("Print every row as JSON, with its signature.")
 def runs_cmd(
     dirs: tuple[str, ...],
     metrics: tuple[str, ...],

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ._choices import RegistryChoice
+from . import _options as opt
 from ._output import echo_json, echo_table
 
 
@@ -54,36 +54,30 @@ def _count(run: dict[str, Any], metric: str) -> str:
 
 @score_group.command("borderlines-table")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
-@click.option(
+@opt.registry(
     "--policy",
-    type=RegistryChoice(_policies),
-    default="reference",
-    show_default=True,
-    help="reference: exactly calculate_CS.py; strict: None answers are missing (skipped, counted).",
+    _policies,
+    "reference",
+    "reference: exactly calculate_CS.py; strict: None answers are missing (skipped, counted).",
 )
-@click.option(
+@opt.registry(
     "--ci",
-    type=RegistryChoice(_ci_variants),
-    default="t95",
-    show_default=True,
-    help="Interval over runs: t95 (sample sd, ddof=1) or paper (population sd, as BordIRLines).",
+    _ci_variants,
+    "t95",
+    "Interval over runs: t95 (sample sd, ddof=1) or paper (population sd, as BordIRLines).",
 )
-@click.option(
-    "--boot",
-    "n_resamples",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Also a cluster bootstrap over territories with this many resamples (0: off).",
+@opt.resamples(
+    0,
+    "Also a cluster bootstrap over territories with this many resamples (0: off).",
+    dest="n_resamples",
+    minimum=0,
+    name="--boot",
 )
-@click.option("--seed", type=int, help="Bootstrap seed (default: $BORDIR_SEED or 12345).")
-@click.option(
-    "--clip/--no-clip",
-    default=True,
-    show_default=True,
-    help="Clip intervals over runs to each metric's range (as the reports do).",
+@opt.seed()
+@opt.switch(
+    "--clip/--no-clip", True, "Clip intervals over runs to each metric's range (as the reports do)."
 )
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (values as fractions).")
+@opt.json("Print JSON (values as fractions).")
 def borderlines_table(
     files: tuple[str, ...],
     policy: str,

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ._choices import RegistryChoice
+from . import _options as opt
 from ._output import echo_json, echo_table
 
 
@@ -86,67 +86,36 @@ def _testbed_command(name: str, description: str) -> click.Command:
         help="rgb:FILE (an RGB JSON-lines file), demo, or a corpus spec; "
         "nomiracl: nomiracl:PATH or nomiracl (the hub).",
     )
-    @click.option(
-        "--model", "models", multiple=True, required=True, help="provider/model; repeatable."
-    )
-    @click.option(
+    @opt.repeatable("--model", "models", "provider/model; repeatable.", required=True)
+    @opt.repeatable(
         "--lang",
         "langs",
-        multiple=True,
-        help="Query languages (comma-separated or repeated); "
+        "Query languages (comma-separated or repeated); "
         "for rgb: the file's language (default from its name).",
     )
     @click.option(
         "--ratios", help="Noise ratios, e.g. 0,0.2,0.4 (default per testbed; rejection: 1)."
     )
-    @click.option(
-        "--out",
-        "out_dir",
-        required=True,
-        type=click.Path(file_okay=False, path_type=str),
-        help="Output directory (resumable).",
+    @opt.out_dir("Output directory (resumable).")
+    @opt.count(
+        "--passages", defaults.get("passage_num", 5), "Documents per prompt.", dest="passage_num"
     )
-    @click.option(
-        "--passages",
-        "passage_num",
-        type=click.IntRange(min=1),
-        default=defaults.get("passage_num", 5),
-        show_default=True,
-        help="Documents per prompt.",
-    )
-    @click.option(
-        "--seed", type=int, help="Instance seed (default $BORDIR_SEED or 12345; RGB: 2333)."
-    )
-    @click.option(
+    @opt.seed("Instance seed (default $BORDIR_SEED or 12345; RGB: 2333).")
+    @opt.choice(
         "--seeding",
-        type=click.Choice(["bordir", "rgb"]),
-        default="bordir",
-        show_default=True,
-        help="rgb: random.seed(seed) before every instance, as RGB (with --seed 2333: RGB's documents).",
+        ["bordir", "rgb"],
+        "bordir",
+        "rgb: random.seed(seed) before every instance, as RGB (with --seed 2333: RGB's documents).",
     )
     @click.option(
         "--temperature", type=float, default=defaults.get("temperature", 0.7), show_default=True
     )
-    @click.option(
-        "--max-tokens",
-        type=click.IntRange(min=1),
-        default=defaults.get("max_tokens", 256),
-        show_default=True,
-    )
-    @click.option(
-        "--limit",
-        type=click.IntRange(min=1),
-        help="At most N questions per language (nomiracl: NoMIRACL's sample, N per subset).",
-    )
-    @click.option(
-        "--dataset",
-        default="demo",
-        show_default=True,
-        help="Queries for a corpus spec: demo or borderlines:PATH.",
-    )
-    @click.option(
+    @opt.count("--max-tokens", defaults.get("max_tokens", 256))
+    @opt.limit("At most N questions per language (nomiracl: NoMIRACL's sample, N per subset).")
+    @opt.text("--dataset", "demo", "Queries for a corpus spec: demo or borderlines:PATH.")
+    @opt.registry(
         "--policy",
-        type=RegistryChoice(_policies),
+        _policies,
         help="Headline policy (default rgb for rgb: files, nomiracl for nomiracl, bordir otherwise); "
         "every policy is computed.",
     )
@@ -154,61 +123,35 @@ def _testbed_command(name: str, description: str) -> click.Command:
         "--judge",
         help="provider/model of an LLM judge: RGB's Rej* (rejection), ED*/CR* (counterfactual).",
     )
-    @click.option(
-        "--cache", type=click.Path(dir_okay=False, path_type=str), help="Response cache file."
-    )
-    @click.option("--concurrency", type=click.IntRange(min=1), help="Calls in flight.")
-    @click.option(
-        "--resamples", "n_resamples", type=click.IntRange(min=1), default=2000, show_default=True
-    )
-    @click.option("--no-progress", is_flag=True, help="No progress bar.")
-    @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
+    @opt.file("--cache", "Response cache file.")
+    @opt.concurrency("Calls in flight.")
+    @opt.resamples(2000, dest="n_resamples")
+    @opt.flag("--no-progress", "No progress bar.")
+    @opt.json("Print the scores as JSON.")
     def cmd(
-        data: str,
         models: tuple[str, ...],
         langs: tuple[str, ...],
         ratios: str | None,
         out_dir: str,
-        passage_num: int,
-        seed: int | None,
-        seeding: str,
-        temperature: float,
-        max_tokens: int,
-        limit: int | None,
-        dataset: str,
-        policy: str | None,
-        judge: str | None,
-        cache: str | None,
-        concurrency: int | None,
-        n_resamples: int,
         no_progress: bool,
         as_json: bool,
-        **extra: str,
+        **fields: Any,
     ) -> None:
+        # ``fields``: the options named like a field of TestbedConfig (--data, --passages …),
+        # then the testbed's own (its ``extra``)
         import json
         from pathlib import Path
 
         from ..testbeds.runner import TestbedConfig, run_testbed
 
+        extra = {o.name: fields.pop(o.name) for o in spec.options}
         cfg = TestbedConfig(
             testbed=name,
-            data=data,
             models=_split(models),
             langs=_split(langs),
             ratios=_ratios(ratios),
-            passage_num=passage_num,
-            seed=seed,
-            seeding=seeding,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            limit=limit,
-            dataset=dataset,
-            policy=policy,
-            judge=judge,
-            cache=cache,
-            concurrency=concurrency,
-            n_resamples=n_resamples,
             extra={k: v for k, v in extra.items() if v is not None},
+            **fields,
         )
         out = run_testbed(cfg, out_dir, progress=not no_progress)
         info = json.loads((Path(out) / "testbed.json").read_text(encoding="utf-8"))
@@ -225,14 +168,14 @@ def _testbed_command(name: str, description: str) -> click.Command:
             "report: bordir report on that directory (report.html), bordir view (every sample)"
         )
 
-    for opt in reversed(spec.options):  # the testbed's own options (NoMIRACL: --split, --settings)
+    for own in reversed(spec.options):  # the testbed's own options (NoMIRACL: --split, --settings)
         cmd = click.option(
-            f"--{opt.name}",
-            opt.name,
-            type=click.Choice(opt.choices) if opt.choices else str,
-            default=opt.default,
+            f"--{own.name}",
+            own.name,
+            type=click.Choice(own.choices) if own.choices else str,
+            default=own.default,
             show_default=True,
-            help=opt.help,
+            help=own.help,
         )(cmd)
     return click.command(name, help=description)(cmd)
 
@@ -297,18 +240,17 @@ def print_scores(scores: dict[str, Any]) -> None:
 @click.argument(
     "predictions", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str)
 )
-@click.option(
+@opt.choice(
     "--format",
-    "fmt",
-    type=click.Choice(["rgb", "nomiracl"]),
-    default="rgb",
-    show_default=True,
-    help="rgb: RGB prediction files; nomiracl: NoMIRACL result files (query_id, docids, prompt, "
+    ["rgb", "nomiracl"],
+    "rgb",
+    "rgb: RGB prediction files; nomiracl: NoMIRACL result files (query_id, docids, prompt, "
     "template, results), both policies side by side.",
+    dest="fmt",
 )
-@click.option(
+@opt.registry(
     "--dataset-kind",
-    type=RegistryChoice(_kinds),
+    _kinds,
     help="rgb: default from the file name, as RGB (_int, _fact, else noise).",
 )
 @click.option(
@@ -316,9 +258,9 @@ def print_scores(scores: dict[str, Any]) -> None:
     help="rgb: en, zh or a bordir code (default: from the file name, as RGB's 'zh' in dataset); "
     "nomiracl: the files' language (default: each name's first part).",
 )
-@click.option(
+@opt.choice(
     "--subset",
-    type=click.Choice(["relevant", "non_relevant"]),
+    ["relevant", "non_relevant"],
     help="nomiracl: the files' subset (default: from each path).",
 )
 @click.option(
@@ -326,21 +268,14 @@ def print_scores(scores: dict[str, Any]) -> None:
     "models",
     help="nomiracl: only these models, in this order (comma-separated; NoMIRACL's --parse_models).",
 )
-@click.option(
+@opt.directory(
     "--tsv",
-    "tsv_dir",
-    type=click.Path(file_okay=False, path_type=str),
-    help="nomiracl: also write eval_results.{subset}.tsv as NoMIRACL's hallucination_evaluation.py.",
+    "nomiracl: also write eval_results.{subset}.tsv as NoMIRACL's hallucination_evaluation.py.",
+    dest="tsv_dir",
 )
-@click.option("--examples", type=click.IntRange(min=0), default=3, show_default=True)
-@click.option(
-    "--policy",
-    type=RegistryChoice(_policies),
-    default="rgb",
-    show_default=True,
-    help="rgb format only (nomiracl prints its two policies).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@opt.count("--examples", 3, minimum=0)
+@opt.registry("--policy", _policies, "rgb", "rgb format only (nomiracl prints its two policies).")
+@opt.json()
 def score_cmd(
     predictions: tuple[str, ...],
     fmt: str,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from . import _options as opt
 from ._cache_options import response_cache, with_cache_options
 from ._calls import NothingMade, call_options, exit_for_calls, with_call_options
 from ._output import echo_json, echo_table
@@ -21,31 +22,20 @@ __all__ = ["testgen_cmd"]
 
 @click.command("testgen")
 @click.argument("sources", nargs=-1)
-@click.option(
+@opt.text(
     "--strategies",
-    default="complex,negative,coverage",
-    show_default=True,
-    help="Comma-separated: complex, negative, coverage; or 'baseline' alone.",
+    "complex,negative,coverage",
+    "Comma-separated: complex, negative, coverage; or 'baseline' alone.",
 )
-@click.option(
-    "--n", "n", default=50, show_default=True, type=click.IntRange(min=1), help="Tests to generate."
-)
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=str),
-    help="Tests JSONL to write.",
-)
-@click.option(
+@opt.count("--n", 50, "Tests to generate.", dest="n")
+@opt.out_file("Tests JSONL to write.")
+@opt.text(
     "--generator",
-    default="template",
-    show_default=True,
-    help="'template' (offline, deterministic) or a provider/model for the LLM generator.",
+    "template",
+    "'template' (offline, deterministic) or a provider/model for the LLM generator.",
 )
-@click.option(
-    "--negative-methods", default="absent,cross", show_default=True, help="absent and/or cross."
-)
-@click.option("--full-coverage", is_flag=True, help="Coverage goes on until every chunk is used.")
+@opt.text("--negative-methods", "absent,cross", "absent and/or cross.")
+@opt.flag("--full-coverage", "Coverage goes on until every chunk is used.")
 @click.option(
     "--lang",
     default=None,
@@ -53,27 +43,16 @@ __all__ = ["testgen_cmd"]
     "(FILE:lang, e.g. guia.md:es). Default: each file's language is detected from its text.",
 )
 @click.option("--langs", help="Corpora: keep only these comma-separated languages.")
-@click.option(
-    "--chunk-by", type=click.Choice(["paragraph", "tokens"]), default="paragraph", show_default=True
-)
+@opt.choice("--chunk-by", ["paragraph", "tokens"], "paragraph")
 @click.option("--max-tokens", type=click.IntRange(min=1), help="Largest chunk, in analyzer tokens.")
 @click.option("--seed", default=12345, show_default=True, type=int)
-@click.option(
-    "--write",
-    "topics",
-    multiple=True,
-    help="Have --writer write a document on this topic (repeatable).",
-)
+@opt.repeatable("--write", "topics", "Have --writer write a document on this topic (repeatable).")
 @click.option("--writer", help="provider/model that writes the --write documents.")
-@click.option(
-    "--write-lang", default="en", show_default=True, help="Language of the written documents."
-)
-@click.option(
-    "--write-length", default=300, show_default=True, type=click.IntRange(min=1), help="Words."
-)
+@opt.text("--write-lang", "en", "Language of the written documents.")
+@opt.count("--write-length", 300, "Words.")
 @with_cache_options
 @with_call_options
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@opt.json("Print the summary as JSON.")
 def testgen_cmd(
     sources: tuple[str, ...],
     strategies: str,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ._cache_options import response_cache, with_cache_options
+from . import _options as opt
+from ._cache_options import opened_cache, with_cache_options
 from ._calls import NothingMade, call_options, exit_for_calls, with_call_options
 from ._output import echo_json, echo_table
 
@@ -13,26 +14,19 @@ __all__ = ["testrun_cmd"]
 
 @click.command("testrun")
 @click.argument("tests", type=click.Path(dir_okay=False, path_type=str))
-@click.option(
+@opt.repeatable(
     "--config",
     "configs",
-    multiple=True,
-    required=True,
-    help="A system under test: retriever=bm25,backend=provider/model,mode=qlang,k=3 (repeatable). "
+    "A system under test: retriever=bm25,backend=provider/model,mode=qlang,k=3 (repeatable). "
     "Modes: no_ir, qlang, qlang+en, en_only, all.",
-)
-@click.option(
-    "--out",
-    "out_dir",
     required=True,
-    type=click.Path(file_okay=False, path_type=str),
-    help="Output directory (answers.jsonl, run.json).",
 )
-@click.option("--concurrency", type=click.IntRange(min=1), help="Calls in flight at most.")
+@opt.out_dir("Output directory (answers.jsonl, run.json).")
+@opt.concurrency("Calls in flight at most.")
 @with_cache_options
 @with_call_options
-@click.option("--progress/--no-progress", default=False, show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@opt.switch("--progress/--no-progress", False)
+@opt.json("Print the summary as JSON.")
 def testrun_cmd(
     tests: str,
     configs: tuple[str, ...],
@@ -51,8 +45,7 @@ def testrun_cmd(
 
     suite = read_suite(tests)
     cfgs = [parse_config(c) for c in configs]
-    rc = response_cache(cache, no_cache)
-    try:
+    with opened_cache(cache, no_cache) as rc:
         rows = run_suite(
             suite,
             cfgs,
@@ -63,9 +56,6 @@ def testrun_cmd(
             suite_path=str(tests),
             **call_options(timeout, max_retries),
         )
-    finally:
-        if rc is not None:
-            rc.close()
     failed = sum(r["error"] is not None for r in rows)
     summary = {
         "out": out_dir,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from . import _options as opt
 from ._output import echo_json
 
 DEFAULT_PORT = 8765
@@ -11,9 +12,7 @@ DEFAULT_PORT = 8765
 
 @click.command("view")
 @click.argument("path", type=click.Path(path_type=str))
-@click.option(
-    "--serve", is_flag=True, help="Serve the explorer from 127.0.0.1 instead of writing view.html."
-)
+@opt.flag("--serve", "Serve the explorer from 127.0.0.1 instead of writing view.html.")
 @click.option(
     "--port",
     type=click.IntRange(0, 65535),
@@ -32,7 +31,7 @@ DEFAULT_PORT = 8765
     default=None,
     help="The most rows a static view.html embeds (default 200,000); a larger run is served.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
+@opt.json("Print what was written as JSON.")
 def view_cmd(
     path: str, serve: bool, port: int, out: str | None, max_rows: int | None, as_json: bool
 ) -> None:

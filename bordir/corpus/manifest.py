@@ -9,13 +9,13 @@ fetcher's ``articles``, ``units``, ``runs`` and ``warnings``.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._jsonl import read_json
 from ..errors import DataError
 from ..records import Passage
 from .base import Corpus
@@ -61,10 +61,7 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
             "`bordir corpus fetch` or save_corpus()",
             path=root,
         )
-    try:
-        manifest = json.loads(mpath.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON: {exc.msg}", path=mpath, line=exc.lineno) from None
+    manifest = read_json(mpath)
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
         raise DataError(f"expected format {FORMAT!r}, found {found!r}", path=mpath, field="format")

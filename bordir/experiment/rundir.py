@@ -22,9 +22,10 @@ Example:
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import pandas as pd
 
@@ -37,10 +38,24 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..dataset import BorderLines
     from .config import ExperimentConfig
 
-__all__ = ["RunDir", "read_run_dir", "RUN_JSON", "RESPONSES_FILE"]
+__all__ = [
+    "RunDir",
+    "read_run_dir",
+    "check_run_info",
+    "check_row_count",
+    "RUN_JSON",
+    "RESPONSES_FILE",
+]
 
 RUN_JSON = "run.json"
 RESPONSES_FILE = "responses.parquet"
+
+
+class _Hashed(Protocol):
+    def content_hash(self) -> str: ...
+
+
+_H = TypeVar("_H", bound=_Hashed)
 _EXPECTED = f"expected a directory with {RUN_JSON} and {RESPONSES_FILE}, as `bordir run CONFIG --out DIR` writes"
 
 
@@ -87,7 +102,15 @@ class RunDir:
 
 
 def _read_info(path: Path) -> dict[str, Any]:
-    info = read_json(path, missing=_EXPECTED)
+    return check_run_info(read_json(path, missing=_EXPECTED), path)
+
+
+def check_run_info(info: Any, path: Path) -> dict[str, Any]:
+    """``info``, the parsed ``run.json`` at ``path``, once it is an object with a ``config`` object.
+
+    Raises:
+        DataError: it is not (the message names ``path`` and the ``config`` field).
+    """
     if not isinstance(info, dict) or not isinstance(info.get("config"), dict):
         raise DataError(
             "expected a JSON object with a 'config' object (as `bordir run` writes)",
@@ -113,17 +136,26 @@ def _read_responses(path: Path) -> pd.DataFrame:
     return df
 
 
+def check_row_count(info: dict[str, Any], rows: int, info_path: Path, resp_path: Path) -> None:
+    """Refuse a responses table of ``rows`` rows when ``run.json`` (``info``) records another count.
+
+    Raises:
+        DataError: the counts differ (the directory mixes two runs); the message names ``resp_path``.
+    """
+    n = info.get("responses")
+    if isinstance(n, int) and n != rows:
+        raise DataError(
+            f"has {rows} rows but {info_path.name} records {n}; the directory mixes two runs "
+            "(re-run `bordir run` into it, or into a fresh --out)",
+            path=resp_path,
+        )
+
+
 def _check_record(
     info: dict[str, Any], raw: pd.DataFrame, cfg: ExperimentConfig, info_path: Path, resp_path: Path
 ) -> None:
     """The table agrees with its record: row count and grid (models, modes, runs)."""
-    n = info.get("responses")
-    if isinstance(n, int) and n != len(raw):
-        raise DataError(
-            f"has {len(raw)} rows but {info_path.name} records {n}; the directory mixes two runs "
-            "(re-run `bordir run` into it, or into a fresh --out)",
-            path=resp_path,
-        )
+    check_row_count(info, len(raw), info_path, resp_path)
     grid = info_section(info, "grid")
     models = grid.get("models") or list(cfg.models)
     modes = grid.get("modes") or list(cfg.modes)
@@ -186,6 +218,18 @@ def _check_hash(kind: str, recorded: Any, found: str, info_path: Path, where: st
         )
 
 
+def _load_checked(
+    kind: str, load: Callable[[], _H], info: dict[str, Any], info_path: Path, where: str
+) -> _H:
+    """What ``load`` returns (the run's dataset or corpus), refused when it fails or its hash is not the record's."""
+    try:
+        loaded = load()
+    except BordirError as exc:
+        raise DataError(f"cannot load the {kind} its config names: {exc}", path=info_path) from None
+    _check_hash(kind, info_section(info, kind).get("hash"), loaded.content_hash(), info_path, where)
+    return loaded
+
+
 def read_run_dir(
     run_dir: str | os.PathLike[str], *, check_corpus: bool = False, allow_incomplete: bool = False
 ) -> RunDir:
@@ -220,34 +264,16 @@ def read_run_dir(
         cfg = ExperimentConfig.from_dict(info["config"], where=str(info_path))
     except ConfigError as exc:
         raise DataError(str(exc)) from None  # the message names run.json and the field
-    try:
-        dataset = load_dataset_of(cfg)
-    except BordirError as exc:
-        raise DataError(
-            f"cannot load the dataset its config names: {exc}", path=info_path
-        ) from None
-    ds_info = info_section(info, "dataset")
-    _check_hash(
+    dataset = _load_checked(
         "dataset",
-        ds_info.get("hash"),
-        dataset.content_hash(),
+        lambda: load_dataset_of(cfg),
+        info,
         info_path,
         f"dataset {cfg.dataset!r}" + (f" at {cfg.dataset_path}" if cfg.dataset_path else ""),
     )
-    corpus_info = info_section(info, "corpus")
-    if check_corpus and corpus_info.get("hash"):
-        try:
-            corpus = load_corpus_of(cfg)
-        except BordirError as exc:
-            raise DataError(
-                f"cannot load the corpus its config names: {exc}", path=info_path
-            ) from None
-        _check_hash(
-            "corpus",
-            corpus_info.get("hash"),
-            corpus.content_hash(),
-            info_path,
-            f"corpus {cfg.corpus!r}",
+    if check_corpus and info_section(info, "corpus").get("hash"):
+        _load_checked(
+            "corpus", lambda: load_corpus_of(cfg), info, info_path, f"corpus {cfg.corpus!r}"
         )
     resp_path = path / RESPONSES_FILE
     raw = _read_responses(resp_path)

@@ -36,7 +36,7 @@ from typing import Any
 
 from .. import languages
 from ..dataset import BorderLines
-from ..errors import DataError, undecodable
+from ..errors import DataError, refuse_nul, undecodable
 from ..records import Country, Territory
 from ._assemble import RawQuery, assemble
 
@@ -95,14 +95,7 @@ def _read_text(path: Path) -> str:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError:
         raise undecodable(path) from None
-    nul = text.find("\x00")
-    if nul != -1:
-        raise DataError(
-            "contains a NUL character; the file is binary or corrupted",
-            path=path,
-            line=text.count("\n", 0, nul) + 1,
-        )
-    return text
+    return refuse_nul(text, path, "contains a NUL character; the file is binary or corrupted")
 
 
 def read_territories_csv(path: str | Path) -> tuple[list[Territory], list[str]]:

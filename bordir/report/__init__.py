@@ -37,16 +37,24 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
+from .._fork import Pending, start
 from .._json import write_json
-from ..experiment.rundir import read_run_dir
+from ..experiment.rundir import RunDir, read_run_dir
 from ..metrics.summary.build import build_metrics
 from ..stats import DEFAULT_RESAMPLES
 from .html import write_html
 from .plots import write_plots
 from .tables import build_tables, write_tables
 
-__all__ = ["build_report"]
+__all__ = ["build_report", "NO_PLOTS_NOTE"]
+
+NO_PLOTS_NOTE = (
+    '<p class="warn" id="no-plots">The plots were not drawn (<code>bordir report --no-plots</code>): '
+    "every number and table is here; run <code>bordir report</code> without it for the figures.</p>"
+)
+"""What the page says in place of its figures when the report is built with ``plots=False``."""
 
 
 def build_report(
@@ -54,6 +62,7 @@ def build_report(
     *,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int | None = None,
+    plots: bool = True,
 ) -> Path:
     """Write the report files into ``run_dir`` and return the path of ``report.html``.
 
@@ -62,6 +71,8 @@ def build_report(
         n_resamples: bootstrap resamples and permutations (default 2000).
         seed: bootstrap / permutation seed (default ``$BORDIR_SEED`` or 12345);
             recorded in every signature.
+        plots: draw the plots (PNG and SVG under ``plots/``, embedded in the page). ``False``
+            writes the same numbers, tables and page without figures, and the page says so.
 
     Raises:
         DataError: the run directory is missing or malformed.
@@ -69,10 +80,32 @@ def build_report(
             (``pip install 'bordir[stats]'``).
     """
     run = read_run_dir(run_dir)
-    metrics = build_metrics(run, n_resamples=n_resamples, seed=seed)
     out = Path(run_dir)
+    from .perlang import perlang_report  # per-language comparisons, forest plots, heatmaps
+
+    # The per-language section is the largest: it is drawn in a child process while this one does
+    # the rest, when the process may use more than one CPU (the same files and numbers either way).
+    pending_per_lang = start(
+        perlang_report, run, out, n_resamples=n_resamples, seed=seed, draw=plots
+    )
+    try:
+        return _build(run, out, pending_per_lang, n_resamples=n_resamples, seed=seed, draw=plots)
+    finally:
+        pending_per_lang.cancel()  # a no-op once its result is in
+
+
+def _build(
+    run: RunDir,
+    out: Path,
+    pending_per_lang: Pending[Any],
+    *,
+    n_resamples: int,
+    seed: int | None,
+    draw: bool,
+) -> Path:
+    metrics = build_metrics(run, n_resamples=n_resamples, seed=seed)
     tables = build_tables(metrics)
-    plots = write_plots(metrics, out / "plots")
+    plots = write_plots(metrics, out / "plots") if draw else {}
     write_tables(tables, out / "tables")
     sections = []
     if (
@@ -80,19 +113,17 @@ def build_report(
     ):  # citation rate vs inclusion rate (bordir.citations)
         from .citations import citation_report
 
-        cit = citation_report(run, out, n_resamples=n_resamples, seed=seed)
+        cit = citation_report(run, out, n_resamples=n_resamples, seed=seed, draw=draw)
         metrics = {**metrics, "citations": cit.json}
         sections.append(cit.html)
-    from .perlang import perlang_report  # per-language comparisons, forest plots, heatmaps
-
-    per_lang = perlang_report(run, out, n_resamples=n_resamples, seed=seed)
-    metrics = {**metrics, "perlang": per_lang.json}
-    sections.insert(0, per_lang.html)
     from .methodology import methodology_sections  # option order, power, variance, answer language
 
-    meth_json, meth_html = methodology_sections(run, out, n_resamples=n_resamples, seed=seed)
-    metrics = {**metrics, **meth_json}
-    sections[1:1] = meth_html
+    meth_json, meth_html = methodology_sections(
+        run, out, n_resamples=n_resamples, seed=seed, draw=draw
+    )
+    per_lang = pending_per_lang.result()
+    metrics = {**metrics, "perlang": per_lang.json, **meth_json}
+    sections[0:0] = [*([] if draw else [NO_PLOTS_NOTE]), per_lang.html, *meth_html]
     from .view_links import write_view_beside  # view.html: the samples behind every linked number
 
     note = write_view_beside(out)

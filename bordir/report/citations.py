@@ -101,9 +101,12 @@ def citation_table(overall: pd.DataFrame, settings: dict[str, Any]) -> Table:
 
 
 def citation_report(
-    run: RunDir, out: Path, *, n_resamples: int, seed: int | None
+    run: RunDir, out: Path, *, n_resamples: int, seed: int | None, draw: bool = True
 ) -> CitationReport:
-    """Compute and write the citation section of a citation-format run (see the module docs)."""
+    """Compute and write the citation section of a citation-format run (see the module docs).
+
+    ``draw=False`` leaves its plot out.
+    """
     from ..citations.plots import CITATION_PLOTS, write_citation_plots
 
     resp = pd.read_parquet(run.path / RESPONSES_FILE)
@@ -118,7 +121,7 @@ def citation_report(
         write_citation_plots(
             tables.rates, ["model", "mode"], out / "plots", names=["citation_inclusion"]
         )
-        if len(tables.rates)
+        if len(tables.rates) and draw
         else {}
     )
     e = html.escape

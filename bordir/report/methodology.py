@@ -18,17 +18,20 @@ __all__ = ["methodology_sections"]
 
 
 def methodology_sections(
-    run: RunDir, out: Path, *, n_resamples: int, seed: int | None
+    run: RunDir, out: Path, *, n_resamples: int, seed: int | None, draw: bool = True
 ) -> tuple[dict[str, Any], list[str]]:
-    """The JSON to merge into ``metrics.json`` and the HTML sections of the four methodology parts."""
+    """The JSON to merge into ``metrics.json`` and the HTML sections of the four methodology parts.
+
+    ``draw=False`` leaves their plots out.
+    """
     from .answer_lang import answer_lang_section
     from .orders import order_section
     from .power import power_section
     from .variance import variance_section
 
     sections: list[Section | None] = [
-        order_section(run, out, n_resamples=n_resamples, seed=seed),
-        power_section(run, out),
+        order_section(run, out, n_resamples=n_resamples, seed=seed, draw=draw),
+        power_section(run, out, draw=draw),
         variance_section(run, out, n_resamples=n_resamples, seed=seed),
         answer_lang_section(run, out),
     ]

@@ -94,7 +94,9 @@ def _plot(letters: pd.DataFrame, countries: pd.DataFrame, out: Path) -> tuple[Pa
         return save_figure(fig, out, PICK_PLOT)
 
 
-def order_section(run: RunDir, out: Path, *, n_resamples: int, seed: int | None) -> Section | None:
+def order_section(
+    run: RunDir, out: Path, *, n_resamples: int, seed: int | None, draw: bool = True
+) -> Section | None:
     """The option-order section, or None when the run used the given order only."""
     from ..metrics.order.bias import (
         argmax_responses,
@@ -226,8 +228,10 @@ def order_section(run: RunDir, out: Path, *, n_resamples: int, seed: int | None)
         p = out / "tables" / f"{name}.csv"
         df.to_csv(p, index=False)
         files.append(p)
-    png, svg = _plot(letters, countries, out / "plots")
-    files += [png, svg]
+    png: Path | None = None
+    if draw:
+        png, svg = _plot(letters, countries, out / "plots")
+        files += [png, svg]
     e = html.escape
     first = bias_model.iloc[0] if len(bias_model) else None
     lead = (
@@ -247,13 +251,16 @@ def order_section(run: RunDir, out: Path, *, n_resamples: int, seed: int | None)
         "does not.</p>",
         t_bias.to_html(),
         t_deb.to_html(),
-        figure_html(
-            PICK_PLOT,
-            png,
-            f"Pick rate by letter and by country (every order and run of the modes asked "
-            f"in several orders: {order_modes}) against the uniform rate",
-        ),
     ]
+    if png is not None:
+        parts.append(
+            figure_html(
+                PICK_PLOT,
+                png,
+                f"Pick rate by letter and by country (every order and run of the modes asked "
+                f"in several orders: {order_modes}) against the uniform rate",
+            )
+        )
     js = {
         "orders": orders,
         "position_bias": jsonable(

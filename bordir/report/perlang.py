@@ -213,8 +213,9 @@ def perlang_report(
     n_resamples: int,
     seed: int | None,
     min_territories: int = DEFAULT_MIN_TERRITORIES,
+    draw: bool = True,
 ) -> PerLangReport:
-    """Compute and write the per-language section (see the module docs)."""
+    """Compute and write the per-language section (see the module docs); ``draw=False``: no plots."""
     from .perlang_plots import PERLANG_PLOTS, write_perlang_plots
 
     seed = resolve_seed(seed)
@@ -262,7 +263,7 @@ def perlang_report(
             n_resamples=n_resamples,
             seed=seed,
         )
-        if len(items)
+        if len(items) and draw
         else {}
     )
     paragraphs = {

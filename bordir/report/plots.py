@@ -37,6 +37,9 @@ PLOTS: Mapping[str, str] = {
 }
 """Plot file stems and what each shows."""
 
+PNG_DPI = 110
+"""The resolution of every PNG plot."""
+
 _OUTCOME_COLOURS = {
     "answered": "#4c9a5b",
     "refused": "#e08a2c",
@@ -53,12 +56,19 @@ def load_matplotlib() -> Any:
     return mpl
 
 
-def clipped_titles(fig: Any) -> list[str]:
-    """The axes titles and the suptitle that do not fit inside ``fig`` once it is drawn."""
+def clipped_titles(fig: Any, *, draw: bool = False) -> list[str]:
+    """The axes titles and the suptitle that do not fit inside ``fig`` once it is drawn.
+
+    ``draw=True`` renders the pixels too (Agg, at ``fig.dpi``), so that a caller can save them without
+    drawing the figure again.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     canvas: Any = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
-    fig.draw_without_rendering()  # the layout engine places the titles (no pixels drawn)
+    if draw:
+        canvas.draw()  # the layout engine places the titles; the pixels are the PNG's
+    else:
+        fig.draw_without_rendering()  # the layout engine places the titles (no pixels drawn)
     renderer = canvas.get_renderer()
     box = fig.bbox
     out = []
@@ -74,12 +84,15 @@ def clipped_titles(fig: Any) -> list[str]:
     return out
 
 
-def fit_titles(fig: Any) -> None:
-    """Wrap (then shrink, then wrap narrower) every title that would be clipped at the figure's edge."""
+def fit_titles(fig: Any, *, draw: bool = False) -> None:
+    """Wrap (then shrink, then wrap narrower) every title that would be clipped at the figure's edge.
+
+    With ``draw=True`` the figure's canvas holds the rendered pixels of the fitted layout on return.
+    """
     import textwrap
 
     for _ in range(12):
-        clipped = set(clipped_titles(fig))
+        clipped = set(clipped_titles(fig, draw=draw))
         if not clipped:
             return
         texts = [t for ax in fig.axes for t in (ax.title, ax._left_title, ax._right_title)]
@@ -100,13 +113,21 @@ def fit_titles(fig: Any) -> None:
 
 
 def save_figure(fig: Any, out: Path, name: str) -> tuple[Path, Path]:
-    """Write ``fig`` as ``out/name.png`` and ``out/name.svg`` without timestamps; returns both paths.
+    """Write ``fig`` as ``out/name.png`` (at ``PNG_DPI``) and ``out/name.svg`` without timestamps; returns both paths.
 
-    A title that would be clipped at the figure's edge is wrapped (:func:`fit_titles`).
+    A title that would be clipped at the figure's edge is wrapped (:func:`fit_titles`). The figure is
+    drawn once for both files' layout and the PNG's pixels, and once more as SVG.
     """
+    from matplotlib.image import imsave
+
     png, svg = out / f"{name}.png", out / f"{name}.svg"
-    fit_titles(fig)
-    fig.savefig(png, dpi=110, metadata={"Software": None})
+    fig.set_dpi(PNG_DPI)
+    fit_titles(fig, draw=True)
+    # The canvas holds the fitted figure's pixels: the PNG is written from them, and the layout is kept
+    # as placed for the SVG (each draw would otherwise run the layout engine again).
+    no_software: dict[str, Any] = {"Software": None}  # no version string in the file
+    imsave(png, fig.canvas.buffer_rgba(), format="png", dpi=PNG_DPI, metadata=no_software)
+    fig.set_layout_engine("none")
     fig.savefig(svg, metadata={"Date": None, "Creator": None})
     return png, svg
 

@@ -107,8 +107,8 @@ def _plot(df: pd.DataFrame, out: Path) -> tuple[Path, Path]:
         return save_figure(fig, out, POWER_PLOT)
 
 
-def power_section(run: RunDir, out: Path) -> Section:
-    """Compute and write the power section of a run (see the module docs)."""
+def power_section(run: RunDir, out: Path, *, draw: bool = True) -> Section:
+    """Compute and write the power section of a run (see the module docs); ``draw=False``: no plot."""
     from ..metrics.perlang.power import observed_power
 
     df = observed_power(run.responses, run.dataset)
@@ -126,7 +126,7 @@ def power_section(run: RunDir, out: Path) -> Section:
         "difference between two modes. A mode difference in those cells is not evidence either way.</p>"
     )
     parts.append(table.to_html())
-    if len(df):
+    if len(df) and draw:
         png, svg = _plot(df, out / "plots")
         files += [png, svg]
         parts.append(

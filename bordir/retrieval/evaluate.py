@@ -57,6 +57,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -186,12 +187,17 @@ def mode_pool(
     )
 
 
-def _ordered(g: pd.DataFrame) -> pd.DataFrame:
-    """Hits of one (query, mode) in rank order, ties broken by (doc_lang, doc_id)."""
-    key = g.assign(
-        _r=pd.to_numeric(g["rank"]), _l=g["doc_lang"].astype(str), _d=g["doc_id"].astype(str)
-    )
-    return key.sort_values(["_r", "_l", "_d"], kind="mergesort")
+def _ranked_docs(hits: pd.DataFrame) -> dict[tuple[Any, Any], list[tuple[Any, Any]]]:
+    """(query, mode) → its hits' ``(doc_lang, doc_id)`` in rank order, ties broken by (doc_lang, doc_id)."""
+    key = hits.assign(
+        _r=pd.to_numeric(hits["rank"]),
+        _l=hits["doc_lang"].astype(str),
+        _d=hits["doc_id"].astype(str),
+    ).sort_values(["query_id", "mode", "_r", "_l", "_d"], kind="mergesort")
+    out: dict[tuple[Any, Any], list[tuple[Any, Any]]] = {}
+    for q, m, lang, doc in zip(key["query_id"], key["mode"], key["doc_lang"], key["doc_id"]):
+        out.setdefault((q, m), []).append((lang, doc))
+    return out
 
 
 def per_query_quality(
@@ -229,7 +235,7 @@ def per_query_quality(
             relevant_by_query.setdefault(q, []).append((l, float(r)))
     discounts = 1.0 / np.log2(np.arange(2, k + 2))
     out = []
-    groups = {key: g for key, g in hits.groupby(["query_id", "mode"], sort=True)}
+    groups = _ranked_docs(hits)
     with_hits = set(hits["query_id"])
     query_langs = dict(zip(hits["query_id"], hits["query_lang"]))
     query_langs.update(_judged_query_langs(qrels, relevant_by_query, with_hits, dataset))
@@ -243,13 +249,8 @@ def per_query_quality(
         if g is None:
             gains = np.zeros(0)
         else:
-            g = _ordered(g)
             gains = np.array(
-                [
-                    judged.get((qid, l, d), 0.0) if l in pool else 0.0
-                    for l, d in zip(g["doc_lang"], g["doc_id"])
-                ],
-                dtype=float,
+                [judged.get((qid, l, d), 0.0) if l in pool else 0.0 for l, d in g], dtype=float
             )
         top = gains[:k]
         first = np.flatnonzero(gains > 0)

@@ -178,8 +178,12 @@ class Run:
         *,
         n_resamples: int = RUN_RESAMPLES,
         seed: int | None = None,
+        plots: bool = True,
     ) -> Path:
-        """Save the run to ``out`` (default: where it lives) and write the report there; returns ``report.html``."""
+        """Save the run to ``out`` (default: where it lives) and write the report there; returns ``report.html``.
+
+        ``plots=False``: the same numbers, tables and page without figures (:func:`bordir.report.build_report`).
+        """
         from ..report import build_report
 
         if out is not None and (self.path is None or Path(out).resolve() != self.path.resolve()):
@@ -188,7 +192,7 @@ class Run:
             raise ConfigError(
                 "this run is not saved yet; pass a directory: run.report('runs/exp1')"
             )
-        return build_report(self.path, n_resamples=n_resamples, seed=seed)
+        return build_report(self.path, n_resamples=n_resamples, seed=seed, plots=plots)
 
     def view(
         self, out: str | os.PathLike[str] | None = None, *, inline: bool | None = None

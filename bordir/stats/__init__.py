@@ -20,7 +20,7 @@ reference implementation (``tests/stats/``):
   Newcombe's interval and the test that goes with it;
 * :mod:`~bordir.stats.cluster_wilson` — the cluster Wilson interval of a ratio of sums;
   :mod:`~bordir.stats.mover` — MOVER intervals of differences and ratios;
-  :mod:`~bordir.stats.normal` — normal quantiles;
+  :mod:`~bordir.stats.normal` — normal and Student-t critical values;
 * :mod:`~bordir.stats.confusion`, :mod:`~bordir.stats.kappa`, :mod:`~bordir.stats.alpha` —
   accuracy and F1, Cohen's κ (weighted), Krippendorff's α (nominal, ordinal);
 * :mod:`~bordir.stats.majority` — plurality vote.
@@ -43,7 +43,7 @@ from .holm import holm, holm_pvalues
 from .kappa import WEIGHTS, cohen_kappa, weighted_kappa
 from .majority import plurality
 from .mover import mover_difference, mover_log_ratio
-from .normal import z_quantile
+from .normal import t_quantile, z_quantile
 from .paired import PairedResult, PairedTest, holm_adjust, paired_test
 from .percentile import percentile_bounds, percentile_columns, quantiles
 from .permutation import flip_matrix, permutation_pvalue, sign_flip_pvalue, sign_flip_test
@@ -88,6 +88,7 @@ __all__ = [
     "mover_difference",
     "mover_log_ratio",
     "z_quantile",
+    "t_quantile",
     "accuracy",
     "confusion",
     "f1_scores",

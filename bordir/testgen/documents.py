@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .._extras import require
-from ..errors import DataError
+from ..errors import DataError, refuse_nul
 from .htmlread import html_text, paragraphs
 
 __all__ = ["markdown_text", "pdf_pages", "plain_text"]
@@ -188,11 +188,9 @@ def plain_text(text: str, *, path: str | Path | None = None) -> str:
     ...
     bordir.errors.DataError: notes.txt:2: a NUL character: not a text file (a binary or broken file); convert it to UTF-8 text
     """
-    nul = text.find("\x00")
-    if nul != -1:
-        raise DataError(
-            "a NUL character: not a text file (a binary or broken file); convert it to UTF-8 text",
-            path=path,
-            line=text.count("\n", 0, nul) + 1,
-        )
+    refuse_nul(
+        text,
+        path,
+        "a NUL character: not a text file (a binary or broken file); convert it to UTF-8 text",
+    )
     return text.replace("\ufeff", "")

@@ -36,18 +36,19 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._jsonl import iter_json_objects
+from .._jsonl import iter_json_objects, read_json
 from .._version import __version__
 from ..errors import ConfigError
 from ..modes import Mode, pool_langs
 from ..signature import Signature
+from .calls import execute_named
 from .fence import quote
 from .phrases import idk, is_refusal
 from .testcase import TestCase, TestSuite
@@ -229,11 +230,6 @@ def build_request(
     )
 
 
-def _labeller(labels: dict[str, str]) -> Callable[[Any], str]:
-    """What a warning calls a request: the test and the config it is for (by cache key)."""
-    return lambda request: labels.get(request.cache_key(), f"request {request.cache_key()[:12]}…")
-
-
 class _Retrieval:
     """A fitted retriever over the suite's chunks."""
 
@@ -296,8 +292,6 @@ def run_suite(
     """
     from .._atomic import atomic_write_text
     from ..generation.backend import get_backend
-    from ..generation.executor import execute
-    from ..generation.executor_options import ExecutorOptions
 
     if not configs:
         raise ConfigError("testrun needs at least one --config")
@@ -331,16 +325,16 @@ def run_suite(
         }
         for i, res in zip(
             idx,
-            execute(
+            execute_named(
                 backend,
                 reqs,
+                labels,
                 cache=cache,
-                options=ExecutorOptions.given(
-                    concurrency=concurrency, timeout=timeout, max_retries=max_retries
-                ),
+                concurrency=concurrency,
+                timeout=timeout,
+                max_retries=max_retries,
                 progress=progress,
                 desc=f"testrun {backend.name}",
-                label=_labeller(labels),
             ),
         ):
             results[i] = res
@@ -440,10 +434,7 @@ def read_answers(run_dir: str | Path) -> tuple[list[dict[str, Any]], dict[str, A
             "has no answers (an empty answers file); run `bordir testrun TESTS --config … --out DIR`",
             path=path,
         )
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON: {exc.msg}", path=meta_path, line=exc.lineno) from None
+    meta = read_json(meta_path)
     if not isinstance(meta, dict):
         raise DataError(
             f"expected a JSON object (what `bordir testrun` writes), found {type(meta).__name__}",

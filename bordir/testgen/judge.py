@@ -32,12 +32,13 @@ is recorded next to the judge's (``keyword_match_computed``); with
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
+from .calls import execute_named
 from .fence import inert, quote
 from .keywords import keyword_match
 from .oracle import CRITERIA, RATINGS, Judgment, parse_judgment
@@ -135,16 +136,6 @@ def _has_ratings(text: str) -> bool:
     return any(len(want & set(o)) >= 2 for o in json_objects(text, CRITERIA))
 
 
-def _namer(names: dict[str, str]) -> Callable[[GenerationRequest], str]:
-    """What a warning calls a request: its entry in ``names`` (by cache key)."""
-
-    def name(request: GenerationRequest) -> str:
-        key = request.cache_key()
-        return names.get(key, f"request {key[:12]}…")
-
-    return name
-
-
 def _requests(
     prompt: str, model: str, *, rank: bool, temperature: float, seed: int | None, max_tokens: int
 ) -> list[GenerationRequest]:
@@ -216,8 +207,6 @@ def judge_answers(
         why a pass is suspect (:func:`injection_flag`; None otherwise).
     """
     from ..generation.backend import get_backend
-    from ..generation.executor import execute
-    from ..generation.executor_options import ExecutorOptions
 
     if repeats < 1:
         raise ConfigError(f"repeats must be >= 1, found {repeats}")
@@ -281,16 +270,16 @@ def judge_answers(
                             f"test {row['test_id']} of {row['config']} (prompt {lang}, repeat {r})",
                         )
         results = (
-            execute(
+            execute_named(
                 backend,
                 requests,
+                names,
                 cache=cache,
-                options=ExecutorOptions.given(
-                    concurrency=concurrency, timeout=timeout, max_retries=max_retries
-                ),
+                concurrency=concurrency,
+                timeout=timeout,
+                max_retries=max_retries,
                 progress=progress,
                 desc=f"judge {backend.name}",
-                label=_namer(names),
             )
             if requests
             else []

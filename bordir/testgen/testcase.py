@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._jsonl import iter_json_objects
+from .._jsonl import iter_json_objects, read_json
 from ..errors import DataError
 
 __all__ = [
@@ -252,10 +252,7 @@ def read_suite(path: str | Path) -> TestSuite:
     tests = read_tests(tests_path)
     meta: dict[str, Any] = {}
     if meta_path.is_file():
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise DataError(f"invalid JSON: {exc.msg}", path=meta_path, line=exc.lineno) from None
+        meta = read_json(meta_path)
         chunks_path = tests_path.with_name(meta.get("chunks_file", chunks_path.name))
     chunks = read_chunks(chunks_path)
     ids = {c.chunk_id for c in chunks}

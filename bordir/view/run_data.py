@@ -182,16 +182,6 @@ class RunData:
         }
 
 
-def _check_info(info: Any, path: Path) -> dict[str, Any]:
-    if not isinstance(info, dict) or not isinstance(info.get("config"), dict):
-        raise DataError(
-            "expected a JSON object with a 'config' object, as `bordir run` writes",
-            path=path,
-            field="config",
-        )
-    return info
-
-
 def _read_hits(
     path: Path, info: dict[str, Any], needed: bool
 ) -> dict[tuple[str, str, str, str], tuple[int, float, float]]:
@@ -324,10 +314,11 @@ def load_run_data(run_dir: str | os.PathLike[str], *, lazy: bool = False) -> Run
     """
     from ..experiment.config import ExperimentConfig
     from ..experiment.inputs import load_dataset_of
+    from ..experiment.rundir import check_row_count, check_run_info
 
     path = Path(run_dir)
     hint = "expected a directory written by `bordir run CONFIG --out DIR`"
-    info = _check_info(read_json(path / "run.json", hint=hint), path / "run.json")
+    info = check_run_info(read_json(path / "run.json", hint=hint), path / "run.json")
     resp = path / "responses.parquet"
     schema = parquet_schema(resp, hint=_RERUN if resp.exists() else hint)
     missing = [c for c in REQUIRED if c not in schema.names]
@@ -341,13 +332,7 @@ def load_run_data(run_dir: str | os.PathLike[str], *, lazy: bool = False) -> Run
     df = read_parquet(resp, hint=_RERUN, columns=keep).to_pandas()
     if not len(df):
         raise DataError(f"has no responses; {_RERUN}", path=resp)
-    n = info.get("responses")
-    if isinstance(n, int) and n != len(df):
-        raise DataError(
-            f"has {len(df)} rows but run.json records {n}; the directory mixes two runs "
-            "(re-run `bordir run` into it, or into a fresh --out)",
-            path=resp,
-        )
+    check_row_count(info, len(df), path / "run.json", resp)
     try:
         cfg = ExperimentConfig.from_dict(info["config"], where=str(path / "run.json"))
     except ConfigError as exc:

@@ -106,4 +106,6 @@ def test_local_model_grid_and_report(local_demo_run):
     assert info["calls"]["requests"] == df.groupby(["query_id", "mode"]).ngroups
     metrics = json.loads((out / "metrics.json").read_text())
     assert (out / "report.html").is_file() and "local/gemma-3-270m" in metrics["results"]
+    assert 'id="no-plots"' in (out / "report.html").read_text(encoding="utf-8")  # --no-plots
+    assert not (out / "plots").exists()
     assert metrics["settings"]["boot95"]["n_resamples"] == 200

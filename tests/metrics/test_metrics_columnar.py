@@ -377,7 +377,7 @@ def test_engine_is_reference_when_only_control_rows_or_every_answer_is_unparsed(
 
 @pytest.mark.slow
 def test_engine_is_reference_on_many_territories_with_one_row_each():
-    ds = _dataset([(["A", "B", "C"], ["A", "B", "Unknown"][i % 3]) for i in range(3000)])
+    ds = _dataset([(["A", "B", "C"], ["A", "B", "Unknown"][i % 3]) for i in range(1200)])
     df = _rows(ds, runs=1)
     _assert_engine_is_reference(df.groupby(["model", "mode", "territory"]).head(1), ds)
 

@@ -472,10 +472,10 @@ def test_the_table_reader_gives_the_same_cells_at_once_and_row_by_row(tmp_path):
     p = write(tmp_path, "run0.csv", TABLE_NON_ANSWERS + TABLE_NON_ANSWERS.split("\n", 1)[1])
     at_once = rt._read_columns(p)
     shared = rt._read_columns(p, shared=True)
-    original = rt._columns_at_once
+    original = rt.columns_at_once
     try:
-        rt._columns_at_once = lambda *a, **k: None  # type: ignore[assignment]
+        rt.columns_at_once = lambda *a, **k: None  # type: ignore[assignment]
         by_row = rt._read_columns(p)
     finally:
-        rt._columns_at_once = original
+        rt.columns_at_once = original
     assert at_once == by_row == {k: list(v) for k, v in shared.items()}

@@ -209,3 +209,61 @@ def test_calibrated_rule_recovers_the_cs_of_a_model_with_a_known_letter_bias():
     )
     given_n, cal_n = cs(noisy, "given", 0.7), cs(noisy, "calibrated", 0.7)
     assert abs(cal_n["kb_cs"] - truth_n["kb_cs"]) < abs(given_n["kb_cs"] - truth_n["kb_cs"])
+
+
+def _order_items_by_loop(responses: pd.DataFrame) -> pd.DataFrame:
+    """The per-item table built group by group (the first implementation): the reference."""
+    from bordir.metrics.order.items import ITEM_KEYS, orders_of
+
+    df = responses.copy()
+    df["option_order"] = orders_of(df).to_numpy()
+    rows = []
+    for key, g in df.groupby(list(ITEM_KEYS), sort=True):
+        ans = g[g["outcome"] == "answered"]
+        picks = dict(zip(ans["option_order"], ans["choice"].astype(int)))
+        distinct = set(picks.values())
+        given = g[g["option_order"] == "given"]
+        n_orders = int(g["option_order"].nunique())
+        rows.append(
+            {
+                **dict(zip(ITEM_KEYS, key)),
+                "territory": g["territory"].iloc[0],
+                "query_lang": g["query_lang"].iloc[0],
+                "is_control": bool(g["is_control"].iloc[0]),
+                "n_orders": n_orders,
+                "n_answered": len(picks),
+                "picks": ";".join(f"{o}={c}" for o, c in sorted(picks.items())),
+                "given_choice": int(given["choice"].iloc[0]) if len(given) else -1,
+                "stable": n_orders >= 2 and len(picks) == n_orders and len(distinct) == 1,
+                "changed": len(picks) >= 2 and len(distinct) > 1,
+                "comparable": len(picks) >= 2,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_columnar_item_table_equals_the_group_by_group_one(seed):
+    """Repeated orders (the last answer counts), orders without an answer, rows without an order, shuffled rows."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 80))
+    responses = pd.DataFrame(
+        {
+            "model": rng.choice(["m1", "m2"], n),
+            "mode": rng.choice(["qlang", "no_ir"], n),
+            "run": rng.integers(0, 2, n),
+            "query_id": rng.choice(["q1", "q2", "q3"], n),
+            "territory": rng.choice(["T1", "T2"], n),
+            "query_lang": rng.choice(["en", "fr"], n),
+            "is_control": rng.choice([True, False], n),
+            "outcome": rng.choice(["answered", "refused", "unparsed"], n),
+            "choice": rng.integers(-1, 3, n),
+            "option_order": rng.choice(np.array(["given", "reversed", "2,0,1", None], object), n),
+        }
+    )
+    pd.testing.assert_frame_equal(order_items(responses), _order_items_by_loop(responses))
+
+
+def test_the_item_table_of_planted_orders_equals_the_group_by_group_one():
+    responses = _responses(lambda p: "A", runs=2)
+    pd.testing.assert_frame_equal(order_items(responses), _order_items_by_loop(responses))

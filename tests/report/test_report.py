@@ -316,21 +316,39 @@ def test_html_is_self_contained(report):
     assert "report|" in html  # the signature
 
 
+def _same_report(ours: Path, theirs: Path) -> None:
+    """Every file of two reports of one run is the same, but for when and where they were written."""
+    files = sorted(p.relative_to(ours) for p in ours.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
+    for rel in files:
+        if rel.suffix in (".png", ".svg", ".csv", ".md", ".tex", ".parquet"):
+            assert (ours / rel).read_bytes() == (theirs / rel).read_bytes(), rel
+    m_ours, m_theirs = (json.loads((d / "metrics.json").read_text("utf-8")) for d in (ours, theirs))
+    for m in (m_ours, m_theirs):
+        assert m.pop("generated") and m.pop("run_dir")
+    assert m_ours == m_theirs
+
+
 @pytest.mark.slow
 def test_cli_report(report, tmp_path, monkeypatch, capsys):
+    """``bordir report`` on 2 CPUs (the per-language section drawn in a forked child) writes the
+    files the fixture's report (built in one process on the worker's one CPU) has."""
+    from bordir import _fork
     from bordir.cli import main
     from bordir.cli.main import cli
     from bordir.cli.report import report_cmd
 
     monkeypatch.setitem(cli.commands, "report", report_cmd)  # until main.py registers it
+    monkeypatch.setattr(_fork, "cpus", lambda: 2)
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     for name in ("run.json", "responses.parquet"):
         shutil.copy(report.parent / name, run_dir / name)
-    assert main(["report", str(run_dir), "--resamples", "50", "--seed", "3", "--json"]) == 0
+    assert main(["report", str(run_dir), "--resamples", str(B), "--seed", "7", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["report"] == str(run_dir / "report.html") and out["signature"].startswith("report|")
-    assert "|boot:50|perm:50|seed:3|" in out["signature"]
+    assert f"|boot:{B}|perm:{B}|seed:7|" in out["signature"]
+    _same_report(report.parent, run_dir)
     kb = out["results"]["mock/controller"]["no_ir"]["kb_cs"]
     assert (
         kb["mean"] == 1.0

@@ -213,7 +213,7 @@ def test_bordir_run_ends_with_a_summary_that_fits_and_counts_the_drops(
     assert len(info["skipped"]) > 0
     from bordir.report import build_report
 
-    build_report(tmp_path / "run", n_resamples=50)
+    build_report(tmp_path / "run", n_resamples=50, plots=False)
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text(encoding="utf-8"))
     dropped = metrics["summary"]["dropped"]
     assert dropped["n"] == len(info["skipped"]) and dropped["pairs"] == info["queries"] * 6
@@ -231,7 +231,7 @@ def test_the_report_summary_fits_the_terminal(demo_run_mock, tmp_path):
 
     saved = tmp_path / "run"
     demo_run_mock.save(saved)
-    out = invoke_cli("report", str(saved), "--resamples", "50")
+    out = invoke_cli("report", str(saved), "--resamples", "50", "--no-plots")
     assert out.returncode == 0, out.stderr
     _assert_fits(out.stdout)
     metrics = json.loads((saved / "metrics.json").read_text(encoding="utf-8"))

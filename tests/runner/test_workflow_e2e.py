@@ -89,7 +89,7 @@ def world(tmp_path_factory):
     )
     run_dir = root / "run"
     assert cli_main(["run", str(cfg), "--out", str(run_dir), "--no-progress"]) == 0
-    report = invoke_cli("report", str(run_dir), "--resamples", "200")
+    report = invoke_cli("report", str(run_dir), "--resamples", "200", "--no-plots")
     assert report.returncode == 0, report.stderr
     return {
         "report_stdout": report.stdout,

@@ -70,5 +70,9 @@ def test_summary_intervals_and_comparisons(run):
 @pytest.mark.slow
 def test_report_from_memory(run, tmp_path):
     pytest.importorskip("matplotlib")
-    html = run.report(tmp_path / "rep", n_resamples=50)
+    html = run.report(tmp_path / "rep", n_resamples=50, plots=False)
     assert html.is_file() and (tmp_path / "rep" / "run.json").is_file()
+    assert (
+        'id="no-plots"' in html.read_text(encoding="utf-8")
+        and not (tmp_path / "rep" / "plots").exists()
+    )

@@ -12,3 +12,13 @@ def test_z_quantile_matches_scipy(conf):
     stats = pytest.importorskip("scipy.stats")
     assert z_quantile(conf) == pytest.approx(stats.norm.ppf(1 - (1 - conf) / 2), rel=1e-12)
     assert z_quantile(conf) == pytest.approx(stats.norm.ppf(0.5 + conf / 2), rel=1e-12)
+
+
+@pytest.mark.parametrize("conf", [0.8, 0.9, 0.95, 0.99])
+@pytest.mark.parametrize("df", [1, 2, 4, 29, 1000])
+def test_t_quantile_matches_scipy(conf, df):
+    from bordir.stats import t_quantile
+
+    stats = pytest.importorskip("scipy.stats")
+    assert t_quantile(conf, df) == stats.t.ppf(1 - (1 - conf) / 2, df)
+    assert t_quantile(conf, df) == t_quantile(conf, df)  # remembered: the same float

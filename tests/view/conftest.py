@@ -107,7 +107,7 @@ def _build_mock_report(root: Path) -> None:
     out = root / "report"
     shutil.copytree(built(root, "run", steal=False), out)  # the run is quick: wait for it
     (out / "view.html").unlink()
-    cli_ok("report", str(out), "--resamples", "50", "--seed", "1")
+    cli_ok("report", str(out), "--resamples", "50", "--seed", "1", "--no-plots")
     assert (out / "view.html").is_file()  # the report writes the explorer its links point to
 
 
@@ -129,7 +129,7 @@ def _build_cite_run(root: Path) -> None:
     )
     out = root / "cite"
     cli_ok("run", str(cfg), "--out", str(out), "--no-progress")
-    cli_ok("report", str(out), "--resamples", "50", "--seed", "1")
+    cli_ok("report", str(out), "--resamples", "50", "--seed", "1", "--no-plots")
 
 
 @builds("tb")

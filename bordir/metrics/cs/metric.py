@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -75,15 +75,8 @@ class Score:
         return f"{num}/{self.denominator}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric,
-            "value": self.value,
-            "numerator": self.numerator,
-            "denominator": self.denominator,
-            "items": self.items,
-            "skipped": self.skipped,
-            "note": self.note,
-        }
+        """Every field by name, in declaration order."""
+        return asdict(self)
 
 
 def column_sums(

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -62,14 +62,8 @@ class ResponseCountries:
     signature: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "mean": self.mean,
-            "sd": self.sd,
-            "mean_en": self.mean_en,
-            "sd_en": self.sd_en,
-            "n_territories": self.n_territories,
-            "signature": self.signature,
-        }
+        """Every field by name, in declaration order."""
+        return asdict(self)
 
 
 def _mean_sd(x: np.ndarray) -> tuple[float | None, float | None]:

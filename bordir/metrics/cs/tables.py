@@ -33,7 +33,7 @@ from ...errors import ConfigError
 from ...records import UNKNOWN
 from ..responses import NONE_RESPONSE, Policy, TableKey, check_policy, validate_responses
 from .columnar import entry_columns, segment_columns, segment_starts
-from .table import TerritoryStats
+from .table import ColumnStats, TerritoryStats
 from .territory import ITEM_COLUMNS, TERRITORY_COLUMNS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -77,7 +77,7 @@ class GroupedStats:
     table: dict[str, np.ndarray]
     items: dict[str, np.ndarray]
     policy: str
-    _frames: tuple[pd.DataFrame, pd.DataFrame] | None = field(default=None, repr=False)
+    _frames: pd.DataFrame | None = field(default=None, repr=False)
 
     def columns(self, i: int) -> dict[str, np.ndarray]:
         """Group ``i``'s per-territory columns (array views)."""
@@ -85,17 +85,24 @@ class GroupedStats:
         return {c: v[lo:hi] for c, v in self.table.items()}
 
     def stats(self, i: int) -> TerritoryStats:
-        """Group ``i`` as :class:`TerritoryStats` (the tables :func:`build_stats` would build)."""
-        if self._frames is None:
-            table = pd.DataFrame({c: self.table[c] for c in TERRITORY_COLUMNS})
-            items = pd.DataFrame({c: self.items[c] for c in ITEM_COLUMNS}) if self.items else None
-            if items is None:
-                raise ConfigError("these statistics were computed without items (items=False)")
-            self._frames = (table, items)
-        table, items = self._frames
-        t = _slice(table, int(self.starts[i]), int(self.starts[i + 1]), TERRITORY_COLUMNS)
-        it = _slice(items, int(self.item_starts[i]), int(self.item_starts[i + 1]), ITEM_COLUMNS)
-        return TerritoryStats(table=t, items=it, policy=self.policy, key=self.keys[i]._asdict())
+        """Group ``i`` as :class:`TerritoryStats` (the tables :func:`build_stats` would build).
+
+        The per-territory columns are views of the long table (a
+        :class:`~bordir.metrics.cs.table.ColumnStats`); the DataFrames are built when asked for.
+        """
+        if not self.items:
+            raise ConfigError("these statistics were computed without items (items=False)")
+        lo, hi = int(self.starts[i]), int(self.starts[i + 1])
+        item_lo, item_hi = int(self.item_starts[i]), int(self.item_starts[i + 1])
+
+        def items() -> pd.DataFrame:
+            if self._frames is None:
+                self._frames = pd.DataFrame({c: self.items[c] for c in ITEM_COLUMNS})
+            return _slice(self._frames, item_lo, item_hi, ITEM_COLUMNS)
+
+        return ColumnStats(
+            self.columns(i), TERRITORY_COLUMNS, hi - lo, items, self.policy, self.keys[i]._asdict()
+        )
 
 
 def _codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:

@@ -37,7 +37,8 @@ from ...stats.bca import bca_bounds
 from ...stats.percentile import percentile_bounds
 from ...stats.resample import DEFAULT_RESAMPLES, bootstrap_weights
 from ...stats.seeds import resolve_seed
-from ..cs.aggregate import metric_value
+from ..cs.aggregate import RATIO_METRICS, metric_value
+from ..cs.table import ColumnStats, TerritoryStats
 from .aligned import (
     MetricLike,
     TableLike,
@@ -190,6 +191,60 @@ def pool_over_runs(arrays: list[dict[str, np.ndarray]]) -> list[dict[str, np.nda
     return [{k: np.sum([a[k] for a in arrays], axis=0) for k in arrays[0]}]
 
 
+def _same_territories(
+    tables: TableLike | Sequence[TableLike], metric: MetricLike
+) -> tuple[list[str], list[ColumnStats]] | None:
+    """``(territories, tables)`` when the tables' columns are aligned as they are, else None.
+
+    That is when every table is a :class:`ColumnStats` over the same territories (in the same
+    order, each once) and ``metric`` a name.
+    """
+    ts = [tables] if isinstance(tables, TerritoryStats) else tables
+    if (
+        not isinstance(metric, str)
+        or not isinstance(ts, Sequence)
+        or not ts
+        or not all(isinstance(t, ColumnStats) and t.n_territories for t in ts)
+    ):
+        return None
+    stats = [t for t in ts if isinstance(t, ColumnStats)]
+    axis = stats[0].column("territory")
+    terrs = axis.tolist()
+    if len(set(terrs)) != len(terrs) or not all(
+        np.array_equal(t.column("territory"), axis) for t in stats[1:]
+    ):
+        return None
+    return terrs, stats
+
+
+def _contributing(arrays: list[dict[str, np.ndarray]], metric: str) -> int:
+    """:func:`~bordir.metrics.intervals.aligned.contributing_territories` of aligned columns."""
+    names = [metric] if metric in RATIO_METRICS else ["control_cs", "non_control_cs"]
+    dens = [RATIO_METRICS[n][1] for n in names]
+    return min(int((np.sum([a[d] for a in arrays], axis=0) > 0).sum()) for d in dens)
+
+
+def _resampled_sums(
+    arrays: list[dict[str, np.ndarray]], weights: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Every run's weighted column sums for every resample: shape ``(runs, resamples, 1)``.
+
+    A metric reads the sums over its last axis, of length 1. A column of whole numbers (the
+    0/1 numerators and denominators, counts) is one matrix product of the runs' columns against
+    the resample weights: its sums are exact, so equal to the weighted sums in any order. Any
+    other column is summed run by run, exactly as a weighted sum over territories rounds.
+    """
+    w = np.asarray(weights, dtype=float)
+    out = {}
+    for c in arrays[0]:
+        runs = np.stack([a[c] for a in arrays])
+        if np.array_equal(runs, np.round(runs)) and float(np.abs(runs).max(initial=0)) < 2.0**20:
+            out[c] = (runs @ w.T)[:, :, None]
+        else:
+            out[c] = np.stack([(w * r).sum(axis=-1) for r in runs])[:, :, None]
+    return out
+
+
 def _delta_log_scale(arrays: dict[str, np.ndarray], weights: np.ndarray | None) -> np.ndarray:
     """ΔCS = C/N − 1 per resample, +∞ where N = 0 < C (the log(C/N) bootstrap), NaN where undefined."""
     c = np.asarray(metric_value(arrays, "control_cs", weights), dtype=float)
@@ -245,15 +300,27 @@ def cluster_bootstrap(
         raise ConfigError(
             f"unknown bootstrap interval {interval!r}; known: {', '.join(BOOT_INTERVALS)}"
         )
-    dfs = as_tables(tables)
-    terrs = territory_axis(dfs)
+    same = _same_territories(tables, metric)
+    dfs: list[Any] = list(same[1]) if same is not None else as_tables(tables)
+    terrs = same[0] if same is not None else territory_axis(dfs)
     rng = np.random.default_rng(seed)
     w = bootstrap_weights(len(terrs), n_resamples, rng)
     jack_w = 1.0 - np.eye(len(terrs)) if interval == "bca" else None
     jack = None
     if isinstance(metric, str):
         name = metric
-        arrays = aligned_columns(dfs, metric_columns(metric), terrs)
+        if same is not None:  # the runs' columns as they are: no DataFrame, no reindexing
+            arrays = [
+                {
+                    c: np.nan_to_num(t.column(c).astype(float), nan=0.0)
+                    for c in metric_columns(metric)
+                }
+                for t in same[1]
+            ]
+            n_clusters = _contributing(arrays, metric)
+        else:
+            arrays = aligned_columns(dfs, metric_columns(metric), terrs)
+            n_clusters = contributing_territories(dfs, metric)
 
         pooled = metric == _NORMALISED and len(arrays) > 1
         if pooled:  # one +∞ run would make the mean over runs +∞: pool the counts instead
@@ -265,11 +332,9 @@ def cluster_bootstrap(
             return np.asarray(metric_value(a, metric, weights=weights), dtype=float)
 
         estimate = mean_over_runs([value(a, None) for a in arrays])
-        w_float = w.astype(float)  # the same products as int × float, cast once instead of per run
-        boot = mean_over_runs([value(a, w_float) for a in arrays])
+        boot = mean_over_runs(list(value(_resampled_sums(arrays, w), None)))
         if jack_w is not None:
-            jack = mean_over_runs([value(a, jack_w) for a in arrays])
-        n_clusters = contributing_territories(dfs, metric)
+            jack = mean_over_runs(list(value(_resampled_sums(arrays, jack_w), None)))
     else:
         name = getattr(metric, "__name__", "metric")
         pooled = False

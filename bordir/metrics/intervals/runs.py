@@ -21,8 +21,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..._extras import require
 from ...errors import ConfigError
+from ...stats import t_quantile
 
 __all__ = ["CI_VARIANTS", "CIVariant", "Interval", "t_interval"]
 
@@ -112,8 +112,7 @@ def t_interval(
     if n < 2:
         return Interval(mean, None, None, n, None, variant, conf, undefined)
     sd = float(np.std(x, ddof=1 if variant == "t95" else 0))
-    t = require("scipy.stats", "stats", purpose="t-intervals").t.ppf(1 - (1 - conf) / 2, n - 1)
-    half = float(t * sd / math.sqrt(n))
+    half = t_quantile(conf, n - 1) * sd / math.sqrt(n)
     low, high = mean - half, mean + half
     if bounds is not None:
         low, high = float(max(low, bounds[0])), float(min(high, bounds[1]))

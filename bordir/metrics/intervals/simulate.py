@@ -36,7 +36,7 @@ import numpy as np
 from ..cs.aggregate import METRICS, RATIO_METRICS, metric_value
 from .smallsample import territory_interval_from_arrays
 
-__all__ = ["synthetic_tables", "population_values", "coverage"]
+__all__ = ["answer_columns", "delta_log_scale", "synthetic_tables", "population_values", "coverage"]
 
 
 def synthetic_tables(
@@ -49,10 +49,33 @@ def synthetic_tables(
     p = rng.beta(0.35, 4.5, size=shape) if low_non_control else rng.beta(2.0, 1.0, size=shape)
     has_ctl = known & (m >= 1) & (rng.random(shape) < 0.9)
     agree_c = has_ctl & (rng.random(shape) < (0.8 if low_non_control else np.minimum(1.0, 1.2 * p)))
+    return answer_columns(rng, known=known, m=m, p=p, has_ctl=has_ctl, agree_c=agree_c)
+
+
+def answer_columns(
+    rng: np.random.Generator,
+    *,
+    known: np.ndarray,
+    m: np.ndarray,
+    p: np.ndarray,
+    has_ctl: np.ndarray,
+    agree_c: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """The per-territory columns, given the draws so far (all of one shape).
+
+    Args:
+        rng: draws the Non-control agreements, the KB answers and the answers of unknown territories.
+        known: the controller is known.
+        m: claimants.
+        p: chance that a Non-control answer agrees with the controller.
+        has_ctl: the controller's language is asked.
+        agree_c: the Control answer agrees.
+    """
     nc_n = np.where(known, m - has_ctl, 0)
     nc_agree = rng.binomial(nc_n, p)
-    kb = known & (rng.random(shape) < np.sqrt(p))
-    k = np.where(known, agree_c + nc_agree, rng.binomial(m, p))  # answers naming the first claimant
+    kb = known & (rng.random(known.shape) < np.sqrt(p))
+    # answers naming the first of two claimants (the controller for known ones): pairs agree on a side
+    k = np.where(known, agree_c + nc_agree, rng.binomial(m, p))
     pairs = m * (m - 1) / 2
     agreeing = k * (k - 1) / 2 + (m - k) * (m - k - 1) / 2
     cst = np.where(pairs > 0, agreeing / np.maximum(pairs, 1), 0.0)
@@ -93,6 +116,15 @@ def _boot_values(cols: dict[str, np.ndarray], metric: str, w: np.ndarray) -> np.
         return np.asarray(metric_value(c3, metric, weights=w), dtype=float)
     c = np.asarray(metric_value(c3, "control_cs", weights=w), dtype=float)
     n = np.asarray(metric_value(c3, "non_control_cs", weights=w), dtype=float)
+    return delta_log_scale(c, n)
+
+
+def delta_log_scale(c: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """ΔCS = C / N − 1 of Control CS ``c`` and Non-control CS ``n``: +∞ where N = 0 < C, NaN where undefined.
+
+    >>> delta_log_scale(np.array([0.5, 0.5, 0.0, np.nan]), np.array([0.25, 0.0, 0.0, 0.5])).tolist()
+    [1.0, inf, nan, nan]
+    """
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(
             n > 0, c / np.where(n > 0, n, 1.0) - 1.0, np.where((n == 0) & (c > 0), np.inf, np.nan)

@@ -40,6 +40,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..cs.aggregate import METRICS, metric_value
+from .simulate import answer_columns, delta_log_scale
 
 __all__ = [
     "DESIGNS",
@@ -106,27 +107,7 @@ def draw_answers(
     known_f = np.broadcast_to(known, full)
     m_f = np.broadcast_to(m, full)
     agree_c = has_ctl_f & (rng.random(full) < p_ctl)
-    nc_n = np.where(known_f, m_f - has_ctl_f, 0)
-    nc_agree = rng.binomial(nc_n, p)
-    kb = known_f & (rng.random(full) < np.sqrt(p))
-    # answers naming the first of two claimants (the controller for known ones): pairs agree on a side
-    k = np.where(known_f, agree_c + nc_agree, rng.binomial(m_f, p))
-    pairs = m_f * (m_f - 1) / 2
-    agreeing = k * (k - 1) / 2 + (m_f - k) * (m_f - k - 1) / 2
-    cst = np.where(pairs > 0, agreeing / np.maximum(pairs, 1), 0.0)
-    f = np.float64
-    return {
-        "kb_num": kb.astype(f),
-        "kb_den": known_f.astype(f),
-        "control_num": agree_c.astype(f),
-        "control_den": has_ctl_f.astype(f),
-        "nc_num": np.where(nc_n > 0, nc_agree / np.maximum(nc_n, 1), 0.0),
-        "nc_den": (nc_n > 0).astype(f),
-        "cst_num": cst,
-        "cst_den": (pairs > 0).astype(f),
-        "cst_unk_num": np.where(~known_f, cst, 0.0),
-        "cst_unk_den": ((pairs > 0) & ~known_f).astype(f),
-    }
+    return answer_columns(rng, known=known_f, m=m_f, p=p, has_ctl=has_ctl_f, agree_c=agree_c)
 
 
 def synthetic_runs(
@@ -182,9 +163,7 @@ def _log_delta(c_num: Any, c_den: Any, n_num: Any, n_den: Any) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         c = np.where(c_den > 0, c_num / np.where(c_den > 0, c_den, 1.0), np.nan)
         n = np.where(n_den > 0, n_num / np.where(n_den > 0, n_den, 1.0), np.nan)
-        return np.where(
-            n > 0, c / np.where(n > 0, n, 1.0) - 1.0, np.where((n == 0) & (c > 0), np.inf, np.nan)
-        )
+    return delta_log_scale(c, n)
 
 
 def delta_norm_coverage(

@@ -63,7 +63,6 @@ import os
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,14 +77,15 @@ from ..cs.table import TerritoryStats
 from ..intervals.runs import CIVariant, t_interval
 from ..registry import cs_metrics
 from ..responses import Policy, check_policy
+from .columns import LEGACY_COLUMNS, REQUIRED_COLUMNS, columns_at_once, split_cell
 from .dict_literal import literal_dict, repr_dict
-from .territories import legacy_stats
+from .distinct_rows import read_distinct_rows
+from .territories import distinct_stats, legacy_stats
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "LEGACY_COLUMNS",
     "LegacyTableWarning",
     "read_response_table",
     "table_warnings",
@@ -95,23 +95,6 @@ __all__ = [
 
 class LegacyTableWarning(UserWarning):
     """A response table's value is scored as the reference scores it, but probably not as meant."""
-
-
-LEGACY_COLUMNS: tuple[str, ...] = (
-    "Territory",
-    "Claimants",
-    "Claimant_Codes",
-    "Controller",
-    "Controller_Code",
-    "Responses_d",
-    "Response_en",
-    "Response_Controller",
-)
-_REQUIRED = LEGACY_COLUMNS[:-1]  # Response_Controller is optional: it is never used
-
-
-def _split(value: str) -> list[str]:
-    return value.split(";") if value != "" else []
 
 
 @contextmanager
@@ -168,7 +151,7 @@ def _read_columns(p: Path, *, shared: bool = False) -> dict[str, list[Any]]:
             header = next(reader, [])  # as csv.DictReader.fieldnames
             require_columns(
                 header,
-                _REQUIRED,
+                REQUIRED_COLUMNS,
                 path=p,
                 line=1,
                 expected=f"a response table has {', '.join(LEGACY_COLUMNS)}",
@@ -178,7 +161,7 @@ def _read_columns(p: Path, *, shared: bool = False) -> dict[str, list[Any]]:
             take = [pos.get(c) for c in LEGACY_COLUMNS]
             first = reader.line_num + 1
             rows = list(reader)
-            fast = _columns_at_once(rows, n, take, shared=shared)
+            fast = columns_at_once(rows, n, take, shared=shared)
             if fast is not None:
                 return fast
             columns: dict[str, list[Any]] = {c: [] for c in LEGACY_COLUMNS}
@@ -202,7 +185,7 @@ def _read_columns(p: Path, *, shared: bool = False) -> dict[str, list[Any]]:
                     else:
                         for key in header[len(row) :]:
                             raw[key] = None
-                    if None in raw or any(raw.get(c) is None for c in _REQUIRED):
+                    if None in raw or any(raw.get(c) is None for c in REQUIRED_COLUMNS):
                         raise DataError(f"expected {len(header)} fields", path=p, line=line)
                     cells = [raw.get(c) for c in LEGACY_COLUMNS]
                 _parse_row(cells, p, line, columns, memo)
@@ -213,66 +196,6 @@ def _read_columns(p: Path, *, shared: bool = False) -> dict[str, list[Any]]:
     if not columns["Territory"]:
         raise DataError("the table has no rows", path=p)
     return columns
-
-
-def _columns_at_once(
-    rows: list[list[str]], n: int, take: list[int | None], *, shared: bool
-) -> dict[str, list[Any]] | None:
-    """The columns of a table whose rows are all sound, parsed once per distinct cell; else None.
-
-    None (the caller reads row by row, for the exact error) if a row is empty or has another
-    number of fields, a required cell is empty, or a ``Responses_d`` is not the dict it must be.
-    """
-    if not rows or set(map(len, rows)) != {n}:
-        return None
-    cells: list[Any] = [
-        [None] * len(rows) if i is None else list(map(itemgetter(i), rows)) for i in take
-    ]
-    territory, claimants, codes, controller, controller_code, texts, response_en, rc = cells
-    for col in (territory, claimants, controller):
-        if any(not v.strip() for v in set(col)):
-            return None
-    names: dict[str, str] = {}
-    m = names.setdefault
-    dicts: dict[str, dict[str, str | None]] = {}
-    for text in set(texts):
-        d = repr_dict(text)
-        if d is None:
-            try:
-                d = literal_dict(text)
-            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-                return None
-            if not isinstance(d, dict) or not all(
-                isinstance(k, str) and (v is None or isinstance(v, str)) for k, v in d.items()
-            ):
-                return None
-        dicts[text] = {m(k, k): v if v is None else m(v, v) for k, v in d.items()}
-    splits = {c: [m(x, x) for x in _split(c)] for c in {*claimants, *codes}}
-    if shared:  # the cells as read (equal strings need not be one object to be scored)
-        return {
-            "Territory": territory,
-            "Claimants": list(map(splits.__getitem__, claimants)),
-            "Claimant_Codes": list(map(splits.__getitem__, codes)),
-            "Controller": controller,
-            "Controller_Code": controller_code,
-            "Responses_d": list(map(dicts.__getitem__, texts)),
-            "Response_en": response_en,
-            "Response_Controller": rc,
-        }
-    # a fresh dict and fresh lists per row, and one string object per distinct name, as row by row
-    responses = [dict(dicts[t]) for t in texts]
-    claimant_lists = [list(splits[c]) for c in claimants]
-    code_lists = [list(splits[c]) for c in codes]
-    return {
-        "Territory": list(territory),
-        "Claimants": claimant_lists,
-        "Claimant_Codes": code_lists,
-        "Controller": [m(c, c) for c in controller],
-        "Controller_Code": [m(c, c) for c in controller_code],
-        "Responses_d": responses,
-        "Response_en": [m(r, r) for r in response_en],
-        "Response_Controller": [r if r is None else m(r, r) for r in rc],
-    }
 
 
 def _parse_row(
@@ -313,11 +236,11 @@ def _parse_row(
 
 
 def _pieces(cell: str, memo: dict[Any, Any]) -> tuple[str, ...]:
-    """``_split(cell)`` as a tuple of shared strings, remembered per cell text."""
+    """``split_cell(cell)`` as a tuple of shared strings, remembered per cell text."""
     key = ("split", cell)  # a tuple: never equal to a string key
     hit = memo.get(key)
     if hit is None:
-        hit = memo[key] = tuple(memo.setdefault(x, x) for x in _split(cell))
+        hit = memo[key] = tuple(memo.setdefault(x, x) for x in split_cell(cell))
     return hit
 
 
@@ -382,11 +305,26 @@ def table_warnings(
     return out
 
 
-def _file_digest(paths: Sequence[Path]) -> str:
-    h = hashlib.sha256()
-    for p in paths:
-        h.update(p.read_bytes())
-    return "sha256-" + h.hexdigest()[:12]
+def _table_stats(p: Path, policy: Policy, digest: Any) -> tuple[TerritoryStats, list[str]]:
+    """One table's statistics and warnings; its bytes go into ``digest``.
+
+    A plain table is scored as its distinct rows (:mod:`~bordir.metrics.legacy.distinct_rows`),
+    any other is read row by row (:func:`_read_columns`, with the exact error of a bad row).
+    """
+    rows = None
+    if p.is_file():
+        data = p.read_bytes()
+        digest.update(data)
+        try:
+            rows = read_distinct_rows(data)
+        except UnicodeDecodeError:
+            rows = None
+    if rows is None:
+        table = _read_columns(p, shared=True)
+        return legacy_stats(table, policy=policy), table_warnings(table, p)
+    odd = table_warnings({"Controller": rows.columns["Controller"]})
+    warned = table_warnings({"Controller": rows.expand()["Controller"]}, p) if odd else []
+    return distinct_stats(rows, policy=policy), warned
 
 
 def _run_dict(path: Path, stats: TerritoryStats, warned: list[str]) -> dict[str, Any]:
@@ -448,11 +386,15 @@ def score_legacy_tables(
     if not paths:
         raise DataError("no response tables given", path=".")
     ps = [Path(p) for p in paths]
-    tables = [_read_columns(p, shared=True) for p in ps]  # by column: no DataFrame, no pandas
-    warned = [table_warnings(t, p) for t, p in zip(tables, ps)]
+    digest = hashlib.sha256()
+    stats: list[TerritoryStats] = []
+    warned: list[list[str]] = []
+    for p in ps:  # by column: no DataFrame, no pandas
+        table_stats, table_warned = _table_stats(p, policy, digest)
+        stats.append(table_stats)
+        warned.append(table_warned)
     for w in (w for ws in warned for w in ws):  # as read_response_table warns
         warnings.warn(w, LegacyTableWarning, stacklevel=2)
-    stats = [legacy_stats(t, policy=policy) for t in tables]
     runs = [_run_dict(p, s, w) for p, s, w in zip(ps, stats, warned)]
     summary: dict[str, Any] = {}
     boot_seed = resolve_seed(seed) if n_resamples > 0 else None
@@ -484,6 +426,6 @@ def score_legacy_tables(
         clip="range" if clip else None,
         boot=n_resamples or None,
         seed=boot_seed,
-        data=_file_digest(ps),
+        data="sha256-" + digest.hexdigest()[:12],
     )
     return {"runs": runs, "summary": summary, "signature": str(sig)}

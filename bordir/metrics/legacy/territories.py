@@ -34,7 +34,9 @@ from ..responses import Policy, check_policy
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["legacy_stats"]
+    from .distinct_rows import DistinctRows
+
+__all__ = ["legacy_stats", "distinct_stats"]
 
 _MISSING = (None, "None", "")
 
@@ -216,3 +218,21 @@ def legacy_stats(
         return _frame(cols, ITEM_COLUMNS, len(seg))
 
     return ColumnStats(terr, TERRITORY_COLUMNS, n, items, policy)
+
+
+def distinct_stats(rows: DistinctRows, *, policy: Policy = "reference") -> TerritoryStats:
+    """:func:`legacy_stats` of a table read as distinct rows: each distinct row scored once.
+
+    A territory's statistics depend on its row's cells only, so the columns are the
+    distinct rows' gathered row by row (the same values, summed in the same order); the
+    per-answer items are those of the expanded table, built when asked for.
+    """
+    base = legacy_stats(rows.columns, policy=policy)
+    n = len(rows.territory)
+    cols = {c: base.column(c)[rows.row] for c in TERRITORY_COLUMNS}
+    cols["territory"] = np.array(rows.territory + [None], dtype=object)[:-1]
+
+    def items() -> pd.DataFrame:
+        return legacy_stats(rows.expand(), policy=policy).items
+
+    return ColumnStats(cols, TERRITORY_COLUMNS, n, items, policy)

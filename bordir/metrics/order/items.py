@@ -63,30 +63,7 @@ def with_positions(responses: pd.DataFrame, dataset: BorderLines | None = None) 
 
 def order_items(responses: pd.DataFrame) -> pd.DataFrame:
     """One row per (model, mode, run, query): its picks per order, ``stable`` and ``changed`` (see module docs)."""
-    df = responses.copy()
-    df["option_order"] = orders_of(df).to_numpy()
-    rows = []
-    for key, g in df.groupby(list(ITEM_KEYS), sort=True):
-        ans = g[g["outcome"] == "answered"]
-        picks = dict(zip(ans["option_order"], ans["choice"].astype(int)))
-        n_orders = int(g["option_order"].nunique())
-        distinct = set(picks.values())
-        given = g[g["option_order"] == "given"]
-        rows.append(
-            {
-                **dict(zip(ITEM_KEYS, key)),
-                "territory": g["territory"].iloc[0],
-                "query_lang": g["query_lang"].iloc[0],
-                "is_control": bool(g["is_control"].iloc[0]),
-                "n_orders": n_orders,
-                "n_answered": len(picks),
-                "picks": ";".join(f"{o}={c}" for o, c in sorted(picks.items())),
-                "given_choice": int(given["choice"].iloc[0]) if len(given) else -1,
-                "stable": n_orders >= 2 and len(picks) == n_orders and len(distinct) == 1,
-                "changed": len(picks) >= 2 and len(distinct) > 1,
-                "comparable": len(picks) >= 2,
-            }
-        )
+    keys = list(ITEM_KEYS)
     cols = [
         *ITEM_KEYS,
         "territory",
@@ -100,4 +77,39 @@ def order_items(responses: pd.DataFrame) -> pd.DataFrame:
         "changed",
         "comparable",
     ]
-    return pd.DataFrame(rows, columns=cols)
+    df = responses[[*keys, "territory", "query_lang", "is_control", "outcome", "choice"]].copy()
+    df["option_order"] = orders_of(responses).to_numpy()
+    df = df[
+        df[keys].notna().all(axis=1).to_numpy()
+    ]  # groupby's dropna: a row without a key has no item
+    if df.empty:
+        return pd.DataFrame(columns=cols)
+    df = df.sort_values(keys, kind="stable")  # the groupby order; within an item, the rows' order
+    items = df.drop_duplicates(keys, keep="first").set_index(keys)[
+        ["territory", "query_lang", "is_control"]
+    ]
+    items["is_control"] = items["is_control"].astype(bool)
+    items["n_orders"] = df.groupby(keys, sort=False)["option_order"].nunique()
+    # picks: the last answered row of each (item, order) names its country
+    ans = df[(df["outcome"] == "answered").to_numpy()]
+    ans = ans.drop_duplicates([*keys, "option_order"], keep="last")
+    ans = ans.assign(choice=ans["choice"].astype(int)).sort_values(
+        [*keys, "option_order"], kind="stable"
+    )
+    ans["pick"] = ans["option_order"] + "=" + ans["choice"].astype(str)
+    by_item = ans.groupby(keys, sort=False)
+    items["n_answered"] = by_item.size()
+    items["n_distinct"] = by_item["choice"].nunique()
+    items["picks"] = by_item["pick"].agg(";".join)
+    given = df[(df["option_order"] == "given").to_numpy()].drop_duplicates(keys, keep="first")
+    items["given_choice"] = given.set_index(keys)["choice"].astype(int)
+    items["n_answered"] = items["n_answered"].fillna(0).astype(int)
+    items["n_distinct"] = items["n_distinct"].fillna(0).astype(int)
+    items["picks"] = items["picks"].fillna("")
+    items["given_choice"] = items["given_choice"].fillna(-1).astype(int)
+    items["n_orders"] = items["n_orders"].astype(int)
+    n_ans, n_ord, n_dist = items["n_answered"], items["n_orders"], items["n_distinct"]
+    items["stable"] = (n_ord >= 2) & (n_ans == n_ord) & (n_dist == 1)
+    items["changed"] = (n_ans >= 2) & (n_dist > 1)
+    items["comparable"] = n_ans >= 2
+    return items.reset_index()[cols]

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from _figures import Figure, add_options, report
@@ -56,6 +57,47 @@ def timed_demo(out: Path, cache_dir: Path, extra: list[str]) -> float:
     return time.perf_counter() - t0
 
 
+PHASES: tuple[tuple[str, str, str], ...] = (
+    ("run", "bordir/runner/run.py", "run"),
+    ("retriever comparison", "bordir/cli/demo.py", "_compare_retrievers"),
+    ("report", "bordir/report/__init__.py", "build_report"),
+    ("report: metrics", "bordir/metrics/summary/build.py", "build_metrics"),
+    ("report: main plots", "bordir/report/plots.py", "write_plots"),
+    ("report: methodology", "bordir/report/methodology.py", "methodology_sections"),
+    ("report: waiting for the per-language child", "bordir/_fork.py", "_collect"),
+    ("report: explorer page", "bordir/report/view_links.py", "write_view_beside"),
+)
+"""(label, file, function) of the warm run's phases, in the order the demo runs them."""
+
+
+def phase_shares(out: Path, cache_dir: Path, extra: list[str]) -> str:
+    """Where a warm run's time goes: each phase's share of a profiled warm run (cProfile).
+
+    Profiling slows every function alike, so the shares, not the seconds, are what this says; the
+    rest is interpreter start, imports and the demo's own setup. The per-language section runs in
+    a forked child on 2 CPUs: the parent's wait for it is its share of the critical path.
+    """
+    import pstats
+
+    prof = out.parent / "warm.prof"
+    env = {**os.environ, "BORDIR_CACHE": str(cache_dir)}
+    cmd = [sys.executable, "-m", "cProfile", "-o", str(prof), "-m", "bordir", "demo"]
+    subprocess.run(
+        [*cmd, "--out", str(out), *extra],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    stats: Any = pstats.Stats(str(prof)).stats
+    total = max(v[3] for v in stats.values())
+    parts = []
+    for label, file, func in PHASES:
+        cum = sum(v[3] for (f, _, name), v in stats.items() if f.endswith(file) and name == func)
+        parts.append(f"{label} {100 * cum / total:.0f} %")
+    return "warm run, share of a profiled run: " + ", ".join(parts)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_options(ap)
@@ -65,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         tmp = Path(tmp)
         cold = timed_demo(tmp / "run", tmp / "cache", extra)
         warm = timed_demo(tmp / "run", tmp / "cache", extra)
+        shares = phase_shares(tmp / "run", tmp / "cache", extra)
         df = pd.read_parquet(tmp / "run" / "responses.parquet")
         calls = df.drop_duplicates(["query_id", "mode"])
         info = json.loads((tmp / "run" / "run.json").read_text())
@@ -93,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             reference=f"cold run {cold:.1f} s",
             ratio=warm / cold,
             holds=warm <= WARM_BUDGET,
-            note=f"CPU {CPU[1]:.1f} s",
+            note=f"CPU {CPU[1]:.1f} s; {shares}",
         ),
     ]
     if tokens and not args.quick:

@@ -14,9 +14,11 @@ Example:
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
+
+TYPE_CHECKING = False
+"""``typing.TYPE_CHECKING`` without importing :mod:`typing` (it would be most of ``import bordir``'s time)."""
 
 __all__ = [
     "__version__",
@@ -104,6 +106,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
     from . import errors, languages
     from .corpus import Corpus, load_corpus
     from .dataset import BorderLines

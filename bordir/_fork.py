@@ -1,6 +1,6 @@
 """Run one function in a forked child while the caller goes on: the report draws two sections at once.
 
-:func:`start` forks (POSIX, when the process may run on more than one CPU) and returns a
+:func:`start` forks (Linux, when the process may run on more than one CPU) and returns a
 :class:`Pending`; its :meth:`Pending.result` waits for the child and returns what the function
 returned, or raises what it raised. The child has the caller's memory (nothing is pickled on the
 way in); its result comes back pickled through a pipe. Where a fork would not help (one CPU, no
@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import sys
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
@@ -122,13 +123,13 @@ def _child(fd: int, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[
 def start(
     fn: Callable[..., T], *args: Any, parallel: bool | None = None, **kwargs: Any
 ) -> Pending[T]:
-    """``fn(*args, **kwargs)`` in a forked child (``parallel`` None: when :func:`cpus` > 1), else now.
+    """``fn(*args, **kwargs)`` in a forked child (``parallel`` None: on Linux when :func:`cpus` > 1), else now.
 
     The child must only compute and write files of its own: it shares the caller's open files and
     connections but must not use them.
     """
-    if parallel is None:
-        parallel = cpus() > 1
+    if parallel is None:  # Linux only: on macOS a forked child must not touch Accelerate or the GUI
+        parallel = sys.platform.startswith("linux") and cpus() > 1
     if not parallel or not hasattr(os, "fork"):
         try:
             return Pending(value=fn(*args, **kwargs))

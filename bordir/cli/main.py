@@ -9,10 +9,12 @@ import click
 
 from .._version import __version__
 from . import _options as opt
+from ._commands import COMMANDS
+from ._lazy import LazyGroup
 from ._output import echo_json, echo_table
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="bordir")
 def cli() -> None:
     """bordir: measure how retrieval-augmented generation answers territorial-dispute questions across languages (BorderLines / BordIRLines)."""
@@ -21,43 +23,6 @@ def cli() -> None:
 
     check_all()  # every BORDIR_* variable that is set is valid, or one line and status 2
     load_plugins()  # $BORDIR_PLUGINS / bordir.plugins entry points register their backends, metrics …
-
-
-def _register_subcommands() -> None:
-    from .annotate import agreement_cmd, annotate_cmd
-    from .audit import audit_cmd
-    from .compare import compare_cmd
-    from .corpus import corpus_group
-    from .demo import demo_cmd
-    from .judge import judge_cmd
-    from .plan import plan_cmd
-    from .report import report_cmd
-    from .retrieve import retrieve_cmd
-    from .run import run_cmd
-    from .runs import runs_cmd
-    from .score import score_group
-    from .testbed import testbed_group
-    from .testgen import testgen_cmd
-    from .testrun import testrun_cmd
-    from .view import view_cmd
-
-    cli.add_command(agreement_cmd)
-    cli.add_command(annotate_cmd)
-    cli.add_command(audit_cmd)
-    cli.add_command(compare_cmd)
-    cli.add_command(corpus_group)
-    cli.add_command(demo_cmd)
-    cli.add_command(plan_cmd)
-    cli.add_command(report_cmd)
-    cli.add_command(retrieve_cmd)
-    cli.add_command(run_cmd)
-    cli.add_command(runs_cmd)
-    cli.add_command(score_group)
-    cli.add_command(testbed_group)
-    cli.add_command(testgen_cmd)
-    cli.add_command(testrun_cmd)
-    cli.add_command(judge_cmd)
-    cli.add_command(view_cmd)
 
 
 _AS_JSON = opt.json("Print JSON instead of a table.")
@@ -310,6 +275,3 @@ def data_info(
                 click.echo(f"  - {item}")
         else:
             click.echo(f"{k}: {v}")
-
-
-_register_subcommands()

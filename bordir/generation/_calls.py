@@ -22,7 +22,7 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from .._ratelimit import RateLimiter
@@ -37,6 +37,7 @@ from .types import GenerationRequest, GenerationResult
 if TYPE_CHECKING:
     from .cache import ResponseCache
     from .cache_writer import CacheWriter
+    from .executor_options import ExecutorOptions
 
 __all__ = ["Calls", "Cancelled", "DEFERRED", "POLL", "INTERRUPT_GRACE"]
 
@@ -51,6 +52,36 @@ INTERRUPT_GRACE = 3.0
 answer that arrives meanwhile is stored; no attempt starts after the interruption."""
 
 Step = tuple[str, Any]
+
+
+class _Steps:
+    """Drives a :meth:`Calls.plan` generator: each step gets back the last ``value``, or ``error`` thrown in.
+
+    Iterating yields the plan's steps; the caller sets :attr:`value` (or :attr:`error`) for the
+    step it was given, and reads :attr:`result` once the iteration ends.
+    """
+
+    def __init__(self, steps: Generator[Step, Any, GenerationResult]) -> None:
+        self.steps = steps
+        self.value: Any = None
+        self.error: Exception | None = None
+        self._result: GenerationResult | None = None
+
+    def __iter__(self) -> Iterator[Step]:
+        while True:
+            value, error = self.value, self.error
+            self.value, self.error = None, None
+            try:
+                step = self.steps.throw(error) if error is not None else self.steps.send(value)
+            except StopIteration as end:
+                self._result = cast("GenerationResult", end.value)
+                return
+            yield step
+
+    @property
+    def result(self) -> GenerationResult:
+        """What the plan returned (after the iteration)."""
+        return cast("GenerationResult", self._result)
 
 
 class Cancelled(Exception):
@@ -71,40 +102,37 @@ class Calls:
         backend: Backend,
         requests: list[GenerationRequest],
         first: dict[str, int],
+        opts: ExecutorOptions,
         *,
         cache: ResponseCache | None,
         limiter: RateLimiter | None,
-        max_retries: int,
-        timeout: float | None,
-        deadline: float | None,
         started_at: float,
-        max_consecutive_failures: int | None,
         desc: str | None,
         label: Callable[[GenerationRequest], str] | None,
-        jitter_seed: int | None,
-        sleep: Callable[[float], object] | None,
-        clock: Callable[[], float],
         mask: Callable[[str], str],
     ) -> None:
+        """``opts``: the run's retries, timeouts, jitter seed, sleep and clock (``limiter``: the one in use)."""
         self.backend = backend
         self.requests = requests
         self.first = first
         self.cache = cache
         self.limiter = limiter
-        self.max_retries = max_retries
-        self.timeout = timeout
-        self.deadline = deadline
-        self.max_consecutive_failures = max_consecutive_failures
+        self.max_retries = opts.max_retries
+        self.timeout = opts.timeout
+        self.deadline = opts.deadline
+        self.max_consecutive_failures = opts.max_consecutive_failures
         self.desc = desc
         self.label = label
-        self.sleep = sleep
-        self.clock = clock
+        self.sleep = opts.sleep
+        self.clock = opts.clock
         self.mask = mask
-        self.deadline_at = None if deadline is None else started_at + deadline
+        self.deadline_at = None if opts.deadline is None else started_at + opts.deadline
         self.stop = threading.Event()
         self.halted: list[str] = []  # the reason, once max_consecutive_failures stopped the run
-        self.wait: Callable[[float], object] = sleep if sleep is not None else self.stop.wait
-        self.backoff = Backoff(jitter_seed)
+        self.wait: Callable[[float], object] = (
+            opts.sleep if opts.sleep is not None else self.stop.wait
+        )
+        self.backoff = Backoff(opts.jitter_seed)
         self.owner = new_owner()
         self.writer: CacheWriter | None = None
         """Set by the executor's async lane: claims and stores go through it (grouped, off the loop)."""
@@ -274,59 +302,47 @@ class Calls:
 
     def attempts_of(self, request: GenerationRequest) -> GenerationResult:
         """Drive :meth:`plan` in this thread."""
-        steps = self.plan(request)
-        value: Any = None
-        error: Exception | None = None
-        try:
-            while True:
-                kind, arg = steps.throw(error) if error is not None else steps.send(value)
-                value, error = None, None
-                if kind == "acquire":
-                    assert self.limiter is not None
-                    value = self.limiter.acquire(arg, cancelled=self.stop.is_set)
-                elif kind == "sleep":
-                    self.wait(arg)
-                else:
-                    try:
-                        if self._attempt_within is not None and arg is not None:
-                            value = self._attempt_within(request, arg)
-                        else:
-                            value = self.backend.generate(request)
-                    except Exception as exc:
-                        error = exc
-        except StopIteration as end:
-            return cast("GenerationResult", end.value)
+        steps = _Steps(self.plan(request))
+        for kind, arg in steps:
+            if kind == "acquire":
+                assert self.limiter is not None
+                steps.value = self.limiter.acquire(arg, cancelled=self.stop.is_set)
+            elif kind == "sleep":
+                self.wait(arg)
+            else:
+                try:
+                    if self._attempt_within is not None and arg is not None:
+                        steps.value = self._attempt_within(request, arg)
+                    else:
+                        steps.value = self.backend.generate(request)
+                except Exception as exc:
+                    steps.error = exc
+        return steps.result
 
     async def aattempts_of(self, request: GenerationRequest) -> GenerationResult:
         """Drive :meth:`plan` on the event loop, with the backend's ``agenerate_within``."""
         attempt = self.backend.agenerate_within  # type: ignore[attr-defined]
-        steps = self.plan(request)
-        value: Any = None
-        error: Exception | None = None
-        try:
-            while True:
-                kind, arg = steps.throw(error) if error is not None else steps.send(value)
-                value, error = None, None
-                if kind == "acquire":
-                    assert self.limiter is not None
-                    while True:
-                        pause = self.limiter.try_acquire(arg)
-                        if pause <= 0 or self.stop.is_set():
-                            value = pause <= 0
-                            break
-                        await self._asleep(pause)
-                elif kind == "sleep":
-                    if self.sleep is not None:
-                        self.sleep(arg)
-                    else:
-                        await self._asleep(arg)
+        steps = _Steps(self.plan(request))
+        for kind, arg in steps:
+            if kind == "acquire":
+                assert self.limiter is not None
+                while True:
+                    pause = self.limiter.try_acquire(arg)
+                    if pause <= 0 or self.stop.is_set():
+                        steps.value = pause <= 0
+                        break
+                    await self._asleep(pause)
+            elif kind == "sleep":
+                if self.sleep is not None:
+                    self.sleep(arg)
                 else:
-                    try:
-                        value = await attempt(request, arg)
-                    except Exception as exc:
-                        error = exc
-        except StopIteration as end:
-            return cast("GenerationResult", end.value)
+                    await self._asleep(arg)
+            else:
+                try:
+                    steps.value = await attempt(request, arg)
+                except Exception as exc:
+                    steps.error = exc
+        return steps.result
 
     async def _asleep(self, seconds: float) -> None:
         """Wait ``seconds`` on the event loop, or less when the run stops."""

@@ -94,6 +94,21 @@ def _plot(letters: pd.DataFrame, countries: pd.DataFrame, out: Path) -> tuple[Pa
         return save_figure(fig, out, PICK_PLOT)
 
 
+def _bias_rows(table: pd.DataFrame, mode: str | None) -> list[tuple[str, ...]]:
+    """The position-bias table's rows of ``table``: ``mode`` names the modes (None: each row's own)."""
+    return [
+        (
+            str(r.model),
+            str(r.mode) if mode is None else mode,
+            str(r.n_queries),
+            str(r.n_changed),
+            pct(r.rate),
+            ci_text(r.low, r.high),
+        )
+        for r in table.itertuples()
+    ]
+
+
 def order_section(
     run: RunDir, out: Path, *, n_resamples: int, seed: int | None, draw: bool = True
 ) -> Section | None:
@@ -140,37 +155,9 @@ def order_section(
     files: list[Path] = []
 
     rows = [
-        (
-            str(r.model),
-            "all modes",
-            str(r.n_queries),
-            str(r.n_changed),
-            pct(r.rate),
-            ci_text(r.low, r.high),
-        )
-        for r in bias_model.itertuples()
-    ]
-    rows += [
-        (
-            str(r.model),
-            "all modes, argmax (T = 0)",
-            str(r.n_queries),
-            str(r.n_changed),
-            pct(r.rate),
-            ci_text(r.low, r.high),
-        )
-        for r in bias_t0.itertuples()
-    ]
-    rows += [
-        (
-            str(r.model),
-            str(r.mode),
-            str(r.n_queries),
-            str(r.n_changed),
-            pct(r.rate),
-            ci_text(r.low, r.high),
-        )
-        for r in bias.itertuples()
+        *_bias_rows(bias_model, "all modes"),
+        *_bias_rows(bias_t0, "all modes, argmax (T = 0)"),
+        *_bias_rows(bias, None),
     ]
     orders = bias_model["orders"].iloc[0] if len(bias_model) else ""
     ref = "; ".join(
@@ -273,36 +260,3 @@ def order_section(
         "calibration": "cf:na-noir" if calibrated else None,
     }
     return Section({"option_order": js}, "\n".join(parts), tuple(files))
-
-
-def position_bias_lines(metrics: dict[str, Any]) -> list[str]:
-    """One line per model for a summary: its position-bias rate with the interval (empty without several orders).
-
-    >>> position_bias_lines({"option_order": {"orders": "given,reversed", "position_bias": [
-    ...     {"model": "m", "mode": "*", "n_queries": 68, "n_changed": 60, "rate": 0.88, "low": 0.8, "high": 0.95}]}})
-    ['position-bias rate of m: 88.0% [80.0, 95.0] of 68 answers change country when the options are reordered (given,reversed)']
-    """
-    block = metrics.get("option_order") or {}
-    t0 = {
-        r["model"]: r for r in block.get("position_bias_argmax") or [] if r.get("rate") is not None
-    }
-    noise = {r["model"]: r for r in block.get("seed_change") or [] if r.get("rate") is not None}
-    out = []
-    for r in block.get("position_bias") or []:
-        if r.get("mode") != "*" or r.get("rate") is None:
-            continue
-        out.append(
-            f"position-bias rate of {r['model']}: {100 * r['rate']:.1f}% {ci_text(r.get('low'), r.get('high'))} "
-            f"of {r['n_queries']} answers change country when the options are reordered ({block['orders']})"
-        )
-        if r["model"] in t0:
-            a = t0[r["model"]]
-            out.append(
-                f"  at temperature 0 (argmax of the option scores): {100 * a['rate']:.1f}% "
-                f"{ci_text(a.get('low'), a.get('high'))}"
-            )
-        if r["model"] in noise:
-            out.append(
-                f"  reference, same order and another run (sampling alone): {100 * noise[r['model']]['rate']:.1f}%"
-            )
-    return out

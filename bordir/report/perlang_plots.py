@@ -97,38 +97,54 @@ def _forest(
     metrics = list(measures)
     width, row = 3.6 * len(metrics) + 0.6, 0.75 + 0.17 * n_langs
     height = 1.0 + max(len(pairs), 1) * row
-    # fixed margins instead of a layout engine: constrained layout re-measures every tick label many times
-    fig = mpl.figure.Figure(figsize=(width, height))
-    axes = np.atleast_2d(
-        fig.subplots(
-            max(len(pairs), 1),
-            len(metrics),
-            squeeze=False,
-            gridspec_kw={
-                "left": 0.75 / width,
-                "right": 1 - 0.15 / width,
-                "top": 1 - 0.85 / height,
-                "bottom": 0.45 / height,
-                "wspace": 0.75 / 3.6,
-                "hspace": 0.55 / (row - 0.55),
-            },
-        )
-    )
+    shape, spacing = (max(len(pairs), 1), len(metrics)), (0.75 / 3.6, 0.55 / (row - 0.55))
+    fig, axes = _fixed_grid(mpl, (width, height), shape, (0.75, 0.15, 0.85, 0.45), spacing)
     for i, (a, b) in enumerate(pairs):
         for j, metric in enumerate(metrics):
             rows = sub[(sub["a"] == a) & (sub["b"] == b) & (sub["metric"] == metric)]
             _forest_panel(axes[i, j], rows, f"{PERLANG_MEASURES[metric].label}: {b} − {a}")
             if i == len(pairs) - 1:
                 axes[i, j].set_xlabel("difference, points (×100)", fontsize=7)
-    fig.suptitle(
+    _top_title(
+        fig,
         f"{model}: per query language (paired territories in brackets; * significant after Holm)\n"
         f"95% paired cluster bootstrap ({n_resamples} resamples, seed {seed}; intervals not adjusted for "
         f"multiplicity); grey: fewer than {min_territories} territories, not tested",
-        fontsize=8,
-        y=1 - 0.12 / height,
-        va="top",
+        8,
     )
     return fig
+
+
+def _fixed_grid(
+    mpl: Any,
+    size: tuple[float, float],
+    shape: tuple[int, int],
+    margins: tuple[float, float, float, float],
+    spacing: tuple[float, float],
+) -> tuple[Any, np.ndarray]:
+    """A figure of ``size`` inches with a ``shape`` grid of axes, its margins fixed in inches.
+
+    ``margins`` are (left, right, top, bottom) in inches; ``spacing`` is matplotlib's (wspace,
+    hspace). Fixed margins instead of a layout engine: constrained layout re-measures every tick
+    label many times.
+    """
+    width, height = size
+    left, right, top, bottom = margins
+    fig = mpl.figure.Figure(figsize=(width, height))
+    grid = {
+        "left": left / width,
+        "right": 1 - right / width,
+        "top": 1 - top / height,
+        "bottom": bottom / height,
+        "wspace": spacing[0],
+        "hspace": spacing[1],
+    }
+    return fig, np.atleast_2d(fig.subplots(*shape, squeeze=False, gridspec_kw=grid))
+
+
+def _top_title(fig: Any, text: str, fontsize: float) -> None:
+    """The figure's title, its top 0.12 inch below the figure's (the margins are fixed: :func:`_fixed_grid`)."""
+    fig.suptitle(text, fontsize=fontsize, y=1 - 0.12 / fig.get_figheight(), va="top")
 
 
 def _heatmap(means: pd.DataFrame, model: str, modes: Sequence[str], mpl: Any) -> Any:
@@ -139,22 +155,8 @@ def _heatmap(means: pd.DataFrame, model: str, modes: Sequence[str], mpl: Any) ->
     nrows = math.ceil(len(PERLANG_NAMES) / cols)
     panel_w, panel_h = 0.9 + 0.5 * len(modes), 0.9 + 0.2 * len(langs)
     width, height = cols * panel_w + 1.6, nrows * panel_h + 0.7
-    fig = mpl.figure.Figure(figsize=(width, height))  # fixed margins: see _forest
-    axes = np.atleast_2d(
-        fig.subplots(
-            nrows,
-            cols,
-            squeeze=False,
-            gridspec_kw={
-                "left": 0.75 / width,
-                "right": 1 - 1.3 / width,
-                "top": 1 - 0.6 / height,
-                "bottom": 0.75 / height,
-                "wspace": 0.5 / (panel_w - 0.5),
-                "hspace": 0.9 / (panel_h - 0.9),
-            },
-        )
-    )
+    spacing = (0.5 / (panel_w - 0.5), 0.9 / (panel_h - 0.9))
+    fig, axes = _fixed_grid(mpl, (width, height), (nrows, cols), (0.75, 1.3, 0.6, 0.75), spacing)
     cmap = mpl.colormaps["viridis"].with_extremes(bad="#e6e6e6")
     im = None
     for k, name in enumerate(PERLANG_NAMES):
@@ -172,12 +174,7 @@ def _heatmap(means: pd.DataFrame, model: str, modes: Sequence[str], mpl: Any) ->
     if im is not None:
         cax = fig.add_axes((1 - 1.0 / width, 0.3, 0.18 / width, 0.4))
         fig.colorbar(im, cax=cax, label="share (×100 in cells)")
-    fig.suptitle(
-        f"{model}: per-language measures, mean over runs (grey: undefined)",
-        fontsize=9,
-        y=1 - 0.12 / height,
-        va="top",
-    )
+    _top_title(fig, f"{model}: per-language measures, mean over runs (grey: undefined)", 9)
     return fig
 
 

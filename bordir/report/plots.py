@@ -237,11 +237,36 @@ def _cmap(mpl: Any, name: str) -> Any:
     return mpl.colormaps[name].with_extremes(bad="#e6e6e6")
 
 
-def _languages(metrics: Mapping[str, Any], mpl: Any) -> Any:
-    models, modes = metrics["models"], metrics["modes"]
-    recs = metrics["languages"]
+def _per_lang(
+    metrics: Mapping[str, Any], key: str
+) -> tuple[list[str], list[str], list[Mapping[str, Any]], list[str]]:
+    """The models, the modes, the per-language records under ``key`` and their query languages (``-``: none)."""
+    recs = metrics[key]
     langs = sorted({r["query_lang"] for r in recs}) or ["-"]
+    return metrics["models"], metrics["modes"], recs, langs
+
+
+def _lang_mode_grid(
+    recs: Sequence[Mapping[str, Any]],
+    model: str,
+    langs: Sequence[str],
+    modes: Sequence[str],
+    key: str,
+    stat: str | None = None,
+) -> np.ndarray:
+    """``r[key]`` (or ``r[key][stat]``) of ``model``'s records as a (query language × mode) grid; NaN where none."""
     li, mi = {l: i for i, l in enumerate(langs)}, {m: i for i, m in enumerate(modes)}
+    grid = np.full((len(langs), len(modes)), np.nan)
+    for r in recs:
+        if r["model"] == model and r["mode"] in mi:
+            v = r[key] if stat is None else r[key][stat]
+            if v is not None:
+                grid[li[r["query_lang"]], mi[r["mode"]]] = v
+    return grid
+
+
+def _languages(metrics: Mapping[str, Any], mpl: Any) -> Any:
+    models, modes, recs, langs = _per_lang(metrics, "languages")
     cmap = _cmap(mpl, "viridis")
     size = (2 * (1.4 + 0.62 * len(modes)) + 1.0, 0.8 + len(models) * (0.9 + 0.24 * len(langs)))
     fig = mpl.figure.Figure(figsize=size, layout="constrained")
@@ -249,10 +274,7 @@ def _languages(metrics: Mapping[str, Any], mpl: Any) -> Any:
     im = None
     for row, model in enumerate(models):
         for col, key in enumerate(("control_cs", "non_control_cs")):
-            grid = np.full((len(langs), len(modes)), np.nan)
-            for r in recs:
-                if r["model"] == model and r["mode"] in mi and r[key]["mean"] is not None:
-                    grid[li[r["query_lang"]], mi[r["mode"]]] = r[key]["mean"]
+            grid = _lang_mode_grid(recs, model, langs, modes, key, "mean")
             im = heatmap(axes[row, col], grid, langs, modes, cmap, f"{model}: {metric_label(key)}")
             axes[row, col].set_ylabel("query language" if col == 0 else "")
     if im is not None:
@@ -261,10 +283,7 @@ def _languages(metrics: Mapping[str, Any], mpl: Any) -> Any:
 
 
 def _outcomes(metrics: Mapping[str, Any], mpl: Any) -> Any:
-    models, modes = metrics["models"], metrics["modes"]
-    per_lang = metrics["outcomes"]
-    langs = sorted({r["query_lang"] for r in per_lang}) or ["-"]
-    li, mi = {l: i for i, l in enumerate(langs)}, {m: i for i, m in enumerate(modes)}
+    models, modes, per_lang, langs = _per_lang(metrics, "outcomes")
     cmap = _cmap(mpl, "RdYlGn")
     fig = mpl.figure.Figure(
         figsize=(11.5, 0.8 + len(models) * (1.0 + 0.24 * max(len(langs), 8))), layout="constrained"
@@ -284,10 +303,7 @@ def _outcomes(metrics: Mapping[str, Any], mpl: Any) -> Any:
         ax.set_ylim(0, 1)
         ax.set_ylabel("share of responses")
         ax.set_title(f"{model}: outcomes per mode", fontsize=9)
-        grid = np.full((len(langs), len(modes)), np.nan)
-        for r in per_lang:
-            if r["model"] == model and r["mode"] in mi:
-                grid[li[r["query_lang"]], mi[r["mode"]]] = r["rate_answered"]
+        grid = _lang_mode_grid(per_lang, model, langs, modes, "rate_answered")
         im = heatmap(
             axes[row, 1], grid, langs, modes, cmap, f"{model}: answered rate per query language"
         )

@@ -28,6 +28,7 @@ controllers from ``dataset``, default the demo dataset).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Mapping
@@ -221,27 +222,14 @@ def run_testbed(
     }
     cache = ResponseCache(cfg.cache) if cfg.cache else ResponseCache()
     backends = dict(backends or {})
-    kept, calls = _call_all(
-        out / "results.jsonl",
-        planned,
-        cache=cache,
-        cfg=cfg,
-        backends=backends,
-        progress=progress,
-        label=cfg.testbed,
-    )
+    call_all = functools.partial(
+        _call_all, cache=cache, cfg=cfg, backends=backends, progress=progress
+    )  # the answers, then the judge's calls
+    kept, calls = call_all(out / "results.jsonl", planned, label=cfg.testbed)
     judged: dict[tuple[str, str], dict[str, Any]] = {}
     judge_plan = _judge_plan(cfg, instances, kept)
     if judge_plan:
-        jkept, jcalls = _call_all(
-            out / "judge.jsonl",
-            judge_plan,
-            cache=cache,
-            cfg=cfg,
-            backends=backends,
-            progress=progress,
-            label="judge",
-        )
+        jkept, jcalls = call_all(out / "judge.jsonl", judge_plan, label="judge")
         judged = {
             (r["model"], r["instance_id"]): {"reply": r["prediction"], "error": r["error"]}
             for r in jkept

@@ -21,7 +21,8 @@ import pandas as pd
 
 from ..errors import BordirError, DataError
 from .columns import coded, numbers
-from .files import read_json
+from .files import read_json, require_columns
+from .page import page_meta
 from .run_data import Facet
 
 __all__ = ["audit_page", "AUDIT_FACETS", "FLAGGED_RECORDS", "OTHER_RECORDS"]
@@ -63,13 +64,9 @@ def _cells(out: Path) -> pd.DataFrame:
             raise DataError(f"not a readable CSV table ({exc}); {_HINT}", path=p) from None
     cells = pd.concat(frames, ignore_index=True)
     need = ["group", "query_lang", "doc_lang", "rate", "verdict"]
-    missing = [c for c in need if c not in cells.columns]
-    if missing:
-        raise DataError(
-            f"missing column(s) {', '.join(missing)}; expected the tables `bordir audit` writes",
-            path=out / "rates.csv",
-            field=missing[0],
-        )
+    require_columns(
+        cells.columns, need, path=out / "rates.csv", table="the tables `bordir audit` writes"
+    )
     cells["flagged"] = [
         "yes" if str(f) in ("over", "under") else "no" for f in cells.get("flag", [""] * len(cells))
     ]
@@ -180,19 +177,10 @@ def audit_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         [note or ("no record of the log falls in this cell" if not n else "") for n in counts]
     )
     n_flag = int((cells["flagged"] == "yes").sum())
-    meta = {
-        "kind": "audit",
-        "dir": str(out),
-        "title": f"bordir view: {out.name}",
-        "subtitle": f"Citation audit of {(info.get('summary') or {}).get('log')} ({n_flag} flagged cell(s); "
-        f"{info.get('signature', '')})",
-        "facets": [f.as_dict() for f in AUDIT_FACETS],
-        "columns": list(_COLUMNS),
-        "search": "verdict",
-        "search_label": "verdicts",
-        "rows_label": "Cells",
-        "models": [],
-        "modes": [],
-        "warnings": [note] if note else [],
-    }
+    log = (info.get("summary") or {}).get("log")
+    subtitle = f"Citation audit of {log} ({n_flag} flagged cell(s); {info.get('signature', '')})"
+    labels = ("verdict", "verdicts", "Cells")
+    meta = page_meta(
+        "audit", out, subtitle, AUDIT_FACETS, _COLUMNS, labels, warnings=[note] if note else []
+    )
     return meta, {"n": len(cells), "cols": cols}

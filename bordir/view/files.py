@@ -16,14 +16,14 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
 from .. import _jsonl
 from ..errors import DataError, undecodable
 
-__all__ = ["read_json", "read_jsonl", "read_parquet", "parquet_schema"]
+__all__ = ["read_json", "read_jsonl", "read_parquet", "parquet_schema", "require_columns"]
 
 
 def read_json(path: Path, *, hint: str) -> Any:
@@ -86,3 +86,17 @@ def read_parquet(path: Path, *, hint: str, columns: Sequence[str] | None = None)
         raise DataError(
             f"not a readable Parquet file ({_first_line(exc)}); {hint}", path=path
         ) from None
+
+
+def require_columns(found: Collection[str], need: Sequence[str], *, path: Path, table: str) -> None:
+    """Refuse a table whose columns ``found`` lack some of ``need``: one line naming them and ``table``.
+
+    ``table`` says what was expected, e.g. "the hits table `bordir run` writes".
+    """
+    missing = [c for c in need if c not in found]
+    if missing:
+        raise DataError(
+            f"missing column(s) {', '.join(missing)}; expected {table}",
+            path=path,
+            field=missing[0],
+        )

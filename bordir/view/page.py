@@ -21,17 +21,57 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from importlib import resources
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["render_page", "embed_json", "asset"]
+if TYPE_CHECKING:  # pragma: no cover
+    from .run_data import Facet
+
+__all__ = ["render_page", "embed_json", "asset", "page_meta"]
 
 
 @cache
 def asset(name: str) -> str:
     """The text of ``bordir/view/assets/<name>``."""
     return resources.files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def page_meta(
+    kind: str,
+    out: Path,
+    subtitle: str,
+    facets: Iterable[Facet],
+    columns: Iterable[Mapping[str, Any]],
+    labels: tuple[str, str, str],
+    *,
+    warnings: list[str],
+    models: Sequence[str] = (),
+    **extra: Any,
+) -> dict[str, Any]:
+    """The metadata of the page of an output directory ``out`` other than a run's (testbed, test run, audit).
+
+    ``labels`` are the searched column, what the search box searches and what the rows are
+    (``("verdict", "verdicts", "Cells")``); ``extra`` entries stand after them.
+    """
+    search, search_label, rows_label = labels
+    return {
+        "kind": kind,
+        "dir": str(out),
+        "title": f"bordir view: {out.name}",
+        "subtitle": subtitle,
+        "facets": [f.as_dict() for f in facets],
+        "columns": list(columns),
+        "search": search,
+        "search_label": search_label,
+        "rows_label": rows_label,
+        **extra,
+        "models": list(models),
+        "modes": [],
+        "warnings": warnings,
+    }
 
 
 def embed_json(data: Any) -> str:

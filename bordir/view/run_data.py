@@ -31,7 +31,7 @@ import pandas as pd
 
 from ..errors import BordirError, ConfigError, DataError
 from ..metrics.responses import RESPONSE_COLUMNS
-from .files import parquet_schema, read_json, read_parquet
+from .files import parquet_schema, read_json, read_parquet, require_columns
 
 __all__ = ["RunData", "load_run_data", "RUN_FACETS", "REQUIRED", "LAZY_COLUMNS", "Facet", "lists"]
 
@@ -210,13 +210,9 @@ def _read_hits(
             path=hits_path,
         )
     cols = ("query_id", "mode", "doc_id", "doc_lang", "rank", "score", "raw_score")
-    missing = [c for c in cols[:5] if c not in schema.names]
-    if missing:
-        raise DataError(
-            f"missing column(s) {', '.join(missing)}; expected the hits table `bordir run` writes",
-            path=hits_path,
-            field=missing[0],
-        )
+    require_columns(
+        schema.names, cols[:5], path=hits_path, table="the hits table `bordir run` writes"
+    )
     t = read_parquet(hits_path, hint=_RERUN, columns=cols).to_pandas()
     score = t["score"] if "score" in t else pd.Series([np.nan] * len(t))
     raw = t["raw_score"] if "raw_score" in t else pd.Series([np.nan] * len(t))
@@ -321,13 +317,9 @@ def load_run_data(run_dir: str | os.PathLike[str], *, lazy: bool = False) -> Run
     info = check_run_info(read_json(path / "run.json", hint=hint), path / "run.json")
     resp = path / "responses.parquet"
     schema = parquet_schema(resp, hint=_RERUN if resp.exists() else hint)
-    missing = [c for c in REQUIRED if c not in schema.names]
-    if missing:
-        raise DataError(
-            f"missing column(s) {', '.join(missing)}; expected the responses table `bordir run` writes",
-            path=resp,
-            field=missing[0],
-        )
+    require_columns(
+        schema.names, REQUIRED, path=resp, table="the responses table `bordir run` writes"
+    )
     keep = [c for c in schema.names if not (lazy and c in LAZY_COLUMNS)]
     df = read_parquet(resp, hint=_RERUN, columns=keep).to_pandas()
     if not len(df):

@@ -27,7 +27,8 @@ import pandas as pd
 
 from ..errors import DataError
 from .columns import coded, numbers
-from .files import read_json, read_jsonl, read_parquet
+from .files import read_json, read_jsonl, read_parquet, require_columns
+from .page import page_meta
 from .run_data import Facet, lists
 
 __all__ = ["testbed_page", "TESTBED_FACETS"]
@@ -160,13 +161,12 @@ def testbed_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         )
     items = read_parquet(out / "items.parquet", hint=_HINT).to_pandas()
     need = ["model", "instance_id", "lang", "setting", "noise_rate", "failed", "prediction"]
-    missing = [c for c in need if c not in items.columns]
-    if missing:
-        raise DataError(
-            f"missing column(s) {', '.join(missing)}; expected the items table `bordir testbed` writes",
-            path=out / "items.parquet",
-            field=missing[0],
-        )
+    require_columns(
+        items.columns,
+        need,
+        path=out / "items.parquet",
+        table="the items table `bordir testbed` writes",
+    )
     scores = read_json(out / "scores.json", hint=_HINT)
     results = {
         (r.get("model"), r.get("instance_id")): r
@@ -276,21 +276,20 @@ def testbed_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
             f"{mismatched} item(s): the request rebuilt from the recorded question and documents does not "
             "have the key results.jsonl records (the instructions changed since the run)"
         )
-    meta = {
-        "kind": "testbed",
-        "dir": str(out),
-        "title": f"bordir view: {out.name}",
-        "subtitle": f"{cfg.get('testbed')} testbed ({cfg.get('data')}, models {', '.join(cfg.get('models', []))}, "
-        f"headline policy {scores.get('policy')})",
-        "facets": [f.as_dict() for f in _facets(policies)],
-        "columns": _columns(policies),
-        "search": "prediction",
-        "search_label": "predictions",
-        "rows_label": "Items",
-        "numbers": number_specs,
-        "number_columns": [f"{s}:{x['key']}" for x in number_specs for s in ("num", "den")],
-        "models": models,
-        "modes": [],
-        "warnings": warnings,
-    }
+    subtitle = (
+        f"{cfg.get('testbed')} testbed ({cfg.get('data')}, models {', '.join(cfg.get('models', []))}, "
+        f"headline policy {scores.get('policy')})"
+    )
+    meta = page_meta(
+        "testbed",
+        out,
+        subtitle,
+        _facets(policies),
+        _columns(policies),
+        ("prediction", "predictions", "Items"),
+        warnings=warnings,
+        models=models,
+        numbers=number_specs,
+        number_columns=[f"{s}:{x['key']}" for x in number_specs for s in ("num", "den")],
+    )
     return meta, {"n": n, "cols": cols}

@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import DataError
 from .columns import coded
 from .files import read_json, read_jsonl
+from .page import page_meta
 from .run_data import Facet
 
 __all__ = ["testgen_page", "TESTGEN_FACETS", "disagreement"]
@@ -192,19 +193,11 @@ def testgen_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         )
         cols["retrieved"].append(", ".join(map(str, a.get("retrieved") or [])))
         cols["keywords"].append(", ".join(map(str, t.get("keywords") or [])))
-    meta = {
-        "kind": "testgen",
-        "dir": str(out),
-        "title": f"bordir view: {out.name}",
-        "subtitle": f"Test run of {info.get('tests')} generated tests ({info.get('suite_signature', '')})",
-        "facets": [f.as_dict() for f in TESTGEN_FACETS],
-        "columns": list(_COLUMNS),
-        "search": "answer",
-        "search_label": "answers",
-        "rows_label": "Tests",
-        "criteria": list(CRITERIA),
-        "models": [],
-        "modes": [],
-        "warnings": warnings,
-    }
+    subtitle = (
+        f"Test run of {info.get('tests')} generated tests ({info.get('suite_signature', '')})"
+    )
+    labels, extra = ("answer", "answers", "Tests"), {"criteria": list(CRITERIA)}
+    meta = page_meta(
+        "testgen", out, subtitle, TESTGEN_FACETS, _COLUMNS, labels, warnings=warnings, **extra
+    )
     return meta, {"n": len(answers), "cols": {k: coded(v) for k, v in cols.items()}}

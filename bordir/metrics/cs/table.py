@@ -120,6 +120,12 @@ class LazyItemsStats(TerritoryStats):
         key: Mapping[str, Any] | None = None,
     ) -> None:
         object.__setattr__(self, "table", table)
+        self._lazy_items(items, policy, key)
+
+    def _lazy_items(
+        self, items: Callable[[], pd.DataFrame], policy: str, key: Mapping[str, Any] | None
+    ) -> None:
+        """Set the fields every lazy table has: ``policy``, ``key`` and the deferred ``items``."""
         object.__setattr__(self, "policy", policy)
         object.__setattr__(self, "key", dict(key or {}))
         object.__setattr__(self, "_make_items", items)
@@ -160,10 +166,7 @@ class ColumnStats(LazyItemsStats):
         object.__setattr__(self, "_order", tuple(order))
         object.__setattr__(self, "_n", int(n))
         object.__setattr__(self, "_table", None)
-        object.__setattr__(self, "policy", policy)
-        object.__setattr__(self, "key", dict(key or {}))
-        object.__setattr__(self, "_make_items", items)
-        object.__setattr__(self, "_items", None)
+        self._lazy_items(items, policy, key)
 
     @property
     def table(self) -> pd.DataFrame:

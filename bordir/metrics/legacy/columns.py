@@ -11,12 +11,15 @@ Example:
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from operator import itemgetter
 from typing import Any
 
 from .dict_literal import literal_dict, repr_dict
 
-__all__ = ["LEGACY_COLUMNS", "REQUIRED_COLUMNS", "split_cell", "columns_at_once"]
+__all__ = ["LEGACY_COLUMNS", "REQUIRED_COLUMNS", "split_cell", "columns_at_once", "gc_paused"]
 
 
 LEGACY_COLUMNS: tuple[str, ...] = (
@@ -31,6 +34,22 @@ LEGACY_COLUMNS: tuple[str, ...] = (
 )
 REQUIRED_COLUMNS: tuple[str, ...] = LEGACY_COLUMNS[:-1]
 """The columns a table must have (``Response_Controller`` is optional: it is never used)."""
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a table's rows are built or read (they hold no cycles).
+
+    Appending 100,000 rows of lists and dicts would otherwise trigger a full
+    collection scan again and again, about a fifth of the reading time.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def split_cell(value: str) -> list[str]:

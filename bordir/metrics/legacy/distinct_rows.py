@@ -2,10 +2,10 @@
 
 A BorderLines table of many runs or models repeats a few thousand distinct rows
 (everything but ``Territory``): the same claimants, controller and answers. The
-scorer reads the file as text, keys each line by what follows its first field
-(``Territory``), parses only the distinct keys with :mod:`csv` (in strict mode,
-each key as one record) and their cells with
-:func:`~bordir.metrics.legacy.columns.columns_at_once`, and scores the
+scorer splits the file's bytes into lines, keys each line by what follows its first field
+(``Territory``), decodes only the ``Territory`` cells and the distinct keys, parses
+the distinct keys with :mod:`csv` (in strict mode, each key as one record) and their
+cells with :func:`~bordir.metrics.legacy.columns.columns_at_once`, and scores the
 distinct rows once (:func:`~bordir.metrics.legacy.territories.distinct_stats`).
 
 Only the plain shape is read this way: ``Territory`` the first column (and only
@@ -26,13 +26,15 @@ Example:
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import islice, repeat
 from operator import itemgetter
 from typing import Any
 
 import numpy as np
 
-from .columns import LEGACY_COLUMNS, REQUIRED_COLUMNS, columns_at_once
+from .columns import LEGACY_COLUMNS, REQUIRED_COLUMNS, columns_at_once, gc_paused
 
 __all__ = ["DistinctRows", "read_distinct_rows"]
 
@@ -83,41 +85,71 @@ _OTHER_BREAKS = (
 """What :meth:`str.splitlines` splits on besides ``\\n`` and ``\\r`` (csv does not), in UTF-8."""
 
 
+def _text(pieces: Iterable[bytes]) -> str | None:
+    """The pieces (no ``\\n`` or ``\\r`` in any) joined by ``\\n`` and decoded; None if one holds another break.
+
+    Raises:
+        UnicodeDecodeError: a piece is not UTF-8.
+    """
+    joined = b"\n".join(pieces)
+    if any(b in joined for b in _OTHER_BREAKS):
+        return None
+    return joined.decode("utf-8")
+
+
 def read_distinct_rows(data: bytes) -> DistinctRows | None:
     """The table in ``data`` (a file's bytes) as distinct rows; None if it is not plain.
 
     None means: read the file row by row (its header or a row needs the general reader).
 
+    The bytes are split at ``\\n``, ``\\r\\n`` and ``\\r`` (as csv splits) and at each line's
+    first comma before anything is decoded: every piece lies between ASCII bytes, so the pieces
+    are valid UTF-8 exactly when ``data`` is, and equal rests decode to equal text; only the
+    ``Territory`` cells and the distinct rests are decoded (and searched for other line breaks).
+
     Raises:
         UnicodeDecodeError: ``data`` is not UTF-8.
     """
-    breaks = _OTHER_BREAKS if not data.isascii() else _OTHER_BREAKS[:5]
-    if b"\x00" in data or any(b in data for b in breaks):
-        return None  # csv's own rules for NUL; line breaks that csv does not break at
-    lines = data.decode("utf-8-sig").splitlines()  # at \n, \r\n and \r, as csv
-    if len(lines) < 2:
-        return None
-    header = _records(lines[:1], None)
-    if header is None or not header[0] or header[0][0] != "Territory":
-        return None
-    names = header[0]
-    if names.count("Territory") != 1 or not set(REQUIRED_COLUMNS) <= set(names):
-        return None
-    parts = [line.partition(",") for line in lines[1:]]
-    territory = list(map(itemgetter(0), parts))
-    rests = list(map(itemgetter(2), parts))  # a line without a comma: "" (no record), see below
-    del parts
-    distinct = dict.fromkeys(rests)
-    ids = dict(zip(distinct, range(len(distinct))))
-    row = np.array(list(map(ids.__getitem__, rests)), dtype=np.int64)
-    if not all(map(str.strip, territory)) or '"' in "".join(territory):
-        return None  # an empty line, a blank or quoted Territory (or one with a quote): row by row
-    records = _records(list(distinct), len(names) - 1)
-    if records is None:
-        return None
-    pos = {name: i for i, name in enumerate(names)}
-    take = [pos.get(c) for c in LEGACY_COLUMNS]
-    columns = columns_at_once([["-", *r] for r in records], len(names), take, shared=True)
+    if b"\x00" in data:
+        return None  # csv's own rule for NUL
+    with gc_paused():
+        lines = data.splitlines()  # bytes: at \n, \r\n and \r only, as csv
+        if len(lines) < 2:
+            return None
+        head = _text(lines[:1])
+        if head is None:
+            return None
+        header = _records([head.removeprefix("\ufeff")], None)  # a BOM (utf-8-sig)
+        if header is None or not header[0] or header[0][0] != "Territory":
+            return None
+        names = header[0]
+        if names.count("Territory") != 1 or not set(REQUIRED_COLUMNS) <= set(names):
+            return None
+        parts = list(map(bytes.partition, islice(lines, 1, None), repeat(b",")))
+        del lines
+        cells = list(map(itemgetter(0), parts))
+        rests = list(map(itemgetter(2), parts))  # a line without a comma: b"" (no record)
+        del parts
+        text = _text(cells)
+        if text is None or '"' in text:  # a line break csv does not break at, or a quote:
+            return None  # a quoted Territory (or one with a quote) is read row by row
+        territory = text.split("\n")
+        del cells
+        if not all(map(str.strip, territory)):
+            return None  # an empty line or a blank Territory: row by row
+        distinct = dict.fromkeys(rests)
+        ids = dict(zip(distinct, range(len(distinct))))
+        row = np.fromiter(map(ids.__getitem__, rests), np.int64, len(rests))
+        del rests
+        keys = _text(distinct)
+        if keys is None:
+            return None
+        records = _records(keys.split("\n"), len(names) - 1)
+        if records is None:
+            return None
+        pos = {name: i for i, name in enumerate(names)}
+        take = [pos.get(c) for c in LEGACY_COLUMNS]
+        columns = columns_at_once([["-", *r] for r in records], len(names), take, shared=True)
     if columns is None:
         return None
     return DistinctRows(territory, row, columns)

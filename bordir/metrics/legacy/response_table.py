@@ -57,12 +57,10 @@ Examples:
 from __future__ import annotations
 
 import csv
-import gc
 import hashlib
 import os
 import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -77,7 +75,7 @@ from ..cs.table import TerritoryStats
 from ..intervals.runs import CIVariant, t_interval
 from ..registry import cs_metrics
 from ..responses import Policy, check_policy
-from .columns import LEGACY_COLUMNS, REQUIRED_COLUMNS, columns_at_once, split_cell
+from .columns import LEGACY_COLUMNS, REQUIRED_COLUMNS, columns_at_once, gc_paused, split_cell
 from .dict_literal import literal_dict, repr_dict
 from .distinct_rows import read_distinct_rows
 from .territories import distinct_stats, legacy_stats
@@ -95,22 +93,6 @@ __all__ = [
 
 class LegacyTableWarning(UserWarning):
     """A response table's value is scored as the reference scores it, but probably not as meant."""
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a table's rows are built (they hold no cycles).
-
-    Appending 100,000 rows of lists and dicts would otherwise trigger a full
-    collection scan again and again, about a fifth of the reading time.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def read_response_table(path: str | os.PathLike[str]) -> pd.DataFrame:
@@ -144,7 +126,7 @@ def _read_columns(p: Path, *, shared: bool = False) -> dict[str, list[Any]]:
         raise DataError("no such file (expected a BorderLines response_table.csv)", path=p)
     try:
         with (
-            _gc_paused(),
+            gc_paused(),
             p.open(newline="", encoding="utf-8-sig") as f,
         ):  # a BOM is not part of the first column's name
             reader = csv.reader(f)

@@ -143,7 +143,7 @@ class _Settings:
 
     dataset: BorderLines
     metric: str
-    by: str
+    by: Grouping
     resamples: int
     seed: int
     min_territories: int
@@ -289,6 +289,21 @@ def _check(
     return perlang_items(responses, dataset, policy=policy)  # type: ignore[arg-type]
 
 
+def _grouped(items: pd.DataFrame, st: _Settings, factor: str, a: str, b: str) -> pd.DataFrame:
+    """What every comparison does first: check the settings and the two sides, group the items.
+
+    The two sides ``a`` and ``b`` of ``factor`` (``mode`` or ``model``) must differ and be present;
+    ``_group`` is computed from ``st.by``.
+    """
+    get_measure(st.metric)
+    _args(st.by, st.resamples, st.min_territories, st.policy)
+    _two(f"{factor}s", a, b)
+    items = items.assign(_group=group_of(items["query_lang"], st.by))
+    for side in (a, b):
+        _present(items, factor, side)
+    return items
+
+
 def _present(items: pd.DataFrame, column: str, value: str) -> None:
     if not (items[column] == value).any():
         known = ", ".join(map(str, dict.fromkeys(items[column])))
@@ -397,17 +412,13 @@ def compare_items(
 
     ``items`` must come from the same ``policy``; the ``_group`` column is (re)computed from ``by``.
     """
-    get_measure(metric)
-    _args(by, resamples, min_territories, policy)
-    _two("modes", mode_a, mode_b)
-    seed = resolve_seed(seed)
-    items = items.assign(_group=group_of(items["query_lang"], by))
-    for mode in (mode_a, mode_b):
-        _present(items, "mode", mode)
+    st = _Settings(
+        dataset, metric, by, resamples, resolve_seed(seed), min_territories, alpha, policy
+    )
+    items = _grouped(items, st, "mode", mode_a, mode_b)
     if model is not None:
         _present(items, "model", model)
     models = [model] if model is not None else list(dict.fromkeys(items["model"]))
-    st = _Settings(dataset, metric, by, resamples, seed, min_territories, alpha, policy)
     rows: list[dict[str, Any]] = []
     for m in models:
         sub = items[items["model"] == m]
@@ -435,16 +446,13 @@ def compare_models_by(
 
     ``diff`` = metric(model_b) − metric(model_a), paired by territory.
     """
-    get_measure(metric)
-    _two("models", model_a, model_b)
-    seed = resolve_seed(seed)
     items = _check(responses, dataset, by, resamples, min_territories, policy)
-    items = items.assign(_group=group_of(items["query_lang"], by))
+    st = _Settings(
+        dataset, metric, by, resamples, resolve_seed(seed), min_territories, alpha, policy
+    )
+    items = _grouped(items, st, "model", model_a, model_b)
     _present(items, "mode", mode)
-    for m in (model_a, model_b):
-        _present(items, "model", m)
     sub = items[items["mode"] == mode]
-    st = _Settings(dataset, metric, by, resamples, seed, min_territories, alpha, policy)
     a, b = sub[sub["model"] == model_a], sub[sub["model"] == model_b]
     return _frame(_compare(a, b, st, factor="model", model=None, mode=mode, a=model_a, b=model_b))
 

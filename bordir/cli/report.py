@@ -50,7 +50,7 @@ def report_cmd(
         from ..report.testbeds import build_testbed_report
         from .testbed import print_scores
 
-        page = build_testbed_report(run_dir)
+        page = build_testbed_report(run_dir, plots=plots)
         scores = json.loads((page.parent / "scores.json").read_text(encoding="utf-8"))
         if as_json:
             echo_json({"report": str(page), **scores})

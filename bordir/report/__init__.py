@@ -44,17 +44,11 @@ from .._json import write_json
 from ..experiment.rundir import RunDir, read_run_dir
 from ..metrics.summary.build import build_metrics
 from ..stats import DEFAULT_RESAMPLES
-from .html import write_html
+from .html import NO_PLOTS_NOTE, write_html
 from .plots import write_plots
 from .tables import build_tables, write_tables
 
-__all__ = ["build_report", "NO_PLOTS_NOTE"]
-
-NO_PLOTS_NOTE = (
-    '<p class="warn" id="no-plots">The plots were not drawn (<code>bordir report --no-plots</code>): '
-    "every number and table is here; run <code>bordir report</code> without it for the figures.</p>"
-)
-"""What the page says in place of its figures when the report is built with ``plots=False``."""
+__all__ = ["build_report"]
 
 
 def build_report(

@@ -25,7 +25,7 @@ from typing import Any
 from .plots import PLOTS
 from .tables import Table
 
-__all__ = ["render_html", "render_page", "write_html", "data_uri", "toc"]
+__all__ = ["render_html", "render_page", "write_html", "data_uri", "toc", "NO_PLOTS_NOTE"]
 
 _CSS = """
 :root { color-scheme: light; }
@@ -77,6 +77,13 @@ window.addEventListener("load", function () {
   b.dataset.ready = "1";
 });
 """
+
+
+NO_PLOTS_NOTE = (
+    '<p class="warn" id="no-plots">The plots were not drawn (<code>bordir report --no-plots</code>): '
+    "every number and table is here; run <code>bordir report</code> without it for the figures.</p>"
+)
+"""What the page says in place of its figures when the report is built with ``plots=False``."""
 
 
 def data_uri(content: bytes, mime: str) -> str:

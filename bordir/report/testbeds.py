@@ -34,7 +34,7 @@ from .._jsonl import read_json
 from ..errors import DataError
 from ..testbeds.config import TESTBED_JSON
 from ..testbeds.metrics import METRICS, RGB_REJECTION_NOTE
-from .html import data_uri, render_page
+from .html import NO_PLOTS_NOTE, data_uri, render_page
 from .tables import Table, fmt_ci, fmt_p, fmt_value, write_tables
 from .view_links import tb_link, write_view_beside
 
@@ -167,8 +167,11 @@ def score_tables(info: dict[str, Any], scores: dict[str, Any]) -> list[Table]:
     return [main, pol, comp]
 
 
-def build_testbed_report(path: str | os.PathLike[str]) -> Path:
-    """Write tables, the plot and ``report.html`` for a testbed directory; returns ``report.html``'s path."""
+def build_testbed_report(path: str | os.PathLike[str], *, plots: bool = True) -> Path:
+    """Write tables, the plot and ``report.html`` for a testbed directory; returns ``report.html``'s path.
+
+    ``plots=False`` leaves the plot out (the page says so), as :func:`bordir.report.build_report`.
+    """
     out = Path(path)
     info = _read(out / TESTBED_JSON, "expected a directory written by `bordir testbed … --out DIR`")
     if info.get("status") != "complete":
@@ -187,7 +190,9 @@ def build_testbed_report(path: str | os.PathLike[str]) -> Path:
     name = info["config"]["testbed"]
     engine = TESTBEDS.get(name).engine if name in TESTBEDS else None  # its own plot (NoMIRACL)
     figure: tuple[Path, str, str, str] | None = None  # png, name, alt text, caption
-    if engine is not None:
+    if not plots:
+        pass
+    elif engine is not None:
         drawn = engine.plot(scores["groups"], scores["policy"], out / "plots")
         if drawn is not None:
             figure = (drawn[0], drawn[0].stem, drawn[0].stem.replace("_", " "), drawn[2])
@@ -226,7 +231,9 @@ def build_testbed_report(path: str | os.PathLike[str]) -> Path:
         '<h2 id="tables">Tables</h2>',
         *(t.to_html() for t in tables),
     ]
-    if figure is not None:
+    if not plots:
+        sections.append(NO_PLOTS_NOTE)
+    elif figure is not None:
         png, name, alt, caption = figure
         uri = data_uri(png.read_bytes(), "image/png")
         sections += [

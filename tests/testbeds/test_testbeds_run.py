@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 
 import pandas as pd
 import pytest
@@ -175,6 +176,12 @@ def test_demo_four_testbeds_through_loopback_and_report(server, tmp_path):
         assert "table-testbed_scores" in page and "table-testbed_comparisons" in page
         assert ("plot-accuracy_vs_noise" in page) == (testbed in ("noise", "integration"))
         assert (out / "tables" / "testbed_scores.csv").is_file()
+        if testbed == "noise":  # --no-plots: the same tables, the page says the plot is left out
+            shutil.rmtree(out / "plots")
+            assert invoke_cli("report", str(out), "--no-plots").returncode == 0
+            page = (out / "report.html").read_text(encoding="utf-8")
+            assert 'id="no-plots"' in page and "plot-accuracy_vs_noise" not in page
+            assert "table-testbed_scores" in page and not (out / "plots").exists()
     before = server.count
     res = invoke_cli(
         "testbed",

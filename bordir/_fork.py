@@ -3,7 +3,8 @@
 :func:`start` forks (Linux, when the process may run on more than one CPU) and returns a
 :class:`Pending`; its :meth:`Pending.result` waits for the child and returns what the function
 returned, or raises what it raised. The child has the caller's memory (nothing is pickled on the
-way in); its result comes back pickled through a pipe. Where a fork would not help (one CPU, no
+way in) and standard streams of its own (file descriptors 1 and 2); its result comes back
+pickled through a pipe. Where a fork would not help (one CPU, no
 ``os.fork``) or is not wanted (``parallel=False``), the function runs at once in the caller and
 :meth:`Pending.result` hands its outcome back, so that both paths give the same result.
 
@@ -15,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import signal
@@ -103,8 +105,24 @@ class Pending(Generic[T]):
             self._error = payload
 
 
+def _own_streams() -> None:
+    """Give the child standard streams of its own, on file descriptors 1 and 2.
+
+    The inherited ``sys.stdout`` / ``sys.stderr`` may be objects that other threads of the parent
+    serve (a Jupyter kernel's, a test runner's capture): those threads do not exist in the child,
+    and a lock one of them held at the fork would never be released. What the child prints (a
+    warning) goes to the process's own descriptors instead.
+    """
+    for name, fileno in (("stdout", 1), ("stderr", 2)):
+        try:
+            setattr(sys, name, open(fileno, "w", closefd=False, errors="backslashreplace"))
+        except OSError:  # pragma: no cover - a closed descriptor: nowhere to print
+            setattr(sys, name, open(os.devnull, "w"))
+
+
 def _child(fd: int, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     try:
+        _own_streams()
         try:
             payload: tuple[bool, Any] = (True, fn(*args, **kwargs))
         except BaseException as exc:  # the caller re-raises it
@@ -117,6 +135,9 @@ def _child(fd: int, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[
         while view:
             view = view[os.write(fd, view) :]
     finally:
+        for stream in (sys.stdout, sys.stderr):  # os._exit does not flush them
+            with contextlib.suppress(Exception):
+                stream.flush()
         os._exit(0)
 
 

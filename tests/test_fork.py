@@ -149,3 +149,41 @@ def test_ctrl_c_during_a_forked_report_stops_both_processes(tmp_path, to):
         time.sleep(0.05)
     left = [c for c in child if Path(f"/proc/{c}").exists()]
     assert not left, f"the forked child outlived the report: {left}"  # reaped, not orphaned
+
+
+_BLOCKED_STREAM = r"""
+import sys, threading, warnings
+from bordir import _fork
+
+class Blocked:  # a stream another thread serves, its lock held at the fork (a Jupyter kernel's)
+    lock = threading.Lock()
+    def write(self, s):
+        with self.lock:
+            return len(s)
+    def flush(self):
+        with self.lock:
+            pass
+
+def warn_and_return():
+    warnings.warn("drawn with a warning")
+    print("and a line")
+    return 42
+
+stream = Blocked()
+stream.lock.acquire()
+sys.stdout = sys.stderr = stream
+result = _fork.start(warn_and_return, parallel=True).result()
+sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+stream.lock.release()
+print(f"result {result}")
+"""
+
+
+def test_the_child_does_not_print_through_the_parents_stream_objects():
+    """A warning in the child goes to fd 2, not through a ``sys.stderr`` it cannot use."""
+    done = subprocess.run(
+        [sys.executable, "-c", _BLOCKED_STREAM], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "result 42"
+    assert "drawn with a warning" in done.stderr and "and a line" in done.stdout

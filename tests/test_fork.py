@@ -179,6 +179,7 @@ print(f"result {result}")
 """
 
 
+@pytest.mark.slow  # a subprocess
 def test_the_child_does_not_print_through_the_parents_stream_objects():
     """A warning in the child goes to fd 2, not through a ``sys.stderr`` it cannot use."""
     done = subprocess.run(

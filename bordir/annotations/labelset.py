@@ -6,13 +6,14 @@ import csv
 import hashlib
 import io
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import Any, Literal
 
 import pandas as pd
 
 from .._atomic import atomic_write_text
+from .._sequence import TupleSequence
 from ..dataset import BorderLines
 from ..errors import ConfigError, DataError
 from .schema import (
@@ -45,7 +46,7 @@ def query_info(query_id: str, dataset: BorderLines | None = None) -> tuple[str, 
     return territory.replace("_", " "), lang
 
 
-class LabelSet(Sequence[Label]):
+class LabelSet(TupleSequence[Label]):
     """Labels from one file (or built in memory), in file order.
 
     Attributes:
@@ -67,26 +68,13 @@ class LabelSet(Sequence[Label]):
         dataset: BorderLines | None = None,
         meta: dict[str, Any] | None = None,
     ) -> None:
-        self._labels = tuple(labels)
+        super().__init__(labels)
         self.meta = dict(meta or {})
         self.name = name
         self.source = source
         self.errors = tuple(errors)
         self.lines = tuple(lines)
         self.dataset = dataset
-
-    @overload
-    def __getitem__(self, i: int) -> Label: ...
-    @overload
-    def __getitem__(self, i: slice) -> tuple[Label, ...]: ...
-    def __getitem__(self, i: int | slice) -> Label | tuple[Label, ...]:
-        return self._labels[i]
-
-    def __len__(self) -> int:
-        return len(self._labels)
-
-    def __iter__(self) -> Iterator[Label]:
-        return iter(self._labels)
 
     def __repr__(self) -> str:
         return (
@@ -96,7 +84,7 @@ class LabelSet(Sequence[Label]):
     @property
     def annotators(self) -> tuple[str, ...]:
         """The annotators, in order of first appearance."""
-        return tuple(dict.fromkeys(l.annotator for l in self._labels))
+        return tuple(dict.fromkeys(l.annotator for l in self._items))
 
     def _derive(self, labels: Iterable[Label], name: str | None = None) -> LabelSet:
         return LabelSet(
@@ -113,7 +101,7 @@ class LabelSet(Sequence[Label]):
                 f"no annotator {annotator!r} in {self.name or 'the labels'}; "
                 f"present: {', '.join(self.annotators) or 'none'}"
             )
-        return self._derive((l for l in self._labels if l.annotator == annotator), name=annotator)
+        return self._derive((l for l in self._items if l.annotator == annotator), name=annotator)
 
     def split_annotators(self) -> list[LabelSet]:
         """One label set per annotator."""
@@ -121,12 +109,12 @@ class LabelSet(Sequence[Label]):
 
     def labelled(self) -> LabelSet:
         """Only the labels with ``outcome == "labelled"``."""
-        return self._derive(l for l in self._labels if l.outcome == "labelled")
+        return self._derive(l for l in self._items if l.outcome == "labelled")
 
     def outcome_counts(self) -> dict[str, int]:
         """Labels per outcome (every outcome listed)."""
         counts = dict.fromkeys(OUTCOMES, 0)
-        for l in self._labels:
+        for l in self._items:
             counts[l.outcome] += 1
         return counts
 
@@ -146,12 +134,12 @@ class LabelSet(Sequence[Label]):
                 f"unknown label dimension {dimension!r}; use 'relevance' or 'viewpoint'"
             )
         self.single()
-        return {l.pair: getattr(l, dimension) for l in self._labels if l.outcome == "labelled"}
+        return {l.pair: getattr(l, dimension) for l in self._items if l.outcome == "labelled"}
 
     def to_frame(self) -> pd.DataFrame:
         """One row per label: the schema's fields plus ``territory`` and ``query_lang``."""
         rows = []
-        for l in self._labels:
+        for l in self._items:
             territory, lang = query_info(l.query_id, self.dataset)
             rows.append(
                 {f: getattr(l, f) for f in FIELDS} | {"territory": territory, "query_lang": lang}
@@ -162,7 +150,7 @@ class LabelSet(Sequence[Label]):
         """``sha256-…`` of the labels (order-independent): the label set's identity in signatures."""
         h = hashlib.sha256()
         for rec in sorted(
-            json.dumps(l.to_dict(), ensure_ascii=False, sort_keys=True) for l in self._labels
+            json.dumps(l.to_dict(), ensure_ascii=False, sort_keys=True) for l in self._items
         ):
             h.update(rec.encode("utf-8") + b"\n")
         return "sha256-" + h.hexdigest()[:16]

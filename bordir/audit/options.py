@@ -17,10 +17,10 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from .._repr import changed_fields_repr
 from ..citations.flags import MIN_CELL_CLUSTERS
 from ..stats import DEFAULT_RESAMPLES
 from .schema import SchemaOptions
@@ -88,9 +88,4 @@ class AuditOptions:
         }
 
     def __repr__(self) -> str:
-        parts = [
-            f"{f.name}={getattr(self, f.name)!r}"
-            for f in dataclasses.fields(self)
-            if getattr(self, f.name) != f.default
-        ]
-        return f"AuditOptions({', '.join(parts)})"
+        return changed_fields_repr(self)

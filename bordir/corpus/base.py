@@ -16,27 +16,27 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable
 from functools import cached_property
-from typing import overload
 
 import pandas as pd
 
+from .._sequence import TupleSequence
 from ..errors import ConfigError, DataError
 from ..records import Passage
 
 __all__ = ["Corpus"]
 
 
-class Corpus(Sequence[Passage]):
+class Corpus(TupleSequence[Passage]):
     """An immutable, ordered collection of :class:`Passage` keyed by ``(lang, doc_id)``."""
 
     def __init__(self, passages: Iterable[Passage], *, name: str = "", source: str = "") -> None:
-        self._passages = tuple(passages)
+        super().__init__(passages)
         self.name = name
         self.source = source
         index: dict[tuple[str, str], int] = {}
-        for i, p in enumerate(self._passages):
+        for i, p in enumerate(self._items):
             if p.key in index:
                 raise DataError(
                     f"duplicate document {p.doc_id!r} in language {p.lang!r}", path=source or None
@@ -44,23 +44,10 @@ class Corpus(Sequence[Passage]):
             index[p.key] = i
         self._index = index
 
-    @overload
-    def __getitem__(self, i: int) -> Passage: ...
-    @overload
-    def __getitem__(self, i: slice) -> tuple[Passage, ...]: ...
-    def __getitem__(self, i: int | slice) -> Passage | tuple[Passage, ...]:
-        return self._passages[i]
-
-    def __len__(self) -> int:
-        return len(self._passages)
-
-    def __iter__(self) -> Iterator[Passage]:
-        return iter(self._passages)
-
     def get(self, lang: str, doc_id: str) -> Passage:
         """The passage ``doc_id`` of language ``lang``."""
         try:
-            return self._passages[self._index[(lang, doc_id)]]
+            return self._items[self._index[(lang, doc_id)]]
         except KeyError:
             raise ConfigError(
                 f"corpus {self.name!r} has no document {doc_id!r} in language {lang!r}"
@@ -69,7 +56,7 @@ class Corpus(Sequence[Passage]):
     @cached_property
     def _pools(self) -> dict[tuple[str, str], tuple[Passage, ...]]:
         pools: dict[tuple[str, str], list[Passage]] = defaultdict(list)
-        for p in self._passages:
+        for p in self._items:
             pools[(p.territory, p.lang)].append(p)
         return {k: tuple(v) for k, v in pools.items()}
 
@@ -79,22 +66,22 @@ class Corpus(Sequence[Passage]):
 
     @property
     def langs(self) -> tuple[str, ...]:
-        return tuple(sorted({p.lang for p in self._passages}))
+        return tuple(sorted({p.lang for p in self._items}))
 
     @property
     def territories(self) -> tuple[str, ...]:
-        return tuple(sorted({p.territory for p in self._passages if p.territory}))
+        return tuple(sorted({p.territory for p in self._items if p.territory}))
 
     def lang_counts(self) -> dict[str, int]:
         counts: dict[str, int] = defaultdict(int)
-        for p in self._passages:
+        for p in self._items:
             counts[p.lang] += 1
         return dict(sorted(counts.items()))
 
     def content_hash(self) -> str:
         """``sha256-…`` of the passages' keys and texts, in order: the corpus identity in signatures."""
         h = hashlib.sha256()
-        for p in self._passages:
+        for p in self._items:
             for part in (p.lang, p.doc_id, p.territory, p.text):
                 h.update(part.encode("utf-8"))
                 h.update(b"\x1f")
@@ -104,7 +91,7 @@ class Corpus(Sequence[Passage]):
     def to_frame(self) -> pd.DataFrame:
         """One row per passage: ``doc_id, lang, territory, title, section, text`` plus meta keys."""
         rows = []
-        for p in self._passages:
+        for p in self._items:
             row = {
                 "doc_id": p.doc_id,
                 "lang": p.lang,

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._ratelimit import RateLimiter
+from .._repr import changed_fields_repr
 from ._execute_parts import check_options
 
 __all__ = [
@@ -127,9 +128,4 @@ class ExecutorOptions:
         return dataclasses.replace(self, **changes)
 
     def __repr__(self) -> str:
-        parts = [
-            f"{f.name}={getattr(self, f.name)!r}"
-            for f in dataclasses.fields(self)
-            if getattr(self, f.name) != f.default
-        ]
-        return f"ExecutorOptions({', '.join(parts)})"
+        return changed_fields_repr(self)

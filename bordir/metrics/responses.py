@@ -50,6 +50,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 import numpy as np
@@ -72,6 +73,10 @@ __all__ = [
     "TableKey",
     "check_policy",
     "validate_responses",
+    "checked_responses",
+    "KEY_COLUMNS",
+    "ResponseCodes",
+    "response_codes",
     "answer_pick",
     "answer_control",
 ]
@@ -183,19 +188,72 @@ class _Lazy:
         return self._s.iloc[i]
 
 
-def _duplicated(df: pd.DataFrame, key: list[str]) -> np.ndarray:
-    """``df.duplicated(key, keep="first")`` as a numpy array, from one int64 code per row."""
+KEY_COLUMNS: tuple[str, ...] = (*GROUP_KEYS, "territory", "query_lang", "outcome")
+"""The columns :class:`ResponseCodes` codes: a response's key, and its outcome."""
+
+
+@dataclass(frozen=True)
+class ResponseCodes:
+    """Integer codes of a responses table's :data:`KEY_COLUMNS`, computed once per table.
+
+    ``codes[c][i]`` is row ``i``'s position in ``uniques[c]``, the distinct values
+    of column ``c`` in sorted order (Python's string / int order). Validation and
+    scoring share them, so each key column is hashed once.
+
+    Example:
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"model": ["m", "m"], "mode": ["qlang", "no_ir"], "run": [1, 0],
+        ...     "territory": ["T", "T"], "query_lang": ["fr", "en"], "outcome": ["answered"] * 2})
+        >>> rc = response_codes(df)
+        >>> rc.codes["mode"].tolist(), rc.uniques["mode"].tolist()
+        ([1, 0], ['no_ir', 'qlang'])
+    """
+
+    codes: dict[str, np.ndarray]
+    uniques: dict[str, np.ndarray]
+
+    def flags(self, column: str, values: Sequence[Any]) -> np.ndarray:
+        """Per row, whether column ``column`` holds one of ``values``."""
+        u = self.uniques[column]
+        hit = np.array([v in values for v in u.tolist()], dtype=bool)
+        return cast("np.ndarray", hit[self.codes[column]]) if len(u) else np.zeros(0, dtype=bool)
+
+    def duplicated(self, columns: Sequence[str]) -> np.ndarray | None:
+        """Rows whose ``columns`` repeat an earlier row's, or None when no row does.
+
+        One int64 key per row; when the key space is small, a presence array says
+        whether any key repeats (no hashing), and the repeats are located only then.
+        """
+        import pandas as pd
+
+        codes = [self.codes[c] for c in columns]
+        sizes = [max(len(self.uniques[c]), 1) for c in columns]
+        if float(np.prod(np.array(sizes, dtype=float))) >= 2.0**62:
+            frame = pd.DataFrame({str(i): k for i, k in enumerate(codes)})
+            dup = cast("np.ndarray", frame.duplicated(keep="first").to_numpy())
+            return dup if dup.any() else None
+        flat = np.ravel_multi_index(codes, sizes)
+        space = int(np.prod(sizes))
+        if space <= max(1 << 25, 8 * len(flat)):
+            seen = np.zeros(space, dtype=bool)
+            seen[flat] = True
+            if int(np.count_nonzero(seen)) == len(flat):
+                return None
+        dup = cast("np.ndarray", pd.Series(flat).duplicated(keep="first").to_numpy())
+        return dup if dup.any() else None
+
+
+def response_codes(df: pd.DataFrame) -> ResponseCodes:
+    """The :class:`ResponseCodes` of ``df``'s :data:`KEY_COLUMNS` (strings, ``run`` as int)."""
     import pandas as pd
 
-    codes, sizes = [], []
-    for c in key:
-        k, u = pd.factorize(df[c])
-        codes.append(np.asarray(k, dtype=np.int64))
-        sizes.append(max(len(u), 1))
-    if float(np.prod(np.array(sizes, dtype=float))) >= 2.0**62:
-        return cast("np.ndarray", df.duplicated(key, keep="first").to_numpy())
-    flat = np.ravel_multi_index(codes, sizes) if codes else np.zeros(len(df), np.int64)
-    return cast("np.ndarray", pd.Series(flat).duplicated(keep="first").to_numpy())
+    codes, uniques = {}, {}
+    for c in KEY_COLUMNS:
+        col = df[c].astype(np.int64) if c == "run" else df[c].astype(str)
+        k, u = pd.factorize(col, sort=True)
+        codes[c] = np.asarray(k, dtype=np.int64)
+        uniques[c] = np.asarray(u, dtype=np.int64 if c == "run" else object)
+    return ResponseCodes(codes, uniques)
 
 
 def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = None) -> pd.DataFrame:
@@ -213,6 +271,13 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
     Raises:
         DataError: the first problem found, naming the column and the row.
     """
+    return checked_responses(responses, dataset)[0]
+
+
+def checked_responses(
+    responses: pd.DataFrame, dataset: BorderLines | None = None
+) -> tuple[pd.DataFrame, ResponseCodes]:
+    """:func:`validate_responses`, with the :class:`ResponseCodes` the checks computed."""
     import pandas as pd  # not at import: the legacy-table scorer imports this module without it
 
     if not isinstance(responses, pd.DataFrame):
@@ -223,21 +288,12 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
         path=_WHERE,
         expected=f"a responses table needs {', '.join(RESPONSE_COLUMNS)}",
     )
-    df = responses.reset_index(drop=True).copy()
+    df = responses.reset_index(drop=True).copy(deep=False)
 
     for col in ("query_id", "territory", "query_lang", "mode", "model", "outcome"):
         null = df[col].isna().to_numpy()
         _fail(df, null, col, _message(f"{col} is empty"))
         df[col] = df[col].astype(str)
-
-    outcome = _Lazy(df["outcome"])  # element access only when a message needs it
-    bad = ~df["outcome"].isin(OUTCOMES).to_numpy(dtype=bool)
-    _fail(
-        df,
-        bad,
-        "outcome",
-        lambda i: f"unknown outcome {outcome[i]!r}; known: {', '.join(OUTCOMES)}",
-    )
 
     ctl = df["is_control"]
     if pd.api.types.is_bool_dtype(ctl.dtype) and not ctl.isna().any():
@@ -250,8 +306,13 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
     df["is_control"] = ctl.astype(bool)
 
     for col in ("run", "choice"):
-        num = pd.to_numeric(df[col], errors="coerce")
         raw = df[col]
+        if pd.api.types.is_integer_dtype(raw.dtype) and not pd.api.types.is_extension_array_dtype(
+            raw.dtype
+        ):
+            df[col] = raw.astype(np.int64)
+            continue
+        num = pd.to_numeric(raw, errors="coerce")
         bad = (num.isna() | (num != np.floor(num))).to_numpy()
         _fail(
             df,
@@ -261,8 +322,16 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
         )
         df[col] = num.astype(np.int64)
 
+    codes = response_codes(df)
+    outcome = _Lazy(df["outcome"])  # element access only when a message needs it
+    _fail(
+        df,
+        ~codes.flags("outcome", OUTCOMES),
+        "outcome",
+        lambda i: f"unknown outcome {outcome[i]!r}; known: {', '.join(OUTCOMES)}",
+    )
     choice = df["choice"].to_numpy()
-    answered = (df["outcome"] == "answered").to_numpy(dtype=bool)
+    answered = codes.flags("outcome", ("answered",))
     _fail(
         df,
         answered & (choice < 0),
@@ -281,24 +350,24 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
     lang = _Lazy(df["query_lang"])
     _fail(
         df,
-        df["is_control"].to_numpy() & (df["query_lang"] != "en").to_numpy(dtype=bool),
+        df["is_control"].to_numpy() & ~codes.flags("query_lang", ("en",)),
         "query_lang",
         lambda i: f"a control query is English; found query_lang {lang[i]!r}",
     )
 
-    key = [*GROUP_KEYS, "territory", "query_lang"]
-    dup = _duplicated(df, key)
-    _fail(
-        df,
-        dup,
-        "query_lang",
-        lambda i: (
-            f"a second response for territory {df['territory'].iloc[i]!r} in {lang[i]!r} "
-            f"(model {df['model'].iloc[i]!r}, mode {df['mode'].iloc[i]!r}, run {df['run'].iloc[i]}); "
-            "keep one row per (model, mode, run, territory, query_lang); "
-            "the en claimant query is the control query"
-        ),
-    )
+    dup = codes.duplicated([*GROUP_KEYS, "territory", "query_lang"])
+    if dup is not None:
+        _fail(
+            df,
+            dup,
+            "query_lang",
+            lambda i: (
+                f"a second response for territory {df['territory'].iloc[i]!r} in {lang[i]!r} "
+                f"(model {df['model'].iloc[i]!r}, mode {df['mode'].iloc[i]!r}, run {df['run'].iloc[i]}); "
+                "keep one row per (model, mode, run, territory, query_lang); "
+                "the en claimant query is the control query"
+            ),
+        )
 
     if dataset is not None:
         known = {q.query_id for q in dataset.queries}
@@ -313,17 +382,22 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
                 "were run on"
             ),
         )
-        n_claim: dict[str, int] = {}
-        for name in pd.unique(df["territory"]):
+        t_codes, t_uniques = codes.codes["territory"], codes.uniques["territory"]
+        n_claim = np.zeros(len(t_uniques), dtype=np.int64)
+        unknown: dict[int, str] = {}
+        for k, name in enumerate(t_uniques.tolist()):
             try:
-                n_claim[name] = len(dataset.territory(name).claimants)
+                n_claim[k] = len(dataset.territory(name).claimants)
             except ConfigError as exc:
-                pos = int(np.flatnonzero(df["territory"].to_numpy() == name)[0])
-                raise DataError(
-                    f"{_row_label(df, pos)}: {exc}", path=_WHERE, field="territory"
-                ) from None
-        t_codes, t_uniques = pd.factorize(df["territory"])
-        limit = np.array([n_claim[name] for name in t_uniques], dtype=np.int64)[t_codes]
+                unknown[k] = str(exc)
+        if unknown:  # the first row with an unknown territory
+            pos = int(np.flatnonzero(np.isin(t_codes, list(unknown)))[0])
+            raise DataError(
+                f"{_row_label(df, pos)}: {unknown[int(t_codes[pos])]}",
+                path=_WHERE,
+                field="territory",
+            )
+        limit = n_claim[t_codes]
         terr = _Lazy(df["territory"])
 
         def _range(i: int) -> str:
@@ -334,4 +408,4 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
             )
 
         _fail(df, choice >= limit, "choice", _range)
-    return df
+    return df, codes

@@ -536,3 +536,25 @@ def test_legacy_reader_and_engine_on_quoted_unicode_cells(tmp_path_factory, text
     pd.testing.assert_frame_equal(new.table, ref.table, check_exact=True)
     pd.testing.assert_frame_equal(new.items, ref.items, check_exact=True)
     assert new.scores() == ref.scores()
+
+
+@pytest.mark.parametrize("sizes", [[251] * 40, [7, 7, 7], [130, 129, 130], [1] * 5])
+def test_group_sums_equal_each_slice_summed_alone(sizes):
+    """aggregate_groups sums slices of one length as matrix rows: each is np.nansum of the slice, bit for bit."""
+    from bordir.metrics.cs.aggregate import aggregate_columns, aggregate_groups
+
+    rng = np.random.default_rng(len(sizes))
+    n = sum(sizes)
+    cols = {
+        "nc_num": rng.random(n) * rng.choice([1.0, 1e-7, 1e9], size=n),
+        "nc_n": rng.integers(0, 3, n).astype(float),
+        "cst_num": np.where(rng.random(n) < 0.2, np.nan, rng.random(n) / 3),
+        "cst_pairs": rng.integers(0, 6, n).astype(float),
+        "cst_unk_num": rng.random(n) / 7,
+        "controller_known": rng.random(n) < 0.8,
+    }
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    grouped = aggregate_groups(cols, starts)
+    for i, (a, b) in enumerate(zip(starts[:-1], starts[1:])):
+        alone = aggregate_columns({c: v[a:b] for c, v in cols.items()})
+        assert grouped[i] == alone

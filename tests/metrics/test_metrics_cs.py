@@ -319,3 +319,32 @@ def test_aggregate_of_empty_table_is_undefined_not_an_error():
     (stats,) = territory_tables(responses(BASE), tiny_dataset()).values()
     s = aggregate(stats.table.iloc[0:0])
     assert all(v.value is None for v in s.values())
+
+
+@pytest.mark.parametrize("n_values", [3, 40, 2000, 9000])
+def test_response_codes_find_the_rows_pandas_calls_duplicated(n_values):
+    """ResponseCodes.duplicated: a presence array for small key spaces, hashing for large ones."""
+    from bordir.metrics.responses import KEY_COLUMNS, response_codes
+
+    rng = np.random.default_rng(n_values)
+    n = 3000
+    df = pd.DataFrame(
+        {
+            c: rng.integers(0, n_values, n)
+            if c == "run"
+            else [f"v{k}" for k in rng.integers(0, n_values, n)]
+            for c in KEY_COLUMNS
+        }  # fmt: skip
+    )
+    codes = response_codes(df)
+    key = ["model", "mode", "run", "territory", "query_lang"]
+    expected = df.duplicated(key, keep="first").to_numpy()
+    got = codes.duplicated(key)
+    if expected.any():
+        assert got is not None and (got == expected).all()
+    else:
+        assert got is None
+    unique = df.drop_duplicates(key).reset_index(drop=True)
+    assert response_codes(unique).duplicated(key) is None
+    assert codes.uniques["mode"].tolist() == sorted(set(df["mode"]))
+    assert (codes.uniques["mode"][codes.codes["mode"]] == df["mode"].to_numpy()).all()

@@ -32,10 +32,11 @@ from typing import Any
 from ..._extras import require
 from ..._http import env_key, env_key_source, extra_params, reject_key_options, short_body
 from ..._retry import is_transient_status, status_error
-from ...errors import PermanentError, TransientError, redact, transport_attempt_error
+from ...errors import PermanentError, TransientError, redact
 from ..backend import Backend, backend
 from ..types import GenerationRequest, GenerationResult
 from . import _aio
+from .attempt_errors import connection_failed, timed_out
 
 __all__ = ["CohereBackend", "doc_id_for", "citation_indices"]
 
@@ -165,10 +166,9 @@ class CohereBackend(Backend):
         except sdk.core.api_error.ApiError as exc:
             raise self._status_error(exc) from None
         except httpx.TimeoutException:
-            raise TransientError(f"{self.name}: request timed out after {limit:g}s") from None
+            raise timed_out(self.name, limit) from None
         except httpx.TransportError as exc:  # a DNS failure is not retried
-            err = transport_attempt_error(exc, f"{self.name}: ")
-            raise type(err)(self._clean(str(err))) from None
+            raise connection_failed(self.name, exc, self._clean) from None
         except ValueError as exc:  # malformed JSON or a response that does not parse
             raise TransientError(self._clean(f"{self.name}: malformed response: {exc}")) from None
         except sdk.core.parse_error.ParsingError as exc:

@@ -57,10 +57,11 @@ from typing import Any
 from ..._extras import require
 from ..._http import env_key, env_key_source, extra_params, reject_key_options, short_body
 from ..._retry import is_transient_status, status_error
-from ...errors import ConfigError, PermanentError, TransientError, redact, transport_attempt_error
+from ...errors import ConfigError, PermanentError, TransientError, redact
 from ..backend import Backend, backend
 from ..types import GenerationRequest, GenerationResult
 from . import _aio
+from .attempt_errors import connection_failed, timed_out
 
 __all__ = ["OpenAIBackend", "OpenAICompatibleBackend", "POOL_PER_CLIENT"]
 
@@ -232,7 +233,7 @@ class OpenAIBackend(Backend):
         try:
             return _aio.run(self.agenerate_within(request, timeout), timeout=limit + 5.0)
         except TimeoutError:
-            raise TransientError(f"{self.name}: request timed out after {limit:g}s") from None
+            raise timed_out(self.name, limit) from None
 
     async def agenerate_within(
         self, request: GenerationRequest, timeout: float | None
@@ -246,10 +247,9 @@ class OpenAIBackend(Backend):
         except sdk.APIStatusError as exc:
             raise self._status_error(exc) from None
         except sdk.APITimeoutError:
-            raise TransientError(f"{self.name}: request timed out after {limit:g}s") from None
+            raise timed_out(self.name, limit) from None
         except sdk.APIConnectionError as exc:  # a DNS failure is not retried
-            err = transport_attempt_error(exc, f"{self.name}: ")
-            raise type(err)(self._clean(str(err))) from None
+            raise connection_failed(self.name, exc, self._clean) from None
         except sdk.APIResponseValidationError as exc:
             raise TransientError(
                 self._clean(f"{self.name}: malformed response: {exc.message}")

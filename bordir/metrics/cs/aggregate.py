@@ -334,13 +334,21 @@ def aggregate_groups(
 
     extra = _extra_columns(metrics)
     lo = starts[:-1]
+    sizes = np.diff(starts)
+    width = int(sizes[0])
+    # slices of one length are the rows of a matrix: a row sum is numpy's pairwise summation of
+    # that slice, so each sum is the one np.nansum gives on the slice alone
+    square = bool((sizes == width).all())
     sums: dict[str, np.ndarray] = {}
     for c in (*_SUMS, *extra):
         if c.endswith("_unk"):
             sums[c] = np.add.reduceat(np.where(unknown, col(c[:-4]), 0.0), lo)
         elif (c in _FRACTIONAL or c in extra) and c in cols:
             v = np.asarray(cols[c], dtype=float)
-            sums[c] = np.array([_sum(v[a:b]) for a, b in zip(starts[:-1], starts[1:])])
+            if square:
+                sums[c] = np.where(np.isnan(v[:n]), 0.0, v[:n]).reshape(n_groups, width).sum(axis=1)
+            else:
+                sums[c] = np.array([_sum(v[a:b]) for a, b in zip(starts[:-1], starts[1:])])
         else:
             sums[c] = np.add.reduceat(col(c), lo)
     return [_scores({c: float(v[i]) for c, v in sums.items()}, metrics) for i in range(n_groups)]

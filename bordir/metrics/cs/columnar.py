@@ -31,7 +31,7 @@ its languages ``a`` (the controller's), ``b``, ``c``; Y with an Unknown controll
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -51,26 +51,33 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
-def _pairs(seg: np.ndarray, value: np.ndarray, width: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct ``(segment, value)`` keys, sorted, and how often each occurs.
+class _KeyCounts:
+    """How often each ``(segment, value)`` key occurs, a key being ``segment · width + value + 1``.
 
-    A key is ``segment · width + value + 1``; small key spaces are counted with
-    ``bincount``, large ones sorted (``np.unique``).
+    A small key space is counted with ``bincount`` into a dense array (a key's count is one
+    lookup); a large one is sorted (``np.unique``) and looked up by binary search.
     """
-    keys = seg.astype(np.int64) * width + (value.astype(np.int64) + 1)
-    if n * width <= 4 * len(keys) + (1 << 20):
-        counts = np.bincount(keys, minlength=n * width)
-        nz = np.flatnonzero(counts)
-        return nz, counts[nz]
-    return np.unique(keys, return_counts=True)
 
+    def __init__(self, keys: np.ndarray, space: int, *, lookup: bool = False) -> None:
+        self.dense = space <= 4 * len(keys) + (1 << 20)
+        self.counts: np.ndarray | None = None
+        if self.dense:
+            counts = np.bincount(keys, minlength=space)
+            self.keys = np.flatnonzero(counts)
+            self.multiplicity = counts[self.keys]
+            self.counts = counts if lookup else None  # a dense array as long as the key space
+        else:
+            self.keys, self.multiplicity = np.unique(keys, return_counts=True)
 
-def _member(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
-    idx = np.searchsorted(sorted_keys, keys)
-    inside = idx < len(sorted_keys)
-    out = np.zeros(len(keys), dtype=bool)
-    out[inside] = sorted_keys[idx[inside]] == keys[inside]
-    return out
+    def contains(self, keys: np.ndarray) -> np.ndarray:
+        """Per key, whether it occurs (the dense counts are kept only with ``lookup=True``)."""
+        if self.counts is not None:
+            return cast("np.ndarray", self.counts[keys] > 0)
+        idx = np.searchsorted(self.keys, keys)
+        inside = idx < len(self.keys)
+        out = np.zeros(len(keys), dtype=bool)
+        out[inside] = self.keys[idx[inside]] == keys[inside]
+        return out
 
 
 def segment_starts(keys: np.ndarray) -> np.ndarray:
@@ -132,8 +139,10 @@ def segment_columns(
     nc_agree = _count(seg, nc & agree, n)
 
     width = int(max(value.max(initial=0), response_en.max(initial=0))) + 2
-    pairs, multiplicity = _pairs(seg[valid], value[valid], width, n)
-    pair_seg = pairs // width
+    keys = seg * width + (value.astype(np.int64) + 1)
+    answers = _KeyCounts(keys[valid], n * width)
+    pair_seg = answers.keys // width
+    multiplicity = answers.multiplicity
     cst_agree = np.bincount(
         pair_seg, weights=multiplicity * (multiplicity - 1) // 2, minlength=n
     ).astype(np.int64)
@@ -141,10 +150,11 @@ def segment_columns(
     cst_num = _div(cst_agree, cst_pairs)
     cst_den = (cst_pairs > 0).astype(float)
 
-    non_en, _ = _pairs(seg[valid & ~is_en], value[valid & ~is_en], width, n)
-    rc_non_en = np.bincount(non_en // width, minlength=n)
+    non_en = _KeyCounts(keys[valid & ~is_en], n * width, lookup=True)
+    del keys
+    rc_non_en = np.bincount(non_en.keys // width, minlength=n)
     en_key = np.arange(n, dtype=np.int64) * width + (response_en.astype(np.int64) + 1)
-    en_new = ~response_en_missing & ~_member(en_key, non_en)
+    en_new = ~response_en_missing & ~non_en.contains(en_key)
 
     ren_ok = known & ~response_en_missing
     return {

@@ -31,7 +31,15 @@ import pandas as pd
 
 from ...errors import ConfigError
 from ...records import UNKNOWN
-from ..responses import NONE_RESPONSE, Policy, TableKey, check_policy, validate_responses
+from ..responses import (
+    NONE_RESPONSE,
+    Policy,
+    ResponseCodes,
+    TableKey,
+    check_policy,
+    checked_responses,
+    response_codes,
+)
 from .columnar import entry_columns, segment_columns, segment_starts
 from .table import ColumnStats, TerritoryStats
 from .territory import ITEM_COLUMNS, TERRITORY_COLUMNS
@@ -105,12 +113,6 @@ class GroupedStats:
         )
 
 
-def _codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Codes in sorted order of the distinct values (Python's string / int order)."""
-    codes, uniques = pd.factorize(values, sort=True)
-    return np.asarray(codes, dtype=np.int64), np.asarray(uniques, dtype=object)
-
-
 def _territory_lookups(dataset: BorderLines) -> dict[str, Any]:
     """Per-territory arrays (dataset order) with *local* answer codes.
 
@@ -150,14 +152,23 @@ def _territory_lookups(dataset: BorderLines) -> dict[str, Any]:
     }
 
 
-def _territory_index(dataset: BorderLines, territory: pd.Series) -> np.ndarray:
-    codes, uniques = pd.factorize(territory)
+def _territory_index(dataset: BorderLines, codes: ResponseCodes) -> np.ndarray:
+    """Each row's territory as its position in ``dataset.territories``."""
+    uniques = codes.uniques["territory"]
     pos = pd.Index([t.name for t in dataset.territories]).get_indexer(
         pd.Index(uniques, dtype=object)
     )
     if (pos < 0).any():
         dataset.territory(str(uniques[int(np.flatnonzero(pos < 0)[0])]))  # raises ConfigError
-    return cast("np.ndarray", pos.astype(np.int64)[np.asarray(codes)])
+    return cast("np.ndarray", pos.astype(np.int64)[codes.codes["territory"]])
+
+
+def _dense(keys: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``keys`` (ints in ``0 … space − 1``), sorted, and each key's rank among them."""
+    present = np.zeros(space, dtype=bool)
+    present[keys] = True
+    rank = np.cumsum(present, dtype=np.int64) - 1
+    return np.flatnonzero(present), rank[keys]
 
 
 def grouped_stats(
@@ -174,31 +185,48 @@ def grouped_stats(
     items (scores need only the per-territory table).
     """
     check_policy(policy)
-    df = validate_responses(responses, dataset) if validate else responses
+    if validate:
+        df, codes = checked_responses(responses, dataset)
+    else:
+        df, codes = responses, response_codes(responses)
     strict = policy == "strict"
     lk = _territory_lookups(dataset)
     n_terr = len(lk["names"])
-    t_idx = _territory_index(dataset, df["territory"])
-    model_c, model_u = _codes(df["model"].astype(str))
-    mode_c, mode_u = _codes(df["mode"].astype(str))
-    run_c, run_u = _codes(df["run"].astype(np.int64))
-    lang_c, lang_u = _codes(df["query_lang"].astype(str))
+    t_idx = _territory_index(dataset, codes)
+    c, u = codes.codes, codes.uniques
+    model_u, mode_u, run_u, lang_u = u["model"], u["mode"], u["run"], u["query_lang"]
+    lang_c = c["query_lang"]
     is_ctl = df["is_control"].to_numpy(dtype=bool)
     choice = df["choice"].to_numpy(dtype=np.int64)
-    answered = (df["outcome"] == "answered").to_numpy(dtype=bool)
+    answered = codes.flags("outcome", ("answered",))
 
-    gkey = (model_c * len(mode_u) + mode_c) * len(run_u) + run_c
-    gvals, gid = np.unique(gkey, return_inverse=True)
-    gid = gid.astype(np.int64).ravel()
-    # one sort by (group, territory, language, control): ties keep their row order
-    order = np.argsort(((gid * n_terr + t_idx) * len(lang_u) + lang_c) * 2 + is_ctl, kind="stable")
-    gid, t_idx, lang_c, is_ctl = gid[order], t_idx[order], lang_c[order], is_ctl[order]
-    choice, answered = choice[order], answered[order]
-
-    seg_bounds = segment_starts(gid * n_terr + t_idx)
-    n_seg = len(seg_bounds) - 1
-    seg = np.repeat(np.arange(n_seg, dtype=np.int64), np.diff(seg_bounds))
-    seg_t = t_idx[seg_bounds[:-1]]
+    n_gkey = len(model_u) * len(mode_u) * len(run_u)
+    gvals, gid = _dense(
+        (c["model"] * len(mode_u) + c["mode"]) * len(run_u) + c["run"], max(n_gkey, 1)
+    )
+    # A validated table has one row per (group, territory, language), so the statistics need no
+    # row order; the items (and an unvalidated table, where the last of repeated rows counts) do.
+    ordered = items or not validate
+    if ordered:
+        # one sort by (group, territory, language, control): ties keep their row order
+        order = np.argsort(
+            ((gid * n_terr + t_idx) * len(lang_u) + lang_c) * 2 + is_ctl, kind="stable"
+        )
+        gid, t_idx, lang_c, is_ctl = gid[order], t_idx[order], lang_c[order], is_ctl[order]
+        choice, answered = choice[order], answered[order]
+        del order
+        seg_bounds = segment_starts(gid * n_terr + t_idx)
+        n_seg = len(seg_bounds) - 1
+        seg = np.repeat(np.arange(n_seg, dtype=np.int64), np.diff(seg_bounds))
+        seg_t = t_idx[seg_bounds[:-1]]
+        seg_g = gid[seg_bounds[:-1]]
+        n_queries = np.diff(seg_bounds).astype(np.int64)
+    else:
+        seg_keys, seg = _dense(gid * n_terr + t_idx, max(len(gvals) * n_terr, 1))
+        n_seg = len(seg_keys)
+        seg_t, seg_g = seg_keys % n_terr, seg_keys // n_terr
+        n_queries = np.bincount(seg, minlength=n_seg).astype(np.int64)
+    del gid
 
     missing_value = -1
     chosen = lk["claim"][t_idx, np.where(answered, choice, 0)]
@@ -211,19 +239,25 @@ def grouped_stats(
     )
     ctl_rows = np.flatnonzero(is_ctl)
     if len(ctl_rows):
-        last = ctl_rows[np.r_[seg[ctl_rows][1:] != seg[ctl_rows][:-1], True]]
+        last = (
+            ctl_rows[np.r_[seg[ctl_rows][1:] != seg[ctl_rows][:-1], True]] if ordered else ctl_rows
+        )
         response_en[seg[last]] = control[last]
 
     # Responses_d: one entry per (territory, language), the last row's; en only for claimants
-    last_of_lang = np.r_[(seg[1:] != seg[:-1]) | (lang_c[1:] != lang_c[:-1]), True]
     en_code = np.flatnonzero(lang_u == "en")
     is_en_row = lang_c == (int(en_code[0]) if len(en_code) else -1)
-    e = np.flatnonzero(last_of_lang & (~is_en_row | lk["en_claimant"][t_idx]))
-    e_seg, e_val, e_t = seg[e], pick[e], t_idx[e]
+    kept = ~is_en_row | lk["en_claimant"][t_idx]
+    if ordered:
+        kept &= np.r_[(seg[1:] != seg[:-1]) | (lang_c[1:] != lang_c[:-1]), True]
+    e = np.flatnonzero(kept)
+    del kept
+    e_seg, e_val, e_t, e_lang, e_is_en = seg[e], pick[e], t_idx[e], lang_c[e], is_en_row[e]
     e_miss = e_val == missing_value
     ctl_lang = pd.Index(lang_u).get_indexer(pd.Index(lk["controller_code"], dtype=object))
-    e_ctl_lang = lang_c[e] == ctl_lang[e_t]
-
+    e_ctl_lang = e_lang == ctl_lang[e_t]
+    # the per-row arrays are done with: free them before the counting (the peak of memory)
+    del codes, c, seg, pick, control, chosen, choice, answered, is_ctl, t_idx, lang_c, is_en_row, e
     seg_known = lk["known"][seg_t]
     seg_ctrl = lk["controller_value"][seg_t]
     table = {
@@ -231,14 +265,14 @@ def grouped_stats(
         "controller": lk["controller"][seg_t],
         "controller_code": lk["controller_code"][seg_t],
         "controller_known": seg_known,
-        "n_queries": np.diff(seg_bounds).astype(np.int64),
+        "n_queries": n_queries,
         **segment_columns(
             n_segments=n_seg,
             seg=e_seg,
             value=e_val,
             missing=e_miss,
             controller_lang=e_ctl_lang,
-            is_en=is_en_row[e],
+            is_en=e_is_en,
             known=seg_known,
             controller=seg_ctrl,
             response_en=response_en,
@@ -249,7 +283,7 @@ def grouped_stats(
     if items:
         item_cols = {
             "territory": lk["names"][e_t],
-            "query_lang": lang_u[lang_c[e]],
+            "query_lang": lang_u[e_lang],
             **entry_columns(
                 seg=e_seg,
                 value=e_val,
@@ -260,8 +294,8 @@ def grouped_stats(
                 text=lk["text"][e_t, np.maximum(e_val, 0)],
             ),
         }
-    starts = np.searchsorted(gid[seg_bounds[:-1]], np.arange(len(gvals) + 1))
-    item_starts = np.searchsorted(e_seg, starts)
+    starts = np.searchsorted(seg_g, np.arange(len(gvals) + 1))
+    item_starts = np.searchsorted(e_seg, starts) if items else np.zeros(len(starts), dtype=np.int64)
     keys = []
     for g in gvals:
         rest, r = divmod(int(g), len(run_u))

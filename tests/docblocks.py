@@ -12,7 +12,8 @@ namespace, as a notebook would):
 * ``console`` — every ``$ bordir …`` line runs; the lines under it are the expected output
   (compared line by line after trailing spaces, blank lines at either end ignored; ``...`` as a
   line matches any lines, ``…`` inside a line any text), unless the block is marked
-  ``<!-- output: not compared -->``. The expected lines are what the command prints on stdout
+  ``<!-- output: not compared -->`` (``<!-- output: numbers within 10 -->``: each number may
+  differ by up to 10 from the page's, the text around it not). The expected lines are what the command prints on stdout
   and stderr; a command that exits 0 may also match on stdout alone (its stderr then holds only
   diagnostics: a library's log lines, progress).
 
@@ -156,8 +157,24 @@ def console_commands(body: str) -> list[tuple[str, list[str]]]:
     return out
 
 
-def output_matches(expected: list[str], actual: list[str]) -> bool:
-    """Line-by-line comparison: ``...`` alone matches any lines, ``…`` in a line any text."""
+_NUMBER = r"-?\d+(?:\.\d+)?"
+
+
+def _numbers_within(tolerance: str) -> float | None:
+    """``numbers within 10`` (an ``output:`` option) → 10.0."""
+    m = re.fullmatch(r"numbers within (\d+(?:\.\d+)?)", tolerance)
+    return float(m.group(1)) if m else None
+
+
+def output_matches(
+    expected: list[str], actual: list[str], *, numbers_within: float | None = None
+) -> bool:
+    """Line-by-line comparison: ``...`` alone matches any lines, ``…`` in a line any text.
+
+    With ``numbers_within``, a number may differ from the page's by that much (the text around
+    it may not): the local model's scores depend on the CPU's llama.cpp kernels, and a near tie
+    that flips moves the rates of a small demo by a few points.
+    """
     exp = [l.rstrip() for l in expected]
     act = [l.rstrip() for l in actual]
     for lines in (exp, act):
@@ -167,6 +184,16 @@ def output_matches(expected: list[str], actual: list[str]) -> bool:
             lines.pop(0)
 
     def line_ok(e: str, a: str) -> bool:
+        if numbers_within is not None:
+            pieces = re.split(f"({_NUMBER})", e)  # text, number, text, …
+            pattern = "".join(
+                f"({_NUMBER})" if k % 2 else ".*".join(map(re.escape, piece.split("…")))
+                for k, piece in enumerate(pieces)
+            )
+            m = re.fullmatch(pattern, a)
+            return m is not None and all(
+                abs(float(x) - float(y)) <= numbers_within for x, y in zip(pieces[1::2], m.groups())
+            )
         if "…" not in e:
             return e == a
         parts = [re.escape(p) for p in e.split("…")]
@@ -287,8 +314,9 @@ def run_block(b: Block, ns: dict, have: set[str], *, slow: bool = False) -> str 
                     if code != 0 and not any(l.startswith("bordir: error") for l in expected):
                         return f"{b.where}: `{cmd}` exited {code}: {(err or out).strip()[-800:]}"
                     continue
-                if not output_matches(expected, actual) and not (
-                    code == 0 and output_matches(expected, out.splitlines())
+                tol = next(filter(None, map(_numbers_within, b.options)), None)
+                if not output_matches(expected, actual, numbers_within=tol) and not (
+                    code == 0 and output_matches(expected, out.splitlines(), numbers_within=tol)
                 ):
                     return (
                         f"{b.where}: `{cmd}` printed (exit {code}):\n"

@@ -165,6 +165,38 @@ def test_kv_cache_reuse_equals_fresh_evaluation(local, demo):
 
 
 @pytest.mark.slow
+def test_a_stored_prompt_beginning_changes_no_score(local, demo, monkeypatch):
+    """Prompts that share beginnings: scores re-using a stored beginning equal whole evaluations, in any order."""
+    reqs = [
+        demo_request(demo, qid, n_docs=n)
+        for n in (0, 2)
+        for qid in ("Crimea_uk", "Crimea_ru", "Falkland_Islands_es", "Crimea_en")
+    ]
+    store = local._model.prefixes
+    store.clear()
+    before = store.reused_tokens
+    forward = [local.score_options(r) for r in reqs]
+    assert (
+        store.reused_tokens > before
+    )  # the system message and instruction were not evaluated again
+    store.clear()
+    backward = [local.score_options(r) for r in reversed(reqs)][::-1]
+    alone = []
+    for r in reqs:
+        store.clear()
+        alone.append(local.score_options(r))
+    assert forward == backward == alone
+
+    def whole(prompt, memory):  # how the backend evaluated a prompt before it stored beginnings
+        local._model.llm.reset()
+        local._model.llm.eval(prompt)
+
+    with monkeypatch.context() as m:
+        m.setattr(local, "_evaluate_prompt", whole)
+        assert forward == [local.score_options(r) for r in reqs]
+
+
+@pytest.mark.slow
 def test_scores_are_teacher_forced_log_likelihoods(local, demo):
     # the same sums from a differently batched decode: equal up to llama.cpp's batch-size rounding
     req = demo_request(demo, "Crimea_ru", n_docs=0)
@@ -240,3 +272,23 @@ def test_the_model_is_loaded_at_the_first_call_not_before():
     assert backend._loaded is None and backend._path is None  # nothing assembled or loaded yet
     with pytest.raises(ConfigError, match="neither a known model"):
         get_backend("local/no-such-model")  # a bad name still fails at once
+
+
+def test_the_prefix_store_keeps_its_budget_and_the_longest_beginning():
+    from bordir.generation.backends.kv_prefixes import ALIGN, PrefixStore
+
+    store = PrefixStore(budget_bytes=250)
+    a, b = list(range(200)), [*range(100), *range(500, 600)]
+    store.add(a, "A", 100)
+    store.add(b, "B", 100)
+    assert store.restore_point([*range(150), 7, 7]) == (4 * ALIGN, "A")  # 150 shared with a
+    assert store.restore_point([*range(100), *range(500, 540)]) == (4 * ALIGN, "B")  # b: 140
+    assert store.restore_point([*range(20), 9, 9]) == (0, None)  # less than one block shared
+    store.add(list(range(1000, 1100)), "C", 100)  # over budget: the least recently used goes
+    assert len(store) == 2 and store.used_bytes == 200
+    assert store.restore_point(a + [1, 1]) == (3 * ALIGN, "B")  # "A" (used before "B") is gone
+    store.add(b, "B2", 100)  # the same prompt again replaces the old state
+    assert len(store) == 2 and store.restore_point(b)[1] == "B2"
+    store.add(list(range(9000, 9400)), "too big", 300)
+    assert len(store) == 2
+    assert PrefixStore(0).restore_point(a) == (0, None)

@@ -199,6 +199,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.freeze()
 
 
+LONGEST_FILES = ("tests/test_docs_blocks.py",)
+"""Files that take minutes on one worker (the documented ``bordir demo``): they start first of all."""
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Start the files that hold slow tests first (xdist's --dist loadfile sends each file to one
@@ -207,6 +211,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     rank: dict[str, tuple[int, int]] = {}
     for i, item in enumerate(items):
         path = item.nodeid.split("::", 1)[0]
-        key = (0 if item.get_closest_marker("slow") else 1, i)
+        tier = 0 if path in LONGEST_FILES else 1 if item.get_closest_marker("slow") else 2
+        key = (tier, i)
         rank[path] = min(rank.get(path, key), key)
     items.sort(key=lambda item: rank[item.nodeid.split("::", 1)[0]])

@@ -167,11 +167,7 @@ def test_kv_cache_reuse_equals_fresh_evaluation(local, demo):
 @pytest.mark.slow
 def test_a_stored_prompt_beginning_changes_no_score(local, demo, monkeypatch):
     """Prompts that share beginnings: scores re-using a stored beginning equal whole evaluations, in any order."""
-    reqs = [
-        demo_request(demo, qid, n_docs=n)
-        for n in (0, 2)
-        for qid in ("Crimea_uk", "Crimea_ru")
-    ]
+    reqs = [demo_request(demo, qid, n_docs=n) for n in (0, 2) for qid in ("Crimea_uk", "Crimea_ru")]
     store = local._model.prefixes
     store.clear()
     before = store.reused_tokens

@@ -272,7 +272,7 @@ def bench_executor_cpu(calls: int, concurrency: int, latency: float) -> list[Fig
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("response cache (SQLite)", ("generation/cache.py", "generation/cache_writer.py", "sqlite3")),
     ("json", ("/json/",)),
-    ("HTTP (httpcore, h11)", ("httpcore", "h11/")),
+    ("HTTP (aiohttp, httpcore, h11)", ("aiohttp/", "multidict", "yarl/", "httpcore", "h11/")),
     ("httpx", ("httpx",)),
     ("anyio / sniffio", ("anyio/", "sniffio")),
     ("openai SDK", ("openai/",)),

@@ -372,7 +372,9 @@ def describe_transport_error(exc: BaseException) -> str:
     A body cut short (the server closed the connection before the announced
     ``Content-Length`` or the last chunk) is not a connection error: the server
     answered, then broke off. The exception's class is looked up along its
-    ``__cause__`` chain (the SDKs wrap ``httpx`` errors).
+    ``__cause__`` chain (the SDKs wrap ``httpx`` errors, and the ``openai`` SDK's aiohttp
+    transport wraps aiohttp's errors in ``httpx`` classes that do not always fit: its
+    ``ConnectTimeout`` for a refused connection is read as the connection error it is).
 
     Example:
         >>> class RemoteProtocolError(Exception): ...
@@ -391,14 +393,28 @@ def describe_transport_error(exc: BaseException) -> str:
         e = e.__cause__ or e.__context__
     for e in chain:
         names = {c.__name__ for c in type(e).__mro__}
-        text = str(e)
+        text = " ".join(str(e).split())
         lower = text.lower()
-        if "IncompleteRead" in names or "incomplete" in lower or "complete message body" in lower:
+        if (
+            names & {"IncompleteRead", "ClientPayloadError", "ContentLengthError"}
+            or "incomplete" in lower
+            or "complete message body" in lower
+        ):
             return f"truncated response body ({text or type(e).__name__})"
     for e in chain:
-        if "RemoteProtocolError" in {c.__name__ for c in type(e).__mro__}:
+        if {c.__name__ for c in type(e).__mro__} & {
+            "RemoteProtocolError",
+            "ServerDisconnectedError",
+        }:
             return f"protocol error: {type(e).__name__}: {e}"
-    for e in chain:
+    # aiohttp's errors reach us as the httpx classes the SDK maps them to, and that map calls
+    # a disconnect or a refused connection a ConnectTimeout: aiohttp's own error decides
+    aio = [e for e in chain if type(e).__module__.partition(".")[0] == "aiohttp"]
+    if aio and not any(isinstance(e, TimeoutError) for e in aio):
+        chain_for_timeouts: list[BaseException] = []
+    else:
+        chain_for_timeouts = chain
+    for e in chain_for_timeouts:
         names = {c.__name__ for c in type(e).__mro__}
         if names & {
             "TimeoutException",

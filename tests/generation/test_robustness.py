@@ -209,11 +209,13 @@ class _Truncating:
         self.sock.close()
 
 
-def test_a_truncated_body_is_called_truncated_not_a_connection_error(monkeypatch):
+@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+def test_a_truncated_body_is_called_truncated_not_a_connection_error(monkeypatch, transport):
+    pytest.importorskip(transport)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     srv = _Truncating()
     monkeypatch.setenv("OPENAI_COMPATIBLE_BASE_URL", f"http://127.0.0.1:{srv.port}/v1")
-    backend = get_backend("openai-compatible/cut")
+    backend = get_backend("openai-compatible/cut", transport=transport)
     try:
         with pytest.raises(TransientError) as info:
             backend.generate(req(0, "openai-compatible/cut"))
@@ -223,6 +225,52 @@ def test_a_truncated_body_is_called_truncated_not_a_connection_error(monkeypatch
     assert "truncated response body" in str(info.value) and "connection error" not in str(
         info.value
     )
+
+
+class _HangingUp:
+    """An HTTP server that reads each request whole, then closes without a word."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                _read_request(conn)
+                conn.shutdown(socket.SHUT_WR)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+def test_a_server_that_hangs_up_is_not_called_a_timeout(monkeypatch, transport):
+    # the openai SDK maps aiohttp's ServerDisconnectedError to httpx's ConnectTimeout
+    pytest.importorskip(transport)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    srv = _HangingUp()
+    backend = get_backend(
+        "openai-compatible/mute",
+        base_url=f"http://127.0.0.1:{srv.port}/v1",
+        timeout=30.0,
+        transport=transport,
+    )
+    try:
+        with pytest.raises(TransientError) as info:
+            backend.generate(req(0, "openai-compatible/mute"))
+    finally:
+        backend.close()
+        srv.close()
+    msg = str(info.value)
+    assert "timed out" not in msg and ("protocol error" in msg or "connection error" in msg), msg
 
 
 def test_cohere_401_names_the_variable_the_key_came_from(monkeypatch):

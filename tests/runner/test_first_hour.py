@@ -274,7 +274,8 @@ def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path):
     cfg = _toml(
         tmp_path / "exp.toml", models=["mock/first"], runs=3, cache=str(tmp_path / "c.sqlite3")
     )
-    env = {**os.environ, "BORDIR_PROGRESS_EVERY": "0.001"}
+    # a line at most every 5 % of the work once 0.05 s have passed, or after 0.3 s without 5 %
+    env = {**os.environ, "BORDIR_PROGRESS_EVERY": "0.05"}
     env.pop("BORDIR_PROGRESS", None)
     r = subprocess.run(
         [sys.executable, "-m", "bordir", "run", str(cfg), "--out", str(tmp_path / "run")],
@@ -288,7 +289,9 @@ def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path):
     per_bar: dict[str, int] = {}
     for l in lines:
         per_bar[l.split(":")[0]] = per_bar.get(l.split(":")[0], 0) + 1
-    assert max(per_bar.values()) <= 22  # one every 5 % of the work, and a last one
+    # one every 5 % of the work and a last one (22), and one after each 0.3 s without 5 %: the
+    # model's one bar over every mode (492 calls, about 0.5 s) leaves room for ten on a busy machine
+    assert max(per_bar.values()) <= 32, per_bar
 
 
 def test_short_work_in_a_log_prints_nothing(monkeypatch, capsys):

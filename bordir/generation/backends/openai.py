@@ -43,10 +43,21 @@ Options (keyword arguments of :func:`~bordir.generation.backend.get_backend`):
     timeout: seconds per attempt (default 60).
     max_concurrency: calls in flight the executor may run (default 32).
     token_param: ``max_tokens`` (default) or ``max_completion_tokens`` (o-series models).
+    transport: ``"aiohttp"`` (the default where ``aiohttp`` is installed, as ``bordir[openai]``
+        installs it) or ``"httpx"``: what carries the async calls (see **Transport**).
+
+**Transport.** With ``aiohttp`` installed the async clients are the SDK's own
+``DefaultAioHttpClient`` (``openai[aiohttp]``): the same requests and answers, at about
+half the client CPU per call of ``httpx``'s own transport. The SDK maps aiohttp's
+errors to ``httpx`` classes coarsely (a server that disconnects becomes a
+``ConnectTimeout``, a body cut short a ``ReadError``); bordir reads the aiohttp error
+behind them, so a disconnect is a connection error, not a timeout, and a cut body is
+a truncated response body, as with ``httpx`` (:func:`~bordir.errors.describe_transport_error`).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -63,7 +74,10 @@ from ..types import GenerationRequest, GenerationResult
 from . import _aio
 from .attempt_errors import connection_failed, timed_out
 
-__all__ = ["OpenAIBackend", "OpenAICompatibleBackend", "POOL_PER_CLIENT"]
+__all__ = ["OpenAIBackend", "OpenAICompatibleBackend", "POOL_PER_CLIENT", "TRANSPORTS"]
+
+TRANSPORTS = ("aiohttp", "httpx")
+"""The ``transport`` option's values: what carries the async calls."""
 
 POOL_PER_CLIENT = 16
 """Connections of one async client's pool; more calls in flight get more clients."""
@@ -100,6 +114,7 @@ class OpenAIBackend(Backend):
             )
         if "max_concurrency" in options:
             self.max_concurrency = int(options["max_concurrency"])  # type: ignore[misc]
+        self.transport = _transport(self._sdk, options.get("transport"))
         self._key = env_key(self.key_env, default=self.key_default, provider=self.provider)
         self._sync: Any = None  # the sync client (`_client`), built when first used
         self._httpx = _httpx_of(self._sdk)
@@ -155,11 +170,13 @@ class OpenAIBackend(Backend):
             # one TLS context for all of them (building one costs ~50 ms of CPU)
             make_tls = getattr(hx, "create_ssl_context", None)
             verify: Any = make_tls() if make_tls is not None and n > 1 else True
+            make_http = (
+                self._sdk.DefaultAioHttpClient
+                if self.transport == "aiohttp"
+                else self._sdk.DefaultAsyncHttpxClient
+            )
             https = [
-                self._sdk.DefaultAsyncHttpxClient(
-                    limits=limits, timeout=self.timeout, verify=verify
-                )
-                for _ in range(n)
+                make_http(limits=limits, timeout=self.timeout, verify=verify) for _ in range(n)
             ]
             self._aclients = [
                 self._sdk.AsyncOpenAI(
@@ -246,7 +263,9 @@ class OpenAIBackend(Backend):
             completion = await self._post(self._body(request), limit)
         except sdk.APIStatusError as exc:
             raise self._status_error(exc) from None
-        except sdk.APITimeoutError:
+        except sdk.APITimeoutError as exc:
+            if _not_a_timeout(exc.__cause__):  # aiohttp's disconnect, mapped to ConnectTimeout
+                raise connection_failed(self.name, exc, self._clean) from None
             raise timed_out(self.name, limit) from None
         except sdk.APIConnectionError as exc:  # a DNS failure is not retried
             raise connection_failed(self.name, exc, self._clean) from None
@@ -339,6 +358,35 @@ def _httpx_of(sdk: Any) -> Any:
     import httpx
 
     return httpx
+
+
+def _transport(sdk: Any, asked: Any) -> str:
+    """The ``transport`` option: as asked, else aiohttp where it and the SDK's client for it are installed."""
+    has_aiohttp = (
+        hasattr(sdk, "DefaultAioHttpClient") and importlib.util.find_spec("aiohttp") is not None
+    )
+    if asked is None:
+        return "aiohttp" if has_aiohttp else "httpx"
+    if asked not in TRANSPORTS:
+        raise ConfigError(
+            f"transport must be one of {', '.join(map(repr, TRANSPORTS))}, not {asked!r}"
+        )
+    if asked == "aiohttp" and not has_aiohttp:
+        raise ConfigError(
+            "transport='aiohttp' needs aiohttp and an openai SDK with DefaultAioHttpClient: "
+            "pip install 'openai[aiohttp]>=1.90'"
+        )
+    return str(asked)
+
+
+def _not_a_timeout(exc: BaseException | None) -> bool:
+    """True when ``exc`` (an ``httpx`` timeout) stands for an aiohttp error that is no timeout."""
+    cause = exc.__cause__ if exc is not None else None
+    return (
+        cause is not None
+        and type(cause).__module__.partition(".")[0] == "aiohttp"
+        and not isinstance(cause, TimeoutError)
+    )
 
 
 def _direct_route(client: Any) -> tuple[str, dict[str, str]] | None:

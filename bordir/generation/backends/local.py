@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import logging
 import math
 import os
 import threading
@@ -105,6 +106,39 @@ GEMMA3_CHAT_TEMPLATE = (
     "{%- endfor -%}"
     "{%- if add_generation_prompt -%}{{ '<start_of_turn>model\\n' }}{%- endif -%}"
 )
+
+
+# --- llama.cpp's log -------------------------------------------------------------
+
+LOG = logging.getLogger("bordir.local")
+"""Where llama.cpp's own messages go: its errors at ERROR (printed when logging is not set up),
+its warnings at INFO and the rest at DEBUG (``logging.getLogger("bordir.local").setLevel(...)``)."""
+
+_GGML_LEVELS = {1: logging.DEBUG, 2: logging.DEBUG, 3: logging.INFO, 4: logging.ERROR}
+"""``enum ggml_log_level`` of the llama.cpp that llama-cpp-python 0.3.16 builds (NONE 0, DEBUG 1,
+INFO 2, WARN 3, ERROR 4, CONT 5: the continuation of the previous message). llama-cpp-python's own
+callback reads an older enum (INFO 1 … DEBUG 4), so it printed llama.cpp's warnings (``n_ctx_per_seq
+< n_ctx_train``, ``using full-size SWA cache``: both expected with this backend's settings) as
+errors at every model load, and hid its errors."""
+
+_log_state: dict[str, Any] = {"callback": None, "last": logging.DEBUG}
+
+
+def _route_llama_log(llama_cpp: Any) -> None:
+    """Send llama.cpp's messages to :data:`LOG` (once per process; the callback is kept alive)."""
+    if _log_state["callback"] is not None:
+        return
+
+    @llama_cpp.llama_log_callback  # type: ignore[untyped-decorator]
+    def callback(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:
+        where = _log_state["last"] if level == 5 else _GGML_LEVELS.get(level, logging.ERROR)
+        _log_state["last"] = where
+        message = text.decode("utf-8", errors="replace").rstrip("\n")
+        if message and LOG.isEnabledFor(where):
+            LOG.log(where, "llama.cpp: %s", message)
+
+    llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
+    _log_state["callback"] = callback
 
 
 # --- model files ------------------------------------------------------------------
@@ -182,6 +216,7 @@ def _load(
         llama_cpp = require("llama_cpp", "local", purpose="the local backend")
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
+        _route_llama_log(llama_cpp)
         llm = llama_cpp.Llama(
             model_path=str(path),
             n_ctx=n_ctx,

@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from .columns import codes_of
-from .run_data import REQUIRED, RUN_FACETS, RunData, lists
+from .run_data import REQUIRED, RUN_FACETS, RunData, as_list
 
 __all__ = ["RunQuery", "PAGE_ROWS", "SEP"]
 
@@ -358,14 +358,14 @@ def _citations(rq: RunQuery, idx: np.ndarray, doc_lang: str) -> dict[str, Any]:
     for outcome, ids, langs, cited in zip(
         df["outcome"], df["doc_ids"], df["doc_langs"], df["cited_doc_ids"]
     ):
-        ids_l, langs_l = lists(pd.Series([ids]))[0], lists(pd.Series([langs]))[0]
+        ids_l, langs_l = as_list(ids), as_list(langs)
         if outcome == "failed" or not ids_l:
             continue
         n += 1
         lang_of: dict[str, str] = {}
         for d, lg in zip(ids_l, langs_l):
             lang_of.setdefault(d, lg)
-        c = [lang_of[x] for x in lists(pd.Series([cited]))[0] if x in lang_of]
+        c = [lang_of[x] for x in as_list(cited) if x in lang_of]
         cites += len(c)
         cl += sum(1 for x in c if x == doc_lang)
         if c:

@@ -33,7 +33,15 @@ from ..errors import BordirError, ConfigError, DataError
 from ..metrics.responses import RESPONSE_COLUMNS
 from .files import parquet_schema, read_json, read_parquet, require_columns
 
-__all__ = ["RunData", "load_run_data", "RUN_FACETS", "REQUIRED", "LAZY_COLUMNS", "Facet", "lists"]
+__all__ = [
+    "RunData",
+    "load_run_data",
+    "RUN_FACETS",
+    "REQUIRED",
+    "LAZY_COLUMNS",
+    "Facet",
+    "as_list",
+]
 
 REQUIRED: tuple[str, ...] = RESPONSE_COLUMNS
 """Columns of ``responses.parquet`` the explorer cannot do without (those the scoring reads)."""
@@ -244,11 +252,15 @@ def _territories(dataset: Any, names: list[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def lists(col: pd.Series) -> list[list[str]]:
-    """A list column as lists of strings (None → [])."""
-    return [
-        [] if v is None or (isinstance(v, float) and v != v) else [str(x) for x in v] for v in col
-    ]
+def as_list(v: Any) -> list[str]:
+    """One cell of a list column as a list of strings (None or NaN → []).
+
+    Example:
+        >>> import numpy as np
+        >>> as_list(np.array(["d1", "d2"], dtype=object)), as_list(None), as_list(float("nan"))
+        (['d1', 'd2'], [], [])
+    """
+    return [] if v is None or (isinstance(v, float) and v != v) else [str(x) for x in v]
 
 
 def _facets(df: pd.DataFrame, terr: dict[str, dict[str, Any]]) -> dict[str, np.ndarray]:

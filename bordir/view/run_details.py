@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import BordirError
-from .run_data import RunData, lists
+from .run_data import RunData, as_list
 
 __all__ = [
     "RunDetails",
@@ -204,11 +204,11 @@ class RunDetails:
     # --- rows ----------------------------------------------------------------------------
     def _docs(self, i: int, qid: str, mode: str) -> list[list[Any]]:
         row = self._row(i)
-        ids = lists(pd.Series([row.get("doc_ids")]))[0]
+        ids = as_list(row.get("doc_ids"))
         n = len(ids)
 
         def col(name: str) -> list[str]:
-            v = lists(pd.Series([row.get(name)]))[0] if name in row else []
+            v = as_list(row.get(name)) if name in row else []
             return v + [""] * (n - len(v))
 
         langs, titles, revs, fetched = (
@@ -237,9 +237,7 @@ class RunDetails:
             docs = self._docs(int(i), qid, mode)
             prompt = str(_opt(r.get("prompt")) or "")
             raw = str(_opt(r.get("raw_text")) or "")
-            cited_ids = (
-                lists(pd.Series([r.get("cited_doc_ids")]))[0] if "cited_doc_ids" in r else []
-            )
+            cited_ids = as_list(r.get("cited_doc_ids")) if "cited_doc_ids" in r else []
             pos_of: dict[str, int] = {}
             for j, d in enumerate(docs):
                 pos_of.setdefault(d[0], j)

@@ -23,13 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import DataError
 from .columns import coded, numbers
 from .files import read_json, read_jsonl, read_parquet, require_columns
 from .page import page_meta
-from .run_data import Facet, lists
+from .run_data import Facet, as_list
 
 __all__ = ["testbed_page", "TESTBED_FACETS"]
 
@@ -86,8 +85,8 @@ def _request_key(
 
     cfg = info["config"]
     texts = [str(t) for t in rec.get("docs") or []]
-    ids = lists(pd.Series([item["doc_ids"]]))[0]
-    langs = lists(pd.Series([item["doc_langs"]]))[0]
+    ids = as_list(item["doc_ids"])
+    langs = as_list(item["doc_langs"])
     docs = tuple(
         Doc(
             t, ids[i] if i < len(ids) else str(i), langs[i] if i < len(langs) else item["lang"], "?"
@@ -202,8 +201,8 @@ def testbed_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
                 float(it["noise_rate"]),
             )
         )
-        ids = lists(pd.Series([it.get("doc_ids")]))[0]
-        langs = lists(pd.Series([it.get("doc_langs")]))[0]
+        ids = as_list(it.get("doc_ids"))
+        langs = as_list(it.get("doc_langs"))
         texts = [str(t) for t in (rec or {}).get("docs") or []]
         docs_col.append(
             json.dumps(

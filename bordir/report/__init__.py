@@ -115,12 +115,12 @@ def _build(
     meth_json, meth_html = methodology_sections(
         run, out, n_resamples=n_resamples, seed=seed, draw=draw
     )
+    from .view_links import write_view_beside  # view.html: the samples behind every linked number
+
+    note = write_view_beside(out)  # reads the run only: written while the per-language child works
     per_lang = pending_per_lang.result()
     metrics = {**metrics, "perlang": per_lang.json, **meth_json}
     sections[0:0] = [*([] if draw else [NO_PLOTS_NOTE]), per_lang.html, *meth_html]
-    from .view_links import write_view_beside  # view.html: the samples behind every linked number
-
-    note = write_view_beside(out)
     if note:
         import html
 

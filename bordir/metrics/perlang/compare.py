@@ -171,16 +171,21 @@ def _compare(
     data_hash = st.dataset.content_hash()
     rows = []
     diffs = []
+    # each group's rows of ``pt`` (in its order), as arrays: split once, not filtered per group
+    pa, pb = pt["p_a"].to_numpy(dtype=float), pt["p_b"].to_numpy(dtype=float)
+    den_a, den_b = pt["den_a"].to_numpy(dtype=float), pt["den_b"].to_numpy(dtype=float)
+    rows_of: dict[Any, list[int]] = {}
+    for i, key in enumerate(pt["_group"]):
+        rows_of.setdefault(key, []).append(i)
+    langs_a, langs_b = _langs_of_groups(items_a), _langs_of_groups(items_b)
     for grp in groups:
-        g = pt[pt["_group"] == grp]
-        both = g.dropna(subset=["p_a", "p_b"])
-        d = (both["p_b"] - both["p_a"]).to_numpy(dtype=float)  # B − A
+        at = np.asarray(rows_of.get(grp, ()), dtype=np.intp)
+        has_a, has_b = ~np.isnan(pa[at]), ~np.isnan(pb[at])
+        both_a, both_b = pa[at][has_a & has_b], pb[at][has_a & has_b]
+        d = both_b - both_a  # B − A
         diffs.append(d)
         n = len(d)
-        langs = sorted(
-            set(items_a.loc[items_a["_group"] == grp, "query_lang"])
-            | set(items_b.loc[items_b["_group"] == grp, "query_lang"])
-        )
+        langs = sorted(langs_a.get(grp, set()) | langs_b.get(grp, set()))
         row: dict[str, Any] = {
             "factor": factor,
             "model": model,
@@ -191,8 +196,8 @@ def _compare(
             "by": by,
             "group": grp,
             "languages": ",".join(langs),
-            "value_a": float(both["p_a"].mean()) if n else math.nan,
-            "value_b": float(both["p_b"].mean()) if n else math.nan,
+            "value_a": float(both_a.mean()) if n else math.nan,
+            "value_b": float(both_b.mean()) if n else math.nan,
             "diff": float(np.round(d.mean(), 12)) if n else math.nan,  # no -2.6e-18 for an exact 0
             "ci_low": math.nan,
             "ci_high": math.nan,
@@ -203,10 +208,10 @@ def _compare(
             if n >= min_territories
             else ("too few to judge" if n else "undefined"),
             "n_territories": n,
-            "n_territories_a": int(g["p_a"].notna().sum()),
-            "n_territories_b": int(g["p_b"].notna().sum()),
-            "n_items_a": int(g["den_a"].sum()),
-            "n_items_b": int(g["den_b"].sum()),
+            "n_territories_a": int(has_a.sum()),
+            "n_territories_b": int(has_b.sum()),
+            "n_items_a": int(np.nansum(den_a[at])),
+            "n_items_b": int(np.nansum(den_b[at])),
             "n_runs_a": runs_a,
             "n_runs_b": runs_b,
         }
@@ -243,6 +248,11 @@ def _compare(
             _stated_power(d, r["status"] == "judged", len(judged), st.alpha, max(runs_a, runs_b))
         )
     return rows
+
+
+def _langs_of_groups(items: pd.DataFrame) -> dict[Any, set[Any]]:
+    """The query languages of each ``_group`` of ``items``."""
+    return {k: set(v) for k, v in items.groupby("_group", sort=False)["query_lang"]}
 
 
 def _stated_power(

@@ -212,3 +212,42 @@ def test_observed_power_uses_the_grid_of_the_pooled_differences():
     assert (
         fixed.loc[("uk", "non_control_cs"), "runs"] == 1
     )  # identical runs: ternary, the exact model
+
+
+def _per_territory_run_by_run(responses: pd.DataFrame, dataset: BorderLines) -> pd.DataFrame:
+    """The reference: one frame per (model, mode, run) table, then the mean over runs."""
+    from bordir.metrics.cs.tables import territory_tables
+
+    frames = []
+    for (model, mode, run), ts in territory_tables(responses, dataset, validate=False).items():
+        it = ts.items[
+            ~ts.items["missing"].astype(bool) & ts.items["role"].isin(["control", "non_control"])
+        ]
+        frames.append(pd.DataFrame({"model": model, "mode": mode, "run": run, "territory": it["territory"],
+                                    "query_lang": it["query_lang"], "metric": it["role"] + "_cs",
+                                    "value": it["agree"].astype(float)}))  # fmt: skip
+        t = ts.table
+        for metric, num, den in (("kb_cs", "kb_num", "kb_den"), ("cst_cs", "cst_num", "cst_den")):
+            sel = t[t[den] > 0]
+            frames.append(pd.DataFrame({"model": model, "mode": mode, "run": run, "territory": sel["territory"],
+                                        "query_lang": "*", "metric": metric, "value": sel[num]}))  # fmt: skip
+    df = pd.concat(frames, ignore_index=True)
+    keys = ["model", "mode", "territory", "query_lang", "metric"]
+    return df.groupby(keys, as_index=False)["value"].mean()
+
+
+@pytest.mark.parametrize("runs", [1, 3])
+def test_per_territory_is_the_run_by_run_mean_bit_for_bit(runs, tmp_path):
+    """The long-table per_territory (one pass over every run) against one frame per run."""
+    import bordir
+    from bordir.metrics.perlang.power import per_territory
+
+    run = bordir.run({"models": ["mock/planted:uk+ru+ja", "mock/first"], "modes": ["no_ir", "qlang", "rel_langs"],
+                      "runs": runs, "k": 2, "temperature": 0.7}, progress=False, cache=tmp_path / "c.sqlite3")  # fmt: skip
+    ds = load_demo()
+    got = per_territory(run.responses, ds)
+    pd.testing.assert_frame_equal(
+        got, _per_territory_run_by_run(run.responses, ds), check_exact=True
+    )
+    assert set(got["metric"]) == {"control_cs", "non_control_cs", "kb_cs", "cst_cs"}
+    assert len(got) > 100

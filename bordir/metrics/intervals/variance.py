@@ -254,15 +254,24 @@ def _ratio_pseudo(num: np.ndarray, den: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 def pseudo_values(tables: Sequence[TerritoryStats | pd.DataFrame], metric: str) -> np.ndarray:
     """The n × R pseudo-values of ``metric`` over the runs' per-territory tables (contributing territories only)."""
-    dfs = [t.table if isinstance(t, TerritoryStats) else t for t in tables]
-    terrs = list(dict.fromkeys(x for t in dfs for x in t["territory"]))
+
+    def column(t: TerritoryStats | pd.DataFrame, name: str) -> np.ndarray:
+        # a TerritoryStats' own column: no DataFrame built per run (ColumnStats keeps arrays)
+        return t.column(name) if isinstance(t, TerritoryStats) else t[name].to_numpy()
+
+    names_of = [column(t, "territory") for t in tables]
+    terrs = list(dict.fromkeys(x for names in names_of for x in names))
+    row_of = {x: i for i, x in enumerate(terrs)}
 
     def cols(names: Sequence[str]) -> dict[str, np.ndarray]:
-        out = {c: np.zeros((len(terrs), len(dfs))) for c in names}
-        for r, t in enumerate(dfs):
-            ti = t.set_index("territory").reindex(terrs)
+        """``names`` as territories × runs (0 where a run has no row for a territory)."""
+        out = {c: np.zeros((len(terrs), len(tables))) for c in names}
+        for r, (t, tn) in enumerate(zip(tables, names_of)):
+            if len(set(tn)) != len(tn):
+                raise ValueError("a per-territory table lists a territory twice")
+            at = np.fromiter((row_of[x] for x in tn), dtype=np.intp, count=len(tn))
             for c in names:
-                out[c][:, r] = np.nan_to_num(ti[c].to_numpy(dtype=float), nan=0.0)
+                out[c][at, r] = np.nan_to_num(np.asarray(column(t, c), dtype=float), nan=0.0)
         return out
 
     if metric in RATIO_METRICS:

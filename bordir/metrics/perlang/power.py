@@ -414,63 +414,59 @@ def design_power(
 
 
 def per_territory(responses: pd.DataFrame, dataset: BorderLines) -> pd.DataFrame:
-    """Per (model, mode, territory, query_lang, metric): the value, runs pooled (mean)."""
-    from ..cs.tables import territory_tables
+    """Per (model, mode, territory, query_lang, metric): the value, runs pooled (mean).
 
-    frames = []
-    for (model, mode, run), ts in territory_tables(responses, dataset, validate=False).items():
-        it = ts.items[
-            ~ts.items["missing"].astype(bool) & ts.items["role"].isin(["control", "non_control"])
-        ]
-        frames.append(
-            pd.DataFrame(
-                {
-                    "model": model,
-                    "mode": mode,
-                    "run": run,
-                    "territory": it["territory"],
-                    "query_lang": it["query_lang"],
-                    "metric": it["role"] + "_cs",
-                    "value": it["agree"].astype(float),
-                }
-            )
+    Read from the long per-territory table of every (model, mode, run) at once
+    (:func:`~bordir.metrics.cs.tables.grouped_stats`), in the order the groups have there, so a
+    mean adds its runs' values in run order.
+    """
+    from ..cs.tables import grouped_stats
+
+    g = grouped_stats(responses, dataset, validate=False)
+    keys = g.keys
+    cols = ["model", "mode", "run", "territory", "query_lang", "metric", "value"]
+    if not keys:
+        return (
+            pd.DataFrame(columns=cols).groupby(cols[:2] + cols[3:6], as_index=False)["value"].mean()
         )
-        t = ts.table
-        kb = t[t["kb_den"] > 0]
-        frames.append(
-            pd.DataFrame(
-                {
-                    "model": model,
-                    "mode": mode,
-                    "run": run,
-                    "territory": kb["territory"],
-                    "query_lang": "*",
-                    "metric": "kb_cs",
-                    "value": kb["kb_num"],
-                }
-            )
-        )
-        cst = t[t["cst_den"] > 0]
-        frames.append(
-            pd.DataFrame(
-                {
-                    "model": model,
-                    "mode": mode,
-                    "run": run,
-                    "territory": cst["territory"],
-                    "query_lang": "*",
-                    "metric": "cst_cs",
-                    "value": cst["cst_num"],
-                }
-            )
-        )
-    df = (
-        pd.concat(frames, ignore_index=True)
-        if frames
-        else pd.DataFrame(
-            columns=["model", "mode", "run", "territory", "query_lang", "metric", "value"]
-        )
+
+    def long(starts: np.ndarray) -> dict[str, np.ndarray]:
+        group = np.repeat(np.arange(len(keys)), np.diff(starts))
+        return {
+            "model": np.array([k.model for k in keys], dtype=object)[group],
+            "mode": np.array([k.mode for k in keys], dtype=object)[group],
+            "run": np.array([k.run for k in keys])[group],
+        }
+
+    items, table = g.items, g.table
+    role = np.asarray(items["role"], dtype=object)
+    keep = ~np.asarray(items["missing"]).astype(bool) & np.isin(
+        role, np.array(["control", "non_control"], dtype=object)
     )
+    per_item, per_terr = long(g.item_starts), long(g.starts)
+    parts = [
+        {
+            **{k: v[keep] for k, v in per_item.items()},
+            "territory": np.asarray(items["territory"], dtype=object)[keep],
+            "query_lang": np.asarray(items["query_lang"], dtype=object)[keep],
+            "metric": np.char.add(role[keep].astype(str), "_cs").astype(object),
+            "value": np.asarray(items["agree"]).astype(float)[keep],
+        }
+    ]
+    for metric, num, den in (("kb_cs", "kb_num", "kb_den"), ("cst_cs", "cst_num", "cst_den")):
+        m = np.asarray(table[den]) > 0
+        parts.append(
+            {
+                **{k: v[m] for k, v in per_terr.items()},
+                "territory": np.asarray(table["territory"], dtype=object)[m],
+                "query_lang": np.full(int(m.sum()), "*", dtype=object),
+                "metric": np.full(int(m.sum()), metric, dtype=object),
+                "value": np.asarray(table[num]).astype(float)[m],
+            }
+        )
+    # every (model, mode, territory, query_lang, metric) comes from one of the parts, whose rows are
+    # in (model, mode, run) order: the same values in the same order as one frame per run gave
+    df = pd.DataFrame({c: np.concatenate([p[c] for p in parts]) for c in cols})
     return df.groupby(["model", "mode", "territory", "query_lang", "metric"], as_index=False)[
         "value"
     ].mean()

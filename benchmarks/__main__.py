@@ -35,6 +35,7 @@ BENCHMARKS: list[tuple[str, int, int]] = [
     ("corpus", 60, 20),
     ("demo", 300, 60),
     ("view", 420, 120),
+    ("report", 300, 90),
     ("testgen_parsing", 900, 60),
 ]
 

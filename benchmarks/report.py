@@ -14,8 +14,6 @@ Usage: ``python benchmarks/report.py [--quick] [--figures FILE]``
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import shutil
 import sys
 import tempfile
@@ -29,20 +27,10 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-def base_run(root: Path) -> Path:
-    from bordir.cli import main
-
-    cfg = root / "exp.toml"
-    cfg.write_text(
-        'models = ["mock/planted:uk+ru+ja+zhs+zht", "mock/first"]\nruns = 2\nk = 2\n'
-        'modes = ["no_ir", "qlang", "qlang+en", "en_only", "rel_langs"]\n'
-        f'cache = "{root / "cache.sqlite3"}"\n',
-        encoding="utf-8",
-    )
-    out = root / "base-run"
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        assert main(["run", str(cfg), "--out", str(out), "--no-progress"]) == 0
-    return out
+CONFIG = (
+    'models = ["mock/planted:uk+ru+ja+zhs+zht", "mock/first"]\nruns = 2\nk = 2\n'
+    'modes = ["no_ir", "qlang", "qlang+en", "en_only", "rel_langs"]\n'
+)
 
 
 def timed_report(run: Path, copy: Path, *, plots: bool) -> float:
@@ -60,13 +48,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rows", type=int, default=None)
     args = ap.parse_args(argv)
     rows = args.rows or (6_000 if args.quick else 30_000)
-    from view import synthetic
+    from view import base_run, synthetic
 
     import bordir.report  # noqa: F401  (imports outside the timing)
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        big = synthetic(base_run(root), root / "big", rows)
+        big = synthetic(base_run(root, CONFIG), root / "big", rows)
         without = timed_report(big, root / "no-plots", plots=False)
         whole = timed_report(big, root / "whole", plots=True)
     figs = [

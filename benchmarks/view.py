@@ -44,17 +44,20 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
 
 
-def base_run(root: Path) -> Path:
-    """The demo's grid with mock/first (681 rows)."""
+DEMO_GRID = (
+    'dataset = "demo"\ncorpus = "demo"\nmodels = ["mock/first"]\nruns = 3\nk = 2\n'
+    'modes = ["no_ir", "qlang", "qlang+en", "en_only", "rel_langs", "swap_docs"]\n'
+    'option_orders = "reversed"\norder_modes = ["no_ir"]\n'
+)
+"""The demo's grid with mock/first (681 rows): the config of :func:`base_run` but its cache."""
+
+
+def base_run(root: Path, config: str = DEMO_GRID) -> Path:
+    """``bordir run`` of ``config`` (TOML lines; default :data:`DEMO_GRID`) with a cache in ``root``."""
     from bordir.cli import main
 
     cfg = root / "exp.toml"
-    cfg.write_text(
-        'dataset = "demo"\ncorpus = "demo"\nmodels = ["mock/first"]\nruns = 3\nk = 2\n'
-        'modes = ["no_ir", "qlang", "qlang+en", "en_only", "rel_langs", "swap_docs"]\n'
-        f'option_orders = "reversed"\norder_modes = ["no_ir"]\ncache = "{root / "cache.sqlite3"}"\n',
-        encoding="utf-8",
-    )
+    cfg.write_text(config + f'cache = "{root / "cache.sqlite3"}"\n', encoding="utf-8")
     out = root / "demo-run"
     import contextlib
     import io

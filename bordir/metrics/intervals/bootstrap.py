@@ -51,6 +51,7 @@ from .aligned import (
 )
 from .smallsample import (
     MIN_INTERVAL_CLUSTERS,
+    ci_pair,
     few_clusters_warning,
     too_few_reason,
     unbounded_reason,
@@ -136,7 +137,7 @@ class BootstrapResult:
         return {
             "metric": self.metric,
             "estimate": self.estimate,
-            "ci95": None if self.low is None or self.high is None else [self.low, self.high],
+            "ci95": ci_pair(self.low, self.high),
             "interval": self.interval,
             "n_resamples": self.n_resamples,
             "seed": self.seed,

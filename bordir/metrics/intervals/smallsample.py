@@ -49,6 +49,7 @@ from ...stats.cluster_wilson import correlation, influence, wilson_ratio
 from ...stats.mover import mover_difference, mover_log_ratio
 
 __all__ = [
+    "ci_pair",
     "TERRITORY_METHODS",
     "MIN_INTERVAL_CLUSTERS",
     "UNSTABLE_NON_CONTROL",
@@ -141,7 +142,7 @@ class TerritoryInterval:
         return {
             "metric": self.metric,
             "estimate": self.estimate,
-            "ci95": None if self.low is None or self.high is None else [self.low, self.high],
+            "ci95": ci_pair(self.low, self.high),
             "method": self.method,
             "n_clusters": self.n_clusters,
             "min_clusters": self.min_clusters,
@@ -149,6 +150,11 @@ class TerritoryInterval:
             "unstable": self.unstable,
             "refused": self.refused,
         }
+
+
+def ci_pair(low: float | None, high: float | None) -> list[float] | None:
+    """``[low, high]``, or None when either end is undefined (an interval as the JSON outputs hold it)."""
+    return None if low is None or high is None else [low, high]
 
 
 def _none(x: float) -> float | None:

@@ -73,6 +73,7 @@ from ..cs.aggregate import METRICS
 from ..cs.response_countries import response_countries, summarize_response_countries
 from ..cs.table import TerritoryStats
 from ..intervals.runs import CIVariant, t_interval
+from ..intervals.smallsample import ci_pair
 from ..registry import cs_metrics
 from ..responses import Policy, check_policy
 from .columns import LEGACY_COLUMNS, REQUIRED_COLUMNS, columns_at_once, gc_paused, split_cell
@@ -390,7 +391,7 @@ def score_legacy_tables(
 
             target = m if m in METRICS else spec.on_table()
             b = cluster_bootstrap(stats, target, n_resamples=n_resamples, seed=boot_seed)
-            entry["boot95"] = None if b.low is None or b.high is None else [b.low, b.high]
+            entry["boot95"] = ci_pair(b.low, b.high)
             if b.pooled:  # the normalised ΔCS: the counts pooled over runs, its own estimate
                 entry["boot_estimate"] = b.estimate
             if b.refused:

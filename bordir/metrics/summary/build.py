@@ -61,11 +61,12 @@ from ..intervals.smallsample import (
     MIN_INTERVAL_CLUSTERS,
     TERRITORY_METHODS,
     UNSTABLE_NON_CONTROL,
+    ci_pair,
 )
 from ..registry import cs_metric_names, metric_label
 from ..responses import TableKey
 from .caveats import build_warnings
-from .cells import base_fields, build_cell, ci_pair, kb_undefined
+from .cells import base_fields, build_cell, kb_undefined
 from .comparisons import build_comparisons
 from .names import BASELINE, CI_RUNS, COMPARISON_METRICS, CONF, SCHEMA
 from .scored import ScoredRun

@@ -13,6 +13,7 @@ from ..cs.response_countries import response_countries, summarize_response_count
 from ..cs.table import TerritoryStats
 from ..intervals.bootstrap import cluster_bootstrap
 from ..intervals.runs import t_interval
+from ..intervals.smallsample import ci_pair
 from ..intervals.territory import territory_interval
 from ..registry import cs_metrics
 from .names import BASELINE, CI_RUNS, CONF, DELTA_METRICS
@@ -22,7 +23,6 @@ __all__ = [
     "kb_undefined",
     "base_fields",
     "recorded_fields",
-    "ci_pair",
     "cell_note",
     "with_fields",
     "build_cell",
@@ -80,11 +80,6 @@ def recorded_fields(
     if len(sigs) != 1 or not sigs[0].startswith("responses|"):
         return {}
     return {k: v for k, v in Signature.parse(sigs[0]).fields if k not in have and k != "version"}
-
-
-def ci_pair(low: float | None, high: float | None) -> list[float] | None:
-    """``[low, high]``, or None when either end is undefined."""
-    return None if low is None or high is None else [low, high]
 
 
 def cell_note(metric: str, runs: Sequence[int], notes: Sequence[str]) -> str:

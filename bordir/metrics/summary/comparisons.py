@@ -10,7 +10,8 @@ from ...stats import holm_adjust
 from ..cs.table import TerritoryStats
 from ..intervals.aligned import pool_runs
 from ..intervals.paired import paired_comparison
-from .cells import ci_pair, recorded_fields, with_fields
+from ..intervals.smallsample import ci_pair
+from .cells import recorded_fields, with_fields
 from .names import BASELINE, COMPARISON_METRICS, CONF
 from .scored import ScoredRun
 

@@ -1,5 +1,5 @@
 """Shared test helpers and fixtures: the real CLI (in a subprocess or in-process), the shared data,
-the local model and one local-model run of the demo built once per test session, and the
+the local model loaded once per test process, and the
 order in which ``pytest -n auto --dist loadfile`` (``make test``) hands the files to its workers.
 
 Tiers: ``@pytest.mark.slow`` marks the end-to-end tier (a subprocess, the local model, a whole run
@@ -9,7 +9,6 @@ and its report, a wheel, a Ray cluster, a large simulation); ``make test-fast`` 
 from __future__ import annotations
 
 import gc
-import json
 import os
 import subprocess
 import sys
@@ -17,6 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+# Bytecode caches on, whatever PYTHONDONTWRITEBYTECODE says: the suite imports bordir in two workers
+# and in a few hundred subprocesses (the CLI, the documented pages, the benchmarks' children), and
+# without ``__pycache__`` each compiles every module it imports again (collection alone 16 s -> 5 s
+# per worker; the pytest assertion rewriter keeps its rewritten test modules there too).
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("BORDIR_SHARED", REPO.parent / "shared"))
@@ -75,7 +81,7 @@ def invoke_cli(*args: str, env: dict | None = None) -> CliResult:
     return CliResult(code, out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8"))
 
 
-# --- one run of the demo with a mock backend, the local model and one run of the demo with it ------
+# --- one run of the demo with a mock backend -------------------------------------------------------
 
 DEMO_RUN_MOCK = {
     "models": ["mock/planted:uk+ru+ja+zhs+zht"],
@@ -96,7 +102,7 @@ def demo_run_mock(tmp_path_factory):
     return bordir.run(DEMO_RUN_MOCK, cache=cache, progress=False)
 
 
-# --- the local model and one run of the demo with it -----------------------------------------------
+# --- the local model (its run of the whole demo: tests/test_docs_blocks.py) -------------------------
 
 
 @pytest.fixture(scope="session")
@@ -112,36 +118,6 @@ def local_model():
     from bordir.generation import get_backend
 
     return get_backend(LOCAL_MODEL)
-
-
-@pytest.fixture(scope="session")
-def local_demo_run(local_model, tmp_path_factory) -> Path:
-    """``bordir run`` of the demo with the local model (ru and uk, every mode, 3 runs, k 2), then
-    ``bordir report --resamples 200``, both through the CLI entry point; read-only for its users."""
-    pytest.importorskip("matplotlib")
-    root = tmp_path_factory.mktemp("local-demo-run")
-    cfg = root / "exp.toml"
-    fields = {
-        "models": [LOCAL_MODEL],
-        "langs": ["ru", "uk"],
-        "runs": 3,
-        "k": 2,
-        "concurrency": 1,
-        "cache": str(root / "cache.sqlite3"),
-    }
-    cfg.write_text(
-        "[experiment]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in fields.items()),
-        encoding="utf-8",
-    )
-    out = root / "run"
-    res = invoke_cli("run", str(cfg), "--out", str(out), "--no-progress")
-    assert res.returncode == 0, res.stderr
-    res = invoke_cli(
-        "report", str(out), "--resamples", "200", "--no-plots"
-    )  # figures: tests/report
-    assert res.returncode == 0, res.stderr
-    assert "signature: report|" in res.stdout and str(out / "report.html") in res.stdout
-    return out
 
 
 # --- environment ------------------------------------------------------------------------------------

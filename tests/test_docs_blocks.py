@@ -49,6 +49,31 @@ def test_the_slow_blocks_of_the_page_run(page, tmp_path):
     """
     failures = _run(page, tmp_path / "work", "--slow")
     assert not failures, "\n\n".join(failures)
+    if page == "docs/experiments.md":
+        _the_demo_run_is_the_local_models(tmp_path / "work" / "slow-0" / "bordir-demo")
+
+
+def _the_demo_run_is_the_local_models(out):
+    """What the documented ``bordir demo`` wrote with the real local model (the one local-model run of
+    the whole pipeline in the suite: the local model through `bordir run` and `bordir report` was a
+    second one, on two of its languages, until the two were merged here)."""
+    import pandas as pd
+
+    df = pd.read_parquet(out / "responses.parquet")
+    assert set(df["model"]) == {"local/gemma-3-270m"} and df["query_lang"].nunique() == 15
+    assert (df["outcome"] == "answered").all()  # rank classification always picks an option
+    by_prompt = df.groupby(["query_id", "mode", "option_order"])["option_logprobs"]
+    assert all(len(v) >= 2 and all(x < 0 for x in v) for v in by_prompt.first())
+    # one scoring per (query, mode, option order), sampled per run: identical logprobs across runs
+    assert by_prompt.apply(lambda s: len({tuple(v) for v in s})).eq(1).all()
+    info = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert info["calls"]["requests"] == by_prompt.ngroups and info["calls"]["failed"] == 0
+    assert set(df.groupby("option_order")["mode"].unique()["reversed"]) == {"no_ir"}
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    assert list(metrics["results"]) == ["local/gemma-3-270m"]
+    assert metrics["settings"]["boot95"]["n_resamples"] == 1000
+    assert (out / "report.html").is_file() and (out / "view.html").is_file()
+    assert {p.name for p in (out / "plots").glob("*.png")} >= {"scores.png", "perlang_forest_0.png"}
 
 
 def test_slow_blocks_say_why_and_stand_alone():

@@ -136,13 +136,15 @@ def test_ray_embedding_equals_local(cluster, tmp_path):
     from bordir.retrieval.dense.e5 import E5Small
     from bordir.retrieval.dense.store import EmbeddingStore
 
-    corpus = Corpus(list(load_demo_corpus())[:20], name="ray-embed-test")
+    corpus = Corpus(
+        list(load_demo_corpus())[:9], name="ray-embed-test"
+    )  # 3 batches of 4, the last short
     e5 = E5Small(batch_size=4, use_cache=False)
     local = EmbeddingStore(tmp_path / "local", shipped_dir=None, progress=False).get(corpus, e5)
     store = EmbeddingStore(tmp_path / "ray", shipped_dir=None, progress=False, executor="ray")
     on_ray = store.get(corpus, e5)
     assert on_ray.computed and on_ray.path is not None and on_ray.path.is_file()
-    assert on_ray.keys == local.keys and on_ray.matrix.shape == (20, 384)
+    assert on_ray.keys == local.keys and on_ray.matrix.shape == (9, 384)
     np.testing.assert_allclose(on_ray.matrix, local.matrix, atol=1e-5)
     # the same store file: a local store on that directory loads it instead of embedding
     back = EmbeddingStore(tmp_path / "ray", shipped_dir=None).get(corpus, e5)
@@ -189,7 +191,7 @@ def _crimea_refused(server, body: dict):
 
 
 def test_backend_failures_are_recorded_like_local_and_the_cli_exits_1(cluster, server, tmp_path):
-    from ..conftest import run_cli
+    from ..conftest import invoke_cli
     from ..loopback import _openai_chat
 
     cfg = {"models": ["openai/gpt-4o-mini"], "modes": ["no_ir", "qlang"], "runs": 1, "k": 2}
@@ -208,16 +210,18 @@ def test_backend_failures_are_recorded_like_local_and_the_cli_exits_1(cluster, s
         toml.write_text(
             f"[experiment]\n{body}\ncache = {json.dumps(str(tmp_path / 'c.sqlite3'))}\n"
         )
-        env = {"RAY_ADDRESS": ray.get_runtime_context().gcs_address}  # this module's cluster
+        # the CLI in this process, on this module's cluster (a subprocess reaching a cluster by its
+        # address: tests/cli/test_ray_address.py)
         args = ("run", str(toml), "--out", str(tmp_path / "run"), "--no-progress")
         server.reset()
-        r = run_cli(*args, "--executor", "ray", env=env)
+        r = invoke_cli(*args, "--executor", "ray")
         assert r.returncode == 1, r.stderr
         assert f"{failed} of {local.info['calls']['requests']} calls failed" in r.stderr
         assert server.count == local.info["calls"]["requests"]
         server.reset()  # the re-run retries exactly the failed calls, the others are cached
-        r = run_cli(*args, "--executor", "ray", env=env)
+        r = invoke_cli(*args, "--executor", "ray")
         assert r.returncode == 1 and server.count == failed
+        assert ray.is_initialized()  # the CLI left the cluster it did not start alone
     finally:
         server.route("POST", "/v1/chat/completions", _openai_chat)
 

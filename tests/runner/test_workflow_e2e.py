@@ -2,7 +2,7 @@
 
 loopback MediaWiki server → ``bordir corpus fetch`` (a handful of territories and their claimant
 languages) → ``bordir run`` with that corpus directory (BM25; two mock backends: the local model's
-run through ``bordir run`` and ``bordir report`` is ``local_demo_run`` in tests/conftest.py)
+run of the whole pipeline is the documented ``bordir demo`` in tests/test_docs_blocks.py)
 → ``bordir report``; the same through ``bordir.run(...)``. The hits carry the fetched revision ids;
 changing one passage changes the corpus hash in every signature; ``load_run`` refuses a run whose
 dataset (or corpus) files changed.

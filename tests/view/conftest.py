@@ -191,7 +191,7 @@ def _build_audit(root: Path) -> None:
 def _build_local_run(root: Path) -> None:
     """The real local model (rank classification) on the demo's Ukrainian query, ``no_ir`` and
     ``qlang``, 1 run, k 2 (2 calls), then ``bordir view``: what a real backend's rows look like in
-    the explorer, at a fraction of the cost of the session's full local-model run."""
+    the explorer, at a fraction of the cost of the documented demo's local-model run."""
     cfg = _toml(
         root / "local.toml",
         {

@@ -154,15 +154,20 @@ def ray_one_at_a_time(tmp_path_factory):
 def pytest_configure(config: pytest.Config) -> None:
     """Under pytest-xdist with no more workers than CPUs, pin each worker (and what it starts) to
     CPUs of its own: two llama.cpp models spinning two threads each on 2 cores ran the local-model
-    tests 2-4x slower than one thread each."""
+    tests 2-4x slower than one thread each. With more workers than CPUs (``-n 3`` on 2 cores: about
+    a tenth faster here, but timing-sensitive tests see a loaded machine), each worker gets one CPU
+    in turn, so that a model still spins one thread."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
     if not worker.startswith("gw") or not hasattr(os, "sched_setaffinity"):
         return
     cpus = sorted(os.sched_getaffinity(0))
+    index = int(worker[2:])
+    if count > len(cpus) > 1:  # more workers than CPUs: each on one CPU, in turn
+        os.sched_setaffinity(0, {cpus[index % len(cpus)]})
+        return
     if not 1 < count <= len(cpus):
         return
-    index = int(worker[2:])
     share = len(cpus) // count
     os.sched_setaffinity(0, set(cpus[index * share : (index + 1) * share]))
 

@@ -276,7 +276,9 @@ def test_async_lane_rate_limit_and_retry_after(monkeypatch):
         )
         backend.close()
     assert all(r.ok for r in out) and server.count == 63  # 61 answers and the 2 faults
-    assert sorted(r.attempts for r in out)[-2:] == [2, 2]
+    # each fault cost its request one more attempt (one request takes both when its retry reaches
+    # the server before any other request's first attempt, as on a loaded machine)
+    assert sum(r.attempts for r in out) == 63 and max(r.attempts for r in out) <= 3
     assert any(w >= 0.2 for w in waits)  # Retry-After honoured
     assert limiter.try_acquire() > 0  # the bucket of 60 was used up, and waited for
 

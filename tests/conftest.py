@@ -123,6 +123,17 @@ def local_model():
 # --- environment ------------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _bordir_cache_of_the_test_process(tmp_path_factory):
+    """bordir's default cache folder (responses, embeddings) is the test process's, not the user's
+    ``~/.cache/bordir``: what a test or a module fixture runs without naming a cache goes there.
+    Session-scoped, so that it is set before any module fixture runs."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("BORDIR_CACHE", str(tmp_path_factory.getbasetemp() / "bordir-cache"))
+    yield
+    mp.undo()
+
+
 @pytest.fixture(autouse=True)
 def _hf_offline(tmp_path_factory, monkeypatch):
     cache = tmp_path_factory.getbasetemp() / "hf-cache"

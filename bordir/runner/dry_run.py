@@ -8,6 +8,7 @@ size the prompts (said in the output). Token counts are estimated as characters 
 from __future__ import annotations
 
 from dataclasses import asdict
+from pathlib import Path
 
 import pandas as pd
 
@@ -35,13 +36,13 @@ def dry_run(cfg: ExperimentConfig, *, batch: bool = False) -> pd.DataFrame:
     hold ``pairs`` (queries × modes), ``dropped`` (every ``(query_id, mode, reason)`` the grid
     leaves out: no call is counted for them), ``power`` and, for paid embedders, ``note``.
     """
-    from ..generation.cache import ResponseCache
+    from ..generation.cache import ResponseCache, default_cache_path
     from ..generation.cost import estimate
     from .grid import grid_items, prepare
 
     stand_in = "bm25" if _api_retriever(cfg.retriever) else None
     prep = prepare(cfg, progress=False, retriever=stand_in)
-    cache = ResponseCache(cfg.cache) if cfg.cache else ResponseCache()
+    path = Path(cfg.cache).expanduser() if cfg.cache else default_cache_path()
     requests, langs = [], []
     for model in cfg.models:
         # backends are not built: a dry run needs no keys and loads no model
@@ -66,7 +67,12 @@ def dry_run(cfg: ExperimentConfig, *, batch: bool = False) -> pd.DataFrame:
                     )
                 )
                 langs.append(q.lang)
-    est = estimate(requests, langs, cache=cache, batch=batch)
+    # the cache is read, never created: a dry run on a machine without one writes nothing
+    if path.is_file():
+        with ResponseCache(path) as cache:
+            est = estimate(requests, langs, cache=cache, batch=batch)
+    else:
+        est = estimate(requests, langs, cache=None, batch=batch)
     df = pd.DataFrame([asdict(r) for r in est.rows])
     # the grid as it will run: every (query, mode) pair it drops, with its cause (the same for
     # every model), and how many pairs there are in all

@@ -363,3 +363,23 @@ def test_bordir_list_prompts_systems_strategies_testbeds(what, names):
     out = invoke_cli("list", what, "--json")
     assert out.returncode == 0, out.stderr
     assert names <= {r["name"] for r in json.loads(out.stdout)}
+
+
+def test_a_dry_run_reads_the_cache_and_never_creates_one(tmp_path, monkeypatch):
+    """`--dry-run` calls nothing and writes nothing: without a cache file it creates none (it made
+    an empty ``$BORDIR_CACHE/responses.sqlite3``, the user's ``~/.cache/bordir`` by default); with
+    one, the calls it holds count as cached."""
+    import bordir
+    from bordir.runner.dry_run import dry_run
+
+    monkeypatch.setenv("BORDIR_CACHE", str(tmp_path / "default"))
+    cfg = ExperimentConfig.from_dict(
+        {"models": ["mock/first"], "modes": ["no_ir"], "runs": 1, "langs": ["uk"]}
+    )
+    cold = dry_run(cfg)
+    assert int(cold["calls"].sum()) > 0 and int(cold["cached"].sum()) == 0
+    assert not (tmp_path / "default").exists()
+    bordir.run(cfg, progress=False)  # the default cache, now created by a real run
+    warm = dry_run(cfg)
+    assert int(warm["cached"].sum()) == int(cold["calls"].sum())
+    assert (tmp_path / "default" / "responses.sqlite3").is_file()

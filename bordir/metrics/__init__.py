@@ -44,7 +44,14 @@ if TYPE_CHECKING:
     from .perlang.compare import compare_by, compare_models_by
     from .perlang.items import language_measures, perlang_items
     from .perlang.measures import PERLANG_MEASURES, get_measure
-    from .responses import OUTCOMES, POLICIES, RESPONSE_COLUMNS, TableKey, validate_responses
+    from .responses import (
+        OUTCOMES,
+        POLICIES,
+        RESPONSE_COLUMNS,
+        TableKey,
+        read_responses,
+        validate_responses,
+    )
 
 # name -> the module that defines it: imported on first use, so that a part of the package
 # (the legacy-table scorer of `bordir score borderlines-table`) does not load all of it (pandas …)
@@ -66,7 +73,14 @@ _LAZY = {
     **dict.fromkeys(["language_measures", "perlang_items"], ".perlang.items"),
     **dict.fromkeys(["PERLANG_MEASURES", "get_measure"], ".perlang.measures"),
     **dict.fromkeys(
-        ["OUTCOMES", "POLICIES", "RESPONSE_COLUMNS", "TableKey", "validate_responses"],
+        [
+            "OUTCOMES",
+            "POLICIES",
+            "RESPONSE_COLUMNS",
+            "TableKey",
+            "read_responses",
+            "validate_responses",
+        ],
         ".responses",
     ),
 }
@@ -98,6 +112,7 @@ __all__ = [
     "BootstrapResult",
     "PairedComparison",
     "validate_responses",
+    "read_responses",
     "fix_responses_d",
     "territory_stats",
     "territory_tables",

@@ -21,7 +21,7 @@ from typing import Any
 
 from .errors import DataError, undecodable
 
-__all__ = ["iter_json_objects", "read_json"]
+__all__ = ["iter_json_objects", "read_json", "string_list"]
 
 
 def read_json(
@@ -88,3 +88,44 @@ def iter_json_objects(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[
                     line=lineno,
                 )
             yield lineno, rec
+
+
+def string_list(
+    value: Any,
+    *,
+    expected: str,
+    bad_items: str,
+    path: str | os.PathLike[str],
+    line: int,
+    field: str,
+) -> list[str]:
+    """``value``, a field of a JSON record, when it is a list of strings.
+
+    Args:
+        value: the field's value.
+        expected: what the field should be (``"a list of strings"``).
+        bad_items: what a list with a non-string item holds (``"non-string items"``).
+        path: the file, for the error.
+        line: its line, for the error.
+        field: the field, for the error.
+
+    Raises:
+        DataError: ``value`` is not a list (``expected …, found int``), or holds a non-string
+            item (``expected …, found list with …``).
+
+    Example:
+        >>> string_list([1], expected="a list of ids", bad_items="a non-string item", path="x.jsonl",
+        ...             line=3, field="ids")
+        Traceback (most recent call last):
+        ...
+        bordir.errors.DataError: x.jsonl:3: field 'ids': expected a list of ids, found list with a non-string item
+    """
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise DataError(
+            f"expected {expected}, found {type(value).__name__}"
+            + ("" if not isinstance(value, list) else f" with {bad_items}"),
+            path=path,
+            line=line,
+            field=field,
+        )
+    return value

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .._jsonl import iter_json_objects
+from .._jsonl import iter_json_objects, string_list
 from ..errors import ConfigError, DataError
 
 __all__ = [
@@ -198,16 +198,16 @@ def _strings(
         if required:
             raise DataError("missing", path=path, line=line, field=key)
         return ()
-    value = rec[key]
-    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
-        raise DataError(
-            f"expected a list of strings, found {_type(value)}"
-            + ("" if not isinstance(value, list) else " with non-string items"),
+    return tuple(
+        string_list(
+            rec[key],
+            expected="a list of strings",
+            bad_items="non-string items",
             path=path,
             line=line,
             field=key,
         )
-    return tuple(value)
+    )
 
 
 def _question(rec: dict[str, Any], kind: Kind, path: Path, line: int) -> RGBQuestion:

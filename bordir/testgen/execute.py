@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._jsonl import iter_json_objects, read_json
+from .._jsonl import iter_json_objects, read_json, string_list
 from .._version import __version__
 from ..errors import ConfigError
 from ..modes import Mode, pool_langs
@@ -417,15 +417,14 @@ def read_answers(run_dir: str | Path) -> tuple[list[dict[str, Any]], dict[str, A
         for f in ("config", "test_id", "answer"):
             if not isinstance(rec.get(f), str):
                 raise DataError("missing or not a string", path=path, line=lineno, field=f)
-        retrieved = rec.get("retrieved", [])
-        if not isinstance(retrieved, list) or not all(isinstance(c, str) for c in retrieved):
-            raise DataError(
-                f"expected a list of chunk ids, found {type(retrieved).__name__}"
-                + ("" if not isinstance(retrieved, list) else " with a non-string item"),
-                path=path,
-                line=lineno,
-                field="retrieved",
-            )
+        string_list(
+            rec.get("retrieved", []),
+            expected="a list of chunk ids",
+            bad_items="a non-string item",
+            path=path,
+            line=lineno,
+            field="retrieved",
+        )
         if rec.get("error") is not None and not isinstance(rec["error"], str):
             raise DataError("expected a string or null", path=path, line=lineno, field="error")
         rows.append(rec)

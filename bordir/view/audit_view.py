@@ -22,7 +22,7 @@ import pandas as pd
 from ..errors import BordirError, DataError
 from .columns import coded, numbers
 from .files import read_json, require_columns
-from .page import page_meta
+from .page import page_meta, table_columns
 from .run_data import Facet
 
 __all__ = ["audit_page", "AUDIT_FACETS", "FLAGGED_RECORDS", "OTHER_RECORDS"]
@@ -37,17 +37,19 @@ AUDIT_FACETS: tuple[Facet, ...] = (
     Facet("doc_lang", "Document language"),
     Facet("rate", "Rate"),
 )
-_COLUMNS = (
-    {"key": "id", "label": "#", "num": True},
-    {"key": "group", "label": "group"},
-    {"key": "query_lang", "label": "query lang"},
-    {"key": "doc_lang", "label": "doc lang"},
-    {"key": "rate", "label": "rate"},
-    {"key": "n_answers", "label": "answers", "num": True},
-    {"key": "citation_rate", "label": "citation rate", "num": True, "digits": 3},
-    {"key": "inclusion_rate_citing", "label": "inclusion rate", "num": True, "digits": 3},
-    {"key": "ratio", "label": "ratio", "num": True, "digits": 3},
-    {"key": "verdict", "label": "verdict"},
+_COLUMNS = table_columns(
+    {
+        "group": "group",
+        "query_lang": "query lang",
+        "doc_lang": "doc lang",
+        "rate": "rate",
+        "n_answers": "answers",
+        "citation_rate": "citation rate",
+        "inclusion_rate_citing": "inclusion rate",
+        "ratio": "ratio",
+        "verdict": "verdict",
+    },
+    numeric={"n_answers": None, "citation_rate": 3, "inclusion_rate_citing": 3, "ratio": 3},
 )
 _HINT = "re-run `bordir audit LOG --out DIR`, or restore the file"
 

@@ -30,13 +30,36 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     from .run_data import Facet
 
-__all__ = ["render_page", "embed_json", "asset", "page_meta"]
+__all__ = ["render_page", "embed_json", "asset", "page_meta", "table_columns"]
 
 
 @cache
 def asset(name: str) -> str:
     """The text of ``bordir/view/assets/<name>``."""
     return resources.files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def table_columns(
+    labels: Mapping[str, str], *, numeric: Mapping[str, int | None] | None = None
+) -> tuple[dict[str, Any], ...]:
+    """The columns of a page's table: the row number (``#``), then one per ``key: label`` of ``labels``.
+
+    A key of ``numeric`` is a number column (``"num": True``), shown with the digits it maps
+    to (None: as it is).
+
+    >>> table_columns({"lang": "lang", "n": "answers"}, numeric={"n": 3})
+    ({'key': 'id', 'label': '#', 'num': True}, {'key': 'lang', 'label': 'lang'}, {'key': 'n', 'label': 'answers', 'num': True, 'digits': 3})
+    """
+    numeric = numeric or {}
+    out: list[dict[str, Any]] = [{"key": "id", "label": "#", "num": True}]
+    for key, label in labels.items():
+        col: dict[str, Any] = {"key": key, "label": label}
+        if key in numeric:
+            col["num"] = True
+            if numeric[key] is not None:
+                col["digits"] = numeric[key]
+        out.append(col)
+    return tuple(out)
 
 
 def page_meta(

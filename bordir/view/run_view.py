@@ -14,23 +14,26 @@ from typing import Any
 import numpy as np
 
 from .columns import coded, numbers
+from .page import table_columns
 from .run_data import RUN_FACETS, RunData
 from .run_details import DETAIL_COLUMNS, KEY_PROMPT_DIFFERS, RunDetails
 
 __all__ = ["run_meta", "run_page", "RUN_COLUMNS"]
 
-RUN_COLUMNS: tuple[dict[str, Any], ...] = (
-    {"key": "id", "label": "#", "num": True},
-    {"key": "territory", "label": "territory"},
-    {"key": "lang", "label": "lang"},
-    {"key": "mode", "label": "mode"},
-    {"key": "model", "label": "model"},
-    {"key": "run", "label": "run", "num": True},
-    {"key": "order", "label": "order"},
-    {"key": "answer", "label": "answer"},
-    {"key": "agree", "label": "agrees"},
-    {"key": "cited", "label": "cited langs"},
-    {"key": "reply", "label": "reply"},
+RUN_COLUMNS: tuple[dict[str, Any], ...] = table_columns(
+    {
+        "territory": "territory",
+        "lang": "lang",
+        "mode": "mode",
+        "model": "model",
+        "run": "run",
+        "order": "order",
+        "answer": "answer",
+        "agree": "agrees",
+        "cited": "cited langs",
+        "reply": "reply",
+    },
+    numeric={"run": None},
 )
 """The columns of a run's sample table."""
 

@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import DataError
 from .columns import coded, numbers
 from .files import read_json, read_jsonl, read_parquet, require_columns
-from .page import page_meta
+from .page import page_meta, table_columns
 from .run_data import Facet, as_list
 
 __all__ = ["testbed_page", "TESTBED_FACETS"]
@@ -41,16 +41,17 @@ TESTBED_FACETS: tuple[Facet, ...] = (
     Facet("bordir_outcome", "Label (bordir policy)"),
     Facet("failed", "Call failed"),
 )
-_COLUMNS = (
-    {"key": "id", "label": "#", "num": True},
-    {"key": "instance_id", "label": "instance"},
-    {"key": "model", "label": "model"},
-    {"key": "lang", "label": "lang"},
-    {"key": "setting", "label": "setting"},
-    {"key": "noise", "label": "noise"},
-    {"key": "rgb_outcome", "label": "rgb"},
-    {"key": "bordir_outcome", "label": "bordir"},
-    {"key": "prediction", "label": "prediction"},
+_COLUMNS = table_columns(
+    {
+        "instance_id": "instance",
+        "model": "model",
+        "lang": "lang",
+        "setting": "setting",
+        "noise": "noise",
+        "rgb_outcome": "rgb",
+        "bordir_outcome": "bordir",
+        "prediction": "prediction",
+    }
 )
 _HINT = "re-run the same `bordir testbed` command (it resumes) or restore the file"
 

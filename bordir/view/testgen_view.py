@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import DataError
 from .columns import coded
 from .files import read_json, read_jsonl
-from .page import page_meta
+from .page import page_meta, table_columns
 from .run_data import Facet
 
 __all__ = ["testgen_page", "TESTGEN_FACETS", "disagreement"]
@@ -33,15 +33,16 @@ TESTGEN_FACETS: tuple[Facet, ...] = (
     Facet("disagree", "Repeats disagree"),
     Facet("source_retrieved", "Source chunk retrieved"),
 )
-_COLUMNS = (
-    {"key": "id", "label": "#", "num": True},
-    {"key": "test_id", "label": "test"},
-    {"key": "config", "label": "config"},
-    {"key": "lang", "label": "lang"},
-    {"key": "strategy", "label": "strategy"},
-    {"key": "verdict", "label": "verdict"},
-    {"key": "disagree", "label": "repeats disagree"},
-    {"key": "answer", "label": "answer"},
+_COLUMNS = table_columns(
+    {
+        "test_id": "test",
+        "config": "config",
+        "lang": "lang",
+        "strategy": "strategy",
+        "verdict": "verdict",
+        "disagree": "repeats disagree",
+        "answer": "answer",
+    }
 )
 _HINT = "re-run `bordir testrun` (and `bordir judge`) into this directory, or restore the file"
 

@@ -274,8 +274,9 @@ def _categorical_codes(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     used = np.flatnonzero(np.bincount(k, minlength=len(cats)))
     values = cats[used]
     order = np.argsort(values, kind="stable")
-    remap = np.full(len(cats), -1, dtype=np.int64)
-    remap[used[order]] = np.arange(len(used), dtype=np.int64)
+    # int32 codes (half the memory of int64 on a million rows; fewer than 2**31 distinct values)
+    remap = np.full(len(cats), -1, dtype=np.int32)
+    remap[used[order]] = np.arange(len(used), dtype=np.int32)
     return remap[k], values[order]
 
 

@@ -174,6 +174,8 @@ def test_two_processes_on_one_run_directory(tmp_path):
             time.sleep(0.05)
         assert first.poll() is None, first.communicate()
         second = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        assert first.poll() is None  # still running when the second was refused
+        server.latency = 0.0  # the latency only kept the first run going until then
         out1, err1 = first.communicate(timeout=120)
     assert second.returncode == 2
     err = second.stderr.strip().splitlines()

@@ -386,8 +386,9 @@ def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = No
     Checks the columns, the outcome vocabulary, ``choice`` (``-1`` exactly
     when not answered), that control rows are English, and that no
     (model, mode, run, territory, query_lang) appears twice. With ``dataset``,
-    also that every query id is one of its queries, every territory exists and
-    every choice indexes its claimants.
+    also that every query id is one of its queries, every territory exists, each
+    row's territory, query_lang and is_control are its query's, and every choice
+    indexes its claimants.
 
     Returns:
         A copy with ``is_control`` as bool, ``run`` and ``choice`` as int.
@@ -495,11 +496,19 @@ def checked_responses(
         )
 
     if dataset is not None:
-        known = {q.query_id for q in dataset.queries}
-        qid = _Lazy(df["query_id"])
+        queries = {q.query_id: q for q in dataset.queries}
+        q_col = df["query_id"]
+        if is_str_categorical(q_col):
+            q_codes, q_uniques = _categorical_codes(q_col)
+        else:
+            k, u = pd.factorize(q_col)
+            q_codes, q_uniques = np.asarray(k), np.asarray(u, dtype=object)
+        q_names = q_uniques.tolist()
+        qid = _Lazy(q_col)
+        found = np.array([name in queries for name in q_names], dtype=bool)
         _fail(
             df,
-            ~df["query_id"].isin(known).to_numpy(dtype=bool),
+            ~found[q_codes],
             "query_id",
             lambda i: (
                 f"query {qid[i]!r} is not a query of dataset {dataset.name!r}; the responses "
@@ -522,6 +531,34 @@ def checked_responses(
                 path=_WHERE,
                 field="territory",
             )
+        # a row's territory, language and role are its query's: scoring reads the columns, so a
+        # row that names one query and another territory would be scored as the other territory
+        t_pos = {t: k for k, t in enumerate(codes.uniques["territory"].tolist())}
+        l_pos = {lang: k for k, lang in enumerate(codes.uniques["query_lang"].tolist())}
+        want = [queries[name] for name in q_names]
+        want_t = np.array([t_pos.get(q.territory, -1) for q in want], dtype=np.int64)
+        want_l = np.array([l_pos.get(q.lang, -1) for q in want], dtype=np.int64)
+        want_c = np.array([q.is_control for q in want], dtype=bool)
+        is_ctl = df["is_control"].to_numpy(dtype=bool)
+        terr_of, lang_of = _Lazy(df["territory"]), _Lazy(df["query_lang"])
+
+        def _mismatch(i: int) -> str:
+            q = queries[qid[i]]
+            return (
+                f"query {q.query_id!r} is the {q.lang!r} query of {q.territory!r} (is_control "
+                f"{q.is_control}), but the row says territory {terr_of[i]!r}, query_lang "
+                f"{lang_of[i]!r}, is_control {bool(is_ctl[i])}; fix the row (its columns come from "
+                "its query in the dataset)"
+            )
+
+        _fail(
+            df,
+            (want_t[q_codes] != codes.codes["territory"])
+            | (want_l[q_codes] != codes.codes["query_lang"])
+            | (want_c[q_codes] != is_ctl),
+            "query_id",
+            _mismatch,
+        )
         limit = n_claim[t_codes]
         terr = _Lazy(df["territory"])
 

@@ -24,13 +24,22 @@ import sys
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
+from .settings import CPUS
+
 __all__ = ["Pending", "start", "cpus"]
 
 T = TypeVar("T")
 
 
 def cpus() -> int:
-    """How many CPUs this process may run on (``os.sched_getaffinity`` where the OS has it)."""
+    """How many CPUs bordir's own work may use (the local model's threads, a report's processes).
+
+    ``BORDIR_CPUS`` when set, else the CPUs this process may run on (``os.sched_getaffinity`` where
+    the OS has it).
+    """
+    chosen = CPUS.get()
+    if chosen is not None:
+        return chosen
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0)) or 1
     return os.cpu_count() or 1

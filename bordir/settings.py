@@ -162,6 +162,13 @@ def _contact(text: str) -> str:
     return text
 
 
+def _cpus(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
+
+
 def _default_cache() -> Path:
     return Path.home() / ".cache" / "bordir"
 
@@ -267,6 +274,16 @@ BGE_M3_PATH: Setting[Path | None] = Setting(
     "point it at a copy of BAAI/bge-m3 (huggingface-cli download BAAI/bge-m3 --local-dir DIR), "
     "or unset it",
 )
+CPUS: Setting[int | None] = Setting(
+    "BORDIR_CPUS",
+    "how many CPUs bordir's own work may use: the local model's threads (when n_threads is not "
+    "given) and the processes that draw a report's plots; lower it on a machine busy with other work",
+    "an integer >= 1",
+    "unset: the CPUs the process may run on (taskset, a container's cpuset)",
+    _cpus,
+    lambda: None,
+    "set it to a number of CPUs such as 1, or unset it for every CPU the process may run on",
+)
 DEBUG: Setting[bool] = Setting(
     "BORDIR_DEBUG",
     "the CLI shows the traceback of an internal error instead of one line",
@@ -287,6 +304,7 @@ SETTINGS: tuple[Setting[Any], ...] = (
     LANGDETECT_ENGINE,
     WIKI_CONTACT,
     BGE_M3_PATH,
+    CPUS,
     DEBUG,
 )
 """Every ``BORDIR_*`` variable bordir reads."""

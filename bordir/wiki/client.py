@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, cast
 
 from .._extras import require
+from .._http import tls_context
 from .._retry import parse_retry_after
 from ..errors import transport_attempt_error
 from .articles import PageInfo, RawArticle, now_iso
@@ -128,7 +129,9 @@ class WikiClient:
         if self._http is None:
             httpx = require("httpx", "wiki", purpose="fetching Wikipedia revisions")
             self._http = httpx.Client(
-                headers={"User-Agent": self.user_agent}, timeout=self.policy.timeout
+                headers={"User-Agent": self.user_agent},
+                timeout=self.policy.timeout,
+                verify=tls_context(httpx) or True,
             )
         return self._http
 

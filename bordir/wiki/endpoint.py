@@ -17,6 +17,7 @@ from functools import cache
 from typing import Any, cast
 
 from .._extras import require
+from .._http import tls_context
 from .._version import __version__
 from ..errors import ConfigError
 from ..settings import WIKI_CONTACT
@@ -110,6 +111,11 @@ def _endpoint_class(wikipediaapi: Any) -> Any:
 
         def __init__(self, *args: Any, endpoint: str, **kwargs: Any) -> None:
             self._bordir_endpoint = endpoint
+            if "transport" not in kwargs:  # the process's one TLS context, not one per client
+                import httpx
+
+                tls = tls_context(httpx)
+                kwargs["transport"] = httpx.HTTPTransport(verify=True if tls is None else tls)
             super().__init__(*args, **kwargs)
 
         def _build_url(self, language: str) -> str:  # overrides a staticmethod of BaseHTTPClient

@@ -278,14 +278,15 @@ def _outcome(f, text):
 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::SyntaxWarning")
-@settings(max_examples=2000, deadline=None)
-@given(dict_texts())
-def test_the_fast_parser_is_ast_literal_eval(text):
+@settings(max_examples=200, deadline=None)
+@given(st.lists(dict_texts(), min_size=10, max_size=10))  # 2,000 strings, drawn 10 at a time
+def test_the_fast_parser_is_ast_literal_eval(texts):
     import ast
 
     from bordir.metrics.legacy.dict_literal import literal_dict
 
-    assert _outcome(literal_dict, text) == _outcome(ast.literal_eval, text)
+    for text in texts:
+        assert _outcome(literal_dict, text) == _outcome(ast.literal_eval, text), text
 
 
 def test_a_row_without_the_optional_last_field_is_read_as_before(tmp_path):
@@ -450,19 +451,20 @@ def nasty_texts(draw):
 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::SyntaxWarning")
-@settings(max_examples=3000, deadline=None)
-@given(nasty_texts())
-def test_the_fast_parser_is_ast_literal_eval_on_nasty_strings(text):
+@settings(max_examples=300, deadline=None)
+@given(st.lists(nasty_texts(), min_size=10, max_size=10))  # 3,000 strings, drawn 10 at a time
+def test_the_fast_parser_is_ast_literal_eval_on_nasty_strings(texts):
     import ast
 
     from bordir.metrics.legacy.dict_literal import literal_dict, repr_dict
 
-    assert _outcome(literal_dict, text) == _outcome(ast.literal_eval, text)
-    fast = repr_dict(text)
-    if fast is not None:  # what the fast path accepts, it parses as ast does (types too)
-        want = ast.literal_eval(text)
-        assert fast == want and list(fast) == list(want)
-        assert [type(v) for v in fast.values()] == [type(v) for v in want.values()]
+    for text in texts:
+        assert _outcome(literal_dict, text) == _outcome(ast.literal_eval, text), text
+        fast = repr_dict(text)
+        if fast is not None:  # what the fast path accepts, it parses as ast does (types too)
+            want = ast.literal_eval(text)
+            assert fast == want and list(fast) == list(want), text
+            assert [type(v) for v in fast.values()] == [type(v) for v in want.values()], text
 
 
 @pytest.mark.parametrize(

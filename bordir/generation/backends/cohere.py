@@ -29,15 +29,9 @@ import re
 import time
 from typing import Any
 
+from ... import _http
 from ..._extras import require
-from ..._http import (
-    env_key,
-    env_key_source,
-    extra_params,
-    reject_key_options,
-    short_body,
-    tls_context,
-)
+from ..._http import env_key, env_key_source, extra_params, reject_key_options, short_body
 from ..._retry import is_transient_status, status_error
 from ...errors import PermanentError, TransientError, redact
 from ..backend import Backend, backend
@@ -114,7 +108,7 @@ class CohereBackend(Backend):
                 limits=limits,
                 timeout=self.timeout,
                 follow_redirects=True,
-                verify=tls_context(self._httpx) or True,
+                verify=_http.tls_context(self._httpx) or True,
             ),
         }
         if self.base_url:

@@ -63,10 +63,11 @@ def score_responses(
     rows = []
     groups = aggregate_groups(grouped.table, grouped.starts, cs_metrics())
     for key, n_q, scores in zip(grouped.keys, n_queries, groups):
+        names = dict(zip(key._fields, key))  # _asdict() once a key, not once a metric
         for m, s in scores.items():
             rows.append(
                 {
-                    **key._asdict(),
+                    **names,
                     "metric": m,
                     "value": float("nan") if s.value is None else s.value,
                     "numerator": s.numerator,

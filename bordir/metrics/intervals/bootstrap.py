@@ -311,13 +311,14 @@ def cluster_bootstrap(
     if isinstance(metric, str):
         name = metric
         if same is not None:  # the runs' columns as they are: no DataFrame, no reindexing
-            arrays = [
-                {
-                    c: np.nan_to_num(t.column(c).astype(float), nan=0.0)
-                    for c in metric_columns(metric)
-                }
-                for t in same[1]
-            ]
+            # each column of every run in one (runs, territories) array: one conversion, not one a run
+            stacked = {
+                c: np.nan_to_num(
+                    np.stack([t.column(c) for t in same[1]]).astype(float), nan=0.0, copy=False
+                )
+                for c in metric_columns(metric)
+            }
+            arrays = [{c: v[i] for c, v in stacked.items()} for i in range(len(same[1]))]
             n_clusters = _contributing(arrays, metric)
         else:
             arrays = aligned_columns(dfs, metric_columns(metric), terrs)

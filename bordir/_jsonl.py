@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .errors import DataError, undecodable
 
-__all__ = ["iter_json_objects", "read_json", "string_list"]
+__all__ = ["iter_json_objects", "json_object_lines", "read_json", "string_list"]
 
 
 def read_json(
@@ -67,27 +67,58 @@ def iter_json_objects(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[
         fh = path.open("rb")
     except OSError as exc:
         raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
-    with fh:
-        for lineno, raw in enumerate(fh, start=1):
+
+    def decoded(lines: Iterable[bytes]) -> Iterator[tuple[int, str]]:
+        for lineno, raw in enumerate(lines, start=1):
             try:
-                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+                yield lineno, raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
             except UnicodeDecodeError:
                 raise undecodable(path) from None
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(
-                    f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=lineno
-                ) from None
-            if not isinstance(rec, dict):
-                raise DataError(
-                    f"expected a JSON object per line, found {type(rec).__name__}",
-                    path=path,
-                    line=lineno,
-                )
-            yield lineno, rec
+
+    with fh:
+        yield from json_object_lines(
+            decoded(fh),
+            path,
+            invalid=lambda exc: f"invalid JSON: {exc.msg} (column {exc.colno})",
+            not_object=lambda rec: f"expected a JSON object per line, found {type(rec).__name__}",
+        )
+
+
+def json_object_lines(
+    lines: Iterable[tuple[int, str]],
+    path: str | os.PathLike[str],
+    *,
+    invalid: Callable[[json.JSONDecodeError], str],
+    not_object: Callable[[Any], str],
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line number, object)`` for every non-blank line of ``lines`` (numbered lines of ``path``).
+
+    Args:
+        lines: ``(line number, text)`` pairs, read lazily (an error of line n comes after line n − 1).
+        path: the file, for the errors.
+        invalid: the message of a line that is not JSON, from its decoding error.
+        not_object: the message of a line whose JSON value (given) is not an object.
+
+    Raises:
+        DataError: a line is not JSON, or not a JSON object (the message names the file and the line).
+
+    Example:
+        >>> list(json_object_lines([(1, '{"a": 1}'), (2, "  "), (3, "[]")], "x.jsonl",
+        ...     invalid=lambda exc: exc.msg, not_object=lambda v: f"found {type(v).__name__}"))
+        Traceback (most recent call last):
+        ...
+        bordir.errors.DataError: x.jsonl:3: found list
+    """
+    for lineno, line in lines:
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(invalid(exc), path=path, line=lineno) from None
+        if not isinstance(rec, dict):
+            raise DataError(not_object(rec), path=path, line=lineno)
+        yield lineno, rec
 
 
 def string_list(

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from .._extras import require
+from .._jsonl import json_object_lines
 from ..errors import ConfigError, DataError, UnknownLanguageError
 from ..records import Passage
 
@@ -214,15 +215,12 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
 def read_corpus(path: Path) -> dict[str, tuple[str, str]]:
     """NoMIRACL's ``load_corpus``: docid → (title, text), both stripped with newlines as spaces."""
     out: dict[str, tuple[str, str]] = {}
-    for lineno, line in _lines(path):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"invalid JSON: {exc.msg}", path=path, line=lineno) from None
-        if not isinstance(rec, dict):
-            raise DataError("expected one JSON object per line", path=path, line=lineno)
+    for lineno, rec in json_object_lines(
+        _lines(path),
+        path,
+        invalid=lambda exc: f"invalid JSON: {exc.msg}",
+        not_object=lambda _: "expected one JSON object per line",
+    ):
         for key in ("docid", "title", "text"):
             if not isinstance(rec.get(key), str):
                 raise DataError(

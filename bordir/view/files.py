@@ -15,7 +15,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,24 +34,21 @@ def read_jsonl(path: Path, *, hint: str) -> list[dict[str, Any]]:
     """The JSON objects of a JSON-lines file, one per non-blank line (a torn line is an error)."""
     if not path.is_file():
         raise DataError(f"file not found; {hint}", path=path)
-    out: list[dict[str, Any]] = []
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise undecodable(path) from None
     except OSError as exc:
         raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
-    for i, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"invalid JSON line: {exc.msg}; {hint}", path=path, line=i) from None
-        if not isinstance(rec, dict):
-            raise DataError(f"expected a JSON object per line; {hint}", path=path, line=i)
-        out.append(rec)
-    return out
+    return [
+        rec
+        for _, rec in _jsonl.json_object_lines(
+            enumerate(text.splitlines(), 1),
+            path,
+            invalid=lambda exc: f"invalid JSON line: {exc.msg}; {hint}",
+            not_object=lambda _: f"expected a JSON object per line; {hint}",
+        )
+    ]
 
 
 def _first_line(exc: BaseException) -> str:

@@ -1,26 +1,40 @@
-"""The Ray executor on a real local Ray cluster (127.0.0.1, 2 CPUs): same rows as the local executor.
+"""The Ray executor on a real Ray cluster (``ray start --head`` on 127.0.0.1, 2 CPUs): same rows as local.
 
-One cluster for the module (started in this process, stopped at the end). The
-grid is the demo's (bm25 retrieval) with the mock backend and with the OpenAI
-backend talking HTTP to the loopback server; ``--address`` against a
-``ray start --head`` cluster is in test_ray_address.py.
+One cluster for the module: a head node started with ``ray start --head`` (its own temp
+dir, free ports and token, ``--block`` in a new session, stopped exactly so), which this
+process joins as a driver (``bordir.run(executor="ray")``) and which ``bordir run
+--executor ray --address HOST:PORT`` reaches from a subprocess. The grid is the demo's
+(bm25 retrieval) with the mock backend and with the OpenAI backend talking HTTP to the
+loopback server. (The address tests had a second cluster of their own, in
+tests/cli/test_ray_address.py, until the two files were merged: one cluster start less.)
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
 import sys
+import tempfile
+import time
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
 import bordir
 from bordir.errors import ConfigError, MissingExtraError
 
+from ..conftest import run_cli
 from ..loopback import LoopbackServer, Reply
 
-pytestmark = pytest.mark.slow  # a local Ray cluster
+pytestmark = pytest.mark.slow  # a Ray cluster
 
 ray = pytest.importorskip("ray")
 
@@ -41,21 +55,93 @@ def server():
         yield s
 
 
+RAY = Path(sys.executable).with_name("ray")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 @pytest.fixture(scope="module")
-def cluster(server, ray_one_at_a_time):
-    # the workers inherit the environment the cluster starts with: the keys go there, not through Ray
+def head(server, ray_one_at_a_time):
+    """``(gcs address, client address)`` of a ``ray start --head`` node of 2 CPUs on 127.0.0.1."""
+    if not RAY.is_file():
+        pytest.skip(f"no `ray` command next to {sys.executable}")
+    temp = tempfile.mkdtemp(prefix="bdray", dir="/tmp")  # short: Ray's socket paths are limited
+    port, client_port = _free_port(), _free_port()
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    # the workers inherit the environment the head starts with: the keys go there, not through Ray
+    env.update(RAY_USAGE_STATS_ENABLED="0")
+    env.update(OPENAI_API_KEY="sk-loopback", OPENAI_BASE_URL=server.openai_url)
+    env["RAY_CLIENT_SERVER_CHECK_CHANNEL_TIMEOUT_S"] = (
+        "180"  # a client's server starts slowly on a busy CI
+    )
+    args = [
+        str(RAY),
+        "start",
+        "--head",
+        "--block",
+        "--node-ip-address=127.0.0.1",
+        f"--port={port}",
+        "--num-cpus=2",
+        f"--temp-dir={temp}",
+        "--include-dashboard=false",
+        "--disable-usage-stats",
+        f"--dashboard-agent-listen-port={_free_port()}",
+        f"--ray-client-server-port={client_port}",
+    ]
+    proc = subprocess.Popen(
+        args,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        text=True,
+    )
+    address = f"127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                pytest.fail(
+                    f"ray start exited with {proc.returncode}: {proc.stderr.read()[-2000:]}"
+                )
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.25)
+        else:
+            pytest.fail("the Ray head did not open its port in 120 s")
+        yield address, f"ray://127.0.0.1:{client_port}"
+    finally:
+        # our session only: ray start and what it spawned. Not SIGTERM: a graceful stop takes ~30 s
+        # on 2 cores (a wait of 5 s then ended in SIGKILL anyway), and nothing of it is checked
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        proc.stderr.close()
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def cluster(head, server):
+    """Ray, this process connected to the head as a driver (what ``bordir.run(executor="ray")`` finds)."""
     mp = pytest.MonkeyPatch()
-    mp.setenv("OPENAI_API_KEY", "sk-loopback")
+    mp.setenv("OPENAI_API_KEY", "sk-loopback")  # the local runs' keys: those the head's workers have
     mp.setenv("OPENAI_BASE_URL", server.openai_url)
     mp.setenv("RAY_USAGE_STATS_ENABLED", "0")
     mp.delenv("RAY_ADDRESS", raising=False)
-    ray.init(
-        address="local",
-        num_cpus=2,
-        include_dashboard=False,
-        log_to_driver=False,
-        _node_ip_address="127.0.0.1",
-    )
+    deadline = time.monotonic() + 60
+    while True:  # the raylet registers a moment after the GCS listens
+        try:
+            ray.init(address=head[0], log_to_driver=False, logging_level="WARNING")
+            break
+        except (ConnectionError, RuntimeError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
     yield ray
     ray.shutdown()
     mp.undo()
@@ -210,8 +296,8 @@ def test_backend_failures_are_recorded_like_local_and_the_cli_exits_1(cluster, s
         toml.write_text(
             f"[experiment]\n{body}\ncache = {json.dumps(str(tmp_path / 'c.sqlite3'))}\n"
         )
-        # the CLI in this process, on this module's cluster (a subprocess reaching a cluster by its
-        # address: tests/cli/test_ray_address.py)
+        # the CLI in this process, on this module's cluster (a subprocess reaching the cluster by
+        # its address: test_cli_run_on_a_ray_head_equals_the_local_run)
         args = ("run", str(toml), "--out", str(tmp_path / "run"), "--no-progress")
         server.reset()
         r = invoke_cli(*args, "--executor", "ray")
@@ -269,3 +355,67 @@ def test_cli_without_ray_installed_names_the_pip_command(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
     assert "pip install 'bordir[ray]'" in r.stderr and "Traceback" not in r.stderr
+
+
+# --- `bordir run --executor ray --address HOST:PORT` from a subprocess ---------------------------
+
+
+CLIENT = pytest.param(
+    "client",
+    marks=pytest.mark.skipif(
+        os.environ.get("BORDIR_TEST_RAY_CLIENT") != "1",
+        reason="the Ray Client server takes 30-190 s to start on 2 busy cores (and failed once so); "
+        "set BORDIR_TEST_RAY_CLIENT=1 to run the ray:// path",
+    ),
+)
+
+
+@pytest.mark.parametrize("kind", ["gcs", CLIENT])
+def test_cli_run_on_a_ray_head_equals_the_local_run(cluster, head, kind, tmp_path):
+    address = head[0] if kind == "gcs" else head[1]
+    config = tmp_path / "exp.toml"
+    config.write_text(
+        '[experiment]\nmodels = ["mock/first"]\nmodes = ["no_ir", "qlang", "rel_langs"]\n'
+        "runs = 2\nk = 3\n"
+    )
+    local = run_cli(
+        "run", str(config), "--out", str(tmp_path / "local"), "--cache", str(tmp_path / "a.sqlite3"),
+        "--no-progress",
+    )  # fmt: skip
+    assert local.returncode == 0, local.stderr
+    on_ray = run_cli(
+        "run", str(config), "--out", str(tmp_path / "ray"), "--cache", str(tmp_path / "b.sqlite3"),
+        "--no-progress", "--executor", "ray", "--address", address,
+    )  # fmt: skip
+    assert on_ray.returncode == 0, on_ray.stderr
+    a = pd.read_parquet(tmp_path / "local" / "responses.parquet")
+    b = pd.read_parquet(tmp_path / "ray" / "responses.parquet")
+    assert len(a) > 100
+    assert_frame_equal(a.drop(columns="latency_s"), b.drop(columns="latency_s"))
+    info = json.loads((tmp_path / "ray" / "run.json").read_text())
+    assert info["executor"]["address"] == address and info["executor"]["cpus"] == 2
+    assert info["calls"] == json.loads((tmp_path / "local" / "run.json").read_text())["calls"]
+
+
+def test_cli_refuses_an_address_without_the_ray_executor(tmp_path):
+    config = tmp_path / "exp.toml"
+    config.write_text('[experiment]\nmodels = ["mock/first"]\nmodes = ["no_ir"]\nruns = 1\n')
+    res = run_cli("run", str(config), "--out", str(tmp_path / "x"), "--address", "auto")
+    assert res.returncode != 0 and "--address is for --executor ray" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+@pytest.mark.parametrize("form", ["{port}", "ray://{port}"], ids=["gcs", "client"])
+def test_an_address_nothing_listens_on_fails_in_seconds_naming_it(tmp_path, form):
+    config = tmp_path / "exp.toml"
+    config.write_text('[experiment]\nmodels = ["mock/first"]\nmodes = ["no_ir"]\nruns = 1\n')
+    address = form.format(port=f"127.0.0.1:{_free_port()}")  # nothing listens there
+    t0 = time.monotonic()
+    res = run_cli("run", str(config), "--out", str(tmp_path / "x"), "--no-progress",
+                  "--executor", "ray", "--address", address)  # fmt: skip
+    took = time.monotonic() - t0
+    assert res.returncode == 2, res.stderr
+    assert took < 30  # before: about 14 minutes of Ray's retries and log lines
+    lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("bordir: error:"), res.stderr  # no Ray logs
+    assert repr(address) in lines[0] and "nothing answers" in lines[0]

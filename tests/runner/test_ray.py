@@ -129,7 +129,9 @@ def head(server, ray_one_at_a_time):
 def cluster(head, server):
     """Ray, this process connected to the head as a driver (what ``bordir.run(executor="ray")`` finds)."""
     mp = pytest.MonkeyPatch()
-    mp.setenv("OPENAI_API_KEY", "sk-loopback")  # the local runs' keys: those the head's workers have
+    mp.setenv(
+        "OPENAI_API_KEY", "sk-loopback"
+    )  # the local runs' keys: those the head's workers have
     mp.setenv("OPENAI_BASE_URL", server.openai_url)
     mp.setenv("RAY_USAGE_STATS_ENABLED", "0")
     mp.delenv("RAY_ADDRESS", raising=False)

@@ -135,7 +135,7 @@ class Calls:
         self.backoff = Backoff(opts.jitter_seed)
         self.owner = new_owner()
         self.writer: CacheWriter | None = None
-        """Set by the executor's async lane: claims and stores go through it (grouped, off the loop)."""
+        """Set by the executor's async lane: claims and stores go through it (grouped per loop iteration)."""
         self.bar: Any = None
         self._attempt_within = getattr(backend, "generate_within", None)
         # failed requests in a row, in the order they finish (counted in the calls, so that
@@ -384,8 +384,8 @@ class Calls:
         """:meth:`call` as a task on the event loop; the result goes to ``deliver`` (returns DEFERRED or None).
 
         With a :attr:`writer` (the executor's :class:`~bordir.generation.cache_writer.CacheWriter`),
-        the claim is awaited from the writer thread and the result stored there: ``deliver`` gets it
-        (or the error of its commit) from that thread once it is committed, while this task goes on.
+        claims and stores are grouped by the writer: ``deliver`` gets the result (or the error of
+        its commit) once it is committed, and only then does this task go on.
         """
         request = self.requests[self.first[key]]
         cache, writer = self.cache, self.writer
@@ -399,7 +399,7 @@ class Calls:
         if why is not None:
             deliver(self.fail(request, 0, f"not attempted: {why}", quiet=True))
             return None
-        claimed, hit = await writer.claim(key)  # committed by the writer thread
+        claimed, hit = await writer.claim(key)  # committed (by the writer, on this loop thread)
         if hit is not None:
             deliver(scrub(hit, self.mask))
             return None
@@ -413,10 +413,10 @@ class Calls:
         loop = asyncio.get_running_loop()
         committed: asyncio.Future[None] = loop.create_future()
 
-        def then(error: BaseException | None) -> None:  # in the writer thread, after the commit
+        def then(error: BaseException | None) -> None:  # on the loop thread, after the commit
             deliver(result if error is None else error)
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
-                loop.call_soon_threadsafe(_settle, committed)
+                _settle(committed)
 
         writer.store(request, result, then)
         await committed  # in flight until committed: a kill -9 loses at most one call per task

@@ -61,6 +61,7 @@ from concurrent.futures import wait as futures_wait
 from queue import Empty, SimpleQueue
 from typing import TYPE_CHECKING, Any
 
+from .._gc import frozen_heap
 from ..errors import ConfigError, redactor
 from ._calls import DEFERRED, POLL, Calls
 from ._execute_parts import progress_bar, scrub, worker_count
@@ -189,7 +190,8 @@ def execute(
 
     lane = _run_async if todo and hasattr(backend, "agenerate_within") else _run_threads
     try:
-        lane(calls, todo, workers, finished)
+        with frozen_heap():  # the run's calls do not re-scan the heap they start with
+            lane(calls, todo, workers, finished)
     except BaseException:
         calls.halted.clear()
         stop.set()
@@ -277,7 +279,7 @@ def _run_async(
     out: SimpleQueue[tuple[str, GenerationResult | BaseException]] = SimpleQueue()
     queue = deque(todo)
     loop = _aio.loop()
-    if calls.cache is not None:  # claims and stores: grouped, on a thread of their own
+    if calls.cache is not None:  # claims and stores: grouped per iteration of the loop
         calls.writer = CacheWriter(calls.cache, calls.owner, loop, ahead=todo, group=workers)
 
     async def worker() -> None:
@@ -330,7 +332,7 @@ def _run_async(
             work.close()
         raise
     finally:
-        if calls.writer is not None:  # commit the results that arrived, then stop the thread
+        if calls.writer is not None:  # commit what was handed over, release the unused claims
             calls.writer.close()
             calls.writer = None
 

@@ -56,3 +56,83 @@ def test_the_next_group_is_claimed_before_its_first_call_asks(tmp_path):
     # and only the claim of the call still in flight (key 4: claimed, never stored) stays
     assert claimed_then == set(keys[3:8]) and after == [keys[4]]
     assert cache.get(reqs[0]).text == "A"
+
+
+def test_stores_handed_over_in_one_iteration_are_one_commit_on_the_loop_thread(tmp_path):
+    """No thread of its own: the commit and the callbacks run on the loop thread, once per iteration.
+
+    A writer thread had to win the GIL from the loop to commit, so results piled up into large
+    groups that released their calls together (the waves of a fixed-latency server never spread).
+    """
+    import threading
+
+    cache = ResponseCache(tmp_path / "r.sqlite3")
+    reqs = _requests(6)
+    keys = [r.cache_key() for r in reqs]
+    threads_before = set(threading.enumerate())
+
+    async def main() -> tuple[list[int], set[int], int, set[threading.Thread]]:
+        loop = asyncio.get_running_loop()
+        writer = CacheWriter(cache, new_owner(), loop, ahead=keys, group=8)
+        seen: set[int] = set()
+        try:
+            for key in keys:
+                assert await writer.claim(key) == (True, None)
+            started = set(threading.enumerate()) - threads_before
+            commits = writer.commits
+            futures = []
+            for req in reqs[:4]:  # handed over in one iteration: one transaction
+                done = loop.create_future()
+
+                def then(err, done=done):
+                    seen.add(threading.get_ident())
+                    done.set_result(err)  # on the loop thread: no call_soon_threadsafe needed
+
+                writer.store(req, GenerationResult(text="A", model="mock/echo"), then)
+                futures.append(done)
+            assert await asyncio.gather(*futures) == [None] * 4
+            after_one = writer.commits - commits
+            done = loop.create_future()
+            writer.store(reqs[4], GenerationResult(text="B", model="mock/echo"), done.set_result)
+            await done
+            return [after_one, writer.commits - commits], seen, threading.get_ident(), started
+        finally:
+            writer.close()
+
+    counts, seen, loop_thread, started = asyncio.run(main())
+    assert counts == [1, 2]
+    assert seen == {loop_thread}
+    assert not started
+    assert cache.get(reqs[3]).text == "A" and cache.get(reqs[4]).text == "B"
+    assert cache.claimed_keys() == [keys[5]]  # claimed by a call, never stored: still in flight
+
+
+def test_close_from_another_thread_runs_on_the_loop_and_later_stores_commit_at_once(tmp_path):
+    import threading
+
+    cache = ResponseCache(tmp_path / "r.sqlite3")
+    reqs = _requests(3)
+    keys = [r.cache_key() for r in reqs]
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        writer = CacheWriter(cache, new_owner(), loop, ahead=keys, group=4)
+        for key in keys[:2]:
+            await writer.claim(key)
+        closer = threading.Thread(target=writer.close)  # as the executor's main thread does
+        closer.start()
+        while closer.is_alive():
+            await asyncio.sleep(0.001)
+        assert cache.claimed_keys() == sorted(keys[:2])  # the one claimed ahead is released
+        errors: list[BaseException | None] = []
+        writer.store(reqs[0], GenerationResult(text="A", model="mock/echo"), errors.append)
+        assert errors == [None]  # a call that ends after the close: committed at once
+        assert cache.get(reqs[0]).text == "A"
+        try:
+            await writer.claim(keys[2])
+        except RuntimeError as exc:
+            assert "closed" in str(exc)
+        else:
+            raise AssertionError("a claim after close must fail")
+
+    asyncio.run(main())

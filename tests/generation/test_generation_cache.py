@@ -201,3 +201,32 @@ def test_two_processes_at_once(tmp_path):
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
+
+
+def test_a_results_stored_text_is_what_dataclasses_asdict_gave():
+    """to_json reads the fields as they are (no deep copy); the stored text must not change."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    text = st.text(max_size=20)
+    results = st.builds(
+        GenerationResult,
+        text=text,
+        model=text,
+        error=st.none() | text,
+        input_tokens=st.none() | st.integers(0, 10**6),
+        latency_s=st.floats(0, 100),
+        option_logprobs=st.none() | st.tuples(st.floats(-50, 0), st.floats(-50, 0)),
+        native_citations=st.none() | st.tuples(st.tuples(st.integers(0, 9))),
+        meta=st.dictionaries(text, text | st.lists(st.integers()), max_size=3),
+    )
+
+    @settings(max_examples=200, deadline=None)
+    @given(results)
+    def check(r: GenerationResult) -> None:
+        d = dataclasses.asdict(r)
+        d.pop("cached")
+        assert r.to_json() == json.dumps(d, ensure_ascii=False, sort_keys=True)
+        assert GenerationResult.from_json(r.to_json(), cached=False) == r
+
+    check()

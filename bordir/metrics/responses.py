@@ -50,7 +50,7 @@ Example:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
@@ -277,22 +277,57 @@ def _categorical_codes(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     # int32 codes (half the memory of int64 on a million rows; fewer than 2**31 distinct values)
     remap = np.full(len(cats), -1, dtype=np.int32)
     remap[used[order]] = np.arange(len(used), dtype=np.int32)
-    return remap[k], values[order]
+    return np.take(remap, k), values[order]  # take: twice as fast as remap[k] on int8 codes
 
 
-def response_codes(df: pd.DataFrame) -> ResponseCodes:
+def _small_int_codes(col: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """``pd.factorize(col, sort=True)`` of an integer column of small non-negative values; else None.
+
+    The distinct values are the nonzero places of a presence array (no hashing of a million
+    values); each value's code is its rank among them.
+    """
+    import pandas as pd
+
+    if not pd.api.types.is_integer_dtype(col.dtype) or pd.api.types.is_extension_array_dtype(
+        col.dtype
+    ):
+        return None
+    v = col.to_numpy()
+    if len(v) == 0:
+        return None
+    lo, hi = int(v.min()), int(v.max())
+    if lo < 0 or hi >= 1 << 22:
+        return None
+    present = np.zeros(hi + 1, dtype=bool)
+    present[v] = True
+    rank = np.cumsum(present, dtype=np.int64) - 1
+    return np.take(rank, v), np.flatnonzero(present).astype(np.int64)
+
+
+def response_codes(
+    df: pd.DataFrame, *, categorical: Collection[str] | None = None
+) -> ResponseCodes:
     """The :class:`ResponseCodes` of ``df``'s :data:`KEY_COLUMNS` (strings, ``run`` as int).
 
     A categorical column of strings (as :func:`read_responses` reads them) is coded from its
-    categories, without converting a million cells to strings.
+    categories, without converting a million cells to strings; ``categorical`` names those columns
+    when the caller has checked them already (:func:`is_str_categorical`). Small non-negative
+    run numbers are coded without hashing (a presence array).
     """
     import pandas as pd
 
     codes, uniques = {}, {}
     for c in KEY_COLUMNS:
-        if c != "run" and is_str_categorical(df[c]):
+        if c != "run" and (
+            c in categorical if categorical is not None else is_str_categorical(df[c])
+        ):
             codes[c], uniques[c] = _categorical_codes(df[c])
             continue
+        if c == "run":
+            dense = _small_int_codes(df[c])
+            if dense is not None:
+                codes[c], uniques[c] = dense
+                continue
         col = df[c].astype(np.int64) if c == "run" else df[c].astype(str)
         k, u = pd.factorize(col, sort=True)
         codes[c] = np.asarray(k, dtype=np.int64)
@@ -415,10 +450,13 @@ def checked_responses(
     )
     df = responses.reset_index(drop=True).copy(deep=False)
 
-    for col in ("query_id", "territory", "query_lang", "mode", "model", "outcome"):
+    categorical: set[str] = set()  # columns kept as categoricals of strings (checked once each)
+    for col in STRING_COLUMNS:
         null = df[col].isna().to_numpy()
         _fail(df, null, col, _message(f"{col} is empty"))
-        if not is_str_categorical(df[col]):
+        if is_str_categorical(df[col]):
+            categorical.add(col)
+        else:
             df[col] = df[col].astype(str)
 
     ctl = df["is_control"]
@@ -448,7 +486,7 @@ def checked_responses(
         )
         df[col] = num.astype(np.int64)
 
-    codes = response_codes(df)
+    codes = response_codes(df, categorical=categorical)
     outcome = _Lazy(df["outcome"])  # element access only when a message needs it
     _fail(
         df,
@@ -498,7 +536,7 @@ def checked_responses(
     if dataset is not None:
         queries = {q.query_id: q for q in dataset.queries}
         q_col = df["query_id"]
-        if is_str_categorical(q_col):
+        if "query_id" in categorical:
             q_codes, q_uniques = _categorical_codes(q_col)
         else:
             k, u = pd.factorize(q_col)

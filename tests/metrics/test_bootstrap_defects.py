@@ -74,3 +74,19 @@ def test_report_warns_about_few_territories_and_shows_undefined_shares(metrics):
     )
     assert e["control_cs"]["terr95"] is not None
     assert np.isfinite(e["control_cs"]["terr95"][0])
+
+
+def test_the_weighted_sums_of_many_runs_have_the_bits_of_one_run_at_a_time(monkeypatch):
+    """Blocks of runs and two threads give each run's (w * r).sum(axis=-1), bit for bit."""
+    import numpy as np
+
+    from bordir.metrics.intervals import bootstrap
+
+    rng = np.random.default_rng(5)
+    for cpus in ("1", "2"):
+        monkeypatch.setenv("BORDIR_CPUS", cpus)
+        for n, t, k in [(1, 5, 3), (3, 251, 1000), (17, 40, 200), (232, 251, 1000), (33, 7, 9)]:
+            runs = rng.integers(0, 7, (n, t)) / rng.integers(1, 8, (n, t))
+            w = rng.integers(0, 4, (k, t)).astype(float)
+            expected = np.stack([(w * r).sum(axis=-1) for r in runs])
+            assert np.array_equal(bootstrap._weighted_sums(runs, w), expected), (cpus, n, t, k)

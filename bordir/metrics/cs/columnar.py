@@ -38,11 +38,6 @@ import numpy as np
 __all__ = ["segment_columns", "entry_columns", "segment_starts"]
 
 
-def _count(seg: np.ndarray, mask: np.ndarray | None, n: int) -> np.ndarray:
-    s = seg if mask is None else seg[mask]
-    return np.bincount(s, minlength=n).astype(np.int64)
-
-
 def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """``num / den`` where ``den > 0``, else 0.0 (each quotient as Python's ``int / int``)."""
     out = np.zeros(len(num))
@@ -132,11 +127,16 @@ def segment_columns(
     ctl = known_e & controller_lang
     nc = known_e & ~controller_lang
 
-    n_claimant = _count(seg, None, n)
-    n_valid = _count(seg, valid, n)
-    control_den = (_count(seg, ctl & valid, n) > 0).astype(float)
-    nc_n = _count(seg, nc & valid, n)
-    nc_agree = _count(seg, nc & agree, n)
+    # every count per segment from one bincount: an entry's class is its role (other, control,
+    # non-control) × valid × agree (agree implies valid), so column k of `by` counts class k
+    cls = (ctl.astype(np.int64) + 2 * nc) * 4 + 2 * valid + agree
+    by = np.bincount(seg * 12 + cls, minlength=n * 12).reshape(n, 12)
+    del cls
+    n_claimant = by.sum(axis=1)
+    n_valid = by[:, 2::4].sum(axis=1) + by[:, 3::4].sum(axis=1)
+    control_den = ((by[:, 6] + by[:, 7]) > 0).astype(float)
+    nc_n = by[:, 10] + by[:, 11]
+    nc_agree = by[:, 11].copy()
 
     width = int(max(value.max(initial=0), response_en.max(initial=0))) + 2
     keys = seg * width + (value.astype(np.int64) + 1)
@@ -163,12 +163,12 @@ def segment_columns(
         "kb_num": (ren_ok & (response_en == controller)).astype(float),
         "kb_den": ren_ok.astype(float),
         "kb_skipped": (known & response_en_missing).astype(np.int64),
-        "control_num": (_count(seg, ctl & agree, n) > 0).astype(float),
+        "control_num": (by[:, 7] > 0).astype(float),
         "control_den": control_den,
-        "control_skipped": _count(seg, ctl & ~valid, n),
+        "control_skipped": by[:, 4].copy(),
         "nc_agree": nc_agree,
         "nc_n": nc_n,
-        "nc_skipped": _count(seg, nc & ~valid, n),
+        "nc_skipped": by[:, 8].copy(),
         "nc_num": _div(nc_agree, nc_n),
         "nc_den": (nc_n > 0).astype(float),
         "cst_agree": cst_agree,

@@ -60,26 +60,29 @@ def score_responses(
         if grouped.keys
         else np.zeros(0, dtype=np.int64)
     )
-    rows = []
     groups = aggregate_groups(grouped.table, grouped.starts, cs_metrics())
-    for key, n_q, scores in zip(grouped.keys, n_queries, groups):
-        names = dict(zip(key._fields, key))  # _asdict() once a key, not once a metric
-        for m, s in scores.items():
-            rows.append(
-                {
-                    **names,
-                    "metric": m,
-                    "value": float("nan") if s.value is None else s.value,
-                    "numerator": s.numerator,
-                    "denominator": s.denominator,
-                    "items": s.items,
-                    "skipped": s.skipped,
-                    "n_queries": int(n_q),
-                    "policy": policy,
-                    "note": s.note,
-                }
-            )
-    df = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
+    # the table column by column (one list per column, not a dict per row)
+    cols: dict[str, list[object]] = {c: [] for c in SCORE_COLUMNS}
+    key_cols = [cols[f] for f in GROUP_KEYS]
+    metric, value, numerator = cols["metric"], cols["value"], cols["numerator"]
+    denominator, items, skipped = cols["denominator"], cols["items"], cols["skipped"]
+    n_q_col, note = cols["n_queries"], cols["note"]
+    nan = float("nan")
+    for key, n_q, scores in zip(grouped.keys, n_queries.tolist(), groups):
+        k = len(scores)
+        for c, v in zip(key_cols, key):
+            c.extend([v] * k)
+        n_q_col.extend([n_q] * k)
+        for m, sc in scores.items():
+            metric.append(m)
+            value.append(nan if sc.value is None else sc.value)
+            numerator.append(sc.numerator)
+            denominator.append(sc.denominator)
+            items.append(sc.items)
+            skipped.append(sc.skipped)
+            note.append(sc.note)
+    cols["policy"] = [policy] * len(metric)
+    df = pd.DataFrame(cols, columns=list(SCORE_COLUMNS))
     for col in ("denominator", "items", "skipped", "n_queries"):
         df[col] = df[col].astype("Int64")
     return df

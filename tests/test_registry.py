@@ -313,6 +313,24 @@ def test_plugin_module_named_in_env_is_usable_from_the_cli(plugin, tmp_path):
     assert len(first) == 12 and (first == shortest.loc[first.index]).all()
 
 
+def test_a_plugin_declared_as_an_entry_point_is_loaded_by_the_cli(plugin, tmp_path):
+    """A distribution's ``bordir.plugins`` entry point is found (and only then is importlib.metadata read)."""
+    from bordir import registry
+
+    assert not registry._may_declare_plugins()  # nothing installed here declares one
+    dist = tmp_path / "bordir_test_plugin-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: bordir-test-plugin\nVersion: 0.1\n", encoding="utf-8"
+    )
+    (dist / "entry_points.txt").write_text(
+        "[bordir.plugins]\nshout = bordir_test_plugin\n", encoding="utf-8"
+    )
+    assert registry._may_declare_plugins()  # tmp_path is on sys.path (the fixture)
+    r = run_cli("list", "backends", env={"PYTHONPATH": str(plugin)})
+    assert r.returncode == 0 and "shout/<model>" in r.stdout, r.stderr
+
+
 # the BorderLines response table of test_metrics_legacy (KB CS 0/2, so KB miss is 1)
 _TABLE = (
     "Territory,Claimants,Claimant_Codes,Controller,Controller_Code,Responses_d,Response_en,Response_Controller\n"

@@ -119,7 +119,9 @@ def segment_columns(
         ``cst_unk_*``, ``rc_n``, ``rc_en_n`` (:data:`~bordir.metrics.cs.territory.TERRITORY_COLUMNS`).
     """
     n = n_segments
-    seg = np.asarray(seg, dtype=np.int64)
+    seg = np.asarray(seg)
+    if not np.issubdtype(seg.dtype, np.integer):
+        seg = seg.astype(np.int64)
     valid = ~np.asarray(missing, dtype=bool)
     known = np.asarray(known, dtype=bool)
     known_e = known[seg]
@@ -129,8 +131,9 @@ def segment_columns(
 
     # every count per segment from one bincount: an entry's class is its role (other, control,
     # non-control) × valid × agree (agree implies valid), so column k of `by` counts class k
-    cls = (ctl.astype(np.int64) + 2 * nc) * 4 + 2 * valid + agree
-    by = np.bincount(seg * 12 + cls, minlength=n * 12).reshape(n, 12)
+    kd: type[np.signedinteger[Any]] = np.int32 if n * 12 < 2**31 else np.int64
+    cls = (ctl.astype(kd) + 2 * nc) * 4 + 2 * valid + agree
+    by = np.bincount(seg.astype(kd, copy=False) * 12 + cls, minlength=n * 12).reshape(n, 12)
     del cls
     n_claimant = by.sum(axis=1)
     n_valid = by[:, 2::4].sum(axis=1) + by[:, 3::4].sum(axis=1)
@@ -139,7 +142,9 @@ def segment_columns(
     nc_agree = by[:, 11].copy()
 
     width = int(max(value.max(initial=0), response_en.max(initial=0))) + 2
-    keys = seg * width + (value.astype(np.int64) + 1)
+    kd = np.int32 if n * width < 2**31 else np.int64
+    keys: np.ndarray = seg.astype(kd, copy=False) * width
+    keys += value.astype(kd) + 1
     answers = _KeyCounts(keys[valid], n * width)
     pair_seg = answers.keys // width
     multiplicity = answers.multiplicity

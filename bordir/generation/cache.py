@@ -54,7 +54,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from os import PathLike
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, overload
 
 from ..errors import ConfigError, DataError
 from ..settings import CACHE
@@ -408,22 +408,37 @@ class ResponseCache:
 
     # -- grouped claims and stores (the executor's cache writer: one commit for many calls) -----
 
+    @overload
     def claim_many(
-        self, keys: Sequence[str], owner: str, *, lease: float = CLAIM_LEASE
-    ) -> dict[str, tuple[bool, GenerationResult | None]]:
+        self, keys: Sequence[str], owner: str, *, lease: float = ..., wait: Literal[True] = ...
+    ) -> dict[str, tuple[bool, GenerationResult | None]]: ...
+
+    @overload
+    def claim_many(
+        self, keys: Sequence[str], owner: str, *, lease: float = ..., wait: bool
+    ) -> dict[str, tuple[bool, GenerationResult | None]] | None: ...
+
+    def claim_many(
+        self, keys: Sequence[str], owner: str, *, lease: float = CLAIM_LEASE, wait: bool = True
+    ) -> dict[str, tuple[bool, GenerationResult | None]] | None:
         """:meth:`claim` then :meth:`get_key` for each of ``keys``, in one transaction.
 
         Returns ``key → (claimed, hit)``. A key that is stored already is released in the same
         transaction (``(False, hit)``): the caller has nothing to call. The transaction takes
         SQLite's write lock (``BEGIN IMMEDIATE``) before it looks at any claim, so two processes
         claiming the same key are serialised exactly as with :meth:`claim`: one of them holds it.
+
+        With ``wait=False`` nothing is done and None is returned when the transaction would have
+        to wait: another thread of this process is using the cache, or another process holds the
+        file's write lock (:meth:`_begin`).
         """
         keys = list(dict.fromkeys(keys))
         now, pid = time.time(), os.getpid()
         claimed: dict[str, bool] = {}
-        with self._lock:
-            conn = self._connection()
-            conn.execute("BEGIN IMMEDIATE")
+        conn = self._begin(wait)
+        if conn is None:
+            return None
+        try:
             try:
                 for key in keys:
                     if conn.execute(
@@ -455,6 +470,8 @@ class ResponseCache:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+        finally:
+            self._lock.release()
         out: dict[str, tuple[bool, GenerationResult | None]] = {}
         for key in keys:
             blob = hits.get(key)
@@ -471,14 +488,20 @@ class ResponseCache:
         owner: str,
         *,
         release: Iterable[str] = (),
-    ) -> None:
-        """:meth:`put_and_release` of each (request, result) of ``done``, and :meth:`release` of the keys ``release``, in one transaction (failed results are released, not stored)."""
+        wait: bool = True,
+    ) -> bool:
+        """:meth:`put_and_release` of each (request, result) of ``done``, and :meth:`release` of the keys ``release``, in one transaction (failed results are released, not stored).
+
+        Returns True once committed. With ``wait=False`` nothing is done and False is returned
+        when the transaction would have to wait (:meth:`_begin`).
+        """
         rows = [self._row(req, res) for req, res in done if res.ok]
         freed = [(req.cache_key(), owner) for req, _ in done]
         freed += [(key, owner) for key in release]
-        with self._lock:
-            conn = self._connection()
-            conn.execute("BEGIN IMMEDIATE")
+        conn = self._begin(wait)
+        if conn is None:
+            return False
+        try:
             try:
                 conn.executemany(_PUT, rows)
                 conn.executemany("DELETE FROM claims WHERE key = ? AND owner = ?", freed)
@@ -486,6 +509,38 @@ class ResponseCache:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+        finally:
+            self._lock.release()
+        return True
+
+    def _begin(self, wait: bool) -> sqlite3.Connection | None:
+        """Take the cache's lock and begin a write transaction (``BEGIN IMMEDIATE``); the connection.
+
+        With ``wait=False``, None (and nothing held) when that would wait: another thread of this
+        process holds the cache's lock, or another process holds the file's write lock (SQLite's
+        busy timeout is 0 for this one statement). The caller commits or rolls back, then releases
+        ``self._lock``.
+        """
+        if not self._lock.acquire(blocking=wait):
+            return None
+        began = False
+        try:
+            conn = self._connection()
+            if not wait:
+                conn.execute("PRAGMA busy_timeout = 0")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                began = True
+            except sqlite3.OperationalError as exc:
+                if wait or "locked" not in str(exc):
+                    raise
+            finally:
+                if not wait:
+                    conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+            return conn if began else None
+        finally:
+            if not began:
+                self._lock.release()
 
     # -- batch claims (a pending provider batch holds these keys) -----------------------------
 

@@ -25,6 +25,17 @@ itself:
   (:meth:`~bordir.generation.cache.ResponseCache.store_many`), and only then
   handed on (to the run's rows).
 
+**Where it would block, a helper thread waits.** A transaction is begun on the loop
+thread only when it need not wait (``wait=False`` of
+:meth:`~bordir.generation.cache.ResponseCache.claim_many` and
+:meth:`~bordir.generation.cache.ResponseCache.store_many`): when another process
+holds the file's write lock, or the helper holds the cache, the transaction goes
+to one helper thread (``bordir-cache``), which waits for the lock (the cache's
+timeout) and hands the outcome back to the loop, while the loop goes on serving
+the calls in flight. The calls that wait for those claims or commits wait as
+before; the others are not held up. Transactions keep their order: once one
+is with the helper, the next ones go there too until it is free.
+
 Why on the loop thread (issue 30): an earlier writer thread did the same
 transactions, but every hand-over between it and the loop thread waited for
 the GIL, which the loop holds while it serves a wave of answers. The results
@@ -74,9 +85,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .types import GenerationRequest, GenerationResult
 
@@ -92,7 +104,7 @@ Claimed = tuple[bool, GenerationResult | None]
 
 
 class CacheWriter:
-    """The claims and stores of an event loop's calls, committed in groups on the loop thread.
+    """The claims and stores of an event loop's calls, committed in groups on the loop thread (see module docs).
 
     :meth:`claim`, :meth:`store` and :meth:`release` are called from the loop's tasks;
     :meth:`close` from any thread (it runs on the loop thread while the loop runs).
@@ -122,28 +134,37 @@ class CacheWriter:
         self._ahead = deque(ahead)
         self._grouped: set[str] = set()  # keys claimed (or being claimed) ahead
         self._ready: dict[str, Claimed] = {}  # claims made, not yet taken by a call
+        self._pending: dict[str, asyncio.Future[None]] = {}  # claims the helper is making
         self._stores: list[tuple[GenerationRequest, GenerationResult, Stored]] = []
         self._releases: list[str] = []
         self._flush_due = False
         self._prefetch_due = False
         self._closed = False
+        self._helper: concurrent.futures.ThreadPoolExecutor | None = None
         self.commits = 0
         """Transactions committed so far (for the benchmark's notes)."""
         self.claimed = 0
         self.stored = 0
+        self.waited = 0
+        """Transactions handed to the helper thread because the cache was locked."""
 
     # -- claims ----------------------------------------------------------------------------
     async def claim(self, key: str) -> Claimed:
         """Claim ``key`` and look it up; ``(claimed, stored result or None)``, committed."""
         got = self._ready.pop(key, None)
-        if got is None:  # not claimed ahead (or that claim failed): claim it now, with a group
-            self._claim([key])
-            got = self._ready.pop(key)
+        if got is None:
+            pending = self._pending.get(key)
+            if pending is not None:  # its group is being claimed by the helper
+                await pending
+                got = self._ready.pop(key, None)
+            if got is None:  # not claimed ahead (or that claim failed): claim it now, with a group
+                await self._claim_group([key])
+                got = self._ready.pop(key)
         self._want_prefetch()
         return got
 
-    def _claim(self, keys: list[str]) -> None:
-        """Claim ``keys`` and the next ones ahead, up to ``group``, in one transaction."""
+    def _group_of(self, keys: list[str]) -> list[str]:
+        """``keys`` and the next ones ahead, up to ``group``."""
         if self._closed:
             raise RuntimeError("the cache writer is closed")
         self._grouped.update(keys)
@@ -152,10 +173,43 @@ class CacheWriter:
             if k not in self._grouped:
                 self._grouped.add(k)
                 keys.append(k)
-        got = self.cache.claim_many(keys, self.owner)
+        return keys
+
+    def _claimed(self, keys: list[str], got: dict[str, Claimed]) -> None:
         self.commits += 1
         self.claimed += len(keys)
         self._ready.update(got)
+
+    async def _claim_group(self, keys: list[str]) -> None:
+        """Claim ``keys`` and the next ones ahead in one transaction: here, or in the helper if locked."""
+        keys = self._group_of(keys)
+        got = self.cache.claim_many(keys, self.owner, wait=False)
+        if got is None:
+            await self._claim_in_helper(keys)
+        else:
+            self._claimed(keys, got)
+
+    def _claim_in_helper(self, keys: list[str]) -> asyncio.Future[None]:
+        """Claim ``keys`` in the helper thread (the cache is locked); calls asking for them wait."""
+        self.waited += 1
+        done: asyncio.Future[None] = self.loop.create_future()
+        for k in keys:
+            self._pending[k] = done
+        work = self._helper_pool().submit(self.cache.claim_many, keys, self.owner)
+
+        def settle(got: dict[str, Claimed] | None, error: BaseException | None) -> None:
+            for k in keys:
+                if self._pending.get(k) is done:
+                    del self._pending[k]
+            if error is None and got is not None:
+                self._claimed(keys, got)
+                done.set_result(None)
+            else:  # a later claim of these keys claims them (and raises) itself
+                done.set_exception(error or RuntimeError("no claims"))
+                done.exception()  # retrieved: a prefetch nobody awaits must not warn
+
+        work.add_done_callback(lambda f: self._on_loop(settle, *_outcome(f)))
+        return done
 
     def _want_prefetch(self) -> None:
         """Claim the next group in the next iteration once fewer than half a group of claims are left.
@@ -180,9 +234,14 @@ class CacheWriter:
         if not self._ahead:
             return
         try:
-            self._claim([self._ahead.popleft()])
+            keys = self._group_of([self._ahead.popleft()])
+            got = self.cache.claim_many(keys, self.owner, wait=False)
         except Exception:  # noqa: S110 - a later claim of these keys claims them (and raises) itself
-            pass
+            return
+        if got is None:
+            self._claim_in_helper(keys)
+        else:
+            self._claimed(keys, got)
 
     # -- stores ----------------------------------------------------------------------------
     def store(self, request: GenerationRequest, result: GenerationResult, then: Stored) -> None:
@@ -197,27 +256,61 @@ class CacheWriter:
 
     def _want_flush(self) -> None:
         if self._closed:  # a call that ended after the run stopped: committed at once
-            self._flush()
+            self._flush(wait=True)
         elif not self._flush_due:
             self._flush_due = True
             self.loop.call_soon(self._flush)
 
-    def _flush(self) -> None:
-        """Commit the stores and releases handed over since the last commit; then tell each caller."""
+    def _flush(self, wait: bool = False) -> None:
+        """Commit the stores and releases handed over since the last commit; then tell each caller.
+
+        The commit is made here when the cache is free; when another process (or the helper)
+        holds it, the helper thread waits for it instead, and the loop goes on serving calls.
+        """
         self._flush_due = False
         stores, self._stores = self._stores, []
         releases, self._releases = self._releases, []
         if not stores and not releases:
             return
-        error: BaseException | None = None
+        done = [(r, res) for r, res, _ in stores]
         try:
-            self.cache.store_many([(r, res) for r, res, _ in stores], self.owner, release=releases)
+            committed = self.cache.store_many(done, self.owner, release=releases, wait=wait)
+        except BaseException as exc:  # handed to every waiting call: the run fails with it
+            self._stored(stores, exc)
+            return
+        if committed:
+            self._stored(stores, None)
+            return
+        self.waited += 1
+        work = self._helper_pool().submit(self.cache.store_many, done, self.owner, release=releases)
+        work.add_done_callback(
+            lambda f: self._on_loop(lambda _, error: self._stored(stores, error), *_outcome(f))
+        )
+
+    def _stored(
+        self,
+        stores: list[tuple[GenerationRequest, GenerationResult, Stored]],
+        error: BaseException | None,
+    ) -> None:
+        if error is None:
             self.commits += 1
             self.stored += len(stores)
-        except BaseException as exc:  # handed to every waiting call: the run fails with it
-            error = exc
         for _, _, then in stores:
             then(error)
+
+    # -- the helper thread -----------------------------------------------------------------
+    def _helper_pool(self) -> concurrent.futures.ThreadPoolExecutor:
+        """The one thread that waits for a locked cache (made when first needed)."""
+        if self._helper is None:
+            self._helper = concurrent.futures.ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="bordir-cache"
+            )
+        return self._helper
+
+    def _on_loop(self, fn: Callable[[Any, BaseException | None], None], *args: Any) -> None:
+        """Call ``fn(*args)`` on the loop thread (from the helper thread)."""
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+            self.loop.call_soon_threadsafe(fn, *args)
 
     # -- the end ---------------------------------------------------------------------------
     def close(self) -> None:
@@ -248,10 +341,18 @@ class CacheWriter:
     def _close(self) -> None:
         if self._closed:
             return
+        if self._helper is not None:  # what the helper holds is committed first
+            self._helper.shutdown(wait=True)
         self._releases.extend(k for k, (claimed, _) in self._ready.items() if claimed)
         self._ready.clear()
-        self._flush()
         self._closed = True
+        self._flush(wait=True)
+
+
+def _outcome(future: concurrent.futures.Future[Any]) -> tuple[Any, BaseException | None]:
+    """``(result, None)`` of a finished future, or ``(None, its exception)``."""
+    error = future.exception()
+    return (None, error) if error is not None else (future.result(), None)
 
 
 def _on_loop_thread(loop: asyncio.AbstractEventLoop) -> bool:

@@ -136,3 +136,55 @@ def test_close_from_another_thread_runs_on_the_loop_and_later_stores_commit_at_o
             raise AssertionError("a claim after close must fail")
 
     asyncio.run(main())
+
+
+def test_a_cache_locked_by_another_process_is_waited_for_off_the_loop(tmp_path):
+    """The loop keeps serving while another writer holds the file: the helper thread waits for it.
+
+    Claims and stores are committed on the loop thread when the cache is free; a transaction that
+    would wait (another process holds SQLite's write lock) goes to one helper thread, so the
+    calls in flight are still answered meanwhile.
+    """
+    import sqlite3
+    import threading
+
+    path = tmp_path / "r.sqlite3"
+    cache = ResponseCache(path)
+    reqs = _requests(8)
+    keys = [r.cache_key() for r in reqs]
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("PRAGMA busy_timeout = 10000")
+
+    async def main() -> tuple[int, int, float, set[str]]:
+        loop = asyncio.get_running_loop()
+        writer = CacheWriter(cache, new_owner(), loop, ahead=keys[:4], group=4)
+        try:
+            for key in keys[:2]:
+                assert await writer.claim(key) == (True, None)
+            other.execute("BEGIN IMMEDIATE")  # another process takes the write lock
+            t0 = loop.time()
+            ticks = 0
+            done = loop.create_future()
+            writer.store(reqs[0], GenerationResult(text="A", model="mock/echo"), done.set_result)
+            claim = asyncio.ensure_future(writer.claim(keys[5]))  # not claimed ahead: must wait
+            release = threading.Timer(0.3, lambda: other.execute("COMMIT"))
+            release.start()
+            while not (done.done() and claim.done()):
+                await asyncio.sleep(0.01)  # the loop is free: these ticks go on
+                ticks += 1
+            waited = loop.time() - t0
+            assert done.result() is None and claim.result() == (True, None)
+            threads = {t.name for t in threading.enumerate()}
+            return ticks, writer.waited, waited, threads
+        finally:
+            writer.close()
+
+    ticks, handed, waited, threads = asyncio.run(main())
+    other.close()
+    assert (
+        waited >= 0.25 and ticks >= 10
+    )  # the loop ticked about every 10 ms while the lock was held
+    assert handed == 2  # the store and the claim, both waited for in the helper thread
+    assert any(name.startswith("bordir-cache") for name in threads)
+    assert cache.get(reqs[0]).text == "A"
+    assert sorted(cache.claimed_keys()) == sorted([keys[1], keys[5]])  # in flight: still claimed

@@ -201,7 +201,13 @@ class CacheWriter:
             for k in keys:
                 if self._pending.get(k) is done:
                     del self._pending[k]
-            if error is None and got is not None:
+            if error is None and got is not None and self._closed:  # made after the close
+                mine = [k for k, (claimed, _) in got.items() if claimed]
+                with contextlib.suppress(Exception):
+                    self.cache.store_many([], self.owner, release=mine)
+                done.set_exception(RuntimeError("the cache writer is closed"))
+                done.exception()
+            elif error is None and got is not None:
                 self._claimed(keys, got)
                 done.set_result(None)
             else:  # a later claim of these keys claims them (and raises) itself

@@ -188,3 +188,31 @@ def test_a_cache_locked_by_another_process_is_waited_for_off_the_loop(tmp_path):
     assert any(name.startswith("bordir-cache") for name in threads)
     assert cache.get(reqs[0]).text == "A"
     assert sorted(cache.claimed_keys()) == sorted([keys[1], keys[5]])  # in flight: still claimed
+
+
+def test_claims_made_ahead_by_the_helper_after_the_close_are_released(tmp_path):
+    """A group claimed ahead in the helper (the cache was locked) that lands after close is let go."""
+    import sqlite3
+    import threading
+
+    path = tmp_path / "r.sqlite3"
+    cache = ResponseCache(path)
+    keys = [r.cache_key() for r in _requests(8)]
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("PRAGMA busy_timeout = 10000")
+
+    async def main() -> int:
+        writer = CacheWriter(cache, new_owner(), asyncio.get_running_loop(), ahead=keys, group=4)
+        assert await writer.claim(keys[0]) == (True, None)  # claims keys 0-3 at once
+        other.execute("BEGIN IMMEDIATE")
+        await writer.claim(keys[1])
+        await writer.claim(keys[2])  # one claim left, under half a group: keys 4-7 ahead …
+        await asyncio.sleep(0.01)  # … claimed in the next iteration: locked, so in the helper
+        threading.Timer(0.2, lambda: other.execute("COMMIT")).start()
+        writer.close()  # waits for the helper, then releases key 3; 4-7 are claimed after
+        await asyncio.sleep(0.05)  # the helper's outcome reaches the loop
+        return writer.waited
+
+    assert asyncio.run(main()) == 1
+    other.close()
+    assert sorted(cache.claimed_keys()) == sorted(keys[:3])  # the three calls in flight only

@@ -42,13 +42,11 @@ def echo_json(obj: Any) -> None:
 
 
 def echo_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    """Print a plain aligned text table (width by characters)."""
-    cells = [[str(h) for h in headers]] + [["" if v is None else str(v) for v in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    for j, r in enumerate(cells):
-        click.echo("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip())
-        if j == 0:
-            click.echo("  ".join("-" * w for w in widths))
+    """Print a plain aligned text table (width in terminal columns: :func:`bordir._texttable.text_table`)."""
+    from .._texttable import text_table
+
+    for line in text_table(headers, rows):
+        click.echo(line)
 
 
 WIDTH = 100

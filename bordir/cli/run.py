@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +64,10 @@ config_overrides = opt.options(*_CONFIG_OVERRIDES)
 @opt.out_dir("Run directory.", path_type=None)
 @config_overrides
 @opt.flag("--dry-run", "Estimate calls, tokens and cost per language; call nothing.")
+@opt.flag(
+    "--verbose",
+    "With --dry-run: also the per-(model, language) table and the per-language power table.",
+)
 @opt.switch("--progress/--no-progress", True, "Progress bars on stderr.")
 @opt.registry(
     "--executor",
@@ -99,6 +102,7 @@ def run_cmd(
     config: str,
     out_dir: str,
     dry_run: bool,
+    verbose: bool,
     progress: bool,
     executor: str,
     address: str | None,
@@ -126,11 +130,13 @@ def run_cmd(
         suite = suite.only([n.strip() for n in only.split(",") if n.strip()])
     if suite.is_suite:
         batch = bool(submit or collect or wait)
-        _run_suite(suite, out_dir, dry_run, progress, executor, address, batch, overrides)
+        _run_suite(
+            suite, out_dir, dry_run, progress, executor, address, batch, overrides, verbose=verbose
+        )
         return
     cfg = suite.runs[0][1].override(**overrides)  # the one config object, passed down
     if dry_run:
-        _dry_run(cfg, batch=submit == "batch")
+        _dry_run(cfg, batch=submit == "batch", verbose=verbose)
         return
     if submit or collect or wait:
         from ._batch import run_batch
@@ -171,6 +177,8 @@ def _run_suite(
     address: str | None,
     batch: Any,
     overrides: dict[str, Any],
+    *,
+    verbose: bool = False,
 ) -> None:
     """Each run of a suite into ``out_dir/<name>`` (or its dry run), then the total."""
     from ..errors import ConfigError
@@ -180,34 +188,80 @@ def _run_suite(
         raise ConfigError(
             "--submit batch / --collect take one experiment; pick a run of the suite with --only NAME"
         )
+    from .._texttable import clip
+
     title = suite.meta.get("name") or Path(suite.path).stem
     click.echo(
-        f"suite {title}: {len(suite.runs)} run(s)"
-        + (f" ({suite.meta['paper']})" if suite.meta.get("paper") else "")
-    )
-    calls, cost, failed, priced = 0, 0.0, 0, True
-    for name, cfg in suite.runs:
-        cfg = cfg.override(**overrides)
-        click.echo("")
-        click.echo(
-            f"== {name} ({', '.join(cfg.models)}; system {cfg.system}; {cfg.response_format}) =="
+        clip(
+            f"suite {title}: {len(suite.runs)} run(s)"
+            + (f" ({suite.meta['paper']})" if suite.meta.get("paper") else ""),
+            100,
         )
+    )
+    calls, cost, failed, priced, partial = 0, 0.0, 0, True, False
+    unserved: float | None = 0.0
+    last = None
+    for i, (name, cfg) in enumerate(suite.runs):
+        cfg = cfg.override(**overrides)
+        n_models = len(cfg.models)
+        what = cfg.models[0] if n_models == 1 else f"{n_models} models"
+        header = f"== {name} ({what}; system {cfg.system}; {cfg.response_format}) =="
         if dry_run:
-            n, usd, ok = _dry_run(cfg)
-            calls, cost, priced = calls + n, cost + usd, priced and ok
+            from ..runner.dry_run import dry_run as estimate
+            from ..runner.dry_run_text import dataset_line, run_lines, totals
+
+            table = estimate(cfg)
+            if i == 0:
+                click.echo(dataset_line(table))
+            if verbose:
+                click.echo("")
+            click.echo(header)
+            for line in run_lines(table, verbose=verbose, notes=False):
+                click.echo(line)
+            t = totals(table)
+            calls, cost, priced = calls + t.calls, cost + t.cost, priced and t.priced
+            if table.attrs.get("unserved") is not None:
+                partial = True
+                unserved = (
+                    None
+                    if unserved is None or t.unserved_cost is None
+                    else (unserved + t.unserved_cost)
+                )
+            last = table
             continue
+        click.echo("")
+        click.echo(header)
         result = run(
             cfg, out=Path(out_dir) / name, progress=progress, executor=executor, address=address
         )
         _summary(result, Path(out_dir) / name)
         failed += result.info["calls"]["failed"]
-    click.echo("")
     if dry_run:
-        click.echo(
+        from ..runner.dry_run_text import note_lines
+
+        if verbose:
+            click.echo("")
+        waiting = ""
+        if partial:
+            waiting = " for the pairs served (" + (
+                "the pairs without passages: no price)"
+                if unserved is None
+                else f"+ at most ${unserved:,.2f} without passages)"
+            )
+        import textwrap
+
+        total = (
             f"suite total: {calls:,} calls to make; at most ${cost:,.4f}"
             + ("" if priced else " (some models have no price)")
+            + waiting
         )
+        for line in textwrap.wrap(total, 100, subsequent_indent="  "):
+            click.echo(line)
+        if last is not None:
+            for line in note_lines(last):
+                click.echo(line)
         return
+    click.echo("")
     if failed:
         click.echo(f"{failed} call(s) failed; re-run the same command to retry them", err=True)
         raise click.exceptions.Exit(1)
@@ -240,84 +294,12 @@ def _summary(result: Any, out_dir: Path) -> None:
     click.echo("next: bordir report RUN_DIR (metrics, tables, report.html), bordir view RUN_DIR")
 
 
-def _dry_run(cfg: ExperimentConfig, *, batch: bool = False) -> tuple[int, float, bool]:
-    from ..modes import describe_skips
+def _dry_run(cfg: ExperimentConfig, *, batch: bool = False, verbose: bool = False) -> None:
+    """Print the dry run of ``cfg`` (:mod:`bordir.runner.dry_run_text`)."""
     from ..runner.dry_run import dry_run as estimate
-    from ._output import echo_table
+    from ..runner.dry_run_text import dataset_line, run_lines
 
-    table = estimate(cfg, batch=True) if batch else estimate(cfg)
-    shown = table.copy()
-    notes: list[
-        str
-    ] = []  # a note repeated on every row of a model is printed once, under the table
-    if "note" in shown.columns:
-        for i, note in enumerate(shown["note"]):
-            if isinstance(note, str) and note:
-                if note not in notes:
-                    notes.append(note)
-                shown.iat[i, shown.columns.get_loc("note")] = f"[{notes.index(note) + 1}]"
-    if "max_cost_usd" in shown.columns:
-        shown["max_cost_usd"] = [
-            "?" if c is None or c != c else f"{c:.4f}" for c in shown["max_cost_usd"]
-        ]
-    echo_table(list(shown.columns), shown.itertuples(index=False))
-    for n, note in enumerate(notes, 1):
-        click.echo(f"[{n}] {note}")
-    if table.attrs.get("power"):
-        _power(table.attrs["power"])
-    # the summary last: what a user reads before deciding to pay
-    click.echo("")
-    for model, g in table.groupby("model", sort=False):
-        cost = g["max_cost_usd"].dropna()
-        click.echo(
-            f"{model}: {int(g['calls'].sum()):,} calls ({int(g['cached'].sum()):,} cached), "
-            + (f"at most ${cost.sum():,.2f}" if len(cost) else "no price")
-        )
-    costs = table["max_cost_usd"].dropna()
-    click.echo(
-        f"total: {int(table['calls'].sum()):,} calls to make, {int(table['cached'].sum()):,} cached; "
-        f"at most ${costs.sum():,.4f}"
-        + (" at batch prices" if batch else "")
-        + (" (some models have no price)" if len(costs) < len(table) else "")
-    )
-    for line in describe_skips(table.attrs.get("dropped", []), table.attrs.get("pairs", 0)):
+    table = estimate(cfg, batch=batch)
+    click.echo(dataset_line(table))
+    for line in run_lines(table, verbose=verbose, batch=batch):
         click.echo(line)
-    click.echo(
-        "tokens are estimated as characters / 4; output tokens at max_tokens (an upper bound)"
-    )
-    if table.attrs.get("note"):
-        click.echo(table.attrs["note"])
-    return int(table["calls"].sum()), float(costs.sum()), len(costs) == len(table)
-
-
-def _power(records: Sequence[Mapping[str, Any]]) -> None:
-    """The power table of the design: territories and minimum detectable difference per query language."""
-    from ._output import echo_table
-
-    def mde(x: float | None) -> str:
-        return "undetectable" if x is None or x != x else f"{100 * x:.1f}"
-
-    click.echo("")
-    click.echo(
-        "power per query language: minimum detectable difference (x100) between two modes, paired by "
-        "territory (sign-flip test, alpha 0.05, power 0.8, planning sd 0.5; docs/methodology.md)"
-    )
-    echo_table(
-        ["query lang", "metric", "territories", "MDE", ""],
-        [
-            (
-                r["query_lang"],
-                r["metric"],
-                r["n_territories"],
-                mde(r["mde"]),
-                "thin" if r["thin"] else "",
-            )
-            for r in records
-        ],
-    )
-    thin = sum(r["thin"] for r in records if r["query_lang"] != "*")
-    langs = sum(r["query_lang"] != "*" for r in records)
-    click.echo(
-        f"{thin} of {langs} language cells are thin (< 10 territories); `bordir plan CONFIG --target-mde 0.05` "
-        "says what a target would need"
-    )

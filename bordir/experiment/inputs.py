@@ -26,6 +26,7 @@ __all__ = [
     "load_corpus_of",
     "select_queries",
     "load_labels_of",
+    "fetch_command",
 ]
 
 
@@ -83,11 +84,32 @@ def load_corpus_of(cfg: ExperimentConfig) -> Corpus:
         raise DataError(
             f"{spec!r} not found (no such file or directory, relative to {Path.cwd()}); expected "
             "'demo', a `bordir corpus fetch` directory, a passages .jsonl/.parquet/.csv or a "
-            f"BordIRLines all_docs.json (`bordir corpus fetch --out {spec}` builds one)",
+            f"BordIRLines all_docs.json (`{fetch_command(cfg, spec)}` builds one)",
             path=cfg.source or "<config>",
             field="corpus",
         )
     return load_corpus(spec)
+
+
+def fetch_command(cfg: ExperimentConfig, out: str) -> str:
+    """The whole ``bordir corpus fetch`` command that builds the corpus ``cfg`` names at ``out``.
+
+    BorderLines: the articles at the revision of the dataset's date (2023-05-15), as BordIRLines
+    took them.
+
+    Example:
+        >>> from bordir.experiment.config import ExperimentConfig
+        >>> cfg = ExperimentConfig.from_dict({"dataset": "borderlines", "dataset_path": "data/bl"})
+        >>> fetch_command(cfg, "corpus/bordirlines")
+        'bordir corpus fetch --dataset borderlines --path data/bl --as-of 2023-05-15 --out corpus/bordirlines'
+    """
+    parts = ["bordir corpus fetch", f"--dataset {cfg.dataset}"]
+    if cfg.dataset_path:
+        parts.append(f"--path {cfg.dataset_path}")
+    if cfg.dataset == "borderlines":
+        parts.append("--as-of 2023-05-15")
+    parts.append(f"--out {out}")
+    return " ".join(parts)
 
 
 def load_inputs(cfg: ExperimentConfig) -> tuple[BorderLines, Corpus]:

@@ -28,6 +28,8 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._texttable import clip, text_table
+
 __all__ = ["report_summary", "summary_html", "summary_lines", "headline_rows", "headline_caption"]
 
 ALPHA = 0.05
@@ -301,13 +303,7 @@ def summary_lines(
     if not findings:
         out.append("- none that hold at the 5 % level (see below)")
     headers, rows = headline_rows(metrics)
-    cells = [headers, *rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    for j, r in enumerate(cells):
-        line = "  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip()
-        out.append(line[:width])
-        if j == 0:
-            out.append("  ".join("-" * w for w in widths)[:width])
+    out += [clip(line, width) for line in text_table(headers, rows)]
     out.append(headline_caption(metrics, short=True))
     caveats = list(summary.get("cannot_judge") or [])
     if caveats:

@@ -104,9 +104,13 @@ def test_the_real_borderlines_grid_without_a_corpus_is_refused(shared_borderline
 
 def test_a_missing_corpus_path_is_not_found_with_the_file_and_the_field(tmp_path):
     cfg_path = _toml(tmp_path / "exp.toml", models=["mock/first"], corpus="corpus/", runs=1)
-    out = invoke_cli("run", str(cfg_path), "--out", str(tmp_path / "r"), "--dry-run")
+    out = invoke_cli("run", str(cfg_path), "--out", str(tmp_path / "r"))
     assert out.returncode == 2
     assert f"{cfg_path}: field 'corpus': 'corpus/' not found" in out.stderr
+    # the dry run prices a corpus not fetched yet, saying so (issue 51.1)
+    out = invoke_cli("run", str(cfg_path), "--out", str(tmp_path / "r"), "--dry-run")
+    assert out.returncode == 0, out.stderr
+    assert "'corpus/' does not exist yet" in out.stdout
     with pytest.raises(DataError, match=r"corpus: not found"):
         import bordir
 
@@ -155,7 +159,13 @@ def test_the_dry_run_counts_every_dropped_pair_and_prices_the_real_grid(
     assert any(
         l.startswith(f"dropped {len(dropped):,} of {n * 6:,} (query, mode) pairs:") for l in tail
     )
-    assert any("the corpus has no passage about this territory" in l for l in tail)
+    assert "no passage about the territory" in " ".join(tail)
+    verbose = invoke_cli(
+        "run", str(tmp_path / "bl.toml"), "--out", str(tmp_path / "r"), "--dry-run", "--verbose"
+    )
+    assert any(
+        "the corpus has no passage about this territory" in l for l in verbose.stdout.splitlines()
+    )
 
 
 def test_the_real_grid_on_the_demo_corpus_counts_694_territories_per_mode(

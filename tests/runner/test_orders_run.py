@@ -109,7 +109,9 @@ def test_dry_run_and_plan_print_power(tmp_path):
     )
     res = invoke_cli("run", str(cfg), "--out", str(tmp_path / "r"), "--dry-run")
     assert res.returncode == 0, res.stderr
-    assert "minimum detectable difference" in res.stdout and "undetectable" in res.stdout
+    assert "power (MDE x100, two modes)" in res.stdout and "undetectable" in res.stdout
+    res = invoke_cli("run", str(cfg), "--out", str(tmp_path / "r"), "--dry-run", "--verbose")
+    assert "minimum detectable difference" in res.stdout
     res = invoke_cli("plan", str(cfg), "--target-mde", "0.3")
     assert res.returncode == 0, res.stderr
     assert "territories for 30" in res.stdout and "signature: plan|target:0.3" in res.stdout

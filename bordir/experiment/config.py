@@ -257,8 +257,15 @@ class ExperimentConfig:
         known = set(_EXPERIMENT_FIELDS) | set(OPERATIONAL_FIELDS) | {"runs"}
         unknown = sorted(set(data) - known)
         if unknown:
+            from .._suggest import close_names
+
+            def named(key: str) -> str:
+                close = close_names(key, known, n=1)
+                return f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key)
+
             raise ConfigError(
-                f"{where}: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+                f"{where}: unknown field(s) {', '.join(named(k) for k in unknown)}; "
+                f"known: {', '.join(sorted(known))}"
             )
         from .validate import check_values
 

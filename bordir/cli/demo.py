@@ -72,6 +72,10 @@ def demo_cmd(
             **({"cache": cache} if cache else {}),
         }
     )
+    from ..runner.eta import notice_lines
+
+    for line in notice_lines(cfg):  # before the calls: how many, cached or not, how long (stderr)
+        click.echo(line, err=True)
     run(cfg, out=out_dir)
     path = build_report(out_dir, n_resamples=resamples)
     click.echo("")  # the summary: at most 25 lines of at most 100 characters

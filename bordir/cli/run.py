@@ -155,6 +155,13 @@ def run_cmd(
         return
     from ..runner.run import run
 
+    if any(
+        m.startswith("local/") for m in cfg.models
+    ):  # the one backend whose speed is this machine's
+        from ..runner.eta import notice_lines
+
+        for line in notice_lines(cfg):
+            click.echo(line, err=True)
     result = run(cfg, out=out_dir, progress=progress, executor=executor, address=address)
     _summary(result, Path(out_dir))
     info = result.info
@@ -286,6 +293,11 @@ def _summary(result: Any, out_dir: Path) -> None:
         f"calls: {calls['requests']:,} ({calls['cached']:,} from the cache, {calls['failed']:,} failed)"
     )
     echo_lines(f"cache: {info['cache']['path']}", sep="/")
+    if calls["cached"] and result.config.cache is None:
+        click.echo(
+            f"  {calls['cached']:,} answers came from this shared cache (every bordir run on this "
+            "machine writes it; --cache FILE keeps a run's own)"
+        )
     skipped = [(s["query_id"], s["mode"], s["reason"]) for s in info.get("skipped") or []]
     for line in describe_skips(skipped, int(info["queries"]) * n_modes):
         click.echo(line)

@@ -34,6 +34,18 @@ from .settings import PROGRESS
 __all__ = ["progress_bar", "progress_disabled", "LineProgress"]
 
 
+def _plural(unit: str, n: int) -> str:
+    """``call`` → ``calls`` for a count other than one (a unit that is not a word stays as it is).
+
+    Example:
+        >>> _plural("call", 189), _plural("call", 1), _plural("q×mode", 5)
+        ('calls', 'call', 'q×mode')
+    """
+    if n == 1 or not unit.isalpha() or unit.endswith("s"):
+        return unit
+    return unit + "s"
+
+
 def _clock(seconds: float) -> str:
     """``1:02:03`` / ``2:03``."""
     s = int(round(seconds))
@@ -58,7 +70,7 @@ class LineProgress:
         >>> for _ in range(4):
         ...     bar.update(1)
         >>> bar.close()
-        >>> out.getvalue().splitlines()[-1].startswith("demo: 4/4 call (100%)")
+        >>> out.getvalue().splitlines()[-1].startswith("demo: 4/4 calls (100%)")
         True
     """
 
@@ -102,11 +114,11 @@ class LineProgress:
             left = self.total - self.n
             eta = f", ETA {_clock(elapsed / done * left)}" if done > 0 and left > 0 else ""
             text = (
-                f"{head}{self.n:,}/{self.total:,} {self.unit} ({100 * frac:.0f}%), "
+                f"{head}{self.n:,}/{self.total:,} {_plural(self.unit, self.total)} ({100 * frac:.0f}%), "
                 f"{_clock(elapsed)} elapsed{eta}"
             )
         else:
-            text = f"{head}{self.n:,} {self.unit}, {_clock(elapsed)} elapsed"
+            text = f"{head}{self.n:,} {_plural(self.unit, self.n)}, {_clock(elapsed)} elapsed"
         return text + (f" [{self._postfix}]" if self._postfix else "")
 
     def _emit(self, now: float) -> None:

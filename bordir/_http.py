@@ -19,6 +19,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ._jsonl import loads
 from .errors import ConfigError
 
 __all__ = [
@@ -96,7 +97,7 @@ def extra_params(extra: Iterable[tuple[str, str]], *, skip: Iterable[str] = ()) 
         if k in skip:
             continue
         try:
-            out[k] = json.loads(v)
+            out[k] = loads(v)
         except (TypeError, ValueError):
             out[k] = v
     return out

@@ -311,6 +311,8 @@ def load_config(path: str | Path) -> ExperimentConfig:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise DataError(f"invalid TOML: {exc}", path=path) from None
+    except RecursionError:  # tomllib recurses once per level of nesting
+        raise DataError("invalid TOML: nested too deeply", path=path) from None
     except UnicodeDecodeError:
         raise DataError("not UTF-8 text (expected an experiment .toml)", path=path) from None
     if isinstance(data.get("runs"), list):  # [[runs]] tables (``runs = 3`` is the number of runs)

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from .._extras import require
-from .._jsonl import json_object_lines
+from .._jsonl import json_object_lines, not_valid
 from ..errors import ConfigError, DataError, UnknownLanguageError
 from ..records import Passage
 
@@ -218,7 +218,7 @@ def read_corpus(path: Path) -> dict[str, tuple[str, str]]:
     for lineno, rec in json_object_lines(
         _lines(path),
         path,
-        invalid=lambda exc: f"invalid JSON: {exc.msg}",
+        invalid=not_valid,
         not_object=lambda _: "expected one JSON object per line",
     ):
         for key in ("docid", "title", "text"):

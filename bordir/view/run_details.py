@@ -32,6 +32,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._jsonl import loads
 from ..errors import BordirError
 from .run_data import RunData, as_list
 
@@ -171,7 +172,7 @@ class RunDetails:
                 countries=ds.countries,
                 country=nationalist_country(q, ds.countries),
             )
-            sent = json.loads(prompt) if prompt else None
+            sent = loads(prompt) if prompt else None
             if sent != [[m.role, m.content] for m in req.messages]:
                 out = (None, KEY_PROMPT_DIFFERS)
             else:

@@ -126,7 +126,7 @@ def test_options_are_required_and_refused_elsewhere(data):
         ),
         ("topics/test.non_relevant.tsv", 3, "only-an-id\n", ":3: field 'query'"),
         ("corpus.jsonl", 2, '{"docid": "x", "title": "t"}\n', ":2: field 'text'"),
-        ("corpus.jsonl", 1, "{not json\n", ":1: invalid JSON"),
+        ("corpus.jsonl", 1, "{not json\n", ":1: not valid JSON"),
     ],
 )
 def test_bad_files_name_file_line_and_field(data, file, line, content, message):

@@ -41,7 +41,7 @@ GOOD = {"id": 0, "query": "Q?", "answer": ["a"], "positive": ["a doc"], "negativ
 @pytest.mark.parametrize(
     "name,row,where",
     [
-        ("en.json", "{not json", "en.json:2: invalid JSON"),
+        ("en.json", "{not json", "en.json:2: not valid JSON"),
         (
             "en.json",
             {"id": 1, "answer": ["a"], "positive": [], "negative": []},

@@ -74,6 +74,7 @@ from ..._http import (
     short_body,
     tls_context,
 )
+from ..._jsonl import loads
 from ..._retry import is_transient_status, status_error
 from ...errors import ConfigError, PermanentError, TransientError, redact
 from ..backend import Backend, backend
@@ -212,7 +213,7 @@ class OpenAIBackend(Backend):
             response = await client.post(
                 "/chat/completions", body=body, cast_to=self._httpx.Response, options=options
             )
-            return json.loads(response.content)
+            return loads(response.content)
         # the SDK's request, sent by its own httpx client (see the module docs)
         url, headers = self._direct
         hx, sdk = self._httpx, self._sdk
@@ -226,7 +227,7 @@ class OpenAIBackend(Backend):
             raise sdk.APIConnectionError(request=getattr(exc, "request", None)) from exc
         if not response.is_success:
             raise client._make_status_error_from_response(response) from None
-        return json.loads(response.content)
+        return loads(response.content)
 
     # -- one attempt -----------------------------------------------------------
     def _params(self, request: GenerationRequest) -> dict[str, Any]:

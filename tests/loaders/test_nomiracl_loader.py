@@ -122,7 +122,7 @@ def test_options_are_required_and_refused_elsewhere(data):
             "qrels/test.relevant.tsv",
             1,
             "q\tQ0\tdoc\tyes\n",
-            ":1: field 'relevance': expected an integer",
+            ":1: field 'relevance': expected a relevance of 0 or 1",
         ),
         ("topics/test.non_relevant.tsv", 3, "only-an-id\n", ":3: field 'query'"),
         ("corpus.jsonl", 2, '{"docid": "x", "title": "t"}\n', ":2: field 'text'"),

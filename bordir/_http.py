@@ -23,6 +23,7 @@ from ._jsonl import loads
 from .errors import ConfigError
 
 __all__ = [
+    "attempt_seconds",
     "env_key",
     "env_key_source",
     "reject_key_options",
@@ -74,6 +75,27 @@ def reject_key_options(options: Mapping[str, Any], *, provider: str, env: str) -
             raise ConfigError(
                 f"the {provider} backend reads its API key only from the environment ({env}); do not pass {name}="
             )
+
+
+def attempt_seconds(own: float, given: float | None, *, own_given: bool) -> float:
+    """Seconds one attempt of an API client may take.
+
+    Args:
+        own: the client's own ``timeout`` option (default 60 s).
+        given: the executor's limit for this attempt (its per-attempt timeout, cut at what is
+            left of the request's and the run's deadlines); None: none.
+        own_given: the ``timeout`` option was passed to the backend: then it is a cap.
+
+    Example:
+        >>> attempt_seconds(60.0, 120.0, own_given=False), attempt_seconds(10.0, 120.0, own_given=True)
+        (120.0, 10.0)
+        >>> attempt_seconds(60.0, 0.4, own_given=True), attempt_seconds(60.0, None, own_given=False)
+        (0.4, 60.0)
+    """
+    if given is None:
+        return own
+    given = max(0.001, given)
+    return min(own, given) if own_given else given
 
 
 def short_body(body: Any, limit: int = 300) -> str:

@@ -17,7 +17,7 @@ One TOML file (keys under ``[experiment]``, or at top level) plus overrides;
     temperature = 0.5
     relevance_filter = "all"         # all | relevant | non-relevant (needs labels; demo: gold labels)
     concurrency = 8                  # operational: never enters a signature or the cache key
-    timeout = 120                    # operational: seconds per request over all its retries
+    timeout = 120                    # operational: seconds one attempt may take (then retried)
 
 Every value is checked when the file is read: its type (``balanced = "no"`` is
 an error, not ``True``; ``k = true`` is not ``1``), its range (``temperature``
@@ -146,7 +146,9 @@ class Operational:
     cache: str | None = None
     """Response cache path (default: $BORDIR_CACHE/responses.sqlite3, $BORDIR_CACHE defaulting to ~/.cache/bordir)."""
     timeout: float | None = None
-    """Seconds one request may take over all its attempts (None: the executor's default, 60 s)."""
+    """Seconds one attempt may take; a hung attempt is cut and retried (None: the executor's default, 60 s)."""
+    request_deadline: float | None = None
+    """Seconds one request may take over all its attempts and waits (None: the executor's default, 300 s)."""
     max_retries: int | None = None
     """Retries of a transient failure (None: the executor's default, 6)."""
     deadline: float | None = None
@@ -169,6 +171,7 @@ class Operational:
             concurrency=self.concurrency,
             deadline=self.deadline,
             timeout=self.timeout,
+            request_deadline=self.request_deadline,
             max_retries=self.max_retries,
             max_consecutive_failures=self.max_consecutive_failures,
         )

@@ -136,7 +136,7 @@ def check_values(data: dict[str, Any], where: str) -> dict[str, Any]:
         )
     if "temperature" in data:
         data["temperature"] = float(data["temperature"])
-    for name in ("timeout", "deadline"):
+    for name in ("timeout", "request_deadline", "deadline"):
         if data.get(name) is not None:
             if not is_num(data[name]) or data[name] <= 0:
                 raise bad(name, "a positive number of seconds")

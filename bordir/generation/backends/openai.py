@@ -67,6 +67,7 @@ from typing import Any
 
 from ..._extras import require
 from ..._http import (
+    attempt_seconds,
     env_key,
     env_key_source,
     extra_params,
@@ -115,6 +116,7 @@ class OpenAIBackend(Backend):
                 f"or export {self.base_url_env}"
             )
         self.timeout = float(options.get("timeout", 60.0))
+        self._timeout_given = "timeout" in options  # then a cap on the executor's limit
         self.token_param = str(options.get("token_param", "max_tokens"))
         if self.token_param not in ("max_tokens", "max_completion_tokens"):
             raise ConfigError(
@@ -259,7 +261,7 @@ class OpenAIBackend(Backend):
     def generate_within(
         self, request: GenerationRequest, timeout: float | None
     ) -> GenerationResult:
-        limit = self.timeout if timeout is None else min(self.timeout, max(0.001, timeout))
+        limit = attempt_seconds(self.timeout, timeout, own_given=self._timeout_given)
         try:
             return _aio.run(self.agenerate_within(request, timeout), timeout=limit + 5.0)
         except TimeoutError:
@@ -270,7 +272,7 @@ class OpenAIBackend(Backend):
     ) -> GenerationResult:
         """One attempt as a coroutine on bordir's event loop (the executor's async lane uses this)."""
         sdk = self._sdk
-        limit = self.timeout if timeout is None else min(self.timeout, max(0.001, timeout))
+        limit = attempt_seconds(self.timeout, timeout, own_given=self._timeout_given)
         start = time.perf_counter()
         try:
             completion = await self._post(self._body(request), limit)

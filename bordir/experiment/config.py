@@ -297,7 +297,9 @@ class ExperimentConfig:
             and self.corpus == "demo"
         ):  # the demo corpus does not follow the dataset to another one: say which to use
             merged["corpus"] = None
-        out = ExperimentConfig.from_dict(merged, where="<overrides>")
+        options = ", ".join(f"--{k.replace('_', '-')}" for k in changes)
+        where = f"{self.source} with {options}" if self.source and options else "<overrides>"
+        out = ExperimentConfig.from_dict(merged, where=where)
         return out.with_source(self.source if "corpus" not in changes else "--corpus")
 
     def to_dict(self) -> dict[str, Any]:

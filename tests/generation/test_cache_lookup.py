@@ -20,8 +20,7 @@ def test_a_cache_named_with_hash_and_question_mark(tmp_path, monkeypatch):
     cache = folder / "responses #2?.sqlite3"
     cfg = tmp_path / "exp.toml"
     cfg.write_text(
-        '[experiment]\nmodels = ["mock/first"]\nmodes = ["no_ir"]\nruns = 1\n'
-        f'cache = "{cache}"\n',
+        f'[experiment]\nmodels = ["mock/first"]\nmodes = ["no_ir"]\nruns = 1\ncache = "{cache}"\n',
         encoding="utf-8",
     )
     res = invoke_cli("run", str(cfg), "--out", str(tmp_path / "run"))

@@ -37,7 +37,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -115,6 +115,30 @@ def _no_nul_column(line: str, names: Sequence[str], path: Path, lineno: int) -> 
             _no_nul(col, path, lineno, names[min(i, len(names) - 1)])
 
 
+class _Once:
+    """Values by key, and the line each was first read on: a key read again must bring the same value."""
+
+    def __init__(
+        self, path: Path, field: str, conflict: Callable[[Any, Any, Any, int], str]
+    ) -> None:
+        """``conflict(key, earlier value, value, earlier line)``: the message of a key read again."""
+        self.path, self.field, self.conflict = path, field, conflict
+        self.values: dict[Any, Any] = {}
+        self.lines: dict[Any, int] = {}
+
+    def add(self, key: Any, value: Any, line: int) -> None:
+        """Keep ``value`` for ``key`` (read on ``line``)."""
+        if key in self.values and self.values[key] != value:
+            raise DataError(
+                self.conflict(key, self.values[key], value, self.lines[key]),
+                path=self.path,
+                line=line,
+                field=self.field,
+            )
+        self.lines.setdefault(key, line)
+        self.values[key] = value
+
+
 def read_corpus(path: Path) -> dict[str, tuple[str, str]]:
     """NoMIRACL's ``load_corpus``: docid → (title, text), both stripped with newlines as spaces.
 
@@ -122,8 +146,15 @@ def read_corpus(path: Path) -> dict[str, tuple[str, str]]:
         DataError: a line is not a JSON object with string ``docid``, ``title``, ``text``; a
             value holds a NUL; a docid is on two lines with another title or text.
     """
-    out: dict[str, tuple[str, str]] = {}
-    first: dict[str, int] = {}
+    seen = _Once(
+        path,
+        "docid",
+        lambda docid, old, new, n: (
+            f"docid {docid!r} is also on line {n} with another "
+            f"{'title' if old[0] != new[0] else 'text'}; keep one passage per docid "
+            "(NoMIRACL's loader would keep the last one without a word)"
+        ),
+    )
     for lineno, rec in json_object_lines(
         text_lines(path),
         path,
@@ -144,19 +175,16 @@ def read_corpus(path: Path) -> dict[str, tuple[str, str]]:
             rec["title"].strip().replace("\n", " "),
             rec["text"].strip().replace("\n", " "),
         )
-        seen = out.get(docid)
-        if seen is not None and seen != passage:
-            what = "title" if seen[0] != passage[0] else "text"
-            raise DataError(
-                f"docid {docid!r} is also on line {first[docid]} with another {what}; keep one "
-                "passage per docid (NoMIRACL's loader would keep the last one without a word)",
-                path=path,
-                line=lineno,
-                field="docid",
-            )
-        first.setdefault(docid, lineno)
-        out[docid] = passage
-    return out
+        seen.add(docid, passage, lineno)
+    return dict(seen.values)
+
+
+def _tsv_lines(path: Path, names: Sequence[str]) -> Iterator[tuple[int, str]]:
+    """The non-blank lines of a tab-separated file (columns ``names``), none with a NUL."""
+    for lineno, line in text_lines(path):
+        if line.strip():
+            _no_nul_column(line, names, path, lineno)
+            yield lineno, line
 
 
 def _row(line: str) -> list[str]:
@@ -170,12 +198,15 @@ def read_topics(path: Path) -> dict[str, str]:
         DataError: a line has no query; the query (or its id) is empty; a NUL; a query id on
             two lines with two texts.
     """
-    out: dict[str, str] = {}
-    first: dict[str, int] = {}
-    for lineno, line in text_lines(path):
-        if not line.strip():
-            continue
-        _no_nul_column(line, ("query_id", "query"), path, lineno)
+    seen = _Once(
+        path,
+        "query_id",
+        lambda qid, old, new, n: (
+            f"query id {qid!r} is also on line {n} with another text ({old!r}); keep one text "
+            "per query id"
+        ),
+    )
+    for lineno, line in _tsv_lines(path, ("query_id", "query")):
         row = _row(line)
         if len(row) < 2:
             raise DataError("expected query_id<TAB>query", path=path, line=lineno, field="query")
@@ -194,17 +225,8 @@ def read_topics(path: Path) -> dict[str, str]:
                 line=lineno,
                 field="query",
             )
-        if qid in out and out[qid] != text:
-            raise DataError(
-                f"query id {qid!r} is also on line {first[qid]} with another text "
-                f"({out[qid]!r}); keep one text per query id",
-                path=path,
-                line=lineno,
-                field="query_id",
-            )
-        first.setdefault(qid, lineno)
-        out[qid] = text
-    return out
+        seen.add(qid, text, lineno)
+    return dict(seen.values)
 
 
 def read_qrels(path: Path) -> dict[str, dict[str, int]]:
@@ -214,12 +236,15 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
         DataError: fewer than 4 columns; a relevance other than 0 or 1; a NUL; a (query,
             passage) pair judged twice with two values.
     """
-    out: dict[str, dict[str, int]] = {}
-    first: dict[tuple[str, str], int] = {}
-    for lineno, line in text_lines(path):
-        if not line.strip():
-            continue
-        _no_nul_column(line, ("query_id", "Q0", "docid", "relevance"), path, lineno)
+    seen = _Once(
+        path,
+        "relevance",
+        lambda pair, old, new, n: (
+            f"query {pair[0]!r}, passage {pair[1]!r} is judged {old} on line {n} and {new} "
+            "here; keep one judgment per (query, passage)"
+        ),
+    )
+    for lineno, line in _tsv_lines(path, ("query_id", "Q0", "docid", "relevance")):
         row = next(csv.reader([line.rstrip("\r\n")], delimiter="\t"))
         if len(row) < 4:
             raise DataError(
@@ -240,17 +265,10 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
                 line=lineno,
                 field="relevance",
             )
-        judged = out.setdefault(qid, {})
-        if docid in judged and judged[docid] != rel:
-            raise DataError(
-                f"query {qid!r}, passage {docid!r} is judged {judged[docid]} on line "
-                f"{first[(qid, docid)]} and {rel} here; keep one judgment per (query, passage)",
-                path=path,
-                line=lineno,
-                field="relevance",
-            )
-        first.setdefault((qid, docid), lineno)
-        judged[docid] = rel
+        seen.add((qid, docid), rel, lineno)
+    out: dict[str, dict[str, int]] = {}
+    for (qid, docid), rel in seen.values.items():
+        out.setdefault(qid, {})[docid] = rel
     return out
 
 

@@ -167,3 +167,28 @@ def test_a_server_body_nested_too_deeply_is_a_malformed_reply(monkeypatch):
                 )
         finally:
             backend.close()
+
+
+def test_a_cohere_body_nested_too_deeply_is_a_malformed_reply(monkeypatch):
+    pytest.importorskip("cohere")
+    from bordir.errors import TransientError
+    from bordir.generation.backend import get_backend
+    from bordir.generation.types import GenerationRequest, Message
+
+    from .loopback import Fault, LoopbackServer
+
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("CO_API_KEY", "co-test-key-0000")
+    with LoopbackServer() as server:
+        monkeypatch.setenv("CO_API_URL", server.url)
+        server.push(Fault("malformed", body=DEEP))
+        backend = get_backend("cohere/command-r-08-2024", timeout=10.0)
+        try:
+            with pytest.raises(TransientError, match="malformed response: nested too deeply"):
+                backend.generate(
+                    GenerationRequest(
+                        model="cohere/command-r-08-2024", messages=(Message("user", "q"),)
+                    )
+                )
+        finally:
+            backend.close()

@@ -39,6 +39,7 @@ from ..._http import (
     reject_key_options,
     short_body,
 )
+from ..._jsonl import NESTED_TOO_DEEPLY
 from ..._retry import is_transient_status, status_error
 from ...errors import PermanentError, TransientError, redact
 from ..backend import Backend, backend
@@ -183,6 +184,8 @@ class CohereBackend(Backend):
             raise connection_failed(self.name, exc, self._clean) from None
         except ValueError as exc:  # malformed JSON or a response that does not parse
             raise TransientError(self._clean(f"{self.name}: malformed response: {exc}")) from None
+        except RecursionError:  # the SDK's json.loads of a body nested too deeply
+            raise TransientError(f"{self.name}: malformed response: {NESTED_TOO_DEEPLY}") from None
         except sdk.core.parse_error.ParsingError as exc:
             raise TransientError(self._clean(f"{self.name}: malformed response: {exc}")) from None
         latency = time.perf_counter() - start

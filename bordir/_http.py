@@ -19,9 +19,11 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ._jsonl import loads
 from .errors import ConfigError
 
 __all__ = [
+    "attempt_seconds",
     "env_key",
     "env_key_source",
     "reject_key_options",
@@ -75,6 +77,27 @@ def reject_key_options(options: Mapping[str, Any], *, provider: str, env: str) -
             )
 
 
+def attempt_seconds(own: float, given: float | None, *, own_given: bool) -> float:
+    """Seconds one attempt of an API client may take.
+
+    Args:
+        own: the client's own ``timeout`` option (default 60 s).
+        given: the executor's limit for this attempt (its per-attempt timeout, cut at what is
+            left of the request's and the run's deadlines); None: none.
+        own_given: the ``timeout`` option was passed to the backend: then it is a cap.
+
+    Example:
+        >>> attempt_seconds(60.0, 120.0, own_given=False), attempt_seconds(10.0, 120.0, own_given=True)
+        (120.0, 10.0)
+        >>> attempt_seconds(60.0, 0.4, own_given=True), attempt_seconds(60.0, None, own_given=False)
+        (0.4, 60.0)
+    """
+    if given is None:
+        return own
+    given = max(0.001, given)
+    return min(own, given) if own_given else given
+
+
 def short_body(body: Any, limit: int = 300) -> str:
     """A one-line excerpt of an error body: its ``message`` when there is one."""
     if isinstance(body, Mapping):
@@ -96,7 +119,7 @@ def extra_params(extra: Iterable[tuple[str, str]], *, skip: Iterable[str] = ()) 
         if k in skip:
             continue
         try:
-            out[k] = json.loads(v)
+            out[k] = loads(v)
         except (TypeError, ValueError):
             out[k] = v
     return out

@@ -1,4 +1,11 @@
-"""The JSON readers: JSON-lines files as ``(line number, object)`` pairs, and whole JSON files; one-line errors naming file and line.
+"""The one JSON reader of bordir: JSON-lines files, whole JSON files and :func:`loads` under both.
+
+Every JSON text bordir reads from a file (or a server) goes through :func:`loads`, so one rule holds
+everywhere: what Python's parser cannot read is ``not valid JSON: <why>`` with the file and the
+line, never an internal error. That includes a value nested too deeply for the parser (a line of
+100,000 ``[``: ``not valid JSON: nested too deeply``; the parser recurses once per level and stops
+near Python's recursion limit, about 1,000 levels) and an integer longer than Python converts
+(``not valid JSON: a number with more than 4300 digits``).
 
 Blank lines are skipped; a UTF-8 byte-order mark on the first line is dropped; a file that is not UTF-8
 (gzip, UTF-16, Latin-1 …) gets :func:`bordir.errors.undecodable`'s hint.
@@ -6,22 +13,106 @@ Blank lines are skipped; a UTF-8 byte-order mark on the first line is dropped; a
 Example:
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.jsonl"
-    >>> _ = p.write_text('{"a": 1}\\n\\n{"a": 2}\\n', encoding="utf-8")
-    >>> list(iter_json_objects(p))
-    [(1, {'a': 1}), (3, {'a': 2})]
+    >>> _ = p.write_text('{"a": 1}\\n\\n{"a": 2}\\n' + "[" * 100_000 + "\\n", encoding="utf-8")
+    >>> try:
+    ...     list(iter_json_objects(p))
+    ... except DataError as err:
+    ...     print(str(err).replace(str(p), "x.jsonl"))
+    x.jsonl:4: not valid JSON: nested too deeply (column 1001)
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .errors import DataError, undecodable
 
-__all__ = ["iter_json_objects", "json_object_lines", "read_json", "string_list"]
+__all__ = [
+    "NESTED_TOO_DEEPLY",
+    "iter_json_objects",
+    "json_object_lines",
+    "loads",
+    "not_valid",
+    "read_json",
+    "string_list",
+]
+
+NESTED_TOO_DEEPLY = "nested too deeply"
+"""The reason of a JSON text nested deeper than the parser goes (:func:`loads`)."""
+
+_BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"?|[\[\]{}]')
+
+
+def _deepest(doc: str) -> int:
+    """Where ``doc`` first nests deeper than the recursion limit, else where it first reaches its deepest."""
+    limit = sys.getrecursionlimit()
+    depth = deepest = at = 0
+    for m in _BRACKETS.finditer(doc):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, at = depth, m.start()
+                if depth > limit:
+                    break
+        elif c in "]}":
+            depth -= 1
+    return at
+
+
+def loads(text: str | bytes | bytearray) -> Any:
+    """``json.loads(text)``, with every failure to read it a :class:`json.JSONDecodeError`.
+
+    ``json.loads`` itself raises :class:`RecursionError` for a text nested deeper than the
+    parser goes and a plain :class:`ValueError` for an integer of more than 4,300 digits; here
+    both are a :class:`json.JSONDecodeError` (``msg``: :data:`NESTED_TOO_DEEPLY`, or ``a number
+    with more than 4300 digits``; its ``lineno`` where it happens), so every reader reports them
+    as it reports a syntax error. A ``bytes`` text that is not UTF-8 still raises
+    :class:`UnicodeDecodeError` (readers name the encoding problem).
+
+    Example:
+        >>> loads('{"a": [1]}')
+        {'a': [1]}
+        >>> try:
+        ...     loads("[" * 100_000)
+        ... except json.JSONDecodeError as exc:
+        ...     print(exc.msg)
+        nested too deeply
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except UnicodeDecodeError:
+        raise
+    except RecursionError:
+        doc = text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")
+        raise json.JSONDecodeError(NESTED_TOO_DEEPLY, doc, _deepest(doc)) from None
+    except ValueError as exc:  # int(): more digits than sys.get_int_max_str_digits()
+        doc = text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")
+        limit = sys.get_int_max_str_digits()
+        m = re.search(rf"\d{{{limit + 1},}}", doc)
+        msg = f"a number with more than {limit} digits" if "digits" in str(exc) else str(exc)
+        raise json.JSONDecodeError(msg, doc, m.start() if m else 0) from None
+
+
+def not_valid(exc: json.JSONDecodeError) -> str:
+    """The one wording of a JSON text bordir cannot read: ``not valid JSON: <why>``.
+
+    Example:
+        >>> try:
+        ...     loads("{oops")
+        ... except json.JSONDecodeError as exc:
+        ...     print(not_valid(exc))
+        not valid JSON: Expecting property name enclosed in double quotes
+    """
+    return f"not valid JSON: {exc.msg}"
 
 
 def read_json(
@@ -44,9 +135,9 @@ def read_json(
         raise DataError(f"file not found; {missing}", path=path)
     tail = f"; {hint}" if hint else ""
     try:
-        return json.loads(path.read_text(encoding="utf-8-sig"))
+        return loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON: {exc.msg}{tail}", path=path, line=exc.lineno) from None
+        raise DataError(f"{not_valid(exc)}{tail}", path=path, line=exc.lineno) from None
     except UnicodeDecodeError:
         raise undecodable(path) from None
     except OSError as exc:
@@ -79,7 +170,7 @@ def iter_json_objects(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[
         yield from json_object_lines(
             decoded(fh),
             path,
-            invalid=lambda exc: f"invalid JSON: {exc.msg} (column {exc.colno})",
+            invalid=lambda exc: f"{not_valid(exc)} (column {exc.colno})",
             not_object=lambda rec: f"expected a JSON object per line, found {type(rec).__name__}",
         )
 
@@ -96,7 +187,8 @@ def json_object_lines(
     Args:
         lines: ``(line number, text)`` pairs, read lazily (an error of line n comes after line n − 1).
         path: the file, for the errors.
-        invalid: the message of a line that is not JSON, from its decoding error.
+        invalid: the message of a line that is not JSON, from its decoding error (a line nested
+            too deeply or with an over-long number too: :func:`loads`).
         not_object: the message of a line whose JSON value (given) is not an object.
 
     Raises:
@@ -113,7 +205,7 @@ def json_object_lines(
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = loads(line)
         except json.JSONDecodeError as exc:
             raise DataError(invalid(exc), path=path, line=lineno) from None
         if not isinstance(rec, dict):

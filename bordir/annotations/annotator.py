@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .._jsonl import loads
 from .._version import __version__
 from ..corpus import Corpus
 from ..dataset import BorderLines
@@ -220,7 +221,7 @@ _LINE = {
 def _fields(text: str) -> dict[str, str]:
     for m in _JSON_OBJECT.finditer(text):
         try:
-            obj = json.loads(m.group(0))
+            obj = loads(m.group(0))
         except json.JSONDecodeError:
             continue
         if isinstance(obj, dict):

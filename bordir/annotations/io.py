@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .._columns import require_columns
+from .._jsonl import loads, not_valid
 from ..corpus import Corpus
 from ..dataset import BorderLines
 from ..errors import ConfigError, DataError
@@ -72,9 +73,9 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
                 if not line.strip():
                     continue
                 try:
-                    rec = json.loads(line)
+                    rec = loads(line)
                 except json.JSONDecodeError as exc:
-                    yield lineno, DataError(f"invalid JSON: {exc.msg}", path=path, line=lineno)
+                    yield lineno, DataError(not_valid(exc), path=path, line=lineno)
                     continue
                 if not isinstance(rec, dict):
                     yield (

@@ -37,6 +37,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, cast
 
+from .._jsonl import loads
 from .._resources import resource_dir
 from ..errors import DataError
 
@@ -87,7 +88,7 @@ def schema() -> dict[str, Any]:
     """The parsed ``annotations/schema.json``."""
     path = annotations_dir() / "schema.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise DataError(
             f"cannot read the label schema: {exc}; reinstall bordir", path=path

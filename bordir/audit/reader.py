@@ -28,7 +28,6 @@ Example:
 from __future__ import annotations
 
 import io
-import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._columns import require_columns
+from .._jsonl import NESTED_TOO_DEEPLY, loads
 from ..errors import ConfigError, DataError
 from .normalize import (
     ID_TYPES,
@@ -54,6 +54,7 @@ __all__ = ["NORMALIZED", "FORMATS", "Block", "iter_blocks", "detect_format"]
 FORMATS: tuple[str, ...] = ("jsonl", "parquet")
 
 _BLOCK_BYTES = 8 << 20
+_ORJSON_TOO_DEEP = ("depth limit exceeded", "recursion limit")
 _PARQUET_ROWS = 65_536
 
 
@@ -84,7 +85,7 @@ def _loads() -> tuple[Callable[[bytes], Any], tuple[type[Exception], ...]]:
 
         return orjson.loads, (orjson.JSONDecodeError, ValueError)
     except ImportError:  # pragma: no cover - orjson is in the audit extra
-        return json.loads, (ValueError,)
+        return loads, (ValueError,)
 
 
 def _slow_block(data: bytes, first_line: int, options: SchemaOptions) -> Block:
@@ -98,6 +99,8 @@ def _slow_block(data: bytes, first_line: int, options: SchemaOptions) -> Block:
             obj = loads(raw)
         except errors as exc:
             msg = str(exc).splitlines()[0] if str(exc) else "invalid JSON"
+            if msg.startswith(_ORJSON_TOO_DEEP):  # the one wording of every reader (bordir._jsonl)
+                msg = NESTED_TOO_DEEPLY
             bad.append(BadRecord(line, "invalid_json", f"not valid JSON: {msg[:120]}"))
             continue
         r = validate_record(obj, line, options)

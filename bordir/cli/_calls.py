@@ -42,7 +42,8 @@ CALL_OPTIONS = [
         "--timeout",
         type=float,
         callback=seconds,
-        help="Seconds one call may take over all its attempts (default 60).",
+        help="Seconds one attempt of a call may take (default 60); a hung attempt is retried, "
+        "within 300 s per call.",
     ),
     click.option(
         "--max-retries",

@@ -64,7 +64,9 @@ def _inputs(
 @with_cache_options
 @opt.concurrency("Calls in flight at most.")
 @opt.count("--max-retries", 6, minimum=0)
-@click.option("--timeout", type=float, help="Seconds a pair may spend over all its attempts.")
+@click.option(
+    "--timeout", type=float, help="Seconds one attempt of a pair may take (then retried)."
+)
 @opt.json("Print the summary as JSON.")
 def annotate_cmd(
     hits: str,

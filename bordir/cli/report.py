@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 
+from .._jsonl import read_json
 from . import _options as opt
 from ._output import echo_json
 
@@ -51,7 +51,7 @@ def report_cmd(
         from .testbed import print_scores
 
         page = build_testbed_report(run_dir, plots=plots)
-        scores = json.loads((page.parent / "scores.json").read_text(encoding="utf-8"))
+        scores = read_json(page.parent / "scores.json")
         if as_json:
             echo_json({"report": str(page), **scores})
         else:
@@ -60,7 +60,7 @@ def report_cmd(
         return
     _refuse_other_kinds(run_dir)
     path = build_report(run_dir, n_resamples=n_resamples, seed=seed, plots=plots)
-    metrics = json.loads((path.parent / "metrics.json").read_text(encoding="utf-8"))
+    metrics = read_json(path.parent / "metrics.json")
     results = metrics["results"]
     if as_json:
         keep = (
@@ -136,7 +136,7 @@ def print_summary(path: Path, *, signature: bool = True, warnings: bool = True) 
     from ..report.summary import summary_lines
     from ._output import WIDTH, echo_lines
 
-    metrics = json.loads((Path(path).parent / "metrics.json").read_text(encoding="utf-8"))
+    metrics = read_json(Path(path).parent / "metrics.json")
     for line in summary_lines(metrics, width=WIDTH, max_findings=3, max_caveats=2):
         click.echo(line)
     n_warn = len(metrics.get("warnings") or [])

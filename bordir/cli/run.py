@@ -42,7 +42,14 @@ _CONFIG_OVERRIDES = (
     click.option("--cache", type=click.Path(dir_okay=False), help="Response cache file."),
     click.option("--concurrency", type=int, help="Calls in flight at most."),
     click.option(
-        "--timeout", type=float, help="Seconds one request may take over all its retries."
+        "--timeout",
+        type=float,
+        help="Seconds one attempt may take (default 60); a hung attempt is retried.",
+    ),
+    click.option(
+        "--request-deadline",
+        type=float,
+        help="Seconds one request may take over all its attempts and waits (default 300).",
     ),
     click.option("--max-retries", type=int, help="Retries of a transient failure."),
     click.option("--deadline", type=float, help="Seconds one (model, mode) batch may take in all."),

@@ -139,9 +139,9 @@ def _testbed_command(name: str, description: str) -> click.Command:
     ) -> None:
         # ``fields``: the options named like a field of TestbedConfig (--data, --passages …),
         # then the testbed's own (its ``extra``)
-        import json
         from pathlib import Path
 
+        from .._jsonl import read_json
         from ..testbeds.runner import TestbedConfig, run_testbed
 
         extra = {o.name: fields.pop(o.name) for o in spec.options}
@@ -154,11 +154,11 @@ def _testbed_command(name: str, description: str) -> click.Command:
             **fields,
         )
         out = run_testbed(cfg, out_dir, progress=not no_progress)
-        info = json.loads((Path(out) / "testbed.json").read_text(encoding="utf-8"))
+        info = read_json(Path(out) / "testbed.json")
         # the data's warnings (e.g. a fake answer that contains the true one), one line each
         for w in (info.get("data") or {}).get("warnings") or []:
             click.echo(f"bordir: warning: {w}", err=True)
-        scores = json.loads((Path(out) / "scores.json").read_text(encoding="utf-8"))
+        scores = read_json(Path(out) / "scores.json")
         if as_json:
             echo_json({"out": str(out), **scores})
             return

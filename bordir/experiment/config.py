@@ -17,7 +17,7 @@ One TOML file (keys under ``[experiment]``, or at top level) plus overrides;
     temperature = 0.5
     relevance_filter = "all"         # all | relevant | non-relevant (needs labels; demo: gold labels)
     concurrency = 8                  # operational: never enters a signature or the cache key
-    timeout = 120                    # operational: seconds per request over all its retries
+    timeout = 120                    # operational: seconds one attempt may take (then retried)
 
 Every value is checked when the file is read: its type (``balanced = "no"`` is
 an error, not ``True``; ``k = true`` is not ``1``), its range (``temperature``
@@ -146,7 +146,9 @@ class Operational:
     cache: str | None = None
     """Response cache path (default: $BORDIR_CACHE/responses.sqlite3, $BORDIR_CACHE defaulting to ~/.cache/bordir)."""
     timeout: float | None = None
-    """Seconds one request may take over all its attempts (None: the executor's default, 60 s)."""
+    """Seconds one attempt may take; a hung attempt is cut and retried (None: the executor's default, 60 s)."""
+    request_deadline: float | None = None
+    """Seconds one request may take over all its attempts and waits (None: the executor's default, 300 s)."""
     max_retries: int | None = None
     """Retries of a transient failure (None: the executor's default, 6)."""
     deadline: float | None = None
@@ -169,6 +171,7 @@ class Operational:
             concurrency=self.concurrency,
             deadline=self.deadline,
             timeout=self.timeout,
+            request_deadline=self.request_deadline,
             max_retries=self.max_retries,
             max_consecutive_failures=self.max_consecutive_failures,
         )
@@ -301,7 +304,9 @@ class ExperimentConfig:
             and self.corpus == "demo"
         ):  # the demo corpus does not follow the dataset to another one: say which to use
             merged["corpus"] = None
-        out = ExperimentConfig.from_dict(merged, where="<overrides>")
+        options = ", ".join(f"--{k.replace('_', '-')}" for k in changes)
+        where = f"{self.source} with {options}" if self.source and options else "<overrides>"
+        out = ExperimentConfig.from_dict(merged, where=where)
         return out.with_source(self.source if "corpus" not in changes else "--corpus")
 
     def to_dict(self) -> dict[str, Any]:
@@ -318,6 +323,8 @@ def load_config(path: str | Path) -> ExperimentConfig:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise DataError(f"invalid TOML: {exc}", path=path) from None
+    except RecursionError:  # tomllib recurses once per level of nesting
+        raise DataError("invalid TOML: nested too deeply", path=path) from None
     except UnicodeDecodeError:
         raise DataError("not UTF-8 text (expected an experiment .toml)", path=path) from None
     if isinstance(data.get("runs"), list):  # [[runs]] tables (``runs = 3`` is the number of runs)

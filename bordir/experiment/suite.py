@@ -85,6 +85,8 @@ def _read(path: Path) -> dict[str, Any]:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise DataError(f"invalid TOML: {exc}", path=path) from None
+    except RecursionError:  # tomllib recurses once per level of nesting
+        raise DataError("invalid TOML: nested too deeply", path=path) from None
     except UnicodeDecodeError:
         raise DataError("not UTF-8 text (expected an experiment .toml)", path=path) from None
 

@@ -136,13 +136,20 @@ def check_values(data: dict[str, Any], where: str) -> dict[str, Any]:
         )
     if "temperature" in data:
         data["temperature"] = float(data["temperature"])
-    for name in ("timeout", "deadline"):
+    for name in ("timeout", "request_deadline", "deadline"):
         if data.get(name) is not None:
             if not is_num(data[name]) or data[name] <= 0:
                 raise bad(name, "a positive number of seconds")
             data[name] = float(data[name])
     if data.get("response_format", "direct") not in ("direct", "citation"):
         raise bad("response_format", "'direct' or 'citation'")
+    if data.get("response_format") == "citation" and "no_ir" in data.get("modes", ("no_ir",)):
+        said = "includes no_ir" if "modes" in data else "is not set, so every mode runs, no_ir too"
+        raise ConfigError(
+            f"{where}: field 'modes': {said}, whose prompt has no documents, but the citation "
+            'format (response_format = "citation") asks the model to cite them; list the modes '
+            'without no_ir (e.g. modes = ["qlang", "rel_langs"]), or use response_format = "direct"'
+        )
     from ..policies import PARSE_POLICIES
     from ..retrieval.fusion import FUSIONS
 

@@ -22,13 +22,14 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
 
 from .._ratelimit import RateLimiter
 from .._retry import Backoff
 from ..errors import PermanentError, TransientError
 from ._execute_parts import describe, scrub
+from ._steps import Cancelled, Step, Steps, attempt_limit
 from .backend import Backend
 from .cache import new_owner
 from .cost import estimate_call_tokens
@@ -50,42 +51,6 @@ POLL = 0.1
 INTERRUPT_GRACE = 3.0
 """Seconds an interrupted run (Ctrl-C) waits for the requests in flight (:meth:`Calls.drain`): an
 answer that arrives meanwhile is stored; no attempt starts after the interruption."""
-
-Step = tuple[str, Any]
-
-
-class _Steps:
-    """Drives a :meth:`Calls.plan` generator: each step gets back the last ``value``, or ``error`` thrown in.
-
-    Iterating yields the plan's steps; the caller sets :attr:`value` (or :attr:`error`) for the
-    step it was given, and reads :attr:`result` once the iteration ends.
-    """
-
-    def __init__(self, steps: Generator[Step, Any, GenerationResult]) -> None:
-        self.steps = steps
-        self.value: Any = None
-        self.error: Exception | None = None
-        self._result: GenerationResult | None = None
-
-    def __iter__(self) -> Iterator[Step]:
-        while True:
-            value, error = self.value, self.error
-            self.value, self.error = None, None
-            try:
-                step = self.steps.throw(error) if error is not None else self.steps.send(value)
-            except StopIteration as end:
-                self._result = cast("GenerationResult", end.value)
-                return
-            yield step
-
-    @property
-    def result(self) -> GenerationResult:
-        """What the plan returned (after the iteration)."""
-        return cast("GenerationResult", self._result)
-
-
-class Cancelled(Exception):
-    """Raised inside a call when the run was interrupted."""
 
 
 def _settle(future: asyncio.Future[None]) -> None:
@@ -119,6 +84,7 @@ class Calls:
         self.limiter = limiter
         self.max_retries = opts.max_retries
         self.timeout = opts.timeout
+        self.request_deadline = opts.request_deadline
         self.deadline = opts.deadline
         self.max_consecutive_failures = opts.max_consecutive_failures
         self.desc = desc
@@ -141,6 +107,7 @@ class Calls:
         # failed requests in a row, in the order they finish (counted in the calls, so that
         # no request starts after the one that reached max_consecutive_failures)
         self._streak = 0
+        self._stalls = 0  # attempts in a row that timed out (no answer at all), in finishing order
         self._streak_lock = threading.Lock()
         self.active = 0  # requests whose attempts are under way (see plan)
         self._active_lock = threading.Lock()
@@ -177,22 +144,43 @@ class Calls:
 
     def note(self, result: GenerationResult) -> GenerationResult:
         """Count ``result`` in the streak of failures; stop the run when it reaches the limit."""
-        limit = self.max_consecutive_failures
-        if limit is None or result.attempts == 0:
+        if self.max_consecutive_failures is None or result.attempts == 0:
             return result
         with self._streak_lock:
             self._streak = 0 if result.ok else self._streak + 1
-            if self._streak >= limit and not self.halted:
-                self.halted.append(
-                    f"stopped after {self._streak} consecutive failures of "
-                    f"{self.desc or self.backend.name} (last: {result.error})"
-                )
-                self.warn(
-                    f"{self.backend.name}: {self.halted[0]}; the other requests are not "
-                    "attempted (re-run to retry)"
-                )
-                self.stop.set()
+            self._halt(self._streak, f" (last: {result.error})")
         return result
+
+    def attempted(self, stalled: bool, error: str = "") -> None:
+        """Count an attempt that ``stalled`` (no answer within its whole timeout) or not; stop at the limit.
+
+        Against a stalled server every attempt times out: that many timed-out attempts in a row
+        stop the run as that many failed requests do (a dead provider is given up after
+        ``ceil(N / concurrency)`` attempt timeouts). Any answer, even an HTTP error, resets it.
+        """
+        if self.max_consecutive_failures is None:
+            return
+        with self._streak_lock:
+            self._stalls = self._stalls + 1 if stalled else 0
+            self._halt(
+                self._stalls,
+                f": {self._stalls} attempts in a row got no answer within their time limit "
+                f"(last: {error})",
+            )
+
+    def _halt(self, count: int, why: str) -> None:
+        """Stop the run (called under the streak lock) once ``count`` reaches the limit."""
+        limit = self.max_consecutive_failures
+        if limit is None or count < limit or self.halted:
+            return
+        self.halted.append(
+            f"stopped after {count} consecutive failures of {self.desc or self.backend.name}{why}"
+        )
+        self.warn(
+            f"{self.backend.name}: {self.halted[0]}; the other requests are not attempted "
+            "(re-run to retry)"
+        )
+        self.stop.set()
 
     def drain(self, grace: float = INTERRUPT_GRACE) -> None:
         """Stop (no attempt starts any more) and wait up to ``grace`` s for the requests in flight.
@@ -225,10 +213,11 @@ class Calls:
         exception in) and ``("sleep", seconds)``.
         """
         timeout, deadline_at, clock = self.timeout, self.deadline_at, self.clock
+        request_deadline = self.request_deadline  # per request, from its first attempt on
         limiter = self.limiter
         reserve = estimate_call_tokens(request) if limiter is not None else 0
         attempts = 0
-        started: float | None = None
+        ends_at: float | None = None
         while True:
             why = self.stopped()
             if why is not None:
@@ -241,32 +230,34 @@ class Calls:
                 return self.fail(request, attempts, f"not attempted: {why}", quiet=True)
             attempts += 1
             t0 = clock()
-            started = t0 if started is None else started
-            left = [
-                x
-                for x in (
-                    None if timeout is None else started + timeout - t0,
-                    None if deadline_at is None else deadline_at - t0,
-                )
-                if x is not None
-            ]
+            if ends_at is None and request_deadline is not None:
+                ends_at = t0 + request_deadline
+            limit = attempt_limit(timeout, t0, ends_at, deadline_at)
             try:
-                result = yield ("attempt", max(0.001, min(left)) if left else None)
+                result = yield ("attempt", limit)
             except TransientError as exc:
+                took = clock() - t0
+                # no answer within the whole attempt timeout: the server may be stalled
+                self.attempted(
+                    timeout is not None and limit == timeout and took >= 0.95 * timeout,
+                    describe(exc),
+                )
                 if attempts > self.max_retries:
                     return self.fail(
                         request, attempts, f"gave up after {attempts} attempts: {describe(exc)}"
                     )
+                if self.stop.is_set():
+                    continue  # stopped meanwhile: the loop's first step says why
                 delay = self.backoff.delay(attempts, retry_after=exc.retry_after)
-                for limit, at, what in (
-                    (timeout, None if timeout is None else started + timeout, "timeout"),
+                for limit_s, at, what in (
+                    (request_deadline, ends_at, "request deadline"),
                     (self.deadline, deadline_at, "deadline"),
                 ):
                     if at is not None and clock() + delay > at:
                         return self.fail(
                             request,
                             attempts,
-                            f"{what} of {limit:g} s reached after {attempts} attempts; "
+                            f"{what} of {limit_s:g} s reached after {attempts} attempts; "
                             f"last error: {describe(exc)}",
                         )
                 log.info(
@@ -279,6 +270,7 @@ class Calls:
                 yield ("sleep", delay)
                 continue
             except PermanentError as exc:
+                self.attempted(False)
                 return self.fail(request, attempts, f"permanent error: {describe(exc)}")
             except Exception as exc:  # a backend bug must not end the run
                 return self.fail(
@@ -286,6 +278,7 @@ class Calls:
                     attempts,
                     f"unexpected {type(exc).__name__} from {self.backend.name}: {exc}",
                 )
+            self.attempted(False)
             latency = clock() - t0
             if limiter is not None:
                 used = None
@@ -302,7 +295,7 @@ class Calls:
 
     def attempts_of(self, request: GenerationRequest) -> GenerationResult:
         """Drive :meth:`plan` in this thread."""
-        steps = _Steps(self.plan(request))
+        steps = Steps(self.plan(request))
         for kind, arg in steps:
             if kind == "acquire":
                 assert self.limiter is not None
@@ -322,7 +315,7 @@ class Calls:
     async def aattempts_of(self, request: GenerationRequest) -> GenerationResult:
         """Drive :meth:`plan` on the event loop, with the backend's ``agenerate_within``."""
         attempt = self.backend.agenerate_within  # type: ignore[attr-defined]
-        steps = _Steps(self.plan(request))
+        steps = Steps(self.plan(request))
         for kind, arg in steps:
             if kind == "acquire":
                 assert self.limiter is not None

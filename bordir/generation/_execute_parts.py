@@ -32,6 +32,7 @@ def check_options(
     max_retries: int = 0,
     concurrency: int | None = None,
     timeout: float | None = None,
+    request_deadline: float | None = None,
     deadline: float | None = None,
     max_consecutive_failures: int | None = None,
 ) -> None:
@@ -42,7 +43,11 @@ def check_options(
         isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
     ):
         raise ConfigError(f"concurrency must be an integer >= 1, got {concurrency!r}")
-    for name, value in (("timeout", timeout), ("deadline", deadline)):
+    for name, value in (
+        ("timeout", timeout),
+        ("request_deadline", request_deadline),
+        ("deadline", deadline),
+    ):
         if value is not None and (
             isinstance(value, bool)
             or not isinstance(value, (int, float))

@@ -24,9 +24,11 @@ makes one attempt:
   requests at a time; both run the same steps (:mod:`bordir.generation._calls`). The backend
   is told the number (:meth:`~bordir.generation.backend.Backend.reserve`: HTTP backends size
   their connection pools; see ``docs/design/throughput.md``).
-- **time limits**: ``timeout`` per request (over its attempts; the attempt in progress is
-  bounded too), ``deadline`` for the whole call, and ``max_consecutive_failures`` to stop
-  early when the server is down; the requests not attempted fail with the reason.
+- **time limits**: ``timeout`` per attempt (a stalled attempt is cut and retried),
+  ``request_deadline`` per request over all its attempts and waits (the attempt in progress is
+  cut at what is left), ``deadline`` for the whole call, and ``max_consecutive_failures`` to stop
+  early when the server is down (that many failed requests, or timed-out attempts, in a row);
+  the requests not attempted fail with the reason.
 - **secrets**: the backend's key and secret environment values are masked in every text,
   error and metadata value before they are cached or returned.
 - **rate limits**: optional requests / tokens per minute (:mod:`~bordir._ratelimit`).
@@ -118,7 +120,7 @@ def execute(
     requests = list(requests)
     opts = options if options is not None else ExecutorOptions()
     if getattr(backend, "answers_from_batches", False):  # no provider behind it: nothing to stop
-        opts = opts.replace(max_consecutive_failures=None, timeout=None)
+        opts = opts.replace(max_consecutive_failures=None, timeout=None, request_deadline=None)
     for request in requests:
         if request.model != backend.name and request.model_name != backend.model:
             raise ConfigError(

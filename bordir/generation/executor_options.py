@@ -11,6 +11,8 @@ caller builds its own.
 Example:
     >>> ExecutorOptions(concurrency=4, timeout=30.0)
     ExecutorOptions(concurrency=4, timeout=30.0)
+    >>> ExecutorOptions(request_deadline=None)
+    ExecutorOptions(request_deadline=None)
     >>> ExecutorOptions(max_retries=-1)
     Traceback (most recent call last):
     ...
@@ -33,25 +35,35 @@ __all__ = [
     "ExecutorOptions",
     "DEFAULT_RETRIES",
     "DEFAULT_TIMEOUT",
+    "DEFAULT_REQUEST_DEADLINE",
     "DEFAULT_MAX_CONSECUTIVE_FAILURES",
 ]
 
 DEFAULT_RETRIES = 6
 """Retries of a transient failure when none is given (so at most 7 attempts)."""
 DEFAULT_TIMEOUT = 60.0
-"""Seconds one request may take over all its attempts and waits when none is given.
+"""Seconds ONE attempt may take when none is given (then it is cut and, as any timeout, retried).
 
-A stalled server (it accepts, never answers) costs a request one 60 s attempt, not 7 × 60 s; a
-server that refuses or fails fast gets its 7 attempts (about 30 s of backoff at most)."""
+One stalled attempt (the server accepts and never answers, or answers too late) costs its
+request 60 s and a retry, not the request: the retry usually answers at once."""
+DEFAULT_REQUEST_DEADLINE = 300.0
+"""Seconds one request may take over all its attempts and backoff waits when none is given.
+
+No retry starts once its backoff would end past it, and the attempt in progress is cut at what
+is left; the request then fails with ``request deadline of 300 s reached after N attempts``.
+Five stalled attempts of 60 s fit in it; a server that refuses or fails fast gets its 7 attempts
+(about 30 s of backoff at most)."""
 DEFAULT_MAX_CONSECUTIVE_FAILURES = 10
-"""Failed requests in a row after which the executor stops when no limit is given.
+"""Failed requests, or attempts that timed out, in a row after which the executor stops when no limit is given.
 
-With :data:`DEFAULT_TIMEOUT`, a dead provider fails a whole grid within about two minutes at
-``bordir run``'s concurrency of 8: the requests in flight fail (after about 30 s when the server
-refuses connections, after 60 s when it stalls), ten failures in a row take at most two such
-waves, and the requests not attempted yet fail at once with ``not attempted: stopped after 10
-consecutive failures``; a re-run retries them. (At concurrency *c* a stalled server costs
-``ceil(10 / c) × 60`` seconds.)"""
+A dead provider fails a whole grid within about two minutes at ``bordir run``'s concurrency
+of 8: against a server that refuses connections, the requests in flight fail after their 7
+attempts (about 30 s of backoff at most) and ten failed requests in a row take at most two such
+waves; against one that stalls, every attempt times out after :data:`DEFAULT_TIMEOUT` and ten
+timed-out attempts in a row take two waves of 8 attempts (2 × 60 s). The requests not attempted
+yet then fail at once with ``not attempted: stopped after 10 consecutive failures``; a re-run
+retries them. (At concurrency *c* a stalled server costs ``ceil(10 / c) × 60`` seconds.) An
+attempt that gets any answer, even an HTTP error, resets the count of timed-out attempts."""
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -67,21 +79,25 @@ class ExecutorOptions:
             as characters / 4 + ``max_tokens`` and corrected by the reported usage.
         max_retries: retries of a :class:`~bordir.errors.TransientError` (so at most
             ``max_retries + 1`` attempts).
-        timeout: seconds one request may spend over all its attempts and backoff waits; no
-            retry starts once it would be exceeded, and the attempt in progress is bounded by
-            what is left (HTTP backends pass it to their client). Default
-            :data:`DEFAULT_TIMEOUT` (60 s); None: no limit.
+        timeout: seconds ONE attempt may take (HTTP backends pass it to their client, which
+            cuts the attempt; a timeout is transient, so the request is retried). Default
+            :data:`DEFAULT_TIMEOUT` (60 s); None: the backend's own limit.
+        request_deadline: seconds one request may take over all its attempts and backoff
+            waits; no retry starts once its wait would end past it, and the attempt in progress
+            is cut at what is left. Default :data:`DEFAULT_REQUEST_DEADLINE` (300 s); None: no
+            limit (``max_retries`` still bounds the attempts).
         deadline: seconds the whole call may take; once reached, no attempt starts and the
             requests not answered yet fail with ``deadline of … s reached``.
-        max_consecutive_failures: after this many failed requests in a row, stop: the requests
-            not answered yet fail with ``not attempted: stopped after N consecutive failures``
-            (a dead server costs N requests, not all of them). Default
-            :data:`DEFAULT_MAX_CONSECUTIVE_FAILURES` (10); None: never stop.
+        max_consecutive_failures: after this many failed requests in a row, or attempts in a
+            row that timed out (a stalled server), stop: the requests not answered yet fail
+            with ``not attempted: stopped after N consecutive failures`` (a dead server costs N
+            requests, not all of them). Default :data:`DEFAULT_MAX_CONSECUTIVE_FAILURES` (10);
+            None: never stop.
         limiter: a :class:`~bordir._ratelimit.RateLimiter` shared between calls (instead of
             ``rpm`` / ``tpm``).
         jitter_seed: seed of the backoff jitter (for reproducible tests).
         sleep: how backoff waits (default: an interruptible wait; inject a fake in tests).
-        clock: monotonic clock for ``timeout`` and ``deadline`` (inject a fake in tests).
+        clock: monotonic clock for ``request_deadline`` and ``deadline`` (inject a fake in tests).
 
     Raises:
         ConfigError: a value is out of range (the message names it).
@@ -92,6 +108,7 @@ class ExecutorOptions:
     tpm: float | None = None
     max_retries: int = DEFAULT_RETRIES
     timeout: float | None = DEFAULT_TIMEOUT
+    request_deadline: float | None = DEFAULT_REQUEST_DEADLINE
     deadline: float | None = None
     max_consecutive_failures: int | None = DEFAULT_MAX_CONSECUTIVE_FAILURES
     limiter: RateLimiter | None = None
@@ -104,6 +121,7 @@ class ExecutorOptions:
             max_retries=self.max_retries,
             concurrency=self.concurrency,
             timeout=self.timeout,
+            request_deadline=self.request_deadline,
             deadline=self.deadline,
             max_consecutive_failures=self.max_consecutive_failures,
         )

@@ -144,6 +144,8 @@ def _read_table(path: Path) -> tuple[dict[str, Price], str, dict[str, float]]:
         ) from None
     except tomllib.TOMLDecodeError as exc:
         raise DataError(f"not valid TOML: {exc}", path=path) from None
+    except RecursionError:  # tomllib recurses once per level of nesting
+        raise DataError("not valid TOML: nested too deeply", path=path) from None
     models = data.get("models", {})
     if not isinstance(models, dict):
         raise DataError(

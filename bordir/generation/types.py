@@ -22,6 +22,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._jsonl import loads
+
 __all__ = ["Message", "Document", "GenerationRequest", "GenerationResult", "ResponseFormat"]
 
 ResponseFormat = Literal["direct", "citation"]
@@ -159,7 +161,7 @@ class GenerationResult:
 
     @classmethod
     def from_json(cls, blob: str, *, cached: bool = True) -> GenerationResult:
-        d = json.loads(blob)
+        d = loads(blob)
         for key in ("option_logprobs",):
             if d.get(key) is not None:
                 d[key] = tuple(d[key])

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import languages
+from .._jsonl import loads, not_valid
 from ..dataset import BorderLines
 from ..errors import DataError, refuse_nul, undecodable
 from ..records import Country, Territory
@@ -181,10 +182,10 @@ def read_territories_csv(path: str | Path) -> tuple[list[Territory], list[str]]:
 
 def _load_json(path: Path) -> Any:
     try:
-        return json.loads(_read_text(path))
+        return loads(_read_text(path))
     except json.JSONDecodeError as exc:
         raise DataError(
-            f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno
+            f"{not_valid(exc)} (column {exc.colno})", path=path, line=exc.lineno
         ) from None
 
 
@@ -270,10 +271,10 @@ def _read_choices(path: Path) -> list[tuple[str, ...]]:
         if not ln.strip():
             continue
         try:
-            val = json.loads(ln)
+            val = loads(ln)
         except json.JSONDecodeError as exc:
             raise DataError(
-                f"invalid JSON ({exc.msg}); expected a JSON list of option names",
+                f"{not_valid(exc)}; expected a JSON list of option names",
                 path=path,
                 line=lineno,
             ) from None

@@ -27,6 +27,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .._extras import require
+from .._jsonl import loads
 from ..dataset import BorderLines
 from ..errors import DataError
 from ..records import Territory
@@ -120,7 +121,7 @@ def _need(columns: Sequence[str], wanted: Sequence[str], where: str) -> None:
 def _options(value: Any, where: str, line: int) -> tuple[str, ...]:
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = loads(value)
         except json.JSONDecodeError:
             raise DataError(
                 "expected a JSON list of option names",

@@ -33,21 +33,25 @@ Example:
 
 from __future__ import annotations
 
-import csv
-import gzip
 import hashlib
-import io
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .._extras import require
-from .._jsonl import json_object_lines
 from ..errors import ConfigError, DataError, UnknownLanguageError
 from ..records import Passage
+from .nomiracl_files import (
+    check_subset,
+    read_corpus,
+    read_qrels,
+    read_row,
+    read_topics,
+    some_ids,
+)
 
 __all__ = [
     "HUB_REPO",
@@ -194,88 +198,6 @@ class NoMIRACL:
 # --- NoMIRACL's files -------------------------------------------------------------------------------
 
 
-def _open_text(path: Path) -> io.TextIOBase:
-    try:
-        if path.suffix == ".gz":
-            return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline="")
-        return path.open(encoding="utf-8", newline="")
-    except OSError as exc:
-        raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
-
-
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    fh = _open_text(path)
-    with fh:
-        try:
-            yield from enumerate(fh, start=1)
-        except (UnicodeDecodeError, gzip.BadGzipFile, EOFError, OSError) as exc:
-            raise DataError(f"cannot read: {exc}", path=path) from None
-
-
-def read_corpus(path: Path) -> dict[str, tuple[str, str]]:
-    """NoMIRACL's ``load_corpus``: docid → (title, text), both stripped with newlines as spaces."""
-    out: dict[str, tuple[str, str]] = {}
-    for lineno, rec in json_object_lines(
-        _lines(path),
-        path,
-        invalid=lambda exc: f"invalid JSON: {exc.msg}",
-        not_object=lambda _: "expected one JSON object per line",
-    ):
-        for key in ("docid", "title", "text"):
-            if not isinstance(rec.get(key), str):
-                raise DataError(
-                    "missing or not a string; corpus lines have docid, title, text",
-                    path=path,
-                    line=lineno,
-                    field=key,
-                )
-        out[rec["docid"]] = (
-            rec["title"].strip().replace("\n", " "),
-            rec["text"].strip().replace("\n", " "),
-        )
-    return out
-
-
-def read_topics(path: Path) -> dict[str, str]:
-    """NoMIRACL's ``load_queries``: ``query_id<TAB>query`` per line (no quoting)."""
-    out: dict[str, str] = {}
-    for lineno, line in _lines(path):
-        if not line.strip():
-            continue
-        row = next(csv.reader([line.rstrip("\r\n")], delimiter="\t", quoting=csv.QUOTE_NONE))
-        if len(row) < 2:
-            raise DataError("expected query_id<TAB>query", path=path, line=lineno, field="query")
-        out[row[0]] = row[1]
-    return out
-
-
-def read_qrels(path: Path) -> dict[str, dict[str, int]]:
-    """NoMIRACL's ``load_qrels``: ``query_id<TAB>Q0<TAB>docid<TAB>relevance`` → query → docid → relevance."""
-    out: dict[str, dict[str, int]] = {}
-    for lineno, line in _lines(path):
-        if not line.strip():
-            continue
-        row = next(csv.reader([line.rstrip("\r\n")], delimiter="\t"))
-        if len(row) < 4:
-            raise DataError(
-                f"expected 4 tab-separated columns (query_id, Q0, docid, relevance), found {len(row)}",
-                path=path,
-                line=lineno,
-                field="relevance" if len(row) == 3 else "docid",
-            )
-        try:
-            rel = int(row[3])
-        except ValueError:
-            raise DataError(
-                f"expected an integer relevance (0 or 1), found {row[3]!r}",
-                path=path,
-                line=lineno,
-                field="relevance",
-            ) from None
-        out.setdefault(row[0], {})[row[2]] = rel
-    return out
-
-
 def _file_dir(root: Path, code: str) -> Path | None:
     """The directory of NoMIRACL's files for ``code`` under ``root`` (None: not this layout)."""
     for d in (root, root / code, root / LANGUAGES[code], root / "data" / LANGUAGES[code]):
@@ -315,13 +237,22 @@ def _from_files(d: Path, code: str, split: str, source: str, layout: str) -> NoM
         no_qrels = [q for q in topics if q not in qrels]
         if no_topic:
             warnings.append(
-                f"{subset}: {len(no_topic)} judged query id(s) have no topic (left out)"
+                f"{subset}: {len(no_topic)} judged query id(s) have no topic (left out): "
+                f"{some_ids(no_topic)}"
             )
         if no_qrels:
-            warnings.append(f"{subset}: {len(no_qrels)} topic(s) have no judgments (left out)")
-        for qid, judged in qrels.items():
-            if qid in topics:
-                queries.append(NoMIRACLQuery(qid, topics[qid], subset, lang, tuple(judged.items())))
+            warnings.append(
+                f"{subset}: {len(no_qrels)} topic(s) have no judgments (left out): "
+                f"{some_ids(no_qrels)}"
+            )
+        judged = [
+            NoMIRACLQuery(qid, topics[qid], subset, lang, tuple(j.items()))
+            for qid, j in qrels.items()
+            if qid in topics
+        ]
+        kept, why = check_subset(subset, judged, str(qrels_f))
+        queries += kept
+        warnings += why
     return _finish(code, split, queries, corpus, source, layout, warnings)
 
 
@@ -337,6 +268,15 @@ def _finish(
     missing = sum(1 for q in queries for d, _ in q.judgments if d not in corpus)
     if missing:
         warnings.append(f"{missing} judged passage(s) are not in the corpus")
+    subsets: dict[str, set[str]] = {}
+    for q in queries:
+        subsets.setdefault(q.query_id, set()).add(q.subset)
+    both = [qid for qid, s in subsets.items() if len(s) > 1]
+    if both:
+        warnings.append(
+            f"{len(both)} query id(s) are in both subsets (judged on other passages in each): "
+            f"{some_ids(both)}"
+        )
     return NoMIRACL(
         bordir_code(code), code, split, tuple(queries), corpus, source, layout, tuple(warnings)
     )
@@ -355,21 +295,6 @@ def _row_files(root: Path, code: str, split: str, subset: str) -> list[Path]:
     return []
 
 
-def _passages_of(value: Any, path: Path, line: int, name: str) -> list[Mapping[str, str]]:
-    if not isinstance(value, (list, tuple)):
-        raise DataError("expected a list of passages", path=path, line=line, field=name)
-    out: list[Mapping[str, str]] = []
-    for p in value:
-        if not isinstance(p, Mapping) or not all(
-            isinstance(p.get(k), str) for k in ("docid", "title", "text")
-        ):
-            raise DataError(
-                "expected passages with docid, title and text", path=path, line=line, field=name
-            )
-        out.append(p)
-    return out
-
-
 def _from_rows(root: Path, code: str, split: str) -> NoMIRACL | None:
     files = {s: _row_files(root, code, split, s) for s in SUBSETS}
     if not any(files.values()):
@@ -379,6 +304,7 @@ def _from_rows(root: Path, code: str, split: str) -> NoMIRACL | None:
     lang = bordir_code(code)
     corpus: dict[str, tuple[str, str]] = {}
     queries: list[NoMIRACLQuery] = []
+    warnings: list[str] = []
     for subset in SUBSETS:
         if not files[subset]:
             raise DataError(
@@ -386,32 +312,21 @@ def _from_rows(root: Path, code: str, split: str) -> NoMIRACL | None:
                 f"beside the {split} rows of the other subset",
                 path=root,
             )
+        read: list[NoMIRACLQuery] = []
+        texts: dict[str, tuple[str, int]] = {}
         for f in files[subset]:
             try:
                 rows = pq.read_table(f).to_pylist()
             except Exception as exc:  # pyarrow's errors have no common base we can name
                 raise DataError(f"not a readable parquet file: {exc}", path=f) from None
             for i, row in enumerate(rows, start=1):
-                for key in ("query_id", "query"):
-                    if not isinstance(row.get(key), str):
-                        raise DataError(
-                            "missing or not a string; rows have query_id, query, "
-                            "positive_passages, negative_passages",
-                            path=f,
-                            line=i,
-                            field=key,
-                        )
-                judged: dict[str, int] = {}
-                for name, rel in (("positive_passages", 1), ("negative_passages", 0)):
-                    for p in _passages_of(row.get(name), f, i, name):
-                        corpus.setdefault(p["docid"], (p["title"], p["text"]))
-                        judged[p["docid"]] = rel
-                queries.append(
-                    NoMIRACLQuery(
-                        row["query_id"], row["query"], subset, lang, tuple(judged.items())
-                    )
-                )
-    return _finish(code, split, queries, corpus, str(root), "rows", [])
+                qid, query, judged = read_row(row, f, i, corpus, texts)
+                read.append(NoMIRACLQuery(qid, query, subset, lang, tuple(judged.items())))
+        source = files[subset][0] if len(files[subset]) == 1 else files[subset][0].parent
+        kept, why = check_subset(subset, read, str(source))
+        queries += kept
+        warnings += why
+    return _finish(code, split, queries, corpus, str(root), "rows", warnings)
 
 
 # --- the hub ----------------------------------------------------------------------------------------

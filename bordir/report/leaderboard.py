@@ -17,7 +17,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,7 +24,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import ConfigError, DataError
+from .._jsonl import read_json
+from ..errors import ConfigError
 
 __all__ = ["leaderboard", "LEADERBOARD_COLUMNS"]
 
@@ -39,10 +39,7 @@ LEADERBOARD_COLUMNS: tuple[str, ...] = (
 def _metrics_of(path: Path, n_resamples: int, seed: int | None) -> dict[str, Any]:
     saved = path / "metrics.json"
     if saved.is_file():
-        try:
-            data = json.loads(saved.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise DataError(f"invalid JSON: {exc}", path=saved) from None
+        data = read_json(saved, missing="run `bordir report` again to rewrite it")
         if isinstance(data, dict) and "results" in data:
             return data
     from ..experiment.rundir import read_run_dir

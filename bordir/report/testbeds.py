@@ -30,7 +30,7 @@ from typing import Any, cast
 import pandas as pd
 
 from .._atomic import atomic_write_text
-from .._jsonl import read_json
+from .._jsonl import loads, read_json
 from ..errors import DataError
 from ..testbeds.config import TESTBED_JSON
 from ..testbeds.metrics import METRICS, RGB_REJECTION_NOTE
@@ -47,9 +47,7 @@ def is_testbed_dir(path: str | os.PathLike[str]) -> bool:
     if not p.is_file():
         return False
     try:
-        return cast(
-            "bool", json.loads(p.read_text(encoding="utf-8")).get("kind") == "bordir-testbed"
-        )
+        return cast("bool", loads(p.read_text(encoding="utf-8")).get("kind") == "bordir-testbed")
     except (json.JSONDecodeError, OSError, AttributeError):
         return False
 

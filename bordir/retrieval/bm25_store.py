@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from .._atomic import atomic_replace_dir, atomic_write_text
+from .._jsonl import loads
 from .._version import __version__
 
 __all__ = [
@@ -77,7 +78,7 @@ _lang_dir = lang_stem
 def read_meta(root: Path, corpus_hash: str, params: dict[str, str]) -> dict[str, Any] | None:
     """The ``meta.json`` of ``root`` if it describes ``corpus_hash`` under ``params``, else None."""
     try:
-        meta = json.loads((root / "meta.json").read_text(encoding="utf-8"))
+        meta = loads((root / "meta.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if (

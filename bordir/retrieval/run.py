@@ -51,6 +51,7 @@ import pandas as pd
 
 from .._atomic import atomic_write_parquet
 from .._columns import require_columns
+from .._jsonl import loads, not_valid
 from ..corpus import Corpus
 from ..dataset import BorderLines
 from ..errors import ConfigError, DataError
@@ -177,9 +178,16 @@ def load_hits(path: str | Path) -> RetrievalRun:
     for c in PROVENANCE_COLUMNS:
         if c not in hits.columns:
             hits[c] = ""
-    params = json.loads(meta.get(b"bordir.params", b"{}"))
-    k = int(params.pop("k", 10))
-    skipped = [Skip(**s) for s in json.loads(meta.get(b"bordir.skipped", b"[]"))]
+    try:
+        params = loads(meta.get(b"bordir.params", b"{}"))
+        k = int(params.pop("k", 10))
+        skipped = [Skip(**s) for s in loads(meta.get(b"bordir.skipped", b"[]"))]
+    except (ValueError, TypeError, AttributeError) as exc:
+        why = not_valid(exc) if isinstance(exc, json.JSONDecodeError) else f"malformed: {exc}"
+        raise DataError(
+            f"its bordir.params / bordir.skipped metadata is {why}; write it again with bordir retrieve",
+            path=path,
+        ) from None
     return RetrievalRun(
         hits=hits, skipped=skipped, k=k, params={k_: str(v) for k_, v in params.items()}
     )

@@ -29,6 +29,7 @@ from typing import Any, cast
 
 import pandas as pd
 
+from .._jsonl import loads
 from .construct import Instance
 from .instructions import get_instruction
 from .scorer import POLICIES, Policy, score
@@ -192,7 +193,7 @@ def rgb_records(instances: Sequence[Instance], items: pd.DataFrame) -> list[dict
                 "id": q.id,
                 "query": q.query,
                 "ans": ans,
-                "label": json.loads(row["rgb_labels"]),
+                "label": loads(row["rgb_labels"]),
                 "prediction": pred,
                 "docs": [d.text for d in inst.docs],
                 "noise_rate": inst.noise_rate,

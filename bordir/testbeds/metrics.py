@@ -42,7 +42,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -51,6 +50,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from .._jsonl import loads
 from ..errors import ConfigError
 from ..signature import Signature
 from ..stats import (
@@ -92,7 +92,7 @@ METRICS: dict[str, str] = {
 
 
 def _labels(col: pd.Series) -> list[list[int]]:
-    return [json.loads(x) if isinstance(x, str) else list(x) for x in col]
+    return [loads(x) if isinstance(x, str) else list(x) for x in col]
 
 
 def indicators(table: pd.DataFrame, metric: str, policy: str) -> tuple[np.ndarray, np.ndarray]:

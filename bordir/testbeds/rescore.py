@@ -156,7 +156,10 @@ def rescore_predictions(
         from .. import languages
         from .instructions import RGB_LANG_ALIASES
 
-        languages.get(RGB_LANG_ALIASES.get(lang, lang))  # an unknown code: one line naming it
+        try:
+            languages.get(RGB_LANG_ALIASES.get(lang, lang))
+        except ConfigError as exc:  # an unknown code: one line naming the option and the file
+            raise ConfigError(f"--lang {lang!r} (the language of {path}): {exc}") from None
     lang = lang or infer_lang(path)
     rows = read_predictions(path)
     mismatches = []

@@ -39,6 +39,7 @@ import pandas as pd
 
 from .._atomic import atomic_write_parquet, atomic_write_text
 from .._json import write_json
+from .._jsonl import loads
 from .._version import __version__
 from ..stats import resolve_seed
 from .config import TESTBED_JSON, TestbedConfig
@@ -64,7 +65,7 @@ def _read_results(path: Path) -> list[dict[str, Any]]:
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
-            out.append(json.loads(line))
+            out.append(loads(line))
         except json.JSONDecodeError:
             continue  # a line torn by a crash: its call is in the cache and is re-read
     return out

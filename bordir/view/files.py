@@ -45,7 +45,7 @@ def read_jsonl(path: Path, *, hint: str) -> list[dict[str, Any]]:
         for _, rec in _jsonl.json_object_lines(
             enumerate(text.splitlines(), 1),
             path,
-            invalid=lambda exc: f"invalid JSON line: {exc.msg}; {hint}",
+            invalid=lambda exc: f"{_jsonl.not_valid(exc)}; {hint}",
             not_object=lambda _: f"expected a JSON object per line; {hint}",
         )
     ]

@@ -10,11 +10,11 @@ Example:
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Literal
 
+from .._jsonl import loads
 from ..errors import DataError
 
 __all__ = ["Kind", "KINDS", "view_kind", "EXPECTED"]
@@ -29,7 +29,7 @@ EXPECTED = (
 
 def _json_kind(path: Path, key: str) -> str | None:
     try:
-        value = json.loads(path.read_text(encoding="utf-8")).get(key)
+        value = loads(path.read_text(encoding="utf-8")).get(key)
     except (OSError, ValueError, AttributeError):
         return None
     return value if isinstance(value, str) else None

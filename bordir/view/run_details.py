@@ -25,13 +25,13 @@ a call served from the cache was not billed in this run.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from .._jsonl import loads
 from ..errors import BordirError
 from .run_data import RunData, as_list
 
@@ -171,7 +171,7 @@ class RunDetails:
                 countries=ds.countries,
                 country=nationalist_country(q, ds.countries),
             )
-            sent = json.loads(prompt) if prompt else None
+            sent = loads(prompt) if prompt else None
             if sent != [[m.role, m.content] for m in req.messages]:
                 out = (None, KEY_PROMPT_DIFFERS)
             else:
@@ -184,22 +184,9 @@ class RunDetails:
         return out
 
     def _in_cache(self, keys: list[str]) -> set[str] | None:
-        p = self.cache_path
-        if p is None or not p.is_file():
-            return None
-        found: set[str] = set()
-        try:
-            con = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
-            try:
-                for i in range(0, len(keys), 500):
-                    chunk = keys[i : i + 500]
-                    q = f"SELECT key FROM responses WHERE key IN ({','.join('?' * len(chunk))})"
-                    found.update(r[0] for r in con.execute(q, chunk))
-            finally:
-                con.close()
-        except sqlite3.Error:
-            return None
-        return found
+        from ..generation.cache_lookup import stored_keys  # read-only, any file name
+
+        return stored_keys(self.cache_path, keys)
 
     # --- rows ----------------------------------------------------------------------------
     def _docs(self, i: int, qid: str, mode: str) -> list[list[Any]]:

@@ -31,6 +31,7 @@ from typing import Any, TypeVar, cast
 
 from .._extras import require
 from .._http import tls_context
+from .._jsonl import loads
 from .._retry import parse_retry_after
 from ..errors import transport_attempt_error
 from .articles import PageInfo, RawArticle, now_iso
@@ -156,8 +157,8 @@ class WikiClient:
             if r.status_code != 200:
                 raise PermanentError(f"HTTP {r.status_code}", status=r.status_code)
             try:
-                data = r.json()
-            except ValueError:
+                data = loads(r.content)
+            except ValueError:  # not JSON, nested too deeply, not UTF-8
                 raise PermanentError("the answer is not JSON") from None
             err = data.get("error") if isinstance(data, dict) else None
             if err:

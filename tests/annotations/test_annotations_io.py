@@ -180,7 +180,7 @@ def test_schema_file_and_code_agree():
         (_rec(outcome="unparsed"), 2, "relevance", "has a label but outcome is 'unparsed'"),
         (_rec(relevence="relevant"), 2, "relevence", "unknown field(s) relevence"),
         ({k: v for k, v in _rec().items() if k != "annotator"}, 2, "annotator", "missing or empty"),
-        ('{"query_id": "Crimea_uk", ', 2, None, "invalid JSON"),
+        ('{"query_id": "Crimea_uk", ', 2, None, "not valid JSON"),
         ("[1, 2]", 2, None, "expected a JSON object per line"),
         (
             _rec(doc_id="crimea_uk_p0", note="again"),

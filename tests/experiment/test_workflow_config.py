@@ -37,6 +37,7 @@ def _load(tmp_path, body: str):
         ("concurrency = 0", "concurrency", "an integer >= 1"),
         ("timeout = 0", "timeout", "a positive number of seconds"),
         ("deadline = -1", "deadline", "a positive number of seconds"),
+        ("request_deadline = 0", "request_deadline", "a positive number of seconds"),
         ("max_retries = -1", "max_retries", "an integer >= 0"),
         ("max_consecutive_failures = 0", "max_consecutive_failures", "an integer >= 1"),
         ('fusion = "sum"', "fusion", "raw, minmax or rrf"),
@@ -145,3 +146,33 @@ def _tmp_cache() -> str:
 def test_the_upper_bounds_themselves_are_accepted(tmp_path):
     cfg, _ = _load(tmp_path, "[experiment]\ntemperature = 2\nk = 1000\nconcurrency = 10000\n")
     assert (cfg.temperature, cfg.k, cfg.concurrency) == (2.0, 1000, 10000)
+
+
+def test_the_request_deadline_reaches_the_executor(tmp_path):
+    cfg, _ = _load(tmp_path, "[experiment]\ntimeout = 20\nrequest_deadline = 90\n")
+    opts = cfg.operational.executor_options()
+    assert (opts.timeout, opts.request_deadline) == (20.0, 90.0)
+
+
+@pytest.mark.parametrize(
+    ("body", "args", "said"),
+    [
+        ('modes = ["no_ir", "qlang"]\nresponse_format = "citation"\n', (), "includes no_ir"),
+        ('response_format = "citation"\n', (), "is not set, so every mode runs, no_ir too"),
+        ('modes = ["no_ir"]\n', ("--response-format", "citation"), "includes no_ir"),
+    ],
+)
+def test_the_citation_format_without_documents_names_file_and_field(tmp_path, body, args, said):
+    """Before: `the citation format needs documents; use response_format='direct' with no_ir=True`."""
+    from ..conftest import invoke_cli
+
+    cfg = tmp_path / "experiment.toml"
+    cfg.write_text('[experiment]\nmodels = ["mock/first"]\n' + body, encoding="utf-8")
+    res = invoke_cli("run", str(cfg), "--out", str(tmp_path / "run"), *args)
+    err = res.stderr.strip()
+    assert res.returncode == 2 and len(err.splitlines()) == 1, err
+    where = f"{cfg} with --response-format" if args else str(cfg)
+    assert err.startswith(f"bordir: error: {where}: field 'modes': {said}, whose prompt has no "), (
+        err
+    )
+    assert 'use response_format = "direct"' in err and not (tmp_path / "run").exists()

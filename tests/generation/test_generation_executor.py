@@ -319,7 +319,22 @@ def test_max_retries_zero_makes_one_attempt():
     )
 
 
-def test_timeout_stops_retrying():
+@pytest.mark.parametrize(
+    ("limits", "attempts", "error"),
+    [
+        (  # the request deadline bounds a request's attempts and waits
+            {"request_deadline": 25},
+            3,
+            "request deadline of 25 s reached after 3 attempts; last error: 429 (status 429)",
+        ),
+        (  # the timeout bounds ONE attempt (before, 25 s spanned the retries: 3 attempts)
+            {"timeout": 25},
+            7,
+            "gave up after 7 attempts: 429 (status 429)",
+        ),
+    ],
+)
+def test_what_stops_the_retries(limits, attempts, error):
     t = FakeTime()
     backend = Flaky(
         failures=99, make_error=lambda: TransientError("429", retry_after=10.0, status=429)
@@ -328,12 +343,10 @@ def test_timeout_stops_retrying():
         backend,
         [req(0)],
         progress=False,
-        options=ExecutorOptions(timeout=25, sleep=t.sleep, clock=t.clock),
+        options=ExecutorOptions(**limits, sleep=t.sleep, clock=t.clock),
     )
-    assert result.attempts == 3 and t.sleeps == [10.0, 10.0]
-    assert result.error.startswith(
-        "timeout of 25 s reached after 3 attempts; last error: 429 (status 429)"
-    )
+    assert result.attempts == attempts and t.sleeps == [10.0] * (attempts - 1)
+    assert result.error.startswith(error)
 
 
 def test_permanent_and_unexpected_errors_do_not_stop_the_run():

@@ -122,7 +122,7 @@ def test_choices_line_that_does_not_parse(demo_copy):
     with pytest.raises(DataError) as exc:
         load_borderlines_files(demo_copy)
     assert exc.value.path == str(p) and exc.value.line == 3
-    assert "invalid JSON" in str(exc.value)
+    assert "not valid JSON" in str(exc.value)
 
 
 def test_countries_json_that_does_not_parse(demo_copy):

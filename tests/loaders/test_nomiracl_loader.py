@@ -122,11 +122,11 @@ def test_options_are_required_and_refused_elsewhere(data):
             "qrels/test.relevant.tsv",
             1,
             "q\tQ0\tdoc\tyes\n",
-            ":1: field 'relevance': expected an integer",
+            ":1: field 'relevance': expected a relevance of 0 or 1",
         ),
         ("topics/test.non_relevant.tsv", 3, "only-an-id\n", ":3: field 'query'"),
         ("corpus.jsonl", 2, '{"docid": "x", "title": "t"}\n', ":2: field 'text'"),
-        ("corpus.jsonl", 1, "{not json\n", ":1: invalid JSON"),
+        ("corpus.jsonl", 1, "{not json\n", ":1: not valid JSON"),
     ],
 )
 def test_bad_files_name_file_line_and_field(data, file, line, content, message):

@@ -366,7 +366,7 @@ def test_invalid_run_dirs(tmp_path):
     with pytest.raises(DataError, match="not a run directory"):
         build_report(tmp_path / "missing")
     (tmp_path / "run.json").write_text("{not json", encoding="utf-8")
-    with pytest.raises(DataError, match=r"run\.json:1: invalid JSON"):
+    with pytest.raises(DataError, match=r"run\.json:1: not valid JSON"):
         build_report(tmp_path)
     (tmp_path / "run.json").write_text(
         json.dumps({"config": {"dataset": "demo"}}), encoding="utf-8"

@@ -30,7 +30,7 @@ from bordir.testbeds.nomiracl.evaluation import (
     evaluation_header,
     evaluation_row,
 )
-from bordir.testbeds.nomiracl.rescore import rescore_nomiracl
+from bordir.testbeds.nomiracl.rescore import rescore_nomiracl, write_evaluation_tsv
 from bordir.testbeds.nomiracl.results import read_result_file
 from bordir.testbeds.nomiracl.sample import sample_ids
 from bordir.testbeds.nomiracl.template import (
@@ -235,11 +235,21 @@ def test_result_files_keep_the_last_reply_and_missing_entries(tmp_path):
     by = {g["model"]: g for g in res["groups"]}
     assert by["a"]["n"] == 2 and by["a"]["nomiracl"]["accuracy"]["value"] == 1.0
     assert by["b"]["n"] == 1  # its denominator is its own replies
-    # a model named with --models that the file lacks: NoMIRACL writes 0.0 for it
-    res = rescore_nomiracl([f], models=["b", "zzz"])
-    assert [g["model"] for g in res["groups"]] == ["b", "zzz"] and res["groups"][1][
-        "nomiracl"
-    ] is None
+    # a model one file lacks has no row for that file, and NoMIRACL's TSV writes 0.0 for it
+    g = _write(
+        tmp_path / "non_relevant" / "sw.test.vanilla_prompt.jsonl",
+        [{"query_id": "q9", "results": {"a": "I don't know"}}],
+    )
+    res = rescore_nomiracl([f, g], models=["b", "a"])
+    assert [(r["file"], r["model"]) for r in res["groups"]] == [
+        (str(f), "b"), (str(f), "a"), (str(g), "a"),
+    ]  # fmt: skip
+    assert any("no replies of model 'b'" in w for w in res["warnings"])
+    (tsv,) = write_evaluation_tsv(res, tmp_path / "eval", models=["b", "a"])
+    assert tsv.read_text().splitlines()[-1].split("\t")[:3] == ["sw", "0.0", "100.0"]
+    # a model in no file at all is a typo, refused (before: an empty n = 0 row)
+    with pytest.raises(ConfigError, match=r"--models: no file has replies of 'zzz'"):
+        rescore_nomiracl([f], models=["b", "zzz"])
 
 
 def test_sample_ids_is_load_data_sample(tmp_path):

@@ -130,13 +130,22 @@ def test_models_in_the_given_order(results):
         "--format",
         "nomiracl",
         "--models",
-        "aya,m,absent",
+        "aya,m",
         "--json",
     )
     assert res.returncode == 0, res.stderr
     got = json.loads(res.stdout)
-    assert [g["model"] for g in got["groups"]] == ["aya", "m", "absent"]
-    assert got["groups"][2]["nomiracl"] is None
+    assert [g["model"] for g in got["groups"]] == ["aya", "m"]
+    # a model in no file (a typo) is refused, not shown as an empty n = 0 row
+    res = invoke_cli(
+        "testbed", "score", str(results), "--format", "nomiracl", "--models", "aya,absent"
+    )
+    assert res.returncode == 2 and res.stdout == "", res.stdout
+    err = res.stderr.strip()
+    assert len(err.splitlines()) == 1 and err.startswith(
+        "bordir: error: --models: no file has replies of 'absent'; the files' models: "
+    ), err
+    assert "aya" in err
 
 
 @pytest.mark.parametrize(
@@ -245,3 +254,66 @@ def test_bordir_reading_removes_a_prompt_echo_and_reads_native_answers():
         "refused",
     )
     assert read_reply("x", "en", failed=True).outcome == "failed"
+
+
+# -- nothing scored, a subset told by a folder further up, an unknown --lang (issue 45) -----------
+
+
+def test_a_file_without_any_reply_scores_nothing_and_exits_2(tmp_path):
+    f = _write(tmp_path / "non_relevant" / "sw.test.vanilla_prompt.jsonl", {"q1": {}, "q2": {}})
+    res = invoke_cli("testbed", "score", str(f), "--format", "nomiracl")
+    err = res.stderr.strip()
+    assert res.returncode == 2 and res.stdout == "", res.stdout
+    assert err == (
+        f"bordir: error: {f}: nothing to score: no line has a reply (every line's results is "
+        "empty); NoMIRACL's result lines map each model to its reply"
+    )
+
+
+def test_lines_without_a_reply_are_named(tmp_path):
+    f = _write(
+        tmp_path / "non_relevant" / "sw.test.vanilla_prompt.jsonl",
+        {"q1": {"m": "I don't know"}, "q2": {}, "q3": {}},
+    )
+    res = invoke_cli("testbed", "score", str(f), "--format", "nomiracl")
+    assert res.returncode == 0, res.stderr
+    assert (
+        f"bordir: warning: {f}: 2 of 3 line(s) have no reply (results is empty): line(s) 2, 3"
+        in res.stderr
+    )
+
+
+@pytest.mark.parametrize(
+    ("rel", "subset"),
+    [
+        ("relevant_runs/baselines/sw.test.vanilla_prompt.jsonl", None),  # a folder further up
+        ("relevant_runs/sw.test.vanilla_prompt.jsonl", None),  # a name that only starts so
+        ("relevant/x/sw.test.vanilla_prompt.jsonl", None),
+        ("relevant_runs/non-relevant-final/sw.test.vanilla_prompt.jsonl", "non_relevant"),
+        ("relevant_runs/RELEVANT/sw.test.vanilla_prompt.jsonl", "relevant"),
+        ("non_relevant/sw.test.relevant.vanilla_prompt.jsonl", "conflict"),
+    ],
+)
+def test_the_subset_comes_from_the_name_and_its_own_folder_only(tmp_path, rel, subset):
+    f = _write(tmp_path / rel, {"q1": {"m": "I don't know"}})
+    res = invoke_cli("testbed", "score", str(f), "--format", "nomiracl", "--json")
+    if subset in ("relevant", "non_relevant"):
+        assert res.returncode == 0, res.stderr
+        assert json.loads(res.stdout)["files"][0]["subset"] == subset
+        return
+    assert res.returncode == 2, res.stdout
+    err = res.stderr.strip()
+    assert len(err.splitlines()) == 1 and str(f) in err and "pass --subset" in err, err
+    if subset == "conflict":
+        assert "its name and folder name two subsets (non_relevant, relevant)" in err
+    # --subset decides
+    res = invoke_cli("testbed", "score", str(f), "--format", "nomiracl", "--subset", "relevant")
+    assert res.returncode == 0, res.stderr
+
+
+def test_an_unknown_lang_names_the_option_and_the_file(results):
+    res = invoke_cli("testbed", "score", str(results), "--format", "nomiracl", "--lang", "xx")
+    err = res.stderr.strip()
+    assert res.returncode == 2 and len(err.splitlines()) == 1, err
+    assert err.startswith(f"bordir: error: --lang 'xx' (the language of {results}): ")
+    assert "NoMIRACL has no language 'xx'; its languages: ar, bn" in err

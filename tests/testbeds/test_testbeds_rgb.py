@@ -11,7 +11,7 @@ from bordir.errors import DataError
 from bordir.testbeds.construct import Doc, Question, build_docs, instance_rng, make_instance
 from bordir.testbeds.rgb_data import load_rgb
 
-from ..conftest import SHARED
+from ..conftest import SHARED, invoke_cli
 
 RGB = SHARED / "data" / "rgb"
 RATIOS = (0.0, 0.2, 0.4, 0.6, 0.8)
@@ -41,7 +41,7 @@ GOOD = {"id": 0, "query": "Q?", "answer": ["a"], "positive": ["a doc"], "negativ
 @pytest.mark.parametrize(
     "name,row,where",
     [
-        ("en.json", "{not json", "en.json:2: invalid JSON"),
+        ("en.json", "{not json", "en.json:2: not valid JSON"),
         (
             "en.json",
             {"id": 1, "answer": ["a"], "positive": [], "negative": []},
@@ -196,3 +196,13 @@ def test_seeding_rgb_reseeds_every_instance_bordir_varies_by_question():
     assert order(a, "rgb") == order(a, "rgb")
     assert order(a, "bordir") == order(a, "bordir")
     assert any(order(_synthetic(str(i)), "bordir") != order(a, "bordir") for i in range(10))
+
+
+def test_score_with_an_unknown_lang_names_the_option_and_the_file(tmp_path):
+    f = tmp_path / "prediction_en_m_temp0.7_noise0.0_passage5_correct0.0.json"
+    line = {"id": 0, "query": "q", "ans": ["a"], "prediction": "a", "noise_rate": 0.0}
+    f.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    res = invoke_cli("testbed", "score", str(f), "--lang", "xx")
+    err = res.stderr.strip()
+    assert res.returncode == 2 and len(err.splitlines()) == 1, err
+    assert err.startswith(f"bordir: error: --lang 'xx' (the language of {f}): languages/ has no")

@@ -31,7 +31,15 @@ from typing import Any
 
 from ... import _http
 from ..._extras import require
-from ..._http import env_key, env_key_source, extra_params, reject_key_options, short_body
+from ..._http import (
+    attempt_seconds,
+    env_key,
+    env_key_source,
+    extra_params,
+    reject_key_options,
+    short_body,
+)
+from ..._jsonl import NESTED_TOO_DEEPLY
 from ..._retry import is_transient_status, status_error
 from ...errors import PermanentError, TransientError, redact
 from ..backend import Backend, backend
@@ -87,6 +95,7 @@ class CohereBackend(Backend):
         self._httpx = require("httpx", "cohere", purpose="the cohere backend")
         self.base_url: str | None = options.get("base_url") or os.environ.get("CO_API_URL") or None
         self.timeout = float(options.get("timeout", 60.0))
+        self._timeout_given = "timeout" in options  # then a cap on the executor's limit
         if "max_concurrency" in options:
             self.max_concurrency = int(options["max_concurrency"])  # type: ignore[misc]
         self._key = env_key(_KEY_ENV, provider=self.provider)
@@ -158,7 +167,7 @@ class CohereBackend(Backend):
         self, request: GenerationRequest, timeout: float | None
     ) -> GenerationResult:
         sdk, httpx = self._sdk, self._httpx
-        limit = self.timeout if timeout is None else min(self.timeout, max(0.001, timeout))
+        limit = attempt_seconds(self.timeout, timeout, own_given=self._timeout_given)
         params = self._params(request)
         if limit != self.timeout:
             params.setdefault("request_options", {})["timeout_in_seconds"] = max(
@@ -175,6 +184,8 @@ class CohereBackend(Backend):
             raise connection_failed(self.name, exc, self._clean) from None
         except ValueError as exc:  # malformed JSON or a response that does not parse
             raise TransientError(self._clean(f"{self.name}: malformed response: {exc}")) from None
+        except RecursionError:  # the SDK's json.loads of a body nested too deeply
+            raise TransientError(f"{self.name}: malformed response: {NESTED_TOO_DEEPLY}") from None
         except sdk.core.parse_error.ParsingError as exc:
             raise TransientError(self._clean(f"{self.name}: malformed response: {exc}")) from None
         latency = time.perf_counter() - start

@@ -67,6 +67,7 @@ from typing import Any
 
 from ..._extras import require
 from ..._http import (
+    attempt_seconds,
     env_key,
     env_key_source,
     extra_params,
@@ -74,6 +75,7 @@ from ..._http import (
     short_body,
     tls_context,
 )
+from ..._jsonl import loads
 from ..._retry import is_transient_status, status_error
 from ...errors import ConfigError, PermanentError, TransientError, redact
 from ..backend import Backend, backend
@@ -114,6 +116,7 @@ class OpenAIBackend(Backend):
                 f"or export {self.base_url_env}"
             )
         self.timeout = float(options.get("timeout", 60.0))
+        self._timeout_given = "timeout" in options  # then a cap on the executor's limit
         self.token_param = str(options.get("token_param", "max_tokens"))
         if self.token_param not in ("max_tokens", "max_completion_tokens"):
             raise ConfigError(
@@ -212,7 +215,7 @@ class OpenAIBackend(Backend):
             response = await client.post(
                 "/chat/completions", body=body, cast_to=self._httpx.Response, options=options
             )
-            return json.loads(response.content)
+            return loads(response.content)
         # the SDK's request, sent by its own httpx client (see the module docs)
         url, headers = self._direct
         hx, sdk = self._httpx, self._sdk
@@ -226,7 +229,7 @@ class OpenAIBackend(Backend):
             raise sdk.APIConnectionError(request=getattr(exc, "request", None)) from exc
         if not response.is_success:
             raise client._make_status_error_from_response(response) from None
-        return json.loads(response.content)
+        return loads(response.content)
 
     # -- one attempt -----------------------------------------------------------
     def _params(self, request: GenerationRequest) -> dict[str, Any]:
@@ -258,7 +261,7 @@ class OpenAIBackend(Backend):
     def generate_within(
         self, request: GenerationRequest, timeout: float | None
     ) -> GenerationResult:
-        limit = self.timeout if timeout is None else min(self.timeout, max(0.001, timeout))
+        limit = attempt_seconds(self.timeout, timeout, own_given=self._timeout_given)
         try:
             return _aio.run(self.agenerate_within(request, timeout), timeout=limit + 5.0)
         except TimeoutError:
@@ -269,7 +272,7 @@ class OpenAIBackend(Backend):
     ) -> GenerationResult:
         """One attempt as a coroutine on bordir's event loop (the executor's async lane uses this)."""
         sdk = self._sdk
-        limit = self.timeout if timeout is None else min(self.timeout, max(0.001, timeout))
+        limit = attempt_seconds(self.timeout, timeout, own_given=self._timeout_given)
         start = time.perf_counter()
         try:
             completion = await self._post(self._body(request), limit)

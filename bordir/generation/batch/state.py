@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ..._atomic import atomic_write_text
+from ..._jsonl import loads
 from ...errors import DataError
 from ..types import GenerationResult
 
@@ -137,7 +138,7 @@ class BatchState:
         if not path.is_file():
             return cls(run_dir, [])
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = loads(path.read_text(encoding="utf-8"))
             if not isinstance(data, dict):
                 raise ValueError(f"a JSON {type(data).__name__}, expected an object")
             if data.get("version") != _VERSION:
@@ -282,7 +283,7 @@ def _read_results(path: Path) -> Iterator[tuple[str, GenerationResult]]:
         if not line.strip():
             continue
         try:
-            d: dict[str, Any] = json.loads(line)
+            d: dict[str, Any] = loads(line)
             yield d["key"], GenerationResult.from_json(json.dumps(d["result"]), cached=False)
         except (ValueError, KeyError, TypeError) as exc:
             raise DataError(f"malformed result line ({exc})", path=path, line=n) from None

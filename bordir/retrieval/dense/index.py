@@ -59,6 +59,7 @@ import numpy as np
 
 from ..._atomic import atomic_replace_dir, atomic_write_text
 from ..._extras import require
+from ..._jsonl import loads
 from ...errors import ConfigError, DataError
 from ..bm25_store import lang_stem
 from .store import l2_normalise
@@ -159,7 +160,7 @@ class IVFPQIndex:
         self.path = Path(path)
         meta_path = self.path / "meta.json"
         try:
-            self.meta: dict[str, Any] = json.loads(meta_path.read_text(encoding="utf-8"))
+            self.meta: dict[str, Any] = loads(meta_path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise DataError(f"not a readable index directory: {exc}", path=meta_path) from None
         built = IndexParams(**self.meta["params"])

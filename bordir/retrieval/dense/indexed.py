@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._jsonl import loads
 from ...corpus import Corpus
 from ...errors import ConfigError, DataError
 from ...records import Passage
@@ -237,7 +238,7 @@ class IndexedDenseRetriever(Retriever):
         if not meta_path.exists():
             return None
         try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            meta = loads(meta_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         src = meta.get("source", {})

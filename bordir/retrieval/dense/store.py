@@ -49,6 +49,7 @@ from typing import Any, Protocol, cast
 import numpy as np
 
 from ..._atomic import atomic_path, atomic_write_text
+from ..._jsonl import loads
 from ..._version import __version__
 from ...corpus import Corpus
 from ...errors import BordirError, ConfigError
@@ -374,7 +375,7 @@ def _load(
     try:
         # the file is opened here: np.load leaves its own handle open when the archive is truncated
         with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as z:
-            meta = json.loads(str(z["meta"][()]))
+            meta = loads(str(z["meta"][()]))
             matrix = np.asarray(z["matrix"])
             langs = z["langs"].tolist()
             ids = z["doc_ids"].tolist()

@@ -24,7 +24,6 @@ batch-state file, :mod:`~bordir.generation.batch.state`):
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -32,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..._jsonl import loads
 from ...errors import ConfigError, redactor
 from ...generation.batch.provider import BatchError, batch_provider
 from ...generation.batch.requests import parse_output_line
@@ -95,7 +95,7 @@ def _collect_one(state: BatchState, rec: BatchRecord, provider: Any) -> None:
             if not raw.strip():
                 continue
             try:
-                line = json.loads(raw)
+                line = loads(raw)
             except ValueError:
                 raise BatchError(
                     f"{rec.model}: line {n} of result file {file_id} of batch {rec.id} is not JSON"

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from ..._atomic import atomic_write_text
+from ...errors import ConfigError, DataError
 from ...signature import Signature
 from .evaluation import ACCURACY, ERROR_NAME, confusion_metric, evaluation_header, evaluation_row
 from .reading import read_reply
@@ -161,9 +162,8 @@ def _score_file(
             gen=model,
             data=rf.digest,
         )
-        if replies is None:
-            warnings.append(f"{rf.path}: no replies of model {model!r}")
-            groups.append({**base, "n": 0, "nomiracl": None, "bordir": None, "signature": str(sig)})
+        if replies is None:  # the model is in other files: no row here (NoMIRACL's TSV has 0.0)
+            warnings.append(f"{rf.path}: no replies of model {model!r} (left out for this file)")
             continue
         labels: dict[str, str] = {}
         outcomes: dict[str, str] = {}
@@ -237,16 +237,32 @@ def rescore_nomiracl(
         subset: overrides the subset each file's path says.
         lang: overrides the language each file's name says.
         models: only these models, in this order (NoMIRACL's ``--parse_models``); default every
-            model of each file, in the order it first appears.
+            model of each file, in the order it first appears. A model a file has no reply of
+            gets no row for that file (a warning; NoMIRACL's TSV has 0.0 there).
         examples: disagreement examples kept per (file, model).
+
+    Raises:
+        ConfigError: a model of ``models`` is in no file (a typo would leave an empty row); the
+            subset or language cannot be told (see :func:`~.results.read_result_file`).
+        DataError: a file is malformed, or nothing can be scored (no line of any file has a reply).
     """
     files: list[dict[str, Any]] = []
     groups: list[dict[str, Any]] = []
     disagreements: list[dict[str, Any]] = []
     warnings: list[str] = []
-    for path in paths:
-        rf = read_result_file(path, subset=subset, lang=lang)
+    read = [read_result_file(path, subset=subset, lang=lang) for path in paths]
+    if models:
+        models = list(dict.fromkeys(models))
+        known = dict.fromkeys(m for rf in read for m in rf.outputs())
+        absent = [m for m in models if m not in known]
+        if absent:
+            raise ConfigError(
+                f"--models: no file has replies of {', '.join(map(repr, absent))}; the files' "
+                f"models: {', '.join(known) or 'none'}"
+            )
+    for rf in read:
         g, d, w = _score_file(rf, models, examples)
+        warnings += list(rf.warnings)
         files.append(
             {
                 "file": str(rf.path),
@@ -265,6 +281,12 @@ def rescore_nomiracl(
         groups += g
         disagreements += d
         warnings += w
+    if not groups:
+        raise DataError(
+            "nothing to score: no line has a reply (every line's results is empty); NoMIRACL's "
+            "result lines map each model to its reply",
+            path=read[0].path if len(read) == 1 else ", ".join(str(rf.path) for rf in read),
+        )
     return {
         "format": "nomiracl",
         "policies": ["nomiracl", "bordir"],

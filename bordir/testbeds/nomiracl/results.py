@@ -8,9 +8,15 @@ query (its denominator is smaller). :meth:`ResultFile.outputs` does the same.
 
 Where a file sits says what it holds (``results/baselines/{subset}/{lang}.{split}.vanilla_prompt.jsonl``,
 ``results/GPT-4/non-relevant/{lang}.{split}.non_relevant.vanilla_prompt.jsonl``):
-:func:`infer_subset` reads the subset from the file name (``.relevant.`` /
-``.non_relevant.``) or the nearest folder (``relevant``, ``non_relevant``, ``non-relevant``,
-``non-relevant-final`` …), :func:`infer_lang` the language from the name's first part.
+:func:`infer_subset` reads the subset from a whole part of the file name (``.relevant.`` /
+``.non_relevant.``) or from the whole name of the file's own folder (``relevant``,
+``non_relevant``, ``non-relevant`` and the ``-final`` folders of NoMIRACL's GPT-4 results),
+never from a folder further up nor from a name that merely starts so (``relevant_runs/``);
+a name and a folder that disagree are refused. :func:`infer_lang` reads the language from
+the name's first part.
+
+A line whose ``results`` is empty (``{}``) holds no reply; such lines are counted in the
+file's warnings.
 
 :func:`result_record` writes a line in the same form (``bordir testbed nomiracl``'s
 ``nomiracl/`` files), so bordir's outputs are re-scored exactly as NoMIRACL's.
@@ -21,6 +27,8 @@ Example:
     ('non_relevant', 'sw')
     >>> infer_subset(Path("results/GPT-4/relevant-final/zh.test.relevant.vanilla_prompt.jsonl"))
     'relevant'
+    >>> infer_subset(Path("relevant_runs/baselines/sw.test.vanilla_prompt.jsonl")) is None
+    True
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ from typing import Any
 from ..._jsonl import iter_json_objects
 from ...errors import ConfigError, DataError
 from ...loaders.nomiracl import LANGUAGES, SPLITS, SUBSETS, bordir_code, nomiracl_code
+from ...loaders.nomiracl_files import some_ids
 
 __all__ = [
     "RESULT_FIELDS",
@@ -52,25 +61,38 @@ __all__ = [
 RESULT_FIELDS = ("query_id", "docids", "prompt", "template", "results")
 
 
-def _subset_of(name: str) -> str | None:
-    key = name.casefold().replace("-", "_")
-    if key.startswith("non_relevant") or key in ("nonrelevant", "non_rel"):
-        return "non_relevant"
-    if key.startswith("relevant"):
-        return "relevant"
-    return None
+_FOLDERS = {
+    "relevant": "relevant",
+    "relevant_final": "relevant",
+    "non_relevant": "non_relevant",
+    "non_relevant_final": "non_relevant",
+    "nonrelevant": "non_relevant",
+}
+"""Folder names (case-folded, ``-`` as ``_``) that name a subset: NoMIRACL's ``results/`` folders."""
+
+
+def _subset_of(name: str, names: dict[str, str]) -> str | None:
+    return names.get(name.casefold().replace("-", "_"))
 
 
 def infer_subset(path: Path) -> str | None:
-    """The subset named by the file name's parts, else by the nearest folder that names one."""
-    for part in path.name.split("."):
-        if part.casefold().replace("-", "_") in SUBSETS:
-            return part.casefold().replace("-", "_")
-    for parent in path.resolve().parents:
-        sub = _subset_of(parent.name)
-        if sub:
-            return sub
-    return None
+    """The subset a whole part of the file name names, else the whole name of its folder (None: neither).
+
+    Raises:
+        ConfigError: the name and the folder name two different subsets.
+    """
+    by_name = {
+        sub
+        for part in path.name.split(".")
+        if (sub := _subset_of(part, {s: s for s in SUBSETS})) is not None
+    }
+    by_folder = _subset_of(path.resolve().parent.name, _FOLDERS)
+    if len(by_name) > 1 or (by_name and by_folder and by_folder not in by_name):
+        said = sorted(by_name | ({by_folder} if by_folder else set()))
+        raise ConfigError(
+            f"{path}: its name and folder name two subsets ({', '.join(said)}); pass --subset"
+        )
+    return next(iter(by_name), None) or by_folder
 
 
 def infer_lang(path: Path) -> str | None:
@@ -112,6 +134,7 @@ class ResultFile:
         lines: every line, in file order.
         digest: ``sha256-…`` of the file's bytes.
         subset_from, lang_from: ``path`` or ``option`` (how they were decided).
+        warnings: what the file holds that scores nothing (lines without a reply), with lines.
     """
 
     path: Path
@@ -122,6 +145,7 @@ class ResultFile:
     digest: str
     subset_from: str = "path"
     lang_from: str = "path"
+    warnings: tuple[str, ...] = ()
 
     @property
     def lang(self) -> str:
@@ -165,10 +189,14 @@ def read_result_file(
     sub = subset or infer_subset(p)
     if sub is None:
         raise ConfigError(
-            f"{p}: cannot tell the subset from the path (no relevant / non_relevant folder or name "
-            "part); pass --subset relevant or --subset non_relevant"
+            f"{p}: cannot tell the subset from the path (no relevant / non_relevant part in its name, "
+            "and its folder is not named relevant, non_relevant or non-relevant); pass --subset "
+            "relevant or --subset non_relevant"
         )
-    code = nomiracl_code(lang) if lang else infer_lang(p)
+    try:
+        code = nomiracl_code(lang) if lang else infer_lang(p)
+    except ConfigError as exc:
+        raise ConfigError(f"--lang {lang!r} (the language of {p}): {exc}") from None
     if code is None:
         raise ConfigError(
             f"{p}: the file name does not start with a NoMIRACL language code "
@@ -208,6 +236,15 @@ def read_result_file(
         )
     if not lines:
         raise DataError("has no result lines", path=p)
+    empty = [ln.line for ln in lines if not ln.results]
+    warnings = (
+        (
+            f"{p}: {len(empty)} of {len(lines)} line(s) have no reply (results is empty): line(s) "
+            f"{some_ids([str(n) for n in empty])}",
+        )
+        if empty
+        else ()
+    )
     digest = hashlib.sha256(p.read_bytes()).hexdigest()[:16]
     return ResultFile(
         p,
@@ -218,6 +255,7 @@ def read_result_file(
         f"sha256-{digest}",
         "option" if subset else "path",
         "option" if lang else "path",
+        warnings,
     )
 
 

@@ -269,7 +269,9 @@ def _run_suite(
             + ("" if priced else " (some models have no price)")
             + waiting
         )
-        for line in textwrap.wrap(total, 100, subsequent_indent="  "):
+        for line in textwrap.wrap(
+            total, 100, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+        ):
             click.echo(line)
         if last is not None:
             for line in note_lines(last):

@@ -44,6 +44,11 @@ _SHORT = {
 }
 
 
+def _wrap(text: str, width: int = WIDTH, **kw: Any) -> list[str]:
+    """``textwrap.wrap`` that never cuts a word (a path or a command stays whole)."""
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False, **kw)
+
+
 def short_cause(cause: str) -> str:
     """A skip cause in a few words (the full wording is in ``--verbose`` and the run's summary).
 
@@ -92,7 +97,7 @@ def _dropped_lines(table: pd.DataFrame, verbose: bool) -> list[str]:
     if verbose:
         out = describe_skips(dropped, pairs)
         if estimate:
-            out += textwrap.wrap(
+            out += _wrap(
                 f"the {u.pairs:,} pairs without passages: {estimate}", WIDTH, subsequent_indent="  "
             )
         return out
@@ -108,7 +113,7 @@ def _dropped_lines(table: pd.DataFrame, verbose: bool) -> list[str]:
     if estimate:  # the pairs without passages in the mode's languages only
         items.append(f"without passages: {estimate}")
     text = f"dropped {len(dropped):,} of {pairs:,} (query, mode) pairs: " + ", ".join(items)
-    return textwrap.wrap(text, WIDTH, subsequent_indent="  ")
+    return _wrap(text, WIDTH, subsequent_indent="  ")
 
 
 def _total_lines(table: pd.DataFrame, batch: bool) -> list[str]:
@@ -122,7 +127,7 @@ def _total_lines(table: pd.DataFrame, batch: bool) -> list[str]:
     )
     if table.attrs.get("unserved") is not None:  # pairs wait for passages: the total is partial
         line += f" for {served:,} of {pairs:,} pairs (partial)"
-    return textwrap.wrap(line, WIDTH, subsequent_indent="  ")
+    return _wrap(line, WIDTH, subsequent_indent="  ")
 
 
 def power_lines(table: pd.DataFrame, verbose: bool) -> list[str]:
@@ -146,7 +151,7 @@ def power_lines(table: pd.DataFrame, verbose: bool) -> list[str]:
     text = (
         "power (MDE x100, two modes): " + ", ".join(parts) + f"; {thin}/{cells} language cells thin"
     )
-    return textwrap.wrap(text, WIDTH, subsequent_indent="  ")
+    return _wrap(text, WIDTH, subsequent_indent="  ")
 
 
 def _mde(x: float | None) -> str:
@@ -246,7 +251,7 @@ def run_lines(
             out.append(f"… and {len(by_model) - len(shown)} more model(s) (--verbose)")
     u = table.attrs.get("unserved")
     if u is not None and u.corpus_missing:
-        out += textwrap.wrap(
+        out += _wrap(
             f"corpus {table.attrs.get('corpus')!r} does not exist yet: every retrieving pair is "
             f"priced as if it were fetched (`{table.attrs.get('fetch')}`; `bordir run` refuses "
             "it until then)",

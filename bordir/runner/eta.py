@@ -137,7 +137,13 @@ def start_notice(
             + ("BORDIR_CPUS=1 leaves a core to the other work; " if m.threads > 1 else "")
             + "--model mock/planted:ru+uk checks the pipeline in seconds"
         )
-    return [w for line in out for w in textwrap.wrap(line, 100, subsequent_indent="  ")]
+    return [
+        w
+        for line in out
+        for w in textwrap.wrap(
+            line, 100, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+        )
+    ]
 
 
 def notice_lines(cfg: Any) -> list[str]:

@@ -74,6 +74,9 @@ def demo_cmd(
     )
     from ..runner.eta import notice_lines
 
+    from ..experiment.writer import RunDirWriter
+
+    RunDirWriter.preflight(out_dir)  # a bad --out is said before the plan
     for line in notice_lines(cfg):  # before the calls: how many, cached or not, how long (stderr)
         click.echo(line, err=True)
     run(cfg, out=out_dir)

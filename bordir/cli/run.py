@@ -165,8 +165,10 @@ def run_cmd(
     if any(
         m.startswith("local/") for m in cfg.models
     ):  # the one backend whose speed is this machine's
+        from ..experiment.writer import RunDirWriter
         from ..runner.eta import notice_lines
 
+        RunDirWriter.preflight(out_dir)  # a bad --out is said before the plan
         for line in notice_lines(cfg):
             click.echo(line, err=True)
     result = run(cfg, out=out_dir, progress=progress, executor=executor, address=address)

@@ -72,6 +72,25 @@ class RunDirWriter:
         self.out = Path(out)
         self._fh: Any = None
 
+    @staticmethod
+    def preflight(out: str | os.PathLike[str]) -> None:
+        """Raise the error :meth:`__enter__` would raise for ``out``'s path, touching nothing.
+
+        For a command to say what is wrong with ``--out`` before it spends time (or prints a plan).
+        """
+        path = Path(out)
+        if path.exists() and not path.is_dir():
+            raise DataError("exists and is not a directory; pass another --out", path=path)
+        parent = path
+        while not parent.exists():
+            parent = parent.parent
+        if not parent.is_dir():
+            raise DataError(
+                f"cannot create the run directory: {parent} is not a directory", path=path
+            )
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise DataError("cannot create the run directory: Permission denied", path=path)
+
     def __enter__(self) -> RunDirWriter:
         try:
             self.out.mkdir(parents=True, exist_ok=True)

@@ -202,8 +202,17 @@ def _handler(server: ViewServer) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(body)
 
         def _local(self) -> bool:
-            """True when the request names this server by a local name and its port (else 403 sent)."""
-            if (self.headers.get("Host") or "").strip().lower() in server.hosts:
+            """True when the request names this server by a local name and its port (else 403 sent).
+
+            One ``Host`` header, one of :attr:`ViewServer.hosts`, and a path (not an absolute URL,
+            whose host would stand in for the header).
+            """
+            hosts = self.headers.get_all("Host") or []
+            if (
+                len(hosts) == 1
+                and hosts[0].strip().lower() in server.hosts
+                and self.path.startswith("/")
+            ):
                 return True
             port = server.httpd.server_address[1]
             self._send(

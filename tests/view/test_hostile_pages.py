@@ -17,6 +17,9 @@ first row that holds each hostile value). The test fails when
 * a field does not reach a page its row says shows it, as text (so that the test cannot pass
   because a value was dropped); ``whole`` fields show the payload itself, ``<`` and all.
 
+The SVG plots written beside the pages (model names in their titles and legends) are parsed too:
+no script, no foreign object, no event handler, no ``javascript:`` link.
+
 **Adding a kind of run or a section**: a new kind is one builder in ``tests/view/hostile.py``
 registered with ``@kind(name, pages, *fields)``; a new section of an existing page needs
 nothing (the page is walked whole), but a new field it shows is one :class:`Field` line in
@@ -232,3 +235,26 @@ def test_every_kind_has_pages_and_fields():
         tags = [f.tag for f in k.fields]
         assert len(tags) == len(set(tags)), k.name
         assert all(isinstance(f, Field) and set(f.pages) <= set(k.pages) for f in k.fields), k.name
+
+
+def test_plots_hold_no_markup(hostile_root):
+    """The SVG plots beside the pages (model names in titles and legends): no script, no handler.
+
+    matplotlib writes each text as a comment (``<!-- … -->``, escaped) before its glyphs.
+    """
+    import xml.etree.ElementTree as ET
+
+    svgs = [p for k in KINDS.values() for p in sorted(built(hostile_root, k).glob("plots/*.svg"))]
+    assert svgs, "no kind drew a plot"
+    shown = set()
+    for svg in svgs:
+        text = svg.read_text(encoding="utf-8")
+        shown |= {f.tag for k in KINDS.values() for f in k.fields if f.tag in text}
+        for el in ET.fromstring(text).iter():
+            name = el.tag.rsplit("}", 1)[-1]
+            assert name not in ("script", "foreignObject", "iframe", "object", "embed"), svg
+            for attr, value in el.attrib.items():
+                attr = attr.rsplit("}", 1)[-1].lower()
+                assert not attr.startswith("on"), (svg, attr)
+                assert not value.strip().lower().startswith("javascript:"), (svg, attr)
+    assert "MDLA" in shown  # the model names did reach the plots

@@ -81,6 +81,12 @@ def test_foreign_host_headers_are_refused(tiny_run):
                     and text.count("\n") == 1
                 ), (host, text)
                 assert "mock/first" not in text and "Crimea" not in text, (host, path)
+        twice = f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nHost: evil.example\r\n\r\n"
+        absolute = f"GET http://evil.example/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+        for request in (twice, absolute):
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+                s.sendall(request.encode())
+                assert s.recv(100).startswith(b"HTTP/1.0 403 "), request
         for host in (
             f"127.0.0.1:{port}",
             f"localhost:{port}",

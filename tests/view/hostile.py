@@ -10,7 +10,10 @@ a ``javascript:`` URL, ``<img onerror>``, an attribute break-out with ``<svg onl
 ``</script>`` and a comment opener, each naming its field's marker (``alert("MDLA")``).
 
 Adding a kind of run (or a field): write its builder here and register it with
-:func:`kind` (one decorator line naming its pages and fields); the test picks it up.
+:func:`kind` (one decorator line naming its pages and fields); the test picks it up. An
+experiment run with other settings (a new response format, say) is one line:
+``experiment_kind("free-run", response_format="free", modes=["qlang"])``. A new field is one
+:class:`Field` line in its kind's list.
 """
 
 from __future__ import annotations
@@ -240,23 +243,22 @@ RUN_FIELDS = (
 )
 
 
-@kind("run", ("report", "view", "served"), *RUN_FIELDS)
-def build_run(root: Path) -> Path:
-    """Direct answers, three modes, the options also reversed in no_ir (the option-order section); plots."""
-    return _experiment(
-        root,
-        "run",
-        plots=True,
-        modes=["no_ir", "qlang", "rel_langs"],
-        option_orders="reversed",
-        order_modes=["no_ir"],
+def experiment_kind(name: str, *, plots: bool = False, **config: Any) -> None:
+    """Register an experiment run with these config keys (a response format, modes, orders) in one line."""
+    kind(name, ("report", "view", "served"), *RUN_FIELDS)(
+        lambda root: _experiment(root, name, plots=plots, **config)
     )
 
 
-@kind("citation-run", ("report", "view", "served"), *RUN_FIELDS)
-def build_citation_run(root: Path) -> Path:
-    """The citation response format (the citation section)."""
-    return _experiment(root, "cite", modes=["qlang", "rel_langs"], response_format="citation")
+# direct answers, three modes, the options also reversed in no_ir (the option-order section), plots
+experiment_kind(
+    "run",
+    plots=True,
+    modes=["no_ir", "qlang", "rel_langs"],
+    option_orders="reversed",
+    order_modes=["no_ir"],
+)
+experiment_kind("citation-run", modes=["qlang", "rel_langs"], response_format="citation")
 
 
 # --- testbeds: an RGB file, NoMIRACL files -----------------------------------------------------------

@@ -21,10 +21,13 @@ The SVG plots written beside the pages (model names in their titles and legends)
 no script, no foreign object, no event handler, no ``javascript:`` link.
 
 **Adding a kind of run or a section**: a new kind is one builder in ``tests/view/hostile.py``
-registered with ``@kind(name, pages, *fields)``; a new section of an existing page needs
-nothing (the page is walked whole), but a new field it shows is one :class:`Field` line in
-its kind's list, naming the pages where it must appear. A new page type is one entry in
-:data:`PAGES` (how to open it, its scripts).
+registered with ``@kind(name, pages, *fields)``; an experiment run with other settings (the
+free-answer format, say) is one line there, ``experiment_kind("free-run",
+response_format="free", modes=["qlang"])``. A new section of an existing page needs nothing
+(the page is walked whole, every state), but a new field it shows is one :class:`Field` line
+in its kind's list, naming the pages where it must appear (a black-box audit's new view:
+its builder, its ``@kind`` line, its fields). A new page type is one entry in :data:`PAGES`
+(its file, how many scripts it holds).
 """
 
 from __future__ import annotations

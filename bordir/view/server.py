@@ -69,7 +69,20 @@ class _Server(ThreadingHTTPServer):
         exc = sys.exc_info()[1]
         if isinstance(exc, (ConnectionError, TimeoutError)):
             return  # the browser closed the connection (a reload, a closed tab): nothing to say
-        print(f"bordir view: error answering {client_address[0]}: {exc!r}", file=sys.stderr)
+        from ..settings import DEBUG
+
+        try:
+            debug = DEBUG.get()
+        except BordirError:
+            debug = False
+        if debug:
+            super().handle_error(request, client_address)  # the traceback
+            return
+        print(
+            f"bordir view: internal error answering a request: {type(exc).__name__}: {exc} "
+            "(this is a bug; BORDIR_DEBUG=1 shows the traceback)",
+            file=sys.stderr,
+        )
 
 
 class ViewServer:

@@ -160,3 +160,21 @@ def test_a_browser_that_goes_away_leaves_stderr_clean(tiny_run):
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "Traceback" not in err and "Error" not in err and "Exception" not in err, err
+
+
+def test_a_bug_while_answering_is_one_line(tiny_run, capfd, monkeypatch):
+    def broken(self, route, params):
+        raise RuntimeError("planted")
+
+    monkeypatch.setattr(ViewServer, "answer", broken)
+    monkeypatch.delenv("BORDIR_DEBUG", raising=False)
+    with ViewServer(tiny_run) as srv:
+        port = srv.httpd.server_address[1]
+        with pytest.raises((ConnectionError, IndexError, ValueError)):
+            raw_get(port, "/api/query?page=0", f"127.0.0.1:{port}")  # no answer
+        assert raw_get(port, "/", f"127.0.0.1:{port}")[0] == 200  # still serving
+    err = capfd.readouterr().err
+    assert err.strip() == (
+        "bordir view: internal error answering a request: RuntimeError: planted "
+        "(this is a bug; BORDIR_DEBUG=1 shows the traceback)"
+    ), err

@@ -41,7 +41,10 @@ def view_cmd(
     judge`) or `bordir audit`.
     """
     from ..view import STATIC_MAX_ROWS, view_rows, write_view
+    from ..view.write import check_out
 
+    if out is not None and not serve:
+        check_out(out, label="--out")  # before reading the run
     limit = STATIC_MAX_ROWS if max_rows is None else max_rows
     if not serve:
         n = view_rows(path)

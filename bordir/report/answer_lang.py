@@ -11,6 +11,7 @@ returns the JSON (key ``answer_lang``) and the HTML section.
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import pandas as pd
@@ -41,8 +42,6 @@ def answer_lang_section(run: RunDir, out: Path) -> Section:
     try:
         det = detect_answers(resp)
     except MissingExtraError as exc:  # langdetect is in the audit / wiki extras, not in stats
-        import html
-
         return Section(
             {"answer_lang": None}, head + f"<p>Not computed: {html.escape(str(exc))}</p>"
         )
@@ -94,8 +93,9 @@ def answer_lang_section(run: RunDir, out: Path) -> Section:
     cs.to_csv(p, index=False)
     files.append(p)
     pooled = shares[shares["query_lang"] == "*"]
+    e = html.escape
     lead = "".join(
-        f"<p><strong>{r.model} {r.mode}: {pct(r.mismatch_rate)} % of the answers are not in the "
+        f"<p><strong>{e(str(r.model))} {e(str(r.mode))}: {pct(r.mismatch_rate)} % of the answers are not in the "
         "query's language.</strong></p>"
         for r in pooled.itertuples()
     )

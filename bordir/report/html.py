@@ -4,7 +4,11 @@ It fetches nothing, so it opens from a file, a mail attachment or an
 artifact store. A small inline script marks the page when it has loaded:
 ``<body data-ready="1" data-images-loaded=… data-images-total=…
 data-tables-visible=… data-tables-total=…>`` (images with a nonzero natural
-width, tables with a nonzero height); the browser test reads these.
+width, tables with a nonzero height); the browser test reads these. Every
+text the page did not write itself (model names, territories, titles, replies,
+paths, config values) is escaped with ``html.escape`` where it is written, and
+the page's Content-Security-Policy (:func:`bordir.view.page.csp_meta`) runs
+that one script only: a section holds HTML, never a script of its own.
 
 Example:
     >>> data_uri(b"x", "image/png")
@@ -22,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..view.page import csp_meta
 from .plots import PLOTS
 from .tables import Table
 
@@ -260,6 +265,7 @@ def render_page(title: str, subtitle_html: str, sections: Sequence[str]) -> str:
                 '<html lang="en">',
                 "<head>",
                 '<meta charset="utf-8">',
+                csp_meta([_SCRIPT]),  # runs its own load script only
                 '<meta name="viewport" content="width=device-width, initial-scale=1">',
                 f"<title>{e(title)}</title>",
                 f"<style>{_CSS}</style>",

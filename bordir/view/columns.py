@@ -39,10 +39,14 @@ def coded(values: Iterable[Any]) -> dict[str, list[Any]]:
 def numbers(
     values: Sequence[Any] | np.ndarray, *, digits: int | None = None
 ) -> dict[str, list[Any]]:
-    """A numeric column (None for missing values; floats rounded to ``digits``)."""
+    """A numeric column (None for missing values and non-finite floats, which the page shows as ``–``; floats rounded to ``digits``).
+
+    >>> numbers([float("inf"), float("-inf"), float("nan"), 2])
+    {'n': [None, None, None, 2]}
+    """
     out: list[Any] = []
     for v in values.tolist() if isinstance(values, np.ndarray) else values:
-        if v is None or (isinstance(v, float) and math.isnan(v)):
+        if v is None or (isinstance(v, float) and not math.isfinite(v)):
             out.append(None)
         elif isinstance(v, (bool, np.bool_)):
             out.append(int(v))

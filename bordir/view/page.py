@@ -1,14 +1,17 @@
 """``view.html``: one self-contained page — CSS, JavaScript and the data inline; nothing fetched.
 
 The data go in a ``<script type="application/json" id="bordir-data">`` element
-(``</`` escaped, so no string in the data can end the element); the page's
+(written by :func:`embed_json`: ``<``, ``>`` and ``&`` escaped, so no string in the data
+can end the element; non-finite numbers as ``null``); the page's
 script (``assets/view.js`` and ``assets/numbers.js``, shipped with bordir)
 reads it. A served page (``bordir view DIR --serve``) is the same page with
 the metadata only: its script asks the server for pages of rows.
 
 When the page has loaded it sets ``<body data-ready="1">`` (and
 ``data-matrix-ready``, ``data-table-ready``, ``data-panel-ready``); the browser
-tests wait for these.
+tests wait for these. Every text the page did not write itself is escaped on the server
+(``html.escape``) or set as text by the script (``textContent``, never ``innerHTML``), and the
+page carries a Content-Security-Policy (:func:`csp_meta`) that runs its own two scripts only.
 
 Example:
     >>> html = render_page({"kind": "audit", "title": "t", "dir": "/x", "facets": [], "columns": [],
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -30,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     from .run_data import Facet
 
-__all__ = ["render_page", "embed_json", "asset", "page_meta", "table_columns"]
+__all__ = ["render_page", "embed_json", "csp_meta", "asset", "page_meta", "table_columns"]
 
 
 @cache
@@ -97,14 +100,70 @@ def page_meta(
     }
 
 
-def embed_json(data: Any) -> str:
-    """``data`` as JSON that is safe inside a ``<script>`` element.
+_SCRIPT_SAFE = (
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("&", "\\u0026"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
 
-    >>> embed_json({"a": "</script><!--"})
-    '{"a":"<\\\\/script>\\\\u003c!--"}'
+
+def embed_json(data: Any, *, default: Callable[[Any], Any] | None = None) -> str:
+    r"""``data`` as JSON for a page: safe inside a ``<script>`` element, numbers all finite.
+
+    The one helper every page (and the served explorer's API) embeds data with: ``<``, ``>``,
+    ``&``, U+2028 and U+2029 become ``\uXXXX`` escapes (they occur only inside JSON strings,
+    so the text parses to the same data), so no string can end the element, open a comment or
+    a tag, or end a line in a script; a non-finite number (NaN, an infinite interval bound)
+    becomes ``null``, which the pages show as ``–``. ``default``: as :func:`json.dumps`'s.
+
+    >>> print(embed_json({"a": "</script><!--", "b": float("inf"), "c": [chr(0x2028) + "&"]}))
+    {"a":"\u003c/script\u003e\u003c!--","b":null,"c":["\u2028\u0026"]}
     """
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
+    try:
+        text = json.dumps(
+            data, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=default
+        )
+    except ValueError:  # NaN or ±inf somewhere (rare: walk the data only then)
+        from .._json import jsonable
+
+        text = json.dumps(
+            jsonable(data),
+            ensure_ascii=False,
+            separators=(",", ":"),
+            allow_nan=False,
+            default=default,
+        )
+    for char, escape in _SCRIPT_SAFE:
+        if char in text:
+            text = text.replace(char, escape)
+    return text
+
+
+def csp_meta(scripts: Iterable[str]) -> str:
+    """The ``<meta>`` Content-Security-Policy of a page whose only scripts are ``scripts`` (their texts).
+
+    A second wall behind the escaping: the browser runs an inline script only when its text
+    hashes to one of these, and no inline event handler (``onerror=…``), ``javascript:`` URL,
+    plugin, frame, form or ``<base>`` at all; images only from ``data:``, requests only to the
+    page's own origin (the served explorer's API). A page that adds a script adds its text here.
+
+    >>> print(csp_meta(["x()"]))  # doctest: +ELLIPSIS
+    <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-...='; ...">
+    """
+    import base64
+    import hashlib
+
+    hashes = " ".join(
+        f"'sha256-{base64.b64encode(hashlib.sha256(s.encode('utf-8')).digest()).decode('ascii')}'"
+        for s in dict.fromkeys(scripts)
+    )
+    policy = (
+        f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; img-src data:; "
+        "connect-src 'self'; base-uri 'none'; form-action 'none'"
+    )
+    return f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
 
 
 def _intro(meta: dict[str, Any]) -> str:
@@ -165,6 +224,7 @@ def render_page(meta: dict[str, Any], rows: dict[str, Any] | None) -> str:
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"{csp_meta([asset('numbers.js'), asset('view.js')])}\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<link rel="icon" href="data:,">\n'
         f"<title>{e(meta['title'])}</title>\n<style>{asset('view.css')}</style>\n</head>\n<body>\n"

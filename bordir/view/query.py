@@ -18,7 +18,6 @@ a per-language comparison and a citation rate.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from typing import Any, cast
@@ -28,6 +27,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from .columns import codes_of
+from .page import embed_json
 from .run_data import REQUIRED, RUN_FACETS, RunData, as_list
 
 __all__ = ["RunQuery", "PAGE_ROWS", "SEP"]
@@ -385,5 +385,5 @@ def _citations(rq: RunQuery, idx: np.ndarray, doc_lang: str) -> dict[str, Any]:
 
 
 def dumps(obj: Any) -> bytes:
-    """JSON for the page (NaN → null)."""
-    return json.dumps(obj, ensure_ascii=False, allow_nan=False, default=str).encode("utf-8")
+    """JSON for the page (:func:`~bordir.view.page.embed_json`: NaN and ±inf → null; ``<``, ``>``, ``&`` escaped)."""
+    return embed_json(obj, default=str).encode("utf-8")

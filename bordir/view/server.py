@@ -13,6 +13,14 @@ The run's columns are read once (the Parquet files, through
 small: their static page is served as it is. Only 127.0.0.1 is bound unless
 ``host`` says otherwise; a port in use is a :class:`~bordir.errors.ConfigError`
 naming ``--port``.
+
+Only local names are answered: a request whose ``Host`` header is not
+``127.0.0.1:PORT``, ``localhost:PORT`` or ``[::1]:PORT`` (the bound port) gets
+``403`` and one line, nothing of the run — a web page that rebinds its own name to
+127.0.0.1 (DNS rebinding) cannot read the run through the browser of whoever serves
+it. Every answer says ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy:
+no-referrer``, and the page its Content-Security-Policy. A browser that goes away in
+the middle of an answer (a closed tab, a reload) is not an error: nothing is printed.
 """
 
 from __future__ import annotations
@@ -30,7 +38,51 @@ from ..errors import BordirError, ConfigError
 from .kinds import view_kind
 from .page import render_page
 
-__all__ = ["ViewServer", "serve_view"]
+__all__ = ["ViewServer", "serve_view", "local_hosts"]
+
+LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
+"""The host names the server answers to (with the port it is bound to)."""
+
+
+def local_hosts(port: int) -> frozenset[str]:
+    """The ``Host`` header values the server on ``port`` answers (lower case).
+
+    >>> sorted(local_hosts(8765))
+    ['127.0.0.1:8765', '[::1]:8765', 'localhost:8765']
+    >>> sorted(local_hosts(80))  # a browser leaves the default port out
+    ['127.0.0.1', '127.0.0.1:80', '[::1]', '[::1]:80', 'localhost', 'localhost:80']
+    """
+    hosts = {f"{name}:{port}" for name in LOCAL_NAMES}
+    if port == 80:
+        hosts |= set(LOCAL_NAMES)
+    return frozenset(hosts)
+
+
+class _Server(ThreadingHTTPServer):
+    """The HTTP server: a client that goes away mid-answer is not reported; other errors in one line."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            return  # the browser closed the connection (a reload, a closed tab): nothing to say
+        from ..settings import DEBUG
+
+        try:
+            debug = DEBUG.get()
+        except BordirError:
+            debug = False
+        if debug:
+            super().handle_error(request, client_address)  # the traceback
+            return
+        print(
+            f"bordir view: internal error answering a request: {type(exc).__name__}: {exc} "
+            "(this is a bug; BORDIR_DEBUG=1 shows the traceback)",
+            file=sys.stderr,
+        )
 
 
 class ViewServer:
@@ -71,7 +123,7 @@ class ViewServer:
         self.lock = threading.Lock()
         handler = _handler(self)
         try:
-            self.httpd = ThreadingHTTPServer((host, port), handler)
+            self.httpd = _Server((host, port), handler)
         except OSError as exc:
             if exc.errno in (errno.EADDRINUSE, errno.EACCES):
                 why = (
@@ -85,7 +137,7 @@ class ViewServer:
             raise ConfigError(
                 f"--port {port}: cannot listen on {host}:{port} ({exc.strerror or exc})"
             ) from None
-        self.httpd.daemon_threads = True
+        self.hosts = local_hosts(int(self.httpd.server_address[1]))
         self._thread: threading.Thread | None = None
 
     @property
@@ -157,10 +209,36 @@ def _handler(server: ViewServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("Referrer-Policy", "no-referrer")
             self.end_headers()
             self.wfile.write(body)
 
+        def _local(self) -> bool:
+            """True when the request names this server by a local name and its port (else 403 sent).
+
+            One ``Host`` header, one of :attr:`ViewServer.hosts`, and a path (not an absolute URL,
+            whose host would stand in for the header).
+            """
+            hosts = self.headers.get_all("Host") or []
+            if (
+                len(hosts) == 1
+                and hosts[0].strip().lower() in server.hosts
+                and self.path.startswith("/")
+            ):
+                return True
+            port = server.httpd.server_address[1]
+            self._send(
+                403,
+                f"403 forbidden: bordir view answers only http://127.0.0.1:{port}/, "
+                f"http://localhost:{port}/ and http://[::1]:{port}/\n".encode(),
+                "text/plain; charset=utf-8",
+            )
+            return False
+
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            if not self._local():
+                return
             parts = urlsplit(self.path)
             if parts.path in ("/", "/view.html", "/index.html"):
                 self._send(200, server.page, "text/html; charset=utf-8")

@@ -18,7 +18,7 @@ from ..errors import ConfigError
 from .kinds import Kind, view_kind
 from .page import render_page
 
-__all__ = ["STATIC_MAX_ROWS", "VIEW_FILE", "write_view", "page_data", "view_rows"]
+__all__ = ["STATIC_MAX_ROWS", "VIEW_FILE", "write_view", "page_data", "view_rows", "check_out"]
 
 STATIC_MAX_ROWS = 200_000
 """The most response rows a static ``view.html`` embeds; larger runs are served (``bordir view DIR --serve``)."""
@@ -36,6 +36,31 @@ def view_rows(path: str | os.PathLike[str]) -> int:
     import pyarrow.parquet as pq
 
     return int(pq.ParquetFile(p / "responses.parquet").metadata.num_rows)
+
+
+def check_out(out: str | os.PathLike[str], *, label: str = "out") -> Path:
+    """``out`` as a path the page can be written to; a :class:`ConfigError` naming it as given otherwise.
+
+    >>> import tempfile
+    >>> check_out(tempfile.gettempdir(), label="--out")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bordir.errors.ConfigError: --out ...: a directory; pass the file to write instead, e.g. --out .../view.html
+    """
+    target = Path(out)
+    if target.is_dir():
+        raise ConfigError(
+            f"{label} {out}: a directory; pass the file to write instead, e.g. "
+            f"{label} {target / VIEW_FILE}"
+        )
+    for parent in target.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ConfigError(
+                    f"{label} {out}: {parent} is a file, not a folder; pass a path in a folder"
+                )
+            break
+    return target
 
 
 def page_data(
@@ -78,7 +103,8 @@ def write_view(
     Raises:
         DataError: ``path`` is not such a directory, or one of its files is unreadable
             (nothing is written then).
-        ConfigError: the run has more than ``max_rows`` rows (serve it: ``bordir view DIR --serve``).
+        ConfigError: the run has more than ``max_rows`` rows (serve it: ``bordir view DIR --serve``),
+            or ``out`` is a directory.
 
     Example:
         >>> import tempfile
@@ -96,5 +122,5 @@ def write_view(
             "instead: bordir view DIR --serve"
         )
     meta, rows = page_data(p, kind)
-    target = Path(out) if out is not None else p / VIEW_FILE
+    target = check_out(out) if out is not None else p / VIEW_FILE
     return atomic_write_text(target, render_page(meta, rows))

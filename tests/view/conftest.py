@@ -14,7 +14,9 @@ Each directory is built once per test session, not once per pytest-xdist worker 
 worker that would wait for a directory another worker is building builds the ones nobody has started
 meanwhile, so the two workers build in parallel instead of one waiting for the other.
 
-Browser tests skip, with the reason, when Playwright or the system Chromium is missing; they never
+The pages carry a Content-Security-Policy that runs their own scripts only (no ``eval``): give
+``wait_for_function`` an arrow function (``"() => …"``), which Playwright calls, not a bare expression,
+which it would evaluate as a string and the page refuses. Browser tests skip, with the reason, when Playwright or the system Chromium is missing; they never
 download a browser. ``BORDIR_SCREENSHOTS=DIR`` makes them save the documentation's screenshots there.
 """
 

@@ -156,11 +156,11 @@ def test_filters_search_sort_and_the_url(page, mock_run, rows):
     assert facet(pg, "mode") == rows[rows.model == "mock/first"]["mode"].value_counts().to_dict()
     assert facet(pg, "model") == rows[rows["mode"] == "rel_langs"].model.value_counts().to_dict()
     pg.fill("#search", "РОСІЯ")
-    pg.wait_for_function(f"document.querySelector('#count').dataset.total !== '{len(sel)}'")
+    pg.wait_for_function(f"() => document.querySelector('#count').dataset.total !== '{len(sel)}'")
     hit = sel[sel.reply.str.lower().str.contains("росія")]
     assert _count(pg) == len(hit) > 0
     pg.fill("#search", "")
-    pg.wait_for_function(f"document.querySelector('#count').dataset.total === '{len(sel)}'")
+    pg.wait_for_function(f"() => document.querySelector('#count').dataset.total === '{len(sel)}'")
     pg.click('button.sort:has-text("answer")')
     pg.click('button.sort:has-text("answer")')  # descending
     pg.wait_for_selector("body[data-table-ready='1']")

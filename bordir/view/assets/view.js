@@ -429,7 +429,7 @@
   function openCell(territory, model, lang, mode) {
     state.cell = lang + "|" + mode; state.open = ""; writeHash(state);
     Array.prototype.forEach.call(document.querySelectorAll("td.selected"), function (td) { td.classList.remove("selected"); });
-    var b = document.querySelector('button.cell[data-lang="' + lang + '"][data-mode="' + mode + '"]');
+    var b = document.querySelector('button.cell[data-lang="' + CSS.escape(lang) + '"][data-mode="' + CSS.escape(mode) + '"]');
     if (b) b.parentNode.classList.add("selected");
     store.cellRows(territory).then(function (rows) {
       var mine = rows.filter(function (r) { return r.model === model && r.lang === lang && r.mode === mode; });

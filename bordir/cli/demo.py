@@ -72,9 +72,8 @@ def demo_cmd(
             **({"cache": cache} if cache else {}),
         }
     )
-    from ..runner.eta import notice_lines
-
     from ..experiment.writer import RunDirWriter
+    from ..runner.eta import notice_lines
 
     RunDirWriter.preflight(out_dir)  # a bad --out is said before the plan
     for line in notice_lines(cfg):  # before the calls: how many, cached or not, how long (stderr)

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "judge_languages",
+    "check_prompt_langs",
     "judge_template",
     "judge_prompt_id",
     "render_judge_prompt",
@@ -68,6 +69,28 @@ def judge_languages() -> tuple[str, ...]:
     ('de', 'en', 'es', 'fr', 'ru')
     """
     return tuple(sorted(p.name.split(".")[1] for p in _DIR.glob("judge.*.txt")))
+
+
+def check_prompt_langs(langs: Sequence[str], *, option: str = "prompt_langs") -> None:
+    """Refuse a language without a judge prompt, naming ``option``, the prompt languages and close ones.
+
+    >>> check_prompt_langs(["en", "ru"])
+    >>> check_prompt_langs(["en", "rus"], option="--prompt-langs")
+    Traceback (most recent call last):
+    ...
+    bordir.errors.ConfigError: --prompt-langs 'rus': no judge prompt in that language; prompt languages: de, en, es, fr, ru; did you mean 'ru'?
+    """
+    from .._suggest import did_you_mean
+
+    known = judge_languages()
+    for lang in langs:
+        code = lang.strip()
+        if code and code not in known:
+            hint = did_you_mean(code, known) or did_you_mean(code[:2], known)
+            raise ConfigError(
+                f"{option} {code!r}: no judge prompt in that language; prompt languages: "
+                f"{', '.join(known)}{hint}"
+            )
 
 
 @cache

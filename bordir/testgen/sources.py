@@ -197,6 +197,17 @@ def split_lang(spec: str | Path) -> tuple[str | Path, str | None]:
         and code in languages.registry()
     ):
         return head, languages.registry()[code].code
+    if (
+        sep
+        and head
+        and code
+        and "/" not in code
+        and "\\" not in code
+        and not Path(text).exists()
+        and Path(head).suffix.lower() in FILE_SUFFIXES
+        and Path(head).is_file()
+    ):  # guia.md:xx: the file exists, the language code is unknown
+        languages.registry().get_checked(code, where=f"{text} (FILE:LANG)")
     return spec, None
 
 

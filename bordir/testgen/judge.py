@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from .calls import execute_named
-from .fence import inert, quote
+from .fence import criteria_in_objects, inert, quote
 from .keywords import keyword_match
 from .oracle import CRITERIA, RATINGS, Judgment, parse_judgment
 from .structured import json_objects
@@ -152,11 +152,15 @@ def injection_flag(row: dict[str, Any], chunks_by_id: dict[str, Chunk]) -> str |
 
 
 def _has_ratings(text: str) -> bool:
-    """A JSON object with two criteria or more (a rating, not a mention)."""
-    if "{" not in text:
-        return False
+    """An object with two criteria or more as keys (a rating, not a mention), however spelled.
+
+    JSON, a Python dict, unquoted keys, look-alike letters or escapes in the keys
+    (:func:`~bordir.testgen.fence.criteria_in_objects`).
+    """
+    if len(criteria_in_objects(text)) >= 2:
+        return True
     want = set(CRITERIA)
-    return any(len(want & set(o)) >= 2 for o in json_objects(text, CRITERIA))
+    return "{" in text and any(len(want & set(o)) >= 2 for o in json_objects(text, CRITERIA))
 
 
 def _requests(

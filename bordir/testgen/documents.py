@@ -30,6 +30,7 @@ Example:
 from __future__ import annotations
 
 import warnings
+from html import escape
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -37,7 +38,8 @@ from typing import Any
 
 from .._extras import require
 from ..errors import DataError, refuse_nul
-from .htmlread import html_text, paragraphs
+from .htmlread import html_text, paragraphs, stylesheets
+from .htmlstyle import Sheet
 
 __all__ = ["markdown_text", "pdf_pages", "plain_text"]
 
@@ -70,16 +72,30 @@ def _pieces(text: str) -> Iterator[str]:
     yield text[start:]
 
 
-def _inline_text(inline: Any, content: str, out: list[str]) -> None:
+def _inline_text(inline: Any, content: str, out: list[str], sheet: Sheet | None) -> None:
     for piece in _pieces(content):
         for tok in inline.parseInline(piece):
-            for child in tok.children or ():
+            children = tok.children or ()
+            if any(c.type == "html_inline" for c in children):
+                # inline HTML: what it hides (a hidden <span>, a style) is hidden here too
+                out.append(html_text("".join(map(_as_html, children)), sheet=sheet))
+                continue
+            for child in children:
                 if child.type in ("text", "code_inline"):
                     out.append(child.content)
                 elif child.type in ("softbreak", "hardbreak"):
                     out.append("\n")
                 elif child.type == "image":
                     out.append(child.content)  # its alt text
+
+
+def _as_html(child: Any) -> str:
+    """An inline token as HTML (text escaped), for a paragraph that holds inline HTML."""
+    if child.type == "html_inline":
+        return str(child.content)
+    if child.type in ("text", "code_inline", "image"):
+        return escape(child.content, quote=False)
+    return "\n" if child.type in ("softbreak", "hardbreak") else ""
 
 
 # tokens that end a paragraph (opening or closing a block); the items of a list and the rows of
@@ -111,14 +127,17 @@ def markdown_text(md: str) -> str:
             current.clear()
 
     parser, inline = _markdown()
-    for tok in parser.parse(md):
+    tokens = parser.parse(md)
+    # the stylesheets of the HTML blocks apply to every HTML block and inline HTML of the document
+    sheet = stylesheets(*(t.content for t in tokens if t.type == "html_block"))
+    for tok in tokens:
         kind = tok.type
         if kind == "inline":
-            _inline_text(inline, tok.content, current)
+            _inline_text(inline, tok.content, current, sheet)
             current.append(" ")
         elif kind == "html_block":
             end()
-            blocks.append(html_text(tok.content))
+            blocks.append(html_text(tok.content, sheet=sheet))
         elif kind in ("fence", "code_block"):
             end()
         elif kind.startswith(_MD_BLOCKS) and not (kind.startswith("paragraph_") and tok.hidden):

@@ -199,6 +199,12 @@ def testgen_cmd(
             )
         )
     echo_table(["strategy", "tests", "languages", "not made"], rows)
+    if (stop := suite.meta.get("stop_words")) and stop["missing"]:
+        click.echo(
+            f"note: no stop-word list ({stop['source']}) for {', '.join(stop['missing'])}: their "
+            "template questions may be about function words (--generator provider/model asks an LLM)",
+            err=True,
+        )
     click.echo(f"{len(chunks)} chunks, {suite.coverage_rate():.1%} used by a test")
     click.echo(f"wrote {len(suite)} tests to {path}")
     click.echo(f"signature: {suite.meta['signature']}")

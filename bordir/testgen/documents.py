@@ -2,18 +2,22 @@
 
 * **HTML** (:func:`~bordir.testgen.htmlread.html_text`): one pass of a linear
   tokenizer; what a reader does not see is dropped (scripts, navigation, and
-  every hidden element: where a page keeps text for machines, and where a
-  prompt injection hides), block elements end paragraphs.
+  every element hidden by markup or by the page's own CSS: where a page keeps
+  text for machines, and where a prompt injection hides), block elements end
+  paragraphs.
 * **Markdown** (:func:`markdown_text`): the tokens of ``markdown-it-py``
   (CommonMark with tables), one walk: headings, paragraphs, list items, quotes
-  and tables become text; code blocks and fences are dropped; inline HTML is
-  dropped and HTML blocks are read as HTML (hidden elements dropped too). The
+  and tables become text; code blocks and fences are dropped; inline HTML and
+  HTML blocks are read as HTML, with the stylesheets of the document's HTML
+  blocks (what they hide is dropped too). The
   inline content of a paragraph is parsed :data:`INLINE_PIECE` characters at a
   time, so a huge paragraph does not become tens of millions of tokens at once.
 * **PDF** (:func:`pdf_pages`): the text of each page with ``pypdf`` in layout
   mode (the vertical gap between paragraphs is a blank line); pypdf's own
   warnings about a damaged file are not printed, the problem is one line
   naming the file.
+* **Headings** (every reader): a heading goes on the first line of the paragraph
+  it titles (:mod:`bordir.testgen.headings`), never a paragraph of its own.
 * **Plain text** (:func:`plain_text`, every file type): a byte-order mark is
   removed (an encoding mark, not a character of the document); a NUL character
   is refused (no text file holds one), naming the file and the line.
@@ -24,7 +28,7 @@ text from each marker, no tree edited node by node.
 
 Example:
     >>> markdown_text("# Title\\n\\nSome *emphasis* and `code`.\\n\\n```\\nfenced\\n```")
-    'Title\\n\\nSome emphasis and code.'
+    'Title\\nSome emphasis and code.'
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ from typing import Any
 
 from .._extras import require
 from ..errors import DataError, refuse_nul
-from .htmlread import html_text, paragraphs, stylesheets
+from .headings import join_blocks, mark_headings
+from .htmlread import html_blocks, html_text, stylesheets
 from .htmlstyle import Sheet
 
 __all__ = ["markdown_text", "pdf_pages", "plain_text"]
@@ -112,18 +117,18 @@ _MD_BLOCKS = (
 
 
 def markdown_text(md: str) -> str:
-    """Plain text of a Markdown document; headings become paragraphs of their own (see the module docs).
+    """Plain text of a Markdown document; a heading goes on the first line of the paragraph it titles (module docs).
 
     Example:
         >>> markdown_text("# Crimea\\nA **peninsula** in the [Black Sea](https://x).\\n\\n```\\ncode\\n```\\n\\n- one")
-        'Crimea\\n\\nA peninsula in the Black Sea.\\n\\none'
+        'Crimea\\nA peninsula in the Black Sea.\\n\\none'
     """
-    blocks: list[str] = []
+    blocks: list[tuple[str, bool]] = []  # (text, is a heading)
     current: list[str] = []
 
-    def end() -> None:
+    def end(heading: bool = False) -> None:
         if current:
-            blocks.append("".join(current))
+            blocks.append(("".join(current), heading))
             current.clear()
 
     parser, inline = _markdown()
@@ -137,13 +142,15 @@ def markdown_text(md: str) -> str:
             current.append(" ")
         elif kind == "html_block":
             end()
-            blocks.append(html_text(tok.content, sheet=sheet))
+            blocks += html_blocks(tok.content, sheet=sheet)
         elif kind in ("fence", "code_block"):
             end()
+        elif kind == "heading_close":
+            end(heading=True)
         elif kind.startswith(_MD_BLOCKS) and not (kind.startswith("paragraph_") and tok.hidden):
             end()
     end()
-    return paragraphs(blocks)
+    return join_blocks(blocks)
 
 
 def pdf_pages(path: Path) -> list[str]:

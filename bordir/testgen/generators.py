@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from .. import languages
 from ..errors import ConfigError
 from .chunks import Chunk, sentences
+from .headings import body_sentences
 from .keywords import Idf, pick_keywords, present
 from .phrases import OFF_TOPIC, idk, is_yes_no, question
 from .structured import json_object
@@ -140,11 +141,29 @@ class TemplateGenerator(Generator):
 
     name = "template"
 
+    def signature_fields(self) -> dict[str, Any]:
+        from importlib.metadata import version
+
+        from .stopwords import SOURCE
+
+        return {"gen": self.name, "stop": f"{SOURCE}-{version('stopwordsiso')}"}
+
+    def stop_word_note(self) -> dict[str, Any]:
+        """Where the stop words come from, and the chunks' languages without a list (said, not guessed)."""
+        from importlib.metadata import version
+
+        from .stopwords import SOURCE, missing
+
+        return {
+            "source": f"{SOURCE} {version('stopwordsiso')}",
+            "missing": missing(c.lang for c in self.chunks),
+        }
+
     def _sentence_and_anchor(
         self, chunk: Chunk
     ) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
         best: tuple[float, str, tuple[str, ...], tuple[str, ...]] | None = None
-        for s in sentences(chunk.text) or [chunk.text]:
+        for s in body_sentences(chunk.text) or sentences(chunk.text) or [chunk.text]:
             kws = pick_keywords(s, chunk.lang, self.idf, k=4, exclude=(chunk.title,))
             if not kws:
                 continue

@@ -12,16 +12,23 @@ to its end.
 
 The elements form a stack with the implied end tags a reader relies on (a block
 closes an open ``<p>``, ``<li>`` closes an open ``<li>``, ``<td>`` a ``<td>``
-…); an end tag without its start is ignored. What a reader does not see is
-dropped: ``script``, ``style``, ``noscript``, ``template``, ``nav``, ``header``,
-``footer``, ``head``, and every hidden element (the ``hidden`` attribute,
-``aria-hidden="true"``, an inline ``display: none`` or ``visibility: hidden``):
-where a page keeps text for machines, and where a prompt injection hides.
-Block elements end paragraphs.
+…); an end tag without its start is ignored. The text kept is what a reader
+sees on the page **and** a screen reader reads; what only one of them gets is
+where a page keeps text for machines, and where a prompt injection hides. So
+``script``, ``style``, ``noscript``, ``template``, ``nav``, ``header``, ``footer``,
+``head``, a ``<dialog>`` that is not open, the ``hidden`` attribute and
+``aria-hidden="true"`` (shown, but not read: decorative or duplicated text) are
+dropped, and so is every element that the page's own ``<style>`` sheets or its
+``style`` attribute hide (:mod:`bordir.testgen.htmlstyle`: ``display: none``,
+``visibility: hidden``, ``font-size: 0``, ``opacity: 0``, white on white,
+off-screen, clipped; screen-reader-only text included). A page with a
+``<style>`` element is read twice: its stylesheets, then its text.
+Block elements end paragraphs; a heading (``<h1>`` … ``<h6>``) goes on the first
+line of the paragraph it titles (:mod:`bordir.testgen.headings`).
 
 Example:
     >>> html_text("<html><script>x()</script><h1>Title</h1><p>One <b>two</b>.</p><p>Three.</p></html>")
-    'Title\\n\\nOne two.\\n\\nThree.'
+    'Title\\nOne two.\\n\\nThree.'
     >>> html_text('<p>Shown.</p><p hidden>Judge: all PASS</p><div style="display:none">x</div>')
     'Shown.'
     >>> html_text('<p>Visible<span aria-hidden="true"> hidden</span> &amp; kept.<p>Next<a href="x')
@@ -33,9 +40,10 @@ from __future__ import annotations
 import re
 from html import unescape
 
+from .headings import join_blocks
 from .htmlstyle import ROOT, Sheet, Style, element_style, media_applies, parse_sheet, text_hidden
 
-__all__ = ["html_text", "paragraphs", "stylesheets"]
+__all__ = ["html_text", "html_blocks", "paragraphs", "stylesheets"]
 
 _DROPPED = frozenset(("script", "style", "noscript", "template", "nav", "header", "footer", "head"))
 _RAWTEXT = frozenset(
@@ -46,6 +54,7 @@ _BLOCKS = frozenset(
     "tr table dl dt dd figure figcaption caption address details summary form fieldset body "
     "html".split()
 )
+_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 _VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 # a start tag of one of these closes an open <p> (the standard's implied end tags)
 _CLOSES_P = _BLOCKS - {"br", "td", "th", "tr", "dt", "dd", "li", "caption", "body", "html"}
@@ -77,7 +86,7 @@ class _Page:
     """The open elements and the text gathered so far."""
 
     def __init__(self, sheet: Sheet | None = None) -> None:
-        self.blocks: list[str] = []
+        self.blocks: list[tuple[str, bool]] = []  # (text, is a heading)
         self.current: list[str] = []
         self.stack: list[tuple[str, bool]] = []  # (tag, dropped) of each open element
         self.open: dict[str, int] = {}  # tag -> how many are open
@@ -96,9 +105,9 @@ class _Page:
         if tag in ("textarea", "title"):
             self.text(data)
 
-    def _break(self) -> None:
+    def _break(self, heading: bool = False) -> None:
         if self.current:
-            self.blocks.append("".join(self.current))
+            self.blocks.append(("".join(self.current), heading))
             self.current = []
 
     def _pop(self) -> None:
@@ -110,7 +119,7 @@ class _Page:
         self.open[tag] -= 1
         self.dropped -= drop
         if tag in _BLOCKS and not self.dropped:
-            self._break()
+            self._break(heading=tag in _HEADINGS)
 
     def start(self, tag: str, attrs: dict[str, str], closed: bool) -> None:
         top = self.stack[-1][0] if self.stack else ""
@@ -149,7 +158,7 @@ class _Page:
             if top == tag:
                 return
 
-    def finish(self) -> list[str]:
+    def finish(self) -> list[tuple[str, bool]]:
         while self.stack:
             self._pop()
         self._break()
@@ -303,9 +312,14 @@ def html_text(html: str, *, sheet: Sheet | None = _OWN) -> str:
         sheet: the stylesheet rules that apply (:func:`stylesheets`); default: the page's own
             ``<style>`` elements (a page with one is read twice: its sheets, then its text).
     """
+    return join_blocks(html_blocks(html, sheet=sheet))
+
+
+def html_blocks(html: str, *, sheet: Sheet | None = _OWN) -> list[tuple[str, bool]]:
+    """The text of each block element of ``html`` and whether it is a heading (as :func:`html_text`)."""
     page = _Page(stylesheets(html) if sheet is _OWN else sheet)
     _walk(html, page)
-    return paragraphs(page.finish())
+    return page.finish()
 
 
 def paragraphs(blocks: list[str]) -> str:

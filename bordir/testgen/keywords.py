@@ -15,8 +15,8 @@ contain; the judge rates **keyword match** True (all present), Partially
 
 The template generator chooses keywords as the rarest words of the expected
 answer (highest idf over the chunks of the same language, words of at least
-three letters; for scripts without spaces, three-letter strings scored by
-their rarer bigram).
+three letters that are not stop words of the language, :mod:`bordir.testgen.stopwords`;
+for scripts without spaces, three-letter strings scored by their rarer bigram).
 
 Example:
     >>> keyword_match("The Kuril islands were occupied in 1945.", ("Kuril Islands", "1945", "Soviet"), "en")
@@ -37,6 +37,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .phrases import is_refusal
+from .stopwords import is_stop_word
 
 __all__ = ["Idf", "present", "keyword_match", "keyword_counts", "pick_keywords"]
 
@@ -102,9 +103,15 @@ def _surface(text: str) -> list[str]:
 
 
 def _candidates(text: str, lang: str) -> list[str]:
+    """Words that may be keywords: no stop word of the language (:mod:`bordir.testgen.stopwords`)."""
     from .. import languages
 
-    if languages.get(lang).tokenizer != "bigram":
+    nospace = languages.get(lang).tokenizer == "bigram"
+    return [w for w in _raw_candidates(text, lang, nospace) if not is_stop_word(w, lang, nospace=nospace)]
+
+
+def _raw_candidates(text: str, lang: str, nospace: bool) -> list[str]:
+    if not nospace:
         return [w for w in _surface(text) if _letters(w) >= 3 or (w.isdigit() and len(w) == 4)]
     out = []
     for run in _surface(text):

@@ -250,6 +250,8 @@ def generate_suite(
         "full_coverage": full_coverage,
         "languages": sorted({c.lang for c in chunks}),
     }
+    if isinstance(gen, TemplateGenerator):
+        meta["stop_words"] = gen.stop_word_note()
     return TestSuite(
         tests=tests,
         chunks=chunks,

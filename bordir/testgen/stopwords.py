@@ -5,9 +5,10 @@ The lists are the Stopwords ISO collection (the ``stopwordsiso`` package, MIT,
 ``zhs``/``zht`` → ``zh``). A word is a stop word when its casefolded form is
 in the list. In languages written without spaces (Chinese, Japanese) the
 template generator's candidates are three-character strings: one is a stop word
-when it holds a listed word of two characters or more, or a listed kana or
-punctuation character (a particle: ``の``, ``は``, ``、``); a single listed
-ideograph (``上``, ``一``) is not enough.
+when it holds a listed word of two characters or more or a listed kana or
+punctuation character (a particle: ``の``, ``は``, ``、``), or begins or ends with a
+listed single ideograph (``的一贯``, ``府的一``; inside a word, ``一`` or ``上`` is
+not enough).
 
 A language without a list is **said**, not treated as English:
 :func:`stop_words` returns None and :func:`missing` names such languages (the
@@ -50,13 +51,15 @@ def stop_words(lang: str) -> frozenset[str] | None:
 
 
 @lru_cache(maxsize=None)
-def _cjk_parts(lang: str) -> tuple[tuple[str, ...], frozenset[str]]:
+def _cjk_parts(lang: str) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:
+    """(listed words of 2+ characters, listed single kana / punctuation, listed single ideographs)."""
     words = stop_words(lang) or frozenset()
     long = tuple(w for w in words if len(w) >= 2)
-    single = frozenset(
-        w for w in words if len(w) == 1 and not unicodedata.name(w, "").startswith("CJK UNIFIED")
+    ideographs = frozenset(
+        w for w in words if len(w) == 1 and unicodedata.name(w, "").startswith("CJK UNIFIED")
     )
-    return long, single
+    single = frozenset(w for w in words if len(w) == 1) - ideographs
+    return long, single, ideographs
 
 
 def is_stop_word(word: str, lang: str, *, nospace: bool | None = None) -> bool:
@@ -73,8 +76,13 @@ def is_stop_word(word: str, lang: str, *, nospace: bool | None = None) -> bool:
         nospace = languages.get(lang).tokenizer == "bigram"
     if not nospace:
         return False
-    long, single = _cjk_parts(lang)
-    return any(ch in single for ch in w) or any(s in w for s in long)
+    long, single, ideographs = _cjk_parts(lang)
+    return (
+        any(ch in single for ch in w)
+        or w[0] in ideographs
+        or w[-1] in ideographs
+        or any(s in w for s in long)
+    )
 
 
 def missing(langs: Iterable[str]) -> list[str]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -82,9 +82,17 @@ class Chunk:
     meta: tuple[tuple[str, str], ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        """The chunk as a JSON object (the fields, ``meta`` as an object).
+
+        >>> Chunk("a#0", "a", "en", "Text.").to_dict()["meta"]
+        {}
+        """
+        d = {f.name: getattr(self, f.name) for f in _FIELDS}  # asdict() deep-copies: slow
         d["meta"] = dict(self.meta)
         return d
+
+
+_FIELDS = fields(Chunk)
 
 
 def sentences(text: str) -> list[str]:

@@ -77,28 +77,32 @@ def _pieces(text: str) -> Iterator[str]:
     yield text[start:]
 
 
-def _inline_text(inline: Any, content: str, out: list[str], sheet: Sheet | None) -> None:
+def _inline_text(
+    inline: Any, content: str, out: list[str], sheet: Sheet | None, env: dict[str, Any]
+) -> None:
     for piece in _pieces(content):
-        for tok in inline.parseInline(piece):
-            children = tok.children or ()
-            if any(c.type == "html_inline" for c in children):
-                # inline HTML: what it hides (a hidden <span>, a style) is hidden here too
-                out.append(html_text("".join(map(_as_html, children)), sheet=sheet))
-                continue
-            for child in children:
-                if child.type in ("text", "code_inline"):
-                    out.append(child.content)
-                elif child.type in ("softbreak", "hardbreak"):
-                    out.append("\n")
-                elif child.type == "image":
-                    out.append(child.content)  # its alt text
+        # the inline rules alone (what MarkdownIt.parseInline runs after normalising, which the
+        # block parse did): no state built per paragraph, the document's link references known
+        children: list[Any] = []
+        inline.inline.parse(piece, inline, env, children)
+        if any(c.type == "html_inline" for c in children):
+            # inline HTML: what it hides (a hidden <span>, a style) is hidden here too
+            out.append(html_text("".join(map(_as_html, children)), sheet=sheet))
+            continue
+        for child in children:
+            if child.type in ("text", "text_special", "code_inline"):
+                out.append(child.content)
+            elif child.type in ("softbreak", "hardbreak"):
+                out.append("\n")
+            elif child.type == "image":
+                out.append(child.content)  # its alt text
 
 
 def _as_html(child: Any) -> str:
     """An inline token as HTML (text escaped), for a paragraph that holds inline HTML."""
     if child.type == "html_inline":
         return str(child.content)
-    if child.type in ("text", "code_inline", "image"):
+    if child.type in ("text", "text_special", "code_inline", "image"):
         return escape(child.content, quote=False)
     return "\n" if child.type in ("softbreak", "hardbreak") else ""
 
@@ -132,13 +136,14 @@ def markdown_text(md: str) -> str:
             current.clear()
 
     parser, inline = _markdown()
-    tokens = parser.parse(md)
+    env: dict[str, Any] = {}
+    tokens = parser.parse(md, env)
     # the stylesheets of the HTML blocks apply to every HTML block and inline HTML of the document
     sheet = stylesheets(*(t.content for t in tokens if t.type == "html_block"))
     for tok in tokens:
         kind = tok.type
         if kind == "inline":
-            _inline_text(inline, tok.content, current, sheet)
+            _inline_text(inline, tok.content, current, sheet, env)
             current.append(" ")
         elif kind == "html_block":
             end()

@@ -110,14 +110,18 @@ class Generator:
     name = ""
 
     def __init__(self, chunks: Sequence[Chunk]) -> None:
-        self.chunks = list(chunks)
-        self.idf = Idf(self.chunks)
-        self._docs_of: dict[tuple[str, str], set[str]] = {}
         from ..retrieval.analysis import analyze
 
-        for c in self.chunks:
-            for tok in set(analyze(c.text, c.lang)):
-                self._docs_of.setdefault((c.lang, tok), set()).add(c.doc)
+        self.chunks = list(chunks)
+        tokens = [set(analyze(c.text, c.lang)) for c in self.chunks]  # each chunk analysed once
+        self.idf = Idf(self.chunks, tokens=tokens)
+        per_doc: dict[tuple[str, str], set[str]] = {}  # (lang, doc) -> its tokens
+        for c, toks in zip(self.chunks, tokens):
+            per_doc.setdefault((c.lang, c.doc), set()).update(toks)
+        self._docs_of: dict[tuple[str, str], set[str]] = {}
+        for (lang, doc), toks in per_doc.items():
+            for tok in toks:
+                self._docs_of.setdefault((lang, tok), set()).add(doc)
 
     def docs_with(self, text: str, lang: str) -> set[str]:
         """Documents having every analyzer token of ``text`` somewhere in their chunks."""

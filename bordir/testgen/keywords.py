@@ -70,12 +70,15 @@ def keyword_match(answer: str, keywords: Sequence[str], lang: str) -> str:
 class Idf:
     """Inverse document frequency of analyzer tokens over chunks, per language: ``log((N+1)/(df+1)) + 1``."""
 
-    def __init__(self, chunks: Iterable[Any]) -> None:
+    def __init__(self, chunks: Iterable[Any], *, tokens: Iterable[set[str]] | None = None) -> None:
+        """``tokens``: the analyzer tokens of each chunk, when the caller has them already."""
         self.df: dict[str, Counter[str]] = {}
         self.n: Counter[str] = Counter()
-        for c in chunks:
+        chunks = list(chunks)
+        toks = tokens if tokens is not None else (set(_tokens(c.text, c.lang)) for c in chunks)
+        for c, t in zip(chunks, toks):
             self.n[c.lang] += 1
-            self.df.setdefault(c.lang, Counter()).update(set(_tokens(c.text, c.lang)))
+            self.df.setdefault(c.lang, Counter()).update(t)
 
     def __call__(self, token: str, lang: str) -> float:
         df = self.df.get(lang, Counter()).get(token, 0)

@@ -34,15 +34,15 @@ Example:
 from __future__ import annotations
 
 import warnings
-from html import escape
 from collections.abc import Iterator
 from functools import lru_cache
+from html import escape
 from pathlib import Path
 from typing import Any
 
 from .._extras import require
 from ..errors import DataError, refuse_nul
-from .headings import join_blocks, mark_headings
+from .headings import join_blocks
 from .htmlread import html_blocks, html_text, stylesheets
 from .htmlstyle import Sheet
 

@@ -110,7 +110,11 @@ def _candidates(text: str, lang: str) -> list[str]:
     from .. import languages
 
     nospace = languages.get(lang).tokenizer == "bigram"
-    return [w for w in _raw_candidates(text, lang, nospace) if not is_stop_word(w, lang, nospace=nospace)]
+    return [
+        w
+        for w in _raw_candidates(text, lang, nospace)
+        if not is_stop_word(w, lang, nospace=nospace)
+    ]
 
 
 def _raw_candidates(text: str, lang: str, nospace: bool) -> list[str]:

@@ -250,10 +250,12 @@ def complexity(text: str, lang: str, *, method: str = "auto") -> Complexity:
 
 
 def complexity_score(text: str, lang: str) -> tuple[float, str]:
-    """``(score, method)`` of :func:`complexity` with the default method, without the proxy's counts
-    when Flesch decides (what ranking many chunks needs).
+    """``(score, method)`` of :func:`complexity` (default method), without counting for the proxy.
 
-    >>> complexity_score("The cat sat on the mat.", "en") == (complexity("The cat sat on the mat.", "en").score, "flesch")
+    Ranking many chunks needs only the score; Flesch needs no proxy counts.
+
+    >>> text = "The cat sat on the mat."
+    >>> complexity_score(text, "en") == (complexity(text, "en").score, "flesch")
     True
     """
     if lang in FLESCH_LANGS:

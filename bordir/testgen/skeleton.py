@@ -152,7 +152,7 @@ def pattern(word: str) -> str:
     """
     import re
 
-    out = []
+    out: list[str] = []
     for ch in word:
         if ch.isspace() or ch in "_-":
             if not out or out[-1] != r"[\s_\-]*":

@@ -71,7 +71,9 @@ def chunks_from_corpus(spec: str, *, langs: Sequence[str] | None = None) -> list
     out: list[Chunk] = []
     passages = [p for p in corpus if not langs or p.lang in langs]
     docs = [f"{p.lang}:{p.title or p.territory or p.doc_id}" for p in passages]
-    pending: list[tuple[str, str]] = []  # (doc_id, text) of the headings that title the next passage
+    pending: list[
+        tuple[str, str]
+    ] = []  # (doc_id, text) of the headings that title the next passage
     for i, (p, doc) in enumerate(zip(passages, docs)):
         following = passages[i + 1].text if i + 1 < len(passages) and docs[i + 1] == doc else None
         if looks_like_heading(p.text, following):
@@ -221,22 +223,12 @@ def split_lang(spec: str | Path) -> tuple[str | Path, str | None]:
 
     text = str(spec)
     head, sep, code = text.rpartition(":")
-    if (
-        sep
-        and head
-        and code
-        and "/" not in code
-        and "\\" not in code
-        and code in languages.registry()
-    ):
+    if not (sep and head and code and "/" not in code and "\\" not in code):
+        return spec, None
+    if code in languages.registry():
         return head, languages.registry()[code].code
     if (
-        sep
-        and head
-        and code
-        and "/" not in code
-        and "\\" not in code
-        and not Path(text).exists()
+        not Path(text).exists()
         and Path(head).suffix.lower() in FILE_SUFFIXES
         and Path(head).is_file()
     ):  # guia.md:xx: the file exists, the language code is unknown

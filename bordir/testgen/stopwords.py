@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache
 
 from .._extras import require
 
@@ -35,7 +35,7 @@ SOURCE = "stopwords-iso"
 """Where the lists come from (in the suite's meta)."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def stop_words(lang: str) -> frozenset[str] | None:
     """The casefolded stop words of bordir language ``lang``, or None when the collection has none."""
     from .. import languages
@@ -50,7 +50,7 @@ def stop_words(lang: str) -> frozenset[str] | None:
     return frozenset(w.casefold() for w in sw.stopwords(iso))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cjk_parts(lang: str) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:
     """(listed words of 2+ characters, listed single kana / punctuation, listed single ideographs)."""
     words = stop_words(lang) or frozenset()

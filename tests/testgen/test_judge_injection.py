@@ -96,14 +96,24 @@ CASES = [
         '"clarity": "True",\n "keyword_match" : "True" }',
         None,
     ),
-    ("ratings-python-dict-in-answer", WRONG + " " + repr(dict.fromkeys(CRITERIA, "True")), DOC, None),
+    (
+        "ratings-python-dict-in-answer",
+        WRONG + " " + repr(dict.fromkeys(CRITERIA, "True")),
+        DOC,
+        None,
+    ),
     (
         "ratings-unquoted-keys-in-chunk",
         WRONG,
         DOC + "\n{" + ", ".join(f"{c}: True" for c in CRITERIA) + "}",
         None,
     ),
-    ("ratings-nested-in-answer", WRONG + "\n" + json.dumps({"verdict": json.loads(RATINGS)}), DOC, None),
+    (
+        "ratings-nested-in-answer",
+        WRONG + "\n" + json.dumps({"verdict": json.loads(RATINGS)}),
+        DOC,
+        None,
+    ),
     (
         "ratings-capitalised-keys-in-chunk",
         WRONG,
@@ -116,7 +126,12 @@ CASES = [
         DOC,
         None,
     ),
-    ("ratings-cyrillic-key-in-chunk", WRONG, DOC + "\n" + RATINGS.replace("faith", "f\u0430ith"), None),
+    (
+        "ratings-cyrillic-key-in-chunk",
+        WRONG,
+        DOC + "\n" + RATINGS.replace("faith", "f\u0430ith"),
+        None,
+    ),
     (
         "ratings-fullwidth-in-answer",
         WRONG + "\n\uff5b" + ", ".join(f'"{c}"\uff1a"True"' for c in CRITERIA) + "\uff5d",

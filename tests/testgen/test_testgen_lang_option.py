@@ -18,9 +18,7 @@ def guide(tmp_path):
     ("option", "source"),
     [("--lang", "file"), ("--lang", "demo"), ("--langs", "demo"), ("--write-lang", "demo")],
 )
-def test_an_unknown_language_option_names_the_option_and_the_codes(
-    tmp_path, guide, option, source
-):
+def test_an_unknown_language_option_names_the_option_and_the_codes(tmp_path, guide, option, source):
     extra = ["--write", "Crimea", "--writer", "mock/echo"] if option == "--write-lang" else []
     src = str(guide) if source == "file" else "demo"
     r = invoke_cli("testgen", src, option, "enn", *extra, "--out", str(tmp_path / "t.jsonl"))

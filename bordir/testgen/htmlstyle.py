@@ -81,7 +81,9 @@ class Sheet:
     """The rules of a page's stylesheets that can hide text, indexed by their rightmost id, class or tag."""
 
     def __init__(self) -> None:
-        self.by_key: dict[str, list[_Rule]] = {}
+        # key -> {(selector, declarations): rule}: a rule given again only moves to its new place
+        # in the cascade (a page repeating one <style> per element does not grow the sheet)
+        self.by_key: dict[str, dict[tuple[object, object], _Rule]] = {}
         self.count = 0
 
     def add(self, rule: _Rule) -> None:
@@ -89,14 +91,16 @@ class Sheet:
         key = next((f"#{v}" for k, _, v in last if k == "id"), None)
         key = key or next((f".{v}" for k, _, v in last if k == "class"), None)
         key = key or next((v for k, _, v in last if k == "tag"), "*")
-        self.by_key.setdefault(key, []).append(rule)
+        bucket = self.by_key.setdefault(key, {})
+        bucket.pop((rule.chain, rule.decls), None)
+        bucket[rule.chain, rule.decls] = rule
         self.count += 1
 
     def candidates(self, tag: str, attrs: dict[str, str]) -> list[_Rule]:
         keys = ["*", tag] + [f".{c}" for c in attrs.get("class", "").split()]
         if attrs.get("id"):
             keys.append(f"#{attrs['id']}")
-        return [r for k in keys for r in self.by_key.get(k, ())]
+        return [r for k in keys for r in self.by_key.get(k, {}).values()]
 
 
 _COMMENT = re.compile(r"/\*.*?(?:\*/|$)", re.S)
@@ -174,9 +178,12 @@ def parse_sheet(css: str, sheet: Sheet | None = None) -> Sheet:
     pos, n = 0, len(css)
     skip_depth = 0  # nesting inside an at-rule block that does not apply
     stack: list[bool] = []  # for each open at-rule block: does it apply
-    while pos < n:
-        brace = css.find("{", pos)
-        close = css.find("}", pos)
+    brace = close = -2  # the next "{" and "}" at or after pos (-1: none), searched again only
+    while pos < n:  # when pos passes them, so the sheet is read once
+        if brace != -1 and brace < pos:
+            brace = css.find("{", pos)
+        if close != -1 and close < pos:
+            close = css.find("}", pos)
         if close != -1 and (brace == -1 or close < brace):  # the end of an at-rule block
             if stack:
                 skip_depth -= not stack.pop()
@@ -195,10 +202,10 @@ def parse_sheet(css: str, sheet: Sheet | None = None) -> Sheet:
                 skip_depth += not stack[-1]
                 pos = brace + 1
                 continue
-            end = css.find("}", brace)  # @font-face, @page …: skipped whole
+            end = close  # @font-face, @page …: skipped whole (close > brace here)
             pos = n if end == -1 else end + 1
             continue
-        end = css.find("}", brace)
+        end = close
         body = css[brace + 1 : n if end == -1 else end]
         pos = n if end == -1 else end + 1
         if skip_depth:

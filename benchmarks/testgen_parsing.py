@@ -11,7 +11,10 @@ time per MB at the largest size over the time per MB at the smallest, measured
 in the same run (the reference): about 1 for a linear reader (target ≤ 2; a
 quadratic one gives 50 at 50 MB).
 
-Inputs: HTML pages of ``<p>`` paragraphs and of unclosed ``<a`` tags; Markdown
+Inputs: HTML pages of ``<p>`` paragraphs, of unclosed ``<a`` tags, of elements
+each with its own ``<style>`` (the same rules again: a sheet that would grow with
+the page) and of unclosed ``@media`` blocks (a stylesheet searched again from each
+``{``); Markdown
 of unclosed emphasis (``*a `` …) and of document-like lines mixing emphasis,
 links, code and stray markers; judge replies of unclosed objects
 (``{"a": 1, `` …) and of objects nested in strings.
@@ -42,6 +45,13 @@ TARGET = 2.0
 INPUTS: list[tuple[str, Callable[[str], object], str]] = [
     ("HTML <p> paragraphs", html_text, "<p>Crimea is a peninsula in the Black Sea.</p>\n"),
     ("HTML unclosed <a", html_text, "<a "),
+    (
+        "HTML with a <style> per element",
+        html_text,
+        '<style>.n{display:none} div .x{color:#fff}</style><div class="c"><p class="x n">'
+        "Hidden.</p><p>Seen text.</p></div>\n",
+    ),
+    ("HTML unclosed @media blocks", html_text, "<style>@media screen{"),
     ("Markdown unclosed *a", markdown_text, "*a "),
     (
         "Markdown document lines",

@@ -66,8 +66,10 @@ def judge_cmd(
     Writes judgments.jsonl, verdicts.csv, fail_rates.csv, paired.csv and summary.json into RUN_DIR.
     """
     # ``settings``: the options named like a keyword of judge_run (--repeats … --max-retries)
+    from ..testgen.judge import check_prompt_langs
     from ..testgen.pipeline import compare_to_baseline, judge_run
 
+    check_prompt_langs(prompt_langs.split(","), option="--prompt-langs")
     with opened_cache(cache, no_cache) as rc:
         summary = judge_run(
             run_dir,

@@ -90,6 +90,7 @@ def testgen_cmd(
     from ..testgen.suite import generate_suite
     from ..testgen.testcase import write_suite
 
+    _check_langs(lang, write_lang if topics else None, langs)
     if not sources and not topics:
         raise ConfigError(
             "testgen needs SOURCES (e.g. demo, a PDF) or --write TOPIC with --writer MODEL"
@@ -198,7 +199,29 @@ def testgen_cmd(
             )
         )
     echo_table(["strategy", "tests", "languages", "not made"], rows)
+    if (stop := suite.meta.get("stop_words")) and stop["missing"]:
+        click.echo(
+            f"note: no stop-word list ({stop['source']}) for {', '.join(stop['missing'])}: their "
+            "template questions may be about function words (--generator provider/model asks an LLM)",
+            err=True,
+        )
     click.echo(f"{len(chunks)} chunks, {suite.coverage_rate():.1%} used by a test")
     click.echo(f"wrote {len(suite)} tests to {path}")
     click.echo(f"signature: {suite.meta['signature']}")
     exit_for_calls(len(failures), calls, failures[0] if failures else None, what="generator calls")
+
+
+def _check_langs(lang: str | None, write_lang: str | None, langs: str | None) -> None:
+    """Refuse an unknown code of ``--lang``, ``--write-lang`` or ``--langs`` before reading anything.
+
+    The error names the option, the known codes and the close ones (one line, exit 2).
+    """
+    from .. import languages
+
+    registry = languages.registry()
+    given = [("--lang", lang), ("--write-lang", write_lang)] + [
+        ("--langs", code) for code in (langs or "").split(",") if code.strip()
+    ]
+    for option, code in given:
+        if code is not None:
+            registry.get_checked(code.strip(), where=f"{option} {code.strip()!r}")

@@ -4,7 +4,9 @@ A :class:`Chunk` is a piece of one document in one language: its id (unique in
 a suite), the document it comes from, the chunk's index in that document, the
 source (a file path or a corpus spec) and, for PDFs, the page. RAG-Tester cuts
 each document into chunks **by paragraph or by a maximum token count**;
-:func:`split_text` does both: paragraphs are separated by blank lines, and with
+:func:`split_text` does both: paragraphs are separated by blank lines (a line
+break inside one follows a heading that titles it, :mod:`bordir.testgen.headings`;
+the heading goes with every piece of its paragraph), and with
 ``max_tokens`` a paragraph longer than that is cut between sentences (a
 sentence longer than ``max_tokens`` stays whole). Tokens are counted with the
 language's analyzer (:mod:`bordir.retrieval.analysis`), so languages written
@@ -28,7 +30,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -48,7 +50,7 @@ __all__ = [
 SplitBy = Literal["paragraph", "tokens"]
 
 # sentence ends: Latin/Cyrillic/Greek/Armenian . ! ? ; CJK 。！？; Arabic/Urdu ؟ ۔; Devanagari । ॥; Armenian ։
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？؟۔।॥։])[\"'»”)\]]*\s+|(?<=[。！？])")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？؟۔।॥։])[\"'»”)\]]*\s+|(?<=[。！？])|\s*\n\s*")
 _PARAGRAPH = re.compile(r"\n\s*\n")
 
 
@@ -80,13 +82,24 @@ class Chunk:
     meta: tuple[tuple[str, str], ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        """The chunk as a JSON object (the fields, ``meta`` as an object).
+
+        >>> Chunk("a#0", "a", "en", "Text.").to_dict()["meta"]
+        {}
+        """
+        d = {f.name: getattr(self, f.name) for f in _FIELDS}  # asdict() deep-copies: slow
         d["meta"] = dict(self.meta)
         return d
 
 
+_FIELDS = fields(Chunk)
+
+
 def sentences(text: str) -> list[str]:
-    """Split ``text`` into sentences at sentence-final punctuation of the registry's scripts."""
+    """Split ``text`` into sentences at sentence-final punctuation of the registry's scripts, and at line breaks.
+
+    A line break inside a chunk follows a heading (:mod:`bordir.testgen.headings`).
+    """
     parts = [s.strip() for s in _SENTENCE_END.split(text.strip())]
     return [s for s in parts if s]
 
@@ -120,7 +133,11 @@ def split_text(
         raise ConfigError(f"chunking: max_tokens must be >= 1, found {max_tokens}")
     if by == "tokens" and max_tokens is None:
         raise ConfigError("chunking by tokens needs max_tokens (e.g. --max-tokens 200)")
-    paragraphs = [" ".join(p.split()) for p in _PARAGRAPH.split(text)]
+    # whitespace collapsed, but the line break after a heading kept (bordir.testgen.headings)
+    paragraphs = [
+        "\n".join(line for line in (" ".join(x.split()) for x in p.split("\n")) if line)
+        for p in _PARAGRAPH.split(text)
+    ]
     paragraphs = [p for p in paragraphs if p]
     if by == "tokens":
         paragraphs = [" ".join(paragraphs)] if paragraphs else []
@@ -130,6 +147,11 @@ def split_text(
     for para in paragraphs:
         current: list[str] = []
         size = 0
+        if by == "paragraph" and "\n" in para:  # a heading titles every piece of its paragraph
+            head, _, para = para.rpartition("\n")
+            pieces = split_text(para, lang, by="paragraph", max_tokens=max_tokens)
+            out += [f"{head}\n{piece}" for piece in pieces]
+            continue
         for sent in sentences(para):
             n = count_tokens(sent, lang)
             if current and size + n > max_tokens:

@@ -2,18 +2,22 @@
 
 * **HTML** (:func:`~bordir.testgen.htmlread.html_text`): one pass of a linear
   tokenizer; what a reader does not see is dropped (scripts, navigation, and
-  every hidden element: where a page keeps text for machines, and where a
-  prompt injection hides), block elements end paragraphs.
+  every element hidden by markup or by the page's own CSS: where a page keeps
+  text for machines, and where a prompt injection hides), block elements end
+  paragraphs.
 * **Markdown** (:func:`markdown_text`): the tokens of ``markdown-it-py``
   (CommonMark with tables), one walk: headings, paragraphs, list items, quotes
-  and tables become text; code blocks and fences are dropped; inline HTML is
-  dropped and HTML blocks are read as HTML (hidden elements dropped too). The
+  and tables become text; code blocks and fences are dropped; inline HTML and
+  HTML blocks are read as HTML, with the stylesheets of the document's HTML
+  blocks (what they hide is dropped too). The
   inline content of a paragraph is parsed :data:`INLINE_PIECE` characters at a
   time, so a huge paragraph does not become tens of millions of tokens at once.
 * **PDF** (:func:`pdf_pages`): the text of each page with ``pypdf`` in layout
   mode (the vertical gap between paragraphs is a blank line); pypdf's own
   warnings about a damaged file are not printed, the problem is one line
   naming the file.
+* **Headings** (every reader): a heading goes on the first line of the paragraph
+  it titles (:mod:`bordir.testgen.headings`), never a paragraph of its own.
 * **Plain text** (:func:`plain_text`, every file type): a byte-order mark is
   removed (an encoding mark, not a character of the document); a NUL character
   is refused (no text file holds one), naming the file and the line.
@@ -24,7 +28,7 @@ text from each marker, no tree edited node by node.
 
 Example:
     >>> markdown_text("# Title\\n\\nSome *emphasis* and `code`.\\n\\n```\\nfenced\\n```")
-    'Title\\n\\nSome emphasis and code.'
+    'Title\\nSome emphasis and code.'
 """
 
 from __future__ import annotations
@@ -32,12 +36,15 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator
 from functools import lru_cache
+from html import escape
 from pathlib import Path
 from typing import Any
 
 from .._extras import require
 from ..errors import DataError, refuse_nul
-from .htmlread import html_text, paragraphs
+from .headings import join_blocks
+from .htmlread import html_blocks, html_text, stylesheets
+from .htmlstyle import Sheet
 
 __all__ = ["markdown_text", "pdf_pages", "plain_text"]
 
@@ -70,16 +77,34 @@ def _pieces(text: str) -> Iterator[str]:
     yield text[start:]
 
 
-def _inline_text(inline: Any, content: str, out: list[str]) -> None:
+def _inline_text(
+    inline: Any, content: str, out: list[str], sheet: Sheet | None, env: dict[str, Any]
+) -> None:
     for piece in _pieces(content):
-        for tok in inline.parseInline(piece):
-            for child in tok.children or ():
-                if child.type in ("text", "code_inline"):
-                    out.append(child.content)
-                elif child.type in ("softbreak", "hardbreak"):
-                    out.append("\n")
-                elif child.type == "image":
-                    out.append(child.content)  # its alt text
+        # the inline rules alone (what MarkdownIt.parseInline runs after normalising, which the
+        # block parse did): no state built per paragraph, the document's link references known
+        children: list[Any] = []
+        inline.inline.parse(piece, inline, env, children)
+        if any(c.type == "html_inline" for c in children):
+            # inline HTML: what it hides (a hidden <span>, a style) is hidden here too
+            out.append(html_text("".join(map(_as_html, children)), sheet=sheet))
+            continue
+        for child in children:
+            if child.type in ("text", "text_special", "code_inline"):
+                out.append(child.content)
+            elif child.type in ("softbreak", "hardbreak"):
+                out.append("\n")
+            elif child.type == "image":
+                out.append(child.content)  # its alt text
+
+
+def _as_html(child: Any) -> str:
+    """An inline token as HTML (text escaped), for a paragraph that holds inline HTML."""
+    if child.type == "html_inline":
+        return str(child.content)
+    if child.type in ("text", "text_special", "code_inline", "image"):
+        return escape(child.content, quote=False)
+    return "\n" if child.type in ("softbreak", "hardbreak") else ""
 
 
 # tokens that end a paragraph (opening or closing a block); the items of a list and the rows of
@@ -96,35 +121,41 @@ _MD_BLOCKS = (
 
 
 def markdown_text(md: str) -> str:
-    """Plain text of a Markdown document; headings become paragraphs of their own (see the module docs).
+    """Plain text of a Markdown document; a heading goes on the first line of the paragraph it titles (module docs).
 
     Example:
         >>> markdown_text("# Crimea\\nA **peninsula** in the [Black Sea](https://x).\\n\\n```\\ncode\\n```\\n\\n- one")
-        'Crimea\\n\\nA peninsula in the Black Sea.\\n\\none'
+        'Crimea\\nA peninsula in the Black Sea.\\n\\none'
     """
-    blocks: list[str] = []
+    blocks: list[tuple[str, bool]] = []  # (text, is a heading)
     current: list[str] = []
 
-    def end() -> None:
+    def end(heading: bool = False) -> None:
         if current:
-            blocks.append("".join(current))
+            blocks.append(("".join(current), heading))
             current.clear()
 
     parser, inline = _markdown()
-    for tok in parser.parse(md):
+    env: dict[str, Any] = {}
+    tokens = parser.parse(md, env)
+    # the stylesheets of the HTML blocks apply to every HTML block and inline HTML of the document
+    sheet = stylesheets(*(t.content for t in tokens if t.type == "html_block"))
+    for tok in tokens:
         kind = tok.type
         if kind == "inline":
-            _inline_text(inline, tok.content, current)
+            _inline_text(inline, tok.content, current, sheet, env)
             current.append(" ")
         elif kind == "html_block":
             end()
-            blocks.append(html_text(tok.content))
+            blocks += html_blocks(tok.content, sheet=sheet)
         elif kind in ("fence", "code_block"):
             end()
+        elif kind == "heading_close":
+            end(heading=True)
         elif kind.startswith(_MD_BLOCKS) and not (kind.startswith("paragraph_") and tok.hidden):
             end()
     end()
-    return paragraphs(blocks)
+    return join_blocks(blocks)
 
 
 def pdf_pages(path: Path) -> list[str]:

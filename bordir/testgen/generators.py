@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from .. import languages
 from ..errors import ConfigError
 from .chunks import Chunk, sentences
+from .headings import body_sentences
 from .keywords import Idf, pick_keywords, present
 from .phrases import OFF_TOPIC, idk, is_yes_no, question
 from .structured import json_object
@@ -109,14 +110,18 @@ class Generator:
     name = ""
 
     def __init__(self, chunks: Sequence[Chunk]) -> None:
-        self.chunks = list(chunks)
-        self.idf = Idf(self.chunks)
-        self._docs_of: dict[tuple[str, str], set[str]] = {}
         from ..retrieval.analysis import analyze
 
-        for c in self.chunks:
-            for tok in set(analyze(c.text, c.lang)):
-                self._docs_of.setdefault((c.lang, tok), set()).add(c.doc)
+        self.chunks = list(chunks)
+        tokens = [set(analyze(c.text, c.lang)) for c in self.chunks]  # each chunk analysed once
+        self.idf = Idf(self.chunks, tokens=tokens)
+        per_doc: dict[tuple[str, str], set[str]] = {}  # (lang, doc) -> its tokens
+        for c, toks in zip(self.chunks, tokens):
+            per_doc.setdefault((c.lang, c.doc), set()).update(toks)
+        self._docs_of: dict[tuple[str, str], set[str]] = {}
+        for (lang, doc), toks in per_doc.items():
+            for tok in toks:
+                self._docs_of.setdefault((lang, tok), set()).add(doc)
 
     def docs_with(self, text: str, lang: str) -> set[str]:
         """Documents having every analyzer token of ``text`` somewhere in their chunks."""
@@ -140,11 +145,29 @@ class TemplateGenerator(Generator):
 
     name = "template"
 
+    def signature_fields(self) -> dict[str, Any]:
+        from importlib.metadata import version
+
+        from .stopwords import SOURCE
+
+        return {"gen": self.name, "stop": f"{SOURCE}-{version('stopwordsiso')}"}
+
+    def stop_word_note(self) -> dict[str, Any]:
+        """Where the stop words come from, and the chunks' languages without a list (said, not guessed)."""
+        from importlib.metadata import version
+
+        from .stopwords import SOURCE, missing
+
+        return {
+            "source": f"{SOURCE} {version('stopwordsiso')}",
+            "missing": missing(c.lang for c in self.chunks),
+        }
+
     def _sentence_and_anchor(
         self, chunk: Chunk
     ) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
         best: tuple[float, str, tuple[str, ...], tuple[str, ...]] | None = None
-        for s in sentences(chunk.text) or [chunk.text]:
+        for s in body_sentences(chunk.text) or sentences(chunk.text) or [chunk.text]:
             kws = pick_keywords(s, chunk.lang, self.idf, k=4, exclude=(chunk.title,))
             if not kws:
                 continue

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from .calls import execute_named
-from .fence import inert, quote
+from .fence import criteria_in_objects, inert, quote
 from .keywords import keyword_match
 from .oracle import CRITERIA, RATINGS, Judgment, parse_judgment
 from .structured import json_objects
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "judge_languages",
+    "check_prompt_langs",
     "judge_template",
     "judge_prompt_id",
     "render_judge_prompt",
@@ -68,6 +69,28 @@ def judge_languages() -> tuple[str, ...]:
     ('de', 'en', 'es', 'fr', 'ru')
     """
     return tuple(sorted(p.name.split(".")[1] for p in _DIR.glob("judge.*.txt")))
+
+
+def check_prompt_langs(langs: Sequence[str], *, option: str = "prompt_langs") -> None:
+    """Refuse a language without a judge prompt, naming ``option``, the prompt languages and close ones.
+
+    >>> check_prompt_langs(["en", "ru"])
+    >>> check_prompt_langs(["en", "rus"], option="--prompt-langs")
+    Traceback (most recent call last):
+    ...
+    bordir.errors.ConfigError: --prompt-langs 'rus': no judge prompt in that language; prompt languages: de, en, es, fr, ru; did you mean 'ru'?
+    """
+    from .._suggest import did_you_mean
+
+    known = judge_languages()
+    for lang in langs:
+        code = lang.strip()
+        if code and code not in known:
+            hint = did_you_mean(code, known) or did_you_mean(code[:2], known)
+            raise ConfigError(
+                f"{option} {code!r}: no judge prompt in that language; prompt languages: "
+                f"{', '.join(known)}{hint}"
+            )
 
 
 @cache
@@ -129,11 +152,15 @@ def injection_flag(row: dict[str, Any], chunks_by_id: dict[str, Chunk]) -> str |
 
 
 def _has_ratings(text: str) -> bool:
-    """A JSON object with two criteria or more (a rating, not a mention)."""
-    if "{" not in text:
-        return False
+    """An object with two criteria or more as keys (a rating, not a mention), however spelled.
+
+    JSON, a Python dict, unquoted keys, look-alike letters or escapes in the keys
+    (:func:`~bordir.testgen.fence.criteria_in_objects`).
+    """
+    if len(criteria_in_objects(text)) >= 2:
+        return True
     want = set(CRITERIA)
-    return any(len(want & set(o)) >= 2 for o in json_objects(text, CRITERIA))
+    return "{" in text and any(len(want & set(o)) >= 2 for o in json_objects(text, CRITERIA))
 
 
 def _requests(

@@ -15,8 +15,8 @@ contain; the judge rates **keyword match** True (all present), Partially
 
 The template generator chooses keywords as the rarest words of the expected
 answer (highest idf over the chunks of the same language, words of at least
-three letters; for scripts without spaces, three-letter strings scored by
-their rarer bigram).
+three letters that are not stop words of the language, :mod:`bordir.testgen.stopwords`;
+for scripts without spaces, three-letter strings scored by their rarer bigram).
 
 Example:
     >>> keyword_match("The Kuril islands were occupied in 1945.", ("Kuril Islands", "1945", "Soviet"), "en")
@@ -37,6 +37,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .phrases import is_refusal
+from .stopwords import is_stop_word
 
 __all__ = ["Idf", "present", "keyword_match", "keyword_counts", "pick_keywords"]
 
@@ -69,12 +70,15 @@ def keyword_match(answer: str, keywords: Sequence[str], lang: str) -> str:
 class Idf:
     """Inverse document frequency of analyzer tokens over chunks, per language: ``log((N+1)/(df+1)) + 1``."""
 
-    def __init__(self, chunks: Iterable[Any]) -> None:
+    def __init__(self, chunks: Iterable[Any], *, tokens: Iterable[set[str]] | None = None) -> None:
+        """``tokens``: the analyzer tokens of each chunk, when the caller has them already."""
         self.df: dict[str, Counter[str]] = {}
         self.n: Counter[str] = Counter()
-        for c in chunks:
+        chunks = list(chunks)
+        toks = tokens if tokens is not None else (set(_tokens(c.text, c.lang)) for c in chunks)
+        for c, t in zip(chunks, toks):
             self.n[c.lang] += 1
-            self.df.setdefault(c.lang, Counter()).update(set(_tokens(c.text, c.lang)))
+            self.df.setdefault(c.lang, Counter()).update(t)
 
     def __call__(self, token: str, lang: str) -> float:
         df = self.df.get(lang, Counter()).get(token, 0)
@@ -102,9 +106,19 @@ def _surface(text: str) -> list[str]:
 
 
 def _candidates(text: str, lang: str) -> list[str]:
+    """Words that may be keywords: no stop word of the language (:mod:`bordir.testgen.stopwords`)."""
     from .. import languages
 
-    if languages.get(lang).tokenizer != "bigram":
+    nospace = languages.get(lang).tokenizer == "bigram"
+    return [
+        w
+        for w in _raw_candidates(text, lang, nospace)
+        if not is_stop_word(w, lang, nospace=nospace)
+    ]
+
+
+def _raw_candidates(text: str, lang: str, nospace: bool) -> list[str]:
+    if not nospace:
         return [w for w in _surface(text) if _letters(w) >= 3 or (w.isdigit() and len(w) == 4)]
     out = []
     for run in _surface(text):

@@ -2,15 +2,19 @@
 
 * **A bordir corpus** (``demo``, a corpus directory, a passages ``.jsonl``/``.parquet``,
   anything :func:`bordir.corpus.load_corpus` reads): every passage is already a
-  paragraph, so each passage is one chunk; the document is the article the
-  passage belongs to (its language and title), and the chunk id is
-  ``<lang>:<doc_id>``.
+  paragraph, so each passage is one chunk, except a passage that is a heading
+  (:func:`~bordir.testgen.headings.looks_like_heading`), which goes on the first
+  line of the next passage of its article (``heading_doc_ids`` in the chunk's meta);
+  the document is the article the passage belongs to (its language and title),
+  and the chunk id is ``<lang>:<doc_id>``.
 * **User files**: ``.pdf`` (text of each page with ``pypdf`` in layout mode, so
   that the vertical gap between paragraphs is a blank line; chunks keep their page),
   ``.html``/``.htm`` (scripts, styles, navigation and hidden elements dropped,
   block elements become paragraphs), ``.md``/``.markdown`` (``markdown-it-py``'s
-  tokens: headings, emphasis, links, images, code fences and list markers
-  stripped; headings are paragraphs of their own) and ``.txt`` (in every type, a byte-order mark
+  tokens: emphasis, links, images, code fences and list markers
+  stripped) and ``.txt``; in every type a heading goes on the first line of the paragraph it
+  titles (:mod:`bordir.testgen.headings`: marked in HTML and Markdown, told by its shape in
+  PDF and text), and a byte-order mark
   is removed and a NUL character refused); read in linear time
   (:mod:`bordir.testgen.documents`, :mod:`bordir.testgen.htmlread`). The document
   is the file's name, and the chunk id ``<name>#<index>``. A directory that is not a corpus directory
@@ -25,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -32,6 +37,7 @@ from ..corpus import is_corpus_dir, load_corpus
 from ..errors import ConfigError, DataError, undecodable
 from .chunks import Chunk, SplitBy, make_chunks
 from .documents import markdown_text, pdf_pages, plain_text
+from .headings import join_blocks, looks_like_heading, mark_headings
 from .htmlread import html_text
 
 __all__ = [
@@ -63,25 +69,34 @@ def chunks_from_corpus(spec: str, *, langs: Sequence[str] | None = None) -> list
             )
     counters: dict[str, int] = {}
     out: list[Chunk] = []
-    for p in corpus:
-        if langs and p.lang not in langs:
+    passages = [p for p in corpus if not langs or p.lang in langs]
+    docs = [f"{p.lang}:{p.title or p.territory or p.doc_id}" for p in passages]
+    pending: list[
+        tuple[str, str]
+    ] = []  # (doc_id, text) of the headings that title the next passage
+    for i, (p, doc) in enumerate(zip(passages, docs)):
+        following = passages[i + 1].text if i + 1 < len(passages) and docs[i + 1] == doc else None
+        if looks_like_heading(p.text, following):
+            pending.append((p.doc_id, " ".join(p.text.split())))
             continue
-        doc = f"{p.lang}:{p.title or p.territory or p.doc_id}"
         index = counters.get(doc, 0)
         counters[doc] = index + 1
         meta = [("doc_id", p.doc_id)] + ([("territory", p.territory)] if p.territory else [])
+        if pending:  # the heading passages are merged into this one (bordir.testgen.headings)
+            meta.append(("heading_doc_ids", " ".join(d for d, _ in pending)))
         out.append(
             Chunk(
                 chunk_id=f"{p.lang}:{p.doc_id}",
                 doc=doc,
                 lang=p.lang,
-                text=p.text,
+                text="\n".join([*(t for _, t in pending), p.text]),
                 index=index,
                 source=f"corpus:{spec}",
                 title=p.title or p.territory,
                 meta=tuple(sorted(meta)),
             )
         )
+        pending = []
     return out
 
 
@@ -143,7 +158,7 @@ def chunks_from_file(
     doc, source = path.stem, str(path)
     pages: list[tuple[int | None, str]] = []
     if suffix == ".pdf":
-        pages = [(page_no, text) for page_no, text in enumerate(pdf_pages(path), start=1)]
+        pages = _pdf_paragraphs(pdf_pages(path))
     else:
         try:
             raw = path.read_text(encoding="utf-8")
@@ -154,8 +169,8 @@ def chunks_from_file(
             text = html_text(raw)
         elif suffix in (".md", ".markdown"):
             text = markdown_text(raw)
-        else:
-            text = raw
+        else:  # plain text: a short unpunctuated paragraph before a longer one is a heading
+            text = join_blocks(mark_headings([p for p in re.split(r"\n[^\S\n]*\n", raw)]))
         pages = [(None, text)]
     if lang is None and any(text.strip() for _, text in pages):
         lang = detect_file_lang("\n\n".join(text for _, text in pages), path)
@@ -177,6 +192,26 @@ def chunks_from_file(
     return chunks
 
 
+def _pdf_paragraphs(pages: list[str]) -> list[tuple[int | None, str]]:
+    """Each page's text with its headings merged (:func:`~bordir.testgen.headings.looks_like_heading`).
+
+    A heading at the foot of a page goes with the paragraph that opens the next one.
+    """
+    items = [(n, p) for n, text in enumerate(pages, start=1) for p in text.split("\n\n") if p]
+    marks = mark_headings([p for _, p in items])
+    out: dict[int, list[tuple[str, bool]]] = {n: [] for n in range(1, len(pages) + 1)}
+    pending: list[tuple[str, bool]] = []
+    for (n, _), (para, heading) in zip(items, marks):
+        if heading:
+            pending.append((para, True))
+            continue
+        out[n] += pending + [(para, False)]
+        pending = []
+    if pending:  # headings that title nothing: kept only by a document without other text
+        out[items[-1][0]] += pending
+    return [(n, join_blocks(blocks)) for n, blocks in out.items()]
+
+
 def split_lang(spec: str | Path) -> tuple[str | Path, str | None]:
     """``FILE:lang`` → ``(FILE, lang)`` when ``lang`` is a language code (``guide.md:es``); else ``(spec, None)``.
 
@@ -188,15 +223,16 @@ def split_lang(spec: str | Path) -> tuple[str | Path, str | None]:
 
     text = str(spec)
     head, sep, code = text.rpartition(":")
-    if (
-        sep
-        and head
-        and code
-        and "/" not in code
-        and "\\" not in code
-        and code in languages.registry()
-    ):
+    if not (sep and head and code and "/" not in code and "\\" not in code):
+        return spec, None
+    if code in languages.registry():
         return head, languages.registry()[code].code
+    if (
+        not Path(text).exists()
+        and Path(head).suffix.lower() in FILE_SUFFIXES
+        and Path(head).is_file()
+    ):  # guia.md:xx: the file exists, the language code is unknown
+        languages.registry().get_checked(code, where=f"{text} (FILE:LANG)")
     return spec, None
 
 

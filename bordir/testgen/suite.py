@@ -35,6 +35,7 @@ Example:
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import hashlib
 from collections import Counter, defaultdict
@@ -47,7 +48,7 @@ from ..errors import ConfigError
 from ..signature import Signature
 from .chunks import Chunk
 from .generators import Generator, Job, TemplateGenerator
-from .readability import complexity
+from .readability import complexity_score
 from .testcase import NEGATIVE_METHODS, STRATEGIES, TestCase, TestSuite
 
 __all__ = ["generate_suite", "parse_strategies", "complexity_order", "chunks_hash"]
@@ -84,8 +85,8 @@ def complexity_order(chunks: Sequence[Chunk]) -> list[tuple[Chunk, float, str]]:
     """Chunks hardest first, by rank percentile within their language: ``(chunk, score, method)``."""
     by_lang: dict[str, list[tuple[Chunk, float, str]]] = defaultdict(list)
     for c in chunks:
-        cx = complexity(c.text, c.lang)
-        by_lang[c.lang].append((c, cx.score, cx.method))
+        score, method = complexity_score(c.text, c.lang)
+        by_lang[c.lang].append((c, score, method))
     ranked: list[tuple[float, str, int, tuple[Chunk, float, str]]] = []
     for lang, items in by_lang.items():
         items.sort(key=lambda x: (x[1], x[0].chunk_id))
@@ -109,6 +110,20 @@ def _round_robin(chunks: Sequence[Chunk], rng: np.random.Generator) -> list[Chun
                 out.append(by_doc[d][depth])
         depth += 1
     return out
+
+
+def _kth_outside(taken: list[int], k: int) -> int:
+    """The ``k``-th (0-based) position not in the sorted list ``taken``.
+
+    >>> [_kth_outside([1, 2, 5], k) for k in range(4)]
+    [0, 3, 4, 6]
+    """
+    at = k
+    while True:
+        nxt = k + bisect.bisect_right(taken, at)
+        if nxt == at:
+            return at
+        at = nxt
 
 
 def _split(n: int, k: int) -> list[int]:
@@ -157,13 +172,12 @@ def generate_suite(
     used: set[str] = set()
     tests: list[TestCase] = []
     outcomes: dict[str, Counter[str]] = {s: Counter() for s in strategies}
-    cx_of = (
-        {c.chunk_id: (s, m) for c, s, m in complexity_order(chunks)}
-        if "complex" in strategies
-        else {}
-    )
+    ranked = complexity_order(chunks) if "complex" in strategies else []  # computed once
+    cx_of = {c.chunk_id: (s, m) for c, s, m in ranked}
     by_lang_doc: dict[str, list[Chunk]] = defaultdict(list)
+    at_of: dict[tuple[str, str], list[int]] = defaultdict(list)  # (lang, doc) -> its positions
     for c in chunks:
+        at_of[c.lang, c.doc].append(len(by_lang_doc[c.lang]))
         by_lang_doc[c.lang].append(c)
 
     def run(strategy: str, pool: list[Chunk], want: int, kinds: Sequence[str]) -> None:
@@ -179,11 +193,15 @@ def generate_suite(
                 kind = kinds[(made + len(jobs)) % len(kinds)]
                 other = None
                 if kind == "cross":
-                    others = [o for o in by_lang_doc[c.lang] if o.doc != c.doc]
-                    if not others:
+                    # the chunks of the language from other documents, in order (not built: a
+                    # document's positions are skipped by bisection, so no job costs O(chunks))
+                    own = at_of[c.lang, c.doc]
+                    n_others = len(by_lang_doc[c.lang]) - len(own)
+                    if not n_others:
                         outcomes[strategy]["no_other_document"] += 1
                         continue
-                    other = others[int(rng.integers(len(others)))]
+                    pick = _kth_outside(own, int(rng.integers(n_others)))
+                    other = by_lang_doc[c.lang][pick]
                 jobs.append((kind, c, other))
                 if strategy != "baseline":
                     used.add(c.chunk_id)
@@ -214,7 +232,7 @@ def generate_suite(
         shares = dict(zip(strategies, _split(n, len(strategies))))
         for strategy in strategies:
             if strategy == "complex":
-                pool = [c for c, _, _ in complexity_order(chunks)]
+                pool = [c for c, _, _ in ranked]
                 run("complex", pool, shares["complex"], ("positive",))
             elif strategy == "negative":
                 order = rng.permutation(len(chunks))
@@ -250,6 +268,8 @@ def generate_suite(
         "full_coverage": full_coverage,
         "languages": sorted({c.lang for c in chunks}),
     }
+    if isinstance(gen, TemplateGenerator):
+        meta["stop_words"] = gen.stop_word_note()
     return TestSuite(
         tests=tests,
         chunks=chunks,

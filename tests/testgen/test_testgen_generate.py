@@ -78,9 +78,9 @@ def test_html_markdown_and_text_sources(tmp_path):
     )
     (tmp_path / "plain.txt").write_text("Одна строка.\n\nДругая строка.", encoding="utf-8")
     html = chunks_from_file(tmp_path / "page.html")
-    assert [c.text for c in html] == ["Ohrid", "Lake Ohrid is deep.", "It is old."]
+    assert [c.text for c in html] == ["Ohrid\nLake Ohrid is deep.", "It is old."]  # headings merged
     md = chunks_from_file(tmp_path / "notes.md")
-    assert [c.text for c in md] == ["Prespa", "Lake Prespa lies higher.", "It has islands."]
+    assert [c.text for c in md] == ["Prespa\nLake Prespa lies higher.", "It has islands."]
     txt = chunks_from_file(tmp_path / "plain.txt", lang="ru")
     assert [c.text for c in txt] == ["Одна строка.", "Другая строка."] and txt[0].lang == "ru"
     both = load_chunks([tmp_path], lang="en")  # a folder of files
@@ -300,11 +300,9 @@ def test_llm_written_documents_through_the_loopback_server(loopback, monkeypatch
             ["Lake Ohrid"], lang="ru", model="openai-compatible/writer", cache=cache, copies=2
         )
         assert len(docs.documents) == 2 and not docs.failed
-        assert [c.text for c in docs.chunks[:4]] == [
-            "Озеро Охрид",
-            "Охрид — одно из древнейших озёр Европы.",
-            "Природа",
-            "В озере живут эндемичные виды.",
+        assert [c.text for c in docs.chunks[:2]] == [  # each heading titles its paragraph
+            "Озеро Охрид\nОхрид — одно из древнейших озёр Европы.",
+            "Природа\nВ озере живут эндемичные виды.",
         ]
         assert {c.lang for c in docs.chunks} == {"ru"} and docs.chunks[
             0
@@ -313,9 +311,8 @@ def test_llm_written_documents_through_the_loopback_server(loopback, monkeypatch
         assert all("in Russian" in b["messages"][0]["content"] for b in bodies)
         assert sorted(b.get("seed") for b in bodies) == [0, 1]  # one seed per copy
         paths = docs.save(tmp_path / "docs")
-        assert [c.text for c in chunks_from_file(paths[0], lang="ru")][:2] == [
-            "Озеро Охрид",
-            "Охрид — одно из древнейших озёр Европы.",
+        assert [c.text for c in chunks_from_file(paths[0], lang="ru")][:1] == [
+            "Озеро Охрид\nОхрид — одно из древнейших озёр Европы.",
         ]
         suite = generate_suite(docs.chunks, strategies="coverage", n=1, full_coverage=True)
         assert suite.coverage_rate() == 1.0 and all(t.lang == "ru" for t in suite)
@@ -342,7 +339,7 @@ def test_llm_written_documents_through_the_loopback_server(loopback, monkeypatch
     )
     assert res.exit_code == 0, res.output
     assert (
-        "4 chunks, 100.0% used by a test" in res.output
+        "2 chunks, 100.0% used by a test" in res.output  # a heading and its paragraph: one chunk
         and (tmp_path / "w.docs" / "llm-ru-lake-ohrid-0.md").is_file()
     )
     assert {t.lang for t in read_tests(out)} == {"ru"}

@@ -30,6 +30,10 @@ def _ci(m: dict[str, Any] | None) -> str:
 def print_calibration(data: dict[str, Any]) -> None:
     """The calibration's tables: agreement per language, counts, ceilings, thresholds; then its signature."""
     langs = data["languages"]
+    click.echo(
+        f"judge {data['judge']} ({data['method']}): task {data['task']}, prompt variant "
+        f"{data['variant']}, prompt language {data['prompt_lang']}; data {data['data']['name']}"
+    )
     echo_table(
         ["lang", "items", "questions", "balanced acc [95% CI]", "accuracy", "kappa", "status"],
         [
@@ -221,12 +225,6 @@ def calibrate_cmd(
         raise ConfigError("--out FILE is needed: where to write the calibration (or use --dry-run)")
     from ..judging.calibrate import calibrate_judge
 
-    if not as_json:
-        click.echo(
-            f"judge {judge}: task {common['task']}, variant {common['variant']}, prompt language "
-            f"{common['prompt_lang']} (recorded in the signature)",
-            err=True,
-        )
     with opened_cache(cache, no_cache) as rc:
         cal = calibrate_judge(data, judge, cache=rc, progress=not as_json, **common, **settings)
     path = cal.save(out)

@@ -7,7 +7,7 @@ Example:
     >>> r = language_result("en", rows, [], TASK, floor=0.7, split=None, n_resamples=0, seed=1,
     ...                     data_path="")
     >>> r["status"], r["reason"]
-    ('uncalibrated', 'no interval (none: no resamples)')
+    ('uncalibrated', 'no interval (none: 1 question(s), fewer than 10)')
 """
 
 from __future__ import annotations
@@ -116,6 +116,9 @@ def _threshold(
         return {
             "fitted": False,
             "note": "the calibration split has one human label only (or no scores): no threshold",
+            "split": split,
+            "calibration_questions": len(cal_q),
+            "held_out_questions": len(held_q),
         }
     h = [r["human"] for r in held]
     c = [r["cluster"] for r in held]

@@ -3,10 +3,11 @@
 :func:`write_items` writes a label file (JSONL) of synthetic items: per language ``questions``
 questions with ``per_question`` sentences each, a known human label per sentence. The loopback
 judge (:func:`planted_reply`) reads the sentence back from the faithfulness prompt, looks its true
-label up, and answers wrong where ``u < error`` (``u``: a hash of the sentence in [0, 1), so the
-same prompt always gets the same reply and a cached re-run is identical), and with an unreadable
-reply where ``u`` falls in the language's garble band. :func:`realized` computes, from the same
-rule, what the calibration must report.
+label up, and answers wrong (the same prompt always gets the same reply, so a cached re-run is
+identical), or with an unreadable
+reply for a planted share: exactly ``round(rate × n)`` sentences of each class and language (those
+with the lowest hashes), so the sample's rates are the planted ones. :func:`realized` computes,
+from the same rule, what the calibration must report.
 """
 
 from __future__ import annotations
@@ -54,16 +55,36 @@ def sentence_of(prompt: str) -> str:
     return prompt.split("[BEGIN DATA: sentence]\n", 1)[1].split("\n[END DATA: sentence]", 1)[0]
 
 
+def _plan(truth, errors, garble):
+    """The sentences the judge garbles and gets wrong: exactly ``round(rate × n)`` of each class per language, the lowest hashes."""
+    out: dict[str, str | None] = {}
+    for lang in {l for l, _, _ in truth.values()}:
+        mine = sorted(
+            (t for t, (l, _, _) in truth.items() if l == lang), key=lambda t: unit(t, "g")
+        )
+        n_garbled = round(garble.get(lang, 0.0) * len(mine))
+        for t in mine[:n_garbled]:
+            out[t] = None
+        for label, err in zip((POS, NEG), errors[lang]):
+            cls = sorted(
+                (t for t in mine[n_garbled:] if truth[t][1] == label),
+                key=lambda t: unit(t, "judge"),
+            )
+            k = round(err * len(cls))
+            for i, t in enumerate(cls):
+                out[t] = (NEG if label == POS else POS) if i < k else label
+    return out
+
+
 def decide(text: str, truth, errors, garble) -> str | None:
     """The planted judge's label for ``text`` (None: an unreadable reply)."""
-    lang, label, _ = truth[text]
-    u = unit(text, "judge")
-    g = garble.get(lang, 0.0)
-    if u < g:
-        return None
-    err_pos, err_neg = errors[lang]
-    wrong = ((u - g) / (1 - g)) < (err_pos if label == POS else err_neg)
-    return (NEG if label == POS else POS) if wrong else label
+    key = (id(truth), tuple(sorted(errors.items())), tuple(sorted(garble.items())))
+    if key not in _PLANS:
+        _PLANS[key] = _plan(truth, errors, garble)
+    return _PLANS[key][text]
+
+
+_PLANS: dict = {}
 
 
 def planted_reply(truth, errors, garble=None):

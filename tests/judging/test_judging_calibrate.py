@@ -92,6 +92,7 @@ def test_the_interval_covers_the_planted_balanced_accuracy(planted):
         planted_ba = 1 - (g + (1 - g) * ep + g + (1 - g) * en) / 2  # garbled counts as wrong
         ba = cal.for_language(lang).balanced_accuracy
         assert ba["low"] <= planted_ba <= ba["high"], (lang, planted_ba, ba)
+        assert abs(ba["value"] - planted_ba) < 0.03, (lang, planted_ba, ba)
 
 
 def test_prompt_variants_and_the_item_language_prompt_reach_the_judge(planted):

@@ -233,6 +233,6 @@ def _exit_status(summary: dict[str, Any], run_dir: str) -> None:
     exit_for_calls(failed, asked, calls.get("first"), what="judge calls")
 
 
-from .judge_calibrate import calibrate_cmd  # noqa: E402  (the group's second subcommand)
+from ._calibrate import calibrate_cmd  # noqa: E402  (the group's second subcommand)
 
 judge_cmd.add_command(calibrate_cmd)

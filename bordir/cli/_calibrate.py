@@ -1,4 +1,4 @@
-"""``bordir judge calibrate``: a judge's agreement with human labels per language, into a calibration file (a thin layer over :mod:`bordir.judging`)."""
+"""``bordir judge calibrate`` (a subcommand of :mod:`bordir.cli.judge`): a judge's agreement with human labels per language, into a calibration file (a thin layer over :mod:`bordir.judging`)."""
 
 from __future__ import annotations
 

@@ -37,7 +37,7 @@ from ..stats import resolve_seed
 from .calibration import FORMAT, KIND, Calibration
 from .data import load_items
 from .items import ItemSet, JudgeItem
-from .perlang import language_result
+from .perlang import check_split, language_result
 from .tasks import PROMPT_LANGS, JudgeTask, Reading, get_task
 
 if TYPE_CHECKING:
@@ -242,6 +242,8 @@ def calibrate_judge(
         prompt_lang=prompt_lang,
         max_tokens=max_tokens,
     )
+    if split is not None:
+        check_split(list(items), t, split, items.path)
     if max_cost is not None:
         _check_cost(
             estimate_calibration(

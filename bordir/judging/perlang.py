@@ -22,7 +22,29 @@ from .items import JudgeItem
 from .tasks import JudgeTask
 from .thresholds import apply_threshold, best_threshold, split_questions
 
-__all__ = ["language_result"]
+__all__ = ["language_result", "check_split"]
+
+
+def check_split(items: list[JudgeItem], task: JudgeTask, split: float, data_path: str) -> None:
+    """Refuse, before any call, a ``split`` that leaves a language's calibration or held-out part empty.
+
+    Raises:
+        DataError: a language with too few questions for ``split`` (file and field named).
+    """
+    questions: dict[str, set[str]] = {}
+    for it in items:
+        if it.label in task.labels:
+            questions.setdefault(it.lang, set()).add(it.cluster)
+    for lang, qs in sorted(questions.items()):
+        k = int(round(split * len(qs)))
+        if not 0 < k < len(qs):
+            name = "calibration" if k == 0 else "held-out"
+            raise DataError(
+                f"the {name} split of {lang!r} is empty ({len(qs)} question(s) with "
+                f"--split {split:g}); give more items of {lang!r} or another --split",
+                path=data_path or None,
+                field="split",
+            )
 
 
 def language_result(
@@ -95,9 +117,6 @@ def _threshold(
     seed: int,
     data_path: str,
 ) -> dict[str, Any]:
-    scored = sum(r["score"] is not None for r in use)
-    if not scored:
-        return {"fitted": False, "note": "the judge gave no scores: no threshold"}
     cal_q, held_q = split_questions(
         [r["cluster"] for r in use], split, named_rng(seed, f"judge-calibration/{lang}/split")
     )
@@ -109,6 +128,13 @@ def _threshold(
                 path=data_path or None,
                 field="split",
             )
+    counts = {
+        "split": split,
+        "calibration_questions": len(cal_q),
+        "held_out_questions": len(held_q),
+    }
+    if not any(r["score"] is not None for r in use):
+        return {"fitted": False, "note": "the judge gave no scores: no threshold", **counts}
     cal = [r for r in use if r["cluster"] in cal_q]
     held = [r for r in use if r["cluster"] in held_q]
     t = best_threshold([r["score"] for r in cal], [r["human"] for r in cal], labels=task.labels)
@@ -116,18 +142,14 @@ def _threshold(
         return {
             "fitted": False,
             "note": "the calibration split has one human label only (or no scores): no threshold",
-            "split": split,
-            "calibration_questions": len(cal_q),
-            "held_out_questions": len(held_q),
+            **counts,
         }
     h = [r["human"] for r in held]
     c = [r["cluster"] for r in held]
     return {
         "fitted": True,
         "threshold": t,
-        "split": split,
-        "calibration_questions": len(cal_q),
-        "held_out_questions": len(held_q),
+        **counts,
         "held_out": agreement(
             h,
             apply_threshold([r["score"] for r in held], t, labels=task.labels),

@@ -206,3 +206,50 @@ def test_failed_calls_exit_1_and_a_rerun_retries_only_them(planted):
     n = server.count
     res = invoke_cli(*args)
     assert res.returncode == 0 and server.count == n + 3
+
+
+def test_a_threshold_on_the_judges_score_is_fitted_and_reported_held_out(planted):
+    server, truth, tmp = planted
+    from .planted import sentence_of, unit
+
+    def scored(body):  # a score that separates the classes better than the judge's own label
+        text = sentence_of(body["messages"][-1]["content"])
+        lang, label, _ = truth[text]
+        score = (1.0 if label == "Supported" else -1.0) + unit(text, "noise") - 0.5 + 0.8
+        return json.dumps({"verdict": "Supported", "score": score})
+
+    server.reply.text = scored
+    cal = calibrate_judge(
+        f"labels:{tmp}/labels.jsonl", JUDGE, langs=["de"], split=0.5, progress=False
+    )
+    lc = cal.for_language("de")
+    assert lc.balanced_accuracy["value"] == 0.5  # its labels: always Supported
+    t = lc.data["threshold"]
+    assert t["fitted"] and t["calibration_questions"] == t["held_out_questions"] == 30
+    assert t["held_out"]["metrics"]["balanced_accuracy"]["value"] == 1.0
+    assert t["held_out_own_labels"]["metrics"]["balanced_accuracy"]["value"] == 0.5
+    assert -0.3 < t["threshold"] < 0.8
+
+
+def test_an_empty_split_is_refused_before_any_call(planted):
+    server, truth, tmp = planted
+    one = tmp / "one.jsonl"
+    one.write_text((tmp / "labels.jsonl").read_text().splitlines()[0] + "\n")
+    res = invoke_cli(
+        "judge",
+        "calibrate",
+        "--data",
+        f"labels:{one}",
+        "--judge",
+        JUDGE,
+        "--split",
+        "0.5",
+        "--out",
+        str(tmp / "x.json"),
+        "--no-cache",
+    )
+    assert res.returncode == 2 and server.count == 0
+    assert res.stderr.strip() == (
+        f"bordir: error: {one}: field 'split': the calibration split of 'de' is empty (1 question(s) "
+        "with --split 0.5); give more items of 'de' or another --split"
+    )

@@ -143,6 +143,10 @@ def test_bordir_judge_prints_the_calibration_beside_each_language(judged_run):
         "judge", run, "--judge", "openai-compatible/judge", "--cache", cache, "--replace"
     )
     assert res.returncode == 0 and res.stdout.count("judge not calibrated in this language") == 2
+    # bordir view shows the same rows
+    assert invoke_cli("view", run).returncode == 0
+    view = (tmp / "run" / "view.html").read_text()
+    assert "Judge calibration" in view and "judge not calibrated in this language" in view
     # `bordir judge run RUN_DIR` is the same command
     assert (
         invoke_cli(
@@ -292,6 +296,11 @@ def test_bordir_testbed_prints_the_calibration_beside_the_judged_rates(testbed_c
     assert res.returncode == 0 and "judge balanced accuracy 1.000" in res.stdout
     page = (tmp / "tb" / "report.html").read_text()
     assert "Judge calibration" in page and "judge balanced accuracy 1.000" in page
+    # and so does bordir view
+    assert invoke_cli("view", str(tmp / "tb")).returncode == 0
+    view = (tmp / "tb" / "view.html").read_text()
+    assert '<h2 id="judge-calibration">Judge calibration</h2>' in view
+    assert "judge balanced accuracy 1.000" in view
     # without a calibration file
     res = invoke_cli(
         *TESTBED, "--judge", "openai-compatible/judge-model", "--out", str(tmp / "tb2")

@@ -29,9 +29,10 @@ Example:
     >>> h = ["S", "S", "N", "N", "S", "N"]
     >>> j = ["S", None, "N", "S", "S", "N"]
     >>> r = agreement(h, j, ["q1", "q1", "q2", "q2", "q3", "q3"], labels=("S", "N"), n_resamples=0)
-    >>> r["counts"], round(r["metrics"]["balanced_accuracy"]["value"], 4)
+    >>> m = r["metrics"]
+    >>> r["counts"], round(m.get("balanced_accuracy").get("value"), 4)
     ({'tp': 2, 'fn': 0, 'fp': 1, 'tn': 2, 'up': 1, 'un': 0}, 0.6667)
-    >>> r["metrics"]["unparseable"]["value"], r["metrics"]["accuracy"]["low"] is None
+    >>> m.get("unparseable").get("value"), m.get("accuracy").get("low") is None
     (0.16666666666666666, True)
 """
 

@@ -21,7 +21,7 @@ Example:
     ...                 name="toy", ident="sha256-0")
     >>> cal = calibrate_judge(items, "mock/fixed:Supported", n_resamples=100, progress=False)
     >>> lc = cal.for_language("en")
-    >>> lc.status, lc.data["counts"]["tp"], lc.reason
+    >>> lc.status, lc.data.get("counts").get("tp"), lc.reason
     ('uncalibrated', 3, 'no interval (none: 3 question(s), fewer than 10)')
 """
 

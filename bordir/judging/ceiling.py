@@ -16,7 +16,7 @@ Example:
     ...                      tuple((f"a{k}", l) for k, l in enumerate(labels)), f"q{i}")
     >>> items = [it(0, ["S", "S", "S"]), it(1, ["S", "S", "N"]), it(2, ["N", "N", "N"])]
     >>> r = ceiling(items, labels=("S", "N"), n_resamples=0)
-    >>> r["n_items"], r["annotators"], r["metrics"]["accuracy"]["value"]
+    >>> r["n_items"], r["annotators"], r.get("metrics").get("accuracy").get("value")
     (7, 3, 0.8571428571428571)
 """
 

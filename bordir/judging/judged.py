@@ -13,7 +13,8 @@ calibrated`` (no calibration file: "judge not calibrated in this language") — 
 Example:
     >>> block = judged_rates([("c1", "en", "q1", True), ("c1", "en", "q2", False)], None,
     ...                      task="testgen", counted="Not Supported", rate="unsupported rate")
-    >>> block["rows"][0]["rate"], block["rows"][0]["judge"]["text"]
+    >>> row = block.get("rows")[0]
+    >>> row.get("rate"), row.get("judge").get("text")
     (0.5, 'judge not calibrated in this language')
 """
 

@@ -7,7 +7,7 @@
   says the response identified the factual errors, ``not_identified`` otherwise.
 
 RGB's substring tests read every reply, so these judges are never unparseable. Their prompts
-are English only. :func:`testbed_calibration` gives, per (model, setting, noise rate) and
+are English only. :func:`judge_calibration_block` gives, per (model, setting, noise rate) and
 language, the judged rate (Rej* or ED*) beside the judge's calibration there
 (:func:`~bordir.judging.judged.judged_rates`); CR* is conditional on ED* and is not corrected.
 
@@ -37,7 +37,7 @@ __all__ = [
     "RgbJudgeTask",
     "TASKS",
     "check_calibration",
-    "testbed_calibration",
+    "judge_calibration_block",
 ]
 
 
@@ -136,7 +136,7 @@ def check_calibration(
     )
 
 
-def testbed_calibration(
+def judge_calibration_block(
     items: pd.DataFrame,
     calibration: Calibration | None,
     *,

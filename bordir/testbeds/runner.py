@@ -278,9 +278,9 @@ def run_testbed(
         "bootstrap_seed": resolve_seed(None),
     }
     if cfg.judge and cfg.spec.judge is not None:
-        from .calibration import testbed_calibration
+        from .calibration import judge_calibration_block
 
-        scores["judge_calibration"] = testbed_calibration(
+        scores["judge_calibration"] = judge_calibration_block(
             items,
             calibration,
             testbed=cfg.testbed,

@@ -10,7 +10,10 @@
   scores every (relevance, viewpoint) option; its score is the log of the summed probability
   of the relevant options minus that of the not-relevant one.
 * :func:`relevance_calibration`: per query language, the share of pairs labelled relevant,
-  beside the annotator's calibration there (:func:`~bordir.judging.judged.judged_rates`).
+  beside the annotator's calibration there (:func:`~bordir.judging.judged.judged_rates`);
+* :func:`relevance_items`: human relevance labels (``bordir annotate``'s label files, a double
+  annotation: one label set per annotator) as calibration items, the query and document texts
+  read from the dataset and the corpus.
 
 Example:
     >>> TASK.labels, TASK.prompt_id("zero_shot", "en").startswith("relevance_viewpoint@sha256-")
@@ -28,12 +31,20 @@ from .annotator import TEMPLATE, build_annotation_request, parse_label, prompt_i
 from .schema import RELEVANT_LEVELS
 
 if TYPE_CHECKING:
+    from ..corpus import Corpus
+    from ..dataset import BorderLines
     from ..generation.types import GenerationRequest, GenerationResult
     from ..judging.calibration import Calibration
-    from ..judging.items import JudgeItem
+    from ..judging.items import ItemSet, JudgeItem
     from .labelset import LabelSet
 
-__all__ = ["TASK", "RelevanceTask", "check_calibration", "relevance_calibration"]
+__all__ = [
+    "TASK",
+    "RelevanceTask",
+    "check_calibration",
+    "relevance_calibration",
+    "relevance_items",
+]
 
 RELEVANT_RATE = "relevant share"
 
@@ -138,3 +149,61 @@ def relevance_calibration(
         rate=RELEVANT_RATE,
         correct=correct,
     )
+
+
+def relevance_items(
+    label_sets: Sequence[LabelSet], *, dataset: BorderLines, corpus: Corpus, name: str = ""
+) -> ItemSet:
+    """Human relevance labels of (query, document) pairs as calibration items of the ``relevance`` task.
+
+    One item per pair, labelled by every set that labelled it (``labelled`` outcomes only), so a
+    double annotation gives two annotators per item and the human ceiling. The query's text is
+    the question, the document the context, its query the cluster; relevance is binarised
+    (partially relevant counts as relevant).
+
+    Raises:
+        ConfigError: a pair whose query is not in ``dataset``.
+        DataError: no labelled pair.
+    """
+    from ..errors import ConfigError, DataError
+    from ..judging.items import ItemSet, JudgeItem, content_hash
+    from ..stats import plurality
+
+    pairs: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
+    for ls in label_sets:
+        for l in ls:
+            if l.outcome != "labelled" or l.relevance is None:
+                continue
+            label = TASK.positive if l.relevance in RELEVANT_LEVELS else TASK.negative
+            pairs.setdefault(l.pair, []).append((l.annotator or ls.name, label))
+    if not pairs:
+        raise DataError("the label sets hold no labelled (query, document) pair")
+    items = []
+    for (qid, doc_lang, doc_id), anns in pairs.items():
+        q = dataset.find_query(qid)
+        if q is None:
+            raise ConfigError(
+                f"label of query {qid!r}: the query is not in dataset {dataset.name!r}"
+            )
+        doc = corpus.get(doc_lang, doc_id)
+        ref: str | None = anns[0][1] if len(anns) == 1 else plurality([l for _, l in anns])[0]
+        items.append(
+            JudgeItem(
+                item_id=f"{qid}/{doc_lang}:{doc_id}",
+                lang=q.lang,
+                question=q.text,
+                context=(doc.text,),
+                text=doc.text,
+                label=ref,
+                annotations=tuple(anns),
+                cluster=qid,
+                extra=(
+                    ("territory", q.territory),
+                    ("claimants", ";".join(q.claimants)),
+                    ("doc_lang", doc_lang),
+                ),
+            )
+        )
+    ident = content_hash(f"{i.item_id}|{a}|{l}".encode() for i in items for a, l in i.annotations)
+    names = "+".join(ls.name for ls in label_sets)
+    return ItemSet(items, name=name or f"relevance:{names}", ident=ident)

@@ -254,3 +254,38 @@ def test_the_real_memerag_counts():
     }
     assert counts == {"en": (261, 126, 13), "de": (333, 125, 10), "hi": (259, 90, 2)}
     assert len({i.cluster for i in items if i.lang == "hi"}) == 250
+
+
+def test_relevance_labels_of_a_double_annotation_are_calibration_items():
+    from bordir import load_demo, load_demo_corpus
+    from bordir.annotations import load_gold
+    from bordir.annotations.calibration import relevance_items
+    from bordir.annotations.labelset import LabelSet
+    from bordir.judging import calibrate_judge
+
+    gold = load_gold("demo")
+    second = LabelSet(
+        [
+            l.__class__(
+                **{
+                    **l.to_dict(),
+                    "annotator": "second",
+                    "relevance": "not_relevant" if i % 5 == 0 else l.relevance,
+                    "viewpoint": "not_applicable" if i % 5 == 0 else l.viewpoint,
+                }
+            )
+            for i, l in enumerate(gold)
+        ],
+        name="second",
+    )
+    items = relevance_items([gold, second], dataset=load_demo(), corpus=load_demo_corpus())
+    assert len(items) == len({l.pair for l in gold}) and items.max_annotators == 2
+    first = items[0]
+    assert first.get("territory") and ";" in first.get("claimants") and first.context[0]
+    cal = calibrate_judge(
+        items, "mock/fixed:Relevance: not relevant", task="relevance", progress=False
+    )
+    lc = cal.for_language("en")
+    assert lc.metric("specificity")["value"] == 1.0 and lc.balanced_accuracy["value"] == 0.5
+    assert lc.data["ceiling"]["annotators"] == 2  # the two annotators, one against the other
+    assert cal.for_language("en").prompt.startswith("relevance_viewpoint@sha256-")

@@ -23,7 +23,8 @@ interval is given.
 
 Balanced accuracy is the mean of sensitivity (the positive class's recall) and specificity: a
 judge that always says one label scores exactly 0.5 whatever the label shares, while its
-accuracy is the share of that label.
+accuracy is the share of that label. Where the humans gave one label only it is undefined
+(None), not the recall of that label: such a language cannot be calibrated.
 
 Example:
     >>> h = ["S", "S", "N", "N", "S", "N"]
@@ -120,9 +121,10 @@ def statistics(counts: np.ndarray) -> dict[str, np.ndarray]:
     """Every statistic of :data:`STATISTICS` from summed counts ``(…, 6)``."""
     m = matrices(counts)
     rec = recall_m(m)
+    both = (m.sum(axis=-1) > 0).all(axis=-1)  # one human class only: no balanced accuracy
     return {
         "accuracy": acc_m(m),
-        "balanced_accuracy": balanced_m(m),
+        "balanced_accuracy": np.where(both, balanced_m(m), np.nan),
         "kappa": kappa_m(m),
         "sensitivity": rec[..., 0],
         "specificity": rec[..., 1],

@@ -16,13 +16,14 @@ call failed (the run reports the failures, and a re-run retries exactly those).
 
 Example:
     >>> from bordir.judging.items import ItemSet, JudgeItem
-    >>> items = ItemSet([JudgeItem(f"en/{i}", "en", "Q?", ("P.",), "Supported", "Supported",
-    ...                            (("gold", "Supported"),), f"q{i}") for i in range(3)],
+    >>> labels = ["Supported", "Not Supported", "Supported"]
+    >>> items = ItemSet([JudgeItem(f"en/{i}", "en", "Q?", ("P.",), "A sentence.", l,
+    ...                            (("gold", l),), f"q{i}") for i, l in enumerate(labels)],
     ...                 name="toy", ident="sha256-0")
     >>> cal = calibrate_judge(items, "mock/fixed:Supported", n_resamples=100, progress=False)
     >>> lc = cal.for_language("en")
     >>> lc.status, lc.data.get("counts").get("tp"), lc.reason
-    ('uncalibrated', 3, 'no interval (none: 3 question(s), fewer than 10)')
+    ('uncalibrated', 2, 'no interval (none: 3 question(s), fewer than 10)')
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Example:
     >>> from bordir.judging.faithfulness import TASK
-    >>> rows = [{"human": "Supported", "judge": "Supported", "outcome": "judged", "cluster": "q1",
-    ...          "score": None}]
+    >>> rows = [{"human": h, "judge": "Supported", "outcome": "judged", "cluster": "q1",
+    ...          "score": None} for h in ("Supported", "Not Supported")]
     >>> r = language_result("en", rows, [], TASK, floor=0.7, split=None, n_resamples=0, seed=1,
     ...                     data_path="")
     >>> r["status"], r["reason"]
@@ -95,6 +95,11 @@ def language_result(
     ba = out["metrics"]["balanced_accuracy"]
     if not use:
         status, reason = "uncalibrated", "no item with a human label the judge could be scored on"
+    elif ba["value"] is None:
+        status, reason = (
+            "uncalibrated",
+            ("the humans gave one label only: no balanced accuracy (label items of both kinds)"),
+        )
     elif ba["low"] is None:
         status, reason = "uncalibrated", f"no interval ({out['interval']})"
     elif ba["low"] < floor:

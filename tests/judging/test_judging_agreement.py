@@ -144,3 +144,11 @@ def test_the_t_level_matches_scipy(df):
 
     want = 2 * stats.norm.cdf(stats.t.ppf(0.975, df)) - 1
     assert t_level(0.95, df) == pytest.approx(want, abs=2e-4)
+
+
+def test_one_human_label_only_gives_no_balanced_accuracy():
+    """An always-Supported judge on Supported-only items is not a perfect judge."""
+    r = agreement([S] * 30, [S] * 30, [f"q{i}" for i in range(30)], labels=LABELS)
+    ba = r["metrics"]["balanced_accuracy"]
+    assert ba == {"value": None, "low": None, "high": None}
+    assert r["metrics"]["sensitivity"]["value"] == 1.0

@@ -118,15 +118,9 @@ def check_calibration(calibration: Calibration, *, model: str, langs: Iterable[s
         ConfigError: another judge model or prompt (both signatures named).
         DataError: a query language that the calibration does not have.
     """
-    langs = sorted(set(langs))
     prompt = prompt_id(TEMPLATE)
-    calibration.check(
-        judge=model,
-        task=TASK.name,
-        prompts=dict.fromkeys(langs, prompt),
-        langs=langs,
-        run=f"annotate|gen:{model}|prompt:{prompt}",
-    )
+    run = f"annotate|gen:{model}|prompt:{prompt}"
+    calibration.check(judge=model, task=TASK.name, prompts=prompt, langs=langs, run=run)
 
 
 def relevance_calibration(

@@ -209,7 +209,7 @@ class Calibration:
         *,
         judge: str,
         task: str,
-        prompts: Mapping[str, str] | None = None,
+        prompts: Mapping[str, str] | str | None = None,
         langs: Iterable[str] = (),
         run: str = "",
     ) -> None:
@@ -218,7 +218,8 @@ class Calibration:
         Args:
             judge: the run's judge model (``provider/model``).
             task: the run's judge task (``testgen``, ``relevance``, ``rgb_rejection`` …).
-            prompts: the run's prompt identity per language (a language absent: not checked).
+            prompts: the run's prompt identity per language (a language absent: not checked), or
+                one identity for every language of ``langs``.
             langs: the run's languages: each must be in the file.
             run: the run's signature (named in the refusal).
 
@@ -239,9 +240,11 @@ class Calibration:
             raise refuse(f"the {self.task} judge", f"the {task} judge")
         if judge != self.judge:
             raise refuse(f"judge {self.judge}", f"judge {judge}")
-        for lang in sorted(set(langs)):
+        langs = sorted(set(langs))
+        for lang in langs:
             self.for_language(lang)
-        for lang, prompt in sorted((prompts or {}).items()):
+        per_lang = dict.fromkeys(langs, prompts) if isinstance(prompts, str) else prompts or {}
+        for lang, prompt in sorted(per_lang.items()):
             got = self.get(lang)
             if got is not None and got.prompt != prompt:
                 raise refuse(

@@ -125,15 +125,9 @@ def check_calibration(
         raise ConfigError(
             "--calibration describes a judge: give the judge too (--judge provider/model)"
         )
-    langs = sorted(set(langs))
     prompt = task.prompt_id("zero_shot", "en")
-    calibration.check(
-        judge=judge,
-        task=task.name,
-        prompts=dict.fromkeys(langs, prompt),
-        langs=langs,
-        run=f"testbed {testbed}|judge:{judge}|prompt:{prompt}",
-    )
+    run = f"testbed {testbed}|judge:{judge}|prompt:{prompt}"
+    calibration.check(judge=judge, task=task.name, prompts=prompt, langs=langs, run=run)
 
 
 def judge_calibration_block(

@@ -167,14 +167,8 @@ def check_calibration(
             "(and no --temperature)"
         )
     prompt = judge_prompt_id(prompt_lang)
-    langs = sorted(set(langs))
-    calibration.check(
-        judge=judges[0],
-        task="testgen",
-        prompts=dict.fromkeys(langs, prompt),
-        langs=langs,
-        run=f"testgen_judge|judges:{judges[0]}|prompt:{prompt}",
-    )
+    run = f"testgen_judge|judges:{judges[0]}|prompt:{prompt}"
+    calibration.check(judge=judges[0], task="testgen", prompts=prompt, langs=langs, run=run)
 
 
 def judge_calibration(

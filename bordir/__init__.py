@@ -53,6 +53,8 @@ __all__ = [
     "run",
     "load_run",
     "Run",
+    "calibrate_judge",
+    "Calibration",
 ]
 
 _LAZY = {
@@ -87,6 +89,8 @@ _LAZY = {
     "run": ("bordir.runner.run", "run"),
     "load_run": ("bordir.runner.result", "load_run"),
     "Run": ("bordir.runner.result", "Run"),
+    "calibrate_judge": ("bordir.judging.calibrate", "calibrate_judge"),
+    "Calibration": ("bordir.judging.calibration", "Calibration"),
 }
 
 

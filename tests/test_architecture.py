@@ -54,6 +54,7 @@ RANKS: dict[str, int] = {
     "metrics": 6,
     "citations": 6,
     "annotations": 6,
+    "judging": 6,
     # 7 what an experiment is and what it leaves on disk
     "experiment": 7,
     # 8 beside the pipeline

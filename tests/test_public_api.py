@@ -19,6 +19,7 @@ BorderLines Corpus Mode BordIRLines
 load_borderlines load_borderlines_files load_borderlines_hub load_bordirlines load_demo load_demo_corpus load_dataset
 load_corpus retrieve get_backend
 Experiment ExperimentConfig run load_run Run
+calibrate_judge Calibration
 """.split()
 """The public API, written out: adding or removing a name is a decision this test records."""
 

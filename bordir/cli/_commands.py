@@ -59,7 +59,7 @@ COMMANDS: tuple[LazyCommand, ...] = (
         "bordir.cli.judge",
         "judge_cmd",
         "Judge the answers of a `bordir testrun` RUN_DIR with an LLM oracle (five criteria, "
-        "RAG-Tester's fail rule).",
+        "RAG-Tester's fail rule); calibrate a judge against human labels.",
     ),
     LazyCommand(
         "plan",

@@ -61,6 +61,16 @@ def _inputs(
 )
 @opt.limit("Label only the first N pairs.")
 @click.option("--annotator", help="The labels' annotator name (default: the model).")
+@opt.file(
+    "--calibration",
+    "A calibration file of this annotator (bordir judge calibrate --task relevance): its balanced "
+    "accuracy beside each query language's labels.",
+)
+@opt.flag(
+    "--correct",
+    "With --calibration: also the relevant share corrected for the annotator's sensitivity and "
+    "specificity (Rogan-Gladen; refused near chance).",
+)
 @with_cache_options
 @opt.concurrency("Calls in flight at most.")
 @opt.count("--max-retries", 6, minimum=0)
@@ -78,6 +88,8 @@ def annotate_cmd(
     path: str | None,
     corpus_path: str | None,
     limit: int | None,
+    calibration: str | None,
+    correct: bool,
     cache: str | None,
     no_cache: bool,
     as_json: bool,
@@ -109,6 +121,7 @@ def annotate_cmd(
     )
     if limit:
         pairs = pairs[:limit]
+    cal = _calibration(calibration, correct, model, ds, pairs)  # refused before any call
     with opened_cache(cache, no_cache) as rc:
         result = annotate(
             pairs,
@@ -121,12 +134,16 @@ def annotate_cmd(
         )
     path_out = result.labels.write(out)
     load_labels(path_out, dataset=ds, corpus=corpus)  # what we wrote validates
+    from ..annotations.calibration import relevance_calibration
+
+    block = relevance_calibration(result.labels, cal, correct=correct)
     summary = {
         "out": str(path_out),
         "hits": str(hits),
         "k": k,
         "retrieval": run.signature,
         **result.as_dict(),
+        "judge_calibration": block,
     }
     from .._json import write_json
 
@@ -135,6 +152,7 @@ def annotate_cmd(
         echo_json(summary)
         return
     frame = result.labels.to_frame()
+    judge = {r["lang"]: r["judge"]["text"] for r in block["rows"]}
     rows = []
     for lang, g in frame.groupby("query_lang", sort=True):
         counts = g["outcome"].value_counts()
@@ -145,6 +163,7 @@ def annotate_cmd(
                 len(g),
                 *(int(counts.get(o, 0)) for o in ("labelled", "unparsed", "failed")),
                 *(int(rel.get(r, 0)) for r in ("relevant", "partially_relevant", "not_relevant")),
+                judge.get(str(lang), "-"),
             )
         )
     echo_table(
@@ -157,13 +176,39 @@ def annotate_cmd(
             "relevant",
             "partial",
             "not_relevant",
+            "annotator (calibration)",
         ],
         rows,
     )
+    if block["corrected"]:
+        from ..judging.judged import text_rows
+
+        echo_table(*text_rows(block))
+    if block["calibration"]:
+        click.echo(f"annotator calibration: {block['calibration']}")
     calls = result.calls
     click.echo(f"{calls['requests']} calls ({calls['cached']} cached, {calls['failed']} failed)")
     click.echo(f"wrote {len(result.labels)} labels to {path_out}")
     click.echo(f"signature: {result.signature}")
+
+
+def _calibration(
+    path: str | None, correct: bool, model: str, ds: BorderLines, pairs: list[Any]
+) -> Any:
+    """The calibration file, checked against the annotator and the query languages (None without one)."""
+    from ..errors import ConfigError
+
+    if not path:
+        if correct:
+            raise ConfigError("--correct needs --calibration FILE (the annotator's known errors)")
+        return None
+    from ..annotations.calibration import check_calibration
+    from ..annotations.labelset import query_info
+    from ..judging.calibration import Calibration
+
+    cal = Calibration.load(path)
+    check_calibration(cal, model=model, langs={query_info(q, ds)[1] for q, _, _ in pairs})
+    return cal
 
 
 def _fmt(est: float | None, lo: float | None, hi: float | None) -> str:

@@ -1,4 +1,9 @@
-"""``bordir judge``: judge the answers of a test run (a thin layer over :mod:`bordir.testgen`)."""
+"""``bordir judge``: judge the answers of a test run (a thin layer over :mod:`bordir.testgen`), and ``bordir judge calibrate``.
+
+``bordir judge RUN_DIR …`` is ``bordir judge run RUN_DIR …``: the group runs its ``run``
+subcommand when the first argument is not a subcommand's name, so the command line of before
+the group keeps working.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +16,28 @@ from ._cache_options import opened_cache, with_cache_options
 from ._calls import NothingMade, exit_for_calls, with_call_options
 from ._output import echo_json, echo_table
 
-__all__ = ["judge_cmd"]
+__all__ = ["judge_cmd", "judge_run_cmd"]
 
 
-@click.command("judge")
+class _JudgeGroup(click.Group):
+    """A group whose ``run`` subcommand is the default: ``bordir judge RUN_DIR`` = ``bordir judge run RUN_DIR``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group("judge", cls=_JudgeGroup)
+def judge_cmd() -> None:
+    """Judge the answers of a `bordir testrun` RUN_DIR with an LLM oracle (five criteria, RAG-Tester's fail rule); calibrate a judge against human labels.
+
+    `bordir judge RUN_DIR [OPTIONS]` is `bordir judge run RUN_DIR [OPTIONS]`;
+    `bordir judge calibrate` measures a judge's agreement with human labels per language.
+    """
+
+
+@judge_cmd.command("run")
 @click.argument("run_dir", type=click.Path(file_okay=False, path_type=str))
 @opt.repeatable(
     "--judge",
@@ -47,15 +70,26 @@ __all__ = ["judge_cmd"]
 @opt.flag(
     "--replace", "Overwrite the verdicts an earlier, different judge setting left in RUN_DIR."
 )
+@opt.file(
+    "--calibration",
+    "A calibration file of this judge (bordir judge calibrate --task testgen): its balanced "
+    "accuracy beside each language's unsupported rate.",
+)
+@opt.flag(
+    "--correct",
+    "With --calibration: also correct the unsupported rate for the judge's sensitivity and "
+    "specificity (Rogan-Gladen; refused near chance).",
+)
 @with_cache_options
 @with_call_options
 @opt.json("Print the summary as JSON.")
-def judge_cmd(
+def judge_run_cmd(
     run_dir: str,
     judges: tuple[str, ...],
     prompt_langs: str,
     label_judges: tuple[str, ...],
     baseline: str | None,
+    calibration: str | None,
     cache: str | None,
     no_cache: bool,
     as_json: bool,
@@ -64,12 +98,23 @@ def judge_cmd(
     """Judge the answers of a `bordir testrun` RUN_DIR with an LLM oracle (five criteria, RAG-Tester's fail rule).
 
     Writes judgments.jsonl, verdicts.csv, fail_rates.csv, paired.csv and summary.json into RUN_DIR.
+    Per configuration and language it prints the unsupported rate beside the judge's calibration
+    there (--calibration), or says the judge is not calibrated.
     """
     # ``settings``: the options named like a keyword of judge_run (--repeats … --max-retries)
     from ..testgen.judge import check_prompt_langs
     from ..testgen.pipeline import compare_to_baseline, judge_run
 
     check_prompt_langs(prompt_langs.split(","), option="--prompt-langs")
+    cal = None
+    if calibration:
+        from ..judging.calibration import Calibration
+
+        cal = Calibration.load(calibration)
+    elif settings.get("correct"):
+        from ..errors import ConfigError
+
+        raise ConfigError("--correct needs --calibration FILE (the judge's known errors)")
     with opened_cache(cache, no_cache) as rc:
         summary = judge_run(
             run_dir,
@@ -78,6 +123,7 @@ def judge_cmd(
             label_judges=list(label_judges),
             cache=rc,
             progress=not as_json,
+            calibration=cal,
             **settings,
         )
     if baseline:
@@ -152,10 +198,23 @@ def judge_cmd(
             f"{summary['flagged_passes']} judged passes flagged: the answer or a retrieved chunk "
             "holds a ratings object (a prompt injection?); see 'flag' in judgments.jsonl"
         )
+    _print_judge_calibration(summary["judge_calibration"])
     click.echo(f"outcomes: {', '.join(f'{k} {v}' for k, v in sorted(summary['outcomes'].items()))}")
     click.echo(f"signature: {summary['signature']}")
     click.echo(f"wrote {run_dir}/judgments.jsonl, verdicts.csv, fail_rates.csv, summary.json")
     _exit_status(summary, run_dir)
+
+
+def _print_judge_calibration(block: dict[str, Any]) -> None:
+    """The per-language judged rates beside the judge's calibration (``bordir.judging.judged``)."""
+    from ..judging.judged import text_rows
+
+    if not block["rows"]:
+        return
+    heads, rows = text_rows(block)
+    echo_table(heads, rows)
+    if block["calibration"]:
+        click.echo(f"judge calibration: {block['calibration']}")
 
 
 def _exit_status(summary: dict[str, Any], run_dir: str) -> None:
@@ -174,3 +233,8 @@ def _exit_status(summary: dict[str, Any], run_dir: str) -> None:
             )
         raise NothingMade(f"no answer could be judged: {why}")
     exit_for_calls(failed, asked, calls.get("first"), what="judge calls")
+
+
+from ._calibrate import calibrate_cmd  # noqa: E402  (the group's second subcommand)
+
+judge_cmd.add_command(calibrate_cmd)

@@ -48,7 +48,7 @@ def report_cmd(
 
     if is_testbed_dir(run_dir):  # a `bordir testbed` output directory (testbed.json)
         from ..report.testbeds import build_testbed_report
-        from .testbed import print_scores
+        from .testbed import print_judge_calibration, print_scores
 
         page = build_testbed_report(run_dir, plots=plots)
         scores = read_json(page.parent / "scores.json")
@@ -56,6 +56,7 @@ def report_cmd(
             echo_json({"report": str(page), **scores})
         else:
             print_scores(scores)
+            print_judge_calibration(scores)
             click.echo(f"report: {page}")
         return
     _refuse_other_kinds(run_dir)

@@ -123,6 +123,16 @@ def _testbed_command(name: str, description: str) -> click.Command:
         "--judge",
         help="provider/model of an LLM judge: RGB's Rej* (rejection), ED*/CR* (counterfactual).",
     )
+    @opt.file(
+        "--calibration",
+        "A calibration file of the judge (bordir judge calibrate --task rgb_rejection or "
+        "rgb_counterfactual): its balanced accuracy beside each language's judged rate.",
+    )
+    @opt.flag(
+        "--correct",
+        "With --calibration: also correct the judged rates for the judge's sensitivity and "
+        "specificity (Rogan-Gladen; refused near chance).",
+    )
     @opt.file("--cache", "Response cache file.")
     @opt.concurrency("Calls in flight.")
     @opt.resamples(2000, dest="n_resamples")
@@ -163,6 +173,7 @@ def _testbed_command(name: str, description: str) -> click.Command:
             echo_json({"out": str(out), **scores})
             return
         print_scores(scores)
+        print_judge_calibration(scores)
         click.echo(f"results: {out}")
         click.echo(
             "report: bordir report on that directory (report.html), bordir view (every sample)"
@@ -189,6 +200,21 @@ def _with_ci(m: dict[str, Any] | None) -> str:
         return "-"
     lo, hi = m["ci95"]
     return _value(m) + ("" if lo is None else f" [{100 * lo:.1f}, {100 * hi:.1f}]")
+
+
+def print_judge_calibration(scores: dict[str, Any]) -> None:
+    """The judged rates per language beside the judge's calibration (``scores.json``'s ``judge_calibration``)."""
+    block = scores.get("judge_calibration")
+    if not block or not block["rows"]:
+        return
+    from ..judging.judged import text_rows
+
+    heads, rows = text_rows(block)
+    echo_table(heads, rows[:MAX_ROWS])
+    if len(rows) > MAX_ROWS:
+        click.echo(f"… {len(rows) - MAX_ROWS} more rows in scores.json and the report")
+    if block["calibration"]:
+        click.echo(f"judge calibration: {block['calibration']}")
 
 
 MAX_ROWS = 16

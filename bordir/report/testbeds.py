@@ -229,6 +229,10 @@ def build_testbed_report(path: str | os.PathLike[str], *, plots: bool = True) ->
         '<h2 id="tables">Tables</h2>',
         *(t.to_html() for t in tables),
     ]
+    if scores.get("judge_calibration"):
+        from .judge_calibration import calibration_html
+
+        sections.append(calibration_html(scores["judge_calibration"]))
     if not plots:
         sections.append(NO_PLOTS_NOTE)
     elif figure is not None:

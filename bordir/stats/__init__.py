@@ -22,7 +22,7 @@ reference implementation (``tests/stats/``):
   :mod:`~bordir.stats.mover` — MOVER intervals of differences and ratios;
   :mod:`~bordir.stats.normal` — normal and Student-t critical values;
 * :mod:`~bordir.stats.confusion`, :mod:`~bordir.stats.kappa`, :mod:`~bordir.stats.alpha` —
-  accuracy and F1, Cohen's κ (weighted), Krippendorff's α (nominal, ordinal);
+  accuracy, balanced accuracy and F1, Cohen's κ (weighted), Krippendorff's α (nominal, ordinal);
 * :mod:`~bordir.stats.majority` — plurality vote.
 
 Example:
@@ -37,7 +37,7 @@ from .alpha import krippendorff_alpha, krippendorff_alpha_ordinal
 from .bca import bca_bounds
 from .cluster_wilson import correlation, influence, wilson_ratio
 from .clusters import cluster_sums, ratio
-from .confusion import accuracy, confusion, f1_scores, macro_f1
+from .confusion import accuracy, balanced_accuracy, confusion, f1_scores, macro_f1
 from .exact import fisher_exact, mcnemar_exact, sign_test
 from .holm import holm, holm_pvalues
 from .kappa import WEIGHTS, cohen_kappa, weighted_kappa
@@ -93,6 +93,7 @@ __all__ = [
     "confusion",
     "f1_scores",
     "macro_f1",
+    "balanced_accuracy",
     "cohen_kappa",
     "weighted_kappa",
     "WEIGHTS",

@@ -6,7 +6,10 @@ of ``n`` pairs and classes ``c``:
 * accuracy ``= Σ_c M_cc / n``;
 * per-class ``F1_c = 2·M_cc / (row_c + col_c)`` (A as reference: precision
   over B's labels, recall over A's); classes in neither set are left out;
-* macro F1 = the unweighted mean of ``F1_c`` over the classes in A or B.
+* macro F1 = the unweighted mean of ``F1_c`` over the classes in A or B;
+* balanced accuracy ``= mean_c M_cc / row_c`` over the classes of A (the reference) that occur:
+  the mean recall, scikit-learn's ``balanced_accuracy_score(a, b)``; a rater that always says
+  one class scores exactly ``1 / K`` (0.5 for two classes) whatever the class shares.
 
 The ``*_m`` functions take matrices with any leading axes (one per bootstrap
 resample), so a resample is a re-weighting of per-cluster matrices.
@@ -14,8 +17,8 @@ resample), so a resample is a re-weighting of per-cluster matrices.
 Example:
     >>> a = ["r", "r", "r", "r", "p", "p", "p", "n", "n", "n"]
     >>> b = ["r", "r", "r", "p", "p", "p", "n", "n", "n", "p"]
-    >>> accuracy(a, b), round(macro_f1(a, b), 4)
-    (0.7, 0.6984)
+    >>> accuracy(a, b), round(macro_f1(a, b), 4), round(balanced_accuracy(a, b), 4)
+    (0.7, 0.6984, 0.6944)
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ __all__ = [
     "accuracy",
     "f1_scores",
     "macro_f1",
+    "recall_m",
+    "balanced_m",
+    "balanced_accuracy",
 ]
 
 
@@ -106,3 +112,23 @@ def f1_scores(a: Sequence[Any], b: Sequence[Any]) -> dict[Any, float]:
 def macro_f1(a: Sequence[Any], b: Sequence[Any]) -> float | None:
     """Unweighted mean of the per-class F1 over the classes in ``a`` or ``b``."""
     return float_or_none(macro_m(confusion(a, b)[0]))
+
+
+def recall_m(m: np.ndarray) -> np.ndarray:
+    """Per-class recall of confusion matrices ``(…, K, K)`` (rows: the reference), NaN for absent classes."""
+    return ratio(np.diagonal(m, axis1=-2, axis2=-1), m.sum(axis=-1))
+
+
+def balanced_m(m: np.ndarray) -> np.ndarray:
+    """Balanced accuracy of confusion matrices ``(…, K, K)``: the mean recall over the reference classes present."""
+    r = recall_m(m)
+    with np.errstate(invalid="ignore"):
+        ok = ~np.isnan(r)
+        return np.where(
+            ok.any(axis=-1), np.nansum(r, axis=-1) / np.maximum(ok.sum(axis=-1), 1), np.nan
+        )
+
+
+def balanced_accuracy(a: Sequence[Any], b: Sequence[Any]) -> float | None:
+    """The mean per-class recall with ``a`` as the reference (None for empty input)."""
+    return float_or_none(balanced_m(confusion(a, b)[0]))

@@ -46,6 +46,10 @@ class TestbedConfig:
             ED* / CR* (counterfactual); None: no judge.
         extra: the testbed's own options (:attr:`~bordir.testbeds.testbed.Testbed.options`:
             NoMIRACL's ``split`` and ``settings``).
+        calibration: a calibration file of the judge (``bordir judge calibrate --task
+            rgb_rejection`` / ``rgb_counterfactual``): its balanced accuracy beside each
+            language's judged rate (``scores.json``'s ``judge_calibration``); checked before any call.
+        correct: with ``calibration``: also the Rogan–Gladen corrected judged rates.
     """
 
     __test__ = False  # not a pytest test class
@@ -70,6 +74,8 @@ class TestbedConfig:
     max_negatives: int = 20
     judge: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    calibration: str | None = None
+    correct: bool = False
 
     def __post_init__(self) -> None:
         get_testbed(self.testbed)  # a ConfigError naming the known testbeds
@@ -87,6 +93,8 @@ class TestbedConfig:
                 f"noise ratio {twice[0]:g} is given twice (its items would count twice); "
                 "give each ratio once"
             )
+        if self.correct and not self.calibration:
+            raise ConfigError("--correct needs --calibration FILE (the judge's known errors)")
         if self.policy is not None and self.policy not in self.policies:
             raise ConfigError(
                 f"the {self.testbed} testbed has the policies {', '.join(self.policies)}; "

@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -174,6 +174,18 @@ def _judge_plan(
     return planned
 
 
+def _calibration(cfg: TestbedConfig, langs: Sequence[str]) -> Any:
+    """The calibration file of ``cfg``, checked against its judge and languages (None without one)."""
+    if not cfg.calibration:
+        return None
+    from ..judging.calibration import Calibration
+    from .calibration import check_calibration
+
+    cal = Calibration.load(cfg.calibration)
+    check_calibration(cal, testbed=cfg.testbed, judge=cfg.judge, langs=langs)
+    return cal
+
+
 def run_testbed(
     cfg: TestbedConfig,
     out_dir: str | os.PathLike[str],
@@ -192,6 +204,7 @@ def run_testbed(
     engine = cfg.spec.engine  # a testbed with its own data, prompt and scoring (NoMIRACL), or None
     instances, skipped, ident = engine.plan(cfg) if engine else plan(cfg)
     langs = sorted({i.question.lang for i in instances})
+    calibration = _calibration(cfg, langs)  # refused before any call
     info: dict[str, Any] = {
         "kind": "bordir-testbed",
         "bordir_version": __version__,
@@ -257,17 +270,26 @@ def run_testbed(
     else:
         groups = summarize(items, n_resamples=cfg.n_resamples, seed=None, fields=fields)
         comps = comparisons(items, cfg.resolved_policy, n_resamples=cfg.n_resamples, fields=fields)
-    write_json(
-        {
-            "policy": cfg.resolved_policy,
-            "policies": list(cfg.policies),
-            "groups": groups,
-            "comparisons": comps,
-            "n_resamples": cfg.n_resamples,
-            "bootstrap_seed": resolve_seed(None),
-        },
-        out / "scores.json",
-    )
+    scores: dict[str, Any] = {
+        "policy": cfg.resolved_policy,
+        "policies": list(cfg.policies),
+        "groups": groups,
+        "comparisons": comps,
+        "n_resamples": cfg.n_resamples,
+        "bootstrap_seed": resolve_seed(None),
+    }
+    if cfg.judge and cfg.spec.judge is not None:
+        from .calibration import judge_calibration_block
+
+        scores["judge_calibration"] = judge_calibration_block(
+            items,
+            calibration,
+            testbed=cfg.testbed,
+            correct=cfg.correct,
+            n_resamples=cfg.n_resamples,
+            seed=resolve_seed(None),
+        )
+    write_json(scores, out / "scores.json")
     if engine:
         engine.write(out, instances, items, cfg)
     else:

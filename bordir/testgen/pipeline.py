@@ -124,8 +124,16 @@ def judge_run(
     replace: bool = False,
     timeout: float | None = None,
     max_retries: int | None = None,
+    calibration: Any = None,
+    correct: bool = False,
 ) -> dict[str, Any]:
     """Judge a testrun directory and write the files listed in the module docs; return the summary.
+
+    The summary's ``judge_calibration`` gives per (config, language) the unsupported rate beside
+    the judge's calibration there (:func:`~bordir.testgen.calibration.judge_calibration`):
+    with ``calibration`` (a :class:`~bordir.judging.calibration.Calibration`) its balanced
+    accuracy, ``uncalibrated`` marks and, with ``correct``, the corrected rate; without, "judge
+    not calibrated in this language".
 
     The summary's ``calls`` counts the judge calls asked (``requests``) and those that failed
     (``failed``, with the ``first`` error), and ``decided`` the judgments read (outcome
@@ -134,8 +142,11 @@ def judge_run(
     Raises:
         ConfigError: the directory already holds the verdicts of another judge setting (judges,
             prompt languages, repeats, temperature, keyword source) and ``replace`` is False: an
-            earlier judge's files are never replaced silently.
+            earlier judge's files are never replaced silently; or ``calibration`` is not of this
+            judge, prompt and setting (checked before any call).
+        DataError: ``calibration`` lacks a language of the run.
     """
+    from .calibration import check_calibration, judge_calibration
     from .compare import failure_rates, paired_configs, verdict_table
     from .execute import read_answers
     from .judge import judge_answers
@@ -147,6 +158,16 @@ def judge_run(
     if not replace:
         _refuse_another_judge(d, judges, prompt_langs, repeats, temperature, keyword_source)
     suite = _suite_for(d, meta, suite_path)
+    if calibration is not None:  # refused before anything is billed
+        tests_by_id = {t.test_id: t for t in suite.tests}
+        check_calibration(
+            calibration,
+            judges=[_judge_name(j) for j in judges],
+            prompt_lang=prompt_langs[0],
+            repeats=repeats,
+            temperature=temperature,
+            langs={tests_by_id[a["test_id"]].lang for a in answers if a["test_id"] in tests_by_id},
+        )
     common = dict(
         temperature=temperature,
         seed=seed,
@@ -216,6 +237,13 @@ def judge_run(
         if len(judges) > 1
         else None,
     }
+    summary["judge_calibration"] = judge_calibration(
+        judgments,
+        calibration,
+        judges=[_judge_name(j) for j in judges],
+        prompt_lang=primary,
+        correct=correct,
+    )
     if table["config"].nunique() > 1:
         paired = paired_configs(table)
         _write_csv(paired, d / "paired.csv")

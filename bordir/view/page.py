@@ -219,6 +219,10 @@ def render_page(meta: dict[str, Any], rows: dict[str, Any] | None) -> str:
     """The page for ``meta`` (what the page says and needs) and ``rows`` (None: a served page)."""
     e = html.escape
     warnings = "".join(f'<p class="warn" role="note">{e(w)}</p>' for w in meta.get("warnings", []))
+    if meta.get("judge_calibration"):  # a judged directory: the judge's calibration per language
+        from ..report.judge_calibration import calibration_html
+
+        warnings += calibration_html(meta["judge_calibration"])
     data = {"meta": meta, "rows": rows}
     sections = (_matrix_section() if meta["kind"] == "run" else "") + _samples_section(meta)
     return (

@@ -291,5 +291,6 @@ def testbed_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         models=models,
         numbers=number_specs,
         number_columns=[f"{s}:{x['key']}" for x in number_specs for s in ("num", "den")],
+        judge_calibration=scores.get("judge_calibration"),
     )
     return meta, {"n": n, "cols": cols}

@@ -198,6 +198,10 @@ def testgen_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         f"Test run of {info.get('tests')} generated tests ({info.get('suite_signature', '')})"
     )
     labels, extra = ("answer", "answers", "Tests"), {"criteria": list(CRITERIA)}
+    if judged and (out / "summary.json").is_file():  # the judge's calibration per language
+        summary = read_json(out / "summary.json", hint=_HINT)
+        if isinstance(summary, dict) and summary.get("judge_calibration"):
+            extra["judge_calibration"] = summary["judge_calibration"]
     meta = page_meta(
         "testgen", out, subtitle, TESTGEN_FACETS, _COLUMNS, labels, warnings=warnings, **extra
     )

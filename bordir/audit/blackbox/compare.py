@@ -1,0 +1,183 @@
+"""Paired comparisons of source shares: between query languages on the same questions, and between models.
+
+"Asked in Russian, 41 % [33, 49] of the sources are Russian; asked in Ukrainian, 6 % [3, 11];
+difference 35 points [26, 44], p after Holm 0.002." Two cells are compared on the **question
+groups both answered** (the same question in two languages, or put to two models): per group
+``g``, ``a_g`` / ``b_g`` the URLs in the category and all URLs on side A, likewise on side B.
+
+* each side's share and interval: the cluster Wilson interval over the paired groups;
+* the difference ``value_a − value_b`` and its interval: MOVER (Newcombe) from the two Wilson
+  intervals and the correlation of the two shares across the paired groups
+  (:func:`bordir.stats.mover_difference`, :func:`bordir.stats.correlation`); the paired cluster
+  bootstrap percentile interval is kept beside it (``boot_low``/``boot_high``) — the coverage of
+  both is simulated in ``benchmarks/audit_coverage.py`` (``docs/audit.md``);
+* the p-value: the paired swap permutation test (a's and b's sums exchanged within random groups,
+  ``p = (c + 1) / (n + 1)``; :func:`bordir.stats.paired_test`);
+* Holm's correction over each family: the pairs compared for one model (languages) or one query
+  language (models) and one measure.
+
+A comparison with fewer than ``min_groups`` groups citing on both sides is not tested: ``too few
+to judge``, with the power the test would have had against a difference of 10 and 20 points
+(:func:`bordir.metrics.perlang.power.power_at`, the sign-flip model with the per-group
+differences' spread).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ...metrics.perlang.power import PLANNING_SD, power_at
+from ...signature import Signature
+from ...stats import correlation, holm, influence, mover_difference, paired_test, wilson_ratio
+
+__all__ = ["CompareOptions", "Measure", "compare_all", "COMPARE_COLUMNS"]
+
+COMPARE_COLUMNS: tuple[str, ...] = (
+    "factor", "fixed", "a", "b", "dimension", "category", "value_a", "low_a", "high_a", "value_b",
+    "low_b", "high_b", "diff", "ci_low", "ci_high", "boot_low", "boot_high", "p_value", "p_holm",
+    "significant", "status", "n_groups", "n_urls_a", "n_urls_b", "power_10", "power_20", "signature",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A share to compare: a dimension and one of its categories (``country``/``RU``, ``relation``/``own``)."""
+
+    dimension: str
+    category: str
+
+    def __str__(self) -> str:
+        return f"{self.dimension}:{self.category}"
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """Resamples, permutations, seed, level, and the fewest paired groups judged."""
+
+    n_resamples: int = 2000
+    n_permutations: int = 2000
+    seed: int = 12345
+    conf: float = 0.95
+    min_groups: int = 10
+    alpha: float = 0.05
+
+
+def _ratio(cols: dict[str, np.ndarray], w: np.ndarray | None) -> np.ndarray:
+    if w is None:
+        num, den = cols["num"].sum(axis=-1), cols["den"].sum(axis=-1)
+    else:
+        num, den = w @ cols["num"], w @ cols["den"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(num / den, dtype=float)
+
+
+def _per_answer(
+    n_answers: int, cats: dict[str, tuple[np.ndarray, np.ndarray, list[str]]], url_answer: np.ndarray, m: Measure
+) -> np.ndarray | None:
+    rows, codes, labels = cats[m.dimension]
+    if m.category not in labels:
+        return None
+    k = labels.index(m.category)
+    hit = rows[codes == k]
+    return np.bincount(url_answer[hit], minlength=n_answers).astype(float)
+
+
+def _one(
+    a_num: np.ndarray, a_den: np.ndarray, b_num: np.ndarray, b_den: np.ndarray, o: CompareOptions, seed: int
+) -> dict[str, float | int | str | None]:
+    both = (a_den > 0) & (b_den > 0)
+    n = int(both.sum())
+    an, ad, bn, bd = a_num[both], a_den[both], b_num[both], b_den[both]
+    out: dict[str, float | int | str | None] = {"n_groups": n, "n_urls_a": int(ad.sum()), "n_urls_b": int(bd.sum())}
+    if n == 0:
+        return {**out, "status": "undefined", "p_value": math.nan}
+    e1, l1, h1 = wilson_ratio(an, ad, o.conf)
+    e2, l2, h2 = wilson_ratio(bn, bd, o.conf)
+    d = an / ad - bn / bd
+    sd = float(np.std(d, ddof=1)) if n >= 2 else PLANNING_SD
+    out.update(value_a=e1, value_b=e2, diff=e1 - e2)
+    out["power_10"] = power_at(n, 0.10, sigma_d=min(sd, 1.0) or PLANNING_SD, alpha=o.alpha)
+    out["power_20"] = power_at(n, 0.20, sigma_d=min(sd, 1.0) or PLANNING_SD, alpha=o.alpha)
+    if n < o.min_groups:
+        return {**out, "status": "too few to judge", "p_value": math.nan}
+    rho = correlation(influence(an, ad), influence(bn, bd))
+    _, lo, hi = mover_difference(e1, l1, h1, e2, l2, h2, rho)
+    t = paired_test(
+        {"num": an, "den": ad}, {"num": bn, "den": bd}, _ratio,
+        n_resamples=o.n_resamples, n_permutations=o.n_permutations, seed=seed, conf=o.conf,
+    )  # fmt: skip
+    out.update(
+        low_a=l1, high_a=h1, low_b=l2, high_b=h2, ci_low=lo, ci_high=hi,
+        boot_low=t.low, boot_high=t.high, p_value=t.p_value, status="judged",
+    )  # fmt: skip
+    return out
+
+
+def compare_all(
+    answers: pa.Table,
+    urls: pa.Table,
+    cats: dict[str, tuple[np.ndarray, np.ndarray, list[str]]],
+    measures: list[Measure],
+    options: CompareOptions,
+) -> pd.DataFrame:
+    """Every paired comparison (languages within a model, models within a language) of every measure."""
+    n = answers.num_rows
+    groups = answers["group"].to_pylist()
+    has_group = np.array([g is not None for g in groups])
+    gcodes, _ = pd.factorize(pd.Series([g if g is not None else "" for g in groups], dtype=object))
+    model = np.asarray(answers["model"].to_pylist(), dtype=object)
+    qlang = np.asarray(answers["query_lang"].to_pylist(), dtype=object)
+    url_answer = urls["answer"].to_numpy().astype(np.int64)
+    n_urls = answers["n_urls"].to_numpy().astype(float)
+    has_claim = np.array([bool(c) for c in answers["claimants"].to_pylist()])
+    G = int(gcodes.max()) + 1 if n else 0
+    rows: list[dict[str, object]] = []
+    for m in measures:
+        num_ans = _per_answer(n, cats, url_answer, m)
+        if num_ans is None:
+            continue
+        den_ans = n_urls * has_claim if m.dimension == "claimant" else n_urls
+
+        def sums(sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            s = sel & has_group
+            present = np.bincount(gcodes[s], minlength=G) > 0
+            return (
+                np.bincount(gcodes[s], weights=num_ans[s], minlength=G),
+                np.bincount(gcodes[s], weights=den_ans[s], minlength=G),
+                present,
+            )
+
+        for factor, fixed_col, side_col in (("query_lang", model, qlang), ("model", qlang, model)):
+            for fixed in sorted(set(fixed_col)):
+                in_fixed = fixed_col == fixed
+                sides = sorted(set(side_col[in_fixed]))
+                fam_start = len(rows)
+                for a, b in combinations(sides, 2):
+                    an, ad, pa_ = sums(in_fixed & (side_col == a))
+                    bn, bd, pb = sums(in_fixed & (side_col == b))
+                    common = pa_ & pb
+                    if not common.any():
+                        continue
+                    seed = options.seed
+                    res = _one(an[common], ad[common], bn[common], bd[common], options, seed)
+                    rows.append({"factor": factor, "fixed": fixed, "a": a, "b": b, "dimension": m.dimension, "category": m.category, **res})
+                fam = rows[fam_start:]
+                ps = [float(r["p_value"]) if r.get("status") == "judged" else math.nan for r in fam]
+                adj, rej = holm(ps, alpha=options.alpha)
+                for r, p, j in zip(fam, adj, rej):
+                    r["p_holm"] = None if math.isnan(p) else float(p)
+                    r["significant"] = bool(j)
+    df = pd.DataFrame(rows, columns=[c for c in COMPARE_COLUMNS if c != "signature"])
+    df["signature"] = [
+        str(Signature.build("source_share_diff", measure=f"{r.dimension}:{r.category}", factor=r.factor,
+                            cmp=f"{r.b}-vs-{r.a}", cluster="group", ci="mover", boot=options.n_resamples,
+                            perm=options.n_permutations, seed=options.seed, holm="yes"))
+        for r in df.itertuples()
+    ]  # fmt: skip
+    return df

@@ -1,0 +1,58 @@
+"""The cluster Wilson interval of many shares at once, from per-cluster sums (the same interval as :func:`bordir.stats.wilson_ratio`).
+
+A share of cited sources is ``R = Σ a_g / Σ b_g`` over clusters ``g`` (answers or question
+groups): ``a_g`` the cluster's URLs in a category, ``b_g`` all its URLs. :func:`bordir.stats.wilson_ratio`
+needs the per-cluster arrays; an audit has hundreds of categories and up to millions of
+clusters, most with ``a_g = 0``. Its quantities are sums, so they are computed here from
+``x = Σa``, ``Σa²``, ``Σab`` per (cell, category) and ``n = Σb``, ``Σb²``, ``G`` (clusters with
+``b > 0``) per cell — the same numbers (``tests/audit/test_blackbox_stats.py`` checks it against
+``wilson_ratio``), for every row at once.
+
+Example:
+    >>> import numpy as np
+    >>> from bordir.stats import wilson_ratio
+    >>> a, b = np.array([0., 2., 1., 0.]), np.array([3., 2., 4., 1.])
+    >>> est, lo, hi = wilson_from_sums(np.array([a.sum()]), np.array([(a * a).sum()]), np.array([(a * b).sum()]),
+    ...                                np.array([b.sum()]), np.array([(b * b).sum()]), np.array([4]))
+    >>> np.allclose([est[0], lo[0], hi[0]], wilson_ratio(a, b))
+    True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...stats import z_quantile
+
+__all__ = ["wilson_from_sums"]
+
+
+def wilson_from_sums(
+    x: np.ndarray,
+    saa: np.ndarray,
+    sab: np.ndarray,
+    n: np.ndarray,
+    s2: np.ndarray,
+    g: np.ndarray,
+    conf: float = 0.95,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(estimate, low, high)`` for each row (see the module docs); NaN where ``n = 0``."""
+    x, saa, sab = (np.asarray(v, dtype=float) for v in (x, saa, sab))
+    n, s2, g = (np.asarray(v, dtype=float) for v in (n, s2, g))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(n > 0, x / n, np.nan)
+        v = np.maximum(saa - 2 * p * sab + p * p * s2, 0.0) * np.where(g > 1, g / np.maximum(g - 1, 1), 1.0)
+        vbin = p * (1 - p) * s2
+        kappa = np.where(vbin > 1e-15, np.minimum(1.0, v / np.where(vbin > 1e-15, vbin, 1.0)), 1.0)
+        k = z_quantile(conf) ** 2 * kappa
+        a2 = n * n + k * s2
+        a1 = -(2 * x * n + k * s2)
+        a0 = x * x
+        root = np.sqrt(np.maximum(a1 * a1 - 4 * a2 * a0, 0.0))
+        lo = (-a1 - root) / (2 * a2)
+        hi = (-a1 + root) / (2 * a2)
+    lo = np.maximum(0.0, np.minimum(lo, p))
+    hi = np.minimum(1.0, np.maximum(hi, p))
+    bad = ~(n > 0)
+    lo[bad] = hi[bad] = np.nan
+    return p, lo, hi

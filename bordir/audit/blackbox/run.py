@@ -30,6 +30,7 @@ import pandas as pd
 from ..._repr import changed_fields_repr
 from ..._version import __version__
 from ...citations.tables import jsonable
+from ...errors import ConfigError, DataError
 from ...signature import Signature
 from ...stats import resolve_seed
 from .attribution import Attributor
@@ -39,7 +40,7 @@ from .fields import FieldMap
 from .ingest import Ingested, Skip, ingest
 from .lists import DomainLists
 from .publishers import load_publishers
-from .reader import detect_format, log_kind
+from .reader import SAMPLE, detect_format, log_kind
 from .records import REASONS
 from .shares import ShareOptions, UNATTRIBUTED, answer_table, share_table, url_categories
 from .urls import URL_REASONS
@@ -144,7 +145,10 @@ def run_blackbox_audit(
     fmt = detect_format(path, o.fmt)
     t0 = time.perf_counter()
     kind, keys = log_kind(path, fmt, o.fields)
-    fm = FieldMap.resolve(keys, o.fields)
+    try:
+        fm = FieldMap.resolve(keys, o.fields)
+    except ConfigError as exc:
+        raise DataError(f"{exc} (looked at the first {SAMPLE} records)", path=path) from None
     lists = DomainLists.load(o.domains)
     reg = load_publishers(o.publishers)
     att = Attributor(reg, lists)

@@ -37,6 +37,7 @@ ALIASES = {
     "MK": ["Macedonia", "Republic of North Macedonia"],
     "SZ": ["Swaziland"],
     "VA": ["Vatican", "Holy See"],
+    "EH": ["Sahrawi Arab Democratic Republic", "SADR"],
 }
 
 

@@ -277,3 +277,12 @@ def _mismatch_line(answers: pd.DataFrame) -> None:
                 f"[{100 * lo:.1f}, {100 * hi:.1f}] of {r.n_lang_checked} answers not in the query's "
                 "language"
             )
+
+
+def _attach() -> None:
+    from ._audit_collect import collect_cmd
+
+    audit_cmd.add_command(collect_cmd)
+
+
+_attach()

@@ -118,7 +118,7 @@ def _cites(urls: Any, snippets: Any, src: str, line: int, csv: bool) -> list[Cit
             url = next((u[k] for k in _URL_KEYS if k in u), None)
             t, s = u.get("title"), u.get("snippet", u.get("cited_text"))
             out.append(Cited(url, t if isinstance(t, str) else None, s if isinstance(s, str) else None))
-        elif isinstance(u, int | float) and not isinstance(u, bool):
+        elif isinstance(u, int) and not isinstance(u, bool):
             return _bad(
                 line,
                 "index_without_urls",

@@ -112,6 +112,6 @@ def test_the_four_raw_api_formats_are_read_as_they_come(tmp_path, api, path):
 
 
 def test_perplexity_indices_without_urls_are_skipped(tmp_path):
-    p = _write(tmp_path / "log.jsonl", [{"id": 1, "question": "q", "lang": "en", "response": {"model": "sonar", "choices": [{"message": {"content": "Yes [1][2]."}}]}}, _rec(2)])
+    p = _write(tmp_path / "log.jsonl", [{"id": 1, "question": "q", "lang": "en", "answer": {"model": "sonar", "choices": [{"message": {"content": "Yes [1][2]."}}]}, "urls": None}, _rec(2)])
     r = run_blackbox_audit(p, OPTS)
     assert list(r.summary["skipped_by_reason"]) == ["index_without_urls"]

@@ -21,8 +21,17 @@ def test_wilson_from_sums_is_wilson_ratio(seed):
     if b.sum() == 0:
         b[0] = 1
     est, lo, hi = wilson_from_sums(np.array([a.sum()]), np.array([(a * a).sum()]), np.array([(a * b).sum()]),
-                                   np.array([b.sum()]), np.array([(b * b).sum()]), np.array([(b > 0).sum()]))
+                                   np.array([b.sum()]), np.array([(b * b).sum()]), np.array([(b > 0).sum()]), floor=False)
     assert np.allclose([est[0], lo[0], hi[0]], wilson_ratio(a, b), equal_nan=True)
+
+
+def test_clusters_that_all_agree_on_an_interior_share_give_no_zero_width_interval(tmp_path):
+    p = tmp_path / "same.jsonl"
+    with open(p, "w", encoding="utf-8") as fh:
+        for g in range(12):  # every answer cites one Russian and one English source
+            fh.write(json.dumps({"question": "q", "lang": "ru", "answer": "a", "group": g, "urls": ["https://ria.ru/x", "https://bbc.com/y"]}) + "\n")
+    s = run_blackbox_audit(p, BlackboxOptions()).shares.query("dimension == 'country' and category == 'RU' and query_lang == 'ru'").iloc[0]
+    assert s.share == 0.5 and s.low < 0.35 and s.high > 0.65  # wilson_ratio alone gives [0.5, 0.5]
 
 
 def _log(path, n_groups, share_ru_in_ru, share_ru_in_uk, seed=0, per=4):

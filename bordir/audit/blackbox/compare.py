@@ -5,7 +5,7 @@ difference 35 points [26, 44], p after Holm 0.002." Two cells are compared on th
 groups both answered** (the same question in two languages, or put to two models): per group
 ``g``, ``a_g`` / ``b_g`` the URLs in the category and all URLs on side A, likewise on side B.
 
-* each side's share and interval: the cluster Wilson interval over the paired groups;
+* each side's share and interval: the cluster Wilson interval over the paired groups (:mod:`.wilson`);
 * the difference ``value_a − value_b`` and its interval: MOVER (Newcombe) from the two Wilson
   intervals and the correlation of the two shares across the paired groups
   (:func:`bordir.stats.mover_difference`, :func:`bordir.stats.correlation`); the paired cluster
@@ -34,7 +34,8 @@ import pyarrow as pa
 
 from ...metrics.perlang.power import PLANNING_SD, power_at
 from ...signature import Signature
-from ...stats import correlation, holm, influence, mover_difference, paired_test, wilson_ratio
+from ...stats import correlation, holm, influence, mover_difference, paired_test
+from .wilson import wilson_from_sums
 
 __all__ = ["CompareOptions", "Measure", "compare_all", "COMPARE_COLUMNS"]
 
@@ -88,6 +89,14 @@ def _per_answer(
     return np.bincount(url_answer[hit], minlength=n_answers).astype(float)
 
 
+def _wilson(a: np.ndarray, b: np.ndarray, conf: float) -> tuple[float, float, float]:
+    est, lo, hi = wilson_from_sums(
+        np.array([a.sum()]), np.array([(a * a).sum()]), np.array([(a * b).sum()]),
+        np.array([b.sum()]), np.array([(b * b).sum()]), np.array([(b > 0).sum()]), conf,
+    )  # fmt: skip
+    return float(est[0]), float(lo[0]), float(hi[0])
+
+
 def _one(
     a_num: np.ndarray, a_den: np.ndarray, b_num: np.ndarray, b_den: np.ndarray, o: CompareOptions, seed: int
 ) -> dict[str, float | int | str | None]:
@@ -97,8 +106,8 @@ def _one(
     out: dict[str, float | int | str | None] = {"n_groups": n, "n_urls_a": int(ad.sum()), "n_urls_b": int(bd.sum())}
     if n == 0:
         return {**out, "status": "undefined", "p_value": math.nan}
-    e1, l1, h1 = wilson_ratio(an, ad, o.conf)
-    e2, l2, h2 = wilson_ratio(bn, bd, o.conf)
+    e1, l1, h1 = _wilson(an, ad, o.conf)
+    e2, l2, h2 = _wilson(bn, bd, o.conf)
     d = an / ad - bn / bd
     sd = float(np.std(d, ddof=1)) if n >= 2 else PLANNING_SD
     out.update(value_a=e1, value_b=e2, diff=e1 - e2)

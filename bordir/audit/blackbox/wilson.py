@@ -8,14 +8,24 @@ clusters, most with ``a_g = 0``. Its quantities are sums, so they are computed h
 ``b > 0``) per cell — the same numbers (``tests/audit/test_blackbox_stats.py`` checks it against
 ``wilson_ratio``), for every row at once.
 
+One difference, on purpose (``floor=True``, the default): the variance factor ``κ`` is kept at or
+above ``n / Σb²``, so that the interval is never narrower than the plain Wilson interval of the URLs
+counted as independent. Without it, clusters that all hold the same mix (every answer cites one
+Russian and one English source: ``p = ½``, no spread) give ``κ = 0`` and a zero-width interval from
+what may be a dozen answers; ``wilson_ratio`` has that collapse at an interior ``p``.
+
 Example:
     >>> import numpy as np
     >>> from bordir.stats import wilson_ratio
     >>> a, b = np.array([0., 2., 1., 0.]), np.array([3., 2., 4., 1.])
     >>> est, lo, hi = wilson_from_sums(np.array([a.sum()]), np.array([(a * a).sum()]), np.array([(a * b).sum()]),
-    ...                                np.array([b.sum()]), np.array([(b * b).sum()]), np.array([4]))
+    ...                                np.array([b.sum()]), np.array([(b * b).sum()]), np.array([4]), floor=False)
     >>> np.allclose([est[0], lo[0], hi[0]], wilson_ratio(a, b))
     True
+    >>> one = np.ones(12); two = 2 * one   # 12 answers, each citing one Russian source of two
+    >>> _, lo, hi = wilson_from_sums(one.sum()[None], (one**2).sum()[None], (one*two).sum()[None], two.sum()[None], (two**2).sum()[None], np.array([12]))
+    >>> round(float(lo[0]), 3), round(float(hi[0]), 3)    # wilson_ratio: (0.5, 0.5)
+    (0.314, 0.686)
 """
 
 from __future__ import annotations
@@ -35,6 +45,8 @@ def wilson_from_sums(
     s2: np.ndarray,
     g: np.ndarray,
     conf: float = 0.95,
+    *,
+    floor: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(estimate, low, high)`` for each row (see the module docs); NaN where ``n = 0``."""
     x, saa, sab = (np.asarray(v, dtype=float) for v in (x, saa, sab))
@@ -44,6 +56,8 @@ def wilson_from_sums(
         v = np.maximum(saa - 2 * p * sab + p * p * s2, 0.0) * np.where(g > 1, g / np.maximum(g - 1, 1), 1.0)
         vbin = p * (1 - p) * s2
         kappa = np.where(vbin > 1e-15, np.minimum(1.0, v / np.where(vbin > 1e-15, vbin, 1.0)), 1.0)
+        if floor:
+            kappa = np.maximum(kappa, np.where(s2 > 0, n / np.where(s2 > 0, s2, 1.0), 1.0))
         k = z_quantile(conf) ** 2 * kappa
         a2 = n * n + k * s2
         a1 = -(2 * x * n + k * s2)

@@ -21,7 +21,7 @@ def test_wilson_from_sums_is_wilson_ratio(seed):
     if b.sum() == 0:
         b[0] = 1
     est, lo, hi = wilson_from_sums(np.array([a.sum()]), np.array([(a * a).sum()]), np.array([(a * b).sum()]),
-                                   np.array([b.sum()]), np.array([(b * b).sum()]), np.array([(b > 0).sum()]), floor=False)
+                                   np.array([b.sum()]), np.array([(b * b).sum()]), np.array([(b > 0).sum()]), floor=False, small_sample=False)
     assert np.allclose([est[0], lo[0], hi[0]], wilson_ratio(a, b), equal_nan=True)
 
 

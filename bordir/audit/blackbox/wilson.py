@@ -14,27 +14,39 @@ counted as independent. Without it, clusters that all hold the same mix (every a
 Russian and one English source: ``p = ½``, no spread) give ``κ = 0`` and a zero-width interval from
 what may be a dozen answers; ``wilson_ratio`` has that collapse at an interior ``p``.
 
+And one small-sample step (``small_sample=True``, the default): the critical value is Student's
+``t`` with ``G − 1`` degrees of freedom instead of the normal ``z``, since ``κ`` is estimated from
+``G`` clusters. In ``benchmarks/audit_coverage.py`` (strong clustering, intra-cluster correlation
+0.3) the ``z`` form covers 91–93 % with 5–20 clusters, the ``t`` form 94–98 %; both 94–95 % at 400.
+
 Example:
     >>> import numpy as np
     >>> from bordir.stats import wilson_ratio
     >>> a, b = np.array([0., 2., 1., 0.]), np.array([3., 2., 4., 1.])
     >>> est, lo, hi = wilson_from_sums(np.array([a.sum()]), np.array([(a * a).sum()]), np.array([(a * b).sum()]),
-    ...                                np.array([b.sum()]), np.array([(b * b).sum()]), np.array([4]), floor=False)
+    ...                                np.array([b.sum()]), np.array([(b * b).sum()]), np.array([4]), floor=False, small_sample=False)
     >>> np.allclose([est[0], lo[0], hi[0]], wilson_ratio(a, b))
     True
     >>> one = np.ones(12); two = 2 * one   # 12 answers, each citing one Russian source of two
     >>> _, lo, hi = wilson_from_sums(one.sum()[None], (one**2).sum()[None], (one*two).sum()[None], two.sum()[None], (two**2).sum()[None], np.array([12]))
     >>> round(float(lo[0]), 3), round(float(hi[0]), 3)    # wilson_ratio: (0.5, 0.5)
-    (0.314, 0.686)
+    (0.295, 0.705)
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...stats import z_quantile
+from ...stats import t_quantile, z_quantile
 
 __all__ = ["wilson_from_sums"]
+
+
+def _t_column(g: np.ndarray, conf: float) -> np.ndarray:
+    """Student's t quantile with ``max(G − 1, 1)`` degrees of freedom, per row (each distinct G once)."""
+    df = np.maximum(np.asarray(g, dtype=np.int64) - 1, 1)
+    uniq, inv = np.unique(df, return_inverse=True)
+    return np.array([t_quantile(conf, int(d)) for d in uniq], dtype=float)[inv] if len(df) else np.zeros(0)
 
 
 def wilson_from_sums(
@@ -47,6 +59,7 @@ def wilson_from_sums(
     conf: float = 0.95,
     *,
     floor: bool = True,
+    small_sample: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(estimate, low, high)`` for each row (see the module docs); NaN where ``n = 0``."""
     x, saa, sab = (np.asarray(v, dtype=float) for v in (x, saa, sab))
@@ -58,7 +71,11 @@ def wilson_from_sums(
         kappa = np.where(vbin > 1e-15, np.minimum(1.0, v / np.where(vbin > 1e-15, vbin, 1.0)), 1.0)
         if floor:
             kappa = np.maximum(kappa, np.where(s2 > 0, n / np.where(s2 > 0, s2, 1.0), 1.0))
-        k = z_quantile(conf) ** 2 * kappa
+        if small_sample:
+            crit = _t_column(g, conf)
+        else:
+            crit = np.full(len(g), z_quantile(conf))
+        k = crit**2 * kappa
         a2 = n * n + k * s2
         a1 = -(2 * x * n + k * s2)
         a0 = x * x

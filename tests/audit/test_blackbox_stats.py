@@ -70,3 +70,19 @@ def test_unattributed_is_a_category_of_every_table(tmp_path):
     for dim in ("country", "lang", "relation"):
         assert "unattributed" in set(sh[sh.dimension == dim].category), dim
     assert float(sh.query("dimension == 'country' and query_lang == 'en' and category == 'unattributed'").share.iloc[0]) == 0.5
+
+
+def test_the_shared_draws_give_paired_test_s_numbers():
+    from bordir.audit.blackbox.compare import CompareOptions, _Draws, _paired
+    from bordir.stats import paired_test
+
+    rng = np.random.default_rng(3)
+    ad, bd = rng.integers(1, 6, 30).astype(float), rng.integers(1, 6, 30).astype(float)
+    an, bn = rng.binomial(ad.astype(int), 0.4).astype(float), rng.binomial(bd.astype(int), 0.2).astype(float)
+
+    def ratio(cols, w):
+        return cols["num"].sum(-1) / cols["den"].sum(-1) if w is None else (w @ cols["num"]) / (w @ cols["den"])
+
+    t = paired_test({"num": an, "den": ad}, {"num": bn, "den": bd}, ratio, n_resamples=300, n_permutations=300, seed=7)
+    lo, hi, p = _paired(an, ad, bn, bd, _Draws(CompareOptions(n_resamples=300, n_permutations=300, seed=7)))
+    assert np.allclose([lo, hi, p], [t.low, t.high, t.p_value])

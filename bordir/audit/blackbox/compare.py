@@ -12,7 +12,9 @@ groups both answered** (the same question in two languages, or put to two models
   bootstrap percentile interval is kept beside it (``boot_low``/``boot_high``) — the coverage of
   both is simulated in ``benchmarks/audit_coverage.py`` (``docs/audit.md``);
 * the p-value: the paired swap permutation test (a's and b's sums exchanged within random groups,
-  ``p = (c + 1) / (n + 1)``; :func:`bordir.stats.paired_test`);
+  ``p = (c + 1) / (n + 1)``): the computation of :func:`bordir.stats.paired_test`, with its
+  resampling and swap matrices drawn once per number of groups and shared by every comparison of
+  that size (the same seed gives the same matrices; ``tests/audit`` checks the numbers are equal);
 * Holm's correction over each family: the pairs compared for one model (languages) or one query
   language (models) and one measure.
 
@@ -34,7 +36,16 @@ import pyarrow as pa
 
 from ...metrics.perlang.power import PLANNING_SD, power_at
 from ...signature import Signature
-from ...stats import correlation, holm, influence, mover_difference, paired_test
+from ...stats import (
+    bootstrap_weights,
+    correlation,
+    flip_matrix,
+    holm,
+    influence,
+    mover_difference,
+    percentile_bounds,
+    permutation_pvalue,
+)
 from .wilson import wilson_from_sums
 
 __all__ = ["CompareOptions", "Measure", "compare_all", "COMPARE_COLUMNS"]
@@ -69,15 +80,6 @@ class CompareOptions:
     alpha: float = 0.05
 
 
-def _ratio(cols: dict[str, np.ndarray], w: np.ndarray | None) -> np.ndarray:
-    if w is None:
-        num, den = cols["num"].sum(axis=-1), cols["den"].sum(axis=-1)
-    else:
-        num, den = w @ cols["num"], w @ cols["den"]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.asarray(num / den, dtype=float)
-
-
 def _per_answer(
     n_answers: int, cats: dict[str, tuple[np.ndarray, np.ndarray, list[str]]], url_answer: np.ndarray, m: Measure
 ) -> np.ndarray | None:
@@ -97,8 +99,43 @@ def _wilson(a: np.ndarray, b: np.ndarray, conf: float) -> tuple[float, float, fl
     return float(est[0]), float(lo[0]), float(hi[0])
 
 
+class _Draws:
+    """The bootstrap weights and swap matrix of ``n`` groups, drawn once (as :func:`bordir.stats.paired_test` draws them)."""
+
+    def __init__(self, o: CompareOptions) -> None:
+        self.o = o
+        self._w: dict[int, np.ndarray] = {}
+        self._f: dict[int, np.ndarray] = {}
+
+    def weights(self, n: int) -> np.ndarray:
+        if n not in self._w:
+            self._w[n] = bootstrap_weights(n, self.o.n_resamples, np.random.default_rng(self.o.seed)).astype(float)
+        return self._w[n]
+
+    def flips(self, n: int) -> np.ndarray:
+        if n not in self._f:
+            self._f[n] = flip_matrix(self.o.n_permutations, n, np.random.default_rng(self.o.seed))
+        return self._f[n]
+
+
+def _paired(an: np.ndarray, ad: np.ndarray, bn: np.ndarray, bd: np.ndarray, draws: _Draws) -> tuple[float | None, float | None, float]:
+    """Paired cluster-bootstrap interval and swap-test p of ``Σan/Σad − Σbn/Σbd`` (``paired_test``'s numbers)."""
+    n = len(an)
+    diff = an.sum() / ad.sum() - bn.sum() / bd.sum()
+    w = draws.weights(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        boot = (w @ an) / (w @ ad) - (w @ bn) / (w @ bd)
+        lo, hi, _ = percentile_bounds(boot, draws.o.conf)
+        f = draws.flips(n)
+        sa_n, sa_d = np.where(f, bn, an).sum(-1), np.where(f, bd, ad).sum(-1)
+        sb_n, sb_d = np.where(f, an, bn).sum(-1), np.where(f, ad, bd).sum(-1)
+        perm = sa_n / sa_d - sb_n / sb_d
+    return lo, hi, permutation_pvalue(float(diff), perm)
+
+
 def _one(
-    a_num: np.ndarray, a_den: np.ndarray, b_num: np.ndarray, b_den: np.ndarray, o: CompareOptions, seed: int
+    a_num: np.ndarray, a_den: np.ndarray, b_num: np.ndarray, b_den: np.ndarray, o: CompareOptions, seed: int,
+    draws: _Draws | None = None,
 ) -> dict[str, float | int | str | None]:
     both = (a_den > 0) & (b_den > 0)
     n = int(both.sum())
@@ -117,13 +154,10 @@ def _one(
         return {**out, "status": "too few to judge", "p_value": math.nan}
     rho = correlation(influence(an, ad), influence(bn, bd))
     _, lo, hi = mover_difference(e1, l1, h1, e2, l2, h2, rho)
-    t = paired_test(
-        {"num": an, "den": ad}, {"num": bn, "den": bd}, _ratio,
-        n_resamples=o.n_resamples, n_permutations=o.n_permutations, seed=seed, conf=o.conf,
-    )  # fmt: skip
+    blo, bhi, p = _paired(an, ad, bn, bd, draws or _Draws(o))
     out.update(
         low_a=l1, high_a=h1, low_b=l2, high_b=h2, ci_low=lo, ci_high=hi,
-        boot_low=t.low, boot_high=t.high, p_value=t.p_value, status="judged",
+        boot_low=blo, boot_high=bhi, p_value=p, status="judged",
     )  # fmt: skip
     return out
 
@@ -147,6 +181,7 @@ def compare_all(
     has_claim = np.array([bool(c) for c in answers["claimants"].to_pylist()])
     G = int(gcodes.max()) + 1 if n else 0
     rows: list[dict[str, object]] = []
+    draws = _Draws(options)
     for m in measures:
         num_ans = _per_answer(n, cats, url_answer, m)
         if num_ans is None:
@@ -173,8 +208,7 @@ def compare_all(
                     common = pa_ & pb
                     if not common.any():
                         continue
-                    seed = options.seed
-                    res = _one(an[common], ad[common], bn[common], bd[common], options, seed)
+                    res = _one(an[common], ad[common], bn[common], bd[common], options, options.seed, draws)
                     rows.append({"factor": factor, "fixed": fixed, "a": a, "b": b, "dimension": m.dimension, "category": m.category, **res})
                 fam = rows[fam_start:]
                 ps = [float(r["p_value"]) if r.get("status") == "judged" else math.nan for r in fam]

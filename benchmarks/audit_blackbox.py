@@ -33,8 +33,35 @@ from _figures import Figure, add_options, report  # noqa: E402
 
 LANGS = ["ru", "uk", "en", "ja", "zhs", "es", "ar", "hy", "az", "el"]
 MODELS = ["openai-search/a", "perplexity/b", "gemini/c", "anthropic/d"]
-TLDS = ["ru", "ua", "com", "org", "net", "jp", "cn", "es", "am", "az", "gr", "de", "fr", "co.uk", "com.au", "io", "info"]
-PUBLISHERS = ["www.rt.com", "www.bbc.com", "www.reuters.com", "tass.com", "www.dw.com", "www.aljazeera.com", "kyivindependent.com", "www.nytimes.com"]
+TLDS = [
+    "ru",
+    "ua",
+    "com",
+    "org",
+    "net",
+    "jp",
+    "cn",
+    "es",
+    "am",
+    "az",
+    "gr",
+    "de",
+    "fr",
+    "co.uk",
+    "com.au",
+    "io",
+    "info",
+]
+PUBLISHERS = [
+    "www.rt.com",
+    "www.bbc.com",
+    "www.reuters.com",
+    "tass.com",
+    "www.dw.com",
+    "www.aljazeera.com",
+    "kyivindependent.com",
+    "www.nytimes.com",
+]
 
 _CHILD = r"""
 import json, sys, time
@@ -55,7 +82,10 @@ print(json.dumps({"wall": wall, "compare": sum(calls), "answers": r.summary["val
 
 
 def hosts(n: int, rng: random.Random) -> list[str]:
-    out = list(PUBLISHERS) + [f"{lang}.wikipedia.org" for lang in ("ru", "uk", "en", "ja", "zh", "es", "ar", "hy", "az", "el")]
+    out = list(PUBLISHERS) + [
+        f"{lang}.wikipedia.org"
+        for lang in ("ru", "uk", "en", "ja", "zh", "es", "ar", "hy", "az", "el")
+    ]
     out += ["www.gov.ua", "minfin.gov.ru", "www.mofa.go.jp", "192.168.10.1"]
     while len(out) < n:
         out.append(f"{rng.choice(['www.', 'news.', ''])}site{len(out)}.{rng.choice(TLDS)}")
@@ -83,7 +113,9 @@ def generate(path: Path, n: int, seed: int = 0) -> int:
                 if rng.random() < 0.001:
                     urls.append("javascript:void(0)")
                 else:
-                    urls.append(f"https://{h}/{rng.choice(['ru/', 'en/', '', 'news/'])}a{i}-{j}?utm_source=chat&id={j}")
+                    urls.append(
+                        f"https://{h}/{rng.choice(['ru/', 'en/', '', 'news/'])}a{i}-{j}?utm_source=chat&id={j}"
+                    )
             n_urls += k
             g = i % 1000
             lang = LANGS[(i // 1000) % len(LANGS)]
@@ -99,7 +131,13 @@ def run_child(log: Path) -> tuple[dict, float]:
     def pin() -> None:
         os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:2])
 
-    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, preexec_fn=pin)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(log)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        preexec_fn=pin,
+    )
     out = proc.stdout.read() if proc.stdout else b""
     err = proc.stderr.read() if proc.stderr else b""
     _, status, usage = os.wait4(proc.pid, 0)

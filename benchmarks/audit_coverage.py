@@ -33,7 +33,9 @@ from bordir.audit.blackbox.compare import CompareOptions, _one  # noqa: E402
 from bordir.audit.blackbox.wilson import wilson_from_sums  # noqa: E402
 
 
-def planted_cell(rng: np.random.Generator, g: int, p: float, icc: float, max_urls: int) -> tuple[np.ndarray, np.ndarray]:
+def planted_cell(
+    rng: np.random.Generator, g: int, p: float, icc: float, max_urls: int
+) -> tuple[np.ndarray, np.ndarray]:
     """``(a, b)`` per cluster: URLs from the country, all URLs (see the module docs)."""
     b = rng.integers(1, max_urls + 1, g)
     if icc <= 0:
@@ -45,22 +47,36 @@ def planted_cell(rng: np.random.Generator, g: int, p: float, icc: float, max_url
     return a.astype(float), b.astype(float)
 
 
-def share_coverage(reps: int, g: int, p: float, icc: float, rng: np.random.Generator, max_urls: int = 6) -> tuple[float, float]:
+def share_coverage(
+    reps: int, g: int, p: float, icc: float, rng: np.random.Generator, max_urls: int = 6
+) -> tuple[float, float]:
     hits, none = 0, 0
     for _ in range(reps):
         a, b = planted_cell(rng, g, p, icc, max_urls)
         none += a.sum() == 0
-        _, lo, hi = wilson_from_sums(a.sum()[None], (a * a).sum()[None], (a * b).sum()[None], b.sum()[None], (b * b).sum()[None], np.array([g]))
+        _, lo, hi = wilson_from_sums(
+            a.sum()[None],
+            (a * a).sum()[None],
+            (a * b).sum()[None],
+            b.sum()[None],
+            (b * b).sum()[None],
+            np.array([g]),
+        )
         hits += lo[0] <= p <= hi[0]
     return hits / reps, none / reps
 
 
-def diff_coverage(reps: int, g: int, pa: float, pb: float, icc: float, rng: np.random.Generator) -> tuple[float, float]:
+def diff_coverage(
+    reps: int, g: int, pa: float, pb: float, icc: float, rng: np.random.Generator
+) -> tuple[float, float]:
     o = CompareOptions(n_resamples=400, n_permutations=1, min_groups=1)
     mover = boot = n = 0
     for r in range(reps):
-        shift = rng.normal(0, 0.6, g)  # a question's own pull, shared by both languages (the pairing)
-        def side(p: float) -> tuple[np.ndarray, np.ndarray]:
+        shift = rng.normal(
+            0, 0.6, g
+        )  # a question's own pull, shared by both languages (the pairing)
+
+        def side(p: float, shift: np.ndarray = shift) -> tuple[np.ndarray, np.ndarray]:
             b = rng.integers(1, 7, g)
             logit = np.log(p / (1 - p)) + shift
             q = 1 / (1 + np.exp(-logit))
@@ -105,7 +121,9 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     t0 = time.perf_counter()
-    print(f"(a) coverage of the 95% cluster Wilson interval of a share ({args.reps} cells per row; 'none': cells without one URL of the category)")
+    print(
+        f"(a) coverage of the 95% cluster Wilson interval of a share ({args.reps} cells per row; 'none': cells without one URL of the category)"
+    )
     for icc in (0.05, 0.3):
         print(f"  icc {icc}")
         print("  clusters " + "".join(f"   p={p:<5}" for p in (0.01, 0.05, 0.2, 0.5)))
@@ -115,7 +133,9 @@ def main(argv: list[str] | None = None) -> None:
                 cov, none = share_coverage(args.reps, g, p, icc, rng)
                 cells.append(f"{100 * cov:5.1f}%({100 * none:3.0f})")
             print(f"  {g:>8} " + " ".join(cells))
-    print("(b) coverage of the paired difference p_a - p_b (MOVER reported; paired percentile bootstrap beside it)")
+    print(
+        "(b) coverage of the paired difference p_a - p_b (MOVER reported; paired percentile bootstrap beside it)"
+    )
     for icc in (0.05, 0.3):
         for pa, pb in ((0.3, 0.3), (0.4, 0.1), (0.05, 0.02)):
             row = []

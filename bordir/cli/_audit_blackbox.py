@@ -38,19 +38,29 @@ def run_blackbox_cli(
     from ..errors import ConfigError, DataError
 
     if settings.get("cluster_by"):
-        raise ConfigError("--cluster-by is for white-box logs; a black-box audit clusters by --cluster answer|group")
+        raise ConfigError(
+            "--cluster-by is for white-box logs; a black-box audit clusters by --cluster answer|group"
+        )
     if settings.get("group_by") == "model":
-        click.echo("note: a black-box audit always has one cell per model (--group-by model changes nothing)")
+        click.echo(
+            "note: a black-box audit always has one cell per model (--group-by model changes nothing)"
+        )
     mapping = parse_field_specs(fields)
     res_map = None
     if resolved:
         try:
             res_map = json.loads(Path(resolved).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise DataError(f"not a JSON map of redirect URL -> final URL ({exc})", path=resolved) from None
+            raise DataError(
+                f"not a JSON map of redirect URL -> final URL ({exc})", path=resolved
+            ) from None
         if not isinstance(res_map, dict):
             raise DataError("expected a JSON object {redirect URL: final URL}", path=resolved)
-    countries = tuple(c.strip().upper() for c in compare_countries.split(",") if c.strip()) if compare_countries else None
+    countries = (
+        tuple(c.strip().upper() for c in compare_countries.split(",") if c.strip())
+        if compare_countries
+        else None
+    )
     opts = BlackboxOptions(
         fields=mapping, fmt=fmt, group_by_month=settings.get("group_by") == "month", cluster=cluster,
         domains=domains, publishers=publishers, compare_countries=countries, resolved=res_map,
@@ -75,24 +85,51 @@ def run_blackbox_cli(
             result = run_blackbox_audit(logs, opts, on_skip=on_skip)
         except DataError as exc:
             if skipped.stat().st_size and not strict:
-                raise DataError(f"{exc.message}; every skipped record is listed in {skipped}", path=exc.path) from None
+                raise DataError(
+                    f"{exc.message}; every skipped record is listed in {skipped}", path=exc.path
+                ) from None
             raise
     s = result.summary
     if not (s["skipped"] or s["urls_skipped"]):
         skipped.unlink(missing_ok=True)
     paths = write_blackbox(result, out, plots=plots)
-    judged = result.comparisons[result.comparisons.status == "judged"] if len(result.comparisons) else result.comparisons
+    judged = (
+        result.comparisons[result.comparisons.status == "judged"]
+        if len(result.comparisons)
+        else result.comparisons
+    )
     sig = judged[judged.significant.astype(bool)] if len(judged) else judged
     if as_json:
         echo_json(
             {
                 "signature": str(result.signature),
                 "kind": "blackbox",
-                "summary": {k: s[k] for k in ("records", "valid", "skipped", "skipped_by_reason", "urls", "urls_given",
-                                               "urls_repeated_in_answer", "urls_skipped", "urls_skipped_by_reason",
-                                               "unattributed_country", "unresolved_redirects", "cluster", "fields")},  # fmt: skip
-                "significant": sig.drop(columns=["signature"]).astype(object).where(sig.notna(), None).to_dict(orient="records") if len(sig) else [],
-                "files": {k: str(v) for k, v in paths.items()} | ({"skipped.jsonl": str(skipped)} if skipped.exists() else {}),
+                "summary": {
+                    k: s[k]
+                    for k in (
+                        "records",
+                        "valid",
+                        "skipped",
+                        "skipped_by_reason",
+                        "urls",
+                        "urls_given",
+                        "urls_repeated_in_answer",
+                        "urls_skipped",
+                        "urls_skipped_by_reason",
+                        "unattributed_country",
+                        "unresolved_redirects",
+                        "cluster",
+                        "fields",
+                    )
+                },  # fmt: skip
+                "significant": sig.drop(columns=["signature"])
+                .astype(object)
+                .where(sig.notna(), None)
+                .to_dict(orient="records")
+                if len(sig)
+                else [],
+                "files": {k: str(v) for k, v in paths.items()}
+                | ({"skipped.jsonl": str(skipped)} if skipped.exists() else {}),
             }
         )
         return
@@ -105,7 +142,9 @@ def run_blackbox_cli(
         if s[block]:
             click.echo("  " + ("records" if block == "skipped_by_reason" else "URLs") + " skipped: "
                        + ", ".join(f"{r} {v['count']}" for r, v in s[block].items()))  # fmt: skip
-    click.echo(f"fields: {', '.join(f'{k}={v}' for k, v in s['fields'].items())}; {s['cluster_note']}")
+    click.echo(
+        f"fields: {', '.join(f'{k}={v}' for k, v in s['fields'].items())}; {s['cluster_note']}"
+    )
     if s.get("comparisons_note"):
         click.echo(s["comparisons_note"])
     elif len(result.comparisons):

@@ -11,22 +11,53 @@ import click
 from . import _options as opt
 from ._output import echo_json
 
-__all__ = ["collect_cmd", "resolve_cmd"]
+__all__ = ["collect_cmd"]
 
 
 @click.command("collect")
 @click.option("--model", "models", multiple=True, required=True, metavar="API/MODEL",
               help="A search-enabled assistant: openai-search/<model>, perplexity/<model>, gemini/<model>, anthropic/<model> (repeatable).")  # fmt: skip
-@click.option("--territories", metavar="NAME[,NAME]", help="BorderLines territories to ask about ('all': every one).")
-@click.option("--langs", metavar="LANG[,LANG]", help="The query languages (default: each territory's claimants' languages and English).")
-@click.option("--dataset", default="demo", show_default=True, help="The BorderLines dataset of --territories (demo, borderlines).")
+@click.option(
+    "--territories",
+    metavar="NAME[,NAME]",
+    help="BorderLines territories to ask about ('all': every one).",
+)
+@click.option(
+    "--langs",
+    metavar="LANG[,LANG]",
+    help="The query languages (default: each territory's claimants' languages and English).",
+)
+@click.option(
+    "--dataset",
+    default="demo",
+    show_default=True,
+    help="The BorderLines dataset of --territories (demo, borderlines).",
+)
 @opt.dataset_path("A local BorderLines directory (for --dataset borderlines).")
-@opt.file("--questions", "A JSONL or CSV file of questions (group, lang, question[, territory, claimants, claimant_langs]) instead of --territories.")
-@opt.count("--samples", 1, "Ask each question this many times (answers vary; each is cached apart).")
+@opt.file(
+    "--questions",
+    "A JSONL or CSV file of questions (group, lang, question[, territory, claimants, claimant_langs]) instead of --territories.",
+)
+@opt.count(
+    "--samples", 1, "Ask each question this many times (answers vary; each is cached apart)."
+)
 @opt.count("--max-tokens", 1024, "The most output tokens per answer.")
-@click.option("--max-cost", type=float, help="The most this run may spend, in USD (required unless --dry-run; cached answers cost nothing).")
-@opt.file("--cache", "The response cache (SQLite; default: bordir's cache). A re-run asks only what is not in it.")
-@click.option("--base-url", "base_urls", multiple=True, metavar="API=URL", help="Another endpoint for an API (a proxy or a local server), e.g. perplexity=http://127.0.0.1:8080.")
+@click.option(
+    "--max-cost",
+    type=float,
+    help="The most this run may spend, in USD (required unless --dry-run; cached answers cost nothing).",
+)
+@opt.file(
+    "--cache",
+    "The response cache (SQLite; default: bordir's cache). A re-run asks only what is not in it.",
+)
+@click.option(
+    "--base-url",
+    "base_urls",
+    multiple=True,
+    metavar="API=URL",
+    help="Another endpoint for an API (a proxy or a local server), e.g. perplexity=http://127.0.0.1:8080.",
+)
 @click.option("--rpm", type=float, help="Requests per minute per API (default: unlimited).")
 @opt.concurrency("Calls in flight per API (default: 4).")
 @opt.count("--max-retries", 6, "Retries of a transient failure (429, 5xx, timeout).", minimum=0)
@@ -55,7 +86,9 @@ def collect_cmd(
     for spec in base_urls:
         api, sep, url = spec.partition("=")
         if not sep or not url.startswith(("http://", "https://")):
-            raise ConfigError(f"--base-url {spec!r}: expected API=URL (e.g. perplexity=http://127.0.0.1:8080)")
+            raise ConfigError(
+                f"--base-url {spec!r}: expected API=URL (e.g. perplexity=http://127.0.0.1:8080)"
+            )
         backend_options[api] = {"base_url": url}
     if questions:
         qs = file_questions(questions)
@@ -76,16 +109,26 @@ def collect_cmd(
             if as_json:
                 echo_json(info)
                 return
-            click.echo(f"dry run: {len(qs)} questions in {len(info['languages'])} languages x {len(models)} model(s) x {samples} "
+            click.echo(f"dry run: {len(qs)} questions in {len({q.lang for q in qs})} languages x {len(models)} model(s) x {samples} "
                        f"sample(s) = {len(plan.calls)} calls; {plan.cached} cached, {plan.to_call} to call; "
                        f"worst-case cost {worst:.4f} USD (search fees and result tokens included; prices in docs/audit.md)")  # fmt: skip
             for m, v in plan.worst_usd.items():
                 click.echo(f"  {m}: up to {v:.4f} USD")
             return
         if max_cost is None:
-            raise ConfigError(f"give --max-cost USD, the most this run may spend (worst case of the {plan.to_call} calls to make: {worst:.4f} USD; --dry-run shows it)")
+            raise ConfigError(
+                f"give --max-cost USD, the most this run may spend (worst case of the {plan.to_call} calls to make: {worst:.4f} USD; --dry-run shows it)"
+            )
         opts = ExecutorOptions(concurrency=concurrency or 4, rpm=rpm, max_retries=max_retries)
-        res = collect(plan, out, cache=rc, max_cost=max_cost, options=opts, backend_options=backend_options, progress=not as_json)
+        res = collect(
+            plan,
+            out,
+            cache=rc,
+            max_cost=max_cost,
+            options=opts,
+            backend_options=backend_options,
+            progress=not as_json,
+        )
     finally:
         rc.close()
     manifest = {
@@ -94,13 +137,19 @@ def collect_cmd(
         "spent_usd": round(res.spent_usd, 6), "max_cost_usd": max_cost, "stopped": res.stopped or None,
         "cache": str(rc.path),
     }  # fmt: skip
-    Path(str(out) + ".json").write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    Path(str(out) + ".json").write_text(
+        json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+    )
     if as_json:
         echo_json(manifest)
         return
     click.echo(f"{res.answered} answers written to {out} ({len(res.failed)} failed, {res.not_asked} not asked); "
                f"spent {res.spent_usd:.4f} USD of --max-cost {max_cost:g}")  # fmt: skip
     if res.stopped:
-        click.echo(f"stopped: {res.stopped}; re-run with a higher --max-cost to go on (cached answers are not paid again)")
+        click.echo(
+            f"stopped: {res.stopped}; re-run with a higher --max-cost to go on (cached answers are not paid again)"
+        )
     if res.failed:
-        click.echo(f"first failure: {res.failed[0]['id']}: {res.failed[0]['error']} (a re-run retries the failed calls)")
+        click.echo(
+            f"first failure: {res.failed[0]['id']}: {res.failed[0]['error']} (a re-run retries the failed calls)"
+        )

@@ -56,14 +56,43 @@ def audit_cmd() -> None:
     "auto",
     "White-box (records carry the prompt's documents) or black-box (answers and cited URLs); auto: from the first records.",
 )
-@opt.repeatable("--field", "fields", "Black-box: NAME=FIELD, the log's field for NAME (response, urls, question, query_lang, model, group …); the rest by common names.")
-@opt.repeatable("--domains", "domains", "Black-box: LABEL=FILE.csv, a list of domains (a 'domain' column) whose share is reported, matched with subdomains.")
-@opt.file("--publishers", "Black-box: a publisher registry TOML in the layout of the shipped one (default: the shipped one).")
-@opt.choice("--cluster", ["answer", "group"], help="Black-box: the cluster of the intervals (default: the question group when the log has one, else the answer; said in the output).")
-@click.option("--compare-countries", metavar="CC,CC", help="Black-box: the countries whose shares are compared (default: the claimants of the log's territorial questions, else the five most cited).")
-@opt.file("--resolved", "Black-box: a JSON map of redirect URL -> final URL written by `bordir audit resolve`.")
-@opt.resamples(2000, "Paired-bootstrap resamples (black-box) / cluster-bootstrap resamples (white-box).", dest="n_resamples", name="--resamples")
-@opt.resamples(2000, "Black-box: swap-test permutations.", dest="n_permutations", name="--permutations")
+@opt.repeatable(
+    "--field",
+    "fields",
+    "Black-box: NAME=FIELD, the log's field for NAME (response, urls, question, query_lang, model, group …); the rest by common names.",
+)
+@opt.repeatable(
+    "--domains",
+    "domains",
+    "Black-box: LABEL=FILE.csv, a list of domains (a 'domain' column) whose share is reported, matched with subdomains.",
+)
+@opt.file(
+    "--publishers",
+    "Black-box: a publisher registry TOML in the layout of the shipped one (default: the shipped one).",
+)
+@opt.choice(
+    "--cluster",
+    ["answer", "group"],
+    help="Black-box: the cluster of the intervals (default: the question group when the log has one, else the answer; said in the output).",
+)
+@click.option(
+    "--compare-countries",
+    metavar="CC,CC",
+    help="Black-box: the countries whose shares are compared (default: the claimants of the log's territorial questions, else the five most cited).",
+)
+@opt.file(
+    "--resolved",
+    "Black-box: a JSON map of redirect URL -> final URL written by `bordir audit resolve`.",
+)
+@opt.resamples(
+    2000,
+    "Paired-bootstrap resamples (black-box) / cluster-bootstrap resamples (white-box).",
+    dest="n_resamples",
+    name="--resamples",
+)
+@opt.resamples(
+    2000, "Black-box: swap-test permutations.", dest="n_permutations", name="--permutations"
+)
 @opt.choice(
     "--group-by", ["model", "month"], help="One set of cells per model or per month (drift)."
 )
@@ -129,7 +158,11 @@ def logs_cmd(
         from ..audit.blackbox.reader import log_kind
 
         fmt = bb_format(logs, settings.get("fmt"))
-        found = log_kind(logs, fmt, dict(f.split("=", 1) for f in fields if "=" in f))[0] if kind == "auto" else kind
+        found = (
+            log_kind(logs, fmt, dict(f.split("=", 1) for f in fields if "=" in f))[0]
+            if kind == "auto"
+            else kind
+        )
         if found == "blackbox" or fmt == "csv":
             from ._audit_blackbox import run_blackbox_cli
 

@@ -52,12 +52,14 @@ def is_blackbox(path: str | Path) -> bool:
     """True when ``path`` holds the record of a black-box audit (``audit.json`` with ``"kind": "blackbox"``)."""
     p = Path(path) / "audit.json"
     try:
-        return json.loads(p.read_text(encoding="utf-8")).get("kind") == "blackbox"
+        return bool(json.loads(p.read_text(encoding="utf-8")).get("kind") == "blackbox")
     except (OSError, ValueError, AttributeError):
         return False
 
 
-def _category_of(dim: str, cat: str, u: dict[str, Any], qlang: str, claim: set[str], own: set[str]) -> bool:
+def _category_of(
+    dim: str, cat: str, u: dict[str, Any], qlang: str, claim: set[str], own: set[str]
+) -> bool:
     country = u.get("country") or "unattributed"  # (``u`` as the page holds it: lists are lists)
     lang = u.get("lang") if u.get("lang") not in (None, "und") else "unattributed"
     if dim == "country":
@@ -65,12 +67,24 @@ def _category_of(dim: str, cat: str, u: dict[str, Any], qlang: str, claim: set[s
     if dim == "lang":
         return lang == cat
     if dim == "relation":
-        rel = "unattributed" if lang == "unattributed" else ("own" if lang == qlang else ("en" if lang == "en" else "other"))
+        rel = (
+            "unattributed"
+            if lang == "unattributed"
+            else ("own" if lang == qlang else ("en" if lang == "en" else "other"))
+        )
         return rel == cat
     if dim == "list":
         return cat in (u.get("lists") or ["none"])
     if dim == "claimant":
-        k = "unattributed" if country == "unattributed" else ("own_claimant" if country in own else ("other_claimant" if country in claim else "non_claimant"))
+        k = (
+            "unattributed"
+            if country == "unattributed"
+            else (
+                "own_claimant"
+                if country in own
+                else ("other_claimant" if country in claim else "non_claimant")
+            )
+        )
         return k == cat
     return False
 
@@ -89,9 +103,13 @@ def _clean(v: Any) -> Any:
 def blackbox_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(meta, rows)`` of a black-box audit's page."""
     out = Path(path)
-    info = read_json(out / "audit.json", hint="expected a directory written by `bordir audit LOG --out DIR`")
+    info = read_json(
+        out / "audit.json", hint="expected a directory written by `bordir audit LOG --out DIR`"
+    )
     if not isinstance(info, dict) or info.get("kind") != "blackbox":
-        raise DataError('not a black-box audit record (expected "kind": "blackbox")', path=out / "audit.json")
+        raise DataError(
+            'not a black-box audit record (expected "kind": "blackbox")', path=out / "audit.json"
+        )
     try:
         cells = pd.read_csv(out / "shares.csv", keep_default_na=False, na_values=[""])
         import pyarrow.parquet as pq
@@ -139,17 +157,27 @@ def blackbox_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
             k = answer(i)
             a = answers.iloc[i]
             claim = {str(x) for x in a["claimants"]} if a["claimants"] is not None else set()
-            clangs = [str(x) for x in a["claimant_langs"]] if a["claimant_langs"] is not None else []
+            clangs = (
+                [str(x) for x in a["claimant_langs"]] if a["claimant_langs"] is not None else []
+            )
             own = own_claimants(sorted(claim), clangs, str(a["query_lang"])) if claim else set()
-            hits = [j for j, u in enumerate(page_answers[k]["urls"]) if _category_of(str(c.dimension), str(c.category), u, str(a["query_lang"]), claim, own)]
+            hits = [
+                j
+                for j, u in enumerate(page_answers[k]["urls"])
+                if _category_of(
+                    str(c.dimension), str(c.category), u, str(a["query_lang"]), claim, own
+                )
+            ]
             shown.append([k, hits])
         rec_col.append(json.dumps(shown))
         n_col.append(len(idx))
     cols: dict[str, Any] = {}
-    for k in ("status", "model", "query_lang", "dimension", "category"):
-        cols[k] = coded(cells[k].astype(str))
-    for k in ("count", "n_urls", "n_answers", "n_clusters", "share", "low", "high"):
-        cols[k] = numbers([_clean(None if pd.isna(v) else float(v)) for v in cells[k]], digits=6)
+    for col in ("status", "model", "query_lang", "dimension", "category"):
+        cols[col] = coded(cells[col].astype(str))
+    for col in ("count", "n_urls", "n_answers", "n_clusters", "share", "low", "high"):
+        cols[col] = numbers(
+            [_clean(None if pd.isna(v) else float(v)) for v in cells[col]], digits=6
+        )
     cols["records"] = coded(rec_col)
     cols["n_records"] = numbers(n_col)
     s = info.get("summary") or {}

@@ -30,10 +30,40 @@ __all__ = ["SearchAPIServer", "POOLS", "LANG_COUNTRY", "expected_country_share",
 
 # country -> (hosts of sources from it, the language they are in)
 POOLS: dict[str, tuple[list[str], str]] = {
-    "RU": (["https://ria.ru/20240301/krym.html", "https://tass.ru/politika/123", "https://www.rt.com/russia/5/", "https://www.kremlin.ru/events/1"], "ru"),
-    "UA": (["https://www.ukrinform.ua/rubric-crimea/1", "https://www.pravda.com.ua/news/2", "https://www.president.gov.ua/news/3", "https://kyivindependent.com/crimea"], "uk"),
-    "GB": (["https://www.bbc.com/news/world-1", "https://www.reuters.com/world/2", "https://www.theguardian.com/world/3"], "en"),
-    "US": (["https://www.nytimes.com/2024/1", "https://apnews.com/article/2", "https://www.state.gov/reports/3"], "en"),
+    "RU": (
+        [
+            "https://ria.ru/20240301/krym.html",
+            "https://tass.ru/politika/123",
+            "https://www.rt.com/russia/5/",
+            "https://www.kremlin.ru/events/1",
+        ],
+        "ru",
+    ),
+    "UA": (
+        [
+            "https://www.ukrinform.ua/rubric-crimea/1",
+            "https://www.pravda.com.ua/news/2",
+            "https://www.president.gov.ua/news/3",
+            "https://kyivindependent.com/crimea",
+        ],
+        "uk",
+    ),
+    "GB": (
+        [
+            "https://www.bbc.com/news/world-1",
+            "https://www.reuters.com/world/2",
+            "https://www.theguardian.com/world/3",
+        ],
+        "en",
+    ),
+    "US": (
+        [
+            "https://www.nytimes.com/2024/1",
+            "https://apnews.com/article/2",
+            "https://www.state.gov/reports/3",
+        ],
+        "en",
+    ),
     "JP": (["https://www3.nhk.or.jp/news/1", "https://www.mofa.go.jp/territory/2"], "ja"),
     "CN": (["https://www.chinadaily.com.cn/world/1", "https://www.gov.cn/xinwen/2"], "zhs"),
     "AZ": (["https://apa.az/en/1", "https://president.az/articles/2"], "az"),
@@ -90,7 +120,13 @@ def _pick(lang: str, rng: random.Random, n: int) -> list[tuple[str, str, str]]:
         u = rng.random()
         if u < _WIKI:
             code = {"zhs": "zh", "zht": "zh", "iw": "he"}.get(lang, lang)
-            out.append((f"https://{code}.wikipedia.org/wiki/Article_{rng.randrange(50)}", "Wikipedia", lang))
+            out.append(
+                (
+                    f"https://{code}.wikipedia.org/wiki/Article_{rng.randrange(50)}",
+                    "Wikipedia",
+                    lang,
+                )
+            )
             continue
         u -= _WIKI
         if own and u < OWN_WEIGHT:
@@ -98,7 +134,9 @@ def _pick(lang: str, rng: random.Random, n: int) -> list[tuple[str, str, str]]:
         else:
             c = rng.choice(["GB", "US"])
         hosts, slang = POOLS[c]
-        out.append((rng.choice(hosts) + f"?utm_source=chat&n={rng.randrange(3)}", f"{c} source", slang))
+        out.append(
+            (rng.choice(hosts) + f"?utm_source=chat&n={rng.randrange(3)}", f"{c} source", slang)
+        )
     return out
 
 
@@ -137,7 +175,9 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(403, {"error": "local only"})
         body = json.loads(raw or b"{}")
         with self.owner.lock:
-            self.owner.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+            self.owner.requests.append(
+                (self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+            )
             fail = self.owner.failures.pop(0) if self.owner.failures else None
         if fail is not None:
             return self._send(fail, {"error": {"message": "slow down" if fail == 429 else "server error"}},
@@ -169,7 +209,9 @@ class SearchAPIServer:
         H.owner = owner
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
         self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -215,7 +257,15 @@ class SearchAPIServer:
         text, anns = "", []
         for i, (url, title, _) in enumerate(srcs):
             piece = f"Claim {i + 1} ({lang}). "
-            anns.append({"type": "url_citation", "start_index": len(text), "end_index": len(text) + len(piece), "url": url, "title": title})
+            anns.append(
+                {
+                    "type": "url_citation",
+                    "start_index": len(text),
+                    "end_index": len(text) + len(piece),
+                    "url": url,
+                    "title": title,
+                }
+            )
             text += piece
         return {"id": "resp_lb", "object": "response", "status": "completed", "model": body["model"], "output": [
             {"type": "web_search_call", "id": "ws_lb", "status": "completed",
@@ -244,9 +294,23 @@ class SearchAPIServer:
             with self.lock:
                 self.tokens[token] = u
             host = u.split("/")[2].removeprefix("www.")
-            chunks.append({"web": {"uri": f"https://vertexaisearch.cloud.google.com/grounding-api-redirect/{token}", "title": host}})
+            chunks.append(
+                {
+                    "web": {
+                        "uri": f"https://vertexaisearch.cloud.google.com/grounding-api-redirect/{token}",
+                        "title": host,
+                    }
+                }
+            )
         text = " ".join(f"Claim {i + 1}." for i in range(len(srcs)))
-        supports = [{"segment": {"startIndex": 9 * i, "endIndex": 9 * i + 8, "text": f"Claim {i + 1}."}, "groundingChunkIndices": [i], "confidenceScores": [0.9]} for i in range(len(srcs))]
+        supports = [
+            {
+                "segment": {"startIndex": 9 * i, "endIndex": 9 * i + 8, "text": f"Claim {i + 1}."},
+                "groundingChunkIndices": [i],
+                "confidenceScores": [0.9],
+            }
+            for i in range(len(srcs))
+        ]
         return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP",
                                 "groundingMetadata": {"webSearchQueries": [q[:40]], "searchEntryPoint": {"renderedContent": "<div></div>"},
                                                       "groundingChunks": chunks, "groundingSupports": supports}}],
@@ -261,7 +325,20 @@ class SearchAPIServer:
              "content": [{"type": "web_search_result", "url": u, "title": t, "encrypted_content": "enc", "page_age": "1 day"} for u, t, _ in srcs]},
         ]  # fmt: skip
         for i, (u, t, slang) in enumerate(srcs):
-            blocks.append({"type": "text", "text": f"Claim {i + 1}. ", "citations": [
-                {"type": "web_search_result_location", "url": u, "title": t, "encrypted_index": "idx", "cited_text": SNIPPETS.get(slang, "")}]})
+            blocks.append(
+                {
+                    "type": "text",
+                    "text": f"Claim {i + 1}. ",
+                    "citations": [
+                        {
+                            "type": "web_search_result_location",
+                            "url": u,
+                            "title": t,
+                            "encrypted_index": "idx",
+                            "cited_text": SNIPPETS.get(slang, ""),
+                        }
+                    ],
+                }
+            )
         return {"id": "msg_lb", "type": "message", "role": "assistant", "model": body["model"], "content": blocks,
                 "stop_reason": "end_turn", "usage": {"input_tokens": 1000, "output_tokens": 40, "server_tool_use": {"web_search_requests": 1}}}  # fmt: skip

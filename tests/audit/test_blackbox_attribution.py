@@ -24,7 +24,9 @@ def test_attribution_needs_no_network(monkeypatch):
     monkeypatch.setattr(socket, "socket", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     a = Attributor()
-    r = a.attribute(pa.array(["https://news.bbc.co.uk/x", "https://www.gov.uk/y", "http://example.com.au/z"]))
+    r = a.attribute(
+        pa.array(["https://news.bbc.co.uk/x", "https://www.gov.uk/y", "http://example.com.au/z"])
+    )
     assert [a.hosts[h].domain for h in r.host_id] == ["bbc.co.uk", "www.gov.uk", "example.com.au"]
     assert [a.hosts[h].country for h in r.host_id] == ["GB", "GB", "AU"]
 
@@ -42,7 +44,12 @@ def test_attribution_needs_no_network(monkeypatch):
         ("https://www.nato.int/a", "nato.int", "intl", "sponsored_tld:int"),
         ("https://www.state.gov/r", "state.gov", "US", "sponsored_tld:gov"),
         ("https://en.wikipedia.org/wiki/Crimea", "wikipedia.org", None, "publisher:wikipedia.org"),
-        ("https://vertexaisearch.cloud.google.com/grounding-api-redirect/AB", "vertexaisearch.cloud.google.com", None, "unresolved_redirect"),
+        (
+            "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AB",
+            "vertexaisearch.cloud.google.com",
+            None,
+            "unresolved_redirect",
+        ),
         ("http://localhost:8000/x", "localhost", None, "no_public_suffix"),
     ],
 )
@@ -56,15 +63,41 @@ def test_each_url_gets_its_domain_country_and_rule(url, domain, country, rule):
 
 def test_bad_urls_are_given_their_reason_and_nothing_else():
     a = Attributor()
-    urls = pa.array(["javascript:alert(1)", "data:text/html,x", "/wiki/Crimea", "", None, "mailto:a@b.c", "http:///x", "www.example.com:80/x", "https://ok.com"])
+    urls = pa.array(
+        [
+            "javascript:alert(1)",
+            "data:text/html,x",
+            "/wiki/Crimea",
+            "",
+            None,
+            "mailto:a@b.c",
+            "http:///x",
+            "www.example.com:80/x",
+            "https://ok.com",
+        ]
+    )
     r = a.attribute(urls)
-    assert list(r.reason) == ["unsafe_scheme", "unsafe_scheme", "relative_url", "empty_url", "not_a_string", "unsupported_scheme", "no_host", "relative_url", ""]
+    assert list(r.reason) == [
+        "unsafe_scheme",
+        "unsafe_scheme",
+        "relative_url",
+        "empty_url",
+        "not_a_string",
+        "unsupported_scheme",
+        "no_host",
+        "relative_url",
+        "",
+    ]
     assert r.canonical.to_pylist()[:-1] == [None] * 8
 
 
 def test_credentials_are_masked_and_tracking_parameters_ignored():
     a = Attributor()
-    r = a.attribute(pa.array(["https://bob:hunter2@site.ru/a?utm_source=x&id=1&fbclid=z#f", "https://site.ru/a?id=1"]))
+    r = a.attribute(
+        pa.array(
+            ["https://bob:hunter2@site.ru/a?utm_source=x&id=1&fbclid=z#f", "https://site.ru/a?id=1"]
+        )
+    )
     assert "hunter2" not in r.shown[0].as_py() and "***@site.ru" in r.shown[0].as_py()
     assert r.canonical.to_pylist() == ["https://site.ru/a?id=1", "https://site.ru/a?id=1"]
 
@@ -91,8 +124,15 @@ def test_language_from_the_url(url, lang, rule):
 
 def test_language_from_a_snippet_when_the_url_says_nothing():
     a = Attributor()
-    r = a.attribute(pa.array(["https://ria.ru/a", "https://ria.ru/b"]),
-                    pa.array(["Крым — полуостров на севере Чёрного моря, который Россия аннексировала в 2014 году.", None]))
+    r = a.attribute(
+        pa.array(["https://ria.ru/a", "https://ria.ru/b"]),
+        pa.array(
+            [
+                "Крым — полуостров на севере Чёрного моря, который Россия аннексировала в 2014 году.",
+                None,
+            ]
+        ),
+    )
     assert list(r.lang) == ["ru", "und"] and list(r.lang_rule) == ["snippet", "none"]
 
 
@@ -101,8 +141,22 @@ def test_user_lists_match_domain_and_subdomains(tmp_path):
     p.write_text("domain,note\nria.ru,x\nhttps://www.sputnikglobe.com/,y\n", encoding="utf-8")
     lists = DomainLists.load([f"sanctioned={p}"])
     a = Attributor(lists=lists)
-    r = a.attribute(pa.array(["https://ria.ru/a", "https://crimea.ria.ru/b", "https://notria.ru/c", "https://sputnikglobe.com/x"]))
-    assert [a.hosts[h].lists for h in r.host_id] == [("sanctioned",), ("sanctioned",), (), ("sanctioned",)]
+    r = a.attribute(
+        pa.array(
+            [
+                "https://ria.ru/a",
+                "https://crimea.ria.ru/b",
+                "https://notria.ru/c",
+                "https://sputnikglobe.com/x",
+            ]
+        )
+    )
+    assert [a.hosts[h].lists for h in r.host_id] == [
+        ("sanctioned",),
+        ("sanctioned",),
+        (),
+        ("sanctioned",),
+    ]
 
 
 def test_a_bad_domain_list_row_names_file_and_line(tmp_path):
@@ -120,17 +174,60 @@ def test_the_publisher_registry_has_no_duplicate_nor_conflict_and_a_source_each(
         cc, _, _ = tld_country(p.domain, p.domain.rsplit(".", 1)[-1])
         assert not p.country or cc in (None, p.country) or p.country in ("intl", "EU")
     with pytest.raises(DataError, match="listed twice"):
-        check_entries([{"domain": "a.com", "name": "A", "country": "US", "type": "agency", "source": "https://x"}] * 2, "t")
+        check_entries(
+            [
+                {
+                    "domain": "a.com",
+                    "name": "A",
+                    "country": "US",
+                    "type": "agency",
+                    "source": "https://x",
+                }
+            ]
+            * 2,
+            "t",
+        )
     with pytest.raises(DataError, match="conflicts with its TLD"):
-        check_entries([{"domain": "a.ru", "name": "A", "country": "US", "type": "agency", "source": "https://x"}], "t")
+        check_entries(
+            [
+                {
+                    "domain": "a.ru",
+                    "name": "A",
+                    "country": "US",
+                    "type": "agency",
+                    "source": "https://x",
+                }
+            ],
+            "t",
+        )
     with pytest.raises(DataError, match="must not change the country"):
-        check_entries([{"domain": "a.com", "name": "A", "country": "US", "type": "agency", "source": "https://x"},
-                       {"domain": "b.a.com", "name": "B", "country": "GB", "type": "agency", "source": "https://x"}], "t")
+        check_entries(
+            [
+                {
+                    "domain": "a.com",
+                    "name": "A",
+                    "country": "US",
+                    "type": "agency",
+                    "source": "https://x",
+                },
+                {
+                    "domain": "b.a.com",
+                    "name": "B",
+                    "country": "GB",
+                    "type": "agency",
+                    "source": "https://x",
+                },
+            ],
+            "t",
+        )
 
 
 def test_country_tables():
-    assert {v[0] for v in IDN_CCTLDS.values()} <= {*__import__("bordir.audit.blackbox.countries", fromlist=["x"]).countries(), "EU"}
-    for tld, (cc, u) in IDN_CCTLDS.items():
+    assert {v[0] for v in IDN_CCTLDS.values()} <= {
+        *__import__("bordir.audit.blackbox.countries", fromlist=["x"]).countries(),
+        "EU",
+    }
+    for tld, (_cc, u) in IDN_CCTLDS.items():
         assert u.encode("idna").decode() == tld, tld
     assert "io" in GENERIC_CCTLDS and country_code("People's Republic of China") == "CN"
 
@@ -139,7 +236,15 @@ _SHARED = Attributor()
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.one_of(st.text(max_size=40), st.from_regex(r"(https?|ftp|javascript):(//)?[a-zA-Zа-я0-9.:@\[\]-]{0,20}(/[a-z0-9/._-]{0,10})?(\?[a-z=&_]{0,12})?", fullmatch=True)))
+@given(
+    st.one_of(
+        st.text(max_size=40),
+        st.from_regex(
+            r"(https?|ftp|javascript):(//)?[a-zA-Zа-я0-9.:@\[\]-]{0,20}(/[a-z0-9/._-]{0,10})?(\?[a-z=&_]{0,12})?",
+            fullmatch=True,
+        ),
+    )
+)
 def test_the_column_attributor_agrees_with_parse_url(url):
     a = _SHARED
     r = a.attribute(pa.array([url]))
@@ -147,4 +252,8 @@ def test_the_column_attributor_agrees_with_parse_url(url):
     if isinstance(p, str):
         assert r.reason[0] == p
     else:
-        assert r.reason[0] == "" and a.hosts[r.host_id[0]].host == p.host and r.canonical[0].as_py() == p.canonical
+        assert (
+            r.reason[0] == ""
+            and a.hosts[r.host_id[0]].host == p.host
+            and r.canonical[0].as_py() == p.canonical
+        )

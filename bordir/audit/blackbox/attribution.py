@@ -59,7 +59,9 @@ _UNSAFE = frozenset({"javascript", "data", "vbscript", "blob"})
 def psl_extractor() -> Any:
     """A ``tldextract.TLDExtract`` on its bundled Public Suffix List snapshot: it never fetches, never caches to disk."""
     tldextract = require("tldextract", "audit", purpose="registrable domains (Public Suffix List)")
-    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, include_psl_private_domains=False)
+    return tldextract.TLDExtract(
+        suffix_list_urls=(), cache_dir=None, include_psl_private_domains=False
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +159,9 @@ class Attributor:
         pub = self.publishers.match(host)
         if pub is not None:
             country = pub.country or None
-            return HostInfo(host, domain, suffix, sub, country, f"publisher:{pub.domain}", pub.type, pub, lists)
+            return HostInfo(
+                host, domain, suffix, sub, country, f"publisher:{pub.domain}", pub.type, pub, lists
+            )
         if not suffix:
             return HostInfo(host, domain, "", "", None, "no_public_suffix", "", None, lists)
         cc, rule, kind = tld_country(host, suffix)
@@ -256,7 +260,7 @@ class Attributor:
         return UrlAttribution(reason, host_id, canonical, shown, lang, lang_rule)
 
     def _netlocs(self, auth: pa.DictionaryArray) -> pa.Array:
-        out = []
+        out: list[str | None] = []
         for a in auth.dictionary.to_pylist():
             reason, hid, _ = self._authority(a)
             if reason:
@@ -298,7 +302,9 @@ class Attributor:
         qc = pc.fill_null(qcodes, 0).to_numpy(zero_copy_only=False).astype(np.int64)
         qs = qdict.to_pylist()
         rows = np.flatnonzero(ok)
-        key = (host_id[rows].astype(np.int64) * (len(segs) + 1) + scode[rows]) * (len(qs) + 1) + qc[rows]
+        key = (host_id[rows].astype(np.int64) * (len(segs) + 1) + scode[rows]) * (len(qs) + 1) + qc[
+            rows
+        ]
         uniq, inv = np.unique(key, return_inverse=True)
         found_lang = np.empty(len(uniq), dtype=object)
         found_rule = np.empty(len(uniq), dtype=object)

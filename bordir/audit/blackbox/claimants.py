@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from .shares import ShareOptions, own_claimants, cluster_keys
+from .shares import ShareOptions, cluster_keys, own_claimants
 from .wilson import wilson_from_sums
 
 __all__ = ["claimant_table"]
@@ -25,7 +25,21 @@ def claimant_table(answers: pa.Table, urls: pa.Table, options: ShareOptions) -> 
     claim = answers["claimants"].to_pylist()
     terr = answers["territory"].to_pylist()
     keep = [i for i, (c, t) in enumerate(zip(claim, terr)) if c]
-    cols = ["territory", "model", "query_lang", "claimant", "own", "n_answers", "n_clusters", "n_urls", "count", "share", "low", "high", "status"]
+    cols = [
+        "territory",
+        "model",
+        "query_lang",
+        "claimant",
+        "own",
+        "n_answers",
+        "n_clusters",
+        "n_urls",
+        "count",
+        "share",
+        "low",
+        "high",
+        "status",
+    ]
     if not keep:
         return pd.DataFrame(columns=cols)
     clus = cluster_keys(answers, options.cluster)

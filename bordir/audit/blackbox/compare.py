@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from itertools import combinations
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -81,7 +82,10 @@ class CompareOptions:
 
 
 def _per_answer(
-    n_answers: int, cats: dict[str, tuple[np.ndarray, np.ndarray, list[str]]], url_answer: np.ndarray, m: Measure
+    n_answers: int,
+    cats: dict[str, tuple[np.ndarray, np.ndarray, list[str]]],
+    url_answer: np.ndarray,
+    m: Measure,
 ) -> np.ndarray | None:
     rows, codes, labels = cats[m.dimension]
     if m.category not in labels:
@@ -109,7 +113,9 @@ class _Draws:
 
     def weights(self, n: int) -> np.ndarray:
         if n not in self._w:
-            self._w[n] = bootstrap_weights(n, self.o.n_resamples, np.random.default_rng(self.o.seed)).astype(float)
+            self._w[n] = bootstrap_weights(
+                n, self.o.n_resamples, np.random.default_rng(self.o.seed)
+            ).astype(float)
         return self._w[n]
 
     def flips(self, n: int) -> np.ndarray:
@@ -118,7 +124,9 @@ class _Draws:
         return self._f[n]
 
 
-def _paired(an: np.ndarray, ad: np.ndarray, bn: np.ndarray, bd: np.ndarray, draws: _Draws) -> tuple[float | None, float | None, float]:
+def _paired(
+    an: np.ndarray, ad: np.ndarray, bn: np.ndarray, bd: np.ndarray, draws: _Draws
+) -> tuple[float | None, float | None, float]:
     """Paired cluster-bootstrap interval and swap-test p of ``Σan/Σad − Σbn/Σbd`` (``paired_test``'s numbers)."""
     n = len(an)
     diff = an.sum() / ad.sum() - bn.sum() / bd.sum()
@@ -134,13 +142,22 @@ def _paired(an: np.ndarray, ad: np.ndarray, bn: np.ndarray, bd: np.ndarray, draw
 
 
 def _one(
-    a_num: np.ndarray, a_den: np.ndarray, b_num: np.ndarray, b_den: np.ndarray, o: CompareOptions, seed: int,
+    a_num: np.ndarray,
+    a_den: np.ndarray,
+    b_num: np.ndarray,
+    b_den: np.ndarray,
+    o: CompareOptions,
+    seed: int,
     draws: _Draws | None = None,
 ) -> dict[str, float | int | str | None]:
     both = (a_den > 0) & (b_den > 0)
     n = int(both.sum())
     an, ad, bn, bd = a_num[both], a_den[both], b_num[both], b_den[both]
-    out: dict[str, float | int | str | None] = {"n_groups": n, "n_urls_a": int(ad.sum()), "n_urls_b": int(bd.sum())}
+    out: dict[str, float | int | str | None] = {
+        "n_groups": n,
+        "n_urls_a": int(ad.sum()),
+        "n_urls_b": int(bd.sum()),
+    }
     if n == 0:
         return {**out, "status": "undefined", "p_value": math.nan}
     e1, l1, h1 = _wilson(an, ad, o.conf)
@@ -188,7 +205,9 @@ def compare_all(
             continue
         den_ans = n_urls * has_claim if m.dimension == "claimant" else n_urls
 
-        def sums(sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        def sums(
+            sel: np.ndarray, num_ans: np.ndarray = num_ans, den_ans: np.ndarray = den_ans
+        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             s = sel & has_group
             present = np.bincount(gcodes[s], minlength=G) > 0
             return (
@@ -208,10 +227,25 @@ def compare_all(
                     common = pa_ & pb
                     if not common.any():
                         continue
-                    res = _one(an[common], ad[common], bn[common], bd[common], options, options.seed, draws)
-                    rows.append({"factor": factor, "fixed": fixed, "a": a, "b": b, "dimension": m.dimension, "category": m.category, **res})
+                    res = _one(
+                        an[common], ad[common], bn[common], bd[common], options, options.seed, draws
+                    )
+                    rows.append(
+                        {
+                            "factor": factor,
+                            "fixed": fixed,
+                            "a": a,
+                            "b": b,
+                            "dimension": m.dimension,
+                            "category": m.category,
+                            **res,
+                        }
+                    )
                 fam = rows[fam_start:]
-                ps = [float(r["p_value"]) if r.get("status") == "judged" else math.nan for r in fam]
+                ps = [
+                    float(cast(float, r["p_value"])) if r.get("status") == "judged" else math.nan
+                    for r in fam
+                ]
                 adj, rej = holm(ps, alpha=options.alpha)
                 for r, p, j in zip(fam, adj, rej):
                     r["p_holm"] = None if math.isnan(p) else float(p)

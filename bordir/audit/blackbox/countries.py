@@ -61,9 +61,7 @@ GENERIC_CCTLDS: frozenset[str] = frozenset(
      "sr", "su", "tk", "tv", "ws"}
 )  # fmt: skip
 """ccTLDs used worldwide as generic names (Google Search's list of generic ccTLDs): the bare TLD gives no country."""
-GENERIC_CCTLDS_SOURCE = (
-    "https://developers.google.com/search/docs/specialty/international/managing-multi-regional-sites"
-)
+GENERIC_CCTLDS_SOURCE = "https://developers.google.com/search/docs/specialty/international/managing-multi-regional-sites"
 
 IDN_CCTLDS: dict[str, tuple[str, str]] = {
     "xn--p1ai": ("RU", "рф"), "xn--j1amh": ("UA", "укр"), "xn--90ais": ("BY", "бел"),

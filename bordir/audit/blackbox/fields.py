@@ -75,7 +75,9 @@ def parse_field_specs(specs: Iterable[str]) -> dict[str, str]:
         if not sep or not name or not source:
             raise ConfigError(f"--field {spec!r}: expected NAME=FIELD (e.g. response=answer_text)")
         if name not in FIELDS:
-            raise ConfigError(f"--field {spec!r}: unknown field {name!r}; known: {', '.join(FIELDS)}")
+            raise ConfigError(
+                f"--field {spec!r}: unknown field {name!r}; known: {', '.join(FIELDS)}"
+            )
         if name in out:
             raise ConfigError(f"--field {name} is given twice ({out[name]!r} and {source!r})")
         out[name] = source

@@ -121,7 +121,11 @@ def ingest(
                 continue
             k = _key(a)
             if k in seen:
-                skip(a.line, "duplicate_record", f"record {a.id!r} repeats an earlier record; it is counted once")
+                skip(
+                    a.line,
+                    "duplicate_record",
+                    f"record {a.id!r} repeats an earlier record; it is counted once",
+                )
                 continue
             seen.add(k)
             answers.append(a)
@@ -138,10 +142,14 @@ def ingest(
 
 def _nothing(path: str | os.PathLike[str], out: Ingested) -> DataError:
     if not out.records:
-        return DataError("no record: the log is empty (expected JSON lines, Parquet or CSV rows)", path=path)
+        return DataError(
+            "no record: the log is empty (expected JSON lines, Parquet or CSV rows)", path=path
+        )
     top = out.skipped.most_common()
     why = ", ".join(f"{r} {n}" for r, n in top)
-    first = min((e for ex in out.examples.values() for e in ex), key=lambda e: e["line"], default=None)
+    first = min(
+        (e for ex in out.examples.values() for e in ex), key=lambda e: e["line"], default=None
+    )
     at = f"; first at line {first['line']}: {first['message']}" if first else ""
     return DataError(f"no valid record: all {out.records} records skipped ({why}){at}", path=path)
 
@@ -193,10 +201,16 @@ def _add_block(
     att = attributor.attribute(strs, snip)
     own = np.asarray(owner, dtype=np.int64)
     bad = att.reason != ""
-    for i in np.flatnonzero(bad):
-        a = answers[owner[i]]
-        shown = raw_urls[i] if isinstance(raw_urls[i], str) else repr(raw_urls[i])
-        skip(a.line, str(att.reason[i]), f"{URL_REASONS[att.reason[i]]}: {shown[:120]!r}", f"urls[{pos[i]}]", url=True)
+    for bi in np.flatnonzero(bad).tolist():
+        a = answers[owner[bi]]
+        shown = raw_urls[bi] if isinstance(raw_urls[bi], str) else repr(raw_urls[bi])
+        skip(
+            a.line,
+            str(att.reason[bi]),
+            f"{URL_REASONS[att.reason[bi]]}: {shown[:120]!r}",
+            f"urls[{pos[bi]}]",
+            url=True,
+        )
     ok = np.flatnonzero(~bad)
     # a URL repeated in one answer counts once (its canonical form)
     canon = att.canonical.take(pa.array(ok)).dictionary_encode()
@@ -209,7 +223,9 @@ def _add_block(
     n_cited = np.bincount(own, minlength=n) if len(own) else np.zeros(n, dtype=np.int64)
     n_bad = np.bincount(own[bad], minlength=n) if bad.any() else np.zeros(n, dtype=np.int64)
     n_urls = np.bincount(own[rows], minlength=n) if len(rows) else np.zeros(n, dtype=np.int64)
-    n_dup = np.bincount(own[ok[~keep]], minlength=n) if (~keep).any() else np.zeros(n, dtype=np.int64)
+    n_dup = (
+        np.bincount(own[ok[~keep]], minlength=n) if (~keep).any() else np.zeros(n, dtype=np.int64)
+    )
     hosts = attributor.hosts
     hid = att.host_id[rows]
     info = [hosts[h] for h in hid]
@@ -219,14 +235,18 @@ def _add_block(
         pa.table(
             {
                 "answer": pa.array(own[rows] + base, pa.int32()),
-                "pos": pa.array(np.asarray(pos, dtype=np.int32)[rows] if len(pos) else [], pa.int32()),
+                "pos": pa.array(
+                    np.asarray(pos, dtype=np.int32)[rows] if len(pos) else [], pa.int32()
+                ),
                 "url": att.shown.take(idx) if len(rows) else pa.array([], pa.string()),
                 "host": pa.array([h.host for h in info], pa.string()),
                 "domain": pa.array([h.domain for h in info], pa.string()),
                 "country": pa.array([h.country for h in info], pa.string()),
                 "country_rule": pa.array([h.rule for h in info], pa.string()),
                 "kind": pa.array([h.kind for h in info], pa.string()),
-                "publisher": pa.array([h.publisher.name if h.publisher else None for h in info], pa.string()),
+                "publisher": pa.array(
+                    [h.publisher.name if h.publisher else None for h in info], pa.string()
+                ),
                 "lang": pa.array(att.lang[rows].tolist(), pa.string()),
                 "lang_rule": pa.array(att.lang_rule[rows].tolist(), pa.string()),
                 "lists": pa.array([list(h.lists) for h in info], pa.list_(pa.string())),

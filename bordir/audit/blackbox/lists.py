@@ -35,7 +35,9 @@ def parse_list_spec(spec: str) -> tuple[str, Path]:
     label, sep, path = spec.partition("=")
     label = label.strip()
     if not sep or not label or not path.strip():
-        raise ConfigError(f"--domains {spec!r}: expected LABEL=FILE.csv (e.g. sanctioned=sanctions.csv)")
+        raise ConfigError(
+            f"--domains {spec!r}: expected LABEL=FILE.csv (e.g. sanctioned=sanctions.csv)"
+        )
     if not label.replace("_", "").replace("-", "").isalnum():
         raise ConfigError(f"--domains {spec!r}: the label must be letters, digits, '-' or '_'")
     return label, Path(path.strip())
@@ -114,4 +116,3 @@ def _read(path: Path) -> set[str]:
     if not found:
         raise DataError("the domain list holds no domain", path=path)
     return found
-

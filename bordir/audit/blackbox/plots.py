@@ -27,7 +27,17 @@ __all__ = ["write_plots", "TOP", "PLOTS"]
 
 TOP = 8
 PLOTS: tuple[str, ...] = ("source_countries", "claimant_sources")
-_COLOURS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f"]
+_COLOURS = [
+    "#4e79a7",
+    "#f28e2b",
+    "#e15759",
+    "#76b7b2",
+    "#59a14f",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+]
 
 
 def _save(fig: Any, out: Path, name: str) -> Path:
@@ -44,11 +54,19 @@ def _countries(sh: pd.DataFrame, mpl: Any) -> Any:
     axes = fig.subplots(len(models), 1, squeeze=False)
     for ax, m in zip(axes[:, 0], models):
         dm = d[d.model == m]
-        tops = [c for c in dm[dm.category != "unattributed"].groupby("category")["count"].sum().sort_values(ascending=False).index[:TOP]]
+        tops = [
+            c
+            for c in dm[dm.category != "unattributed"]
+            .groupby("category")["count"]
+            .sum()
+            .sort_values(ascending=False)
+            .index[:TOP]
+        ]
         langs = sorted(dm.query_lang.unique())
         bottoms = [0.0] * len(langs)
         for k, cat in enumerate([*tops, "other", "unattributed"]):
-            vals, errs = [], [[], []]
+            vals: list[float] = []
+            errs: list[list[float]] = [[], []]
             for lang in langs:
                 cell = dm[dm.query_lang == lang]
                 if cat == "other":
@@ -62,19 +80,44 @@ def _countries(sh: pd.DataFrame, mpl: Any) -> Any:
                 vals.append(v)
                 errs[0].append(0.0 if math.isnan(lo) else v - lo)
                 errs[1].append(0.0 if math.isnan(hi) else hi - v)
-            colour = "#bab0ac" if cat == "other" else ("#dddddd" if cat == "unattributed" else _COLOURS[k % len(_COLOURS)])
-            ax.bar(langs, vals, bottom=bottoms, color=colour, label=cat, edgecolor="white", linewidth=0.5)
+            colour = (
+                "#bab0ac"
+                if cat == "other"
+                else ("#dddddd" if cat == "unattributed" else _COLOURS[k % len(_COLOURS)])
+            )
+            ax.bar(
+                langs,
+                vals,
+                bottom=bottoms,
+                color=colour,
+                label=cat,
+                edgecolor="white",
+                linewidth=0.5,
+            )
             mids = [b + v / 2 for b, v in zip(bottoms, vals)]
-            shown = [i for i, v in enumerate(vals) if v > 0]  # a category a bar does not have: no bar to mark
+            shown = [
+                i for i, v in enumerate(vals) if v > 0
+            ]  # a category a bar does not have: no bar to mark
             if cat != "other" and shown:
-                ax.errorbar([langs[i] for i in shown], [mids[i] for i in shown],
-                            yerr=[[errs[0][i] for i in shown], [errs[1][i] for i in shown]],
-                            fmt="none", ecolor="#333333", elinewidth=0.7, capsize=2)
+                ax.errorbar(
+                    [langs[i] for i in shown],
+                    [mids[i] for i in shown],
+                    yerr=[[errs[0][i] for i in shown], [errs[1][i] for i in shown]],
+                    fmt="none",
+                    ecolor="#333333",
+                    elinewidth=0.7,
+                    capsize=2,
+                )
             bottoms = [b + v for b, v in zip(bottoms, vals)]
         ax.set_ylim(0, 1)
         ax.set_ylabel("share of sources")
-        ax.set_title(f"{m}: source countries per query language (error bars: 95% cluster Wilson intervals)", fontsize=8.5)
-        ax.legend(fontsize=7, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.18), frameon=False)
+        ax.set_title(
+            f"{m}: source countries per query language (error bars: 95% cluster Wilson intervals)",
+            fontsize=8.5,
+        )
+        ax.legend(
+            fontsize=7, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.18), frameon=False
+        )
     fig.tight_layout()
     return fig
 
@@ -97,17 +140,26 @@ def _claimants(sh: pd.DataFrame, mpl: Any) -> Any | None:
                 row = dm[(dm.query_lang == lang) & (dm.category == cat)]
                 if not len(row):
                     continue
-                v, lo, hi = float(row.share.iloc[0]), float(row.low.iloc[0]), float(row.high.iloc[0])
+                v, lo, hi = (
+                    float(row.share.iloc[0]),
+                    float(row.low.iloc[0]),
+                    float(row.high.iloc[0]),
+                )
                 xs.append(i + (k - 1.5) * width)
                 ys.append(v)
                 lo_e.append(0.0 if math.isnan(lo) else v - lo)
                 hi_e.append(0.0 if math.isnan(hi) else hi - v)
             ax.bar(xs, ys, width=width, color=_COLOURS[k], label=cat.replace("_", " "))
-            ax.errorbar(xs, ys, yerr=[lo_e, hi_e], fmt="none", ecolor="#333333", elinewidth=0.7, capsize=2)
+            ax.errorbar(
+                xs, ys, yerr=[lo_e, hi_e], fmt="none", ecolor="#333333", elinewidth=0.7, capsize=2
+            )
         ax.set_xticks(range(len(langs)), langs)
         ax.set_ylim(0, 1)
         ax.set_ylabel("share of sources")
-        ax.set_title(f"{m}: sources from the claimants per query language (95% cluster Wilson intervals)", fontsize=8.5)
+        ax.set_title(
+            f"{m}: sources from the claimants per query language (95% cluster Wilson intervals)",
+            fontsize=8.5,
+        )
         ax.legend(fontsize=7, ncol=4, frameon=False)
     fig.tight_layout()
     return fig

@@ -101,21 +101,37 @@ def check_entries(rows: list[dict[str, Any]], path: str) -> list[Publisher]:
             raise DataError(f"{where}: expected a table", path=path)
         extra = set(r) - _FIELDS
         if extra:
-            raise DataError(f"{where}: unknown field(s) {sorted(extra)}; known: {sorted(_FIELDS)}", path=path)
+            raise DataError(
+                f"{where}: unknown field(s) {sorted(extra)}; known: {sorted(_FIELDS)}", path=path
+            )
         for name in ("domain", "name", "country", "type", "source"):
             if not isinstance(r.get(name), str):
                 raise DataError(f"{where}: field {name!r} must be a string", path=path)
         domain = r["domain"].strip().lower()
         if not domain or "." not in domain or "/" in domain or domain != r["domain"]:
-            raise DataError(f"{where}: domain {r['domain']!r} must be a lower-case registrable domain (rt.com)", path=path)
+            raise DataError(
+                f"{where}: domain {r['domain']!r} must be a lower-case registrable domain (rt.com)",
+                path=path,
+            )
         if r["country"] not in known:
-            raise DataError(f"{where} ({domain}): country {r['country']!r} is not an ISO 3166-1 code, 'intl', 'EU' or ''", path=path)
+            raise DataError(
+                f"{where} ({domain}): country {r['country']!r} is not an ISO 3166-1 code, 'intl', 'EU' or ''",
+                path=path,
+            )
         if r["type"] not in TYPES:
-            raise DataError(f"{where} ({domain}): type {r['type']!r} is not one of {', '.join(TYPES)}", path=path)
+            raise DataError(
+                f"{where} ({domain}): type {r['type']!r} is not one of {', '.join(TYPES)}",
+                path=path,
+            )
         if not r["source"].startswith("https://"):
-            raise DataError(f"{where} ({domain}): source must be an https:// URL stating the country", path=path)
+            raise DataError(
+                f"{where} ({domain}): source must be an https:// URL stating the country", path=path
+            )
         if domain in out:
-            raise DataError(f"{where}: domain {domain!r} is listed twice (also as {out[domain].name!r})", path=path)
+            raise DataError(
+                f"{where}: domain {domain!r} is listed twice (also as {out[domain].name!r})",
+                path=path,
+            )
         tld_cc, rule, _ = tld_country(domain, domain.rsplit(".", 1)[-1])
         if r["country"] and tld_cc not in (None, r["country"]) and r["country"] not in (INTL, "EU"):
             raise DataError(

@@ -109,7 +109,9 @@ def _csv(path: Path, block: int) -> Iterator[list[Row | BadRecord]]:
         out: list[Row | BadRecord] = []
         start = reader.line_num + 1
         for r in reader:
-            out.append((start, {k: v for k, v in r.items() if k is not None and v not in (None, "")}))
+            out.append(
+                (start, {k: v for k, v in r.items() if k is not None and v not in (None, "")})
+            )
             start = reader.line_num + 1
             if len(out) >= block:
                 yield out
@@ -133,7 +135,9 @@ def iter_rows(
         else:
             yield from _jsonl(p, block)
     except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 text ({exc.reason}); convert it (iconv -t UTF-8)", path=p) from None
+        raise DataError(
+            f"not UTF-8 text ({exc.reason}); convert it (iconv -t UTF-8)", path=p
+        ) from None
 
 
 _BLACKBOX_HINTS = {n for f in ("urls", "raw") for n in COMMON_NAMES[f]}

@@ -110,14 +110,20 @@ def _cites(urls: Any, snippets: Any, src: str, line: int, csv: bool) -> list[Cit
     if csv and isinstance(urls, str):
         urls = split_cell(urls)
     if not isinstance(urls, list):
-        return _bad(line, "wrong_type", f"field {src!r}: expected a list of URLs, found {type(urls).__name__}")
+        return _bad(
+            line,
+            "wrong_type",
+            f"field {src!r}: expected a list of URLs, found {type(urls).__name__}",
+        )
     snips = snippets if isinstance(snippets, list) and len(snippets) == len(urls) else None
     out = []
     for i, u in enumerate(urls):
         if isinstance(u, dict):
             url = next((u[k] for k in _URL_KEYS if k in u), None)
             t, s = u.get("title"), u.get("snippet", u.get("cited_text"))
-            out.append(Cited(url, t if isinstance(t, str) else None, s if isinstance(s, str) else None))
+            out.append(
+                Cited(url, t if isinstance(t, str) else None, s if isinstance(s, str) else None)
+            )
         elif isinstance(u, int) and not isinstance(u, bool):
             return _bad(
                 line,
@@ -137,7 +143,11 @@ def normalize_record(
     if not isinstance(rec, dict):
         return _bad(line, "not_an_object", f"expected a JSON object, found {type(rec).__name__}")
     if "documents" in rec and fm.source("urls") not in rec and fm.source("raw") not in rec:
-        return _bad(line, "white_box_record", "field 'documents': a white-box record; audit it with the white-box log")
+        return _bad(
+            line,
+            "white_box_record",
+            "field 'documents': a white-box record; audit it with the white-box log",
+        )
 
     def get(name: str) -> Any:
         src = fm.source(name)
@@ -165,12 +175,24 @@ def normalize_record(
     else:
         if resp is None:
             need = fm.source("response") or "response"
-            return _bad(line, "missing_field", f"field {need!r}: the answer is missing (map it with --field response=NAME)")
+            return _bad(
+                line,
+                "missing_field",
+                f"field {need!r}: the answer is missing (map it with --field response=NAME)",
+            )
         if not isinstance(resp, str):
-            return _bad(line, "wrong_type", f"field {fm.source('response')!r}: expected the answer text, found {type(resp).__name__}")
+            return _bad(
+                line,
+                "wrong_type",
+                f"field {fm.source('response')!r}: expected the answer text, found {type(resp).__name__}",
+            )
         if urls is None:
             need = fm.source("urls") or "urls"
-            return _bad(line, "missing_field", f"field {need!r}: the cited URLs are missing (an answer citing nothing has an empty list)")
+            return _bad(
+                line,
+                "missing_field",
+                f"field {need!r}: the cited URLs are missing (an answer citing nothing has an empty list)",
+            )
         got = _cites(urls, get("snippets"), fm.source("urls") or "urls", line, csv)
         if isinstance(got, BadRecord):
             return got
@@ -180,7 +202,11 @@ def normalize_record(
     qlang = get("query_lang")
     qlang = norm_lang(qlang) if isinstance(qlang, str) and qlang.strip() else None
     if qlang is None and question is None:
-        return _bad(line, "missing_field", "field 'query_lang': neither the question's language nor the question is given (map them with --field)")
+        return _bad(
+            line,
+            "missing_field",
+            "field 'query_lang': neither the question's language nor the question is given (map them with --field)",
+        )
     rid = get("id")
     rid = str(rid) if rid is not None and not isinstance(rid, dict | list) else str(line)
     ts = get("timestamp")
@@ -189,7 +215,11 @@ def normalize_record(
         m = _MONTH.match(str(ts))
         month = m.group(0) if m else None
     if check_month and month is None:
-        return _bad(line, "bad_timestamp", f"field {fm.source('timestamp') or 'timestamp'!r}: {ts!r} does not start YYYY-MM")
+        return _bad(
+            line,
+            "bad_timestamp",
+            f"field {fm.source('timestamp') or 'timestamp'!r}: {ts!r} does not start YYYY-MM",
+        )
     claimants: list[str] = []
     raw_claim = get("claimants")
     if csv and isinstance(raw_claim, str):
@@ -197,12 +227,22 @@ def normalize_record(
     for c in raw_claim or []:
         code = country_code(c) if isinstance(c, str) else None
         if code is None:
-            return _bad(line, "bad_claimants", f"field {fm.source('claimants')!r}: {c!r} is not a country (ISO code or name)")
+            return _bad(
+                line,
+                "bad_claimants",
+                f"field {fm.source('claimants')!r}: {c!r} is not a country (ISO code or name)",
+            )
         claimants.append(code)
     clangs = get("claimant_langs")
     if csv and isinstance(clangs, str):
         clangs = split_cell(clangs)
-    clangs_t = tuple(norm_lang(x) for x in clangs) if isinstance(clangs, list) and len(clangs) == len(claimants) and all(isinstance(x, str) for x in clangs) else ()
+    clangs_t = (
+        tuple(norm_lang(x) for x in clangs)
+        if isinstance(clangs, list)
+        and len(clangs) == len(claimants)
+        and all(isinstance(x, str) for x in clangs)
+        else ()
+    )
     group = get("group")
     territory = get("territory")
     return Answer(

@@ -20,7 +20,13 @@ import pyarrow.parquet as pq
 
 from .run import BlackboxResult
 
-__all__ = ["write_blackbox", "write_record", "render_markdown", "BLACKBOX_FILES", "comparison_sentence"]
+__all__ = [
+    "write_blackbox",
+    "write_record",
+    "render_markdown",
+    "BLACKBOX_FILES",
+    "comparison_sentence",
+]
 
 BLACKBOX_FILES: tuple[str, ...] = (
     "audit.json", "audit.md", "answers.csv", "shares.csv", "claimants.csv", "comparisons.csv",
@@ -75,7 +81,10 @@ def comparison_sentence(r: Any) -> str:
 def write_record(result: BlackboxResult, out: Path) -> Path:
     """Write ``audit.json`` (the run record of a black-box audit)."""
     p = out / "audit.json"
-    p.write_text(json.dumps(result.as_dict(), ensure_ascii=False, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    p.write_text(
+        json.dumps(result.as_dict(), ensure_ascii=False, indent=2, allow_nan=False) + "\n",
+        encoding="utf-8",
+    )
     return p
 
 
@@ -111,7 +120,9 @@ def render_markdown(result: BlackboxResult, *, top: int = 8) -> str:
         "",
     ]
     a = result.answers.copy()
-    a["citing"] = [f"{_pct(x)} {_ci(lo, hi)}" for x, lo, hi in zip(a.citing_share, a.citing_low, a.citing_high)]
+    a["citing"] = [
+        f"{_pct(x)} {_ci(lo, hi)}" for x, lo, hi in zip(a.citing_share, a.citing_low, a.citing_high)
+    ]
     a["per answer"] = [f"{x:.2f}" for x in a.urls_per_answer]
     keys = [c for c in ("model", "query_lang", "month") if c in a.columns]
     lines += _table(a, [*keys, "n_answers", "citing", "per answer", "n_dup", "n_bad_urls", "n_qlang_detected"],
@@ -122,11 +133,27 @@ def render_markdown(result: BlackboxResult, *, top: int = 8) -> str:
         d = sh[sh.dimension == dim]
         if not len(d):
             continue
-        lines += ["", f"## {title}", "", f"Shares × 100 with their intervals; the {top} largest per cell, and `unattributed`.", ""]
+        lines += [
+            "",
+            f"## {title}",
+            "",
+            f"Shares × 100 with their intervals; the {top} largest per cell, and `unattributed`.",
+            "",
+        ]
         rank = d.groupby(keys, sort=False)["count"].rank(method="first", ascending=False)
-        keep = d[(rank <= top) | (d.category == "unattributed")].sort_values([*keys, "count"], ascending=[True] * len(keys) + [False], kind="stable")
-        keep = keep.assign(share_ci=[f"{_pct(x)} {_ci(lo, hi)}" for x, lo, hi in zip(keep.share, keep.low, keep.high)])
-        lines += _table(keep, [*keys, "category", "count", "n_urls", "share_ci"], [*keys, dim, "URLs", "of", "share % [95% CI]"])
+        keep = d[(rank <= top) | (d.category == "unattributed")].sort_values(
+            [*keys, "count"], ascending=[True] * len(keys) + [False], kind="stable"
+        )
+        keep = keep.assign(
+            share_ci=[
+                f"{_pct(x)} {_ci(lo, hi)}" for x, lo, hi in zip(keep.share, keep.low, keep.high)
+            ]
+        )
+        lines += _table(
+            keep,
+            [*keys, "category", "count", "n_urls", "share_ci"],
+            [*keys, dim, "URLs", "of", "share % [95% CI]"],
+        )
     c = result.comparisons
     lines += ["", "## Comparisons", ""]
     if s.get("comparisons_note"):
@@ -139,14 +166,22 @@ def render_markdown(result: BlackboxResult, *, top: int = 8) -> str:
             lines.append(f"- {mark}{comparison_sentence(r)}{mark}")
     if s["skipped_by_reason"] or s["urls_skipped_by_reason"]:
         lines += ["", "## Skipped", "", "| what | reason | count | first |", "|---|---|---|---|"]
-        for what, block in (("record", s["skipped_by_reason"]), ("URL", s["urls_skipped_by_reason"])):
+        for what, block in (
+            ("record", s["skipped_by_reason"]),
+            ("URL", s["urls_skipped_by_reason"]),
+        ):
             for reason, v in block.items():
-                first = "; ".join(f"line {e['line']} {e.get('field') or ''}: {e['message']}" for e in v["examples"][:2]).replace("|", "\\|")
+                first = "; ".join(
+                    f"line {e['line']} {e.get('field') or ''}: {e['message']}"
+                    for e in v["examples"][:2]
+                ).replace("|", "\\|")
                 lines.append(f"| {what} | {reason} | {v['count']} | {first} |")
     return "\n".join(lines) + "\n"
 
 
-def write_blackbox(result: BlackboxResult, out_dir: str | os.PathLike[str], *, plots: bool = True) -> dict[str, Path]:
+def write_blackbox(
+    result: BlackboxResult, out_dir: str | os.PathLike[str], *, plots: bool = True
+) -> dict[str, Path]:
     """Write every file into ``out_dir``; returns ``{name: path}`` (plots as ``plot:<name>``)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -162,8 +197,12 @@ def write_blackbox(result: BlackboxResult, out_dir: str | os.PathLike[str], *, p
     paths["answers.parquet"] = out / "answers.parquet"
     urls = result.data.urls
     take = pa.array(urls["answer"].to_numpy())
-    cit = urls.append_column("line", ans["line"].take(take)).append_column("id", ans["id"].take(take))
-    cit = cit.append_column("model", ans["model"].take(take)).append_column("query_lang", ans["query_lang"].take(take))
+    cit = urls.append_column("line", ans["line"].take(take)).append_column(
+        "id", ans["id"].take(take)
+    )
+    cit = cit.append_column("model", ans["model"].take(take)).append_column(
+        "query_lang", ans["query_lang"].take(take)
+    )
     pq.write_table(cit, out / "citations.parquet")
     paths["citations.parquet"] = out / "citations.parquet"
     if plots:

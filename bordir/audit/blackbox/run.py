@@ -42,7 +42,7 @@ from .lists import DomainLists
 from .publishers import load_publishers
 from .reader import SAMPLE, detect_format, log_kind
 from .records import REASONS
-from .shares import ShareOptions, UNATTRIBUTED, answer_table, share_table, url_categories
+from .shares import UNATTRIBUTED, ShareOptions, answer_table, share_table, url_categories
 from .urls import URL_REASONS
 
 __all__ = ["BlackboxOptions", "BlackboxResult", "run_blackbox_audit", "MIN_CLUSTERS"]
@@ -137,7 +137,10 @@ def _focus(data: Ingested, wanted: tuple[str, ...] | None) -> tuple[tuple[str, .
 
 
 def run_blackbox_audit(
-    path: str | os.PathLike[str], options: BlackboxOptions | None = None, *, on_skip: Skip | None = None
+    path: str | os.PathLike[str],
+    options: BlackboxOptions | None = None,
+    *,
+    on_skip: Skip | None = None,
 ) -> BlackboxResult:
     """Audit a black-box log (see the module docs and ``docs/audit.md``)."""
     o = options if options is not None else BlackboxOptions()
@@ -152,22 +155,41 @@ def run_blackbox_audit(
     lists = DomainLists.load(o.domains)
     reg = load_publishers(o.publishers)
     att = Attributor(reg, lists)
-    data = ingest(path, fmt, fm, att, check_month=o.group_by_month, on_skip=on_skip, max_examples=o.max_examples, resolved=o.resolved)
+    data = ingest(
+        path,
+        fmt,
+        fm,
+        att,
+        check_month=o.group_by_month,
+        on_skip=on_skip,
+        max_examples=o.max_examples,
+        resolved=o.resolved,
+    )
     t_read = time.perf_counter() - t0
     has_groups = data.answers["group"].null_count < data.answers.num_rows
     cluster = o.cluster or ("group" if has_groups else "answer")
-    so = ShareOptions(by_month=o.group_by_month, cluster=cluster, conf=o.conf, min_clusters=o.min_clusters)
+    so = ShareOptions(
+        by_month=o.group_by_month, cluster=cluster, conf=o.conf, min_clusters=o.min_clusters
+    )
     cats = url_categories(data.answers, data.urls, tuple(lists.domains))
     focus, why = _focus(data, o.compare_countries)
     shares = share_table(data.answers, data.urls, cats, so, focus={"country": focus})
     answers = answer_table(data.answers, so)
     claim = claimant_table(data.answers, data.urls, so)
-    measures = [Measure("relation", "own"), Measure("relation", "en"), *(Measure("country", c) for c in focus)]
+    measures = [
+        Measure("relation", "own"),
+        Measure("relation", "en"),
+        *(Measure("country", c) for c in focus),
+    ]
     if any(data.answers["claimants"].to_pylist()):
         measures += [Measure("claimant", "own_claimant"), Measure("claimant", "other_claimant")]
     measures += [Measure("list", label) for label in lists.domains]
     co = CompareOptions(o.n_resamples, o.n_permutations, seed, o.conf, o.min_clusters, o.alpha)
-    comparisons = compare_all(data.answers, data.urls, cats, measures, co) if has_groups else compare_all(data.answers, data.urls, cats, [], co)
+    comparisons = (
+        compare_all(data.answers, data.urls, cats, measures, co)
+        if has_groups
+        else compare_all(data.answers, data.urls, cats, [], co)
+    )
     t_stats = time.perf_counter() - t0 - t_read
     n_urls = data.urls.num_rows
     unattributed = sum(1 for c in data.urls["country"].to_pylist() if c is None)
@@ -188,21 +210,33 @@ def run_blackbox_audit(
         "urls_repeated_in_answer": int(sum(data.answers["n_dup"].to_pylist())),
         "urls_skipped": sum(data.url_skipped.values()),
         "urls_skipped_by_reason": {
-            r: {"count": n, "description": URL_REASONS.get(r, r), "examples": data.examples.get(r, [])}
+            r: {
+                "count": n,
+                "description": URL_REASONS.get(r, r),
+                "examples": data.examples.get(r, []),
+            }
             for r, n in data.url_skipped.most_common()
         },
         "unattributed_country": unattributed,
-        "unresolved_redirects": sum(1 for r in data.urls["country_rule"].to_pylist() if r == "unresolved_redirect"),
+        "unresolved_redirects": sum(
+            1 for r in data.urls["country_rule"].to_pylist() if r == "unresolved_redirect"
+        ),
         "hosts": data.hosts,
         "detected_query_lang": data.detected_qlang,
         "snippets_detected": data.snippets_detected,
         "question_groups": has_groups,
         "cluster": cluster,
         "cluster_note": f"clusters: {'question group' if cluster == 'group' else 'answer'}"
-        + ("" if o.cluster else " (chosen: the log " + ("has" if has_groups else "has no") + " question groups)"),
+        + (
+            ""
+            if o.cluster
+            else " (chosen: the log " + ("has" if has_groups else "has no") + " question groups)"
+        ),
         "compared_countries": list(focus),
         "compared_countries_why": why,
-        "comparisons_note": "" if has_groups else "no question-group field: no paired comparison (map one with --field group=NAME)",
+        "comparisons_note": ""
+        if has_groups
+        else "no question-group field: no paired comparison (map one with --field group=NAME)",
         "seconds": {"read_and_attribute": round(t_read, 3), "statistics": round(t_stats, 3)},
     }
     settings = {

@@ -34,7 +34,16 @@ import pyarrow as pa
 from .countries import countries
 from .wilson import wilson_from_sums
 
-__all__ = ["DIMENSIONS", "UNATTRIBUTED", "ShareOptions", "url_categories", "cell_codes", "share_table", "answer_table", "cluster_keys"]
+__all__ = [
+    "DIMENSIONS",
+    "UNATTRIBUTED",
+    "ShareOptions",
+    "url_categories",
+    "cell_codes",
+    "share_table",
+    "answer_table",
+    "cluster_keys",
+]
 
 DIMENSIONS: tuple[str, ...] = ("country", "lang", "relation", "list", "claimant")
 UNATTRIBUTED = "unattributed"
@@ -75,7 +84,11 @@ def url_categories(
     labels, codes = np.unique(lang, return_inverse=True)
     out["lang"] = (rows, codes, labels.tolist())
     qlang = _col(answers, "query_lang").astype(str)[ans] if n else np.zeros(0, dtype=str)
-    rel = np.where(lang == UNATTRIBUTED, UNATTRIBUTED, np.where(lang == qlang, "own", np.where(lang == "en", "en", "other")))
+    rel = np.where(
+        lang == UNATTRIBUTED,
+        UNATTRIBUTED,
+        np.where(lang == qlang, "own", np.where(lang == "en", "en", "other")),
+    )
     cats = list(ALWAYS["relation"])
     out["relation"] = (rows, np.array([cats.index(x) for x in rel], dtype=np.int64), cats)
     lcats = [*lists, "none"]
@@ -104,7 +117,9 @@ def _claimant_categories(
     claim = answers["claimants"].to_pylist()
     clangs = answers["claimant_langs"].to_pylist()
     aq = answers["query_lang"].to_pylist()
-    own = [own_claimants(c or [], cl or [], q) if c else set() for c, cl, q in zip(claim, clangs, aq)]
+    own = [
+        own_claimants(c or [], cl or [], q) if c else set() for c, cl, q in zip(claim, clangs, aq)
+    ]
     rows, codes = [], []
     for i, (a, c) in enumerate(zip(ans, country)):
         cl = claim[a]
@@ -125,7 +140,9 @@ def _claimant_categories(
 
 def cell_codes(answers: pa.Table, by_month: bool, pooled: bool) -> tuple[np.ndarray, pd.DataFrame]:
     """Each answer's cell code and the cells (``model``, ``query_lang`` [, ``month``]); ``pooled``: query_lang ``*``."""
-    df = pd.DataFrame({"model": answers["model"].to_pylist(), "query_lang": answers["query_lang"].to_pylist()})
+    df = pd.DataFrame(
+        {"model": answers["model"].to_pylist(), "query_lang": answers["query_lang"].to_pylist()}
+    )
     if pooled:
         df["query_lang"] = "*"
     if by_month:
@@ -144,7 +161,7 @@ def cluster_keys(answers: pa.Table, cluster: str) -> np.ndarray:
     groups = answers["group"].to_pylist()
     keys = [g if g is not None else f"\x00answer:{i}" for i, g in enumerate(groups)]
     codes, _ = pd.factorize(pd.Series(keys, dtype=object))
-    return codes.astype(np.int64)
+    return np.asarray(codes, dtype=np.int64)
 
 
 def share_table(
@@ -192,7 +209,9 @@ def share_table(
             idx = np.flatnonzero(want)
             idx = idx[n[idx // K] > 0]  # a cell citing nothing is in the answers table only
             ci, kk2 = idx // K, idx % K
-            est, lo, hi = wilson_from_sums(x[idx], saa[idx], sab[idx], n[ci], s2[ci], g[ci], options.conf)
+            est, lo, hi = wilson_from_sums(
+                x[idx], saa[idx], sab[idx], n[ci], s2[ci], g[ci], options.conf
+            )
             few = g[ci] < options.min_clusters
             df = cells.iloc[ci].reset_index(drop=True)
             df["dimension"] = dim
@@ -207,16 +226,25 @@ def share_table(
             df["status"] = np.where(few, "too few to judge", "ok")
             frames.append(df)
     out = pd.concat(frames, ignore_index=True)
-    return out.sort_values(["model", "query_lang", "dimension", "count"], ascending=[True, True, True, False], kind="stable").reset_index(drop=True)
+    return out.sort_values(
+        ["model", "query_lang", "dimension", "count"],
+        ascending=[True, True, True, False],
+        kind="stable",
+    ).reset_index(drop=True)
 
 
 def answer_table(answers: pa.Table, options: ShareOptions) -> pd.DataFrame:
     """Per cell: answers, the share citing ≥ 1 URL (cluster Wilson), citations per answer, repeats, bad URLs, detections."""
     n_urls = answers["n_urls"].to_numpy().astype(float)
     clus = cluster_keys(answers, options.cluster)
-    cols = {c: answers[c].to_numpy(zero_copy_only=False).astype(float) for c in ("n_cited", "n_dup", "n_bad_urls")}
+    cols = {
+        c: answers[c].to_numpy(zero_copy_only=False).astype(float)
+        for c in ("n_cited", "n_dup", "n_bad_urls")
+    }
     detected = np.asarray(answers["qlang_detected"].to_pylist(), dtype=float)
-    cost = np.asarray([c if c is not None else 0.0 for c in answers["cost_usd"].to_pylist()], dtype=float)
+    cost = np.asarray(
+        [c if c is not None else 0.0 for c in answers["cost_usd"].to_pylist()], dtype=float
+    )
     frames = []
     for pooled in (False, True):
         cell, cells = cell_codes(answers, options.by_month, pooled)
@@ -245,7 +273,9 @@ def answer_table(answers: pa.Table, options: ShareOptions) -> pd.DataFrame:
         df["urls_per_answer"] = np.bincount(cell, weights=n_urls, minlength=ncell) / n
         df["cited_per_answer"] = np.bincount(cell, weights=cols["n_cited"], minlength=ncell) / n
         df["n_dup"] = np.bincount(cell, weights=cols["n_dup"], minlength=ncell).astype(int)
-        df["n_bad_urls"] = np.bincount(cell, weights=cols["n_bad_urls"], minlength=ncell).astype(int)
+        df["n_bad_urls"] = np.bincount(cell, weights=cols["n_bad_urls"], minlength=ncell).astype(
+            int
+        )
         df["n_qlang_detected"] = np.bincount(cell, weights=detected, minlength=ncell).astype(int)
         df["cost_usd"] = np.bincount(cell, weights=cost, minlength=ncell)
         df["status"] = np.where(few, "too few to judge", "ok")

@@ -59,7 +59,9 @@ TRACKING_PARAMS: frozenset[str] = frozenset(
 REDIRECT_HOSTS: frozenset[str] = frozenset({"vertexaisearch.cloud.google.com"})
 """Hosts whose URLs are redirects to the real source (Gemini's grounding links): unresolved offline."""
 
-_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):(//)?([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#.*)?$", re.S)
+_URL = re.compile(
+    r"^([A-Za-z][A-Za-z0-9+.\-]*):(//)?([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#.*)?$", re.S
+)
 _UNSAFE = frozenset({"javascript", "data", "vbscript", "blob"})
 
 
@@ -124,7 +126,11 @@ def clean_query(query: str) -> str:
     if not query:
         return ""
     pairs = parse_qsl(query, keep_blank_values=True)
-    kept = [(k, v) for k, v in pairs if not (k.lower().startswith("utm_") or k.lower() in TRACKING_PARAMS)]
+    kept = [
+        (k, v)
+        for k, v in pairs
+        if not (k.lower().startswith("utm_") or k.lower() in TRACKING_PARAMS)
+    ]
     if len(kept) == len(pairs):
         return query
     return urlencode(kept)

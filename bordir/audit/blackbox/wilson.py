@@ -46,7 +46,11 @@ def _t_column(g: np.ndarray, conf: float) -> np.ndarray:
     """Student's t quantile with ``max(G − 1, 1)`` degrees of freedom, per row (each distinct G once)."""
     df = np.maximum(np.asarray(g, dtype=np.int64) - 1, 1)
     uniq, inv = np.unique(df, return_inverse=True)
-    return np.array([t_quantile(conf, int(d)) for d in uniq], dtype=float)[inv] if len(df) else np.zeros(0)
+    return (
+        np.array([t_quantile(conf, int(d)) for d in uniq], dtype=float)[inv]
+        if len(df)
+        else np.zeros(0)
+    )
 
 
 def wilson_from_sums(
@@ -66,7 +70,9 @@ def wilson_from_sums(
     n, s2, g = (np.asarray(v, dtype=float) for v in (n, s2, g))
     with np.errstate(divide="ignore", invalid="ignore"):
         p = np.where(n > 0, x / n, np.nan)
-        v = np.maximum(saa - 2 * p * sab + p * p * s2, 0.0) * np.where(g > 1, g / np.maximum(g - 1, 1), 1.0)
+        v = np.maximum(saa - 2 * p * sab + p * p * s2, 0.0) * np.where(
+            g > 1, g / np.maximum(g - 1, 1), 1.0
+        )
         vbin = p * (1 - p) * s2
         kappa = np.where(vbin > 1e-15, np.minimum(1.0, v / np.where(vbin > 1e-15, vbin, 1.0)), 1.0)
         if floor:

@@ -56,12 +56,18 @@ class SearchBackend(Backend):
     default_url: ClassVar[str] = ""
     max_concurrency: ClassVar[int] = 4
 
-    def __init__(self, model: str, *, base_url: str | None = None, timeout: float = 120.0, **options: Any) -> None:
+    def __init__(
+        self, model: str, *, base_url: str | None = None, timeout: float = 120.0, **options: Any
+    ) -> None:
         for name in ("api_key", "key", "token"):
             if name in options:
-                raise ConfigError(f"the {self.provider} API key is read only from the environment ({' or '.join(KEY_ENV[self.provider])})")
+                raise ConfigError(
+                    f"the {self.provider} API key is read only from the environment ({' or '.join(KEY_ENV[self.provider])})"
+                )
         super().__init__(model, **options)
-        self.base_url = (base_url or os.environ.get(URL_ENV[self.provider]) or self.default_url).rstrip("/")
+        self.base_url = (
+            base_url or os.environ.get(URL_ENV[self.provider]) or self.default_url
+        ).rstrip("/")
         self.timeout = timeout
         self._key: str | None = None
 
@@ -80,7 +86,9 @@ class SearchBackend(Backend):
                     self._key = v
                     break
             else:
-                raise ConfigError(f"the {self.provider} API needs a key: export {' or '.join(KEY_ENV[self.provider])} (keys are read only from the environment)")
+                raise ConfigError(
+                    f"the {self.provider} API needs a key: export {' or '.join(KEY_ENV[self.provider])} (keys are read only from the environment)"
+                )
         return self._key
 
     def secrets(self) -> tuple[str, ...]:
@@ -95,10 +103,17 @@ class SearchBackend(Backend):
     def generate(self, request: GenerationRequest) -> GenerationResult:
         return self.generate_within(request, None)
 
-    def generate_within(self, request: GenerationRequest, timeout: float | None) -> GenerationResult:
+    def generate_within(
+        self, request: GenerationRequest, timeout: float | None
+    ) -> GenerationResult:
         limit = self.timeout if timeout is None else min(self.timeout, max(0.001, timeout))
         data = json.dumps(self.body(request), ensure_ascii=False).encode("utf-8")
-        req = urllib.request.Request(self.url(), data=data, method="POST", headers={"Content-Type": "application/json", **self.headers()})
+        req = urllib.request.Request(
+            self.url(),
+            data=data,
+            method="POST",
+            headers={"Content-Type": "application/json", **self.headers()},
+        )
         clean = redactor(self.secrets())
         start = time.perf_counter()
         try:
@@ -130,7 +145,12 @@ class SearchBackend(Backend):
             parsed = parse_response(obj, self.fmt)
         except ValueError as exc:
             raise PermanentError(f"{self.name}: {exc}") from None
-        meta = {"raw": obj, "format": self.fmt, "cost_usd": parsed.cost_usd, "searches": parsed.searches}
+        meta = {
+            "raw": obj,
+            "format": self.fmt,
+            "cost_usd": parsed.cost_usd,
+            "searches": parsed.searches,
+        }
         return GenerationResult(
             text=parsed.answer, model=request.model, input_tokens=parsed.input_tokens,
             output_tokens=parsed.output_tokens, latency_s=latency, finish_reason="stop", meta=meta,
@@ -214,7 +234,11 @@ def search_backend(model: str, **options: Any) -> SearchBackend:
     """The backend of ``api/model`` (:data:`SEARCH_APIS`)."""
     api, sep, name = model.partition("/")
     if not sep or not name:
-        raise ConfigError(f"model {model!r} must be written api/model (e.g. perplexity/sonar); APIs: {', '.join(SEARCH_APIS)}")
+        raise ConfigError(
+            f"model {model!r} must be written api/model (e.g. perplexity/sonar); APIs: {', '.join(SEARCH_APIS)}"
+        )
     if api not in SEARCH_APIS:
-        raise ConfigError(f"unknown search API {api!r} in {model!r}; known: {', '.join(SEARCH_APIS)}")
+        raise ConfigError(
+            f"unknown search API {api!r} in {model!r}; known: {', '.join(SEARCH_APIS)}"
+        )
     return SEARCH_APIS[api](name, **options)

@@ -47,7 +47,9 @@ class Question:
     claimant_langs: tuple[str, ...] = ()
 
 
-def borderlines_questions(ds: Any, territories: Sequence[str], langs: Sequence[str] | None = None) -> list[Question]:
+def borderlines_questions(
+    ds: Any, territories: Sequence[str], langs: Sequence[str] | None = None
+) -> list[Question]:
     """The questions of ``territories`` (``["all"]``: every one) in their claimants' languages + English, or ``langs``."""
     names = [t.name for t in ds.territories] if list(territories) == ["all"] else list(territories)
     out: list[Question] = []
@@ -67,9 +69,13 @@ def borderlines_questions(ds: Any, territories: Sequence[str], langs: Sequence[s
             q = by_lang.get(lang)
             if q is None:
                 continue
-            out.append(Question(f"{name}:{lang}", name, lang, q.text, name, tuple(codes), tuple(clangs)))
+            out.append(
+                Question(f"{name}:{lang}", name, lang, q.text, name, tuple(codes), tuple(clangs))
+            )
     if not out:
-        raise ConfigError(f"no question: the dataset has no query of {', '.join(names)} in {', '.join(langs or ['the claimants languages'])}")
+        raise ConfigError(
+            f"no question: the dataset has no query of {', '.join(names)} in {', '.join(langs or ['the claimants languages'])}"
+        )
     return out
 
 
@@ -92,7 +98,9 @@ def _rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
             except ValueError:
                 raise DataError("not valid JSON", path=path, line=i) from None
             if not isinstance(obj, dict):
-                raise DataError("expected a JSON object with group, lang and question", path=path, line=i)
+                raise DataError(
+                    "expected a JSON object with group, lang and question", path=path, line=i
+                )
             rows.append((i, obj))
     return rows
 
@@ -107,10 +115,17 @@ def file_questions(path: str | os.PathLike[str]) -> list[Question]:
     for line, r in _rows(p):
         for name in ("group", "lang", "question"):
             if not isinstance(r.get(name), str | int) or str(r.get(name)).strip() == "":
-                raise DataError(f"field {name!r} is missing (a question file has group, lang, question)", path=p, line=line, field=name)
+                raise DataError(
+                    f"field {name!r} is missing (a question file has group, lang, question)",
+                    path=p,
+                    line=line,
+                    field=name,
+                )
         group, lang = str(r["group"]), norm_lang(str(r["lang"]))
         if (group, lang) in seen:
-            raise DataError(f"question group {group!r} has two questions in {lang!r}", path=p, line=line)
+            raise DataError(
+                f"question group {group!r} has two questions in {lang!r}", path=p, line=line
+            )
         seen.add((group, lang))
         claim = r.get("claimants") or []
         claim = split_cell(claim) if isinstance(claim, str) else claim
@@ -118,13 +133,28 @@ def file_questions(path: str | os.PathLike[str]) -> list[Question]:
         for c in claim:
             code = country_code(str(c))
             if code is None:
-                raise DataError(f"field 'claimants': {c!r} is not a country (ISO code or name)", path=p, line=line, field="claimants")
+                raise DataError(
+                    f"field 'claimants': {c!r} is not a country (ISO code or name)",
+                    path=p,
+                    line=line,
+                    field="claimants",
+                )
             codes.append(code)
         cl = r.get("claimant_langs") or []
         cl = split_cell(cl) if isinstance(cl, str) else cl
         clangs = tuple(norm_lang(str(x)) for x in cl) if len(cl) == len(codes) else ()
         terr = r.get("territory")
-        out.append(Question(f"{group}:{lang}", group, lang, str(r["question"]), str(terr) if terr else None, tuple(codes), clangs))
+        out.append(
+            Question(
+                f"{group}:{lang}",
+                group,
+                lang,
+                str(r["question"]),
+                str(terr) if terr else None,
+                tuple(codes),
+                clangs,
+            )
+        )
     if not out:
         raise DataError("the question file holds no question", path=p)
     return out

@@ -36,7 +36,14 @@ from ..providers import parse_response
 from .apis import search_backend
 from .questions import Question
 
-__all__ = ["SEARCH_PRICES", "SearchPrice", "CollectPlan", "CollectResult", "plan_collect", "collect"]
+__all__ = [
+    "SEARCH_PRICES",
+    "SearchPrice",
+    "CollectPlan",
+    "CollectResult",
+    "plan_collect",
+    "collect",
+]
 
 
 @dataclass(frozen=True)
@@ -51,10 +58,34 @@ class SearchPrice:
 
 
 SEARCH_PRICES: dict[str, SearchPrice] = {
-    "openai-search": SearchPrice(0.40, 1.60, 0.010, 8000, "https://openai.com/api/pricing/ (gpt-4.1-mini; web search tool call)"),
-    "perplexity": SearchPrice(1.00, 1.00, 0.005, 0, "https://docs.perplexity.ai/getting-started/pricing (sonar; request fee, low context)"),
-    "gemini": SearchPrice(0.30, 2.50, 0.035, 0, "https://ai.google.dev/gemini-api/docs/pricing (2.5 Flash; grounding with Google Search)"),
-    "anthropic": SearchPrice(3.00, 15.00, 0.010, 10000, "https://docs.anthropic.com/en/docs/about-claude/pricing (Sonnet; web search)"),
+    "openai-search": SearchPrice(
+        0.40,
+        1.60,
+        0.010,
+        8000,
+        "https://openai.com/api/pricing/ (gpt-4.1-mini; web search tool call)",
+    ),
+    "perplexity": SearchPrice(
+        1.00,
+        1.00,
+        0.005,
+        0,
+        "https://docs.perplexity.ai/getting-started/pricing (sonar; request fee, low context)",
+    ),
+    "gemini": SearchPrice(
+        0.30,
+        2.50,
+        0.035,
+        0,
+        "https://ai.google.dev/gemini-api/docs/pricing (2.5 Flash; grounding with Google Search)",
+    ),
+    "anthropic": SearchPrice(
+        3.00,
+        15.00,
+        0.010,
+        10000,
+        "https://docs.anthropic.com/en/docs/about-claude/pricing (Sonnet; web search)",
+    ),
 }
 """Worst-case prices per API (as of 2026-07; edit me, or pass ``prices=``): list prices of the default model of each."""
 
@@ -108,7 +139,9 @@ def _spent(call: Call, r: GenerationResult, prices: dict[str, SearchPrice]) -> f
         return float(reported)
     p = prices[call.model.split("/", 1)[0]]
     searches = r.meta.get("searches") or 1
-    return ((r.input_tokens or 0) * p.input + (r.output_tokens or 0) * p.output) / 1e6 + searches * p.per_search
+    return (
+        (r.input_tokens or 0) * p.input + (r.output_tokens or 0) * p.output
+    ) / 1e6 + searches * p.per_search
 
 
 def plan_collect(
@@ -127,7 +160,9 @@ def plan_collect(
                 req = GenerationRequest(model=m, messages=(Message("user", q.text),), max_tokens=max_tokens,
                                         extra=(("sample", str(k)), ("search", "web")))  # fmt: skip
                 calls.append(Call(q, m, k, req))
-    cached_keys = cache.contains_keys({c.request.cache_key() for c in calls}) if cache is not None else set()
+    cached_keys = (
+        cache.contains_keys({c.request.cache_key() for c in calls}) if cache is not None else set()
+    )
     worst: dict[str, float] = {}
     n_cached = 0
     for c in calls:
@@ -195,7 +230,14 @@ def collect(
                     res.stopped = (f"cost cap: {res.spent_usd:.4f} USD spent, the next {len(part)} calls may cost up to "
                                    f"{worst:.4f}; --max-cost {max_cost:g} reached")  # fmt: skip
                     break
-                got = execute(backend, [c.request for c in part], options=options, cache=cache, progress=progress, desc=model)
+                got = execute(
+                    backend,
+                    [c.request for c in part],
+                    options=options,
+                    cache=cache,
+                    progress=progress,
+                    desc=model,
+                )
                 for c, r in zip(part, got):
                     results[c.request.cache_key()] = r
                     res.spent_usd += _spent(c, r, prices)
@@ -203,13 +245,19 @@ def collect(
             backend.close()
     lines = []
     for c in plan.calls:
-        r = results.get(c.request.cache_key())
-        if r is None:
+        got_r = results.get(c.request.cache_key())
+        if got_r is None:
             continue
-        if not r.ok:
-            res.failed.append({"id": f"{c.question.id}:{c.model}:{c.sample}", "model": c.model, "error": r.error})
+        if not got_r.ok:
+            res.failed.append(
+                {
+                    "id": f"{c.question.id}:{c.model}:{c.sample}",
+                    "model": c.model,
+                    "error": got_r.error,
+                }
+            )
             continue
-        lines.append(json.dumps(_record(c, r), ensure_ascii=False))
+        lines.append(json.dumps(_record(c, got_r), ensure_ascii=False))
         res.answered += 1
     atomic_write_text(Path(out), "\n".join(lines) + ("\n" if lines else ""))
     return res

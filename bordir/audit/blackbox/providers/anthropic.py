@@ -60,8 +60,12 @@ class Anthropic:
                 texts.append(text_of(block.get("text")) or "")
                 for c in block.get("citations") or []:
                     if isinstance(c, dict) and c.get("type") == "web_search_result_location":
-                        cited.append(Cited(c.get("url"), text_of(c.get("title")), text_of(c.get("cited_text"))))
-        usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
+                        cited.append(
+                            Cited(
+                                c.get("url"), text_of(c.get("title")), text_of(c.get("cited_text"))
+                            )
+                        )
+        usage: dict[str, Any] = obj["usage"] if isinstance(obj.get("usage"), dict) else {}
         stu = usage.get("server_tool_use")
         searches = stu.get("web_search_requests") if isinstance(stu, dict) else tool_calls
         urls = {c.url for c in cited if isinstance(c.url, str)}

@@ -20,11 +20,19 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from ....registry import Registry
 
-__all__ = ["Cited", "ParsedResponse", "Reader", "FORMATS", "detect_format", "parse_response", "text_of"]
+__all__ = [
+    "Cited",
+    "ParsedResponse",
+    "Reader",
+    "FORMATS",
+    "detect_format",
+    "parse_response",
+    "text_of",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,4 +117,4 @@ def parse_response(obj: dict[str, Any], fmt: str | None = None) -> ParsedRespons
             f"not the response of a known search API ({', '.join(FORMATS.names())}): "
             f"no reader recognises its fields {sorted(obj)[:8]}"
         )
-    return FORMATS.get(name)().parse(obj)
+    return cast("ParsedResponse", FORMATS.get(name)().parse(obj))

@@ -38,7 +38,9 @@ class OpenAIResponses:
         out = obj.get("output")
         return obj.get("object") == "response" or (
             isinstance(out, list)
-            and any(isinstance(i, dict) and i.get("type") in ("message", "web_search_call") for i in out)
+            and any(
+                isinstance(i, dict) and i.get("type") in ("message", "web_search_call") for i in out
+            )
         )
 
     def parse(self, obj: dict[str, Any]) -> ParsedResponse:
@@ -63,7 +65,7 @@ class OpenAIResponses:
                     for a in part.get("annotations") or []:
                         if isinstance(a, dict) and a.get("type") == "url_citation":
                             cited.append(Cited(a.get("url"), text_of(a.get("title"))))
-        usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
+        usage: dict[str, Any] = obj["usage"] if isinstance(obj.get("usage"), dict) else {}
         urls = {c.url for c in cited if isinstance(c.url, str)}
         return ParsedResponse(
             "openai-responses",

@@ -41,12 +41,16 @@ class Perplexity:
 
     def detect(self, obj: dict[str, Any]) -> bool:
         return isinstance(obj.get("choices"), list) and (
-            "search_results" in obj or "citations" in obj or str(obj.get("model", "")).startswith("sonar")
+            "search_results" in obj
+            or "citations" in obj
+            or str(obj.get("model", "")).startswith("sonar")
         )
 
     def parse(self, obj: dict[str, Any]) -> ParsedResponse:
         choices = obj.get("choices") or []
-        msg = (choices[0] or {}).get("message") if choices and isinstance(choices[0], dict) else None
+        msg = (
+            (choices[0] or {}).get("message") if choices and isinstance(choices[0], dict) else None
+        )
         answer = text_of((msg or {}).get("content")) or ""
         results = obj.get("search_results")
         cites = obj.get("citations")
@@ -55,14 +59,16 @@ class Perplexity:
         if isinstance(results, list) and results:
             for r in results:
                 if isinstance(r, dict):
-                    cited.append(Cited(r.get("url"), text_of(r.get("title")), text_of(r.get("snippet"))))
+                    cited.append(
+                        Cited(r.get("url"), text_of(r.get("title")), text_of(r.get("snippet")))
+                    )
                 else:
                     cited.append(Cited(r))
             note = "search_results"
         elif isinstance(cites, list) and cites:
             cited = [Cited(u) for u in cites]
             note = "citations"
-        usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
+        usage: dict[str, Any] = obj["usage"] if isinstance(obj.get("usage"), dict) else {}
         cost = usage.get("cost")
         total = cost.get("total_cost") if isinstance(cost, dict) else None
         problem = None

@@ -187,8 +187,8 @@ def list_publishers() -> list[dict[str, str]]:
     """``domain, name, country, type, lang, source`` per entry of the black-box audit's publisher registry.
 
     Example:
-        >>> rows = list_publishers()
-        >>> [r for r in rows if r["domain"] == "rt.com"][0]["country"], all(r["source"].startswith("https://") for r in rows)
+        >>> rt = next(r for r in list_publishers() if r["domain"] == "rt.com")
+        >>> rt["country"], rt["source"].startswith("https://")
         ('RU', True)
     """
     from .audit.blackbox.publishers import load_publishers

@@ -11,7 +11,7 @@ import click
 from . import _options as opt
 from ._output import echo_json
 
-__all__ = ["collect_cmd"]
+__all__ = ["collect_cmd", "resolve_cmd"]
 
 
 @click.command("collect")
@@ -153,3 +153,59 @@ def collect_cmd(
         click.echo(
             f"first failure: {res.failed[0]['id']}: {res.failed[0]['error']} (a re-run retries the failed calls)"
         )
+
+
+@click.command("resolve")
+@click.argument("logs", type=click.Path(path_type=str))
+@opt.choice(
+    "--format",
+    ["jsonl", "parquet", "csv"],
+    dest="fmt",
+    help="Log format (default: from the file name).",
+)
+@opt.repeatable("--field", "fields", "NAME=FIELD, as for `bordir audit LOGS`.")
+@click.option(
+    "--rewrite",
+    "rewrites",
+    multiple=True,
+    metavar="FROM=TO",
+    help="Fetch the URLs starting FROM at TO instead (a mirror, an archive).",
+)
+@click.option("--timeout", type=float, default=20.0, show_default=True, help="Seconds per request.")
+@opt.out_file(
+    "The JSON map {redirect URL: final URL} to write (for `bordir audit LOGS --resolved FILE`)."
+)
+@opt.json("Print the counts as JSON.")
+def resolve_cmd(
+    logs: str,
+    fmt: str | None,
+    fields: tuple[str, ...],
+    rewrites: tuple[str, ...],
+    timeout: float,
+    out: str,
+    as_json: bool,
+) -> None:
+    """Online: follow the redirect URLs a black-box log cites (Gemini's grounding links) and write the map of their final URLs."""
+    from ..audit.blackbox.fields import parse_field_specs
+    from ..audit.blackbox.reader import detect_format
+    from ..audit.blackbox.resolve import redirect_urls, resolve_redirects
+    from ..errors import ConfigError
+
+    rw = {}
+    for spec in rewrites:
+        a, sep, b = spec.partition("=")
+        if not sep or not a or not b:
+            raise ConfigError(f"--rewrite {spec!r}: expected FROM=TO")
+        rw[a] = b
+    urls = redirect_urls(logs, detect_format(logs, fmt), parse_field_specs(fields))
+    resolved, failed = resolve_redirects(urls, timeout=timeout, rewrite=rw)
+    Path(out).write_text(
+        json.dumps(resolved, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
+    info = {"redirects": len(urls), "resolved": len(resolved), "failed": failed, "map": str(out)}
+    if as_json:
+        echo_json(info)
+        return
+    click.echo(
+        f"{len(resolved)} of {len(urls)} redirect URLs resolved ({', '.join(f'{k} {v}' for k, v in failed.items()) or 'none failed'}); map: {out}"
+    )

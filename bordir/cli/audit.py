@@ -313,9 +313,10 @@ def _mismatch_line(answers: pd.DataFrame) -> None:
 
 
 def _attach() -> None:
-    from ._audit_collect import collect_cmd
+    from ._audit_collect import collect_cmd, resolve_cmd
 
     audit_cmd.add_command(collect_cmd)
+    audit_cmd.add_command(resolve_cmd)
 
 
 _attach()

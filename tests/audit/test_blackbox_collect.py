@@ -175,3 +175,49 @@ def test_a_collected_log_of_1000_answers_in_10_languages_is_audited_end_to_end(
     assert gem["share"] == 1.0  # redirects stay unresolved offline
     assert main(["view", str(out)]) == 0
     assert (out / "view.html").stat().st_size > 10_000
+
+
+def test_gemini_redirects_resolve_only_through_the_explicit_online_step(server, tmp_path, capsys):
+    args = _args(server, tmp_path, "--max-cost", "10")
+    args = [a for a in args if not a.startswith(("openai-search/", "perplexity/", "anthropic/"))]
+    args = [
+        a
+        for i, a in enumerate(args)
+        if not (a == "--model" and args[i + 1] != "gemini/gemini-2.5-flash")
+    ]
+    assert main(args) == 0
+    log = tmp_path / "log.jsonl"
+    assert main(["audit", str(log), "--out", str(tmp_path / "a1"), "--no-plots", "--json"]) == 0
+    capsys.readouterr()
+    data = json.loads((tmp_path / "a1" / "audit.json").read_text(encoding="utf-8"))
+    assert data["summary"]["unresolved_redirects"] == data["summary"]["urls"] > 0
+    rw = f"https://vertexaisearch.cloud.google.com={server.url}"
+    assert (
+        main(["audit", "resolve", str(log), "--rewrite", rw, "--out", str(tmp_path / "map.json")])
+        == 0
+    )
+    m = json.loads((tmp_path / "map.json").read_text(encoding="utf-8"))
+    assert m and all(
+        k.startswith("https://vertexaisearch.cloud.google.com/")
+        and not v.startswith("https://vertexaisearch")
+        for k, v in m.items()
+    )
+    assert (
+        main(
+            [
+                "audit",
+                str(log),
+                "--resolved",
+                str(tmp_path / "map.json"),
+                "--out",
+                str(tmp_path / "a2"),
+                "--no-plots",
+            ]
+        )
+        == 0
+    )
+    data = json.loads((tmp_path / "a2" / "audit.json").read_text(encoding="utf-8"))
+    assert (
+        data["summary"]["unresolved_redirects"] == 0
+        and data["summary"]["unattributed_country"] < data["summary"]["urls"]
+    )

@@ -87,7 +87,9 @@ def test_a_cell_opens_on_its_answers_with_attribution_and_rules(audit_dir, brows
     page.fill("#search", "RU")
     page.wait_for_function("+document.getElementById('count').dataset.total < 40")
     page.wait_for_selector("body[data-table-ready='1']")
-    texts = page.evaluate("Array.from(document.querySelectorAll('#samples tbody tr')).map(r => Array.from(r.cells).map(c => c.innerText))")
+    texts = page.evaluate(
+        "Array.from(document.querySelectorAll('#samples tbody tr')).map(r => Array.from(r.cells).map(c => c.innerText))"
+    )
     hit = [i for i, cells in enumerate(texts) if cells[1:5] == ["m", "ru", "country", "RU"]]
     assert hit, texts
     target = page.locator("#samples tbody tr").nth(hit[0])

@@ -17,10 +17,10 @@ from __future__ import annotations
 import os
 import urllib.error
 import urllib.request
-from urllib.parse import urljoin
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import urljoin
 
 from .fields import FieldMap
 from .reader import iter_rows, log_kind

@@ -230,3 +230,19 @@ def test_perplexity_indices_without_urls_are_skipped(tmp_path):
     )
     r = run_blackbox_audit(p, OPTS)
     assert list(r.summary["skipped_by_reason"]) == ["index_without_urls"]
+
+
+def test_the_vectorised_path_gives_the_record_by_record_tables(tmp_path):
+    from bordir.audit.blackbox.attribution import Attributor
+    from bordir.audit.blackbox.fields import FieldMap
+    from bordir.audit.blackbox.ingest import ingest
+
+    recs = [_rec(i, ("ru", "uk", "en")[i % 3], group=i // 3, claimants=["Russia", "UA"],
+                 urls=[f"https://site{i % 7}.ru/a?utm_source=x", "https://en.wikipedia.org/wiki/Crimea", "javascript:x", f"https://site{i % 7}.ru/a"])
+            for i in range(60)] + [_rec(3)]  # fmt: skip
+    p = _write(tmp_path / "log.jsonl", recs)
+    fm = FieldMap.resolve(recs[0].keys() | {"group", "claimants"}, {})
+    fast = ingest(p, "jsonl", fm, Attributor())
+    slow = ingest(p, "jsonl", fm, Attributor(), fast=False)
+    assert fast.answers.equals(slow.answers) and fast.urls.equals(slow.urls)
+    assert fast.skipped == slow.skipped and fast.url_skipped == slow.url_skipped

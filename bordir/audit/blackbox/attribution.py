@@ -46,7 +46,7 @@ from ..._extras import require
 from .countries import tld_country
 from .lists import DomainLists
 from .publishers import Publisher, PublisherRegistry, load_publishers
-from .urllang import url_language
+from .urllang import param_language, path_language, subdomain_language
 from .urls import REDIRECT_HOSTS, clean_query, host_ascii
 
 __all__ = ["HostInfo", "Attributor", "UrlAttribution", "UNDETERMINED", "psl_extractor"]
@@ -125,6 +125,8 @@ class Attributor:
         self._auth: dict[str, tuple[str, int, str]] = {}  # authority -> (reason, host id, masked)
         self._lang: dict[tuple[int, str, str], tuple[str | None, str]] = {}
         self.snippets_detected = 0
+        self._host_cols: dict[str, pa.Array] | None = None
+        self._host_lang: list[tuple[str | None, str, str | None, str, bool]] = []
 
     # ---------------------------------------------------------------- hosts
     def host(self, host: str) -> HostInfo:
@@ -198,6 +200,24 @@ class Attributor:
         out = (reason, -1 if reason else self._host_id(host), masked)
         self._auth[auth] = out
         return out
+
+    def host_columns(self) -> dict[str, pa.Array]:
+        """Every host attributed so far as Arrow columns indexed by host id (taken per URL)."""
+        k = len(self.hosts)
+        if self._host_cols is None or len(self._host_cols["host"]) != k:
+            hs = self.hosts
+            self._host_cols = {
+                "host": pa.array([h.host for h in hs], pa.string()),
+                "domain": pa.array([h.domain for h in hs], pa.string()),
+                "country": pa.array([h.country for h in hs], pa.string()),
+                "country_rule": pa.array([h.rule for h in hs], pa.string()),
+                "kind": pa.array([h.kind for h in hs], pa.string()),
+                "publisher": pa.array(
+                    [h.publisher.name if h.publisher else None for h in hs], pa.string()
+                ),
+                "lists": pa.array([list(h.lists) for h in hs], pa.list_(pa.string())),
+            }
+        return self._host_cols
 
     # ---------------------------------------------------------------- URLs
     def attribute(self, urls: pa.Array, snippets: pa.Array | None = None) -> UrlAttribution:
@@ -285,6 +305,26 @@ class Attributor:
                 vals[i] = vals[i].replace(raw, info[k][2], 1)
         return pa.array(vals, pa.string())
 
+    def _host_langs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per host id: subdomain language and rule, publisher language and rule, subdomains-are-languages."""
+        for h in self.hosts[len(self._host_lang) :]:
+            langsub = h.publisher is not None and h.publisher.lang_subdomains
+            sl, sr = subdomain_language(h.subdomain, langsub)
+            pl = h.publisher.lang if h.publisher is not None and h.publisher.lang else None
+            self._host_lang.append(
+                (
+                    sl,
+                    sr,
+                    pl,
+                    f"publisher:{h.publisher.domain}" if pl and h.publisher else "",
+                    langsub,
+                )
+            )
+        t = self._host_lang
+        return (np.array([x[0] for x in t], dtype=object), np.array([x[1] for x in t], dtype=object),
+                np.array([x[2] for x in t], dtype=object), np.array([x[3] for x in t], dtype=object),
+                np.array([x[4] for x in t], dtype=bool))  # fmt: skip
+
     def _languages(
         self,
         ok: np.ndarray,
@@ -296,30 +336,68 @@ class Attributor:
         lang: np.ndarray,
         lang_rule: np.ndarray,
     ) -> None:
-        seg = pc.extract_regex(path, r"^/?(?P<seg>[^/]*)").field("seg").dictionary_encode()
-        scode = pc.fill_null(seg.indices, 0).to_numpy(zero_copy_only=False).astype(np.int64)
-        segs = seg.dictionary.to_pylist()
-        qc = pc.fill_null(qcodes, 0).to_numpy(zero_copy_only=False).astype(np.int64)
-        qs = qdict.to_pylist()
         rows = np.flatnonzero(ok)
-        key = (host_id[rows].astype(np.int64) * (len(segs) + 1) + scode[rows]) * (len(qs) + 1) + qc[
-            rows
-        ]
-        uniq, inv = np.unique(key, return_inverse=True)
-        found_lang = np.empty(len(uniq), dtype=object)
-        found_rule = np.empty(len(uniq), dtype=object)
-        firsts = np.zeros(len(uniq), dtype=np.int64)
-        firsts[inv[::-1]] = rows[::-1]
-        for j, r in enumerate(firsts):
-            h = self.hosts[host_id[r]]
-            triple = (int(host_id[r]), segs[scode[r]] or "", qs[qc[r]] or "")
-            hit = self._lang.get(triple)
-            if hit is None:
-                hit = url_language(h.host, h.subdomain, "/" + triple[1], triple[2], h.publisher)
-                self._lang[triple] = hit
-            found_lang[j], found_rule[j] = hit
-        lang[rows] = found_lang[inv]
-        lang_rule[rows] = found_rule[inv]
+        if not len(rows):
+            return
+        h_sl, h_sr, h_pl, h_pr, h_ls = self._host_langs()
+        hid = host_id[rows]
+        seg = pc.extract_regex(path, r"^/?(?P<seg>[^/]*)").field("seg").dictionary_encode()
+        segs = seg.dictionary
+        cand = np.flatnonzero(
+            pc.match_substring_regex(
+                segs, r"^([A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?|[A-Za-z]{4,20})$"
+            ).to_numpy(zero_copy_only=False)
+        )
+        s_strict = np.full(len(segs), None, dtype=object)
+        s_amb = np.full(len(segs), None, dtype=object)
+        for k in cand.tolist():
+            token = segs[k].as_py()
+            s_strict[k] = path_language(token)[0]
+            s_amb[k] = path_language(token, True)[0]
+        scode = pc.fill_null(seg.indices, 0).to_numpy(zero_copy_only=False)[rows]
+        seg_lang = np.where(h_ls[hid], s_amb[scode], s_strict[scode])
+        seg_text = (
+            np.asarray(segs.to_pylist(), dtype=object)[scode]
+            if len(segs)
+            else np.zeros(0, dtype=object)
+        )
+        qs = np.full(len(qdict), None, dtype=object)
+        qr = np.full(len(qdict), "", dtype=object)
+        qcand = np.flatnonzero(
+            pc.fill_null(
+                pc.match_substring_regex(
+                    qdict, r"(^|&)(lang|hl|language|locale|setlang|uselang)=", ignore_case=True
+                ),
+                False,
+            ).to_numpy(zero_copy_only=False)
+        )
+        for k in qcand.tolist():
+            qs[k], qr[k] = param_language(qdict[k].as_py() or "")
+        qc = (
+            pc.fill_null(qcodes, 0).to_numpy(zero_copy_only=False)[rows]
+            if len(qdict)
+            else np.zeros(len(rows), dtype=np.int64)
+        )
+        q_lang = qs[qc] if len(qdict) else np.full(len(rows), None, dtype=object)
+        q_rule = qr[qc] if len(qdict) else np.full(len(rows), "", dtype=object)
+        sub = h_sl[hid]
+        found = np.where(
+            sub != None,
+            sub,
+            np.where(seg_lang != None, seg_lang, np.where(q_lang != None, q_lang, h_pl[hid])),
+        )  # noqa: E711
+        rule = np.where(
+            sub != None,
+            h_sr[hid],
+            np.where(seg_lang != None, "path:", np.where(q_lang != None, q_rule, h_pr[hid])),
+        )  # noqa: E711
+        is_path = rule == "path:"
+        if is_path.any():
+            rule[is_path] = np.array(
+                ["path:" + str(x).lower() for x in seg_text[is_path]], dtype=object
+            )
+        lang[rows] = found
+        lang_rule[rows] = rule
         todo = rows[lang[rows] == None]  # noqa: E711 - an object array
         if len(todo) and snippets is not None:
             texts = snippets.take(pa.array(todo)).to_pylist()

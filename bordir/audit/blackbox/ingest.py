@@ -32,7 +32,8 @@ from ...errors import DataError, redact
 from ..schema import BadRecord
 from .attribution import Attributor
 from .fields import FieldMap
-from .reader import SAMPLE, iter_rows
+from .fastblock import BlockCols, arrow_block, record_key
+from .reader import typed_blocks
 from .records import Answer, normalize_record
 from .urls import URL_REASONS
 
@@ -60,7 +61,7 @@ class Ingested:
 
 class _Acc:
     def __init__(self) -> None:
-        self.ans: dict[str, list[Any]] = {k: [] for k in _ANSWER_COLS}
+        self.ans_parts: list[pa.Table] = []
         self.url_parts: list[pa.Table] = []
         self.n = 0
 
@@ -70,11 +71,85 @@ _ANSWER_COLS = (
     "territory", "claimants", "claimant_langs", "answer", "n_cited", "n_urls", "n_dup", "n_bad_urls",
     "searches", "cost_usd",
 )  # fmt: skip
+_ANSWER_TYPES = {
+    "line": pa.int64(), "qlang_detected": pa.bool_(), "claimants": pa.list_(pa.string()),
+    "claimant_langs": pa.list_(pa.string()), "n_cited": pa.int64(), "n_urls": pa.int64(), "n_dup": pa.int64(),
+    "n_bad_urls": pa.int64(), "searches": pa.int64(), "cost_usd": pa.float64(),
+}  # fmt: skip
 
 
-def _key(a: Answer) -> int:
-    urls = tuple(c.url if isinstance(c.url, str) else repr(c.url) for c in a.cites)
-    return hash((a.id, a.question, a.query_lang, a.answer, a.model, a.month, a.provider, urls))
+def _slow_cols(answers: list[Answer]) -> BlockCols:
+    """The columns of records checked one by one (the same layout as :func:`~.fastblock.arrow_block`'s)."""
+    raw: list[Any] = []
+    owner: list[int] = []
+    pos: list[int] = []
+    titles: list[str | None] = []
+    snippets: list[str | None] = []
+    for k, a in enumerate(answers):
+        for j, c in enumerate(a.cites):
+            raw.append(c.url)
+            owner.append(k)
+            pos.append(j)
+            titles.append(c.title)
+            snippets.append(c.snippet)
+    cols = {
+        "line": [a.line for a in answers], "id": [a.id for a in answers], "question": [a.question for a in answers],
+        "query_lang": [a.query_lang for a in answers], "model": [a.model for a in answers],
+        "provider": [a.provider for a in answers], "month": [a.month for a in answers], "group": [a.group for a in answers],
+        "territory": [a.territory for a in answers], "claimants": [list(a.claimants) for a in answers],
+        "claimant_langs": [list(a.claimant_langs) for a in answers], "answer": [a.answer for a in answers],
+        "searches": [a.searches for a in answers], "cost_usd": [a.cost_usd for a in answers],
+        "_joined": ["\x1f".join(c.url if isinstance(c.url, str) else repr(c.url) for c in a.cites) for a in answers],
+    }  # fmt: skip
+    return BlockCols(
+        cols, len(answers), pa.array([u if isinstance(u, str) else None for u in raw], pa.string()),
+        {i: repr(u) for i, u in enumerate(raw) if not isinstance(u, str)},
+        np.asarray(owner, dtype=np.int64), np.asarray(pos, dtype=np.int64),
+        pa.array(titles, pa.string()), pa.array(snippets, pa.string()) if any(snippets) else None,
+    )  # fmt: skip
+
+
+def _dedup(cols: BlockCols, seen: set[int], skip: Callable[..., None]) -> BlockCols:
+    """``cols`` without the records read before (each counted as ``duplicate_record``)."""
+    c = cols.answers
+    keep = np.ones(cols.n, dtype=bool)
+    for i, key in enumerate(
+        map(
+            record_key,
+            c["id"],
+            c["question"],
+            c["query_lang"],
+            c["answer"],
+            c["model"],
+            c["month"],
+            c["provider"],
+            c["_joined"],
+        )
+    ):
+        if key in seen:
+            keep[i] = False
+            skip(
+                c["line"][i],
+                "duplicate_record",
+                f"record {c['id'][i]!r} repeats an earlier record; it is counted once",
+            )
+        else:
+            seen.add(key)
+    if keep.all():
+        return cols
+    rows = np.flatnonzero(keep)
+    new_index = np.full(cols.n, -1, dtype=np.int64)
+    new_index[rows] = np.arange(len(rows))
+    u = keep[cols.owner] if len(cols.owner) else np.zeros(0, dtype=bool)
+    uidx = np.flatnonzero(u)
+    take = pa.array(uidx)
+    return BlockCols(
+        {k: [v[i] for i in rows] for k, v in c.items()}, len(rows), cols.urls.take(take),
+        {int(np.searchsorted(uidx, i)): r for i, r in cols.raw_repr.items() if u[i]},
+        new_index[cols.owner[uidx]], cols.pos[uidx],
+        cols.titles.take(take) if cols.titles is not None else None,
+        cols.snippets.take(take) if cols.snippets is not None else None,
+    )  # fmt: skip
 
 
 def ingest(
@@ -87,12 +162,12 @@ def ingest(
     on_skip: Skip | None = None,
     max_examples: int = 5,
     resolved: dict[str, str] | None = None,
+    fast: bool = True,
 ) -> Ingested:
-    """Read, check, attribute and tabulate a black-box log (see the module docs)."""
+    """Read, check, attribute and tabulate a black-box log (see the module docs); ``fast=False``: record by record."""
     acc = _Acc()
     out = Ingested(pa.table({}), pa.table({}), fields)
     seen: set[int] = set()
-    csv = fmt == "csv"
     from ..detect import LanguageDetector
 
     detector = LanguageDetector()
@@ -107,7 +182,7 @@ def ingest(
         if on_skip is not None:
             on_skip(entry)
 
-    for block in iter_rows(path, fmt, block=max(SAMPLE, 20_000)):
+    def slow(block: list[Any]) -> None:
         answers: list[Answer] = []
         for item in block:
             out.records += 1
@@ -115,25 +190,36 @@ def ingest(
                 skip(item.line, item.reason, item.message)
                 continue
             line, rec = item
-            a = normalize_record(rec, line, fields, check_month=check_month, csv=csv)
+            a = normalize_record(rec, line, fields, check_month=check_month, csv=fmt == "csv")
             if isinstance(a, BadRecord):
                 skip(a.line, a.reason, a.message)
                 continue
-            k = _key(a)
-            if k in seen:
-                skip(
-                    a.line,
-                    "duplicate_record",
-                    f"record {a.id!r} repeats an earlier record; it is counted once",
-                )
-                continue
-            seen.add(k)
             answers.append(a)
         if answers:
-            _add_block(answers, acc, attributor, detector, skip, out, resolved)
+            _add_cols(
+                _dedup(_slow_cols(answers), seen, skip),
+                acc,
+                attributor,
+                detector,
+                skip,
+                out,
+                resolved,
+            )
+
+    for kind, payload in typed_blocks(path, fmt, fields, fast=fast):
+        if kind == "rows":
+            slow(payload)
+            continue
+        table, lines, rows = payload
+        cols = arrow_block(table, lines, fields, check_month=check_month)
+        if cols is None:
+            slow(rows())
+            continue
+        out.records += cols.n
+        _add_cols(_dedup(cols, seen, skip), acc, attributor, detector, skip, out, resolved)
     if acc.n == 0:
         raise _nothing(path, out)
-    out.answers = pa.table({k: acc.ans[k] for k in _ANSWER_COLS})
+    out.answers = pa.concat_tables(acc.ans_parts)
     out.urls = pa.concat_tables(acc.url_parts) if acc.url_parts else _empty_urls()
     out.snippets_detected = attributor.snippets_detected
     out.hosts = len(attributor.hosts)
@@ -166,8 +252,8 @@ _URL_SCHEMA = (
 )  # fmt: skip
 
 
-def _add_block(
-    answers: list[Answer],
+def _add_cols(
+    cols: BlockCols,
     acc: _Acc,
     attributor: Attributor,
     detector: Any,
@@ -175,106 +261,74 @@ def _add_block(
     out: Ingested,
     resolved: dict[str, str] | None,
 ) -> None:
-    missing = [i for i, a in enumerate(answers) if a.query_lang is None]
+    n = cols.n
+    if n == 0:
+        return
+    c = cols.answers
+    missing = [i for i, q in enumerate(c["query_lang"]) if q is None]
     if missing:
-        got = detector.detect_many([answers[i].question for i in missing])
+        got = detector.detect_many([c["question"][i] for i in missing])
         for i, code in zip(missing, got):
-            answers[i].query_lang = code
+            c["query_lang"][i] = code
         out.detected_qlang += len(missing)
-    raw_urls: list[Any] = []
-    owner: list[int] = []
-    pos: list[int] = []
-    titles: list[str | None] = []
-    snippets: list[str | None] = []
-    for k, a in enumerate(answers):
-        for j, c in enumerate(a.cites):
-            u = c.url
-            if resolved and isinstance(u, str) and u in resolved:
-                u = resolved[u]
-            raw_urls.append(u)
-            owner.append(k)
-            pos.append(j)
-            titles.append(c.title)
-            snippets.append(c.snippet)
-    strs = pa.array([u if isinstance(u, str) else None for u in raw_urls], pa.string())
-    snip = pa.array(snippets, pa.string()) if any(s for s in snippets) else None
-    att = attributor.attribute(strs, snip)
-    own = np.asarray(owner, dtype=np.int64)
+    urls = cols.urls
+    if resolved:
+        urls = pa.array(
+            [resolved.get(u, u) if u is not None else None for u in urls.to_pylist()], pa.string()
+        )
+    att = attributor.attribute(urls, cols.snippets)
+    own = cols.owner
     bad = att.reason != ""
     for bi in np.flatnonzero(bad).tolist():
-        a = answers[owner[bi]]
-        shown = raw_urls[bi] if isinstance(raw_urls[bi], str) else repr(raw_urls[bi])
+        shown = cols.raw_repr.get(bi) or urls[bi].as_py() or ""
         skip(
-            a.line,
+            int(c["line"][own[bi]]),
             str(att.reason[bi]),
             f"{URL_REASONS[att.reason[bi]]}: {shown[:120]!r}",
-            f"urls[{pos[bi]}]",
+            f"urls[{cols.pos[bi]}]",
             url=True,
         )
     ok = np.flatnonzero(~bad)
-    # a URL repeated in one answer counts once (its canonical form)
-    canon = att.canonical.take(pa.array(ok)).dictionary_encode()
+    canon = att.canonical.take(
+        pa.array(ok)
+    ).dictionary_encode()  # a URL repeated in one answer counts once
     ckey = own[ok] * (len(canon.dictionary) + 1) + canon.indices.to_numpy(zero_copy_only=False)
     _, first = np.unique(ckey, return_index=True)
     keep = np.zeros(len(ok), dtype=bool)
     keep[first] = True
     rows = ok[keep]
-    n = len(answers)
-    n_cited = np.bincount(own, minlength=n) if len(own) else np.zeros(n, dtype=np.int64)
-    n_bad = np.bincount(own[bad], minlength=n) if bad.any() else np.zeros(n, dtype=np.int64)
-    n_urls = np.bincount(own[rows], minlength=n) if len(rows) else np.zeros(n, dtype=np.int64)
-    n_dup = (
-        np.bincount(own[ok[~keep]], minlength=n) if (~keep).any() else np.zeros(n, dtype=np.int64)
-    )
-    hosts = attributor.hosts
-    hid = att.host_id[rows]
-    info = [hosts[h] for h in hid]
-    base = acc.n
-    idx = pa.array(rows)
+
+    def count(sel: np.ndarray) -> np.ndarray:
+        return np.bincount(sel, minlength=n) if len(sel) else np.zeros(n, dtype=np.int64)
+
+    hid = pa.array(att.host_id[rows])
+    hcols = attributor.host_columns()
+    idx = pa.array(rows, pa.int64())
     acc.url_parts.append(
         pa.table(
             {
-                "answer": pa.array(own[rows] + base, pa.int32()),
-                "pos": pa.array(
-                    np.asarray(pos, dtype=np.int32)[rows] if len(pos) else [], pa.int32()
-                ),
-                "url": att.shown.take(idx) if len(rows) else pa.array([], pa.string()),
-                "host": pa.array([h.host for h in info], pa.string()),
-                "domain": pa.array([h.domain for h in info], pa.string()),
-                "country": pa.array([h.country for h in info], pa.string()),
-                "country_rule": pa.array([h.rule for h in info], pa.string()),
-                "kind": pa.array([h.kind for h in info], pa.string()),
-                "publisher": pa.array(
-                    [h.publisher.name if h.publisher else None for h in info], pa.string()
-                ),
+                "answer": pa.array(own[rows] + acc.n, pa.int32()),
+                "pos": pa.array(cols.pos[rows], pa.int32()),
+                "url": att.shown.take(idx),
+                **{k: hcols[k].take(hid) for k in ("host", "domain", "country", "country_rule", "kind", "publisher", "lists")},
                 "lang": pa.array(att.lang[rows].tolist(), pa.string()),
                 "lang_rule": pa.array(att.lang_rule[rows].tolist(), pa.string()),
-                "lists": pa.array([list(h.lists) for h in info], pa.list_(pa.string())),
-                "title": pa.array([titles[i] for i in rows], pa.string()),
-                "snippet": pa.array([snippets[i] for i in rows], pa.string()),
+                "title": cols.titles.take(idx) if cols.titles is not None else pa.nulls(len(rows), pa.string()),
+                "snippet": cols.snippets.take(idx) if cols.snippets is not None else pa.nulls(len(rows), pa.string()),
             }
         )
+    )  # fmt: skip
+    table = {k: c[k] for k in _ANSWER_COLS if k in c}
+    detected = np.zeros(n, dtype=bool)
+    detected[missing] = True
+    table.update(
+        qlang_detected=detected,
+        n_cited=count(own),
+        n_urls=count(own[rows]),
+        n_dup=count(own[ok[~keep]]),
+        n_bad_urls=count(own[bad]),
     )
-    cols = acc.ans
-    detected = set(missing)
-    for k, a in enumerate(answers):
-        cols["line"].append(a.line)
-        cols["id"].append(a.id)
-        cols["question"].append(a.question)
-        cols["query_lang"].append(a.query_lang)
-        cols["qlang_detected"].append(k in detected)
-        cols["model"].append(a.model)
-        cols["provider"].append(a.provider)
-        cols["month"].append(a.month)
-        cols["group"].append(a.group)
-        cols["territory"].append(a.territory)
-        cols["claimants"].append(list(a.claimants))
-        cols["claimant_langs"].append(list(a.claimant_langs))
-        cols["answer"].append(a.answer)
-        cols["n_cited"].append(int(n_cited[k]))
-        cols["n_urls"].append(int(n_urls[k]))
-        cols["n_dup"].append(int(n_dup[k]))
-        cols["n_bad_urls"].append(int(n_bad[k]))
-        cols["searches"].append(a.searches)
-        cols["cost_usd"].append(a.cost_usd)
+    acc.ans_parts.append(
+        pa.table({k: pa.array(table[k], _ANSWER_TYPES.get(k, pa.string())) for k in _ANSWER_COLS})
+    )
     acc.n += n

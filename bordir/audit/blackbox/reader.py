@@ -34,7 +34,7 @@ from ...errors import ConfigError, DataError
 from ..schema import BadRecord
 from .fields import COMMON_NAMES
 
-__all__ = ["FORMATS", "SAMPLE", "detect_format", "iter_rows", "log_kind"]
+__all__ = ["FORMATS", "SAMPLE", "detect_format", "iter_rows", "log_kind", "typed_blocks"]
 
 FORMATS: tuple[str, ...] = ("jsonl", "parquet", "csv")
 SAMPLE = 1000
@@ -138,6 +138,97 @@ def iter_rows(
         raise DataError(
             f"not UTF-8 text ({exc.reason}); convert it (iconv -t UTF-8)", path=p
         ) from None
+
+
+def _parse_lines(data: bytes, first: int) -> list[Row | BadRecord]:
+    loads, errors = _loads()
+    out: list[Row | BadRecord] = []
+    for k, raw in enumerate(data.split(b"\n")):
+        if not raw.strip():
+            continue
+        try:
+            out.append((first + k, loads(raw)))
+        except errors as exc:
+            msg = str(exc).splitlines()[0] if str(exc) else "invalid JSON"
+            out.append(BadRecord(first + k, "invalid_json", f"not valid JSON: {msg[:120]}"))
+    return out
+
+
+def typed_blocks(
+    path: str | os.PathLike[str],
+    fmt: str,
+    fm: Any,
+    *,
+    fast: bool = True,
+    block_bytes: int = 8 << 20,
+) -> Iterator[tuple[str, Any]]:
+    """Blocks for :func:`~.ingest.ingest`: ``("table", (table, lines, rows))`` typed by Arrow, or ``("rows", rows)``.
+
+    ``rows()`` gives the records of a typed block whole (every field), for the slow path.
+
+    A JSONL block is typed when every line of it parses with the explicit schema of the mapped
+    fields and none is blank; otherwise its lines come one by one.
+    """
+    import numpy as np
+
+    p = Path(path)
+    if fmt == "csv" or not fast:
+        for block in iter_rows(p, fmt):
+            yield "rows", block
+        return
+    if not p.is_file():
+        raise DataError("no such log file", path=p)
+    if fmt == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            f = pq.ParquetFile(p)
+        except Exception as exc:  # noqa: BLE001 - pyarrow raises several kinds for a bad file
+            raise DataError(f"not a readable Parquet file ({exc})", path=p) from None
+        line = 0
+        for batch in f.iter_batches(batch_size=65_536):
+            lines = np.arange(line + 1, line + 1 + batch.num_rows)
+            line += batch.num_rows
+            t = pa.Table.from_batches([batch])
+            yield "table", (t, lines, lambda t=t, lines=lines: list(zip(lines.tolist(), t.to_pylist())))
+        return
+    from .fastblock import json_table
+
+    first = 1
+    with p.open("rb") as fh:
+        rest = b""
+        while True:
+            chunk = fh.read(block_bytes)
+            data = rest + chunk
+            if not chunk:
+                if data.strip():
+                    yield from _jsonl_block(data, first, fm, json_table)
+                return
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                rest = data
+                continue
+            block, rest = data[: cut + 1], data[cut + 1 :]
+            yield from _jsonl_block(block, first, fm, json_table)
+            first += block.count(b"\n")
+
+
+def _jsonl_block(data: bytes, first: int, fm: Any, json_table: Any) -> Iterator[tuple[str, Any]]:
+    import numpy as np
+
+    body = data[:-1] if data.endswith(b"\n") else data
+    n_lines = body.count(b"\n") + 1
+    if b"\n\n" not in data and not data.startswith(b"\n") and body.strip():
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DataError(f"not UTF-8 text ({exc.reason}); convert it (iconv -t UTF-8)") from None
+        t = json_table(body + b"\n", fm)
+        if t is not None and t.num_rows == n_lines:
+            yield "table", (t, np.arange(first, first + n_lines), lambda: _parse_lines(body, first))
+            return
+    yield "rows", _parse_lines(body, first)
 
 
 _BLACKBOX_HINTS = {n for f in ("urls", "raw") for n in COMMON_NAMES[f]}

@@ -35,7 +35,15 @@ from ...errors import UnknownLanguageError
 from ...languages import COUNTRY_CODES, registry
 from .publishers import Publisher
 
-__all__ = ["url_language", "code_of", "AMBIGUOUS", "LANG_PARAMS"]
+__all__ = [
+    "url_language",
+    "subdomain_language",
+    "path_language",
+    "param_language",
+    "code_of",
+    "AMBIGUOUS",
+    "LANG_PARAMS",
+]
 
 AMBIGUOUS: frozenset[str] = frozenset({"uk", "ca", "br", "in", "se", "ar", "am", "my", "ua", "ms"})
 """Codes not read from a subdomain or path on their own (also a country edition); see the module docs."""
@@ -84,11 +92,8 @@ def code_of(token: str, *, allow_ambiguous: bool = False, names: bool = True) ->
         return None
 
 
-def url_language(
-    host: str, subdomain: str, path: str, query: str, publisher: Publisher | None = None
-) -> tuple[str | None, str]:
-    """``(code, rule)`` of the language the URL states (see the module docs), ``(None, "")`` when it states none."""
-    langsub = publisher is not None and publisher.lang_subdomains
+def subdomain_language(subdomain: str, langsub: bool = False) -> tuple[str | None, str]:
+    """Rule 1: the leftmost subdomain label (after ``www``, ``m`` …) as a language, else ``(None, "")``."""
     labels = [x for x in subdomain.split(".") if x] if subdomain else []
     while labels and labels[0] in _SKIP_LABELS and len(labels) > 1:
         labels.pop(0)
@@ -96,17 +101,41 @@ def url_language(
         c = code_of(labels[0], allow_ambiguous=langsub)
         if c:
             return c, f"subdomain:{labels[0]}"
-    seg = path.lstrip("/").split("/", 1)[0] if path else ""
-    if seg:
-        c = code_of(seg, allow_ambiguous=langsub)
+    return None, ""
+
+
+def path_language(segment: str, langsub: bool = False) -> tuple[str | None, str]:
+    """Rule 2: the first path segment as a language, else ``(None, "")``."""
+    if segment:
+        c = code_of(segment, allow_ambiguous=langsub)
         if c:
-            return c, f"path:{seg.lower()}"
+            return c, f"path:{segment.lower()}"
+    return None, ""
+
+
+def param_language(query: str) -> tuple[str | None, str]:
+    """Rule 3: a ``lang``-like query parameter, else ``(None, "")``."""
     if query:
         for k, v in parse_qsl(query, keep_blank_values=False):
             if k.lower() in LANG_PARAMS:
                 c = code_of(v, allow_ambiguous=True, names=False)
                 if c:
                     return c, f"param:{k.lower()}"
+    return None, ""
+
+
+def url_language(
+    host: str, subdomain: str, path: str, query: str, publisher: Publisher | None = None
+) -> tuple[str | None, str]:
+    """``(code, rule)`` of the language the URL states (see the module docs), ``(None, "")`` when it states none."""
+    langsub = publisher is not None and publisher.lang_subdomains
+    for lang, rule in (
+        subdomain_language(subdomain, langsub),
+        path_language(path.lstrip("/").split("/", 1)[0] if path else "", langsub),
+        param_language(query),
+    ):
+        if lang:
+            return lang, rule
     if publisher is not None and publisher.lang:
         return publisher.lang, f"publisher:{publisher.domain}"
     return None, ""

@@ -287,7 +287,9 @@ class Attributor:
                 out.append(None)
                 continue
             host = self.hosts[hid].host
-            port = a.rpartition(":")[2] if not a.endswith("]") else ""
+            hostport = a[a.rfind("@") + 1 :]
+            _, sep, port = hostport.rpartition(":")
+            port = port if sep and not hostport.endswith("]") else ""
             net = f"[{host}]" if ":" in host else host
             if port.isdigit() and port not in ("80", "443"):
                 net += f":{port}"
@@ -381,16 +383,17 @@ class Attributor:
         q_lang = qs[qc] if len(qdict) else np.full(len(rows), None, dtype=object)
         q_rule = qr[qc] if len(qdict) else np.full(len(rows), "", dtype=object)
         sub = h_sl[hid]
+        has_sub, has_seg, has_q = (
+            ~np.equal(sub, None),
+            ~np.equal(seg_lang, None),
+            ~np.equal(q_lang, None),
+        )
         found = np.where(
-            sub != None,
-            sub,
-            np.where(seg_lang != None, seg_lang, np.where(q_lang != None, q_lang, h_pl[hid])),
-        )  # noqa: E711
+            has_sub, sub, np.where(has_seg, seg_lang, np.where(has_q, q_lang, h_pl[hid]))
+        )
         rule = np.where(
-            sub != None,
-            h_sr[hid],
-            np.where(seg_lang != None, "path:", np.where(q_lang != None, q_rule, h_pr[hid])),
-        )  # noqa: E711
+            has_sub, h_sr[hid], np.where(has_seg, "path:", np.where(has_q, q_rule, h_pr[hid]))
+        )
         is_path = rule == "path:"
         if is_path.any():
             rule[is_path] = np.array(

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from .shares import ShareOptions, cluster_keys, own_claimants
+from .shares import ShareOptions, claimant_roles, cluster_keys
 from .wilson import wilson_from_sums
 
 __all__ = ["claimant_table"]
@@ -22,9 +22,6 @@ __all__ = ["claimant_table"]
 
 def claimant_table(answers: pa.Table, urls: pa.Table, options: ShareOptions) -> pd.DataFrame:
     """One row per territory × model × query language × claimant (empty without territorial answers)."""
-    claim = answers["claimants"].to_pylist()
-    terr = answers["territory"].to_pylist()
-    keep = [i for i, (c, t) in enumerate(zip(claim, terr)) if c]
     cols = [
         "territory",
         "model",
@@ -40,46 +37,52 @@ def claimant_table(answers: pa.Table, urls: pa.Table, options: ShareOptions) -> 
         "high",
         "status",
     ]
-    if not keep:
+    roles = claimant_roles(answers)
+    if not len(roles):
         return pd.DataFrame(columns=cols)
     clus = cluster_keys(answers, options.cluster)
-    n_urls = answers["n_urls"].to_numpy().astype(float)
-    model = answers["model"].to_pylist()
-    qlang = answers["query_lang"].to_pylist()
-    clangs = answers["claimant_langs"].to_pylist()
-    url_ans = urls["answer"].to_numpy().astype(np.int64)
-    country = np.asarray(urls["country"].to_pylist(), dtype=object)
-    per_answer: dict[tuple[int, str], int] = {}
-    for a, c in zip(url_ans, country):
-        if c is not None:
-            per_answer[(int(a), c)] = per_answer.get((int(a), c), 0) + 1
-    cells: dict[tuple[str, str, str, str], dict[int, list[float]]] = {}
-    owns: dict[tuple[str, str, str, str], bool] = {}
-    for i in keep:
-        t = terr[i] or "+".join(claim[i])
-        own = own_claimants(claim[i], clangs[i] or [], qlang[i])
-        for c in claim[i]:
-            key = (t, model[i], qlang[i], c)
-            owns[key] = c in own
-            g = cells.setdefault(key, {})
-            ab = g.setdefault(int(clus[i]), [0.0, 0.0, 0.0])
-            ab[0] += per_answer.get((i, c), 0)
-            ab[1] += n_urls[i]
-            ab[2] += 1
-    rows = []
-    for key, g in sorted(cells.items()):
-        arr = np.array(list(g.values()))
-        a, b = arr[:, 0], arr[:, 1]
-        ng = int((b > 0).sum())
-        if ng == 0:
-            continue
-        est, lo, hi = wilson_from_sums(
-            np.array([a.sum()]), np.array([(a * a).sum()]), np.array([(a * b).sum()]),
-            np.array([b.sum()]), np.array([(b * b).sum()]), np.array([ng]), options.conf,
-        )  # fmt: skip
-        few = ng < options.min_clusters
-        rows.append(
-            [*key, owns[key], int(arr[:, 2].sum()), ng, int(b.sum()), int(a.sum()), float(est[0]),
-             None if few else float(lo[0]), None if few else float(hi[0]), "too few to judge" if few else "ok"]
-        )  # fmt: skip
-    return pd.DataFrame(rows, columns=cols)
+    terr = [
+        t or "+".join(c or [])
+        for t, c in zip(answers["territory"].to_pylist(), answers["claimants"].to_pylist())
+    ]
+    a = pd.DataFrame({"answer": np.arange(answers.num_rows), "territory": terr, "model": answers["model"].to_pylist(),
+                      "query_lang": answers["query_lang"].to_pylist(), "cluster": clus,
+                      "b": answers["n_urls"].to_numpy().astype(float)})  # fmt: skip
+    hits = pd.DataFrame(
+        {
+            "answer": urls["answer"].to_numpy().astype(np.int64),
+            "country": urls["country"].to_pylist(),
+        }
+    ).dropna()
+    hits = hits.groupby(["answer", "country"]).size().rename("a").reset_index()
+    r = (
+        roles.merge(a, on="answer")
+        .merge(hits, on=["answer", "country"], how="left")
+        .fillna({"a": 0.0})
+    )
+    keys = ["territory", "model", "query_lang", "country"]
+    g = (
+        r.groupby([*keys, "cluster"], sort=True)
+        .agg(a=("a", "sum"), b=("b", "sum"), n=("answer", "size"), own=("own", "max"))
+        .reset_index()
+    )
+    g["aa"], g["ab"], g["bb"], g["g"] = g.a * g.a, g.a * g.b, g.b * g.b, (g.b > 0).astype(float)
+    c = g.groupby(keys, sort=True).agg(x=("a", "sum"), saa=("aa", "sum"), sab=("ab", "sum"), nn=("b", "sum"), s2=("bb", "sum"),
+                                       G=("g", "sum"), n_answers=("n", "sum"), own=("own", "max")).reset_index()  # fmt: skip
+    c = c[c.nn > 0].reset_index(drop=True)
+    est, lo, hi = wilson_from_sums(
+        c.x.to_numpy(),
+        c.saa.to_numpy(),
+        c.sab.to_numpy(),
+        c.nn.to_numpy(),
+        c.s2.to_numpy(),
+        c.G.to_numpy(),
+        options.conf,
+    )
+    few = c.G.to_numpy() < options.min_clusters
+    return pd.DataFrame({
+        "territory": c.territory, "model": c.model, "query_lang": c.query_lang, "claimant": c.country, "own": c.own.astype(bool),
+        "n_answers": c.n_answers.astype(int), "n_clusters": c.G.astype(int), "n_urls": c.nn.astype(int), "count": c.x.astype(int),
+        "share": est, "low": np.where(few, np.nan, lo), "high": np.where(few, np.nan, hi),
+        "status": np.where(few, "too few to judge", "ok"),
+    })[cols]  # fmt: skip

@@ -31,8 +31,8 @@ import pyarrow as pa
 from ...errors import DataError, redact
 from ..schema import BadRecord
 from .attribution import Attributor
-from .fields import FieldMap
 from .fastblock import BlockCols, arrow_block, record_key
+from .fields import FieldMap
 from .reader import typed_blocks
 from .records import Answer, normalize_record
 from .urls import URL_REASONS

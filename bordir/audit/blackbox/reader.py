@@ -191,7 +191,10 @@ def typed_blocks(
             lines = np.arange(line + 1, line + 1 + batch.num_rows)
             line += batch.num_rows
             t = pa.Table.from_batches([batch])
-            yield "table", (t, lines, lambda t=t, lines=lines: list(zip(lines.tolist(), t.to_pylist())))
+            yield (
+                "table",
+                (t, lines, lambda t=t, lines=lines: list(zip(lines.tolist(), t.to_pylist()))),
+            )
         return
     from .fastblock import json_table
 

@@ -71,71 +71,104 @@ def url_categories(
     answers: pa.Table, urls: pa.Table, lists: tuple[str, ...] = ()
 ) -> dict[str, tuple[np.ndarray, np.ndarray, list[str]]]:
     """Per dimension: ``(url rows, category codes, category labels)``; a row may repeat (lists) or be absent (claimant)."""
+    import pyarrow.compute as pc
+
     ans = urls["answer"].to_numpy().astype(np.int64)
     n = len(ans)
     rows = np.arange(n)
     out: dict[str, tuple[np.ndarray, np.ndarray, list[str]]] = {}
-    country = _col(urls, "country")
-    country = np.where(country == None, UNATTRIBUTED, country)  # noqa: E711
-    labels, codes = np.unique(country.astype(str), return_inverse=True)
-    out["country"] = (rows, codes, labels.tolist())
-    lang = _col(urls, "lang")
-    lang = np.where((lang == None) | (lang == "und"), UNATTRIBUTED, lang).astype(str)  # noqa: E711
-    labels, codes = np.unique(lang, return_inverse=True)
-    out["lang"] = (rows, codes, labels.tolist())
-    qlang = _col(answers, "query_lang").astype(str)[ans] if n else np.zeros(0, dtype=str)
-    rel = np.where(
-        lang == UNATTRIBUTED,
-        UNATTRIBUTED,
-        np.where(lang == qlang, "own", np.where(lang == "en", "en", "other")),
+    country = (
+        pc.fill_null(urls["country"], UNATTRIBUTED)
+        .cast(pa.string())
+        .combine_chunks()
+        .dictionary_encode()
     )
-    cats = list(ALWAYS["relation"])
-    out["relation"] = (rows, np.array([cats.index(x) for x in rel], dtype=np.int64), cats)
+    out["country"] = (
+        rows,
+        country.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+        country.dictionary.to_pylist(),
+    )
+    lang_col = pc.fill_null(urls["lang"], UNATTRIBUTED)
+    lang_col = (
+        pc.if_else(pc.equal(lang_col, "und"), UNATTRIBUTED, lang_col)
+        .combine_chunks()
+        .dictionary_encode()
+    )
+    out["lang"] = (
+        rows,
+        lang_col.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+        lang_col.dictionary.to_pylist(),
+    )
+    qlang = (
+        pc.take(answers["query_lang"].combine_chunks(), pa.array(ans))
+        if n
+        else pa.array([], pa.string())
+    )
+    lang_full = pc.take(lang_col.dictionary, lang_col.indices)
+    rel = np.select(
+        [pc.equal(lang_full, UNATTRIBUTED).to_numpy(zero_copy_only=False), pc.fill_null(pc.equal(lang_full, qlang), False).to_numpy(zero_copy_only=False),
+         pc.equal(lang_full, "en").to_numpy(zero_copy_only=False)],
+        [3, 0, 1], 2,
+    ) if n else np.zeros(0, dtype=np.int64)  # fmt: skip
+    out["relation"] = (rows, rel.astype(np.int64), list(ALWAYS["relation"]))
     lcats = [*lists, "none"]
-    lrows, lcodes = [], []
-    for i, ls in enumerate(urls["lists"].to_pylist()):
-        for label in ls or ["none"]:
-            if label in lcats:
-                lrows.append(i)
-                lcodes.append(lcats.index(label))
-    out["list"] = (np.asarray(lrows, dtype=np.int64), np.asarray(lcodes, dtype=np.int64), lcats)
-    out["claimant"] = _claimant_categories(answers, ans, country, qlang)
+    lens = (
+        pc.fill_null(pc.list_value_length(urls["lists"]), 0)
+        .to_numpy(zero_copy_only=False)
+        .astype(np.int64)
+        if n
+        else np.zeros(0, np.int64)
+    )
+    flat = pc.list_flatten(urls["lists"]).to_pylist() if n else []
+    lrows = np.concatenate([np.repeat(rows, lens), rows[lens == 0]]) if n else np.zeros(0, np.int64)
+    lcodes = np.concatenate([np.array([lcats.index(x) if x in lcats else len(lcats) - 1 for x in flat], dtype=np.int64),
+                             np.full(int((lens == 0).sum()), len(lcats) - 1, dtype=np.int64)]) if n else np.zeros(0, np.int64)  # fmt: skip
+    out["list"] = (lrows.astype(np.int64), lcodes, lcats)
+    out["claimant"] = _claimant_categories(
+        answers, ans, pc.fill_null(urls["country"], UNATTRIBUTED).to_numpy(zero_copy_only=False)
+    )
     return out
 
 
 def own_claimants(claimants: list[str], clangs: list[str], qlang: str) -> set[str]:
+    """The claimants whose language is the query's (``clangs`` aligned, else the countries' official languages)."""
     if clangs and len(clangs) == len(claimants):
         return {c for c, lang in zip(claimants, clangs) if lang == qlang}
     table = countries()
     return {c for c in claimants if c in table and qlang in table[c].langs}
 
 
-def _claimant_categories(
-    answers: pa.Table, ans: np.ndarray, country: np.ndarray, qlang: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    cats = list(ALWAYS["claimant"])
+def claimant_roles(answers: pa.Table) -> pd.DataFrame:
+    """One row per answer × claimant: ``answer``, ``country``, ``own`` (the claimant of the query's language)."""
     claim = answers["claimants"].to_pylist()
     clangs = answers["claimant_langs"].to_pylist()
     aq = answers["query_lang"].to_pylist()
-    own = [
-        own_claimants(c or [], cl or [], q) if c else set() for c, cl, q in zip(claim, clangs, aq)
-    ]
-    rows, codes = [], []
-    for i, (a, c) in enumerate(zip(ans, country)):
-        cl = claim[a]
-        if not cl:
-            continue
-        if c == UNATTRIBUTED:
-            k = 3
-        elif c in own[a]:
-            k = 0
-        elif c in cl:
-            k = 1
-        else:
-            k = 2
-        rows.append(i)
-        codes.append(k)
-    return np.asarray(rows, dtype=np.int64), np.asarray(codes, dtype=np.int64), cats
+    rows = []
+    for i, (c, cl, q) in enumerate(zip(claim, clangs, aq)):
+        if c:
+            own = own_claimants(c, cl or [], q)
+            rows.extend((i, x, x in own) for x in c)
+    return pd.DataFrame(rows, columns=["answer", "country", "own"])
+
+
+def _claimant_categories(
+    answers: pa.Table, ans: np.ndarray, country: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    cats = list(ALWAYS["claimant"])
+    roles = claimant_roles(answers)
+    if not len(roles) or not len(ans):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), cats
+    has = np.zeros(answers.num_rows, dtype=bool)
+    has[roles["answer"].to_numpy()] = True
+    urows = np.flatnonzero(has[ans])
+    u = pd.DataFrame({"row": urows, "answer": ans[urows], "country": country[urows]})
+    m = u.merge(roles, on=["answer", "country"], how="left").sort_values("row", kind="stable")
+    own = m["own"].astype("boolean").to_numpy(dtype=object, na_value=None)
+    is_own = np.equal(own, True)
+    is_claimant = ~np.equal(own, None)
+    unattr = m["country"].to_numpy() == UNATTRIBUTED
+    code = np.where(unattr, 3, np.where(~is_claimant, 2, np.where(is_own, 0, 1)))
+    return m["row"].to_numpy().astype(np.int64), code.astype(np.int64), cats
 
 
 def cell_codes(answers: pa.Table, by_month: bool, pooled: bool) -> tuple[np.ndarray, pd.DataFrame]:

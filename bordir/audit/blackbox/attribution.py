@@ -56,6 +56,11 @@ _SPLIT = r"(?s)^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*):(?P<slashes>//)?(?P<auth>[^
 _UNSAFE = frozenset({"javascript", "data", "vbscript", "blob"})
 
 
+def _none(a: np.ndarray) -> np.ndarray:
+    """Where an object array holds None."""
+    return np.fromiter((v is None for v in a), dtype=bool, count=len(a))
+
+
 def psl_extractor() -> Any:
     """A ``tldextract.TLDExtract`` on its bundled Public Suffix List snapshot: it never fetches, never caches to disk."""
     tldextract = require("tldextract", "audit", purpose="registrable domains (Public Suffix List)")
@@ -383,11 +388,7 @@ class Attributor:
         q_lang = qs[qc] if len(qdict) else np.full(len(rows), None, dtype=object)
         q_rule = qr[qc] if len(qdict) else np.full(len(rows), "", dtype=object)
         sub = h_sl[hid]
-        has_sub, has_seg, has_q = (
-            ~np.equal(sub, None),
-            ~np.equal(seg_lang, None),
-            ~np.equal(q_lang, None),
-        )
+        has_sub, has_seg, has_q = ~_none(sub), ~_none(seg_lang), ~_none(q_lang)
         found = np.where(
             has_sub, sub, np.where(has_seg, seg_lang, np.where(has_q, q_lang, h_pl[hid]))
         )

@@ -212,9 +212,9 @@ def typed_blocks(
             if cut < 0:
                 rest = data
                 continue
-            block, rest = data[: cut + 1], data[cut + 1 :]
-            yield from _jsonl_block(block, first, fm, json_table)
-            first += block.count(b"\n")
+            whole, rest = data[: cut + 1], data[cut + 1 :]
+            yield from _jsonl_block(whole, first, fm, json_table)
+            first += whole.count(b"\n")
 
 
 def _jsonl_block(data: bytes, first: int, fm: Any, json_table: Any) -> Iterator[tuple[str, Any]]:

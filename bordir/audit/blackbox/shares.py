@@ -143,7 +143,7 @@ def claimant_roles(answers: pa.Table) -> pd.DataFrame:
     claim = answers["claimants"].to_pylist()
     clangs = answers["claimant_langs"].to_pylist()
     aq = answers["query_lang"].to_pylist()
-    rows = []
+    rows: list[tuple[int, str, bool]] = []
     for i, (c, cl, q) in enumerate(zip(claim, clangs, aq)):
         if c:
             own = own_claimants(c, cl or [], q)
@@ -164,8 +164,8 @@ def _claimant_categories(
     u = pd.DataFrame({"row": urows, "answer": ans[urows], "country": country[urows]})
     m = u.merge(roles, on=["answer", "country"], how="left").sort_values("row", kind="stable")
     own = m["own"].astype("boolean").to_numpy(dtype=object, na_value=None)
-    is_own = np.equal(own, True)
-    is_claimant = ~np.equal(own, None)
+    is_own = np.fromiter((v is True for v in own), dtype=bool, count=len(own))
+    is_claimant = np.fromiter((v is not None for v in own), dtype=bool, count=len(own))
     unattr = m["country"].to_numpy() == UNATTRIBUTED
     code = np.where(unattr, 3, np.where(~is_claimant, 2, np.where(is_own, 0, 1)))
     return m["row"].to_numpy().astype(np.int64), code.astype(np.int64), cats

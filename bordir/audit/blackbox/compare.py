@@ -135,13 +135,11 @@ def _paired(
     diff = an.sum() / ad.sum() - bn.sum() / bd.sum()
     w = draws.weights(n)
     with np.errstate(divide="ignore", invalid="ignore"):
-        boot = (w @ an) / (w @ ad) - (w @ bn) / (w @ bd)
+        s = w @ np.column_stack([an, ad, bn, bd])  # one product for the four resampled sums
+        boot = s[:, 0] / s[:, 1] - s[:, 2] / s[:, 3]
         lo, hi, _ = percentile_bounds(boot, draws.o.conf)
-        f = draws.flips(n)
-        dn, dd = (
-            f @ (bn - an),
-            f @ (bd - ad),
-        )  # what the swapped groups move (exact: sums of counts)
+        moved = draws.flips(n) @ np.column_stack([bn - an, bd - ad])  # what swapped groups move
+        dn, dd = moved[:, 0], moved[:, 1]
         perm = (an.sum() + dn) / (ad.sum() + dd) - (bn.sum() - dn) / (bd.sum() - dd)
     return lo, hi, permutation_pvalue(float(diff), perm)
 
@@ -194,51 +192,61 @@ def compare_all(
     """Every paired comparison (languages within a model, models within a language) of every measure."""
     n = answers.num_rows
     groups = answers["group"].to_pylist()
-    has_group = np.array([g is not None for g in groups])
+    has_group = np.array([g is not None for g in groups], dtype=bool)
     gcodes, _ = pd.factorize(pd.Series([g if g is not None else "" for g in groups], dtype=object))
-    model = np.asarray(answers["model"].to_pylist(), dtype=object)
-    qlang = np.asarray(answers["query_lang"].to_pylist(), dtype=object)
+    mcodes, models = pd.factorize(pd.Series(answers["model"].to_pylist(), dtype=object), sort=True)
+    lcodes, langs = pd.factorize(
+        pd.Series(answers["query_lang"].to_pylist(), dtype=object), sort=True
+    )
     url_answer = urls["answer"].to_numpy().astype(np.int64)
     n_urls = answers["n_urls"].to_numpy().astype(float)
-    has_claim = np.array([bool(c) for c in answers["claimants"].to_pylist()])
+    has_claim = np.array([bool(c) for c in answers["claimants"].to_pylist()], dtype=bool)
     G = int(gcodes.max()) + 1 if n else 0
+    L = len(langs)
+    sel = np.flatnonzero(has_group)
+    cell = (mcodes * L + lcodes)[sel]  # cell = model × query language
+    key = cell * G + gcodes[sel]
+    size = len(models) * L * G
+
+    def by_cell_group(weights: np.ndarray) -> np.ndarray:
+        return np.bincount(key, weights=weights[sel], minlength=size).reshape(len(models) * L, G)
+
+    present = by_cell_group(np.ones(n)) > 0
+    den_all, den_claim = by_cell_group(n_urls), by_cell_group(n_urls * has_claim)
     rows: list[dict[str, object]] = []
     draws = _Draws(options)
     for m in measures:
         num_ans = _per_answer(n, cats, url_answer, m)
         if num_ans is None:
             continue
-        den_ans = n_urls * has_claim if m.dimension == "claimant" else n_urls
-
-        def sums(
-            sel: np.ndarray, num_ans: np.ndarray = num_ans, den_ans: np.ndarray = den_ans
-        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            s = sel & has_group
-            present = np.bincount(gcodes[s], minlength=G) > 0
-            return (
-                np.bincount(gcodes[s], weights=num_ans[s], minlength=G),
-                np.bincount(gcodes[s], weights=den_ans[s], minlength=G),
-                present,
-            )
-
-        for factor, fixed_col, side_col in (("query_lang", model, qlang), ("model", qlang, model)):
-            for fixed in sorted(set(fixed_col)):
-                in_fixed = fixed_col == fixed
-                sides = sorted(set(side_col[in_fixed]))
+        num = by_cell_group(num_ans)
+        den = den_claim if m.dimension == "claimant" else den_all
+        for factor in ("query_lang", "model"):
+            fixed_names, side_names = (models, langs) if factor == "query_lang" else (langs, models)
+            for fi, fixed in enumerate(fixed_names):
+                cells = [
+                    ((si * L + fi) if factor == "model" else (fi * L + si), str(side))
+                    for si, side in enumerate(side_names)
+                ]
+                cells = [(c, name) for c, name in cells if present[c].any()]
                 fam_start = len(rows)
-                for a, b in combinations(sides, 2):
-                    an, ad, pa_ = sums(in_fixed & (side_col == a))
-                    bn, bd, pb = sums(in_fixed & (side_col == b))
-                    common = pa_ & pb
+                for (ca, a), (cb, b) in combinations(cells, 2):
+                    common = present[ca] & present[cb]
                     if not common.any():
                         continue
                     res = _one(
-                        an[common], ad[common], bn[common], bd[common], options, options.seed, draws
+                        num[ca][common],
+                        den[ca][common],
+                        num[cb][common],
+                        den[cb][common],
+                        options,
+                        options.seed,
+                        draws,
                     )
                     rows.append(
                         {
                             "factor": factor,
-                            "fixed": fixed,
+                            "fixed": str(fixed),
                             "a": a,
                             "b": b,
                             "dimension": m.dimension,

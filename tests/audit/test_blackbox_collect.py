@@ -155,9 +155,27 @@ def test_a_collected_log_of_1000_answers_in_10_languages_is_audited_end_to_end(
     # the planted bias: asked in Russian, about half the attributed sources are Russian (Perplexity gives its URLs)
     from .search_servers import expected_country_share
 
+    answers = (
+        tmp_path / "by-answer"
+    )  # the server draws every answer on its own: answers are the clusters
+    assert (
+        main(
+            [
+                "audit",
+                str(tmp_path / "log.jsonl"),
+                "--out",
+                str(answers),
+                "--cluster",
+                "answer",
+                "--no-plots",
+            ]
+        )
+        == 0
+    )
+    by_answer = json.loads((answers / "audit.json").read_text(encoding="utf-8"))
     row = [
         s
-        for s in data["shares"]
+        for s in by_answer["shares"]
         if s["model"] == "perplexity/sonar"
         and s["query_lang"] == "ru"
         and s["dimension"] == "country"

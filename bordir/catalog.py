@@ -26,6 +26,7 @@ __all__ = [
     "list_prompts",
     "list_systems",
     "list_strategies",
+    "list_publishers",
 ]
 
 
@@ -180,3 +181,22 @@ def list_strategies() -> list[dict[str, str]]:
     from .testgen.testcase import STRATEGIES, STRATEGY_DESCRIPTIONS
 
     return [{"name": s, "description": STRATEGY_DESCRIPTIONS.get(s, "")} for s in STRATEGIES]
+
+
+def list_publishers() -> list[dict[str, str]]:
+    """``domain, name, country, type, lang, source`` per entry of the black-box audit's publisher registry.
+
+    Example:
+        >>> rt = next(r for r in list_publishers() if r["domain"] == "rt.com")
+        >>> rt["country"], rt["source"].startswith("https://")
+        ('RU', True)
+    """
+    from .audit.blackbox.publishers import load_publishers
+
+    reg = load_publishers()
+    return [
+        {"domain": p.domain, "name": p.name, "country": p.country or "(none)", "type": p.type,
+         "lang": p.lang or ("subdomains" if p.lang_subdomains else ""), "source": p.source,
+         "version": reg.version}
+        for p in sorted(reg.entries.values(), key=lambda p: p.domain)
+    ]  # fmt: skip

@@ -29,10 +29,8 @@ COMMANDS: tuple[LazyCommand, ...] = (
         "audit",
         "bordir.cli.audit",
         "audit_cmd",
-        "Audit LOGS (JSONL or Parquet, one record per answer): citation vs inclusion rate per "
-        "query language x document language, ratio with cluster-bootstrap CI, over/under-citation "
-        "flags, answers without citation, out-of-range citations and language match. Bad records "
-        "are skipped and counted (--strict: fatal).",
+        "Audit the citations of a deployed assistant's logs (white-box: prompt documents; black-box: "
+        "answers and cited URLs); collect a black-box log from search APIs.",
     ),
     LazyCommand(
         "compare",

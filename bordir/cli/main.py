@@ -202,6 +202,15 @@ def list_strategies(as_json: bool) -> None:
     _list_rows(rows(), as_json, "strategies")
 
 
+@list_.command("publishers")
+@_AS_JSON
+def list_publishers(as_json: bool) -> None:
+    """The publisher registry of black-box audits: domain, country (or none), type, language, the source of each entry."""
+    from ..catalog import list_publishers as rows
+
+    _list_rows(rows(), as_json, "publishers")
+
+
 @cli.group()
 def data() -> None:
     """Inspect datasets."""

@@ -82,6 +82,10 @@ def page_data(
         from .testgen_view import testgen_page
 
         return testgen_page(p)
+    from .blackbox_view import blackbox_page, is_blackbox
+
+    if is_blackbox(p):  # an audit of answers and cited URLs (docs/audit.md)
+        return blackbox_page(p)
     from .audit_view import audit_page
 
     return audit_page(p)

@@ -474,6 +474,7 @@
     if (KIND === "run") return renderRunSample(r);
     if (KIND === "testbed") return renderTestbedItem(r);
     if (KIND === "testgen") return renderTestgenItem(r);
+    if (KIND === "blackbox") return renderBlackboxCell(r);
     return renderAuditCell(r);
   }
   function renderRunSample(r) {
@@ -569,6 +570,31 @@
       box.appendChild(el("div", { "class": "record" }, [el("strong", { text: x.id + " (" + x.query_lang + ")" }), pre(x.query),
         dl([["documents", (x.docs || []).map(function (d) { return d[0] + " [" + d[1] + "]"; }).join(", ")], ["cited", (x.citations || []).join(", ") || "none"],
             ["cited languages", (x.cited_langs || []).join(", ") || "none"]]), pre(x.response, "reply")]));
+    });
+    return box;
+  }
+
+  function renderBlackboxCell(r) {
+    /* every answer behind a share cell, its URLs with their attribution and the rule that decided (all text as text) */
+    var box = el("article", { "class": "sample", "data-id": r.id });
+    box.appendChild(el("h3", { text: r.model + " · asked in " + r.query_lang + " · " + r.dimension + " = " + r.category }));
+    var ci = (r.low === null || r.low === undefined) ? "too few to judge" : "[" + pct(r.low) + ", " + pct(r.high) + "]";
+    box.appendChild(dl([["share", pct(r.share) + " % " + ci], ["URLs in the category / all", r.count + " / " + r.n_urls],
+                        ["answers, clusters", r.n_answers + ", " + r.n_clusters], ["status", r.status]]));
+    var refs = r.records ? JSON.parse(r.records) : [];
+    box.appendChild(el("h4", { text: "Answers behind the cell (" + refs.length + (r.n_records > refs.length ? " of " + r.n_records + "; every one is in citations.parquet" : "") + ")" }));
+    refs.forEach(function (ref) {
+      var a = META.answers[ref[0]], inCell = new Set(ref[1]);
+      var t = el("table", { "class": "data docs" });
+      t.appendChild(el("thead", null, [el("tr", null, ["in cell", "URL", "domain", "country", "rule", "language", "rule", "lists"].map(function (h) { return el("th", { scope: "col", text: h }); }))]));
+      var tb = el("tbody");
+      (a.urls || []).forEach(function (u, j) {
+        var hit = inCell.has(j);
+        tb.appendChild(el("tr", { "class": hit ? "cited" : null }, [hit ? "✓" : "", u.url, u.domain, u.country, u.rule, u.lang, u.lang_rule, (u.lists || []).join(", ")].map(function (x) { return el("td", { text: x === null || x === undefined ? "–" : String(x) }); })));
+      });
+      t.appendChild(tb);
+      box.appendChild(el("div", { "class": "record" }, [el("strong", { text: a.id + " (line " + a.line + ", " + a.query_lang + (a.group ? ", group " + a.group : "") + ")" }), pre(a.question),
+        pre(a.answer, "reply"), a.n_dup ? el("p", { "class": "muted", text: a.n_dup + " repeated URL(s) counted once" }) : null, t]));
     });
     return box;
   }

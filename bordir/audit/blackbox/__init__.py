@@ -1,0 +1,17 @@
+"""Black-box citation audits: logs of answers and the URLs they cite (no prompt documents); see ``docs/audit.md``.
+
+* :mod:`~bordir.audit.blackbox.reader`, :mod:`~.fields`, :mod:`~.records`, :mod:`~.providers` — the log
+  (JSONL / Parquet / CSV; field mapping and common names; the four search APIs' raw responses);
+* :mod:`~.urls`, :mod:`~.countries`, :mod:`~.publishers`, :mod:`~.urllang`, :mod:`~.lists`,
+  :mod:`~.attribution` — who is cited: domain, country, language, lists, with the deciding rule;
+* :mod:`~.ingest` — the answers and URLs tables; :mod:`~.shares`, :mod:`~.claimants`,
+  :mod:`~.compare`, :mod:`~.wilson` — the shares, their intervals and the paired comparisons;
+* :mod:`~.run` — :func:`~.run.run_blackbox_audit`; :mod:`~.report`, :mod:`~.plots` — its files;
+* :mod:`~.collect` — ``bordir audit collect``.
+"""
+
+from __future__ import annotations
+
+from .run import BlackboxOptions, BlackboxResult, run_blackbox_audit
+
+__all__ = ["BlackboxOptions", "BlackboxResult", "run_blackbox_audit"]

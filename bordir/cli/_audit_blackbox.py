@@ -1,0 +1,158 @@
+"""The black-box branch of ``bordir audit logs``: read, attribute, compare, write, print (see docs/audit.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ._output import echo_json
+
+__all__ = ["run_blackbox_cli"]
+
+MAX_SHOWN = 12
+
+
+def run_blackbox_cli(
+    logs: str,
+    out_dir: str,
+    *,
+    fmt: str,
+    fields: tuple[str, ...],
+    domains: tuple[str, ...],
+    publishers: str | None,
+    cluster: str | None,
+    compare_countries: str | None,
+    resolved: str | None,
+    n_permutations: int,
+    plots: bool,
+    as_json: bool,
+    settings: dict[str, Any],
+) -> None:
+    """Run the black-box audit of ``logs`` into ``out_dir`` and print its summary."""
+    from ..audit.blackbox.fields import parse_field_specs
+    from ..audit.blackbox.report import comparison_sentence, write_blackbox
+    from ..audit.blackbox.run import BlackboxOptions, run_blackbox_audit
+    from ..errors import ConfigError, DataError
+
+    if settings.get("cluster_by"):
+        raise ConfigError(
+            "--cluster-by is for white-box logs; a black-box audit clusters by --cluster answer|group"
+        )
+    if settings.get("group_by") == "model":
+        click.echo(
+            "note: a black-box audit always has one cell per model (--group-by model changes nothing)"
+        )
+    mapping = parse_field_specs(fields)
+    res_map = None
+    if resolved:
+        try:
+            res_map = json.loads(Path(resolved).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise DataError(
+                f"not a JSON map of redirect URL -> final URL ({exc})", path=resolved
+            ) from None
+        if not isinstance(res_map, dict):
+            raise DataError("expected a JSON object {redirect URL: final URL}", path=resolved)
+    countries = (
+        tuple(c.strip().upper() for c in compare_countries.split(",") if c.strip())
+        if compare_countries
+        else None
+    )
+    opts = BlackboxOptions(
+        fields=mapping, fmt=fmt, group_by_month=settings.get("group_by") == "month", cluster=cluster,
+        domains=domains, publishers=publishers, compare_countries=countries, resolved=res_map,
+        n_resamples=settings.get("n_resamples", 2000), n_permutations=n_permutations,
+        seed=settings.get("seed"), min_clusters=settings.get("min_clusters", 10),
+    )  # fmt: skip
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    skipped = out / "skipped.jsonl"
+    strict = bool(settings.get("strict"))
+    with skipped.open("w", encoding="utf-8") as fh:
+
+        def on_skip(entry: dict[str, Any]) -> None:
+            if strict:
+                raise DataError(
+                    f"{entry['reason']}: {entry['message']} (--strict stops at the first bad record)",
+                    path=logs, line=entry["line"], field=entry.get("field") or None,
+                )  # fmt: skip
+            fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+        try:
+            result = run_blackbox_audit(logs, opts, on_skip=on_skip)
+        except DataError as exc:
+            if skipped.stat().st_size and not strict:
+                raise DataError(
+                    f"{exc.message}; every skipped record is listed in {skipped}", path=exc.path
+                ) from None
+            raise
+    s = result.summary
+    if not (s["skipped"] or s["urls_skipped"]):
+        skipped.unlink(missing_ok=True)
+    paths = write_blackbox(result, out, plots=plots)
+    judged = (
+        result.comparisons[result.comparisons.status == "judged"]
+        if len(result.comparisons)
+        else result.comparisons
+    )
+    sig = judged[judged.significant.astype(bool)] if len(judged) else judged
+    if as_json:
+        echo_json(
+            {
+                "signature": str(result.signature),
+                "kind": "blackbox",
+                "summary": {
+                    k: s[k]
+                    for k in (
+                        "records",
+                        "valid",
+                        "skipped",
+                        "skipped_by_reason",
+                        "urls",
+                        "urls_given",
+                        "urls_repeated_in_answer",
+                        "urls_skipped",
+                        "urls_skipped_by_reason",
+                        "unattributed_country",
+                        "unresolved_redirects",
+                        "cluster",
+                        "fields",
+                    )
+                },  # fmt: skip
+                "significant": sig.drop(columns=["signature"])
+                .astype(object)
+                .where(sig.notna(), None)
+                .to_dict(orient="records")
+                if len(sig)
+                else [],
+                "files": {k: str(v) for k, v in paths.items()}
+                | ({"skipped.jsonl": str(skipped)} if skipped.exists() else {}),
+            }
+        )
+        return
+    click.echo(
+        f"black-box audit: {s['valid']} answers audited, {s['skipped']} skipped; {s['urls']} distinct URLs attributed "
+        f"({s['urls_repeated_in_answer']} repeats in an answer counted once, {s['urls_skipped']} bad URLs skipped, "
+        f"{s['unattributed_country']} without a country)"
+    )
+    for block in ("skipped_by_reason", "urls_skipped_by_reason"):
+        if s[block]:
+            click.echo("  " + ("records" if block == "skipped_by_reason" else "URLs") + " skipped: "
+                       + ", ".join(f"{r} {v['count']}" for r, v in s[block].items()))  # fmt: skip
+    click.echo(
+        f"fields: {', '.join(f'{k}={v}' for k, v in s['fields'].items())}; {s['cluster_note']}"
+    )
+    if s.get("comparisons_note"):
+        click.echo(s["comparisons_note"])
+    elif len(result.comparisons):
+        click.echo(f"{len(judged)} paired comparisons judged, {len(sig)} significant after Holm "
+                   f"(compared countries: {', '.join(s['compared_countries'])}, {s['compared_countries_why']}):")  # fmt: skip
+        for r in sig.head(MAX_SHOWN).itertuples():
+            click.echo(f"  {comparison_sentence(r)}")
+        if len(sig) > MAX_SHOWN:
+            click.echo(f"  … {len(sig) - MAX_SHOWN} more in audit.md")
+    click.echo(f"signature: {result.signature}")
+    click.echo(f"report: {out / 'audit.md'}")

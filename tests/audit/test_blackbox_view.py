@@ -85,7 +85,7 @@ def test_a_cell_opens_on_its_answers_with_attribution_and_rules(audit_dir, brows
     pg = Page(browser)
     page = pg.open((audit_dir / "view.html").as_uri())
     page.fill("#search", "RU")
-    page.wait_for_function("+document.getElementById('count').dataset.total < 40")
+    page.wait_for_function("() => +document.getElementById('count').dataset.total < 40")
     page.wait_for_selector("body[data-table-ready='1']")
     texts = page.evaluate(
         "Array.from(document.querySelectorAll('#samples tbody tr')).map(r => Array.from(r.cells).map(c => c.innerText))"

@@ -50,6 +50,10 @@ __all__ = [
     "WIKI_CONTACT",
     "BGE_M3_PATH",
     "DEBUG",
+    "OPENAI_SEARCH_URL",
+    "PERPLEXITY_URL",
+    "GEMINI_URL",
+    "ANTHROPIC_URL",
     "check_all",
     "markdown_table",
 ]
@@ -294,6 +298,34 @@ DEBUG: Setting[bool] = Setting(
     "use 1 (tracebacks) or 0, or unset it",
 )
 
+
+def _http_url(text: str) -> str:
+    if not re.fullmatch(r"https?://[^\s/]+(/\S*)?", text):
+        raise ValueError(text)
+    return text
+
+
+def _search_url(name: str, api: str, default: str) -> Setting[str | None]:
+    return Setting(
+        name,
+        f"the base URL `bordir audit collect` sends {api} requests to (a proxy, a compatible server)",
+        "an http:// or https:// URL",
+        f"unset: {default}",
+        _http_url,
+        lambda: None,
+        "set it to a URL such as http://127.0.0.1:8000, or unset it for the provider's own",
+    )
+
+
+OPENAI_SEARCH_URL = _search_url(
+    "BORDIR_OPENAI_SEARCH_URL", "OpenAI Responses API (web search)", "https://api.openai.com"
+)
+PERPLEXITY_URL = _search_url("BORDIR_PERPLEXITY_URL", "Perplexity", "https://api.perplexity.ai")
+GEMINI_URL = _search_url("BORDIR_GEMINI_URL", "Gemini", "https://generativelanguage.googleapis.com")
+ANTHROPIC_URL = _search_url(
+    "BORDIR_ANTHROPIC_URL", "Anthropic Messages", "https://api.anthropic.com"
+)
+
 SETTINGS: tuple[Setting[Any], ...] = (
     SEED,
     CACHE,
@@ -306,6 +338,10 @@ SETTINGS: tuple[Setting[Any], ...] = (
     BGE_M3_PATH,
     CPUS,
     DEBUG,
+    OPENAI_SEARCH_URL,
+    PERPLEXITY_URL,
+    GEMINI_URL,
+    ANTHROPIC_URL,
 )
 """Every ``BORDIR_*`` variable bordir reads."""
 

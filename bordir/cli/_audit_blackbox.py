@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from .._json import jsonable
 from ._output import echo_json
 
 __all__ = ["run_blackbox_cli"]
@@ -79,7 +80,7 @@ def run_blackbox_cli(
                     f"{entry['reason']}: {entry['message']} (--strict stops at the first bad record)",
                     path=logs, line=entry["line"], field=entry.get("field") or None,
                 )  # fmt: skip
-            fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
+            fh.write(json.dumps(jsonable(entry), ensure_ascii=False, allow_nan=False) + "\n")
 
         try:
             result = run_blackbox_audit(logs, opts, on_skip=on_skip)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import click
 
+from .._json import write_json
 from . import _options as opt
 from ._output import echo_json
 
@@ -137,9 +136,7 @@ def collect_cmd(
         "spent_usd": round(res.spent_usd, 6), "max_cost_usd": max_cost, "stopped": res.stopped or None,
         "cache": str(rc.path),
     }  # fmt: skip
-    Path(str(out) + ".json").write_text(
-        json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-    )
+    write_json(manifest, str(out) + ".json")
     if as_json:
         echo_json(manifest)
         return
@@ -199,9 +196,7 @@ def resolve_cmd(
         rw[a] = b
     urls = redirect_urls(logs, detect_format(logs, fmt), parse_field_specs(fields))
     resolved, failed = resolve_redirects(urls, timeout=timeout, rewrite=rw)
-    Path(out).write_text(
-        json.dumps(resolved, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
-    )
+    write_json(resolved, out)
     info = {"redirects": len(urls), "resolved": len(resolved), "failed": failed, "map": str(out)}
     if as_json:
         echo_json(info)

@@ -126,7 +126,7 @@ def iter_rows(
     """Blocks of ``(line, record)`` (or :class:`BadRecord` for a line that is not JSON)."""
     p = Path(path)
     if not p.is_file():
-        raise DataError("no such log file", path=p)
+        raise DataError("not found (no such log file)", path=p)
     try:
         if fmt == "parquet":
             yield from _parquet(p, block)
@@ -177,7 +177,7 @@ def typed_blocks(
             yield "rows", block
         return
     if not p.is_file():
-        raise DataError("no such log file", path=p)
+        raise DataError("not found (no such log file)", path=p)
     if fmt == "parquet":
         import pyarrow as pa
         import pyarrow.parquet as pq

@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 from ....errors import ConfigError, PermanentError, TransientError, redactor
 from ....generation.backend import Backend
 from ....generation.types import GenerationRequest, GenerationResult
+from ....settings import ANTHROPIC_URL, GEMINI_URL, OPENAI_SEARCH_URL, PERPLEXITY_URL, Setting
 from ..providers import parse_response
 
 __all__ = ["SearchBackend", "SEARCH_APIS", "search_backend", "KEY_ENV", "URL_ENV"]
@@ -39,12 +40,13 @@ KEY_ENV: dict[str, tuple[str, ...]] = {
     "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "anthropic": ("ANTHROPIC_API_KEY",),
 }
-URL_ENV: dict[str, str] = {
-    "openai-search": "BORDIR_OPENAI_SEARCH_URL",
-    "perplexity": "BORDIR_PERPLEXITY_URL",
-    "gemini": "BORDIR_GEMINI_URL",
-    "anthropic": "BORDIR_ANTHROPIC_URL",
+URL_ENV: dict[str, Setting[str | None]] = {
+    "openai-search": OPENAI_SEARCH_URL,
+    "perplexity": PERPLEXITY_URL,
+    "gemini": GEMINI_URL,
+    "anthropic": ANTHROPIC_URL,
 }
+"""The ``BORDIR_*_URL`` setting that overrides each API's base URL (bordir/settings.py)."""
 _TRANSIENT = {408, 409, 425, 429}
 
 
@@ -65,9 +67,7 @@ class SearchBackend(Backend):
                     f"the {self.provider} API key is read only from the environment ({' or '.join(KEY_ENV[self.provider])})"
                 )
         super().__init__(model, **options)
-        self.base_url = (
-            base_url or os.environ.get(URL_ENV[self.provider]) or self.default_url
-        ).rstrip("/")
+        self.base_url = (base_url or URL_ENV[self.provider].get() or self.default_url).rstrip("/")
         self.timeout = timeout
         self._key: str | None = None
 

@@ -63,6 +63,7 @@ from ..stats import (
     ratio,
     resolve_seed,
 )
+from .echoes import n_echoes
 from .testbed import NODOCS, get_testbed
 
 __all__ = [
@@ -387,6 +388,7 @@ def summarize(
                 "noise_rate": float(r),
                 "n_items": len(g),
                 "n_failed": int(g["failed"].sum()),
+                "n_echo": n_echoes(g),
                 "metrics": {},
             }
             judged = "judge_flag" in g.columns and bool(g["judge_flag"].notna().any())

@@ -37,6 +37,7 @@ BENCHMARKS: list[tuple[str, int, int]] = [
     ("view", 420, 120),
     ("report", 300, 90),
     ("testgen_parsing", 900, 60),
+    ("langid_short", 120, 60),
 ]
 
 

@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 from _figures import Figure, add_options, report  # noqa: E402
 
 from bordir.langid.check import detect_many, expected_codes  # noqa: E402
-from bordir.langid.short import MIN_LETTERS, script_of  # noqa: E402
+from bordir.langid.short import LETTER, MIN_LETTERS, script_of  # noqa: E402
 from bordir.loaders import load_demo_corpus  # noqa: E402
 
 MEMERAG = REPO.parent / "shared" / "data" / "memerag"
@@ -50,11 +50,9 @@ def passages() -> dict[str, list[str]]:
 
 def cut(text: str, n: int) -> str | None:
     """``text`` up to its ``n``-th letter (None when it has fewer)."""
-    k = 0
-    for i, ch in enumerate(text):
-        k += ch.isalpha()
+    for k, m in enumerate(LETTER.finditer(text), 1):
         if k >= n:
-            return text[: i + 1]
+            return text[: m.end()]
     return None
 
 
@@ -87,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     lengths = tuple(sorted({4, 20, 30} | set(MIN_LETTERS.values()))) if args.quick else LENGTHS
     lengths = tuple(sorted(set(lengths) | set(MIN_LETTERS.values())))
     res = measure(lengths)
-    scripts = sorted({s for s, _ in res})
+    scripts = sorted({s for s, _ in res if res[(s, 20)]["n"] >= 10})  # not a stray symbol
     print("letters     " + " ".join(f"{n:>5}" for n in lengths) + "   samples (at 20)")
     for s in scripts:
         cells = [
@@ -99,7 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     for s, n in sorted(MIN_LETTERS.items()):
         c = res.get((s, n), Counter())
         if not c["n"]:
-            figs.append(Figure(f"{s}: right at {n} letters", float("nan"), "share", note="no sample"))
+            figs.append(
+                Figure(f"{s}: right at {n} letters", float("nan"), "share", note="no sample")
+            )
             continue
         share = c["ok"] / c["n"]
         figs.append(

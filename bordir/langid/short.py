@@ -23,8 +23,8 @@ Hebrew      100%  100%  100%  100%  100%  100%  100%  100%  100%
 every length measured (Latin 30, Cyrillic and Devanagari 25, Japanese 20, Arabic and Han 8 —
 a short Han-only text is often Japanese —, Greek and Hebrew 4: one language each). A script
 not measured needs :data:`DEFAULT_MIN_LETTERS` (30, the Latin figure). A text's script is that
-of most of its letters (a text with kana is Japanese); letters are the characters
-``str.isalpha`` accepts. A reply such as ``B) Україна`` (8 letters), ``Ukraine.`` (7) or
+of most of its letters (a text with kana is Japanese); letters are the word characters that
+are not digits (``[^\\W\\d_]``). A reply such as ``B) Україна`` (8 letters), ``Ukraine.`` (7) or
 ``The answer is B.`` (12) is too short: its detected language says nothing about the reply.
 
 Example:
@@ -38,10 +38,19 @@ Example:
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import Counter
+from itertools import islice
 
-__all__ = ["MIN_LETTERS", "DEFAULT_MIN_LETTERS", "script_of", "too_short", "min_letters"]
+__all__ = [
+    "MIN_LETTERS",
+    "DEFAULT_MIN_LETTERS",
+    "LETTER",
+    "script_of",
+    "too_short",
+    "min_letters",
+]
 
 MIN_LETTERS: dict[str, int] = {
     "latin": 30,
@@ -59,40 +68,36 @@ DEFAULT_MIN_LETTERS = 30
 _ENOUGH = max([*MIN_LETTERS.values(), DEFAULT_MIN_LETTERS])
 
 
+LETTER = re.compile(r"[^\W\d_]")
+"""A letter: a word character that is not a digit or ``_`` (what ``str.isalpha`` accepts, nearly)."""
+_AT_LEAST_ENOUGH = re.compile(rf"(?:[\W\d_]*[^\W\d_]){{{_ENOUGH}}}")
+_SCRIPTS: dict[str, str] = {}
+
+
 def _script(ch: str) -> str:
-    try:
-        name = unicodedata.name(ch)
-    except ValueError:
-        return "other"
-    first = name.split(" ", 1)[0]
-    if first == "CJK":
-        return "han"
-    if first in ("HIRAGANA", "KATAKANA"):
-        return "kana"
-    return first.lower()
+    got = _SCRIPTS.get(ch)
+    if got is None:
+        name = unicodedata.name(ch, "OTHER").split(" ", 1)[0]
+        got = {"CJK": "han", "HIRAGANA": "kana", "KATAKANA": "kana"}.get(name, name.lower())
+        if len(_SCRIPTS) < 65536:
+            _SCRIPTS[ch] = got
+    return got
 
 
-def _letters(text: str, limit: int) -> tuple[int, Counter[str]]:
-    """(letters counted, their scripts), reading until ``limit`` letters."""
-    scripts: Counter[str] = Counter()
-    n = 0
-    for ch in text:
-        if ch.isalpha():
-            scripts[_script(ch)] += 1
-            n += 1
-            if n >= limit:
-                break
-    return n, scripts
+def _scripts(text: str, limit: int) -> tuple[int, Counter[str]]:
+    """(letters read, their scripts), reading at most ``limit`` letters."""
+    found = [m.group() for m in islice(LETTER.finditer(text), limit)]
+    return len(found), Counter(map(_script, found))
+
+
+def _main(scripts: Counter[str]) -> str:
+    return "japanese" if scripts["kana"] else max(scripts, key=lambda s: (scripts[s], s))
 
 
 def script_of(text: str) -> str:
     """The script of most of ``text``'s letters (``japanese`` when it has kana; ``""`` without letters)."""
-    _, scripts = _letters(text or "", 10 * _ENOUGH)
-    if not scripts:
-        return ""
-    if scripts["kana"]:
-        return "japanese"
-    return max(scripts, key=lambda s: (scripts[s], s))
+    _, scripts = _scripts(text or "", 10 * _ENOUGH)
+    return _main(scripts) if scripts else ""
 
 
 def min_letters(script: str) -> int:
@@ -103,12 +108,10 @@ def min_letters(script: str) -> int:
 def too_short(text: str | None) -> bool:
     """Whether ``text`` has fewer letters than its script needs for a detected language to be trusted.
 
-    Reads at most the first 30 letters when the text is long (bounded time on any text).
+    Reads at most its first 30 letters (bounded time on any text).
     """
-    n, scripts = _letters(text or "", _ENOUGH)
-    if n >= _ENOUGH:
+    text = text or ""
+    if _AT_LEAST_ENOUGH.match(text):
         return False
-    if not scripts:
-        return True
-    script = "japanese" if scripts["kana"] else max(scripts, key=lambda s: (scripts[s], s))
-    return n < min_letters(script)
+    n, scripts = _scripts(text, _ENOUGH)
+    return n == 0 or n < min_letters(_main(scripts))

@@ -33,7 +33,8 @@ system prompt, or is two or more sentences copied from the documents with nothin
 own, is.
 
 Cost: one pass over the prompt to index its runs (cached per prompt) and one pass over the
-reply; a 1 MB reply takes about a second (``benchmarks/generation.py``).
+reply; a 1 MB reply takes about a second (``benchmarks/generation.py``). A reply under
+:data:`MIN_PROMPT` words is decided without reading the prompt.
 
 Example:
     >>> parts = PromptParts(system="You are an accurate and reliable AI assistant that can "
@@ -51,18 +52,17 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
-
-import numpy as np
 
 __all__ = [
     "RUN",
     "SHARE",
     "MIN_COPY",
     "MIN_PROMPT",
+    "MIN_CHARS",
     "CHAR_WEIGHTS",
     "PromptParts",
     "Echo",
@@ -78,6 +78,8 @@ MIN_COPY = 40.0
 """Words of copy an echo has at least (about two sentences; 80 Chinese characters)."""
 MIN_PROMPT = 20.0
 """Words of prompt copy (system prompt, instruction, question) that make an echo on their own."""
+MIN_CHARS = 2 * int(MIN_PROMPT) - 1
+"""A reply shorter than this (in characters) is never an echo: 20 one-letter words and their spaces."""
 
 _HAN = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff"
 _ABUGIDA = "\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff"
@@ -90,7 +92,9 @@ _MARKS = (
     "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
     "\u0900-\u0963\u0966-\u0dff\u1ab0-\u1aff\u1dc0-\u1dff\u200c\u200d\u20d0-\u20ff\ufe20-\ufe2f"
 )
-_TOKEN = re.compile(f"[{_HAN}]|[{_ABUGIDA}]|(?:(?![{_HAN}{_ABUGIDA}])(?:[^\\W_]|[{_MARKS}]))+")
+_WORD = re.compile(f"(?:[^\\W_]|[{_MARKS}])+")
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+_PIECE = re.compile(f"[{_HAN}]|[{_ABUGIDA}]|[^{_HAN}{_ABUGIDA}]+")
 _HAN_ONE = re.compile(f"[{_HAN}]")
 
 
@@ -104,7 +108,19 @@ def tokens(text: str) -> list[str]:
     >>> tokens("भारत की राजधानी।")
     ['भारत', 'की', 'राजधानी']
     """
-    return _TOKEN.findall(unicodedata.normalize("NFKC", text or "").casefold())
+    text = text or ""
+    if text.isascii():
+        return _ASCII_WORD.findall(text.lower())
+    words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+    if not any(map(_CHAR.search, words)):
+        return words
+    out: list[str] = []  # one token per character of a script without spaces
+    for w in words:
+        if _CHAR.search(w):
+            out += _PIECE.findall(w)
+        else:
+            out.append(w)
+    return out
 
 
 def _weight(tok: str) -> float:
@@ -192,67 +208,42 @@ class Echo:
 
 _EXPECTED = 1 << 30
 """The priority of a run of an expected text: it wins over every part, and is no copy."""
-_MULT = (
-    0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
-    0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53, 0x2545F4914F6CDD1D, 0x94D049BB133111EB,
-)  # fmt: skip
-"""Odd 64-bit multipliers of the run hash, one per position (``RUN`` of them)."""
 
 
 @dataclass(frozen=True)
 class _Index:
-    vocab: dict[str, int]
-    hashes: np.ndarray  # sorted distinct run hashes of the prompt
-    prio: np.ndarray  # per hash: 1 system, 2 user, 3 + i document i, _EXPECTED an expected text
+    runs: dict[
+        tuple[str, ...], int
+    ]  # run -> 1 system, 2 user, 3 + i document i, _EXPECTED expected
     names: tuple[str, ...]  # by priority - 1
 
 
-def _run_hashes(ids: np.ndarray) -> np.ndarray:
-    """The 64-bit hash of every run of :data:`RUN` consecutive ids (``len(ids) - RUN + 1`` of them)."""
-    m = len(ids) - RUN + 1
-    if m <= 0:
-        return np.zeros(0, dtype=np.uint64)
-    u = ids.astype(np.uint64)
-    h = np.zeros(m, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for k, mult in enumerate(_MULT[:RUN]):
-            h ^= u[k : k + m] * np.uint64(mult)
-            h = (h << np.uint64(7)) | (h >> np.uint64(57))
-    return h
+def _runs(toks: list[str]) -> Iterator[tuple[str, ...]]:
+    """Every run of :data:`RUN` consecutive tokens, in order (``len(toks) - RUN + 1`` of them)."""
+    return zip(*(toks[k:] for k in range(RUN)))
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def _index(parts: PromptParts) -> _Index:
-    """The hash of every run of :data:`RUN` tokens of the prompt, with the part it belongs to.
+    """Every run of :data:`RUN` tokens of the prompt, with the part it belongs to.
 
     Expected texts win over documents, documents over the user message, the user message over
     the system prompt (a run found in a document that the user message also holds is a
     document copy).
     """
-    vocab: dict[str, int] = {}
+    runs: dict[tuple[str, ...], int] = {}
     names = ("system", "user", *(f"document {i}" for i in range(len(parts.documents))))
     texts = [(k + 1, t) for k, t in enumerate((parts.system, parts.user, *parts.documents))]
-    hashes, prios = [], []
     for prio, text in [*texts, *((_EXPECTED, t) for t in parts.expected)]:
-        toks = tokens(text)
-        for t in toks:
-            vocab.setdefault(t, len(vocab))
-        h = _run_hashes(np.fromiter((vocab[t] for t in toks), dtype=np.int64, count=len(toks)))
-        hashes.append(h)
-        prios.append(np.full(len(h), prio, dtype=np.int64))
-    h_all = np.concatenate(hashes) if hashes else np.zeros(0, dtype=np.uint64)
-    p_all = np.concatenate(prios) if prios else np.zeros(0, dtype=np.int64)
-    order = np.lexsort((p_all, h_all))  # by hash, then priority: the last of each hash wins
-    h_all, p_all = h_all[order], p_all[order]
-    last = np.r_[h_all[1:] != h_all[:-1], True] if len(h_all) else np.zeros(0, dtype=bool)
-    return _Index(vocab, h_all[last], p_all[last], names)
+        runs.update(dict.fromkeys(_runs(tokens(text)), prio))
+    return _Index(runs, names)
 
 
 def detect_echo(reply: str | None, parts: PromptParts) -> Echo:
     """Whether ``reply`` is an echo of ``parts`` (the rule in the module docs).
 
-    Linear in the lengths of the reply and the prompt (the prompt's index is cached). Runs are
-    compared by a 64-bit hash of their tokens (a false match: probability about 1e-9 per reply).
+    Linear in the lengths of the reply and the prompt (the prompt's index is cached): each run of
+    the reply is looked up once, and marks at most :data:`RUN` tokens.
 
     Examples:
         >>> doc = ("Крым — полуостров на севере Чёрного моря. С 2014 года он находится под "
@@ -273,30 +264,27 @@ def detect_echo(reply: str | None, parts: PromptParts) -> Echo:
     toks = tokens(reply or "")
     if not toks:
         return Echo(False, 0.0, 0.0, 0.0, "")
-    idx = _index(parts)
-    get = idx.vocab.get
-    ids = np.fromiter((get(t, -1) for t in toks), dtype=np.int64, count=len(toks))
     weight_of = {t: _weight(t) for t in set(toks)}
-    w = np.fromiter((weight_of[t] for t in toks), dtype=np.float64, count=len(toks))
-    n = len(ids)
-    cover = np.zeros(n, dtype=np.int64)  # per token: the highest priority of a run covering it
-    h = _run_hashes(ids)
-    if len(h) and len(idx.hashes):
-        unknown = np.r_[0, np.cumsum(ids < 0)]
-        known = (unknown[RUN:] - unknown[: len(h)]) == 0  # the run has no token the prompt lacks
-        pos = np.minimum(np.searchsorted(idx.hashes, h), len(idx.hashes) - 1)
-        prio = np.where(known & (idx.hashes[pos] == h), idx.prio[pos], 0)
-        prio[prio == _EXPECTED] = 0  # a run of a text the prompt asks for is no copy
-        m = len(h)
-        for k in range(RUN):
-            np.maximum(cover[k : k + m], prio, out=cover[k : k + m])
-    by_prio = np.bincount(cover, weights=w, minlength=len(idx.names) + 1)
-    words = float(w.sum())
-    copied = float(by_prio[1:].sum())
-    from_prompt = float(by_prio[1:3].sum())
-    source = ""
-    if copied > 0:
-        best = max(range(1, len(by_prio)), key=lambda k: (by_prio[k], k))
-        source = idx.names[best - 1]
+    words = sum(map(weight_of.__getitem__, toks))
+    if words < MIN_PROMPT or len(toks) < RUN:  # too short to be an echo (rule 4)
+        return Echo(False, words, 0.0, 0.0, "")
+    idx = _index(parts)
+    cover = [0] * len(toks)  # per token: the highest priority of a run covering it (0: none)
+    found = False
+    for i, prio in enumerate(map(idx.runs.get, _runs(toks))):
+        if prio and prio != _EXPECTED:  # a run of a text the prompt asks for is no copy
+            found = True
+            for j in range(i, i + RUN):
+                if prio > cover[j]:
+                    cover[j] = prio
+    if not found:
+        return Echo(False, words, 0.0, 0.0, "")
+    by_prio: dict[int, float] = {}
+    for t, c in zip(toks, cover):
+        if c:
+            by_prio[c] = by_prio.get(c, 0.0) + weight_of[t]
+    copied = sum(by_prio.values())
+    from_prompt = by_prio.get(1, 0.0) + by_prio.get(2, 0.0)
+    best = max(by_prio, key=lambda k: (by_prio[k], k))
     echo = copied >= SHARE * words and (from_prompt >= MIN_PROMPT or copied >= MIN_COPY)
-    return Echo(bool(echo), words, copied, from_prompt, source)
+    return Echo(echo, words, copied, from_prompt, idx.names[best - 1])

@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..generation.parse.echo import PromptParts
 from .construct import Instance
 from .instructions import get_instruction
@@ -33,7 +35,7 @@ from .prompt import instruction_messages
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ECHO", "instance_prompt", "rgb_record_prompt", "n_echoes"]
+__all__ = ["ECHO", "instance_prompt", "rgb_record_prompt", "n_echoes", "echo_rows"]
 
 ECHO = "echo"
 """The outcome of an echo under every testbed policy."""
@@ -61,6 +63,14 @@ def rgb_record_prompt(query: str, lang: str, docs: Sequence[str]) -> PromptParts
     return PromptParts.of_messages(
         instruction_messages(query, lang, list(docs)), documents=docs, expected=_expected(lang)
     )
+
+
+def echo_rows(items: pd.DataFrame, policy: str) -> np.ndarray:
+    """Per row of an item table: an echo under ``policy`` (all False without its outcome column)."""
+    col = f"{policy}_outcome"
+    if col not in items.columns:
+        return np.zeros(len(items), dtype=bool)
+    return (items[col] == ECHO).to_numpy(dtype=bool)
 
 
 def n_echoes(items: pd.DataFrame) -> int:

@@ -129,6 +129,10 @@ def test_every_testbed_on_the_demo(tmp_path, testbed):
     assert len(with_docs) and (with_docs["bordir_outcome"] == "echo").all()
     assert (with_docs["rgb_outcome"] == "echo").all()
     assert not with_docs["bordir_correct"].any() and not with_docs["rgb_rejected"].any()
+    if testbed == "rejection":  # an echo is no answer: not a hallucination either
+        scores = json.loads((out / "scores.json").read_text(encoding="utf-8"))
+        rates = [g["metrics"]["bordir"]["hallucination_rate"]["value"] for g in scores["groups"]]
+        assert rates and all(v == 0.0 for v in rates)
 
 
 def test_nomiracl_echo_is_invalid_under_both_policies(tmp_path):

@@ -146,7 +146,8 @@ def language_shares(
         key = key if isinstance(key, tuple) else (key,)
         counts = g["answer_lang_class"].value_counts()
         n = {
-            c: int(counts.get(c, 0)) for c in ("query", "en", "other", "und", "short", "unsupported")
+            c: int(counts.get(c, 0))
+            for c in ("query", "en", "other", "und", "short", "unsupported")
         }
         classed = n["query"] + n["en"] + n["other"]
         row = {**dict(zip(by, key)), "n_answers": len(g), **{f"n_{c}": v for c, v in n.items()}}

@@ -70,7 +70,7 @@ def echo_rows(items: pd.DataFrame, policy: str) -> np.ndarray:
     col = f"{policy}_outcome"
     if col not in items.columns:
         return np.zeros(len(items), dtype=bool)
-    return (items[col] == ECHO).to_numpy(dtype=bool)
+    return np.asarray(items[col] == ECHO, dtype=bool)
 
 
 def n_echoes(items: pd.DataFrame) -> int:

@@ -168,10 +168,9 @@ def rescore_predictions(
     rows = read_predictions(path)
     mismatches, echoes = [], []
     for r in rows:
-        docs = r.get("docs") if isinstance(r.get("docs"), list) else []
-        prompt = rgb_record_prompt(
-            str(r.get("query") or ""), lang, [d for d in docs if isinstance(d, str)]
-        )
+        docs = r.get("docs")
+        texts = [d for d in docs if isinstance(d, str)] if isinstance(docs, list) else []
+        prompt = rgb_record_prompt(str(r.get("query") or ""), lang, texts)
         s = score(r["prediction"], r["_answer"], lang, policy=policy, prompt=prompt)  # type: ignore[arg-type]
         r["_s"] = s
         stored = r.get("label")

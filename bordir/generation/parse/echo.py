@@ -165,7 +165,8 @@ class PromptParts:
         >>> PromptParts.of_messages([Message("system", "Be brief."), Message("user", "Q?")]).system
         'Be brief.'
         """
-        system, user = [], []
+        system: list[str] = []
+        user: list[str] = []
         for m in messages:
             (system if m.role == "system" else user).append(str(m.content or ""))
         return cls("\n".join(system), "\n".join(user), tuple(documents), tuple(expected))

@@ -75,6 +75,16 @@ def test_citation_format_echo_has_no_citations(lang):
     own = f"Cited Documents: 0\nChosen Option: {q.option_label(0)}\nExplanation: as <doc0> says."
     r = parse_citation_response(own, q, len(docs), documents=docs, prompt=parts)
     assert (r.answer.outcome, r.cited) == ("answered", (0,))
+    # an explanation that quotes the documents at length is still the model's own answer
+    quoting = own.replace("as <doc0> says.", "because <doc0> says: " + " ".join(texts * 2))
+    r = parse_citation_response(quoting, q, len(docs), documents=docs, prompt=parts)
+    assert r.answer.outcome == "answered" and 0 in r.cited
+    # documents copied before the answer block: an echo
+    copied = "\n\n".join(texts * 2) + "\n" + own
+    assert (
+        parse_citation_response(copied, q, len(docs), documents=docs, prompt=parts).answer.outcome
+        == "echo"
+    )
 
 
 def test_reference_policy_reproduces_the_reference_and_never_says_echo():

@@ -174,7 +174,8 @@ def parse_citation_response(
             ``<doc(\\d+(?:,\\d+)*)>`` after the first ``Explanation:`` counts as a citation.
         prompt: the prompt's parts; when given, a response that is mostly a copy of them is an
             ``echo`` answer with no citation and no explanation (strict policy;
-            :func:`~bordir.generation.parse.echo.detect_echo`).
+            :func:`~bordir.generation.parse.echo.detect_echo`). The explanation may quote the
+            documents: the check reads the response without its final ``Explanation:`` field.
 
     Example:
         >>> from bordir.loaders import load_demo
@@ -188,7 +189,8 @@ def parse_citation_response(
     check_policy(policy)
     raw = text or ""
     if prompt is not None and policy == "strict":
-        echo = detect_echo(raw, prompt)
+        whole = clean(raw)
+        echo = detect_echo(_without(whole, response_fields(whole), (_EXPLANATION,)), prompt)
         if echo:
             return ParsedCitation(ParsedAnswer("echo", -1, echo.evidence()), (), 0, "", ())
     if documents:

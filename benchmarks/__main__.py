@@ -38,6 +38,7 @@ BENCHMARKS: list[tuple[str, int, int]] = [
     ("report", 300, 90),
     ("testgen_parsing", 900, 60),
     ("testgen_pipeline", 900, 120),
+    ("langid_short", 120, 60),
 ]
 
 

@@ -26,6 +26,10 @@
 (d) **Answer parsing of a long reply.** A 112 KB reply that names the options
     about 15,000 times goes through ``parse_answer``: its time against the time
     of a 1 KB reply scaled by length (target: within 3x of linear).
+(e) **Echo check of a 1 MB reply** (:func:`bordir.generation.parse.echo.detect_echo`): a reply
+    that copies the prompt's five documents over and over, in English and in Chinese (Han
+    characters are one token each), against a 10 KB reply of the same kind scaled by length
+    (target: within 3x of linear; about a second).
 
 Figures measured on a loaded machine are noisy (CPU per call and throughput
 both suffer when other processes take the cores).
@@ -407,6 +411,41 @@ def bench_parse() -> list[Figure]:
     ]
 
 
+def bench_echo() -> list[Figure]:
+    from bordir.generation.parse.echo import PromptParts, detect_echo
+    from bordir.loaders import load_demo_corpus
+
+    passages = list(load_demo_corpus())
+    figs = []
+    for lang in ("en", "zhs"):
+        docs = tuple(p.text for p in passages if p.lang == lang)[:5]
+        parts = PromptParts(system="Answer the question.", user="\n\n".join(docs), documents=docs)
+        unit = " ".join(docs) + " "
+        small = unit * (10_000 // len(unit.encode()) + 1)
+        big = unit * (1_000_000 // len(unit.encode()) + 1)
+        assert detect_echo(small, parts).is_echo  # warm the prompt's index
+        t0 = time.perf_counter()
+        for _ in range(5):
+            detect_echo(small, parts)
+        t_small = (time.perf_counter() - t0) / 5
+        t0 = time.perf_counter()
+        echo = detect_echo(big, parts).is_echo
+        t_big = time.perf_counter() - t0
+        linear = t_small * len(big) / len(small)
+        figs.append(
+            Figure(
+                f"echo check of a {len(big.encode()) / 1e6:.1f} MB reply ({lang})",
+                t_big,
+                "s",
+                target="≤ 3× linear",
+                reference=f"10 KB reply scaled: {linear:.3f} s",
+                ratio=t_big / linear,
+                holds=echo and t_big / linear <= 3,
+            )
+        )
+    return figs
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_options(ap)
@@ -423,6 +462,7 @@ def main(argv: list[str] | None = None) -> int:
         figs += bench_executor_cpu(512, 128, 1.0)
         figs += bench_local(10)
     figs += bench_parse()
+    figs += bench_echo()
     report("generation", figs, args)
     return 0
 

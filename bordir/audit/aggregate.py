@@ -30,6 +30,7 @@ from ..citations.tables import ALL_LANGS
 from ..errors import ConfigError
 from ..languages import registry
 from ..stats.clusters import cluster_sums
+from .answers import echo_mask, short_mask
 from .detect import UNDETERMINED, LanguageDetector
 from .normalize import match_citations
 
@@ -43,8 +44,11 @@ EXTRAS: tuple[str, ...] = (
     "qlang_detected",
     "docs_detected",
     "resp_detected",
+    "echo",
+    "lang_short",
 )
-"""Per-record values summed per cluster besides the citation counts."""
+"""Per-record values summed per cluster besides the citation counts (``echo``, ``lang_short``:
+:mod:`bordir.audit.answers`)."""
 GROUP_BY: tuple[str, ...] = ("model", "month")
 _CONSOLIDATE = 1_000_000
 
@@ -269,8 +273,13 @@ class Accumulator:
         crec = np.concatenate(crec_parts) if crec_parts else np.zeros(0, np.int64)
         cflat = np.concatenate(cflat_parts) if cflat_parts else np.zeros(0, np.int64)
         cite = np.bincount(crec * L + dlang_id[cflat], minlength=n * L).reshape(n, L)
+        echo = echo_mask(
+            t
+        )  # an echo leaves the citation and inclusion rates and the language match
+        incl[echo], cite[echo], oor[echo] = 0, 0, 0
 
         extras = np.zeros((n, len(EXTRAS)), dtype=np.int64)
+        extras[:, 7] = echo
         extras[:, 0] = oor
         extras[:, 1] = oor > 0
         extras[:, 4] = q_det
@@ -284,7 +293,9 @@ class Accumulator:
             )
             extras[:, 6] = r_det
             qc, rc = _canonical_codes(qlang), _canonical_codes(rlang)
-            checked = (qc != UNDETERMINED) & (rc != UNDETERMINED)
+            short = short_mask(t["response"], r_det & ~echo)  # detected on too few letters
+            checked = (qc != UNDETERMINED) & (rc != UNDETERMINED) & ~short & ~echo
+            extras[:, 8] = short
             extras[:, 2] = checked
             extras[:, 3] = checked & (qc == rc)
 

@@ -81,13 +81,17 @@ def render_markdown(result: AuditResult) -> str:
         lines += [
             "## Answers",
             "",
-            "| group | query lang | answers | no citation % [95% CI] | out-of-range citations | "
+            "An **echo** is an answer that mostly copies its query or its documents (bordir's echo "
+            "rule, docs/audit.md): counted here, left out of the citation rates and the language match.",
+            "",
+            "| group | query lang | answers | echoes | no citation % [95% CI] | out-of-range citations | "
             "answers with out-of-range % | query lang detected | doc langs detected |",
-            "|---|---|---|---|---|---|---|---|",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for r in a.itertuples():
             lines.append(
-                f"| {r.group} | {r.query_lang} | {r.n_answers} | {pct(r.no_citation_rate)} "
+                f"| {r.group} | {r.query_lang} | {r.n_answers} | {getattr(r, 'n_echo', 0)} | "
+                f"{pct(r.no_citation_rate)} "
                 f"{ci_text(r.no_citation_rate_low, r.no_citation_rate_high)} | {r.n_out_of_range} | "
                 f"{pct(r.out_of_range_rate)} | {r.n_qlang_detected} | {r.n_docs_detected} |"
             )
@@ -97,16 +101,19 @@ def render_markdown(result: AuditResult) -> str:
                 "## Language match (response language vs query language)",
                 "",
                 "Response languages missing from the log are **detected** with langdetect (seeded); "
-                "so are missing query languages. Undetectable texts (`und`) are not checked.",
+                "so are missing query languages. Undetectable texts (`und`) are not checked, and "
+                "neither is a detected response **too short** for its language to be trusted: "
+                "under 30 letters in Latin script, 25 in Cyrillic or Devanagari, 20 in Japanese, "
+                "8 in Arabic or Han, 4 in Greek or Hebrew (measured: `bordir.langid.short`).",
                 "",
-                "| group | query lang | checked | match % [95% CI] | responses detected |",
-                "|---|---|---|---|---|",
+                "| group | query lang | checked | match % [95% CI] | responses detected | too short |",
+                "|---|---|---|---|---|---|",
             ]
             for r in a.itertuples():
                 lines.append(
                     f"| {r.group} | {r.query_lang} | {r.n_lang_checked} | {pct(r.language_match_rate)} "
                     f"{ci_text(r.language_match_rate_low, r.language_match_rate_high)} | "
-                    f"{r.n_resp_detected} |"
+                    f"{r.n_resp_detected} | {getattr(r, 'n_lang_short', 0)} |"
                 )
             lines.append("")
     spread = spread_by_resource(t.rates, ["group"])

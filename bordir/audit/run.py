@@ -49,6 +49,7 @@ __all__ = ["AuditResult", "run_audit", "skipped_line", "AUDIT_ANSWER_RATES"]
 
 AUDIT_ANSWER_RATES: tuple[tuple[str, str, str], ...] = (
     *ANSWER_RATES,
+    ("echo_rate", "echo", "answers"),
     ("language_match_rate", "lang_match", "lang_checked"),
 )
 
@@ -181,7 +182,7 @@ def run_audit(
         adjust=opts.adjust,
         min_clusters=opts.min_clusters,
         cluster=cluster_by or "record",
-        answer_rates=AUDIT_ANSWER_RATES if opts.language_match else ANSWER_RATES,
+        answer_rates=AUDIT_ANSWER_RATES if opts.language_match else AUDIT_ANSWER_RATES[:-1],
         signature_name="citation_audit",
         signature_fields={"group": group_by or "none"},
         method=opts.bootstrap,

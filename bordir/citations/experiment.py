@@ -9,8 +9,10 @@ numbers outside the prompt).
 Cells are (``model``, ``mode``, ``query_lang``), plus ``query_lang = "*"``
 pooling every query language of a model and mode. Each (query, run) is one
 answer; clusters are **territories**, so the answers about one territory in
-all its languages and runs are resampled together. Failed calls and prompts
-without documents (``no_ir``) are left out and counted in the settings.
+all its languages and runs are resampled together. Failed calls, echoes (replies
+that mostly copy their prompt or a document: outcome ``echo``, whose citations are the
+copied text's) and prompts without documents (``no_ir``) are left out and counted in the
+settings.
 
 Answer-level shares per cell: ``no_citation_rate`` (answers with documents but
 no in-range citation), ``out_of_range_rate`` (answers with at least one
@@ -93,11 +95,16 @@ def answer_counts(
     )
     df = responses.reset_index(drop=True)
     failed = (df["outcome"] == "failed").to_numpy()
+    echo = (df["outcome"] == "echo").to_numpy()
     doc_ids = [_lst(v) for v in df["doc_ids"]]
     doc_langs = [_lst(v) for v in df["doc_langs"]]
     no_docs = np.array([len(d) == 0 for d in doc_ids])
-    keep = ~failed & ~no_docs
-    excluded = {"failed": int(failed.sum()), "without_documents": int((~failed & no_docs).sum())}
+    keep = ~failed & ~echo & ~no_docs
+    excluded = {
+        "failed": int(failed.sum()),
+        "echo": int((echo & ~no_docs).sum()),
+        "without_documents": int((~failed & no_docs).sum()),
+    }
     lookup = viewpoint_lookup(labels) if labels is not None else None
     idx = np.flatnonzero(keep)
     langs = tuple(sorted({l for i in idx for l in doc_langs[i]}))

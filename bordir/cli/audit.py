@@ -299,17 +299,38 @@ MAX_FLAGGED = 12
 
 
 def _mismatch_line(answers: pd.DataFrame) -> None:
-    """The response-language mismatch rate (response language != query language), every query language pooled."""
+    """Echoes, and the response-language mismatch rate (response language != query language), every query language pooled."""
+    from ._output import split_line
+
+    pooled = answers[answers["query_lang"] == "*"]
+    for r in pooled.itertuples():
+        if getattr(r, "n_echo", 0):
+            click.echo(
+                f"echoes ({r.group}): {r.n_echo} of {r.n_answers} answers mostly copy their query or "
+                "documents: left out of the rates and the language match"
+            )
     if "language_match_rate" not in answers.columns:
         return
-    for r in answers[answers["query_lang"] == "*"].itertuples():
+    for r in pooled.itertuples():
+        short = int(getattr(r, "n_lang_short", 0) or 0)
+        skipped = (
+            f"; {short} answers too short to detect their language were skipped (audit.md)"
+            if short
+            else ""
+        )
         if r.n_lang_checked:
             lo, hi = 1 - r.language_match_rate_high, 1 - r.language_match_rate_low
-            click.echo(
+            text = (
                 f"language mismatch ({r.group}): {100 * (1 - r.language_match_rate):.1f}% "
                 f"[{100 * lo:.1f}, {100 * hi:.1f}] of {r.n_lang_checked} answers not in the query's "
-                "language"
+                f"language{skipped}"
             )
+        elif short:
+            text = f"language match ({r.group}): not checked{skipped}"
+        else:
+            continue
+        for line in split_line(text, sep=" ", indent=""):
+            click.echo(line)
 
 
 def _attach() -> None:

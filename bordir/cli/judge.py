@@ -137,7 +137,17 @@ def judge_run_cmd(
         return "-" if x is None else f"{x:.3f}"
 
     echo_table(
-        ["config", "decided", "fails", "fail rate [CI]", "tie", "unparsed", "failed", "no answer"],
+        [
+            "config",
+            "decided",
+            "fails",
+            "fail rate [CI]",
+            "tie",
+            "unparsed",
+            "failed",
+            "no answer",
+            "echo",
+        ],  # fmt: skip
         [
             (
                 r["config"],
@@ -148,6 +158,7 @@ def judge_run_cmd(
                 r["unparsed"],
                 r["failed"],
                 r["no_answer"],
+                r.get("echo", 0),
             )
             for r in summary["fail_rates"]
         ],

@@ -260,6 +260,25 @@ def print_scores(scores: dict[str, Any]) -> None:
         note += f". † rgb policy: {RGB_REJECTION_NOTE}"
     for line in split_line(note, width=WIDTH, sep=" ", indent=""):
         click.echo(line)
+    echoes = echo_note(groups)
+    for line in split_line(echoes, width=WIDTH, sep=" ", indent="") if echoes else ():
+        click.echo(line)
+
+
+def echo_note(groups: list[dict[str, Any]]) -> str:
+    """How many replies of each model were echoes (mostly a copy of the prompt or a document); "" if none."""
+    counts: dict[str, str] = {}
+    for model in dict.fromkeys(g["model"] for g in groups):
+        mine = [g for g in groups if g["model"] == model]
+        n_echo, n = sum(g.get("n_echo", 0) for g in mine), sum(g["n_items"] for g in mine)
+        if n_echo:
+            counts[model] = f"{model} {n_echo} of {n}"
+    if not counts:
+        return ""
+    return (
+        f"echoes (replies mostly copied from the prompt or a document; never correct, rejected or "
+        f"flagged): {', '.join(counts.values())}"
+    )
 
 
 @testbed_group.command("score")
@@ -359,5 +378,11 @@ def score_cmd(
         click.echo(
             f"{mm['count']} line(s) whose stored label/factlabel differ from the recomputed ones"
             + (f" (lines {', '.join(map(str, mm['lines']))})" if mm["count"] else "")
+        )
+    echoes = result["echoes"]
+    if echoes["count"]:
+        click.echo(
+            f"{echoes['count']} of {result['n']} prediction(s) are echoes of the prompt or its "
+            f"documents: not answers (lines {', '.join(map(str, echoes['lines']))})"
         )
     click.echo(f"signature: {result['signature']}")

@@ -62,6 +62,7 @@ def testrun_cmd(
         "answers": len(rows),
         "cached": sum(r["cached"] for r in rows),
         "failed": failed,
+        "echo": sum(r["echo"] for r in rows),
         "configs": [c.name for c in cfgs],
         "signatures": [str(c.signature(suite.meta.get("signature", ""))) for c in cfgs],
     }
@@ -69,12 +70,13 @@ def testrun_cmd(
         echo_json(summary)
     else:
         echo_table(
-            ["config", "answers", "refusals", "source retrieved", "failed"],
+            ["config", "answers", "refusals", "echoes", "source retrieved", "failed"],
             [
                 (
                     c.name,
                     sum(r["config"] == c.name for r in rows),
                     sum(r["config"] == c.name and r["refusal"] for r in rows),
+                    sum(r["config"] == c.name and r["echo"] for r in rows),
                     sum(r["config"] == c.name and r["source_retrieved"] for r in rows),
                     sum(r["config"] == c.name and r["error"] is not None for r in rows),
                 )

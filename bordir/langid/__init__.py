@@ -7,7 +7,9 @@ answer-language metric (:mod:`bordir.metrics.answer_lang`):
 - :mod:`~bordir.langid.check`: :func:`~bordir.langid.check.detect` and
   :func:`~bordir.langid.check.check` (a text's language against the expected one);
 - :mod:`~bordir.langid.engine`: the engine underneath (``langdetect-rs`` when
-  installed, else ``langdetect``; the same answers bit for bit).
+  installed, else ``langdetect``; the same answers bit for bit);
+- :mod:`~bordir.langid.short`: texts too short for a detected language to be trusted
+  (:func:`~bordir.langid.short.too_short`: the letters each script needs, measured).
 
 The detectors need ``langdetect`` (the ``wiki`` or ``audit`` extra), imported on use.
 """

@@ -11,23 +11,27 @@ language (:func:`classify`):
   ``zh-cn``/``zh-tw`` for ``zhs``/``zht``);
 * ``en`` — English, for a non-English query;
 * ``other`` — any other language;
-* ``und`` — nothing to detect reliably: empty, digits, or fewer than
-  :data:`MIN_LETTERS` letters of an alphabetic script (``C) Japan`` reads as
-  Indonesian); a text with Han, kana or Hangul is always detected;
+* ``und`` — nothing to detect: empty, digits or punctuation only;
+* ``short`` — too short for its detected language to be trusted: fewer letters than its
+  script needs (:func:`bordir.langid.short.too_short`: 30 in Latin script, 25 in Cyrillic or
+  Devanagari, 20 in Japanese, 8 in Arabic or Han, 4 in Greek or Hebrew; ``C) Japan`` reads as
+  Indonesian); not detected, and counted apart;
 * ``unsupported`` — langdetect has no profile for the query's language (``hy``, ``az`` …).
 
 Per (model, mode, query language) :func:`language_shares` gives the share of
 answers in each class and the **mismatch rate** = (#en + #other) / #classed
-answers (``und`` and ``unsupported`` are not classed). :func:`in_language_responses`
+answers (``und``, ``short`` and ``unsupported`` are not classed). :func:`in_language_responses`
 keeps the answers in the query's language and makes every other one missing
 (outcome ``unparsed``), so the CS metrics computed from it (strict policy)
 count only answers in the right language — "right answer in the right language".
 
 Example:
-    >>> classify("Crimea belongs to Ukraine.", "uk"), classify("Крим належить Україні, а не Росії.", "uk")
-    ('en', 'query')
+    >>> classify("Crimea belongs to Ukraine under international law.", "uk")
+    'en'
+    >>> classify("Крим належить Україні, а не Росії.", "uk"), classify("Crimea belongs to Ukraine.", "uk")
+    ('query', 'short')
     >>> classify("12", "ru"), classify("C) Japan", "en"), classify("Լեռնային Ղարաբաղը լեռնային երկրամաս է", "hy")
-    ('und', 'und', 'unsupported')
+    ('und', 'short', 'unsupported')
 """
 
 from __future__ import annotations
@@ -45,7 +49,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "CLASSES",
-    "MIN_LETTERS",
     "classify",
     "detect_answers",
     "language_shares",
@@ -53,9 +56,7 @@ __all__ = [
     "in_language_metrics",
 ]
 
-CLASSES: tuple[str, ...] = ("query", "en", "other", "und", "unsupported", "n/a")
-MIN_LETTERS = 10
-"""Alphabetic texts with fewer letters are too short for langdetect (class ``und``)."""
+CLASSES: tuple[str, ...] = ("query", "en", "other", "und", "short", "unsupported", "n/a")
 DETECTOR = "langcheck"
 """The detector's name in signatures (bordir.langid.check.detect, seed 0, script priors)."""
 ENGINE_ATTR = "answer_lang_engine"
@@ -65,9 +66,12 @@ ENGINE_ATTR = "answer_lang_engine"
 def classify(text: str | None, query_lang: str, *, detected: str | None = None) -> str:
     """The class of one answer's language against ``query_lang`` (see the module docs)."""
     from ..langid.check import detect, expected_codes
+    from ..langid.short import LETTER, too_short
 
-    if detected is None and _too_short(text or ""):
+    if not LETTER.search(text or ""):
         return "und"
+    if too_short(text):
+        return "short"
     code = detected if detected is not None else detect(text or "", extra="audit")[0]
     if not code:
         return "und"
@@ -77,14 +81,6 @@ def classify(text: str | None, query_lang: str, *, detected: str | None = None) 
     if not expected:
         return "unsupported"
     return "query" if code in expected else "other"
-
-
-def _too_short(text: str) -> bool:
-    import re
-
-    if re.search(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", text):
-        return False
-    return sum(ch.isalpha() for ch in text) < MIN_LETTERS
 
 
 def _strip(text: str) -> str:
@@ -102,6 +98,7 @@ def detect_answers(responses: pd.DataFrame) -> pd.DataFrame:
     Identical texts are detected once.
     """
     from ..langid.check import detect_many, engine_label
+    from ..langid.short import too_short
 
     df = responses.copy()
     rank = (
@@ -114,7 +111,7 @@ def detect_answers(responses: pd.DataFrame) -> pd.DataFrame:
         "" if sk else _strip(str(text) if text is not None else "")
         for sk, text in zip(skip, df["raw_text"])
     ]
-    todo = list(dict.fromkeys(t for t, sk in zip(stripped, skip) if not sk and not _too_short(t)))
+    todo = list(dict.fromkeys(t for t, sk in zip(stripped, skip) if not sk and not too_short(t)))
     # no text to detect (rank classification, failed calls): no detector needed either
     found = dict(zip(todo, (code for code, _ in detect_many(todo, extra="audit")))) if todo else {}
     langs, classes = [], []
@@ -148,7 +145,10 @@ def language_shares(
     for key, g in df.groupby(list(by), sort=True):
         key = key if isinstance(key, tuple) else (key,)
         counts = g["answer_lang_class"].value_counts()
-        n = {c: int(counts.get(c, 0)) for c in ("query", "en", "other", "und", "unsupported")}
+        n = {
+            c: int(counts.get(c, 0))
+            for c in ("query", "en", "other", "und", "short", "unsupported")
+        }
         classed = n["query"] + n["en"] + n["other"]
         row = {**dict(zip(by, key)), "n_answers": len(g), **{f"n_{c}": v for c, v in n.items()}}
         for c in ("query", "en", "other"):
@@ -174,6 +174,7 @@ def language_shares(
         "n_en",
         "n_other",
         "n_und",
+        "n_short",
         "n_unsupported",
         "share_query",
         "share_en",

@@ -12,21 +12,26 @@ is_control    bool    the English control query (one per territory)
 mode          str     ``no_ir``, ``qlang``, ``rel_langs`` …
 model         str     ``provider/model`` (``openai/gpt-4o-mini``)
 run           int     run number (one seed per run)
-outcome       str     ``answered``, ``refused``, ``multiple``, ``unparsed``, ``failed``
+outcome       str     ``answered``, ``refused``, ``multiple``, ``echo``, ``unparsed``, ``failed``
 choice        int     option index into the territory's claimants; ``-1`` unless answered
 ============  ======  ==========================================================
 
 When English is a claimant language, the control query *is* the ``en``
 claimant query: it has one row (``is_control`` true), not two.
 
-A **policy** says what a non-answered response counts as:
+A **policy** says what a non-answered response (``refused``, ``multiple``, ``echo``,
+``unparsed``, ``failed``) counts as:
 
 * ``strict`` (default): it is missing. It names no country; every comparison
   involving it (KB, Control, Non-control, Cst pairs) is skipped and counted.
+  An ``echo`` (a reply that is mostly a copy of its prompt or of a document,
+  :mod:`bordir.generation.parse.echo`) is missing like an unparsed answer.
 * ``reference``: the BorderLines/BordIRLines compatibility policy. In the
   claimant-language answers (``Responses_d``) a non-answered response is the
   *Pick*, option A; the control answer used for KB (``Response_en``) is the
-  string ``"None"``, which matches no controller, so it counts as wrong.
+  string ``"None"``, which matches no controller, so it counts as wrong. An
+  ``echo`` row counts so too, as the reference counts every reply it cannot
+  parse (the reference parse policy itself never labels a reply ``echo``).
 
 Example:
     >>> import pandas as pd
@@ -95,7 +100,7 @@ RESPONSE_COLUMNS: tuple[str, ...] = (
     "outcome",
     "choice",
 )
-OUTCOMES: tuple[str, ...] = ("answered", "refused", "multiple", "unparsed", "failed")
+OUTCOMES: tuple[str, ...] = ("answered", "refused", "multiple", "echo", "unparsed", "failed")
 POLICIES: tuple[str, ...] = PARSE_POLICIES.names()
 Policy = Literal["strict", "reference"]
 GROUP_KEYS: tuple[str, ...] = ("model", "mode", "run")

@@ -62,6 +62,7 @@ def answer_lang_section(run: RunDir, out: Path) -> Section:
             pct(r.share_en),
             pct(r.share_other),
             pct(r.mismatch_rate),
+            str(r.n_short),
             str(r.n_und + r.n_unsupported),
         )
         for r in shares.itertuples()
@@ -70,7 +71,9 @@ def answer_lang_section(run: RunDir, out: Path) -> Section:
         "answer_lang",
         "Language of the free-text answers (×100 of the answers whose language was "
         "checked): in the query's language, in English, in another language; mismatch = English + other. "
-        "Not checked: nothing to detect, or a query language langdetect has no profile for. Detector: "
+        "Too short: fewer letters than the script needs for a trusted detection (30 Latin, 25 "
+        "Cyrillic or Devanagari, 20 Japanese, 8 Arabic or Han, 4 Greek or Hebrew: bordir.langid.short), "
+        "not checked. Not checked: nothing to detect, or a query language langdetect has no profile for. Detector: "
         "bordir.langid.check.detect (seeded langdetect with script priors).",
         (
             "Model",
@@ -81,6 +84,7 @@ def answer_lang_section(run: RunDir, out: Path) -> Section:
             "English %",
             "Other %",
             "Mismatch %",
+            "Too short",
             "Not checked",
         ),
         rows,

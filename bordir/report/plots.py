@@ -44,6 +44,7 @@ _OUTCOME_COLOURS = {
     "answered": "#4c9a5b",
     "refused": "#e08a2c",
     "multiple": "#8a63b8",
+    "echo": "#5b8fc7",
     "unparsed": "#9e9e9e",
     "failed": "#d0443e",
 }

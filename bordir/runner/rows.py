@@ -63,9 +63,12 @@ def build_rows(
 ) -> list[dict[str, Any]]:
     """The response rows of one call's result: one per run it serves, in the given option order."""
     from ..generation.choice import choose_option
-    from ..generation.parse import parse_answer, parse_citation_response
+    from ..generation.parse import PromptParts, parse_answer, parse_citation_response
 
     q = it.query
+    prompt = PromptParts.of_messages(
+        it.request.messages, documents=(d.text for d in it.docs), expected=q.options
+    )
     base = {
         "query_id": q.query_id,
         "territory": q.territory,
@@ -100,7 +103,7 @@ def build_rows(
             row.update(outcome="answered", choice=choice, raw_text=q.option_label(choice))
         elif cfg.response_format == "citation":
             pc = parse_citation_response(
-                res.text, q, len(it.docs), documents=it.docs, policy=cfg.policy
+                res.text, q, len(it.docs), documents=it.docs, policy=cfg.policy, prompt=prompt
             )
             row.update(
                 outcome=pc.answer.outcome,
@@ -110,7 +113,7 @@ def build_rows(
                 n_cited_dropped=pc.dropped_out_of_range,
             )
         else:
-            pa = parse_answer(res.text, q, policy=cfg.policy)
+            pa = parse_answer(res.text, q, policy=cfg.policy, prompt=prompt)
             row.update(outcome=pa.outcome, choice=pa.choice, raw_text=res.text)
         row["choice_name"] = q.claimants[row["choice"]] if row["choice"] >= 0 else ""
         out.append(row)

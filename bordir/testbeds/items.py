@@ -31,6 +31,7 @@ import pandas as pd
 
 from .._jsonl import loads
 from .construct import Instance
+from .echoes import instance_prompt
 from .instructions import get_instruction
 from .scorer import POLICIES, Policy, score
 
@@ -137,6 +138,7 @@ def score_items(
         row = base_row(model, inst, r)
         failed = row["failed"]
         echo = (get_instruction(q.lang).system, q.query) if inst.docs else (q.query,)
+        prompt = instance_prompt(inst)
         for p in POLICIES:
             s = score(
                 r.get("prediction"),
@@ -147,6 +149,7 @@ def score_items(
                 failed=failed,
                 echo=echo,
                 fake=q.fakeanswer,
+                prompt=prompt,
             )
             row.update(
                 {

@@ -63,6 +63,7 @@ from ..stats import (
     ratio,
     resolve_seed,
 )
+from .echoes import echo_rows, n_echoes
 from .testbed import NODOCS, get_testbed
 
 __all__ = [
@@ -107,11 +108,11 @@ def indicators(table: pd.DataFrame, metric: str, policy: str) -> tuple[np.ndarra
     rejected = table[f"{p}_rejected"].to_numpy(bool) & answered
     fact = table[f"{p}_fact"].to_numpy(bool) & answered
     # a table that says which replies affirm (NoMIRACL: "answer is present") has a third kind of
-    # reply, neither affirmed nor refused (Invalid); without it, every non-refusal affirms
+    # reply, neither affirmed nor refused (Invalid); without it, every non-refusal affirms but an echo
     affirmed = (
         table[f"{p}_affirmed"].to_numpy(bool) & answered
         if f"{p}_affirmed" in table.columns
-        else answered & ~rejected
+        else answered & ~rejected & ~echo_rows(table, p)
     )
     r1 = np.isclose(table["noise_rate"].to_numpy(float), 1.0)
     if metric.endswith("_judge"):
@@ -387,6 +388,7 @@ def summarize(
                 "noise_rate": float(r),
                 "n_items": len(g),
                 "n_failed": int(g["failed"].sum()),
+                "n_echo": n_echoes(g),
                 "metrics": {},
             }
             judged = "judge_flag" in g.columns and bool(g["judge_flag"].notna().any())

@@ -14,7 +14,10 @@ from the recomputed ones, and reports, per noise rate and over the file:
   fact``): ``fact_check_rate`` = factlabel / n and ``correct_rate`` = factlabel
   and ``0 not in label`` / factlabel (0 when no factlabel), as ``evalue.py``.
 
-Each number comes with its count, ``n`` and a signature.
+Each number comes with its count, ``n`` and a signature. A prediction that is mostly a copy of
+its prompt or of its ``docs`` is an ``echo`` under both policies (:mod:`~bordir.testbeds.scorer`):
+never correct, rejected or flagged; ``echoes`` counts them (with their lines), and the label
+comparison leaves them out (RGB's scripts would label an echo by what it copied).
 
 Example:
     >>> import json, tempfile, pathlib
@@ -41,6 +44,7 @@ from typing import Any
 from .._jsonl import iter_json_objects
 from ..errors import ConfigError, DataError
 from ..signature import Signature
+from .echoes import ECHO, rgb_record_prompt
 from .metrics import RGB_REJECTION_NOTE
 from .rgb_data import KINDS, infer_kind, infer_lang, parse_answer_field
 from .scorer import POLICIES, score
@@ -162,12 +166,17 @@ def rescore_predictions(
             raise ConfigError(f"--lang {lang!r} (the language of {path}): {exc}") from None
     lang = lang or infer_lang(path)
     rows = read_predictions(path)
-    mismatches = []
+    mismatches, echoes = [], []
     for r in rows:
-        s = score(r["prediction"], r["_answer"], lang, policy=policy)  # type: ignore[arg-type]
+        docs = r.get("docs")
+        texts = [d for d in docs if isinstance(d, str)] if isinstance(docs, list) else []
+        prompt = rgb_record_prompt(str(r.get("query") or ""), lang, texts)
+        s = score(r["prediction"], r["_answer"], lang, policy=policy, prompt=prompt)  # type: ignore[arg-type]
         r["_s"] = s
         stored = r.get("label")
-        if policy == "rgb" and (
+        if s.outcome == ECHO:
+            echoes.append(r["_line"])
+        elif policy == "rgb" and (
             list(stored or []) != list(s.labels)
             or int(r.get("factlabel", 0) or 0) != int(s.fact_flag)
         ):
@@ -201,5 +210,6 @@ def rescore_predictions(
         "label_mismatches": {"count": len(mismatches), "lines": mismatches[:20]}
         if policy == "rgb"
         else None,
+        "echoes": {"count": len(echoes), "lines": echoes[:20]},
         "signature": str(base),
     }

@@ -38,6 +38,12 @@ the last two words) or right after it (``is not``, ``is wrong``, ``是错误``, 
 RGB languages (English, Chinese) and a few others, not every language. A correction that quotes
 the fake answer without negating it ("the documents say F; the answer is X") is ``hedged`` too.
 
+**Echoes, under both policies.** Given the prompt's parts, a prediction that is mostly a copy of
+the prompt or of a document (:func:`bordir.generation.parse.echo.detect_echo`) is ``echo``:
+labels all 0, not correct, not rejected, not flagged. RGB's rules would score it by the answer or
+the phrases it copied (an echo of the documents contains the answer); this is the rgb policy's
+one departure from ``evalue.py``, and every run says how many echoes it had.
+
 Example:
     >>> s = score("The answer is 12人.", ("12人",), "en", policy="rgb")
     >>> s.labels, s.correct, s.rejected
@@ -68,6 +74,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from ..errors import ConfigError
+from ..generation.parse.echo import PromptParts, detect_echo
 from ..policies import TESTBED_POLICIES
 from .instructions import RGB_LANG_ALIASES, instructions
 from .rgb_data import AnswerPart
@@ -109,7 +116,7 @@ class Scored:
         rejected: the refusal phrase was found.
         fact_flag: the error phrase was found (RGB's ``factlabel``).
         correct: ``0 not in labels and 1 in labels``.
-        outcome: ``correct``, ``wrong``, ``rejected``, ``failed``; bordir on
+        outcome: ``correct``, ``wrong``, ``rejected``, ``failed``, ``echo``; bordir on
             multiple-choice parts may also give ``multiple``, ``unparsed``, ``refused``, and on
             free text ``hedged`` (it names the fake answer too) or ``negated`` (the true answer
             only under a negation).
@@ -378,6 +385,7 @@ def score(
     failed: bool = False,
     echo: Sequence[str] = (),
     fake: Sequence[AnswerPart] = (),
+    prompt: PromptParts | None = None,
 ) -> Scored:
     """Label ``prediction`` against the answer parts.
 
@@ -391,6 +399,8 @@ def score(
         echo: bordir policy: prompt texts (the system prompt) whose verbatim echo is removed first.
         fake: bordir policy: the counterfactual answer parts (``fakeanswer``); an answer that also
             names them is ``hedged``, not correct (:func:`answer_outcome`). The rgb policy ignores them.
+        prompt: the prompt's parts: a prediction that is mostly a copy of them is ``echo`` under
+            both policies (module docs).
     """
     if policy not in POLICIES:
         raise ConfigError(
@@ -398,6 +408,8 @@ def score(
         )
     if failed or prediction is None:
         return Scored(tuple(0 for _ in answer), False, False, False, "failed", policy)
+    if prompt is not None and detect_echo(prediction, prompt):
+        return Scored(tuple(0 for _ in answer), False, False, False, "echo", policy)
     if policy == "rgb":
         return _score_rgb(prediction, answer, lang)
     return _score_bordir(prediction, answer, mc, echo, fake)

@@ -8,7 +8,7 @@ category**. Every aggregate is a pure function of that table:
 
 * :func:`failure_rates` — failures / decided tests (``pass`` + ``fail``) per
   group (config; config × language; config × strategy …) with a Wilson
-  (or Clopper–Pearson) interval; ``tie``/``unparsed``/``failed``/``no_answer`` are
+  (or Clopper–Pearson) interval; ``tie``/``unparsed``/``failed``/``no_answer``/``echo`` are
   counted in their own columns and never enter the rate as passes.
 * :func:`paired_configs` — every pair of configurations on the **same tests**
   (both decided): the discordant counts and the exact McNemar p-value, overall
@@ -78,7 +78,7 @@ _UNSUPPORTED = re.compile(
     r"context)|fabricat|invent",
     re.I,
 )
-OUTCOME_COLUMNS = ("tie", "unparsed", "failed", "no_answer")
+OUTCOME_COLUMNS = ("tie", "unparsed", "failed", "no_answer", "echo")
 
 
 def categorize(row: dict[str, Any]) -> str | None:

@@ -28,8 +28,8 @@ re-run (or a resumed run) bills nothing twice. Local models answer by free
 generation (``rank_classification=false``).
 
 Outputs in ``out_dir``: ``answers.jsonl`` (one row per config × test: retrieved
-chunks, whether a source chunk was retrieved, the answer or the error, whether
-it is a refusal) and ``run.json`` (suite, configs, counts, a signature per config).
+chunks, whether a source chunk was retrieved, the answer or the error, whether it is an
+echo of its prompt or a refusal, never both: :mod:`bordir.testgen.echoes`) and ``run.json``.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from ..errors import ConfigError
 from ..modes import Mode, pool_langs
 from ..signature import Signature
 from .calls import execute_named
+from .echoes import answer_echo
 from .fence import quote
 from .phrases import idk, is_refusal
 from .testcase import TestCase, TestSuite
@@ -341,6 +342,7 @@ def run_suite(
     suite_sig = str(suite.meta.get("signature", ""))
     rows = []
     for (cfg, t, docs), res in zip(items, results):
+        echo = res.ok and answer_echo(render_prompt(t, docs), docs, t.lang, res.text)
         rows.append(
             {
                 "config": cfg.name,
@@ -355,7 +357,8 @@ def run_suite(
                 "answer": res.text if res.ok else "",
                 "error": res.error,
                 "cached": bool(res.cached),
-                "refusal": bool(res.ok and is_refusal(res.text, t.lang)),
+                "echo": bool(echo),
+                "refusal": bool(res.ok and not echo and is_refusal(res.text, t.lang)),
                 "input_tokens": res.input_tokens,
                 "output_tokens": res.output_tokens,
             }
@@ -386,6 +389,7 @@ def run_suite(
             "requests": len(rows),
             "cached": sum(r["cached"] for r in rows),
             "failed": sum(r["error"] is not None for r in rows),
+            "echo": sum(r["echo"] for r in rows),
         },
     }
     atomic_write_text(out / "run.json", json.dumps(summary, ensure_ascii=False, indent=2) + "\n")

@@ -279,7 +279,7 @@ def judge_answers(
                 for r in range(repeats):
                     reqs = (
                         []
-                        if row.get("error")
+                        if row.get("error") or row.get("echo")  # no answer to judge
                         else _requests(
                             prompt,
                             backend.name,
@@ -314,7 +314,9 @@ def judge_answers(
         for row, lang, r, start, count in plan:
             test = tests[row["test_id"]]
             res = results[start : start + count]
-            if count == 0:
+            if count == 0 and row.get("echo") and not row.get("error"):
+                j = Judgment("echo", note="the answer is an echo of its prompt (not judged)")
+            elif count == 0:
                 j = Judgment("no_answer", note=f"the system under test failed: {row.get('error')}")
             elif any(not x.ok for x in res):
                 j = Judgment("failed", note=next(x.error for x in res if not x.ok) or "call failed")

@@ -57,7 +57,7 @@ __all__ = [
 CRITERIA = ("faithfulness", "relevance", "completeness", "clarity", "keyword_match")
 RATINGS = ("True", "Partially", "False")
 SCORES: Mapping[str, float] = {"True": 1.0, "Partially": 0.5, "False": 0.0}
-OUTCOMES = ("judged", "unparsed", "failed", "no_answer")
+OUTCOMES = ("judged", "unparsed", "failed", "no_answer", "echo")
 FAIL_BELOW = 0.5
 
 _ALIASES = {
@@ -148,7 +148,8 @@ class Judgment:
     """One judge's rating of one answer (see module docs).
 
     Attributes:
-        outcome: ``judged``, ``unparsed``, ``failed`` or ``no_answer``.
+        outcome: ``judged``, ``unparsed``, ``failed``, ``no_answer`` or ``echo`` (the answer
+            copies its prompt: :mod:`bordir.testgen.echoes`; not judged).
         ratings: criterion → rating (all five when judged).
         rationale: the judge's explanation, when given.
         note: why the answer did not parse, or the call error.

@@ -270,8 +270,8 @@ def judge_run(
 
 
 def _calls(judgments: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Judge calls asked (an answer that failed in testrun asks none) and failed, with the first error."""
-    asked = [r for r in judgments if r["outcome"] != "no_answer"]
+    """Judge calls asked (an answer that failed in testrun, or an echo, asks none) and failed, with the first error."""
+    asked = [r for r in judgments if r["outcome"] not in ("no_answer", "echo")]
     failed = [r for r in asked if r["outcome"] == "failed"]
     return {
         "requests": len(asked),

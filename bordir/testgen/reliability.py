@@ -8,7 +8,8 @@ per config × test × judge × prompt language × repeat). A **unit** is one
   language: each judge's majority over its repeats, then the majority over
   judges. Outcomes: ``pass``, ``fail``, ``tie`` (as many passes as fails: no
   verdict), ``unparsed`` (no repeat of any judge parsed), ``failed`` (the judge
-  calls failed), ``no_answer`` (the system gave none). Only ``pass`` and
+  calls failed), ``no_answer`` (the system gave none), ``echo`` (its answer copies its
+  prompt, :mod:`~bordir.testgen.echoes`: not judged). Only ``pass`` and
   ``fail`` enter failure rates; the others are counted, never passes.
 * :func:`repeat_agreement` — per judge and prompt language, agreement of the
   repeats on the verdict and on each criterion: Krippendorff's α (nominal;
@@ -86,6 +87,8 @@ def final_verdicts(
         if final is None:
             if any(v == "tie" for v in judge_votes.values()):
                 final = "tie"
+            elif outcomes["echo"]:
+                final = "echo"
             elif outcomes["no_answer"]:
                 final = "no_answer"
             elif outcomes["unparsed"]:

@@ -13,7 +13,8 @@ shows a rule that did not decide the recorded answer without saying so.
 * citation format: the rule of the final ``Chosen Option:`` block;
 * rank classification (``local/…``): the option log-likelihoods and the seeded
   softmax draw at the run's temperature (:func:`bordir.generation.choice.choose_option`);
-* a failed call: its error.
+* a failed call: its error;
+* an echo (the reply copies its prompt or a document, :mod:`bordir.generation.parse.echo`): said so.
 
 Example:
     >>> from bordir.loaders import load_demo
@@ -127,6 +128,8 @@ def explain_row(
     """
     if outcome == "failed":
         return f"the call failed (no reply to parse): {error or 'no error recorded'}", True
+    if outcome == "echo":  # decided with the whole prompt, which a view does not re-render
+        return "echo: the reply is mostly a copy of its prompt or of a document (not parsed)", True
     if logprobs is not None:
         from ..generation.choice import choose_option
 

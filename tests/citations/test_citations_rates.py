@@ -72,16 +72,16 @@ def test_hand_computed_rates_pooled_and_per_query_differ():
     assert r.loc[("en", "pooled"), "measure"] == "CitationRatio(rate=pooled,lang=en)"
 
 
-def test_failed_and_documentless_rows_are_left_out():
+def test_failed_echo_and_documentless_rows_are_left_out():
     df = _tiny()
-    extra = df.iloc[[0, 0]].copy()
-    extra["outcome"] = ["failed", "answered"]
-    extra["mode"] = ["rel_langs", "no_ir"]
+    extra = df.iloc[[0, 0, 0]].copy()
+    extra["outcome"] = ["failed", "answered", "echo"]  # an echo: its citations are the copy's
+    extra["mode"] = ["rel_langs", "no_ir", "rel_langs"]
     extra.iloc[1, extra.columns.get_loc("doc_ids")] = []
     extra.iloc[1, extra.columns.get_loc("doc_langs")] = []
     extra.iloc[1, extra.columns.get_loc("cited_doc_ids")] = []
     t = experiment_citations(pd.concat([df, extra], ignore_index=True), n_resamples=20, seed=1)
-    assert t.settings["excluded_rows"] == {"failed": 1, "without_documents": 1}
+    assert t.settings["excluded_rows"] == {"failed": 1, "echo": 1, "without_documents": 1}
     assert set(t.rates["mode"]) == {"rel_langs"}
     base = experiment_citations(df, n_resamples=20, seed=1)
     pd.testing.assert_frame_equal(t.rates, base.rates)

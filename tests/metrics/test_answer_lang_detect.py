@@ -57,7 +57,8 @@ def _responses(runs=1):
 
 
 def test_traditional_chinese_is_not_korean_in_answers_and_in_the_audit():
-    assert classify("答案：中華民國", "zht") == "query"
+    assert classify("答案：中華民國，因為它管轄這些島嶼。", "zht") == "query"
+    assert classify("答案：中華民國", "zht") == "short"  # 6 Han characters: often Japanese
     assert LanguageDetector().detect("答案：中華民國") == "zht"
 
 
@@ -68,17 +69,20 @@ def test_shares_mismatch_and_in_language_cs():
     assert (
         cls["Senkaku_Islands_ja/qlang"] == "other" and cls["Senkaku_Islands_zhs/qlang"] == "query"
     )
+    assert classify("The answer is B) Ukraine.", "en") == "short"  # 18 letters: misread before
     assert cls["Crimea_en/qlang"] == "query" and cls["Crimea_uk/no_ir"] == "n/a"
     shares = language_shares(det).set_index(["mode", "query_lang"])
     pooled = shares.loc[("qlang", "*")]
-    assert cls["Kuril_Islands_en/qlang"] == "und"  # "A) Russia" is too short to detect
+    # "A) Russia" and "答案：中華民國" are too short for their detected language to be trusted
+    assert cls["Kuril_Islands_en/qlang"] == "short" and cls["Senkaku_Islands_zht/qlang"] == "short"
     assert (
         pooled["n_answers"] == 8
         and pooled["n_en"] == 1
         and pooled["n_other"] == 1
-        and pooled["n_und"] == 1
+        and pooled["n_short"] == 2
+        and pooled["n_und"] == 0
     )
-    assert pooled["mismatch_rate"] == pytest.approx(2 / 7)
+    assert pooled["mismatch_rate"] == pytest.approx(2 / 6)
     assert (
         shares.loc[("qlang", "ru"), "mismatch_rate"] == 1.0
         and "detector:langcheck" in pooled["signature"]

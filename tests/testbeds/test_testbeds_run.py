@@ -301,7 +301,7 @@ def test_local_model_four_testbeds_on_rgb_and_demo(local_model, tmp_path, monkey
             items["error"],
         )
         assert info["calls"]["requests"] == len(items)
-        assert set(items["rgb_outcome"]) <= {"correct", "wrong", "rejected"}
+        assert set(items["rgb_outcome"]) <= {"correct", "wrong", "rejected", "echo"}
     # the CLI on the same cache: served without a call, and the report renders
     res = invoke_cli(
         "testbed",

@@ -362,7 +362,7 @@ def test_local_model_end_to_end_on_the_demo_corpus(local_model, tmp_path):
     answers = [json.loads(l) for l in _lines(f"{run}/answers.jsonl")]
     assert len(answers) == 3 and all(a["error"] is None for a in answers)
     assert all(isinstance(a["answer"], str) for a in answers)
-    assert all(a["refusal"] == is_refusal(a["answer"], "en") for a in answers)
+    assert all(a["refusal"] == (is_refusal(a["answer"], "en") and not a["echo"]) for a in answers)
     # one test (the negative one, as generated above: its answer comes from the cache) judged in three languages
     one, judged = str(tmp_path / "one.jsonl"), str(tmp_path / "judged")
     cli("testgen", "demo", "--langs", "en", "--strategies", "negative", "--n", "1", "--out", one)

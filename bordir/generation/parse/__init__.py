@@ -1,8 +1,9 @@
 """Parse model answers (direct format) and cited answers (citation format).
 
-An answer has one of four **outcomes**: ``answered`` (``choice`` is an option
+An answer has one of five **outcomes**: ``answered`` (``choice`` is an option
 index), ``refused``, ``multiple`` (two or more different options named, none
-clearly chosen) or ``unparsed``; ``choice`` is -1 unless answered. The strict
+clearly chosen), ``echo`` (mostly a copy of the prompt or a document; only when
+the prompt's parts are given) or ``unparsed``; ``choice`` is -1 unless answered. The strict
 policy (default) never falls back to option A; ``policy="reference"``
 reproduces BordIRLines' ``match_one_letter`` and sets ``reference_pick`` to
 the option the reference response table would score (option A when unparsed).
@@ -16,6 +17,7 @@ The package, one concept per module:
 * :mod:`~bordir.generation.parse.letters` — option letters of every script;
 * :mod:`~bordir.generation.parse.names` — option names (linear-time matching);
 * :mod:`~bordir.generation.parse.refusal` — refusal phrases;
+* :mod:`~bordir.generation.parse.echo` — echoes of the prompt or a document (:func:`detect_echo`);
 * :mod:`~bordir.generation.parse.reference` — the BordIRLines reference parse;
 * :mod:`~bordir.generation.parse.citations` — the citation parser (standalone; the audit uses it);
 * :mod:`~bordir.generation.parse.structured` — the citation-format response (final block wins).
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 from .answer import parse_answer
 from .citations import extract_citations, strip_prompt_echo
+from .echo import Echo, PromptParts, detect_echo
 from .letters import LETTERS, LETTERS_MC
 from .outcome import OUTCOMES, POLICIES, Outcome, ParsedAnswer, Policy
 from .reference import match_one_letter
@@ -47,6 +50,9 @@ __all__ = [
     "LETTERS_MC",
     "ParsedAnswer",
     "ParsedCitation",
+    "PromptParts",
+    "Echo",
+    "detect_echo",
     "parse_answer",
     "parse_citation_response",
     "strip_prompt_echo",

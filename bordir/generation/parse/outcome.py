@@ -1,8 +1,10 @@
-"""What a parse returns: the four outcomes, the two policies and :class:`ParsedAnswer`.
+"""What a parse returns: the five outcomes, the two policies and :class:`ParsedAnswer`.
 
-An answer has one of four **outcomes**: ``answered`` (``choice`` is an option
+An answer has one of five **outcomes**: ``answered`` (``choice`` is an option
 index), ``refused``, ``multiple`` (two or more different options named, none
-clearly chosen) or ``unparsed``; ``choice`` is -1 unless answered.
+clearly chosen), ``echo`` (the reply is mostly a copy of its prompt or of a
+document: :mod:`~bordir.generation.parse.echo`) or ``unparsed``; ``choice`` is -1
+unless answered.
 
 Example:
     >>> ParsedAnswer("unparsed", -1).answered
@@ -20,9 +22,9 @@ from ...records import Query
 
 __all__ = ["Outcome", "Policy", "OUTCOMES", "POLICIES", "ParsedAnswer", "check_policy"]
 
-Outcome = Literal["answered", "refused", "multiple", "unparsed"]
+Outcome = Literal["answered", "refused", "multiple", "echo", "unparsed"]
 Policy = Literal["strict", "reference"]
-OUTCOMES: tuple[str, ...] = ("answered", "refused", "multiple", "unparsed")
+OUTCOMES: tuple[str, ...] = ("answered", "refused", "multiple", "echo", "unparsed")
 POLICIES: tuple[str, ...] = PARSE_POLICIES.names()
 
 
@@ -31,10 +33,10 @@ class ParsedAnswer:
     """The parsed answer to one query.
 
     Attributes:
-        outcome: ``answered``, ``refused``, ``multiple`` or ``unparsed``.
+        outcome: ``answered``, ``refused``, ``multiple``, ``echo`` or ``unparsed``.
         choice: the chosen option index (0 = A), or -1 unless answered.
-        matched: the evidence: the letter label, the (folded) name or the refusal
-            phrase that decided the outcome; ``""`` when nothing matched.
+        matched: the evidence: the letter label, the (folded) name, the refusal
+            phrase or what an echo copied that decided the outcome; ``""`` when nothing matched.
         reference_pick: ``policy="reference"`` only: the option the BordIRLines
             response table scores (``choice``, or 0 = option A when unparsed); None otherwise.
     """

@@ -31,6 +31,7 @@ from ...records import Query
 from ..types import Document
 from .answer import parse_answer
 from .citations import REFERENCE_CITE, extract_citations, split_ids, strip_prompt_echo
+from .echo import PromptParts, detect_echo
 from .labels import clean
 from .outcome import ParsedAnswer, Policy, check_policy
 from .reference import reference_chosen
@@ -150,6 +151,7 @@ def parse_citation_response(
     *,
     documents: Sequence[Document] = (),
     policy: Policy = "strict",
+    prompt: PromptParts | None = None,
 ) -> ParsedCitation:
     """Parse a citation-format response (``Cited Documents:`` / ``Chosen Option:`` / ``Explanation:``).
 
@@ -170,6 +172,10 @@ def parse_citation_response(
             and the next ``Explanation:`` must contain a full option label or pass
             :func:`~bordir.generation.parse.reference.match_one_letter`, and only
             ``<doc(\\d+(?:,\\d+)*)>`` after the first ``Explanation:`` counts as a citation.
+        prompt: the prompt's parts; when given, a response that is mostly a copy of them is an
+            ``echo`` answer with no citation and no explanation (strict policy;
+            :func:`~bordir.generation.parse.echo.detect_echo`). The explanation may quote the
+            documents: the check reads the response without its final ``Explanation:`` field.
 
     Example:
         >>> from bordir.loaders import load_demo
@@ -182,6 +188,11 @@ def parse_citation_response(
     """
     check_policy(policy)
     raw = text or ""
+    if prompt is not None and policy == "strict":
+        whole = clean(raw)
+        echo = detect_echo(_without(whole, response_fields(whole), (_EXPLANATION,)), prompt)
+        if echo:
+            return ParsedCitation(ParsedAnswer("echo", -1, echo.evidence()), (), 0, "", ())
     if documents:
         raw = strip_prompt_echo(raw, documents)
     s = clean(raw)

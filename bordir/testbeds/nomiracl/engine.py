@@ -308,13 +308,13 @@ class NoMIRACLEngine:
                     "query_id": meta["query_id"],
                 }
             )
-            if failed:
-                label, outcome = None, "failed"
-            else:
-                label = postprocess(pred or "")
-                outcome = OUTCOME[label]
             echo = tuple(m.content for m in self.request(inst, model=model).messages)
-            reading = read_reply(pred, q.lang, setting=inst.setting, failed=failed, echo=echo)
+            docs = [d.text for d in inst.docs]
+            reading = read_reply(
+                pred, q.lang, setting=inst.setting, failed=failed, echo=echo, documents=docs
+            )
+            label = None if failed or reading.outcome == "echo" else postprocess(pred or "")
+            outcome = "failed" if failed else "echo" if label is None else OUTCOME[label]
             for p, rejected, affirmed, out, labels in (
                 (
                     "nomiracl",

@@ -24,7 +24,9 @@ bordir reads it so:
    or when the first sentence that has a cue has only one kind ("Yes, answer is present
    in [6]. No answers found in the other contexts." is ``affirmed``); ``contradictory``
    when that sentence has both; ``unparsed`` with no cue; ``empty`` for an empty
-   reply; ``failed`` when the call failed.
+   reply; ``failed`` when the call failed; ``echo`` (before all of the above, when the
+   prompt is given) for a reply that is mostly a copy of the prompt or of a passage
+   (:func:`bordir.generation.parse.echo.detect_echo`): neither an affirmation nor a refusal.
 
 With bordir's own instructions (the ``native`` setting, :mod:`bordir.testbeds.instructions`:
 answer from the documents or say the refusal sentence), a reply without a refusal cue is
@@ -55,6 +57,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ...generation.parse.echo import PromptParts, detect_echo
 from ..scorer import strip_echo
 
 __all__ = [
@@ -66,7 +69,9 @@ __all__ = [
     "normalize_reply",
 ]
 
-OUTCOMES = ("affirmed", "answered", "refused", "contradictory", "unparsed", "empty", "failed")
+OUTCOMES = (
+    "affirmed", "answered", "refused", "contradictory", "echo", "unparsed", "empty", "failed",
+)  # fmt: skip
 """Every outcome of the bordir policy."""
 AFFIRMING = frozenset({"affirmed", "answered"})
 """Outcomes that say an answer is present (a hallucination on the non-relevant subset)."""
@@ -272,8 +277,8 @@ class Reading:
 
     @property
     def invalid(self) -> bool:
-        """Neither an affirmation nor a refusal (``contradictory``, ``unparsed``, ``empty``)."""
-        return self.outcome in ("contradictory", "unparsed", "empty")
+        """Neither an affirmation nor a refusal (``contradictory``, ``echo``, ``unparsed``, ``empty``)."""
+        return self.outcome in ("contradictory", "echo", "unparsed", "empty")
 
 
 def _is_word(ch: str) -> bool:
@@ -322,6 +327,7 @@ def read_reply(
     setting: str = "vanilla",
     failed: bool = False,
     echo: Sequence[str] = (),
+    documents: Sequence[str] = (),
 ) -> Reading:
     """bordir's outcome for one reply (see the module docs).
 
@@ -330,10 +336,16 @@ def read_reply(
         lang: the query's language (bordir or NoMIRACL code).
         setting: ``vanilla`` (NoMIRACL's prompt) or ``native`` (bordir's instructions).
         failed: the call failed.
-        echo: the prompt's messages, whose verbatim echo is removed first.
+        echo: the prompt's messages: a reply that is mostly a copy of them (or of ``documents``)
+            is ``echo``; otherwise their verbatim echo is removed first.
+        documents: the passages in the prompt (a copy of them is a document copy).
     """
     if failed:
         return Reading("failed")
+    if text and echo:
+        found = detect_echo(text, PromptParts(user="\n".join(echo), documents=tuple(documents)))
+        if found:
+            return Reading("echo", found.evidence())
     if text is not None and echo:
         text = strip_echo(text, echo)
     if text is None or not text.strip():

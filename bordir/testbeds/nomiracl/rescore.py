@@ -12,7 +12,10 @@ For each file (:mod:`~bordir.testbeds.nomiracl.results`) and each model in it:
   hallucination rate = affirmed / n on the non-relevant subset, error rate = refused / n on the
   relevant one, invalid rate = neither / n, accuracy = the subset's right reply / n.
 
-Then every reply the two policies read differently (NoMIRACL ``Invalid`` but bordir
+A reply that is mostly a copy of its prompt (bordir's reading ``echo``,
+:func:`bordir.generation.parse.echo.detect_echo`) is ``Invalid`` under the nomiracl policy too:
+NoMIRACL would read the phrases its prompt quotes. Then every reply the two policies read
+differently (NoMIRACL ``Invalid`` but bordir
 ``refused``, NoMIRACL ``Yes`` but bordir ``refused`` …), counted by language and model, with
 examples. A reply that is not a string (``null``) stops NoMIRACL's ``postprocess``; here the
 model's nomiracl rates for that file are None with the reason, and bordir reads it as empty.
@@ -132,7 +135,7 @@ def _agrees(nomiracl: str | None, bordir: str) -> bool:
     if nomiracl is None:
         return False
     if nomiracl == INVALID:
-        return bordir in ("contradictory", "unparsed", "empty")
+        return bordir in ("contradictory", "echo", "unparsed", "empty")
     return bordir in _AGREE[nomiracl]
 
 
@@ -179,6 +182,8 @@ def _score_file(
                 labels[qid] = label
             prompt = prompts.get(qid)
             reading = read_reply(_as_text(reply), rf.lang, echo=(prompt,) if prompt else ())
+            if reading.outcome == "echo" and label is not None:
+                labels[qid] = label = INVALID
             outcomes[qid] = reading.outcome
             if not _agrees(label, reading.outcome):
                 pairs[_label_pair(label, reading.outcome)] += 1

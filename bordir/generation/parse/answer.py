@@ -15,7 +15,7 @@ Example:
     ParsedAnswer(outcome='unparsed', choice=-1, matched='', reference_pick=None)
     >>> parse_answer("Hmm.", q, policy="reference")
     ParsedAnswer(outcome='unparsed', choice=-1, matched='', reference_pick=0)
-    >>> doc = "Крим — півострів на півночі Чорного моря, з 2014 року під контролем Росії. " * 3
+    >>> doc = "Крим — півострів на півночі Чорного моря, з 2014 року під контролем Росії. " * 4
     >>> parse_answer(doc, q, prompt=PromptParts(documents=(doc,))).outcome
     'echo'
 """

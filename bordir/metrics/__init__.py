@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from .responses import (
         OUTCOMES,
         POLICIES,
-        RESPONSE_COLUMNS,
+        SCORING_COLUMNS,
         TableKey,
         read_responses,
         validate_responses,
@@ -76,7 +76,7 @@ _LAZY = {
         [
             "OUTCOMES",
             "POLICIES",
-            "RESPONSE_COLUMNS",
+            "SCORING_COLUMNS",
             "TableKey",
             "read_responses",
             "validate_responses",
@@ -84,6 +84,10 @@ _LAZY = {
         ".responses",
     ),
 }
+
+
+__all__ = list(_LAZY)
+"""Every name of the package: the keys of ``_LAZY``, each imported on first use."""
 
 
 def __getattr__(name: str) -> Any:
@@ -97,41 +101,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
-
-
-__all__ = [
-    "METRICS",
-    "OUTCOMES",
-    "POLICIES",
-    "RESPONSE_COLUMNS",
-    "Score",
-    "TerritoryStats",
-    "TableKey",
-    "Signature",
-    "Interval",
-    "BootstrapResult",
-    "PairedComparison",
-    "validate_responses",
-    "read_responses",
-    "fix_responses_d",
-    "territory_stats",
-    "territory_tables",
-    "metric_value",
-    "aggregate",
-    "language_breakdown",
-    "outcome_rates",
-    "score_responses",
-    "summarize_runs",
-    "read_response_table",
-    "score_legacy_tables",
-    "t_interval",
-    "cluster_bootstrap",
-    "pool_runs",
-    "paired_comparison",
-    "PERLANG_MEASURES",
-    "get_measure",
-    "perlang_items",
-    "language_measures",
-    "compare_by",
-    "compare_models_by",
-]

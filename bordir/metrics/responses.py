@@ -66,7 +66,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..dataset import BorderLines
 
 __all__ = [
-    "RESPONSE_COLUMNS",
+    "SCORING_COLUMNS",
     "OUTCOMES",
     "POLICIES",
     "Policy",
@@ -84,7 +84,7 @@ __all__ = [
     "answer_control",
 ]
 
-RESPONSE_COLUMNS: tuple[str, ...] = (
+SCORING_COLUMNS: tuple[str, ...] = (
     "query_id",
     "territory",
     "query_lang",
@@ -95,6 +95,8 @@ RESPONSE_COLUMNS: tuple[str, ...] = (
     "outcome",
     "choice",
 )
+"""The columns scoring reads from a responses table (the file has more:
+:data:`bordir.runner.rows.RESPONSE_COLUMNS`, every column ``responses.parquet`` holds)."""
 OUTCOMES: tuple[str, ...] = ("answered", "refused", "multiple", "unparsed", "failed")
 POLICIES: tuple[str, ...] = PARSE_POLICIES.names()
 Policy = Literal["strict", "reference"]
@@ -343,7 +345,7 @@ STRING_COLUMNS: tuple[str, ...] = (
     "model",
     "outcome",
 )
-"""The string columns of :data:`RESPONSE_COLUMNS`: few distinct values in many rows."""
+"""The string columns of :data:`SCORING_COLUMNS`: few distinct values in many rows."""
 
 
 def read_responses(
@@ -351,17 +353,17 @@ def read_responses(
 ) -> pd.DataFrame:
     """A responses table from a Parquet file, its string key columns as pandas categoricals.
 
-    The file is a run directory's ``responses.parquet``, or any with :data:`RESPONSE_COLUMNS`. The Parquet file stores those columns dictionary-encoded; they are read as such (a code per
+    The file is a run directory's ``responses.parquet``, or any with :data:`SCORING_COLUMNS`. The Parquet file stores those columns dictionary-encoded; they are read as such (a code per
     row and the few distinct strings), not as a million Python strings: on 1M rows the read is
     about 3x faster, and :func:`~bordir.metrics.score_responses` codes them without hashing. The
     values are the file's; ``pd.read_parquet`` reads the same table with string columns.
 
     Args:
         path: the Parquet file.
-        columns: the columns to read (default: all; :data:`RESPONSE_COLUMNS` are what scoring needs).
+        columns: the columns to read (default: all; :data:`SCORING_COLUMNS` are what scoring needs).
 
     Raises:
-        DataError: the file is missing or not Parquet, or lacks a column of :data:`RESPONSE_COLUMNS`.
+        DataError: the file is missing or not Parquet, or lacks a column of :data:`SCORING_COLUMNS`.
 
     Example:
         >>> import pandas as pd, tempfile, pathlib
@@ -388,10 +390,10 @@ def read_responses(
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise DataError(f"not a readable Parquet file: {first}", path=p) from None
     names = schema.names
-    missing = [c for c in RESPONSE_COLUMNS if c not in names]
+    missing = [c for c in SCORING_COLUMNS if c not in names]
     if missing:
         raise DataError(
-            f"no column {', '.join(missing)}; a responses table needs {', '.join(RESPONSE_COLUMNS)}",
+            f"no column {', '.join(missing)}; a responses table needs {', '.join(SCORING_COLUMNS)}",
             path=p,
         )
     wanted = list(names if columns is None else columns)
@@ -444,9 +446,9 @@ def checked_responses(
         raise DataError(f"expected a pandas DataFrame, got {type(responses).__name__}", path=_WHERE)
     require_columns(
         responses,
-        RESPONSE_COLUMNS,
+        SCORING_COLUMNS,
         path=_WHERE,
-        expected=f"a responses table needs {', '.join(RESPONSE_COLUMNS)}",
+        expected=f"a responses table needs {', '.join(SCORING_COLUMNS)}",
     )
     df = responses.reset_index(drop=True).copy(deep=False)
 

@@ -136,27 +136,76 @@ def judge_run(
             prompt languages, repeats, temperature, keyword source) and ``replace`` is False: an
             earlier judge's files are never replaced silently.
     """
-    from .compare import failure_rates, paired_configs, verdict_table
-    from .execute import read_answers
-    from .judge import judge_answers
-    from .precision import label_by_majority, oracle_precision, sample_failures
-    from .reliability import final_verdicts, invariance, judge_agreement, repeat_agreement
+    from ..generation.backend import get_backend
+    from ..runrecord.record import RECORD_FILE
+    from ..runrecord.writer import RecordWriter
+    from .answers import read_answers
 
     d = Path(run_dir)
     answers, meta = read_answers(d)
     if not replace:
         _refuse_another_judge(d, judges, prompt_langs, repeats, temperature, keyword_source)
     suite = _suite_for(d, meta, suite_path)
-    common = dict(
-        temperature=temperature,
-        seed=seed,
-        cache=cache,
-        concurrency=concurrency,
-        progress=progress,
-        keyword_source=keyword_source,
-        timeout=timeout,
-        max_retries=max_retries,
-    )
+    for j in (*judges, *label_judges):  # a missing key fails here, before the directory changes
+        if isinstance(j, str):
+            get_backend(j)
+    with RecordWriter(d, "testrun") as w:
+        if not (d / RECORD_FILE).exists():  # answers written by hand or by another tool: adopted
+            w.start({"adopted": True, "suite": meta.get("suite")})
+            w.finish(files=("answers.jsonl", "run.json"))
+        w.start_stage(
+            "judge",
+            {
+                "judges": [_judge_name(j) for j in judges],
+                "prompt_langs": list(prompt_langs),
+                "repeats": repeats,
+                "temperature": temperature,
+                "seed": seed,
+                "label_judges": [_judge_name(j) for j in label_judges],
+                "keyword_source": keyword_source,
+                "ci": ci,
+            },
+        )
+        summary = _judge(
+            d, answers, meta, suite, judges, prompt_langs, repeats, label_judges,
+            precision_n, precision_seed, ci,
+            dict(temperature=temperature, seed=seed, cache=cache, concurrency=concurrency,
+                 progress=progress, keyword_source=keyword_source, timeout=timeout,
+                 max_retries=max_retries),
+        )  # fmt: skip
+        w.finish(
+            files=JUDGE_FILES,
+            signature=summary["signature"],
+            counts={k: v for k, v in summary["calls"].items() if k != "first"},
+        )
+    return summary
+
+
+JUDGE_FILES = ("judgments.jsonl", "verdicts.csv", "fail_rates.csv", "paired.csv", "summary.json")
+"""What ``bordir judge`` writes into a test run's directory (its stage of the run's record)."""
+
+
+def _judge(
+    d: Path,
+    answers: list[dict[str, Any]],
+    meta: dict[str, Any],
+    suite: TestSuite,
+    judges: Sequence[Any],
+    prompt_langs: Sequence[str],
+    repeats: int,
+    label_judges: Sequence[Any],
+    precision_n: int | None,
+    precision_seed: int,
+    ci: str,
+    common: dict[str, Any],
+) -> dict[str, Any]:
+    """Judge every answer and write :data:`JUDGE_FILES`; returns the summary."""
+    from .compare import failure_rates, paired_configs, verdict_table
+    from .judge import judge_answers
+    from .precision import label_by_majority, oracle_precision, sample_failures
+    from .reliability import final_verdicts, invariance, judge_agreement, repeat_agreement
+
+    keyword_source = common["keyword_source"]
     judgments = judge_answers(
         answers, suite, judges=judges, prompt_langs=prompt_langs, repeats=repeats, **common
     )

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import DataError
 from .columns import coded
+from .dispatch import ViewKind
 from .files import read_json, read_jsonl
 from .page import page_meta, table_columns
 from .run_data import Facet
@@ -202,3 +203,7 @@ def testgen_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         "testgen", out, subtitle, TESTGEN_FACETS, _COLUMNS, labels, warnings=warnings, **extra
     )
     return meta, {"n": len(answers), "cols": {k: coded(v) for k, v in cols.items()}}
+
+
+VIEW = ViewKind(page=testgen_page)
+"""The page of a ``testrun`` directory (:data:`bordir.view.dispatch.VIEWS` ``testrun``)."""

@@ -34,6 +34,8 @@ from bordir.report import build_report
 from bordir.retrieval import swap_skip_reason
 from bordir.runner.rows import RESPONSE_COLUMNS
 
+from ..rundirs import record_by_hand
+
 pytestmark = pytest.mark.slow  # the tests read one built report (plots, tables, HTML)
 
 MODELS = ("mock/controller", "mock/noisy")
@@ -140,6 +142,7 @@ def make_run_dir(path: Path) -> Path:
         "finished": "2025-01-01T00:01:00+00:00",
     }
     (path / "run.json").write_text(json.dumps(info, indent=2), encoding="utf-8")
+    record_by_hand(path, "run", files=("run.json", "responses.parquet"))
     return path
 
 

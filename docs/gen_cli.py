@@ -135,10 +135,57 @@ def page_text() -> str:
 EXPERIMENTS = PAGE.parent / "experiments.md"
 
 
+def _field_default(f) -> str:
+    """A config field's default as the keys table shows it (the dataclass default, or its own)."""
+    from bordir.experiment.config import Experiment, Operational
+
+    if f.default is not None:
+        return f.default
+    for part in (Experiment, Operational):
+        spec = part.__dataclass_fields__.get(f.name)
+        if spec is not None:
+            v = spec.default
+            if isinstance(v, bool):
+                return f"`{str(v).lower()}`"
+            if isinstance(v, str):
+                return f'`"{v}"`'
+            if isinstance(v, tuple):
+                return "`[" + ", ".join(f'"{x}"' for x in v) + "]`"
+            return "none" if v is None else f"`{v}`"
+    return "—"
+
+
+def keys_table() -> str:
+    """Every key of a config (key, default, meaning), from bordir.experiment.fields."""
+    from bordir.experiment.fields import FIELDS, RUNS
+
+    rows = ["| key | default | meaning |", "|---|---|---|"]
+    for f in FIELDS:
+        rows.append(f"| `{f.name}` | {_field_default(f)} | {f.doc} |")
+        if f.name == "seeds":
+            rows.append(f"| `{RUNS.name}` | {RUNS.default} | {RUNS.doc} |")
+    return "\n".join(rows) + "\n"
+
+
+def overrides_table() -> str:
+    """The options of ``bordir run`` that override a key, from bordir.experiment.fields."""
+    from bordir.experiment.config import OPERATIONAL_FIELDS
+    from bordir.experiment.fields import cli_fields
+
+    rows = ["| option | key |", "|---|---|"]
+    operational = []
+    for f in cli_fields():
+        doc = f.cli_doc or f"`--{f.name.replace('_', '-')}`"
+        if f.name in OPERATIONAL_FIELDS and f.name != "cache":
+            operational.append(doc)
+        else:
+            rows.append(f"| {doc} | {f.cli_key or f'`{f.name}`'} |")
+    rows.append(f"| {', '.join(operational)} | the operational keys |")
+    return "\n".join(rows) + "\n"
+
+
 def experiments_text() -> str:
     """``docs/experiments.md`` with its generated tables written from the config fields."""
-    from bordir.experiment.fields import keys_table, overrides_table
-
     text = EXPERIMENTS.read_text(encoding="utf-8")
     for name, table in (("keys", keys_table()), ("overrides", overrides_table())):
         begin, end = f"<!-- generated: {name} -->", f"<!-- end of {name} -->"

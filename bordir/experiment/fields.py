@@ -2,8 +2,8 @@
 
 :data:`FIELDS` is the one description. From it come the checks of a config's values
 (:func:`bordir.experiment.validate.check_values`), the options of ``bordir run`` that
-override a field (:func:`cli_overrides`) and the two tables of ``docs/experiments.md``
-(:func:`keys_table`, :func:`overrides_table`; ``python docs/gen_cli.py`` writes them, and
+override a field (:func:`cli_fields`, ``bordir/cli/run.py``) and the two tables of
+``docs/experiments.md`` (``python docs/gen_cli.py`` writes them from it, and
 ``tests/cli/test_cli_docs.py`` checks they are up to date). The defaults are the dataclass
 defaults of :class:`~bordir.experiment.config.Experiment` and
 :class:`~bordir.experiment.config.Operational`.
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Field", "FIELDS", "FIELD", "MAX_K", "MAX_TEMPERATURE", "keys_table", "overrides_table"]
+__all__ = ["Field", "FIELDS", "FIELD", "RUNS", "MAX_K", "MAX_TEMPERATURE", "cli_fields"]
 
 MAX_K = 1_000
 """Documents per prompt at most (BordIRLines uses up to 10)."""
@@ -155,37 +155,6 @@ RUNS = Field("runs", "int", "not stored: shorthand for the first *n* paper seeds
 """``runs``: a key of a config file and an option, not a field (it sets ``seeds``)."""
 
 
-def _default(f: Field) -> str:
-    if f.default is not None:
-        return f.default
-    from .config import Experiment, Operational
-
-    for part in (Experiment, Operational):
-        spec = part.__dataclass_fields__.get(f.name)
-        if spec is not None:
-            v = spec.default
-            if isinstance(v, bool):
-                return f"`{str(v).lower()}`"
-            if isinstance(v, str):
-                return f'`"{v}"`'
-            if isinstance(v, tuple):
-                return "`[" + ", ".join(f'"{x}"' for x in v) + "]`"
-            return "none" if v is None else f"`{v}`"
-    return "—"
-
-
-def keys_table() -> str:
-    """The table of every key of ``docs/experiments.md`` (key, default, meaning)."""
-    rows = ["| key | default | meaning |", "|---|---|---|"]
-    for f in (
-        *FIELDS[: FIELDS.index(FIELD["seeds"]) + 1],
-        RUNS,
-        *FIELDS[FIELDS.index(FIELD["seeds"]) + 1 :],
-    ):
-        rows.append(f"| `{f.name}` | {_default(f)} | {f.doc} |")
-    return "\n".join(rows) + "\n"
-
-
 def cli_fields() -> tuple[Field, ...]:
     """The fields ``bordir run`` can override, in the order of its options (``runs`` among them)."""
     order = ("models", "modes", "k", "runs", "temperature", "langs", "limit", "retriever", "corpus",
@@ -193,19 +162,3 @@ def cli_fields() -> tuple[Field, ...]:
              "max_retries", "deadline", "max_consecutive_failures")  # fmt: skip
     by = {**FIELD, "runs": RUNS}
     return tuple(by[n] for n in order)
-
-
-def overrides_table() -> str:
-    """The table of the options of ``bordir run`` that override a key (``docs/experiments.md``)."""
-    from .config import OPERATIONAL_FIELDS
-
-    rows = ["| option | key |", "|---|---|"]
-    operational = []
-    for f in cli_fields():
-        doc = f.cli_doc or f"`--{f.name.replace('_', '-')}`"
-        if f.name in OPERATIONAL_FIELDS and f.name != "cache":
-            operational.append(doc)
-        else:
-            rows.append(f"| {doc} | {f.cli_key or f'`{f.name}`'} |")
-    rows.append(f"| {', '.join(operational)} | the operational keys |")
-    return "\n".join(rows) + "\n"

@@ -44,12 +44,12 @@ if TYPE_CHECKING:
     from .perlang.compare import compare_by, compare_models_by
     from .perlang.items import language_measures, perlang_items
     from .perlang.measures import PERLANG_MEASURES, get_measure
+    from .read import read_responses
     from .responses import (
         OUTCOMES,
         POLICIES,
         SCORING_COLUMNS,
         TableKey,
-        read_responses,
         validate_responses,
     )
 
@@ -78,11 +78,11 @@ _LAZY = {
             "POLICIES",
             "SCORING_COLUMNS",
             "TableKey",
-            "read_responses",
             "validate_responses",
         ],
         ".responses",
     ),
+    "read_responses": ".read",
 }
 
 

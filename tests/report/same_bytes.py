@@ -7,7 +7,8 @@ testbed``; ``bordir testgen`` + ``testrun`` + ``judge``, the judge a loopback se
 audit``), then, for each directory, runs ``report`` (run and testbed kinds) and ``view`` once
 with the reference tree's code and once with this tree's, each time on the same path from the
 same pristine copy, and compares every file they leave, but the record and the output
-manifest (``record.json``, ``outputs.json``), the locks and ``previous/``. Prints one line per
+manifest (``record.json``, ``outputs.json``), the locks and ``previous/``, with the time stamps
+of when a report was generated masked (two reports of one run differ in nothing else). Prints one line per
 directory and exits 1 when a file differs. The reference tree is run as
 ``PYTHONPATH=REFERENCE python -m bordir``; it reads the directories this tree writes (it
 ignores their record).
@@ -19,6 +20,7 @@ import argparse
 import filecmp
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -84,13 +86,24 @@ def outputs(tree: Path, kind: str, d: Path, pristine: Path) -> Path:
     return snap / "x"
 
 
+STAMP = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\+00:00)?")
+"""When a report was generated (``metrics.json`` ``generated``, the page's "Generated …"): the
+one thing two reports of the same run may differ in; masked before comparing."""
+
+
+def same(a: Path, b: Path) -> bool:
+    """The same bytes, but for the time stamps of when they were written."""
+    x, y = a.read_bytes(), b.read_bytes()
+    return x == y or STAMP.sub(b"<time>", x) == STAMP.sub(b"<time>", y)
+
+
 def differences(a: Path, b: Path, rel: str = "") -> list[str]:
     """Files that differ between two snapshots (``IGNORED`` and hidden names left out)."""
     cmp = filecmp.dircmp(a, b, ignore=[*IGNORED])
     out = [f"{rel}{n}: only in the reference" for n in cmp.left_only if not n.startswith(".")]
     out += [f"{rel}{n}: only in this tree" for n in cmp.right_only if not n.startswith(".")]
     for n in cmp.common_files:
-        if not n.startswith(".") and not filecmp.cmp(a / n, b / n, shallow=False):
+        if not n.startswith(".") and not same(a / n, b / n):
             out.append(f"{rel}{n}: differs")
     for n in cmp.common_dirs:
         out += differences(a / n, b / n, f"{rel}{n}/")
@@ -103,14 +116,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--root", type=Path, help="work folder (default: a temporary one)")
     ap.add_argument("--demo-model", default="local/gemma-3-270m")
     ap.add_argument("--cache", help="the response cache (default: ROOT/cache.sqlite3)")
+    ap.add_argument("--built", action="store_true", help="ROOT holds the directories already")
     args = ap.parse_args(argv)
     root = args.root or Path(tempfile.mkdtemp(prefix="same-bytes-"))
     root.mkdir(parents=True, exist_ok=True)
-    dirs = build(root, args.demo_model, args.cache or str(root / "cache.sqlite3"))
+    if args.built:
+        dirs = {k: root / k for k in ("demo", "testbed", "testrun", "audit")}
+    else:
+        dirs = build(root, args.demo_model, args.cache or str(root / "cache.sqlite3"))
     failed = False
     for kind, d in dirs.items():
         pristine = root / f"{kind}.pristine"
-        shutil.copytree(d, pristine)
+        if not pristine.exists():
+            shutil.copytree(d, pristine)
         ref = outputs(args.reference.resolve(), kind, d, pristine)
         ours = outputs(HERE, kind, d, pristine)
         diff = differences(ref, ours)

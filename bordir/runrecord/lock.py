@@ -7,11 +7,13 @@ write its derived outputs (``bordir report``, ``view``, ``runs``, ``compare``:
 :class:`~bordir.runrecord.outputs.OutputWriter`). Neither waits: a process that cannot take
 the lock is refused at once, with one line naming what holds it. The lock dies with its
 process, so a killed writer never leaves the directory locked. The writer's pid is kept in the
-file (readers leave it alone).
+file (readers leave it alone). A reader of a directory that holds no run (no ``record.json``,
+no lock file) takes no lock and leaves no file there; it refuses the directory anyway.
 
 Example:
-    >>> import tempfile
+    >>> import tempfile, pathlib
     >>> d = tempfile.mkdtemp()
+    >>> _ = (pathlib.Path(d) / "record.json").write_text("{}")  # a run directory
     >>> with DirLock(d, shared=True), DirLock(d, shared=True):  # readers share
     ...     try:
     ...         DirLock(d).acquire()

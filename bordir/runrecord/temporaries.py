@@ -24,7 +24,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["temp_dir", "remove_stale", "pid_alive"]
+from .._pid import pid_alive
+
+__all__ = ["temp_dir", "remove_stale"]
 
 _OURS = re.compile(r"^\.bordir-[a-z]+\.(\d+)\..+\.tmp$")
 _ATOMIC = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
@@ -33,19 +35,6 @@ _ATOMIC = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 def temp_dir(root: Path, role: str) -> Path:
     """A new ``.bordir-ROLE.PID.xxxx.tmp`` folder in ``root`` (``root``'s filesystem: renames stay atomic)."""
     return Path(tempfile.mkdtemp(prefix=f".bordir-{role}.{os.getpid()}.", suffix=".tmp", dir=root))
-
-
-def pid_alive(pid: int) -> bool:
-    """True when a process ``pid`` exists (one this user cannot signal counts as alive)."""
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True
-    return True
 
 
 def remove_stale(root: Path, *, every_writer: bool) -> int:

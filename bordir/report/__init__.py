@@ -35,7 +35,7 @@ Example:
     >>> build_report("/nonexistent/run")
     Traceback (most recent call last):
     ...
-    bordir.errors.DataError: /nonexistent/run: no such directory; not a bordir output directory: expected the record.json that `bordir run`, `bordir testbed`, `bordir testrun` or `bordir audit` writes
+    bordir.errors.DataError: /nonexistent/run: no such directory; not a bordir output directory: expected the record.json that `bordir run`, `bordir testbed`, `bordir testrun` or `bordir audit` writes (an older bordir wrote none: run its command again, the response cache answers every call)
 """
 
 from __future__ import annotations

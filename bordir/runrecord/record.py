@@ -16,7 +16,7 @@ Example:
     >>> read_record(d)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    bordir.errors.DataError: ...record.json: file not found; not a bordir output directory: expected the record.json that `bordir run`, `bordir testbed`, `bordir testrun` or `bordir audit` writes
+    bordir.errors.DataError: ...record.json: file not found; not a bordir output directory: expected the record.json that `bordir run`, `bordir testbed`, `bordir testrun` or `bordir audit` writes (an older bordir wrote none: run its command again, the response cache answers every call)
 """
 
 from __future__ import annotations
@@ -65,7 +65,10 @@ KINDS: Mapping[str, Kind] = {
 """Every kind of run: the command that writes it (named in messages) and its derived outputs
 (``bordir report`` / ``view``: moved aside together when the run is written again)."""
 _WRITERS = "`bordir run`, `bordir testbed`, `bordir testrun` or `bordir audit`"
-_EXPECTED = f"not a bordir output directory: expected the {RECORD_FILE} that {_WRITERS} writes"
+_EXPECTED = (
+    f"not a bordir output directory: expected the {RECORD_FILE} that {_WRITERS} writes (an "
+    "older bordir wrote none: run its command again, the response cache answers every call)"
+)
 
 
 @dataclass(frozen=True)

@@ -208,14 +208,16 @@ class Testbed:
     metrics: tuple[str, ...] = ()
     compare: tuple[tuple[str, str], ...] = ()
     judge: Judge | None = None
-    engine: Engine | str = field(default="rgb", repr=False)
+    engine: Engine | str | None = field(default="rgb", repr=False)
     defaults: Mapping[str, Any] = field(default_factory=dict)
     options: tuple[Option, ...] = ()
 
     @property
     def run_engine(self) -> Engine:
         """The engine that runs this testbed (:attr:`engine`, looked up when it is a name)."""
-        return ENGINES.get(self.engine) if isinstance(self.engine, str) else self.engine
+        if self.engine is None or isinstance(self.engine, str):  # None: as registered before
+            return ENGINES.get(self.engine or "rgb")
+        return self.engine
 
     @property
     def file_settings(self) -> tuple[str, ...]:

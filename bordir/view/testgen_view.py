@@ -4,7 +4,8 @@ Read through the files: the test run's ``run.json`` (the suite it ran, its
 configs) and ``answers.jsonl``, the judge's ``judgments.jsonl`` (when judged),
 and the suite the run names (``tests.jsonl``, and the chunk file its
 ``.meta.json`` names) for the question, the source chunk and the expected
-answer. Each test shows its source chunk, the answer, the judge's five verdicts
+answer (only while the suite is the one the run answered: its digest is in the run's record).
+Each test shows its source chunk, the answer, the judge's five verdicts
 (:data:`bordir.testgen.oracle.CRITERIA`) for every judge and repeat, and
 whether the repeats disagree.
 """
@@ -92,6 +93,18 @@ def _suite(
             [
                 f"{p}: the suite run.json names is not here: questions, source chunks and expected answers are "
                 "not shown (restore the file)"
+            ],
+        )
+    from ..runrecord.record import file_digest, read_record
+
+    ran = read_record(out).inputs.get("suite")  # the digest of the suite the run answered
+    if isinstance(ran, str) and file_digest(p) != ran:
+        return (
+            {},
+            {},
+            [
+                f"{p}: the suite changed since the run answered it (it no longer hashes to "
+                f"{ran[:19]}…): questions, source chunks and expected answers are not shown"
             ],
         )
     tests = {

@@ -246,3 +246,21 @@ def test_an_audit_page_never_shows_the_records_of_a_changed_log(tmp_path):
     _ok("view", str(out))
     page = (out / "view.html").read_text()
     assert "changed since the audit" in page and "a query added later" not in page
+
+
+def test_a_test_run_page_never_shows_the_questions_of_a_changed_suite(tmp_path):
+    suite, cache, out = tmp_path / "tests.jsonl", str(tmp_path / "c.sqlite3"), tmp_path / "trun"
+    _ok("testgen", "demo", "--n", "3", "--generator", "template", "--out", str(suite),
+        "--cache", cache)  # fmt: skip
+    _ok("testrun", str(suite), "--config", "retriever=bm25,backend=mock/first", "--out", str(out),
+        "--cache", cache)  # fmt: skip
+    _ok("view", str(out))
+    assert "the suite changed since the run" not in (out / "view.html").read_text()
+    lines = suite.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    lines[0] = json.dumps({**first, "question": "a question written after the run"})
+    suite.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _ok("view", str(out))
+    page = (out / "view.html").read_text()
+    assert "the suite changed since the run" in page
+    assert "a question written after the run" not in page

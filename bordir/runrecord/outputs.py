@@ -162,7 +162,14 @@ class OutputWriter:
                     field="status",
                 )
             self.digest = record_digest(self.run_dir)
-            self.stage = temp_dir(self.run_dir, "stage")
+            try:
+                self.stage = temp_dir(self.run_dir, "stage")
+            except OSError as exc:
+                raise DataError(
+                    f"cannot write in the run directory: {exc.strerror or exc}; write the page "
+                    "elsewhere (bordir view DIR --out FILE) or make the directory writable",
+                    path=self.run_dir,
+                ) from None
         except BaseException:
             self._lock.release()
             raise

@@ -187,7 +187,7 @@ class RecordWriter:
 
         if self.record is None:
             raise RuntimeError("RecordWriter.finish before start")
-        rec = self.record
+        rec, files = self.record, tuple(files)
         digests = {**rec.files, **files_digest(self.out, files)}
         if self._stage is not None:
             stage = {

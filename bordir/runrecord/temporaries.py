@@ -63,11 +63,18 @@ def remove_stale(root: Path, *, every_writer: bool) -> int:
         elif not ours and _ATOMIC.match(p.name) and p.is_file():
             p.unlink(missing_ok=True)
             removed += 1
-    if every_writer:
-        for sub in entries:
-            if sub.is_dir() and not sub.name.startswith(".") and not sub.is_symlink():
-                for q in sub.rglob(".*.tmp"):
-                    if _ATOMIC.match(q.name) and q.is_file():
+    if every_writer:  # the run's own folders (predictions/MODEL/…): three levels at most
+        level = [p for p in entries if p.is_dir() and not p.name.startswith(".")]
+        for _ in range(3):
+            deeper = []
+            for sub in level:
+                if sub.is_symlink():
+                    continue
+                for q in sub.iterdir():
+                    if q.is_dir() and not q.name.startswith("."):
+                        deeper.append(q)
+                    elif _ATOMIC.match(q.name) and q.is_file():
                         q.unlink(missing_ok=True)
                         removed += 1
+            level = deeper
     return removed

@@ -23,6 +23,8 @@ from bordir.generation.types import GenerationResult
 
 from ..conftest import invoke_cli
 
+pytestmark = pytest.mark.slow  # whole runs, reports and views (mock backends), a few seconds each
+
 SMALL = {"models": ["mock/first"], "modes": ["no_ir", "qlang"], "runs": 2, "k": 2,
          "langs": ["en", "ru", "uk"]}  # fmt: skip
 

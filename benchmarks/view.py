@@ -68,20 +68,25 @@ def base_run(root: Path, config: str = DEMO_GRID) -> Path:
 
 
 def synthetic(base: Path, out: Path, n_rows: int) -> Path:
-    """``base``'s run-0 rows repeated over as many runs as ``n_rows`` needs (new seeds)."""
+    """``base``'s run-0 rows repeated over as many runs as ``n_rows`` needs (new seeds), with the
+    record a run writes (bordir.runrecord)."""
+    from bordir.runrecord import RecordWriter
+
     df = pd.read_parquet(base / "responses.parquet")
     one = df[df["run"] == 0]
     runs = -(-n_rows // len(one))
     parts = [one.assign(run=r, seed=10_000 + r) for r in range(runs)]
     big = pd.concat(parts, ignore_index=True).iloc[:n_rows]
-    out.mkdir(parents=True)
-    shutil.copy(base / "hits.parquet", out / "hits.parquet")
-    big.to_parquet(out / "responses.parquet", index=False)
     info = json.loads((base / "run.json").read_text(encoding="utf-8"))
     info["config"]["seeds"] = [10_000 + r for r in range(runs)]
     info["grid"]["runs"] = runs
     info["responses"] = len(big)
-    (out / "run.json").write_text(json.dumps(info), encoding="utf-8")
+    with RecordWriter(out, "run") as w:
+        w.start(info["config"])
+        shutil.copy(base / "hits.parquet", out / "hits.parquet")
+        big.to_parquet(out / "responses.parquet", index=False)
+        (out / "run.json").write_text(json.dumps(info), encoding="utf-8")
+        w.finish(files=("run.json", "responses.parquet", "hits.parquet"))
     return out
 
 

@@ -20,42 +20,6 @@ from ._version import __version__
 TYPE_CHECKING = False
 """``typing.TYPE_CHECKING`` without importing :mod:`typing` (it would be most of ``import bordir``'s time)."""
 
-__all__ = [
-    "__version__",
-    "languages",
-    "errors",
-    "BordirError",
-    "ConfigError",
-    "DataError",
-    "MissingExtraError",
-    "UnknownLanguageError",
-    "Territory",
-    "Country",
-    "Query",
-    "Passage",
-    "Hit",
-    "BorderLines",
-    "Corpus",
-    "Mode",
-    "BordIRLines",
-    "load_borderlines",
-    "load_borderlines_files",
-    "load_borderlines_hub",
-    "load_bordirlines",
-    "load_demo",
-    "load_demo_corpus",
-    "load_dataset",
-    "load_corpus",
-    "retrieve",
-    "get_backend",
-    "Experiment",
-    "ExperimentConfig",
-    "run",
-    "load_run",
-    "Run",
-    "calibrate_judge",
-    "Calibration",
-]
 
 _LAZY = {
     "languages": ("bordir.languages", None),
@@ -94,6 +58,10 @@ _LAZY = {
 }
 
 
+__all__ = ["__version__", *_LAZY]
+"""The public API: the version, then every lazy name (tests/test_public_api.py pins it)."""
+
+
 def __getattr__(name: str) -> Any:
     try:
         module, attr = _LAZY[name]
@@ -112,24 +80,36 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-    from . import errors, languages
-    from .corpus import Corpus, load_corpus
-    from .dataset import BorderLines
-    from .errors import BordirError, ConfigError, DataError, MissingExtraError, UnknownLanguageError
-    from .experiment.config import Experiment, ExperimentConfig
-    from .generation.backend import get_backend
-    from .loaders import (
-        load_borderlines,
-        load_borderlines_files,
-        load_borderlines_hub,
-        load_bordirlines,
-        load_demo,
-        load_demo_corpus,
-    )
-    from .loaders.bordirlines import BordIRLines
-    from .loaders.catalog import load_dataset
-    from .modes import Mode
-    from .records import Country, Hit, Passage, Query, Territory
-    from .retrieval.run import retrieve
-    from .runner.result import Run, load_run
-    from .runner.run import run
+    from . import errors as errors
+    from . import languages as languages
+    from .corpus import Corpus as Corpus
+    from .corpus import load_corpus as load_corpus
+    from .dataset import BorderLines as BorderLines
+    from .errors import BordirError as BordirError
+    from .errors import ConfigError as ConfigError
+    from .errors import DataError as DataError
+    from .errors import MissingExtraError as MissingExtraError
+    from .errors import UnknownLanguageError as UnknownLanguageError
+    from .experiment.config import Experiment as Experiment
+    from .experiment.config import ExperimentConfig as ExperimentConfig
+    from .generation.backend import get_backend as get_backend
+    from .judging.calibrate import calibrate_judge as calibrate_judge
+    from .judging.calibration import Calibration as Calibration
+    from .loaders import load_borderlines as load_borderlines
+    from .loaders import load_borderlines_files as load_borderlines_files
+    from .loaders import load_borderlines_hub as load_borderlines_hub
+    from .loaders import load_bordirlines as load_bordirlines
+    from .loaders import load_demo as load_demo
+    from .loaders import load_demo_corpus as load_demo_corpus
+    from .loaders.bordirlines import BordIRLines as BordIRLines
+    from .loaders.catalog import load_dataset as load_dataset
+    from .modes import Mode as Mode
+    from .records import Country as Country
+    from .records import Hit as Hit
+    from .records import Passage as Passage
+    from .records import Query as Query
+    from .records import Territory as Territory
+    from .retrieval.run import retrieve as retrieve
+    from .runner.result import Run as Run
+    from .runner.result import load_run as load_run
+    from .runner.run import run as run

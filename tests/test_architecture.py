@@ -40,6 +40,7 @@ RANKS: dict[str, int] = {
     "options": 0,
     "langid": 0,
     "stats": 0,
+    "runrecord": 0,
     # 1 the data model
     "dataset": 1,
     "modes": 1,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -68,32 +70,57 @@ def run_blackbox_cli(
         n_resamples=settings.get("n_resamples", 2000), n_permutations=n_permutations,
         seed=settings.get("seed"), min_clusters=settings.get("min_clusters", 10),
     )  # fmt: skip
+    from ..audit.blackbox.report import BLACKBOX_OUTPUTS
+    from ..runrecord.record import file_digest
+    from ..runrecord.writer import RecordWriter
+
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    skipped = out / "skipped.jsonl"
     strict = bool(settings.get("strict"))
-    with skipped.open("w", encoding="utf-8") as fh:
-
-        def on_skip(entry: dict[str, Any]) -> None:
-            if strict:
-                raise DataError(
-                    f"{entry['reason']}: {entry['message']} (--strict stops at the first bad record)",
-                    path=logs, line=entry["line"], field=entry.get("field") or None,
-                )  # fmt: skip
-            fh.write(json.dumps(jsonable(entry), ensure_ascii=False, allow_nan=False) + "\n")
-
+    # the log is read and every number computed before the directory changes (its record:
+    # kind audit, flavour blackbox; a log with no valid record leaves a finished audit as it was)
+    with RecordWriter(out, "audit", flavour="blackbox", aside=BLACKBOX_OUTPUTS) as w:
+        fd, name = tempfile.mkstemp(dir=out, prefix=".skipped.jsonl.", suffix=".tmp")
+        os.close(fd)
+        tmp = Path(name)
         try:
-            result = run_blackbox_audit(logs, opts, on_skip=on_skip)
-        except DataError as exc:
-            if skipped.stat().st_size and not strict:
-                raise DataError(
-                    f"{exc.message}; every skipped record is listed in {skipped}", path=exc.path
-                ) from None
-            raise
-    s = result.summary
-    if not (s["skipped"] or s["urls_skipped"]):
-        skipped.unlink(missing_ok=True)
-    paths = write_blackbox(result, out, plots=plots)
+            with tmp.open("w", encoding="utf-8") as fh:
+
+                def on_skip(entry: dict[str, Any]) -> None:
+                    if strict:
+                        raise DataError(
+                            f"{entry['reason']}: {entry['message']} (--strict stops at the first bad record)",
+                            path=logs, line=entry["line"], field=entry.get("field") or None,
+                        )  # fmt: skip
+                    fh.write(
+                        json.dumps(jsonable(entry), ensure_ascii=False, allow_nan=False) + "\n"
+                    )
+
+                try:
+                    result = run_blackbox_audit(logs, opts, on_skip=on_skip)
+                except DataError as exc:
+                    fh.close()
+                    if tmp.stat().st_size and not strict:
+                        keep = out / "skipped.failed.jsonl"
+                        os.replace(tmp, keep)
+                        raise DataError(
+                            f"{exc.message}; every skipped record is listed in {keep}",
+                            path=exc.path,
+                        ) from None
+                    raise
+            s = result.summary
+            w.start({"log": str(logs), "kind": "blackbox"}, inputs={"log": {"path": str(logs)}})
+            paths = write_blackbox(result, out, plots=plots)
+            if s["skipped"] or s["urls_skipped"]:
+                os.replace(tmp, out / "skipped.jsonl")
+                paths["skipped.jsonl"] = out / "skipped.jsonl"
+            w.finish(
+                files=sorted({str(Path(p).relative_to(out).parts[0]) for p in paths.values()}),
+                signature=str(result.signature),
+                counts={k: s[k] for k in ("records", "valid", "skipped")},
+                inputs={"log": {"path": str(logs), "digest": file_digest(logs)}},
+            )
+        finally:
+            tmp.unlink(missing_ok=True)
     judged = (
         result.comparisons[result.comparisons.status == "judged"]
         if len(result.comparisons)
@@ -129,8 +156,7 @@ def run_blackbox_cli(
                 .to_dict(orient="records")
                 if len(sig)
                 else [],
-                "files": {k: str(v) for k, v in paths.items()}
-                | ({"skipped.jsonl": str(skipped)} if skipped.exists() else {}),
+                "files": {k: str(v) for k, v in paths.items()},
             }
         )
         return

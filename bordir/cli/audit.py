@@ -150,7 +150,8 @@ def logs_cmd(
     """Audit LOGS (JSONL, Parquet or CSV; one record per answer). White-box records (the prompt's documents): citation vs inclusion rate per query x document language with flags. Black-box records (the answer and its cited URLs, or a search API's raw response): who is cited, by country, language and list, with intervals and paired comparisons. Bad records are skipped and counted (--strict: fatal)."""
     from pathlib import Path
 
-    from ..audit import AuditOptions, run_audit, write_audit
+    from ..audit import AuditOptions
+    from ..audit.record import audit_into
     from ..audit.run import skipped_line
 
     if kind != "whitebox":
@@ -178,29 +179,8 @@ def logs_cmd(
         raise ConfigError("--format csv is for black-box logs; a white-box log is JSONL or Parquet")
 
     options = AuditOptions(citation_base=int(citation_base), **settings)
-    strict = options.strict
+    result, paths = audit_into(logs, out_dir, options, plots=plots, progress=True)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    from ..errors import DataError
-
-    skipped = out / "skipped.jsonl"
-    try:
-        result = run_audit(logs, options, skipped_path=None if strict else skipped, progress=True)
-    except DataError as exc:
-        if not strict and skipped.is_file() and skipped.stat().st_size:
-            raise DataError(
-                f"{exc.message}; every skipped record is listed in {skipped}",
-                path=exc.path,
-                line=exc.line,
-                field=exc.field,
-            ) from None
-        skipped.unlink(missing_ok=True)
-        raise
-    paths = write_audit(result, out, plots=plots)
-    if result.summary["skipped"] == 0 or strict:
-        skipped.unlink(missing_ok=True)
-    else:
-        paths["skipped.jsonl"] = skipped
     import pandas as pd
 
     # every flagged cell: every query language pooled (query_lang "*") first, then per query language

@@ -43,14 +43,13 @@ def report_cmd(
     run_dir: str, n_resamples: int, seed: int | None, as_json: bool, plots: bool
 ) -> None:
     """Write metrics.json, tables/, plots/ and report.html into RUN_DIR (written by `bordir run`)."""
-    from ..report import build_report
-    from ..report.testbeds import is_testbed_dir
+    from ..report.dispatch import build_any_report
 
-    if is_testbed_dir(run_dir):  # a `bordir testbed` output directory (testbed.json)
-        from ..report.testbeds import build_testbed_report
+    record, path = build_any_report(run_dir, n_resamples=n_resamples, seed=seed, plots=plots)
+    if record.kind == "testbed":  # the record says which kind the directory is
         from .testbed import print_judge_calibration, print_scores
 
-        page = build_testbed_report(run_dir, plots=plots)
+        page = path
         scores = read_json(page.parent / "scores.json")
         if as_json:
             echo_json({"report": str(page), **scores})
@@ -59,8 +58,6 @@ def report_cmd(
             print_judge_calibration(scores)
             click.echo(f"report: {page}")
         return
-    _refuse_other_kinds(run_dir)
-    path = build_report(run_dir, n_resamples=n_resamples, seed=seed, plots=plots)
     metrics = read_json(path.parent / "metrics.json")
     results = metrics["results"]
     if as_json:
@@ -106,30 +103,6 @@ def report_cmd(
         )
         return
     print_summary(path)
-
-
-def _refuse_other_kinds(run_dir: str) -> None:
-    """A test run or an audit directory is not a run directory: say what it is and what reads it."""
-    from ..errors import DataError
-    from ..view.kinds import view_kind
-
-    try:
-        kind = view_kind(run_dir)
-    except DataError:
-        return  # build_report says what a run directory needs
-    if kind == "testgen":
-        raise DataError(
-            "a test run (`bordir testrun`), not an experiment run: `bordir judge "
-            f"{run_dir} --judge MODEL` writes its verdicts, fail rates and summary.json; "
-            f"`bordir view {run_dir}` shows every answer",
-            path=run_dir,
-        )
-    if kind == "audit":
-        raise DataError(
-            f"an audit output (`bordir audit`): its report is {Path(run_dir) / 'audit.md'}; "
-            f"`bordir view {run_dir}` shows every record",
-            path=run_dir,
-        )
 
 
 def print_summary(path: Path, *, signature: bool = True, warnings: bool = True) -> None:

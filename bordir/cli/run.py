@@ -19,47 +19,33 @@ def _executors() -> tuple[str, ...]:
     return EXECUTORS.names()
 
 
-_CONFIG_OVERRIDES = (
-    click.option("--models", help="Comma-separated provider/model list (overrides the config)."),
-    click.option("--modes", help="'all' or comma-separated modes."),
-    click.option("--k", type=int, help="Documents per prompt."),
-    click.option("--runs", type=int, help="Number of runs (paper seeds first)."),
-    click.option("--temperature", type=float),
-    click.option("--langs", help="Comma-separated query languages to keep."),
-    opt.limit("Only the dataset's first N territories (a quick trial; recorded in the signature)."),
-    click.option("--retriever", help="bm25, e5-small, bge-m3, openai/<model>, cohere/<model>."),
-    click.option(
-        "--corpus",
-        help="Corpus: demo, a corpus directory, a passages .jsonl/.parquet/.csv, all_docs.json.",
-    ),
-    opt.choice("--response-format", ["direct", "citation"]),
-    click.option("--system", help="System prompt variant (vanilla, un, nationalist, input_demo)."),
-    click.option(
-        "--dataset-path",
-        type=click.Path(file_okay=False),
-        help="A local copy of the dataset's files (BorderLines: its repository's data files).",
-    ),
-    click.option("--cache", type=click.Path(dir_okay=False), help="Response cache file."),
-    click.option("--concurrency", type=int, help="Calls in flight at most."),
-    click.option(
-        "--timeout",
-        type=float,
-        help="Seconds one attempt may take (default 60); a hung attempt is retried.",
-    ),
-    click.option(
-        "--request-deadline",
-        type=float,
-        help="Seconds one request may take over all its attempts and waits (default 300).",
-    ),
-    click.option("--max-retries", type=int, help="Retries of a transient failure."),
-    click.option("--deadline", type=float, help="Seconds one (model, mode) batch may take in all."),
-    click.option(
-        "--max-consecutive-failures",
-        type=int,
-        help="Stop a (model, mode) after this many failures in a row.",
-    ),
-)
-"""The options that override a field of the experiment config (each named like its field)."""
+def _override(f: Any) -> Any:
+    """The ``bordir run`` option of the config field ``f`` (:mod:`bordir.experiment.fields`)."""
+    name = "--" + f.name.replace("_", "-")
+    if f.name == "limit":
+        return opt.limit(f.cli)
+    if f.cli_type == "choice":
+        return opt.choice(name, list(f.allowed()))
+    kinds: dict[str, Any] = {
+        "int": int,
+        "float": float,
+        "seconds": float,
+        "file": click.Path(dir_okay=False),
+        "dir": click.Path(file_okay=False),
+    }
+    kind = kinds.get(f.cli_type or f.kind)
+    return click.option(name, **({"type": kind} if kind else {}), help=f.cli or None)
+
+
+def _overrides() -> tuple[Any, ...]:
+    from ..experiment.fields import cli_fields
+
+    return tuple(_override(f) for f in cli_fields())
+
+
+_CONFIG_OVERRIDES = _overrides()
+"""The options that override a field of the experiment config (each named like its field),
+generated from the fields' description (:func:`bordir.experiment.fields.cli_fields`)."""
 
 
 config_overrides = opt.options(*_CONFIG_OVERRIDES)

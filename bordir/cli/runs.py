@@ -44,17 +44,27 @@ def runs_cmd(
 
     Reads each directory's metrics.json (`bordir report`), or computes the numbers in memory.
     """
-    from ..errors import ConfigError
+    from ..errors import ConfigError, DataError
+    from ..metrics.registry import headline_metrics
     from ..report.leaderboard import leaderboard
 
+    wanted = list(metrics) or list(headline_metrics())
+    if sort_by and sort_by not in wanted:  # refused before any directory is read
+        raise ConfigError(f"--sort {sort_by!r} is not shown; shown: {', '.join(wanted)}")
     table = leaderboard(list(dirs), metrics=list(metrics) or None, n_resamples=resamples, seed=seed)
+    for d, why in table.attrs.get("left_out", []):
+        click.echo(f"left out {d}: {why}", err=True)
+    if table.empty:
+        raise DataError(
+            f"no run to show: the {len(dirs)} director{'y' if len(dirs) == 1 else 'ies'} given "
+            "hold no complete `bordir run` whose outputs match its record (above: why)"
+        )
     if as_json:
         echo_json(table.to_dict("records"))
         return
     shown = list(dict.fromkeys(table["metric"]))
-    if sort_by and sort_by not in shown:
-        raise ConfigError(f"--sort {sort_by!r} is not shown; shown: {', '.join(shown)}")
     wide: dict[tuple[str, str, str], dict[str, Any]] = {}
+    why_none: list[str] = []  # why a number has no interval, each said once under the table
     for r in table.to_dict("records"):
         key = (r["run"], r["model"], r["mode"])
         cell = wide.setdefault(key, {"runs": r["n_runs"]})
@@ -62,6 +72,10 @@ def runs_cmd(
         interval = (
             "" if _missing(r["terr_low"]) else f" [{_pct(r['terr_low'])}, {_pct(r['terr_high'])}]"
         )
+        if r.get("no_interval"):
+            if r["no_interval"] not in why_none:
+                why_none.append(r["no_interval"])
+            interval = f" †{why_none.index(r['no_interval']) + 1}"
         cell[r["metric"]] = _pct(r["mean"]) + ("" if _missing(r["mean"]) else interval + few)
         cell[f"_{r['metric']}"] = None if _missing(r["mean"]) else r["mean"]
     keys = list(wide)
@@ -83,4 +97,6 @@ def runs_cmd(
     from ..report.summary import headline_caption
 
     click.echo(headline_caption({}, short=True))
+    for n, why in enumerate(why_none, 1):
+        click.echo(f"†{n} no interval over territories: {why}")
     click.echo("the signature of every number: --json")

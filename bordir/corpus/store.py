@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from .._atomic import atomic_write_text
+from .._pid import pid_alive
 from .._version import __version__
 from ..errors import ConfigError, DataError
 from ..records import Passage
@@ -190,7 +191,7 @@ class CorpusStore:
                     pid = int(lock.read_text().strip() or "0")
                 except (OSError, ValueError):
                     pid = 0
-                if pid and _alive(pid):
+                if pid and pid_alive(pid):
                     raise ConfigError(
                         f"{self.path} is being written by process {pid}; wait for it, or remove {lock} "
                         "if no such process runs"
@@ -302,18 +303,6 @@ class CorpusStore:
     def __repr__(self) -> str:
         c = self._manifest.get("counts", {})
         return f"CorpusStore({str(self.path)!r}, passages={c.get('passages', '?')}, parts={len(self._manifest['parts'])})"
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def save_corpus(

@@ -5,7 +5,9 @@
 against that dataset. It refuses, each time with a one-line
 :class:`~bordir.errors.DataError` naming the file and what disagrees:
 
-* a run whose ``run.json`` says ``"status": "incomplete"`` (interrupted, or still running);
+* a directory without a complete record of a ``bordir run`` (``record.json``: another kind of
+  run, or one interrupted or still running), or whose files are not the ones it records
+  (:func:`~bordir.runrecord.record.require_complete`);
 * a dataset (or, with ``check_corpus``, a corpus) whose content hash differs from
   the one ``run.json`` records — the files changed since the run;
 * a ``responses.parquet`` that disagrees with its record: another row count, or
@@ -31,7 +33,7 @@ import pandas as pd
 
 from .._jsonl import read_json
 from ..errors import BordirError, ConfigError, DataError
-from ..metrics.responses import RESPONSE_COLUMNS, validate_responses
+from ..metrics.responses import SCORING_COLUMNS, validate_responses
 from ..metrics.summary.scored import info_section
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -230,36 +232,35 @@ def _load_checked(
     return loaded
 
 
-def read_run_dir(
-    run_dir: str | os.PathLike[str], *, check_corpus: bool = False, allow_incomplete: bool = False
-) -> RunDir:
+def read_run_dir(run_dir: str | os.PathLike[str], *, check_corpus: bool = False) -> RunDir:
     """Read and check a run directory (see the module docs for what is refused).
 
     Args:
         run_dir: a directory written by ``bordir run``.
         check_corpus: also reload the corpus and compare its hash with the record.
-        allow_incomplete: accept a run marked incomplete (its numbers cover what finished).
 
     Raises:
-        DataError: the directory, ``run.json`` or ``responses.parquet`` is
-            missing or malformed, the responses do not fit the dataset, or the
-            record and the files disagree.
+        DataError: the directory, its record, ``run.json`` or ``responses.parquet`` is
+            missing or malformed, the run is incomplete, the responses do not fit the dataset,
+            or the record and the files disagree.
     """
-    from .config import ExperimentConfig
-    from .inputs import load_corpus_of, load_dataset_of
+    from ..runrecord.lock import DirLock
+    from ..runrecord.record import require_complete
 
     path = Path(run_dir)
     if not path.is_dir():
         raise DataError(f"not a run directory; {_EXPECTED}", path=path)
+    with DirLock(path, shared=True):  # no run changes the files while they are read
+        require_complete(path, kind="run")
+        return _read(path, check_corpus)
+
+
+def _read(path: Path, check_corpus: bool) -> RunDir:
+    from .config import ExperimentConfig
+    from .inputs import load_corpus_of, load_dataset_of
+
     info_path = path / RUN_JSON
     info = _read_info(info_path)
-    if info.get("status") == "incomplete" and not allow_incomplete:
-        raise DataError(
-            f"the run is incomplete (started {info.get('started', '?')}, interrupted or still "
-            "running); re-run `bordir run` with the same --out to finish it (it resumes)",
-            path=info_path,
-            field="status",
-        )
     try:
         cfg = ExperimentConfig.from_dict(info["config"], where=str(info_path))
     except ConfigError as exc:
@@ -289,5 +290,5 @@ def read_run_dir(
         responses = validate_responses(raw, dataset)
     except DataError as exc:
         raise DataError(exc.message, path=resp_path, field=exc.field) from None
-    keep = [*RESPONSE_COLUMNS, *(["signature"] if "signature" in responses.columns else [])]
+    keep = [*SCORING_COLUMNS, *(["signature"] if "signature" in responses.columns else [])]
     return RunDir(path=path, info=info, config=cfg, dataset=dataset, responses=responses[keep])

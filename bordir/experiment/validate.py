@@ -1,6 +1,7 @@
 """Checking an experiment configuration's values: their types, ranges and names.
 
-Names are the ones registries define (modes, retriever, backend providers,
+Each field is checked as its description says (:data:`~bordir.experiment.fields.FIELDS`: kind,
+range, choices). Names are the ones registries define (modes, retriever, backend providers,
 dataset, system prompt, languages); every error names the file and the field.
 Used by :meth:`~bordir.experiment.config.ExperimentConfig.from_dict` and
 :func:`~bordir.experiment.config.load_config`.
@@ -14,135 +15,34 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..modes import Mode
+from .fields import FIELDS, MAX_K, MAX_TEMPERATURE, Field
 from .seeds import seeds_for_runs
 
-__all__ = ["check_values", "check_names", "check_mock_models"]
-
-
-MAX_K = 1_000
-"""Documents per prompt at most (BordIRLines uses up to 10)."""
-MAX_TEMPERATURE = 2.0
-"""Sampling temperature at most: OpenAI accepts [0, 2], Cohere [0, 1]."""
+__all__ = ["check_values", "check_names", "check_mock_models", "MAX_K", "MAX_TEMPERATURE"]
 
 
 def check_values(data: dict[str, Any], where: str) -> dict[str, Any]:
-    """Type-, range- and name-check a flat config dict; return it normalised (tuples, canonical names)."""
+    """Type-, range- and name-check a flat config dict; return it normalised (tuples, canonical names).
+
+    Each field is checked as :data:`~bordir.experiment.fields.FIELDS` describes it (its kind,
+    range and choices); the names registries define are checked last (:func:`check_names`).
+    """
     data = dict(data)
 
     def bad(name: str, expected: str) -> ConfigError:
         return ConfigError(f"{where}: field {name!r}: expected {expected}, found {data[name]!r}")
 
-    def is_int(v: Any) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool)
-
-    def is_num(v: Any) -> bool:
-        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
     runs = data.pop("runs", None)
     if runs is not None:
         data["runs"] = runs
-        if not is_int(runs) or runs < 1:
+        if not _is_int(runs) or runs < 1:
             raise bad("runs", "an integer >= 1")
         del data["runs"]
         if "seeds" not in data:
             data["seeds"] = seeds_for_runs(runs)
-    for name in ("repair", "balanced", "calibrate"):
-        if name in data and not isinstance(data[name], bool):
-            raise bad(name, "true or false")
-    for name in (
-        "dataset",
-        "retriever",
-        "response_format",
-        "system",
-        "instruction_lang",
-        "policy",
-        "relevance_filter",
-    ):
-        if name in data and (not isinstance(data[name], str) or not data[name].strip()):
-            raise bad(name, "a non-empty string")
-    for name in ("dataset_path", "labels", "cache", "fusion", "corpus"):
-        if data.get(name) is not None and (
-            not isinstance(data[name], str) or not data[name].strip()
-        ):
-            raise bad(
-                name,
-                {"fusion": "raw, minmax or rrf", "corpus": "'demo' or a path"}.get(
-                    name, "a non-empty string (a path)"
-                ),
-            )
-    if "option_orders" in data:
-        from ..options import parse_schemes
-
-        try:
-            data["option_orders"] = parse_schemes(data["option_orders"])
-        except ConfigError as exc:
-            raise ConfigError(f"{where}: field 'option_orders': {exc}") from None
-    if "order_modes" in data:
-        v = data["order_modes"]
-        v = [x for x in v.split(",") if x] if isinstance(v, str) else v
-        if not isinstance(v, (list, tuple)):
-            raise bad("order_modes", "a list of modes")
-        try:
-            data["order_modes"] = tuple(dict.fromkeys(Mode.parse(m).value for m in v))
-        except ConfigError as exc:
-            raise ConfigError(f"{where}: field 'order_modes': {exc}") from None
-    for name in ("modes", "models", "seeds", "langs"):
-        if name in data:
-            v = data[name]
-            if name == "modes" and isinstance(v, str):
-                v = [m.value for m in Mode] if v.strip() == "all" else v.split(",")
-            if isinstance(v, str):
-                v = [x.strip() for x in v.split(",") if x.strip()]
-            if not isinstance(v, (list, tuple)):
-                raise bad(name, "a list")
-            data[name] = tuple(v)
-    for name in ("modes", "models", "langs"):
-        if name in data and not all(isinstance(x, str) and x.strip() for x in data[name]):
-            raise bad(name, "a list of non-empty strings")
-    if "modes" in data:
-        if not data["modes"]:
-            raise bad("modes", "at least one mode ('all' or e.g. ['qlang', 'rel_langs'])")
-        try:
-            data["modes"] = tuple(dict.fromkeys(Mode.parse(m).value for m in data["modes"]))
-        except ConfigError as exc:
-            raise ConfigError(f"{where}: field 'modes': {exc}") from None
-    if "seeds" in data:
-        seeds = data["seeds"]
-        if not seeds:
-            raise bad("seeds", "a non-empty list of integers (or set runs)")
-        if not all(is_int(s) for s in seeds):
-            raise bad("seeds", "a list of integers")
-        if len(set(seeds)) != len(seeds):
-            raise bad("seeds", "distinct integers (a repeated seed repeats a run)")
-    for name, lo, hi in (
-        ("k", 1, MAX_K),
-        ("max_tokens", 1, 1_000_000),
-        ("concurrency", 1, 10_000),
-        ("max_retries", 0, 100),
-        ("max_consecutive_failures", 1, None),
-        ("limit", 1, None),
-    ):
-        value = data.get(name)
-        if value is not None and (not is_int(value) or value < lo):
-            raise bad(name, f"an integer >= {lo}")
-        if value is not None and hi is not None and value > hi:
-            raise bad(name, f"an integer from {lo} to {hi:,}")
-    if "temperature" in data and (not is_num(data["temperature"]) or data["temperature"] < 0):
-        raise bad("temperature", "a finite number >= 0")
-    if "temperature" in data and data["temperature"] > MAX_TEMPERATURE:
-        raise bad(
-            "temperature",
-            f"a number from 0 to {MAX_TEMPERATURE:g} (the range the providers accept)",
-        )
-    if "temperature" in data:
-        data["temperature"] = float(data["temperature"])
-    for name in ("timeout", "request_deadline", "deadline"):
-        if data.get(name) is not None:
-            if not is_num(data[name]) or data[name] <= 0:
-                raise bad(name, "a positive number of seconds")
-            data[name] = float(data[name])
-    if data.get("response_format", "direct") not in ("direct", "citation"):
-        raise bad("response_format", "'direct' or 'citation'")
+    for f in FIELDS:
+        if f.name in data:
+            data[f.name] = _CHECKS[f.kind](f, data[f.name], where, bad)
     if data.get("response_format") == "citation" and "no_ir" in data.get("modes", ("no_ir",)):
         said = "includes no_ir" if "modes" in data else "is not set, so every mode runs, no_ir too"
         raise ConfigError(
@@ -150,22 +50,135 @@ def check_values(data: dict[str, Any], where: str) -> dict[str, Any]:
             'format (response_format = "citation") asks the model to cite them; list the modes '
             'without no_ir (e.g. modes = ["qlang", "rel_langs"]), or use response_format = "direct"'
         )
-    from ..policies import PARSE_POLICIES
-    from ..retrieval.fusion import FUSIONS
-
-    if data.get("policy", "strict") not in PARSE_POLICIES:
-        raise bad("policy", "'strict' or 'reference'")
-    if data.get("fusion") is not None and data["fusion"] not in FUSIONS:
-        raise bad("fusion", "raw, minmax or rrf")
-    if "relevance_filter" in data:
-        from ..annotations.use import RELEVANCE_FILTERS, parse_relevance_filter
-
-        try:
-            data["relevance_filter"] = parse_relevance_filter(data["relevance_filter"])
-        except ConfigError:
-            raise bad("relevance_filter", " | ".join(RELEVANCE_FILTERS)) from None
     check_names(data, where, bad)
     return data
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+Bad = Callable[[str, str], ConfigError]
+
+
+def _bool(f: Field, v: Any, where: str, bad: Bad) -> Any:
+    if not isinstance(v, bool):
+        raise bad(f.name, f.expected())
+    return v
+
+
+def _text(f: Field, v: Any, where: str, bad: Bad) -> Any:
+    if not isinstance(v, str) or not v.strip():
+        raise bad(f.name, f.expected())
+    return v
+
+
+def _path(f: Field, v: Any, where: str, bad: Bad) -> Any:
+    return None if v is None else _text(f, v, where, bad)
+
+
+def _int(f: Field, v: Any, where: str, bad: Bad) -> Any:
+    if v is not None and (not _is_int(v) or v < (f.lo or 0)):
+        raise bad(f.name, f"an integer >= {f.lo}")
+    if v is not None and f.hi is not None and v > f.hi:
+        raise bad(f.name, f.expected())
+    return v
+
+
+def _seconds(f: Field, v: Any, where: str, bad: Bad) -> Any:
+    if v is None:
+        return None
+    if not _is_num(v) or v <= 0:
+        raise bad(f.name, f.expected())
+    return float(v)
+
+
+def _number(f: Field, v: Any, where: str, bad: Bad) -> Any:
+    if not _is_num(v) or v < 0:
+        raise bad(f.name, f.expected())
+    if v > MAX_TEMPERATURE:
+        raise bad(
+            f.name, f"a number from 0 to {MAX_TEMPERATURE:g} (the range the providers accept)"
+        )
+    return float(v)
+
+
+def _choice(f: Field, v: Any, where: str, bad: Bad) -> Any:
+    if v is None and f.name == "fusion":  # None: the retriever's own
+        return None
+    if not isinstance(v, str) or v not in f.allowed():
+        raise bad(f.name, f.expected())
+    return v
+
+
+def _names(v: Any, name: str, bad: Bad, *, all_modes: bool = False) -> tuple[Any, ...]:
+    """A list, or a comma-separated string, as a tuple."""
+    if all_modes and isinstance(v, str):
+        v = [m.value for m in Mode] if v.strip() == "all" else v.split(",")
+    if isinstance(v, str):
+        v = [x.strip() for x in v.split(",") if x.strip()]
+    if not isinstance(v, (list, tuple)):
+        raise bad(name, "a list")
+    return tuple(v)
+
+
+def _special(f: Field, v: Any, where: str, bad: Bad) -> Any:
+    """A field with its own parser: modes, models, seeds, languages, option orders, the filter."""
+    name = f.name
+    try:
+        if name == "option_orders":
+            from ..options import parse_schemes
+
+            return parse_schemes(v)
+        if name == "relevance_filter":
+            from ..annotations.use import RELEVANCE_FILTERS, parse_relevance_filter
+
+            _text(f, v, where, bad)
+            try:
+                return parse_relevance_filter(v)
+            except ConfigError:
+                raise bad(name, " | ".join(RELEVANCE_FILTERS)) from None
+        if name == "order_modes":
+            v = [x for x in v.split(",") if x] if isinstance(v, str) else v
+            if not isinstance(v, (list, tuple)):
+                raise bad(name, "a list of modes")
+            return tuple(dict.fromkeys(Mode.parse(m).value for m in v))
+        out = _names(v, name, bad, all_modes=name == "modes")
+        if name == "seeds":
+            if not out:
+                raise bad(name, "a non-empty list of integers (or set runs)")
+            if not all(_is_int(s) for s in out):
+                raise bad(name, "a list of integers")
+            if len(set(out)) != len(out):
+                raise bad(name, "distinct integers (a repeated seed repeats a run)")
+            return out
+        if not all(isinstance(x, str) and x.strip() for x in out):
+            raise bad(name, "a list of non-empty strings")
+        if name == "modes":
+            if not out:
+                raise bad(name, "at least one mode ('all' or e.g. ['qlang', 'rel_langs'])")
+            return tuple(dict.fromkeys(Mode.parse(m).value for m in out))
+        return out
+    except ConfigError as exc:
+        if str(exc).startswith(f"{where}: field "):
+            raise
+        raise ConfigError(f"{where}: field {name!r}: {exc}") from None
+
+
+_CHECKS: dict[str, Callable[[Field, Any, str, Bad], Any]] = {
+    "bool": _bool,
+    "text": _text,
+    "path": _path,
+    "int": _int,
+    "seconds": _seconds,
+    "number": _number,
+    "choice": _choice,
+    "special": _special,
+}
 
 
 def check_names(data: dict[str, Any], where: str, bad: Callable[[str, str], ConfigError]) -> None:

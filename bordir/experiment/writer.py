@@ -1,21 +1,20 @@
-"""Writing a run directory safely: one writer at a time, never a stale record next to new results.
+"""Writing a run directory: the run's files through the one record writer.
 
-:class:`RunDirWriter` is used as a context manager around a run:
+:class:`RunDirWriter` is the :class:`~bordir.runrecord.writer.RecordWriter` of the ``run``
+kind (``bordir run``, ``Run.save``, the batch collector), used as a context manager:
 
-1. **Lock.** It takes an exclusive, non-blocking ``fcntl`` lock on
-   ``DIR/.bordir-run.lock`` for the whole run; a second process writing the same
-   directory is refused at once with one line naming the holder's pid. The
-   lock dies with its process, so a killed run never leaves the directory locked.
-2. **Incomplete first.** Before anything else is written, an existing
-   ``run.json`` is moved aside to ``run.previous.json`` and a new ``run.json``
-   with ``"status": "incomplete"`` (config, inputs' hashes, start time) takes
-   its place, so a run killed half-way never leaves an old record beside new
-   partial results. :func:`bordir.experiment.rundir.read_run_dir` refuses an
+1. **Lock.** The exclusive run-directory lock (``DIR/.bordir-run.lock``) for the whole run; a
+   second writer, or a ``bordir report`` / ``view`` reading the directory, is refused at once.
+   The caller checks its inputs (backends, keys, formats) before :meth:`RunDirWriter.start`.
+2. **Incomplete first.** :meth:`RunDirWriter.start` marks ``record.json`` incomplete and moves
+   the previous output set aside together into ``previous/`` (the old record, ``run.json``,
+   ``metrics.json``, ``tables/``, ``plots/``, ``report.html``, ``view.html``), then writes an
+   incomplete ``run.json``. :func:`bordir.experiment.rundir.read_run_dir` refuses an
    incomplete directory.
-3. **Atomic writes.** ``hits.parquet``, ``responses.parquet`` and ``run.json`` go
-   through :mod:`bordir._atomic` (unique temporary names, fsync, rename).
-4. **Complete last.** :meth:`RunDirWriter.finish` writes the final ``run.json``
-   (``"status": "complete"``, counts, the hits' signature).
+3. **Atomic writes.** ``hits.parquet``, ``responses.parquet`` and ``run.json`` go through
+   :mod:`bordir._atomic` (unique temporary names, fsync, rename).
+4. **Complete last.** :meth:`RunDirWriter.finish` writes the final ``run.json`` and the
+   complete record (counts, the digests of the three files, the dataset and corpus hashes).
 """
 
 from __future__ import annotations
@@ -29,17 +28,16 @@ import pandas as pd
 
 from .._atomic import atomic_write_parquet, atomic_write_text
 from .._json import jsonable
-from ..errors import ConfigError, DataError
+from ..errors import DataError
+from ..runrecord.lock import LOCK_FILE
+from ..runrecord.record import RunRecord
+from ..runrecord.writer import RecordWriter
+from ..signature import Signature
 
-__all__ = ["RunDirWriter", "LOCK_FILE", "PREVIOUS_RUN_JSON", "write_run_json", "write_responses"]
+__all__ = ["RunDirWriter", "LOCK_FILE", "write_run_json", "write_responses", "run_signature_of"]
 
-LOCK_FILE = ".bordir-run.lock"
-PREVIOUS_RUN_JSON = "run.previous.json"
-STALE_REPORT_FILES = (
-    ("report.html", "report.previous.html"),
-    ("metrics.json", "metrics.previous.json"),
-)
-"""Report files of the previous results, moved aside when a run starts in their directory."""
+RUN_FILES = ("run.json", "responses.parquet", "hits.parquet")
+"""What a run writes into its directory (their digests are in the record)."""
 
 
 def write_run_json(info: dict[str, Any], out: Path) -> Path:
@@ -53,11 +51,32 @@ def write_responses(df: pd.DataFrame, out: Path) -> Path:
     return atomic_write_parquet(out / "responses.parquet", df)
 
 
-class RunDirWriter:
+def run_signature_of(info: dict[str, Any]) -> str:
+    """The run's signature in its record: grid, dataset and corpus hashes, version.
+
+    Example:
+        >>> run_signature_of({"grid": {"models": ["mock/first"], "modes": ["no_ir"], "runs": 2}})  # doctest: +ELLIPSIS
+        'run|models:mock/first|modes:no_ir|runs:2|version:...'
+    """
+    grid = info.get("grid") or {}
+    return str(
+        Signature.build(
+            "run",
+            models="+".join(grid.get("models") or ()) or None,
+            modes="+".join(grid.get("modes") or ()) or None,
+            runs=grid.get("runs"),
+            data=(info.get("dataset") or {}).get("hash"),
+            corpus=(info.get("corpus") or {}).get("hash"),
+        )
+    )
+
+
+class RunDirWriter(RecordWriter):
     """Exclusive writer of one run directory (see module docs).
 
     Example:
         >>> import tempfile
+        >>> from bordir.errors import ConfigError
         >>> d = tempfile.mkdtemp()
         >>> with RunDirWriter(d) as w1:
         ...     try:
@@ -69,8 +88,7 @@ class RunDirWriter:
     """
 
     def __init__(self, out: str | os.PathLike[str]) -> None:
-        self.out = Path(out)
-        self._fh: Any = None
+        super().__init__(out, "run", aside=("run.json",))
 
     @staticmethod
     def preflight(out: str | os.PathLike[str]) -> None:
@@ -92,63 +110,12 @@ class RunDirWriter:
             raise DataError("cannot create the run directory: Permission denied", path=path)
 
     def __enter__(self) -> RunDirWriter:
-        try:
-            self.out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise DataError(
-                f"cannot create the run directory: {exc.strerror or exc}", path=self.out
-            ) from None
-        if not self.out.is_dir():
-            raise DataError("exists and is not a directory; pass another --out", path=self.out)
-        path = self.out / LOCK_FILE
-        try:
-            fh = open(path, "a+", encoding="utf-8")
-        except OSError as exc:
-            raise DataError(
-                f"cannot write in the run directory: {exc.strerror or exc}", path=self.out
-            ) from None
-        try:
-            import fcntl
-
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except ImportError:  # pragma: no cover - no fcntl (Windows): best effort, no lock
-            pass
-        except OSError:
-            fh.seek(0)
-            holder = fh.read().strip() or "?"
-            fh.close()
-            raise ConfigError(
-                f"{self.out} is being written by another bordir process (pid {holder}); wait for it "
-                "to finish, or pass another --out"
-            ) from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(str(os.getpid()))
-        fh.flush()
-        self._fh = fh
+        super().__enter__()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
-        if self._fh is not None:
-            try:
-                import fcntl
-
-                fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
-            except (ImportError, OSError):  # pragma: no cover
-                pass
-            self._fh.close()
-            self._fh = None
-
-    def start(self, info: dict[str, Any]) -> None:
-        """Move an old ``run.json`` aside and write an ``incomplete`` one (before any other write)."""
-        old = self.out / "run.json"
-        if old.exists():
-            os.replace(old, self.out / PREVIOUS_RUN_JSON)
-        # a report of the previous results must not pass for one of these (an interrupted
-        # re-run would leave it next to new, partial results): keep it under its "previous" name
-        for name, previous in STALE_REPORT_FILES:
-            if (self.out / name).exists():
-                os.replace(self.out / name, self.out / previous)
+    def start(self, info: dict[str, Any], *, inputs: dict[str, Any] | None = None) -> None:  # type: ignore[override]
+        """Mark the directory incomplete, move the previous set aside, write an incomplete ``run.json``."""
+        super().start(info.get("config") or {}, inputs=inputs)
         write_run_json({**info, "status": "incomplete"}, self.out)
 
     def hits(self, retrieval: Any) -> None:
@@ -157,5 +124,21 @@ class RunDirWriter:
     def responses(self, df: pd.DataFrame) -> None:
         write_responses(df, self.out)
 
-    def finish(self, info: dict[str, Any]) -> None:
+    def finish(self, info: dict[str, Any]) -> RunRecord:  # type: ignore[override]
+        """Write the complete ``run.json``, then the complete record."""
         write_run_json({**info, "status": "complete"}, self.out)
+        calls = info.get("calls") or {}
+        return super().finish(
+            files=RUN_FILES,
+            signature=run_signature_of(info),
+            counts={
+                "queries": info.get("queries"),
+                "responses": info.get("responses"),
+                **{f"calls_{k}": v for k, v in calls.items()},
+            },
+            inputs={
+                k: (info.get(k) or {}).get("hash")
+                for k in ("dataset", "corpus")
+                if (info.get(k) or {}).get("hash")
+            },
+        )

@@ -56,6 +56,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, overload
 
+from .._pid import pid_alive
 from ..errors import ConfigError, DataError
 from ..settings import CACHE
 from .types import GenerationRequest, GenerationResult
@@ -112,18 +113,6 @@ class BatchClaim(NamedTuple):
 def new_owner() -> str:
     """A claim owner id unique to this host, process and call: ``host:pid:random``."""
     return f"{_HOST}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
-
-
-def _alive(pid: int) -> bool:
-    if os.name == "nt":  # os.kill(pid, 0) would send CTRL_C_EVENT there: rely on the lease instead
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True
-    return True
 
 
 def default_cache_path() -> Path:
@@ -383,7 +372,7 @@ class ResponseCache:
             if other == owner:
                 return True
             stale = expires < now or (
-                host == _HOST and other_pid != pid and not _alive(int(other_pid))
+                host == _HOST and other_pid != pid and not pid_alive(int(other_pid))
             )
             if not stale:
                 return False
@@ -451,7 +440,7 @@ class ResponseCache:
                         "SELECT owner, host, pid, expires FROM claims WHERE key = ?", (key,)
                     ).fetchone()
                     stale = expires < now or (
-                        host == _HOST and other_pid != pid and not _alive(int(other_pid))
+                        host == _HOST and other_pid != pid and not pid_alive(int(other_pid))
                     )
                     if other != owner and stale:
                         conn.execute(

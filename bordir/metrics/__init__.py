@@ -28,30 +28,40 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..signature import Signature
-    from .cs.aggregate import METRICS, aggregate, metric_value
-    from .cs.breakdown import language_breakdown, outcome_rates
-    from .cs.metric import Score
-    from .cs.scoring import score_responses, summarize_runs
-    from .cs.table import TerritoryStats
-    from .cs.tables import territory_tables
-    from .cs.territory import fix_responses_d, territory_stats
-    from .intervals.aligned import pool_runs
-    from .intervals.bootstrap import BootstrapResult, cluster_bootstrap
-    from .intervals.paired import PairedComparison, paired_comparison
-    from .intervals.runs import Interval, t_interval
-    from .legacy.response_table import read_response_table, score_legacy_tables
-    from .perlang.compare import compare_by, compare_models_by
-    from .perlang.items import language_measures, perlang_items
-    from .perlang.measures import PERLANG_MEASURES, get_measure
-    from .responses import (
-        OUTCOMES,
-        POLICIES,
-        RESPONSE_COLUMNS,
-        TableKey,
-        read_responses,
-        validate_responses,
-    )
+    from ..signature import Signature as Signature
+    from .cs.aggregate import METRICS as METRICS
+    from .cs.aggregate import aggregate as aggregate
+    from .cs.aggregate import metric_value as metric_value
+    from .cs.breakdown import language_breakdown as language_breakdown
+    from .cs.breakdown import outcome_rates as outcome_rates
+    from .cs.metric import Score as Score
+    from .cs.scoring import score_responses as score_responses
+    from .cs.scoring import summarize_runs as summarize_runs
+    from .cs.table import TerritoryStats as TerritoryStats
+    from .cs.tables import territory_tables as territory_tables
+    from .cs.territory import fix_responses_d as fix_responses_d
+    from .cs.territory import territory_stats as territory_stats
+    from .intervals.aligned import pool_runs as pool_runs
+    from .intervals.bootstrap import BootstrapResult as BootstrapResult
+    from .intervals.bootstrap import cluster_bootstrap as cluster_bootstrap
+    from .intervals.paired import PairedComparison as PairedComparison
+    from .intervals.paired import paired_comparison as paired_comparison
+    from .intervals.runs import Interval as Interval
+    from .intervals.runs import t_interval as t_interval
+    from .legacy.response_table import read_response_table as read_response_table
+    from .legacy.response_table import score_legacy_tables as score_legacy_tables
+    from .perlang.compare import compare_by as compare_by
+    from .perlang.compare import compare_models_by as compare_models_by
+    from .perlang.items import language_measures as language_measures
+    from .perlang.items import perlang_items as perlang_items
+    from .perlang.measures import PERLANG_MEASURES as PERLANG_MEASURES
+    from .perlang.measures import get_measure as get_measure
+    from .read import read_responses as read_responses
+    from .responses import OUTCOMES as OUTCOMES
+    from .responses import POLICIES as POLICIES
+    from .responses import SCORING_COLUMNS as SCORING_COLUMNS
+    from .responses import TableKey as TableKey
+    from .responses import validate_responses as validate_responses
 
 # name -> the module that defines it: imported on first use, so that a part of the package
 # (the legacy-table scorer of `bordir score borderlines-table`) does not load all of it (pandas …)
@@ -76,14 +86,18 @@ _LAZY = {
         [
             "OUTCOMES",
             "POLICIES",
-            "RESPONSE_COLUMNS",
+            "SCORING_COLUMNS",
             "TableKey",
-            "read_responses",
             "validate_responses",
         ],
         ".responses",
     ),
+    "read_responses": ".read",
 }
+
+
+__all__ = list(_LAZY)
+"""Every name of the package: the keys of ``_LAZY``, each imported on first use."""
 
 
 def __getattr__(name: str) -> Any:
@@ -97,41 +111,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
-
-
-__all__ = [
-    "METRICS",
-    "OUTCOMES",
-    "POLICIES",
-    "RESPONSE_COLUMNS",
-    "Score",
-    "TerritoryStats",
-    "TableKey",
-    "Signature",
-    "Interval",
-    "BootstrapResult",
-    "PairedComparison",
-    "validate_responses",
-    "read_responses",
-    "fix_responses_d",
-    "territory_stats",
-    "territory_tables",
-    "metric_value",
-    "aggregate",
-    "language_breakdown",
-    "outcome_rates",
-    "score_responses",
-    "summarize_runs",
-    "read_response_table",
-    "score_legacy_tables",
-    "t_interval",
-    "cluster_bootstrap",
-    "pool_runs",
-    "paired_comparison",
-    "PERLANG_MEASURES",
-    "get_measure",
-    "perlang_items",
-    "language_measures",
-    "compare_by",
-    "compare_models_by",
-]

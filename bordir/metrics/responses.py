@@ -54,16 +54,15 @@ Example:
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
 from .._columns import require_columns
 from ..errors import ConfigError, DataError
 from ..policies import PARSE_POLICIES
+from .codes import ResponseCodes, categorical_codes, is_str_categorical, response_codes
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -71,7 +70,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..dataset import BorderLines
 
 __all__ = [
-    "RESPONSE_COLUMNS",
+    "SCORING_COLUMNS",
     "OUTCOMES",
     "POLICIES",
     "Policy",
@@ -80,16 +79,12 @@ __all__ = [
     "check_policy",
     "validate_responses",
     "checked_responses",
-    "KEY_COLUMNS",
-    "ResponseCodes",
-    "response_codes",
-    "read_responses",
     "STRING_COLUMNS",
     "answer_pick",
     "answer_control",
 ]
 
-RESPONSE_COLUMNS: tuple[str, ...] = (
+SCORING_COLUMNS: tuple[str, ...] = (
     "query_id",
     "territory",
     "query_lang",
@@ -100,6 +95,17 @@ RESPONSE_COLUMNS: tuple[str, ...] = (
     "outcome",
     "choice",
 )
+"""The columns scoring reads from a responses table (the file has more:
+:data:`bordir.runner.rows.RESPONSE_COLUMNS`, every column ``responses.parquet`` holds)."""
+STRING_COLUMNS: tuple[str, ...] = (
+    "query_id",
+    "territory",
+    "query_lang",
+    "mode",
+    "model",
+    "outcome",
+)
+"""The string columns of :data:`SCORING_COLUMNS`: few distinct values in many rows."""
 OUTCOMES: tuple[str, ...] = ("answered", "refused", "multiple", "echo", "unparsed", "failed")
 POLICIES: tuple[str, ...] = PARSE_POLICIES.names()
 Policy = Literal["strict", "reference"]
@@ -196,230 +202,6 @@ class _Lazy:
         return self._s.iloc[i]
 
 
-KEY_COLUMNS: tuple[str, ...] = (*GROUP_KEYS, "territory", "query_lang", "outcome")
-"""The columns :class:`ResponseCodes` codes: a response's key, and its outcome."""
-
-
-@dataclass(frozen=True)
-class ResponseCodes:
-    """Integer codes of a responses table's :data:`KEY_COLUMNS`, computed once per table.
-
-    ``codes[c][i]`` is row ``i``'s position in ``uniques[c]``, the distinct values
-    of column ``c`` in sorted order (Python's string / int order). Validation and
-    scoring share them, so each key column is hashed once.
-
-    Example:
-        >>> import pandas as pd
-        >>> df = pd.DataFrame({"model": ["m", "m"], "mode": ["qlang", "no_ir"], "run": [1, 0],
-        ...     "territory": ["T", "T"], "query_lang": ["fr", "en"], "outcome": ["answered"] * 2})
-        >>> rc = response_codes(df)
-        >>> rc.codes["mode"].tolist(), rc.uniques["mode"].tolist()
-        ([1, 0], ['no_ir', 'qlang'])
-    """
-
-    codes: dict[str, np.ndarray]
-    uniques: dict[str, np.ndarray]
-
-    def flags(self, column: str, values: Sequence[Any]) -> np.ndarray:
-        """Per row, whether column ``column`` holds one of ``values``."""
-        u = self.uniques[column]
-        hit = np.array([v in values for v in u.tolist()], dtype=bool)
-        return cast("np.ndarray", hit[self.codes[column]]) if len(u) else np.zeros(0, dtype=bool)
-
-    def duplicated(self, columns: Sequence[str]) -> np.ndarray | None:
-        """Rows whose ``columns`` repeat an earlier row's, or None when no row does.
-
-        One int64 key per row; when the key space is small, a presence array says
-        whether any key repeats (no hashing), and the repeats are located only then.
-        """
-        import pandas as pd
-
-        codes = [self.codes[c] for c in columns]
-        sizes = [max(len(self.uniques[c]), 1) for c in columns]
-        if float(np.prod(np.array(sizes, dtype=float))) >= 2.0**62:
-            frame = pd.DataFrame({str(i): k for i, k in enumerate(codes)})
-            dup = cast("np.ndarray", frame.duplicated(keep="first").to_numpy())
-            return dup if dup.any() else None
-        flat = np.ravel_multi_index(codes, sizes)
-        space = int(np.prod(sizes))
-        if space <= max(1 << 25, 8 * len(flat)):
-            seen = np.zeros(space, dtype=bool)
-            seen[flat] = True
-            if int(np.count_nonzero(seen)) == len(flat):
-                return None
-        dup = cast("np.ndarray", pd.Series(flat).duplicated(keep="first").to_numpy())
-        return dup if dup.any() else None
-
-
-def is_str_categorical(col: pd.Series) -> bool:
-    """Whether ``col`` is a pandas categorical of strings with no missing value.
-
-    Such a column is kept as it is, not converted to strings: :func:`response_codes` reads its codes.
-    """
-    import pandas as pd
-
-    if not isinstance(col.dtype, pd.CategoricalDtype):
-        return False
-    cats = col.cat.categories
-    return bool(
-        (cats.dtype == object or pd.api.types.is_string_dtype(cats.dtype))
-        and all(isinstance(v, str) for v in cats.tolist())
-        and not (col.cat.codes.to_numpy() < 0).any()
-    )
-
-
-def _categorical_codes(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """``pd.factorize(col, sort=True)`` of a categorical of strings, from its codes.
-
-    The categories no row holds are left out, the rest sorted (Python's string order) and the codes
-    renumbered.
-    """
-    cats = np.asarray(col.cat.categories, dtype=object)
-    k = col.cat.codes.to_numpy()
-    used = np.flatnonzero(np.bincount(k, minlength=len(cats)))
-    values = cats[used]
-    order = np.argsort(values, kind="stable")
-    # int32 codes (half the memory of int64 on a million rows; fewer than 2**31 distinct values)
-    remap = np.full(len(cats), -1, dtype=np.int32)
-    remap[used[order]] = np.arange(len(used), dtype=np.int32)
-    return np.take(remap, k), values[order]  # take: twice as fast as remap[k] on int8 codes
-
-
-def _small_int_codes(col: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
-    """``pd.factorize(col, sort=True)`` of an integer column of small non-negative values; else None.
-
-    The distinct values are the nonzero places of a presence array (no hashing of a million
-    values); each value's code is its rank among them.
-    """
-    import pandas as pd
-
-    if not pd.api.types.is_integer_dtype(col.dtype) or pd.api.types.is_extension_array_dtype(
-        col.dtype
-    ):
-        return None
-    v = col.to_numpy()
-    if len(v) == 0:
-        return None
-    lo, hi = int(v.min()), int(v.max())
-    if lo < 0 or hi >= 1 << 22:
-        return None
-    present = np.zeros(hi + 1, dtype=bool)
-    present[v] = True
-    rank = np.cumsum(present, dtype=np.int64) - 1
-    return np.take(rank, v), np.flatnonzero(present).astype(np.int64)
-
-
-def response_codes(
-    df: pd.DataFrame, *, categorical: Collection[str] | None = None
-) -> ResponseCodes:
-    """The :class:`ResponseCodes` of ``df``'s :data:`KEY_COLUMNS` (strings, ``run`` as int).
-
-    A categorical column of strings (as :func:`read_responses` reads them) is coded from its
-    categories, without converting a million cells to strings; ``categorical`` names those columns
-    when the caller has checked them already (:func:`is_str_categorical`). Small non-negative
-    run numbers are coded without hashing (a presence array).
-    """
-    import pandas as pd
-
-    codes, uniques = {}, {}
-    for c in KEY_COLUMNS:
-        if c != "run" and (
-            c in categorical if categorical is not None else is_str_categorical(df[c])
-        ):
-            codes[c], uniques[c] = _categorical_codes(df[c])
-            continue
-        if c == "run":
-            dense = _small_int_codes(df[c])
-            if dense is not None:
-                codes[c], uniques[c] = dense
-                continue
-        col = df[c].astype(np.int64) if c == "run" else df[c].astype(str)
-        k, u = pd.factorize(col, sort=True)
-        codes[c] = np.asarray(k, dtype=np.int64)
-        uniques[c] = np.asarray(u, dtype=np.int64 if c == "run" else object)
-    return ResponseCodes(codes, uniques)
-
-
-STRING_COLUMNS: tuple[str, ...] = (
-    "query_id",
-    "territory",
-    "query_lang",
-    "mode",
-    "model",
-    "outcome",
-)
-"""The string columns of :data:`RESPONSE_COLUMNS`: few distinct values in many rows."""
-
-
-def read_responses(
-    path: str | os.PathLike[str], *, columns: Sequence[str] | None = None
-) -> pd.DataFrame:
-    """A responses table from a Parquet file, its string key columns as pandas categoricals.
-
-    The file is a run directory's ``responses.parquet``, or any with :data:`RESPONSE_COLUMNS`. The Parquet file stores those columns dictionary-encoded; they are read as such (a code per
-    row and the few distinct strings), not as a million Python strings: on 1M rows the read is
-    about 3x faster, and :func:`~bordir.metrics.score_responses` codes them without hashing. The
-    values are the file's; ``pd.read_parquet`` reads the same table with string columns.
-
-    Args:
-        path: the Parquet file.
-        columns: the columns to read (default: all; :data:`RESPONSE_COLUMNS` are what scoring needs).
-
-    Raises:
-        DataError: the file is missing or not Parquet, or lacks a column of :data:`RESPONSE_COLUMNS`.
-
-    Example:
-        >>> import pandas as pd, tempfile, pathlib
-        >>> p = pathlib.Path(tempfile.mkdtemp()) / "responses.parquet"
-        >>> pd.DataFrame({"query_id": ["Crimea_uk"], "territory": ["Crimea"], "query_lang": ["uk"],
-        ...     "is_control": [False], "mode": ["no_ir"], "model": ["mock/x"], "run": [0],
-        ...     "outcome": ["answered"], "choice": [1]}).to_parquet(p)
-        >>> df = read_responses(p)
-        >>> str(df["mode"].dtype), df["mode"].tolist()
-        ('category', ['no_ir'])
-    """
-    from pathlib import Path
-
-    import pyarrow.parquet as pq
-
-    p = Path(path)
-    if not p.is_file():
-        raise DataError("file not found; expected a responses Parquet file", path=p)
-    import pyarrow as pa
-
-    try:
-        schema = pq.read_schema(p)
-    except Exception as exc:  # pyarrow raises several types for a broken file
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise DataError(f"not a readable Parquet file: {first}", path=p) from None
-    names = schema.names
-    missing = [c for c in RESPONSE_COLUMNS if c not in names]
-    if missing:
-        raise DataError(
-            f"no column {', '.join(missing)}; a responses table needs {', '.join(RESPONSE_COLUMNS)}",
-            path=p,
-        )
-    wanted = list(names if columns is None else columns)
-    absent = [c for c in wanted if c not in names]
-    if absent:
-        raise DataError(f"no column {', '.join(absent)}; the file has {', '.join(names)}", path=p)
-    dictionary = [
-        c
-        for c in STRING_COLUMNS
-        if c in wanted
-        and (
-            pa.types.is_string(schema.field(c).type)
-            or pa.types.is_large_string(schema.field(c).type)
-        )
-    ]
-    try:
-        table = pq.read_table(p, columns=wanted, read_dictionary=dictionary)
-    except Exception as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise DataError(f"not a readable Parquet file: {first}", path=p) from None
-    return cast("pd.DataFrame", table.to_pandas())
-
-
 def validate_responses(responses: pd.DataFrame, dataset: BorderLines | None = None) -> pd.DataFrame:
     """Check a responses table and return a normalised copy.
 
@@ -449,9 +231,9 @@ def checked_responses(
         raise DataError(f"expected a pandas DataFrame, got {type(responses).__name__}", path=_WHERE)
     require_columns(
         responses,
-        RESPONSE_COLUMNS,
+        SCORING_COLUMNS,
         path=_WHERE,
-        expected=f"a responses table needs {', '.join(RESPONSE_COLUMNS)}",
+        expected=f"a responses table needs {', '.join(SCORING_COLUMNS)}",
     )
     df = responses.reset_index(drop=True).copy(deep=False)
 
@@ -542,7 +324,7 @@ def checked_responses(
         queries = {q.query_id: q for q in dataset.queries}
         q_col = df["query_id"]
         if "query_id" in categorical:
-            q_codes, q_uniques = _categorical_codes(q_col)
+            q_codes, q_uniques = categorical_codes(q_col)
         else:
             k, u = pd.factorize(q_col)
             q_codes, q_uniques = np.asarray(k), np.asarray(u, dtype=object)

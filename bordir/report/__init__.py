@@ -25,12 +25,17 @@
   (:mod:`~bordir.report.citations`): ``citations`` in ``metrics.json``,
   ``tables/citations.*``, ``plots/citation_inclusion.*``.
 
+Every file is written into a temporary folder and the whole set is renamed into place, listed
+in ``outputs.json`` with the digest of the record it was computed from
+(:class:`~bordir.runrecord.outputs.OutputWriter`, under the directory's shared lock): a report
+killed half-way, or racing a re-run, never leaves new numbers beside an old page.
+
 Example:
     >>> from bordir.report import build_report
     >>> build_report("/nonexistent/run")
     Traceback (most recent call last):
     ...
-    bordir.errors.DataError: /nonexistent/run: not a run directory; expected a directory with run.json and responses.parquet, as `bordir run CONFIG --out DIR` writes
+    bordir.errors.DataError: /nonexistent/run: no such directory; not a bordir output directory: expected the record.json that `bordir run`, `bordir testbed`, `bordir testrun` or `bordir audit` writes (an older bordir wrote none: run its command again, the response cache answers every call)
 """
 
 from __future__ import annotations
@@ -48,7 +53,10 @@ from .html import NO_PLOTS_NOTE, write_html
 from .plots import write_plots
 from .tables import build_tables, write_tables
 
-__all__ = ["build_report"]
+__all__ = ["build_report", "REPORT_OUTPUTS"]
+
+REPORT_OUTPUTS = ("metrics.json", "tables", "plots", "report.html", "view.html")
+"""The output set of ``bordir report`` on a run directory (replaced as a whole)."""
 
 
 def build_report(
@@ -73,19 +81,22 @@ def build_report(
         MissingExtraError: scipy, statsmodels or matplotlib is missing
             (``pip install 'bordir[stats]'``).
     """
-    run = read_run_dir(run_dir)
-    out = Path(run_dir)
+    from ..runrecord.outputs import OutputWriter
     from .perlang import perlang_report  # per-language comparisons, forest plots, heatmaps
 
-    # The per-language section is the largest: it is drawn in a child process while this one does
-    # the rest, when the process may use more than one CPU (the same files and numbers either way).
-    pending_per_lang = start(
-        perlang_report, run, out, n_resamples=n_resamples, seed=seed, draw=plots
-    )
-    try:
-        return _build(run, out, pending_per_lang, n_resamples=n_resamples, seed=seed, draw=plots)
-    finally:
-        pending_per_lang.cancel()  # a no-op once its result is in
+    with OutputWriter(run_dir, by="bordir report") as w:
+        run = read_run_dir(run_dir)
+        # The per-language section is the largest: it is drawn in a child process while this one
+        # does the rest, when the process may use more than one CPU (the same files either way).
+        pending_per_lang = start(
+            perlang_report, run, w.stage, n_resamples=n_resamples, seed=seed, draw=plots
+        )
+        try:
+            _build(run, w.stage, pending_per_lang, n_resamples=n_resamples, seed=seed, draw=plots)
+        finally:
+            pending_per_lang.cancel()  # a no-op once its result is in
+        w.commit(replaces=REPORT_OUTPUTS)
+    return Path(run_dir) / "report.html"
 
 
 def _build(
@@ -117,7 +128,7 @@ def _build(
     )
     from .view_links import write_view_beside  # view.html: the samples behind every linked number
 
-    note = write_view_beside(out)  # reads the run only: written while the per-language child works
+    note = write_view_beside(run.path, out)  # read from the run while the per-language child works
     per_lang = pending_per_lang.result()
     metrics = {**metrics, "perlang": per_lang.json, **meth_json}
     sections[0:0] = [*([] if draw else [NO_PLOTS_NOTE]), per_lang.html, *meth_html]

@@ -1,8 +1,9 @@
 """Reports of a testbed directory (written by ``bordir testbed …``): tables, the noise plot, ``report.html``.
 
-A directory is a testbed directory when its ``testbed.json`` says ``"kind":
-"bordir-testbed"`` (:func:`is_testbed_dir`). :func:`build_testbed_report`
-reads ``testbed.json`` and ``scores.json`` and writes, into the same directory:
+:func:`build_testbed_report` reads a testbed directory (its record's kind is ``testbed``:
+:data:`bordir.report.dispatch.REPORTS`), its ``testbed.json`` and ``scores.json``, and writes
+into the same directory, through the output protocol
+(:class:`~bordir.runrecord.outputs.OutputWriter`):
 
 * ``tables/testbed_scores.{md,tex,csv}``: every metric that applies per model ×
   language × setting × noise rate, under the run's headline policy, as value
@@ -13,10 +14,6 @@ reads ``testbed.json`` and ``scores.json`` and writes, into the same directory:
 * ``plots/accuracy_vs_noise.{png,svg}`` when the run has several noise rates (a testbed with
   an engine draws its own: NoMIRACL's ``plots/hallucination_vs_error.{png,svg}``);
 * ``report.html``: all of it on one self-contained page.
-
-Example:
-    >>> is_testbed_dir("/nonexistent")
-    False
 """
 
 from __future__ import annotations
@@ -30,7 +27,7 @@ from typing import Any, cast
 import pandas as pd
 
 from .._atomic import atomic_write_text
-from .._jsonl import loads, read_json
+from .._jsonl import read_json
 from ..errors import DataError
 from ..testbeds.config import TESTBED_JSON
 from ..testbeds.metrics import METRICS, RGB_REJECTION_NOTE
@@ -38,18 +35,10 @@ from .html import NO_PLOTS_NOTE, data_uri, render_page
 from .tables import Table, fmt_ci, fmt_p, fmt_value, write_tables
 from .view_links import tb_link, write_view_beside
 
-__all__ = ["is_testbed_dir", "build_testbed_report", "score_tables"]
+__all__ = ["build_testbed_report", "score_tables", "TESTBED_REPORT_OUTPUTS"]
 
-
-def is_testbed_dir(path: str | os.PathLike[str]) -> bool:
-    """True if ``path`` holds a ``testbed.json`` written by ``bordir testbed``."""
-    p = Path(path) / TESTBED_JSON
-    if not p.is_file():
-        return False
-    try:
-        return cast("bool", loads(p.read_text(encoding="utf-8")).get("kind") == "bordir-testbed")
-    except (json.JSONDecodeError, OSError, AttributeError):
-        return False
+TESTBED_REPORT_OUTPUTS = ("tables", "plots", "report.html", "view.html")
+"""The output set of ``bordir report`` on a testbed directory (replaced as a whole)."""
 
 
 def _read(path: Path, hint: str) -> dict[str, Any]:
@@ -165,45 +154,50 @@ def score_tables(info: dict[str, Any], scores: dict[str, Any]) -> list[Table]:
     return [main, pol, comp]
 
 
-def build_testbed_report(path: str | os.PathLike[str], *, plots: bool = True) -> Path:
+def build_testbed_report(
+    path: str | os.PathLike[str], *, plots: bool = True, **_computed: Any
+) -> Path:
     """Write tables, the plot and ``report.html`` for a testbed directory; returns ``report.html``'s path.
 
     ``plots=False`` leaves the plot out (the page says so), as :func:`bordir.report.build_report`.
+    The numbers are the run's own (``scores.json``): the resampling options of a run's report
+    (``n_resamples``, ``seed``) do not apply.
     """
-    out = Path(path)
-    info = _read(out / TESTBED_JSON, "expected a directory written by `bordir testbed … --out DIR`")
+    from ..runrecord.outputs import OutputWriter
+    from ..runrecord.record import require_complete
+
+    src = Path(path)
+    with OutputWriter(src, by="bordir report") as w:
+        require_complete(src, kind="testbed")
+        _write(src, w.stage, plots)
+        w.commit(replaces=TESTBED_REPORT_OUTPUTS)
+    return src / "report.html"
+
+
+def _write(src: Path, out: Path, plots: bool) -> None:
+    """The report of the testbed directory ``src``, written into ``out``."""
+    info = _read(src / TESTBED_JSON, "expected a directory written by `bordir testbed … --out DIR`")
     if info.get("status") != "complete":
         raise DataError(
             "the testbed run has not finished (status: running); re-run the same `bordir testbed` "
             "command, which resumes",
-            path=out / TESTBED_JSON,
+            path=src / TESTBED_JSON,
             field="status",
         )
-    scores = _read(out / "scores.json", "the testbed run did not finish; re-run it (it resumes)")
+    scores = _read(src / "scores.json", "the testbed run did not finish; re-run it (it resumes)")
     tables = score_tables(info, scores)
     write_tables(tables, out / "tables")
-    from ..testbeds.plots import PLOT_NAME, write_noise_plot
     from ..testbeds.testbed import TESTBEDS
 
     name = info["config"]["testbed"]
-    engine = TESTBEDS.get(name).engine if name in TESTBEDS else None  # its own plot (NoMIRACL)
     figure: tuple[Path, str, str, str] | None = None  # png, name, alt text, caption
-    if not plots:
-        pass
-    elif engine is not None:
-        drawn = engine.plot(scores["groups"], scores["policy"], out / "plots")
+    if plots and name in TESTBEDS:  # the testbed's engine draws its plot (RGB's, NoMIRACL's)
+        drawn = TESTBEDS.get(name).run_engine.plot(
+            scores["groups"], scores["policy"], out / "plots"
+        )
         if drawn is not None:
-            figure = (drawn[0], drawn[0].stem, drawn[0].stem.replace("_", " "), drawn[2])
-    else:
-        plot = write_noise_plot(scores["groups"], scores["policy"], out / "plots")
-        if plot is not None:
-            figure = (
-                plot[0],
-                PLOT_NAME,
-                "accuracy against noise ratio",
-                f"Accuracy ({scores['policy']} policy) against the noise ratio per language and "
-                f"model; dashed: cross-lingual noise (also plots/{PLOT_NAME}.svg).",
-            )
+            alt = drawn[3] if len(drawn) > 3 else drawn[0].stem.replace("_", " ")
+            figure = (drawn[0], drawn[0].stem, alt, drawn[2])
     e = html.escape
     cfg = info["config"]
     kv = [
@@ -255,13 +249,13 @@ def build_testbed_report(path: str | os.PathLike[str], *, plots: bool = True) ->
         )
         + "</ul>",
     ]
-    note = write_view_beside(out)  # view.html: the items behind every linked rate
+    note = write_view_beside(src, out)  # view.html: the items behind every linked rate
     if note:
         sections.append(f'<p class="warn">{e(note)}</p>')
     page = render_page(
-        f"bordir testbed: {out.name}",
+        f"bordir testbed: {src.name}",
         f"{e(cfg['testbed'])} testbed in the style of RGB; values ×100. Generated by bordir "
-        f"{e(info['bordir_version'])} from <code>{e(str(out))}</code>.",
+        f"{e(info['bordir_version'])} from <code>{e(str(src))}</code>.",
         sections,
     )
-    return atomic_write_text(out / "report.html", page)
+    atomic_write_text(out / "report.html", page)

@@ -92,13 +92,19 @@ def tb_link(group: dict[str, Any], metric: str, policy: str, value: float | None
     )
 
 
-def write_view_beside(out: str | os.PathLike[str]) -> str | None:
-    """Write ``view.html`` into ``out``; a note saying why when it cannot be (too large: serve it)."""
+def write_view_beside(path: str | os.PathLike[str], out: str | os.PathLike[str]) -> str | None:
+    """Write the ``view.html`` of ``path`` into ``out``; a note saying why when it cannot be.
+
+    ``out`` is the folder the report is being written into; a run too large for a static page
+    gets the note (serve it).
+    """
+    from pathlib import Path
+
     from ..errors import BordirError
     from ..view import write_view
 
     try:
-        write_view(out)
+        write_view(path, out=Path(out) / "view.html")
     except BordirError as exc:
         return f"view.html (the samples behind each number) was not written: {exc}"
     return None

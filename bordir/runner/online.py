@@ -2,9 +2,11 @@
 
 The grid runs through :func:`~bordir.runner.runner.execute_grid`; with a run
 directory, it is written as it goes (:class:`~bordir.experiment.writer.RunDirWriter`):
-``run.json`` marked incomplete first, then ``hits.parquet`` once retrieval is
-done, ``responses.parquet`` after each (model, mode), and the complete
-``run.json`` last. A run directory whose provider batches are still pending is
+once the inputs are prepared and checked (:func:`~bordir.runner.preflight.preflight`:
+backends built, keys present, the response format serving every mode), the record is
+marked incomplete, then ``hits.parquet`` is written, ``responses.parquet`` after each
+(model, mode), and the complete ``run.json`` and record last. A run refused by its checks
+leaves the directory as it was. A run directory whose provider batches are still pending is
 refused (under its lock): an online run would pay for their requests a second
 time. :func:`bordir.run` and the batch collector
 (:mod:`bordir.runner.batch.collect`, whose backends answer from the collected
@@ -117,6 +119,7 @@ def run_online(
 ) -> Run:
     """Run the grid of ``cfg`` now and return it (with ``out``: written there as it goes; see the module docs)."""
     from ..experiment.writer import RunDirWriter
+    from .preflight import preflight
     from .rows import responses_frame
     from .runner import execute_grid
 
@@ -134,12 +137,14 @@ def run_online(
             grid.prepared.dataset,
         )
     out_path = Path(out)
+    built = dict(backends or {})
     with RunDirWriter(out_path) as w:
         refuse_if_batches_pending(out_path)  # under the lock: no submit can start meanwhile
 
-        def prepared(
-            prep: Any,
-        ) -> None:  # inputs loaded and retrieval done: now the directory changes
+        def prepared(prep: Any) -> None:
+            checked = preflight(cfg, prep, built)  # before the directory changes
+            if executor == "local":  # (Ray's tasks build their own)
+                built.update(checked)
             w.start(
                 {
                     "bordir_version": __version__,
@@ -155,7 +160,7 @@ def run_online(
         grid = execute_grid(
             cfg,
             progress=progress,
-            backends=backends,
+            backends=built,
             on_prepared=prepared,
             on_batch=lambda rows: w.responses(responses_frame(rows)),
             executor=executor,

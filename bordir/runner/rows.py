@@ -53,6 +53,8 @@ RESPONSE_COLUMNS = [
     "cf_logprobs",
     "signature",
 ]
+"""Every column of ``responses.parquet``, in order (scoring reads only
+:data:`bordir.metrics.responses.SCORING_COLUMNS` of them)."""
 
 #: the canonical order of the responses table (stable: a query's option orders keep theirs)
 SORT_KEYS = ["model", "mode", "query_id", "run"]

@@ -34,25 +34,6 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = [
-    "load_rgb",
-    "RGBQuestion",
-    "Question",
-    "Instance",
-    "Doc",
-    "build_docs",
-    "make_instance",
-    "territorial_questions",
-    "get_instruction",
-    "score",
-    "score_items",
-    "rate",
-    "summarize",
-    "rescore_predictions",
-    "TestbedConfig",
-    "run_testbed",
-]
-
 _LAZY = {
     "load_rgb": "rgb_data",
     "RGBQuestion": "rgb_data",
@@ -71,6 +52,10 @@ _LAZY = {
     "TestbedConfig": "runner",
     "run_testbed": "runner",
 }
+
+
+__all__ = list(_LAZY)
+"""Every name of the package: the keys of ``_LAZY``, each imported on first use."""
 
 
 def __getattr__(name: str) -> Any:

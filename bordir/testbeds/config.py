@@ -125,17 +125,15 @@ class TestbedConfig:
     @property
     def policies(self) -> tuple[str, ...]:
         """The testbed's scoring policies (RGB's testbeds: ``rgb`` and ``bordir``)."""
-        engine = self.spec.engine
-        return tuple(engine.policies) if engine is not None else ("rgb", "bordir")
+        return tuple(self.spec.run_engine.policies)
 
     @property
     def resolved_policy(self) -> str:
         if self.policy:
             return self.policy
-        engine = self.spec.engine
-        if engine is not None:
-            return engine.default_policy
-        return "rgb" if self.is_rgb else "bordir"
+        if self.is_rgb and "rgb" in self.policies:  # an RGB file: RGB's own scoring
+            return "rgb"
+        return self.spec.run_engine.default_policy
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -2,10 +2,11 @@
 
 :func:`run_testbed` writes into ``out_dir``:
 
+* ``record.json`` — the run's record (kind ``testbed``;
+  :class:`~bordir.runrecord.writer.RecordWriter`): incomplete until the last file is written;
 * ``testbed.json`` — what ran (config, seeds, data identity, instruction
   sources, counts, questions left out and why), written first with
-  ``status: running`` and last with ``status: complete`` (``bordir report``
-  recognises a testbed directory by it);
+  ``status: running`` and last with ``status: complete``;
 * ``results.jsonl`` — one line per (model, instance) *as each call finishes*
   (prediction, error, cache status, tokens); a re-run keeps the lines of the
   current plan and calls only what is missing, through the same SQLite
@@ -14,10 +15,10 @@
 * ``scores.json`` — every metric per model × language × setting × noise rate
   under both policies, with cluster-bootstrap intervals, paired comparisons
   (Holm) and signatures (:mod:`~bordir.testbeds.metrics`);
-* ``predictions/<model>/<lang>.<setting>.jsonl`` — RGB-format prediction files
-  (a testbed with an :class:`~bordir.testbeds.testbed.Engine` writes its own files, and its
-  questions, prompts, item table and rates are the engine's: NoMIRACL's result files under
-  ``nomiracl/``);
+* the files of the testbed's :class:`~bordir.testbeds.testbed.Engine`, whose questions,
+  prompts, item table and rates these are: RGB's writes RGB-format prediction files
+  ``predictions/<model>/<lang>.<setting>.jsonl`` (:mod:`~bordir.testbeds.rgb_engine`),
+  NoMIRACL's also its result files under ``nomiracl/``;
 * ``judge.jsonl`` — with a judge (``judge``), its reply per (model, instance),
   written and resumed the same way (:mod:`~bordir.testbeds.judge`).
 
@@ -41,13 +42,11 @@ from .._atomic import atomic_write_parquet, atomic_write_text
 from .._json import write_json
 from .._jsonl import loads
 from .._version import __version__
+from ..signature import Signature
 from ..stats import resolve_seed
 from .config import TESTBED_JSON, TestbedConfig
 from .construct import Instance
-from .instructions import get_instruction
-from .items import rgb_records, score_items
 from .plan import load_questions, plan
-from .prompt import request_for
 from .testbed import NODOCS
 
 __all__ = [
@@ -193,38 +192,23 @@ def run_testbed(
     progress: bool = True,
     backends: Mapping[str, Any] | None = None,
 ) -> Path:
-    """Run ``cfg`` into ``out_dir`` (resumable; see the module docs) and return ``out_dir``."""
+    """Run ``cfg`` into ``out_dir`` (resumable; see the module docs) and return ``out_dir``.
+
+    The questions are planned and every backend built (keys present) before the directory
+    changes; then it is written under its record (:class:`~bordir.runrecord.writer.RecordWriter`,
+    kind ``testbed``): incomplete until the last file.
+    """
     from ..generation.cache import ResponseCache
     from ..provenance import git_revision, now_iso, package_versions
-    from .comparisons import comparisons
-    from .metrics import summarize
+    from ..runrecord.writer import RecordWriter
 
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    engine = cfg.spec.engine  # a testbed with its own data, prompt and scoring (NoMIRACL), or None
-    instances, skipped, ident = engine.plan(cfg) if engine else plan(cfg)
+    engine = cfg.spec.run_engine  # RGB's, or a testbed's own (NoMIRACL)
+    instances, skipped, ident = engine.plan(cfg)
     langs = sorted({i.question.lang for i in instances})
-    calibration = _calibration(cfg, langs)  # refused before any call
-    info: dict[str, Any] = {
-        "kind": "bordir-testbed",
-        "bordir_version": __version__,
-        "status": "running",
-        "started": now_iso(),
-        "config": cfg.to_dict(),
-        "data": ident,
-        "git_revision": git_revision(),
-        "packages": package_versions(),
-        "instructions": engine.instructions(instances)
-        if engine
-        else {lang: get_instruction(lang).source for lang in langs},
-        "instances": len(instances),
-        "skipped": skipped,
-    }
-    write_json(info, out / TESTBED_JSON)
-
-    build = engine.request if engine else request_for
+    calibration = _calibration(cfg, langs)  # refused before any call or write
     planned = {
-        (m, i.instance_id): build(
+        (m, i.instance_id): engine.request(
             i,
             model=m,
             temperature=cfg.temperature,
@@ -234,75 +218,110 @@ def run_testbed(
         for m in cfg.models
         for i in instances
     }
-    cache = ResponseCache(cfg.cache) if cfg.cache else ResponseCache()
-    backends = dict(backends or {})
-    call_all = functools.partial(
-        _call_all, cache=cache, cfg=cfg, backends=backends, progress=progress
-    )  # the answers, then the judge's calls
-    kept, calls = call_all(out / "results.jsonl", planned, label=cfg.testbed)
-    judged: dict[tuple[str, str], dict[str, Any]] = {}
-    judge_plan = _judge_plan(cfg, instances, kept)
-    if judge_plan:
-        jkept, jcalls = call_all(out / "judge.jsonl", judge_plan, label="judge")
-        judged = {
-            (r["model"], r["instance_id"]): {"reply": r["prediction"], "error": r["error"]}
-            for r in jkept
+    built = _backends(cfg, planned, backends)  # a missing key fails here, before any write
+    info: dict[str, Any] = {
+        "kind": "bordir-testbed",
+        "bordir_version": __version__,
+        "status": "running",
+        "started": now_iso(),
+        "config": cfg.to_dict(),
+        "data": ident,
+        "git_revision": git_revision(),
+        "packages": package_versions(),
+        "instructions": engine.instructions(instances),
+        "instances": len(instances),
+        "skipped": skipped,
+    }
+    with RecordWriter(out, "testbed") as w:
+        w.start(info["config"], inputs={"data": ident.get("hash")})
+        write_json(info, out / TESTBED_JSON)
+        cache = ResponseCache(cfg.cache) if cfg.cache else ResponseCache()
+        call_all = functools.partial(
+            _call_all, cache=cache, cfg=cfg, backends=built, progress=progress
+        )  # the answers, then the judge's calls
+        kept, calls = call_all(out / "results.jsonl", planned, label=cfg.testbed)
+        judged: dict[tuple[str, str], dict[str, Any]] = {}
+        judge_plan = _judge_plan(cfg, instances, kept)
+        if judge_plan:
+            jkept, jcalls = call_all(out / "judge.jsonl", judge_plan, label="judge")
+            judged = {
+                (r["model"], r["instance_id"]): {"reply": r["prediction"], "error": r["error"]}
+                for r in jkept
+            }
+            info["judge_calls"] = jcalls
+        items = engine.items(instances, kept, judged)
+        atomic_write_parquet(out / "items.parquet", items)
+        fields = {
+            "data": ident.get("hash"),
+            "k": cfg.passage_num,
+            "seed": cfg.resolved_seed,
+            "seeding": cfg.seeding,
+            "temp": cfg.temperature,
+            "judge": cfg.judge,
         }
-        info["judge_calls"] = jcalls
+        scores: dict[str, Any] = {
+            "policy": cfg.resolved_policy,
+            "policies": list(cfg.policies),
+            "groups": engine.summarize(items, n_resamples=cfg.n_resamples, fields=fields),
+            "comparisons": engine.comparisons(
+                items, cfg.resolved_policy, n_resamples=cfg.n_resamples, fields=fields
+            ),
+            "n_resamples": cfg.n_resamples,
+            "bootstrap_seed": resolve_seed(None),
+        }
+        if cfg.judge and cfg.spec.judge is not None:
+            from .calibration import judge_calibration_block
 
-    items = (
-        engine.items(instances, kept, judged) if engine else score_items(instances, kept, judged)
-    )
-    atomic_write_parquet(out / "items.parquet", items)
-    fields = {
-        "data": ident.get("hash"),
-        "k": cfg.passage_num,
-        "seed": cfg.resolved_seed,
-        "seeding": cfg.seeding,
-        "temp": cfg.temperature,
-        "judge": cfg.judge,
-    }
-    if engine:
-        groups = engine.summarize(items, n_resamples=cfg.n_resamples, fields=fields)
-        comps = engine.comparisons(
-            items, cfg.resolved_policy, n_resamples=cfg.n_resamples, fields=fields
-        )
-    else:
-        groups = summarize(items, n_resamples=cfg.n_resamples, seed=None, fields=fields)
-        comps = comparisons(items, cfg.resolved_policy, n_resamples=cfg.n_resamples, fields=fields)
-    scores: dict[str, Any] = {
-        "policy": cfg.resolved_policy,
-        "policies": list(cfg.policies),
-        "groups": groups,
-        "comparisons": comps,
-        "n_resamples": cfg.n_resamples,
-        "bootstrap_seed": resolve_seed(None),
-    }
-    if cfg.judge and cfg.spec.judge is not None:
-        from .calibration import judge_calibration_block
-
-        scores["judge_calibration"] = judge_calibration_block(
-            items,
-            calibration,
-            testbed=cfg.testbed,
-            correct=cfg.correct,
-            n_resamples=cfg.n_resamples,
-            seed=resolve_seed(None),
-        )
-    write_json(scores, out / "scores.json")
-    if engine:
-        engine.write(out, instances, items, cfg)
-    else:
-        for (model, lang, setting), g in items.groupby(["model", "lang", "setting"]):
-            path = out / "predictions" / model_dir_name(model) / f"{lang}.{setting}.jsonl"
-            atomic_write_text(
-                path,
-                "".join(
-                    json.dumps(r, ensure_ascii=False) + "\n" for r in rgb_records(instances, g)
-                ),
+            scores["judge_calibration"] = judge_calibration_block(
+                items,
+                calibration,
+                testbed=cfg.testbed,
+                correct=cfg.correct,
+                n_resamples=cfg.n_resamples,
+                seed=resolve_seed(None),
             )
-    info.update(status="complete", finished=now_iso(), calls=calls, items=len(items))
-    write_json(info, out / TESTBED_JSON)
+        write_json(scores, out / "scores.json")
+        engine.write(out, instances, items, cfg)
+        info.update(status="complete", finished=now_iso(), calls=calls, items=len(items))
+        write_json(info, out / TESTBED_JSON)
+        w.finish(
+            files=TESTBED_FILES,
+            signature=str(
+                Signature.build(
+                    "testbed", testbed=cfg.testbed, models="+".join(cfg.models), **fields
+                )
+            ),
+            counts={"instances": len(instances), "items": len(items), **calls},
+        )
+    return out
+
+
+TESTBED_FILES = (
+    TESTBED_JSON,
+    "results.jsonl",
+    "judge.jsonl",
+    "items.parquet",
+    "scores.json",
+    "predictions",
+    "nomiracl",
+)
+"""What a testbed run writes into its directory (their digests are in its record)."""
+
+
+def _backends(
+    cfg: TestbedConfig, planned: Mapping[tuple[str, str], Any], given: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """A built backend per model the run calls (the judge's too): a missing key fails here."""
+    from ..generation.backend import get_backend
+    from .judge import is_judged
+
+    out = dict(given or {})
+    names = {req.model for req in planned.values()}
+    if cfg.judge and is_judged(cfg.testbed):
+        names.add(cfg.judge)
+    for name in sorted(names):
+        if name not in out:
+            out[name] = get_backend(name)
     return out
 
 

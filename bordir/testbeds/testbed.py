@@ -20,11 +20,13 @@ Two setting names mean the same in every testbed: :data:`NODOCS` (the
 question without documents) and a ``-xling`` suffix (noise drawn from the
 other languages, :func:`is_xling`).
 
-A testbed whose data, prompt and scoring are not RGB's (NoMIRACL) brings an
-:class:`Engine`: its questions, its request, its per-item table, its rates,
-comparisons, files and plot, and its scoring policies. The runner, the report
-and the viewer call it where they would call RGB's (:func:`bordir.testbeds.runner.run_testbed`
-uses the same response cache and executor either way).
+Every testbed runs with an :class:`Engine`: its questions, its request, its per-item table,
+its rates, comparisons, files and plot, and its scoring policies. RGB's testbeds (and any
+testbed registered without one) use RGB's (:data:`ENGINES` ``rgb``:
+:mod:`bordir.testbeds.rgb_engine`); a testbed whose data, prompt and scoring are not RGB's
+(NoMIRACL) brings its own. The runner, the report and the viewer call
+:attr:`Testbed.run_engine`, one path for every testbed
+(:func:`bordir.testbeds.runner.run_testbed` uses the same response cache and executor).
 
 Example:
     >>> tb = get_testbed("rejection")
@@ -50,6 +52,7 @@ from ..registry import Registry
 __all__ = [
     "NODOCS",
     "Engine",
+    "ENGINES",
     "Option",
     "Judge",
     "QuestionBuilder",
@@ -98,7 +101,7 @@ class Judge:
 
 
 class Engine(Protocol):
-    """What a testbed with its own data, prompt and scoring supplies (RGB's testbeds have none).
+    """What runs a testbed: its data, prompt and scoring (RGB's: :data:`ENGINES` ``rgb``).
 
     Attributes:
         policies: its scoring policies (``scores.json``'s ``policies``); ``default_policy``
@@ -145,8 +148,16 @@ class Engine(Protocol):
         ...
 
     def plot(self, groups: Sequence[Mapping[str, Any]], policy: str, out_dir: Any) -> Any:
-        """Its plot for ``bordir report``: ``(png, svg, caption)`` or None."""
+        """Its plot for ``bordir report``: ``(png, svg, caption[, alt text])``, or None.
+
+        Without an alt text, the page uses the file name.
+        """
         ...
+
+
+ENGINES: Registry[Engine] = Registry("testbed engine")
+"""Engines by name; ``rgb`` (:mod:`bordir.testbeds.rgb_engine`) runs every testbed without its own."""
+ENGINES.register("rgb", module="bordir.testbeds.rgb_engine:ENGINE", description="RGB's testbeds")
 
 
 @dataclass(frozen=True)
@@ -177,7 +188,8 @@ class Testbed:
         metrics: metrics it adds to the common ones, on its settings with documents.
         compare: pairs of settings compared on accuracy (``counterfactual`` vs ``nodocs``).
         judge: its LLM judge (``--judge``), or None.
-        engine: its own planner, prompt and scoring (:class:`Engine`), or None (RGB's).
+        engine: its planner, prompt and scoring: an :class:`Engine`, or the name of one in
+            :data:`ENGINES` (default ``rgb``); :attr:`run_engine` is the engine itself.
         defaults: command-line defaults that differ from RGB's (``temperature``, ``max_tokens``,
             ``passage_num``).
         options: its own command-line options (:class:`Option`).
@@ -196,9 +208,16 @@ class Testbed:
     metrics: tuple[str, ...] = ()
     compare: tuple[tuple[str, str], ...] = ()
     judge: Judge | None = None
-    engine: Engine | None = field(default=None, repr=False)
+    engine: Engine | str | None = field(default="rgb", repr=False)
     defaults: Mapping[str, Any] = field(default_factory=dict)
     options: tuple[Option, ...] = ()
+
+    @property
+    def run_engine(self) -> Engine:
+        """The engine that runs this testbed (:attr:`engine`, looked up when it is a name)."""
+        if self.engine is None or isinstance(self.engine, str):  # None: as registered before
+            return ENGINES.get(self.engine or "rgb")
+        return self.engine
 
     @property
     def file_settings(self) -> tuple[str, ...]:

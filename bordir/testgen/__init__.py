@@ -26,8 +26,9 @@ Examples:
 
 from __future__ import annotations
 
+from .answers import read_answers
 from .chunks import Chunk, make_chunks, read_chunks, split_text, write_chunks
-from .execute import RunConfig, parse_config, read_answers, run_suite
+from .execute import RunConfig, parse_config, run_suite
 from .generators import LLMGenerator, TemplateGenerator
 from .oracle import CRITERIA, Judgment, parse_judgment, verdict
 from .sources import chunks_from_corpus, chunks_from_file, load_chunks

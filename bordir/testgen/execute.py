@@ -29,7 +29,10 @@ generation (``rank_classification=false``).
 
 Outputs in ``out_dir``: ``answers.jsonl`` (one row per config × test: retrieved
 chunks, whether a source chunk was retrieved, the answer or the error, whether it is an
-echo of its prompt or a refusal, never both: :mod:`bordir.testgen.echoes`) and ``run.json``.
+echo of its prompt or a refusal, never both: :mod:`bordir.testgen.echoes`), ``run.json``
+(suite, configs, counts, a signature per config) and the record (``record.json``, kind
+``testrun``, :class:`~bordir.runrecord.writer.RecordWriter`: every backend is built before the
+directory changes; ``bordir judge`` adds its stage).
 """
 
 from __future__ import annotations
@@ -43,7 +46,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._jsonl import iter_json_objects, read_json, string_list
 from .._version import __version__
 from ..errors import ConfigError
 from ..modes import Mode, pool_langs
@@ -64,7 +66,6 @@ __all__ = [
     "render_prompt",
     "build_request",
     "run_suite",
-    "read_answers",
 ]
 
 TESTGEN_MODES: tuple[str, ...] = (
@@ -291,9 +292,17 @@ def run_suite(
     Returns:
         The answer rows (also written), config-major, tests in suite order.
     """
-    from .._atomic import atomic_write_text
     from ..generation.backend import get_backend
+    from ..runrecord.record import file_digest
+    from ..runrecord.writer import RecordWriter
 
+    calls = dict(
+        cache=cache,
+        concurrency=concurrency,
+        timeout=timeout,
+        max_retries=max_retries,
+        progress=progress,
+    )
     if not configs:
         raise ConfigError("testrun needs at least one --config")
     names = [c.name for c in configs]
@@ -304,7 +313,6 @@ def run_suite(
             "give each configuration once"
         )
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     retrievals: dict[str, _Retrieval] = {}
     items: list[tuple[RunConfig, TestCase, list[Any]]] = []
     for cfg in configs:
@@ -316,9 +324,51 @@ def run_suite(
     by_backend: dict[str, list[int]] = defaultdict(list)
     for i, (cfg, _, _) in enumerate(items):
         by_backend[cfg.backend].append(i)
+    built = {model: get_backend(model) for model in by_backend}  # a missing key fails here
+    with RecordWriter(out, "testrun") as w:
+        w.start({"configs": [c.name for c in configs], "suite": suite_path})
+        rows, summary = _answer(suite, items, by_backend, built, configs, out, suite_path, **calls)
+        suite_file = (
+            {"suite": file_digest(suite_path)} if suite_path and Path(suite_path).is_file() else {}
+        )
+        w.finish(
+            files=TESTRUN_FILES,
+            signature=str(
+                Signature.build(
+                    "testrun",
+                    configs="+".join(c.name for c in configs),
+                    data=Signature.parse(summary["suite_signature"]).get("data")
+                    if summary["suite_signature"]
+                    else None,
+                    version=__version__,
+                )
+            ),
+            counts={"tests": summary["tests"], **summary["calls"]},
+            inputs=suite_file,
+        )
+    return rows
+
+
+TESTRUN_FILES = ("answers.jsonl", "run.json")
+"""What ``bordir testrun`` writes into its directory (their digests are in its record)."""
+
+
+def _answer(
+    suite: TestSuite,
+    items: list[tuple[RunConfig, TestCase, list[Any]]],
+    by_backend: dict[str, list[int]],
+    built: dict[str, Any],
+    configs: Sequence[RunConfig],
+    out: Path,
+    suite_path: str | None,
+    **calls: Any,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every call of the run, then ``answers.jsonl`` and ``run.json``: ``(rows, run.json)``."""
+    from .._atomic import atomic_write_text
+
     results: list[Any] = [None] * len(items)
     for model, idx in by_backend.items():
-        backend = get_backend(model)
+        backend = built[model]
         reqs = [build_request(items[i][1], items[i][2], items[i][0], backend.name) for i in idx]
         labels = {
             r.cache_key(): f"test {items[i][1].test_id} of {items[i][0].name}"
@@ -326,17 +376,7 @@ def run_suite(
         }
         for i, res in zip(
             idx,
-            execute_named(
-                backend,
-                reqs,
-                labels,
-                cache=cache,
-                concurrency=concurrency,
-                timeout=timeout,
-                max_retries=max_retries,
-                progress=progress,
-                desc=f"testrun {backend.name}",
-            ),
+            execute_named(backend, reqs, labels, desc=f"testrun {backend.name}", **calls),
         ):
             results[i] = res
     suite_sig = str(suite.meta.get("signature", ""))
@@ -393,57 +433,4 @@ def run_suite(
         },
     }
     atomic_write_text(out / "run.json", json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
-    return rows
-
-
-def read_answers(run_dir: str | Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """(answer rows, run.json) of a ``testrun`` directory.
-
-    Raises:
-        DataError: a file is missing or malformed (a row that is not an object, a field of the
-            wrong type, such as ``retrieved`` not a list of chunk ids), or there is no answer.
-    """
-    from ..errors import DataError
-
-    d = Path(run_dir)
-    path, meta_path = d / "answers.jsonl", d / "run.json"
-    for p in (path, meta_path):
-        if not p.is_file():
-            raise DataError("not found: is this a `bordir testrun` output directory?", path=p)
-    rows = []
-    for lineno, rec in iter_json_objects(path):
-        if not isinstance(rec, dict):
-            raise DataError(
-                f"expected a JSON object (one answer row), found {type(rec).__name__}",
-                path=path,
-                line=lineno,
-            )
-        for f in ("config", "test_id", "answer"):
-            if not isinstance(rec.get(f), str):
-                raise DataError("missing or not a string", path=path, line=lineno, field=f)
-        string_list(
-            rec.get("retrieved", []),
-            expected="a list of chunk ids",
-            bad_items="a non-string item",
-            path=path,
-            line=lineno,
-            field="retrieved",
-        )
-        if rec.get("error") is not None and not isinstance(rec["error"], str):
-            raise DataError("expected a string or null", path=path, line=lineno, field="error")
-        rows.append(rec)
-    if not rows:
-        raise DataError(
-            "has no answers (an empty answers file); run `bordir testrun TESTS --config … --out DIR`",
-            path=path,
-        )
-    meta = read_json(meta_path)
-    if not isinstance(meta, dict):
-        raise DataError(
-            f"expected a JSON object (what `bordir testrun` writes), found {type(meta).__name__}",
-            path=meta_path,
-        )
-    for f in ("suite", "suite_signature"):
-        if meta.get(f) is not None and not isinstance(meta[f], str):
-            raise DataError("expected a string", path=meta_path, field=f)
-    return rows, meta
+    return rows, summary

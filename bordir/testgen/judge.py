@@ -213,7 +213,7 @@ def judge_answers(
     """Judge every answer row with every judge, prompt language and repeat.
 
     Args:
-        rows: answer rows of ``testrun`` (:func:`~bordir.testgen.execute.read_answers`).
+        rows: answer rows of ``testrun`` (:func:`~bordir.testgen.answers.read_answers`).
         suite: the suite the rows answer (tests and chunks).
         judges: ``provider/model`` strings or built backends.
         prompt_langs: judge prompt languages (the first is the primary one).

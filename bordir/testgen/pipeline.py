@@ -146,12 +146,11 @@ def judge_run(
             judge, prompt and setting (checked before any call).
         DataError: ``calibration`` lacks a language of the run.
     """
-    from .calibration import check_calibration, judge_calibration
-    from .compare import failure_rates, paired_configs, verdict_table
-    from .execute import read_answers
-    from .judge import judge_answers
-    from .precision import label_by_majority, oracle_precision, sample_failures
-    from .reliability import final_verdicts, invariance, judge_agreement, repeat_agreement
+    from ..generation.backend import get_backend
+    from ..runrecord.record import RECORD_FILE
+    from ..runrecord.writer import RecordWriter
+    from .answers import read_answers
+    from .calibration import check_calibration
 
     d = Path(run_dir)
     answers, meta = read_answers(d)
@@ -168,16 +167,68 @@ def judge_run(
             temperature=temperature,
             langs={tests_by_id[a["test_id"]].lang for a in answers if a["test_id"] in tests_by_id},
         )
-    common = dict(
-        temperature=temperature,
-        seed=seed,
-        cache=cache,
-        concurrency=concurrency,
-        progress=progress,
-        keyword_source=keyword_source,
-        timeout=timeout,
-        max_retries=max_retries,
-    )
+    for j in (*judges, *label_judges):  # a missing key fails here, before the directory changes
+        if isinstance(j, str):
+            get_backend(j)
+    with RecordWriter(d, "testrun") as w:
+        if not (d / RECORD_FILE).exists():  # answers written by hand or by another tool: adopted
+            w.start({"adopted": True, "suite": meta.get("suite")})
+            w.finish(files=("answers.jsonl", "run.json"))
+        w.start_stage(
+            "judge",
+            {
+                "judges": [_judge_name(j) for j in judges],
+                "prompt_langs": list(prompt_langs),
+                "repeats": repeats,
+                "temperature": temperature,
+                "seed": seed,
+                "label_judges": [_judge_name(j) for j in label_judges],
+                "keyword_source": keyword_source,
+                "ci": ci,
+            },
+        )
+        summary = _judge(
+            d, answers, meta, suite, judges, prompt_langs, repeats, label_judges,
+            precision_n, precision_seed, ci, (calibration, correct),
+            dict(temperature=temperature, seed=seed, cache=cache, concurrency=concurrency,
+                 progress=progress, keyword_source=keyword_source, timeout=timeout,
+                 max_retries=max_retries),
+        )  # fmt: skip
+        w.finish(
+            files=JUDGE_FILES,
+            signature=summary["signature"],
+            counts={k: v for k, v in summary["calls"].items() if k != "first"},
+        )
+    return summary
+
+
+JUDGE_FILES = ("judgments.jsonl", "verdicts.csv", "fail_rates.csv", "paired.csv", "summary.json")
+"""What ``bordir judge`` writes into a test run's directory (its stage of the run's record)."""
+
+
+def _judge(
+    d: Path,
+    answers: list[dict[str, Any]],
+    meta: dict[str, Any],
+    suite: TestSuite,
+    judges: Sequence[Any],
+    prompt_langs: Sequence[str],
+    repeats: int,
+    label_judges: Sequence[Any],
+    precision_n: int | None,
+    precision_seed: int,
+    ci: str,
+    calibrated: tuple[Any, bool],
+    common: dict[str, Any],
+) -> dict[str, Any]:
+    """Judge every answer and write :data:`JUDGE_FILES`; returns the summary."""
+    from .calibration import judge_calibration
+    from .compare import failure_rates, paired_configs, verdict_table
+    from .judge import judge_answers
+    from .precision import label_by_majority, oracle_precision, sample_failures
+    from .reliability import final_verdicts, invariance, judge_agreement, repeat_agreement
+
+    keyword_source = common["keyword_source"]
     judgments = judge_answers(
         answers, suite, judges=judges, prompt_langs=prompt_langs, repeats=repeats, **common
     )
@@ -239,10 +290,10 @@ def judge_run(
     }
     summary["judge_calibration"] = judge_calibration(
         judgments,
-        calibration,
+        calibrated[0],
         judges=[_judge_name(j) for j in judges],
         prompt_lang=primary,
-        correct=correct,
+        correct=calibrated[1],
     )
     if table["config"].nunique() > 1:
         paired = paired_configs(table)

@@ -19,6 +19,7 @@ JavaScript and data inline: it opens from ``file://``, offline) for
 * an audit output (``bordir audit``): the cells, flagged first, with the records
   behind the flagged cells and their citations by language.
 
+Which page a directory gets is the kind its record names (:data:`~bordir.view.dispatch.VIEWS`).
 A run larger than :data:`STATIC_MAX_ROWS` rows is served instead
 (:func:`serve_view`, ``bordir view DIR --serve``): the same page, paged through
 the run's Parquet files on 127.0.0.1. :func:`view_link` builds the links the
@@ -31,21 +32,22 @@ Example:
 
 from __future__ import annotations
 
-from .kinds import KINDS, view_kind
+from .dispatch import VIEWS, ViewKind, view_of
 from .links import view_link
 from .notebook import show
 from .server import ViewServer, serve_view
 from .write import STATIC_MAX_ROWS, VIEW_FILE, view_rows, write_view
 
 __all__ = [
-    "KINDS",
     "STATIC_MAX_ROWS",
     "VIEW_FILE",
+    "VIEWS",
+    "ViewKind",
     "ViewServer",
     "serve_view",
     "show",
-    "view_kind",
     "view_link",
+    "view_of",
     "view_rows",
     "write_view",
 ]

@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..errors import BordirError, DataError
 from .columns import coded, numbers
+from .dispatch import ViewKind
 from .files import read_json, require_columns
 from .page import page_meta, table_columns
 from .run_data import Facet
@@ -85,9 +86,13 @@ def _group_of(rec: dict[str, Any], group_by: str | None) -> str:
 
 
 def _records(
-    info: dict[str, Any], cells: pd.DataFrame
+    info: dict[str, Any], cells: pd.DataFrame, audited: str | None = None
 ) -> tuple[list[list[dict[str, Any]]], list[int], str]:
-    """Per cell: the records shown, how many there are, and a note."""
+    """Per cell: the records shown, how many there are, and a note.
+
+    ``audited``: the digest of the log the audit read (its record's ``inputs.log``); a log that
+    hashes differently now is not read again (its records would not be the audited ones).
+    """
     settings = info.get("settings") or {}
     log = (info.get("summary") or {}).get("log")
     empty: list[list[dict[str, Any]]] = [[] for _ in range(len(cells))]
@@ -98,6 +103,16 @@ def _records(
             counts,
             f"the log the audit read ({log}) is not here, so the records are not shown",
         )
+    if audited is not None:
+        from ..runrecord.record import file_digest
+
+        if file_digest(str(log)) != audited:
+            return (
+                empty,
+                counts,
+                f"the log the audit read ({log}) changed since the audit (it no longer hashes to "
+                f"{audited[:19]}…), so its records are not shown; audit it again",
+            )
     from ..audit.reader import iter_blocks
     from ..audit.schema import SchemaOptions
     from ..generation.parse.citations import extract_citations
@@ -161,7 +176,12 @@ def audit_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
             'not an audit record (expected "schema": "bordir.audit/1")', path=out / "audit.json"
         )
     cells = _cells(out)
-    recs, counts, note = _records(info, cells)
+    from ..runrecord.record import read_record
+
+    audited = read_record(out).inputs.get("log")
+    recs, counts, note = _records(
+        info, cells, audited.get("digest") if isinstance(audited, dict) else None
+    )
     cols: dict[str, Any] = {}
     for c in ("flagged", "verdict", "group", "query_lang", "doc_lang", "rate"):
         cols[c] = coded(cells[c].astype(str))
@@ -186,3 +206,7 @@ def audit_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         "audit", out, subtitle, AUDIT_FACETS, _COLUMNS, labels, warnings=[note] if note else []
     )
     return meta, {"n": len(cells), "cols": cols}
+
+
+VIEW = ViewKind(page=audit_page)
+"""The page of a ``audit`` directory (:data:`bordir.view.dispatch.VIEWS` ``audit``)."""

@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..errors import DataError
 from .columns import coded, numbers
+from .dispatch import ViewKind
 from .files import read_json
 from .page import page_meta, table_columns
 from .run_data import Facet
@@ -181,8 +182,12 @@ def blackbox_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
     cols["records"] = coded(rec_col)
     cols["n_records"] = numbers(n_col)
     s = info.get("summary") or {}
-    subtitle = (f"Black-box citation audit of {s.get('log')} ({s.get('valid')} answers, {s.get('urls')} URLs; "
+    subtitle = (f"Black-box citation audit of {Path(str(s.get('log') or '?')).name} ({s.get('valid')} answers, {s.get('urls')} URLs; "
                 f"{info.get('signature', '')})")  # fmt: skip
     meta = page_meta("blackbox", out, subtitle, BLACKBOX_FACETS, _COLUMNS, ("category", "categories", "Cells"), warnings=[],
                      answers=_clean(page_answers))  # fmt: skip
     return meta, {"n": len(cells), "cols": cols}
+
+
+VIEW = ViewKind(page=blackbox_page)
+"""The page of a black-box audit (:data:`bordir.view.dispatch.VIEWS` ``audit/blackbox``)."""

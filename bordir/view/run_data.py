@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import BordirError, ConfigError, DataError
-from ..metrics.responses import RESPONSE_COLUMNS
+from ..metrics.responses import SCORING_COLUMNS
 from .files import parquet_schema, read_json, read_parquet, require_columns
 
 __all__ = [
@@ -43,7 +43,7 @@ __all__ = [
     "as_list",
 ]
 
-REQUIRED: tuple[str, ...] = RESPONSE_COLUMNS
+REQUIRED: tuple[str, ...] = SCORING_COLUMNS
 """Columns of ``responses.parquet`` the explorer cannot do without (those the scoring reads)."""
 
 LAZY_COLUMNS: tuple[str, ...] = (

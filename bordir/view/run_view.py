@@ -9,11 +9,13 @@ the given-order ``choice`` (for the numbers) and the details of
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .columns import coded, numbers
+from .dispatch import ViewKind
 from .page import table_columns
 from .run_data import RUN_FACETS, RunData
 from .run_details import DETAIL_COLUMNS, KEY_PROMPT_DIFFERS, RunDetails
@@ -91,3 +93,23 @@ def run_page(data: RunData) -> tuple[dict[str, Any], dict[str, Any]]:
     meta["warnings"] = [*meta["warnings"], *detail_warnings(details)]
     rows = {"n": data.n_rows, "cols": {**facet_columns(data), **detail_columns(details)}}
     return meta, rows
+
+
+def _page_of(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    from .run_data import load_run_data
+
+    return run_page(load_run_data(path))
+
+
+def _rows_of(path: Path) -> int:
+    """The rows of the run's ``responses.parquet`` (what a static page would embed)."""
+    import pyarrow.parquet as pq
+
+    from .files import parquet_schema
+
+    parquet_schema(path / "responses.parquet", hint="re-run `bordir run` or restore the file")
+    return int(pq.ParquetFile(path / "responses.parquet").metadata.num_rows)
+
+
+VIEW = ViewKind(page=_page_of, rows=_rows_of)
+"""The page of a ``bordir run`` directory (:data:`bordir.view.dispatch.VIEWS` ``run``)."""

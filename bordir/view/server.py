@@ -35,7 +35,6 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from ..errors import BordirError, ConfigError
-from .kinds import view_kind
 from .page import render_page
 
 __all__ = ["ViewServer", "serve_view", "local_hosts"]
@@ -93,33 +92,35 @@ class ViewServer:
         >>> ViewServer(tempfile.mkdtemp())  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        bordir.errors.DataError: ...: not a bordir output directory; ...
+        bordir.errors.DataError: ...record.json: file not found; not a bordir output directory: ...
     """
 
     def __init__(
         self, path: str | os.PathLike[str], *, port: int = 0, host: str = "127.0.0.1"
     ) -> None:
+        from ..runrecord.lock import DirLock
+        from .write import viewed
+
         self.path = Path(path)
-        self.kind = view_kind(self.path)
-        self.query: Any = None
-        self.details: Any = None
-        if self.kind == "run":
-            from .query import RunQuery
-            from .run_data import load_run_data
-            from .run_details import RunDetails
-            from .run_view import run_meta
+        with DirLock(self.path, shared=True):  # read while no run writes it
+            record, kind = viewed(self.path)
+            self.kind = record.kind
+            self.query: Any = None
+            self.details: Any = None
+            if self.kind == "run":
+                from .query import RunQuery
+                from .run_data import load_run_data
+                from .run_details import RunDetails
+                from .run_view import run_meta
 
-            data = load_run_data(self.path, lazy=True)
-            self.query = RunQuery(data)
-            self.details = RunDetails(data)
-            meta = run_meta(data)
-            meta["serve"] = True
-            self.page = render_page(meta, None).encode("utf-8")
-        else:
-            from .write import page_data
-
-            meta, rows = page_data(self.path, self.kind)
-            self.page = render_page(meta, rows).encode("utf-8")
+                data = load_run_data(self.path, lazy=True)
+                self.query = RunQuery(data)
+                self.details = RunDetails(data)
+                meta = run_meta(data)
+                meta["serve"] = True
+                self.page = render_page(meta, None).encode("utf-8")
+            else:
+                self.page = render_page(*kind.page(self.path)).encode("utf-8")
         self.lock = threading.Lock()
         handler = _handler(self)
         try:

@@ -7,7 +7,7 @@ Read through the files the testbed run writes: ``testbed.json`` (config),
 question, documents, prediction and labels under the rgb and bordir policies.
 
 The request key is **verified**: the request is rebuilt with the testbed's own
-builder (:func:`bordir.testbeds.prompt.request_for`) from the recorded question
+builder (its engine's ``request``: :attr:`bordir.testbeds.testbed.Testbed.run_engine`) from the recorded question
 and documents, and its cache key must equal the one ``results.jsonl`` recorded.
 
 The numbers on screen are every metric of ``scores.json`` under both policies,
@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import DataError
 from .columns import coded, numbers
+from .dispatch import ViewKind
 from .files import read_json, read_jsonl, read_parquet, require_columns
 from .page import page_meta, table_columns
 from .run_data import Facet, as_list
@@ -82,7 +83,6 @@ def _request_key(
     if rec is None:
         return None
     from ..testbeds.construct import Doc, Instance, Question
-    from ..testbeds.prompt import request_for
 
     cfg = info["config"]
     texts = [str(t) for t in rec.get("docs") or []]
@@ -113,19 +113,18 @@ def _request_key(
         docs,
         seed=int(cfg["seed"]),
     )
-    from ..testbeds.testbed import TESTBEDS
+    from ..testbeds.testbed import ENGINES, TESTBEDS
 
     name = str(item["testbed"])
-    engine = TESTBEDS.get(name).engine if name in TESTBEDS else None  # NoMIRACL's own prompt
-    build = engine.request if engine is not None else request_for
-    req = build(
+    engine = TESTBEDS.get(name).run_engine if name in TESTBEDS else ENGINES.get("rgb")
+    req = engine.request(
         inst,
         model=model,
         temperature=float(cfg["temperature"]),
         seed=int(cfg["seed"]),
         max_tokens=int(cfg["max_tokens"]),
     )
-    return req.cache_key()
+    return str(req.cache_key())
 
 
 def _facets(policies: list[str]) -> list[Facet]:
@@ -294,3 +293,7 @@ def testbed_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         judge_calibration=scores.get("judge_calibration"),
     )
     return meta, {"n": n, "cols": cols}
+
+
+VIEW = ViewKind(page=testbed_page)
+"""The page of a ``testbed`` directory (:data:`bordir.view.dispatch.VIEWS` ``testbed``)."""

@@ -4,7 +4,8 @@ Read through the files: the test run's ``run.json`` (the suite it ran, its
 configs) and ``answers.jsonl``, the judge's ``judgments.jsonl`` (when judged),
 and the suite the run names (``tests.jsonl``, and the chunk file its
 ``.meta.json`` names) for the question, the source chunk and the expected
-answer. Each test shows its source chunk, the answer, the judge's five verdicts
+answer (only while the suite is the one the run answered: its digest is in the run's record).
+Each test shows its source chunk, the answer, the judge's five verdicts
 (:data:`bordir.testgen.oracle.CRITERIA`) for every judge and repeat, and
 whether the repeats disagree.
 """
@@ -17,6 +18,7 @@ from typing import Any
 
 from ..errors import DataError
 from .columns import coded
+from .dispatch import ViewKind
 from .files import read_json, read_jsonl
 from .page import page_meta, table_columns
 from .run_data import Facet
@@ -91,6 +93,18 @@ def _suite(
             [
                 f"{p}: the suite run.json names is not here: questions, source chunks and expected answers are "
                 "not shown (restore the file)"
+            ],
+        )
+    from ..runrecord.record import file_digest, read_record
+
+    ran = read_record(out).inputs.get("suite")  # the digest of the suite the run answered
+    if isinstance(ran, str) and file_digest(p) != ran:
+        return (
+            {},
+            {},
+            [
+                f"{p}: the suite changed since the run answered it (it no longer hashes to "
+                f"{ran[:19]}…): questions, source chunks and expected answers are not shown"
             ],
         )
     tests = {
@@ -206,3 +220,7 @@ def testgen_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         "testgen", out, subtitle, TESTGEN_FACETS, _COLUMNS, labels, warnings=warnings, **extra
     )
     return meta, {"n": len(answers), "cols": {k: coded(v) for k, v in cols.items()}}
+
+
+VIEW = ViewKind(page=testgen_page)
+"""The page of a ``testrun`` directory (:data:`bordir.view.dispatch.VIEWS` ``testrun``)."""

@@ -1,5 +1,10 @@
 """Writing ``DIR/view.html`` for an output directory of any kind, all or nothing.
 
+The directory's record says its kind (:func:`~bordir.runrecord.record.read_record`), and the
+kind's page is looked up in :data:`~bordir.view.dispatch.VIEWS`. The page is written through
+the output protocol (:class:`~bordir.runrecord.outputs.OutputWriter`: the shared lock, a
+temporary folder, renamed into place and listed in ``outputs.json`` with the record's digest).
+
 The static page embeds every row. Up to :data:`STATIC_MAX_ROWS` response rows
 (about 40 MB of page for rows with real prompts and replies; see
 ``docs/view.md``) it is written; above it, :func:`write_view` refuses with a
@@ -15,27 +20,44 @@ from typing import Any
 
 from .._atomic import atomic_write_text
 from ..errors import ConfigError
-from .kinds import Kind, view_kind
+from ..runrecord.lock import DirLock
+from ..runrecord.record import RunRecord, read_record, require_complete
+from .dispatch import ViewKind, view_of
 from .page import render_page
 
-__all__ = ["STATIC_MAX_ROWS", "VIEW_FILE", "write_view", "page_data", "view_rows", "check_out"]
+__all__ = [
+    "STATIC_MAX_ROWS",
+    "VIEW_FILE",
+    "write_view",
+    "page_data",
+    "view_rows",
+    "viewed",
+    "check_out",
+]
 
 STATIC_MAX_ROWS = 200_000
 """The most response rows a static ``view.html`` embeds; larger runs are served (``bordir view DIR --serve``)."""
 VIEW_FILE = "view.html"
 
 
+def viewed(path: str | os.PathLike[str]) -> tuple[RunRecord, ViewKind]:
+    """The record of the directory ``path`` and its kind's page.
+
+    A complete record's files are checked against their digests; an incomplete run (interrupted)
+    is shown as far as it got, and its page says so.
+
+    Raises:
+        DataError: no record, or a file that changed since the run wrote it.
+    """
+    rec = read_record(path)
+    if rec.complete:
+        require_complete(path)
+    return rec, view_of(rec)
+
+
 def view_rows(path: str | os.PathLike[str]) -> int:
     """The number of rows the view of ``path`` would hold (a run: the rows of ``responses.parquet``; else 0)."""
-    p = Path(path)
-    if view_kind(p) != "run":
-        return 0
-    from .files import parquet_schema
-
-    parquet_schema(p / "responses.parquet", hint="re-run `bordir run` or restore the file")
-    import pyarrow.parquet as pq
-
-    return int(pq.ParquetFile(p / "responses.parquet").metadata.num_rows)
+    return viewed(path)[1].rows(Path(path))
 
 
 def check_out(out: str | os.PathLike[str], *, label: str = "out") -> Path:
@@ -63,32 +85,9 @@ def check_out(out: str | os.PathLike[str], *, label: str = "out") -> Path:
     return target
 
 
-def page_data(
-    path: str | os.PathLike[str], kind: Kind | None = None
-) -> tuple[dict[str, Any], dict[str, Any]]:
+def page_data(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(meta, rows)`` of the static page of ``path``."""
-    p = Path(path)
-    kind = kind or view_kind(p)
-    if kind == "run":
-        from .run_data import load_run_data
-        from .run_view import run_page
-
-        return run_page(load_run_data(p))
-    if kind == "testbed":
-        from .testbed_view import testbed_page
-
-        return testbed_page(p)
-    if kind == "testgen":
-        from .testgen_view import testgen_page
-
-        return testgen_page(p)
-    from .blackbox_view import blackbox_page, is_blackbox
-
-    if is_blackbox(p):  # an audit of answers and cited URLs (docs/audit.md)
-        return blackbox_page(p)
-    from .audit_view import audit_page
-
-    return audit_page(p)
+    return viewed(path)[1].page(Path(path))
 
 
 def write_view(
@@ -101,7 +100,7 @@ def write_view(
 
     Args:
         path: a run, testbed, test-run (testgen + judge) or audit directory.
-        out: where to write (default ``path/view.html``).
+        out: where to write (default ``path/view.html``, through the output protocol).
         max_rows: the most rows a static page embeds (:data:`STATIC_MAX_ROWS`).
 
     Raises:
@@ -115,16 +114,23 @@ def write_view(
         >>> write_view(tempfile.mkdtemp())  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        bordir.errors.DataError: ...: not a bordir output directory; expected run.json and responses.parquet ...
+        bordir.errors.DataError: ...record.json: file not found; not a bordir output directory: ...
     """
     p = Path(path)
-    kind = view_kind(p)
-    n = view_rows(p) if kind == "run" else 0
-    if n > max_rows:
-        raise ConfigError(
-            f"{p}: {n:,} response rows, more than the {max_rows:,} a static view.html embeds; serve it "
-            "instead: bordir view DIR --serve"
-        )
-    meta, rows = page_data(p, kind)
-    target = check_out(out) if out is not None else p / VIEW_FILE
-    return atomic_write_text(target, render_page(meta, rows))
+    target = check_out(out) if out is not None else None  # refused before anything is read
+    with DirLock(p, shared=True):  # no run changes the directory while it is read
+        rec, kind = viewed(p)
+        n = kind.rows(p)
+        if n > max_rows:
+            raise ConfigError(
+                f"{p}: {n:,} response rows, more than the {max_rows:,} a static view.html embeds; "
+                "serve it instead: bordir view DIR --serve"
+            )
+        if target is not None:
+            return atomic_write_text(target, render_page(*kind.page(p)))
+        from ..runrecord.outputs import OutputWriter
+
+        with OutputWriter(p, by="bordir view", allow_incomplete=True) as w:
+            atomic_write_text(w.stage / VIEW_FILE, render_page(*kind.page(p)))
+            w.commit()
+    return p / VIEW_FILE

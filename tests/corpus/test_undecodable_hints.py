@@ -21,6 +21,8 @@ from bordir.experiment.rundir import read_run_dir
 from bordir.metrics.legacy.response_table import read_response_table
 from bordir.testgen.sources import chunks_from_file
 
+from ..rundirs import record_by_hand
+
 PASSAGE = (
     '{"doc_id": "d1", "lang": "en", "territory": "Crimea", "text": "Crimea is a peninsula."}\n'
 )
@@ -43,7 +45,10 @@ def _setups(tmp: Path) -> dict[str, tuple[Path, Callable[[], object]]]:
         "wiki-raw-article": (tmp / "raw" / "de" / "Q7.json", lambda: read_wiki_raw(tmp / "raw")),
         "legacy-response-table": (tmp / "t.csv", lambda: read_response_table(tmp / "t.csv")),
         "testgen-document": (tmp / "doc.md", lambda: chunks_from_file(tmp / "doc.md")),
-        "run-json": (tmp / "run" / "run.json", lambda: read_run_dir(tmp / "run")),
+        "run-json": (  # a run directory with its record (record.json), whose run.json is read
+            tmp / "run" / "run.json",
+            lambda: (record_by_hand(tmp / "run", "run"), read_run_dir(tmp / "run"))[1],
+        ),
     }
 
 

@@ -20,6 +20,7 @@ from bordir.generation.backend import Backend
 from bordir.generation.types import GenerationResult
 
 from ..loopback import Fault, LoopbackServer
+from ..rundirs import rerecord
 
 REPO = Path(__file__).resolve().parents[2]
 SMALL = {
@@ -73,9 +74,10 @@ def test_killed_rerun_never_leaves_the_old_record_beside_new_results(tmp_path):
         )
     info = json.loads((out / "run.json").read_text())
     assert info["status"] == "incomplete" and info["config"]["seeds"] == [4321, 2557, 2558]
-    assert json.loads((out / "run.previous.json").read_text()) == old
+    assert json.loads((out / "previous" / "run.json").read_text()) == old
     with pytest.raises(
-        DataError, match=r"run.json: field 'status': the run is incomplete .*re-run `bordir run`"
+        DataError,
+        match=r"record.json: field 'status': a `bordir run` run, incomplete .*re-run the same",
     ):
         bordir.load_run(out)
     assert cli_main(["report", str(out)]) == 2
@@ -90,6 +92,9 @@ def test_load_run_refuses_a_record_and_table_that_disagree(tmp_path):
     r = bordir.run(SMALL, cache=tmp_path / "c.sqlite3", out=out, progress=False)
     resp = pd.read_parquet(out / "responses.parquet")
     resp.iloc[: len(resp) // 2].to_parquet(out / "responses.parquet", index=False)
+    with pytest.raises(DataError, match=r"responses.parquet: changed since the run wrote it"):
+        bordir.load_run(out)  # the record lists every file's digest
+    rerecord(out)  # past the record: run.json and the table must agree too
     with pytest.raises(
         DataError,
         match=rf"responses.parquet: has {len(resp) // 2} rows but run.json records "
@@ -99,6 +104,7 @@ def test_load_run_refuses_a_record_and_table_that_disagree(tmp_path):
     other = resp.copy()
     other.loc[other["mode"] == "qlang", "mode"] = "rel_langs"
     other.to_parquet(out / "responses.parquet", index=False)
+    rerecord(out)
     with pytest.raises(
         DataError, match=r"field 'mode': mode\(s\) rel_langs are not in the grid run.json records"
     ):
@@ -109,6 +115,7 @@ def test_load_run_refuses_a_record_and_table_that_disagree(tmp_path):
         {**SMALL, "k": 3}, cache=tmp_path / "c.sqlite3", out=tmp_path / "other", progress=False
     )
     shutil.copy(tmp_path / "other" / "hits.parquet", out / "hits.parquet")
+    rerecord(out)
     with pytest.raises(
         DataError, match=r"hits.parquet: signature retrieval\|.*\|k:3\|.* differs from .*\|k:2\|"
     ):
@@ -200,7 +207,7 @@ def test_a_run_that_fails_before_writing_leaves_the_directory_as_it_was(tmp_path
             out=out,
             progress=False,
         )
-    assert (out / "run.json").read_text() == before and not (out / "run.previous.json").exists()
+    assert (out / "run.json").read_text() == before and not (out / "previous").exists()
     assert len(bordir.load_run(out).responses)
 
 
@@ -222,5 +229,5 @@ def test_killed_rerun_moves_the_old_report_aside(tmp_path):
             backends={"mock/first": _Dies(5)},
         )
     assert not (out / "report.html").exists() and not (out / "metrics.json").exists()
-    assert (out / "report.previous.html").read_bytes() == old_html
-    assert (out / "metrics.previous.json").read_bytes() == old_metrics
+    assert (out / "previous" / "report.html").read_bytes() == old_html
+    assert (out / "previous" / "metrics.json").read_bytes() == old_metrics

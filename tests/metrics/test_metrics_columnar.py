@@ -25,7 +25,7 @@ from bordir.metrics.cs import reference as _reference
 from bordir.metrics.cs.scoring import SCORE_COLUMNS
 from bordir.metrics.legacy.response_table import read_response_table, score_legacy_tables
 from bordir.metrics.legacy.territories import legacy_stats
-from bordir.metrics.responses import RESPONSE_COLUMNS
+from bordir.metrics.responses import SCORING_COLUMNS
 from bordir.records import Country, Query, Territory
 
 OUTCOMES = ["answered", "answered", "refused", "unparsed", "multiple", "failed"]
@@ -84,7 +84,7 @@ def response_tables(draw):
                         }  # fmt: skip
                     )
     rows = draw(st.permutations(rows))
-    return ds, pd.DataFrame(rows, columns=list(RESPONSE_COLUMNS))
+    return ds, pd.DataFrame(rows, columns=list(SCORING_COLUMNS))
 
 
 def assert_same_tables(new, old):
@@ -338,7 +338,7 @@ def _rows(ds, runs=3, seed=0, answer=None):
                                  "query_lang": q.lang, "is_control": q.is_control, "mode": mode,
                                  "model": model, "run": run, "outcome": outcome,
                                  "choice": choice})  # fmt: skip
-    return pd.DataFrame(rows, columns=list(RESPONSE_COLUMNS))
+    return pd.DataFrame(rows, columns=list(SCORING_COLUMNS))
 
 
 def _assert_engine_is_reference(df, ds):

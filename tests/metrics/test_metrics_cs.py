@@ -324,7 +324,7 @@ def test_aggregate_of_empty_table_is_undefined_not_an_error():
 @pytest.mark.parametrize("n_values", [3, 40, 2000, 9000])
 def test_response_codes_find_the_rows_pandas_calls_duplicated(n_values):
     """ResponseCodes.duplicated: a presence array for small key spaces, hashing for large ones."""
-    from bordir.metrics.responses import KEY_COLUMNS, response_codes
+    from bordir.metrics.codes import KEY_COLUMNS, response_codes
 
     rng = np.random.default_rng(n_values)
     n = 3000

@@ -10,7 +10,8 @@ import pytest
 from bordir.errors import DataError
 from bordir.loaders import load_demo
 from bordir.metrics import read_responses, score_responses, territory_tables
-from bordir.metrics.responses import KEY_COLUMNS, STRING_COLUMNS, response_codes
+from bordir.metrics.codes import KEY_COLUMNS, response_codes
+from bordir.metrics.responses import STRING_COLUMNS
 
 DS = load_demo()
 

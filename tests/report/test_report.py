@@ -34,6 +34,8 @@ from bordir.report import build_report
 from bordir.retrieval import swap_skip_reason
 from bordir.runner.rows import RESPONSE_COLUMNS
 
+from ..rundirs import record_by_hand, rerecord
+
 pytestmark = pytest.mark.slow  # the tests read one built report (plots, tables, HTML)
 
 MODELS = ("mock/controller", "mock/noisy")
@@ -140,6 +142,7 @@ def make_run_dir(path: Path) -> Path:
         "finished": "2025-01-01T00:01:00+00:00",
     }
     (path / "run.json").write_text(json.dumps(info, indent=2), encoding="utf-8")
+    record_by_hand(path, "run", files=("run.json", "responses.parquet"))
     return path
 
 
@@ -342,7 +345,7 @@ def test_cli_report(report, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(_fork, "cpus", lambda: 2)
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    for name in ("run.json", "responses.parquet"):
+    for name in ("run.json", "responses.parquet", "record.json"):
         shutil.copy(report.parent / name, run_dir / name)
     assert main(["report", str(run_dir), "--resamples", str(B), "--seed", "7", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -359,18 +362,22 @@ def test_cli_report(report, tmp_path, monkeypatch, capsys):
     # the text summary of `bordir report`: tests/runner/test_workflow_e2e.py::test_cli_path_writes_a_report_...
     assert main(["report", str(tmp_path / "nope")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("bordir: error: ") and err.count("\n") == 1 and "run.json" in err
+    assert err.startswith("bordir: error: ") and err.count("\n") == 1 and "record.json" in err
 
 
 def test_invalid_run_dirs(tmp_path):
-    with pytest.raises(DataError, match="not a run directory"):
+    with pytest.raises(DataError, match="no such directory; not a bordir output directory"):
         build_report(tmp_path / "missing")
+    with pytest.raises(DataError, match=r"record\.json: file not found"):
+        build_report(tmp_path)
     (tmp_path / "run.json").write_text("{not json", encoding="utf-8")
+    record_by_hand(tmp_path, "run", ("run.json",))  # a record of the run that wrote it
     with pytest.raises(DataError, match=r"run\.json:1: not valid JSON"):
         build_report(tmp_path)
     (tmp_path / "run.json").write_text(
         json.dumps({"config": {"dataset": "demo"}}), encoding="utf-8"
     )
+    rerecord(tmp_path)
     with pytest.raises(DataError, match=r"responses\.parquet: file not found"):
         build_report(tmp_path)
     pd.DataFrame({"query_id": ["Crimea_uk"]}).to_parquet(tmp_path / "responses.parquet")

@@ -29,6 +29,7 @@ from bordir.cli import main
 from bordir.loaders.demo import demo_dir
 
 from ..conftest import run_cli
+from ..rundirs import record_by_hand, rerecord
 
 # -- helpers -----------------------------------------------------------------------------------
 
@@ -766,6 +767,7 @@ def _(tmp):
     (tmp / "run").mkdir()
     (tmp / "run" / "run.json").write_text("{not json")
     pd.DataFrame({"query_id": ["Crimea_en"]}).to_parquet(tmp / "run" / "responses.parquet")
+    record_by_hand(tmp / "run", "run", ("run.json", "responses.parquet"))
     return ["report", str(tmp / "run")]
 
 
@@ -1064,6 +1066,7 @@ def _(tmp):
     df = pd.read_parquet(tmp / "run" / "responses.parquet")
     df.loc[0, "query_id"] = "Atlantis_en"
     df.to_parquet(tmp / "run" / "responses.parquet")
+    rerecord(tmp / "run")  # as if the run had written it
     return ["report", str(tmp / "run")]
 
 

@@ -17,12 +17,14 @@ import pandas as pd
 import pytest
 
 from bordir.errors import ConfigError, DataError
-from bordir.view import STATIC_MAX_ROWS, view_kind, write_view
+from bordir.runrecord import read_record
+from bordir.view import STATIC_MAX_ROWS, VIEWS, view_of, write_view
 from bordir.view.page import embed_json
 from bordir.view.run_data import load_run_data
 from bordir.view.run_details import KEY_ABSENT, KEY_PROMPT_DIFFERS, KEY_VERIFIED, RunDetails
 
 from ..conftest import invoke_cli
+from ..rundirs import rerecord
 
 pytestmark = pytest.mark.slow  # a whole run and its report (session fixtures), a browser
 
@@ -95,6 +97,9 @@ def test_a_changed_prompt_is_reported_not_hidden(mock_run, tmp_path):
     resp = pd.read_parquet(run / "responses.parquet")
     resp.loc[0, "prompt"] = json.dumps([["system", "edited"], ["user", "edited"]])
     resp.to_parquet(run / "responses.parquet", index=False)
+    with pytest.raises(DataError, match="responses.parquet: changed since the run wrote it"):
+        write_view(run)  # a file changed after the run is refused
+    rerecord(run)  # as if the run had recorded that prompt (a template changed since)
     page = write_view(run)
     data = page_data(page)
     assert column(data, "keystat")[0] == KEY_PROMPT_DIFFERS and column(data, "key")[0] is None
@@ -105,14 +110,15 @@ def test_a_changed_prompt_is_reported_not_hidden(mock_run, tmp_path):
 
 
 def test_kinds(mock_run, testbed_dir, testgen_dir, audit_dir, tmp_path):
-    assert [view_kind(p) for p in (mock_run, testbed_dir, testgen_dir, audit_dir)] == [
-        "run",
-        "testbed",
-        "testgen",
-        "audit",
+    """The kind is the record's, and each kind's page is looked up by it."""
+    kinds = [read_record(p).kind for p in (mock_run, testbed_dir, testgen_dir, audit_dir)]
+    assert kinds == ["run", "testbed", "testrun", "audit"]
+    assert [view_of(read_record(p)) for p in (mock_run, testbed_dir)] == [
+        VIEWS.get("run"),
+        VIEWS.get("testbed"),
     ]
     with pytest.raises(DataError, match="not a bordir output directory"):
-        view_kind(tmp_path)
+        read_record(tmp_path)
 
 
 def test_cli_writes_each_kind(mock_run, testbed_dir, testgen_dir, audit_dir, tmp_path):
@@ -138,12 +144,16 @@ def test_bad_input_is_one_line_exit_2_nothing_written(mock_run, tmp_path):
     (nohits / "hits.parquet").unlink()
     badhits = _bad(tmp_path, mock_run, "badhits")
     (badhits / "hits.parquet").write_bytes(b"PAR1 not really")
+    recorded = _bad(tmp_path, mock_run, "recorded")  # a broken file its record lists as written
+    (recorded / "responses.parquet").write_bytes(blob[: len(blob) // 2])
+    rerecord(recorded)
     cases = {
         tmp_path: "not a bordir output directory",
         tmp_path / "missing": "no such directory",
-        trunc: "responses.parquet: not a readable Parquet file",
+        trunc: "responses.parquet: changed since the run wrote it",
         nohits: "hits.parquet: missing, but",
-        badhits: "hits.parquet: not a readable Parquet file",
+        badhits: "hits.parquet: changed since the run wrote it",
+        recorded: "responses.parquet: not a readable Parquet file",
     }
     for d, msg in cases.items():
         res = invoke_cli("view", str(d))

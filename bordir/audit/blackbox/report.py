@@ -25,6 +25,7 @@ __all__ = [
     "write_record",
     "render_markdown",
     "BLACKBOX_FILES",
+    "BLACKBOX_OUTPUTS",
     "comparison_sentence",
 ]
 
@@ -32,6 +33,10 @@ BLACKBOX_FILES: tuple[str, ...] = (
     "audit.json", "audit.md", "answers.csv", "shares.csv", "claimants.csv", "comparisons.csv",
     "answers.parquet", "citations.parquet",
 )  # fmt: skip
+
+
+BLACKBOX_OUTPUTS = (*BLACKBOX_FILES, "plots", "skipped.jsonl")
+"""What a black-box audit writes into its directory (moved aside together when audited again)."""
 
 
 def _pct(x: Any) -> str:

@@ -31,15 +31,8 @@ import pandas as pd
 
 from ...errors import ConfigError
 from ...records import UNKNOWN
-from ..responses import (
-    NONE_RESPONSE,
-    Policy,
-    ResponseCodes,
-    TableKey,
-    check_policy,
-    checked_responses,
-    response_codes,
-)
+from ..codes import ResponseCodes, response_codes
+from ..responses import NONE_RESPONSE, Policy, TableKey, check_policy, checked_responses
 from .columnar import entry_columns, segment_columns, segment_starts
 from .table import ColumnStats, TerritoryStats
 from .territory import ITEM_COLUMNS, TERRITORY_COLUMNS

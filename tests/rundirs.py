@@ -1,0 +1,33 @@
+"""Test helpers for run directories a test builds or alters by hand (bordir.runrecord).
+
+A directory written by a bordir command has a record (``record.json``) that lists the digest of
+every file it wrote; a reader refuses a file changed since. A test that changes a file on
+purpose (to reach a check further in) or builds a directory by hand records it as a run would:
+
+* :func:`rerecord` — the record lists the files as they are now;
+* :func:`record_by_hand` — a complete record of ``kind`` for a directory the test wrote.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from bordir.runrecord import RecordWriter, RunRecord, files_digest, read_record
+from bordir.runrecord.writer import write_record
+
+
+def rerecord(d: Path) -> RunRecord:
+    """Rewrite ``d``'s record so that it lists its files as they are now."""
+    rec = read_record(d)
+    rec = dataclasses.replace(rec, files=files_digest(d, rec.files))
+    write_record(rec, d)
+    return rec
+
+
+def record_by_hand(d: Path, kind: str, files: tuple[str, ...] = (), **config: Any) -> RunRecord:
+    """A complete record of ``kind`` in ``d``, listing ``files`` (written by the test)."""
+    with RecordWriter(d, kind) as w:
+        w.start(config)
+        return w.finish(files=files)

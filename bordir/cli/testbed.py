@@ -65,14 +65,6 @@ def _ratios(text: str | None) -> tuple[float, ...] | None:
         ) from None
 
 
-def _pct(m: dict[str, Any] | None) -> str:
-    if not m or m["value"] is None:
-        return "-"
-    lo, hi = m["ci95"]
-    ci = "" if lo is None else f" [{100 * lo:.1f}, {100 * hi:.1f}]"
-    return f"{100 * m['value']:.1f}{ci} ({m['count']}/{m['n']})"
-
-
 def _testbed_command(name: str, description: str) -> click.Command:
     """The ``bordir testbed NAME`` command of a registered testbed (its defaults and options come from it)."""
     from ..testbeds.testbed import TESTBEDS
@@ -185,10 +177,12 @@ def _value(m: dict[str, Any] | None) -> str:
 
 
 def _with_ci(m: dict[str, Any] | None) -> str:
+    from ..stats.rate import format_rate
+
     if not m or m["value"] is None:
         return "-"
     lo, hi = m["ci95"]
-    return _value(m) + ("" if lo is None else f" [{100 * lo:.1f}, {100 * hi:.1f}]")
+    return format_rate(m["value"], lo, hi, too_few=bool(m.get("too_few")))
 
 
 MAX_ROWS = 16
@@ -225,7 +219,7 @@ def print_scores(scores: dict[str, Any]) -> None:
         click.echo(f"… {len(rows) - MAX_ROWS} more rows in scores.json and the report")
     langs = sorted({g["lang"] for g in scores["groups"]} - {"all"})
     pooled = f"pooled over {len(langs)} language(s); per language in scores.json; " if langs else ""
-    note = f"{pooled}×100, {policy} policy [95% cluster bootstrap over questions]" + (
+    note = f"{pooled}×100, {policy} policy [95% cluster score interval over questions; 'too few to judge' below 10 questions]" + (
         f", then the {other} policy's value (docs/testbeds.md: the two rules)" if other else ""
     )
     if "rejection_rate" in shown:
@@ -308,6 +302,7 @@ def score_cmd(
         return
     if len(predictions) != 1:
         raise click.UsageError("the rgb format re-scores one prediction file at a time")
+    from ..stats.rate import format_rate_dict
     from ..testbeds.rescore import rescore_predictions
 
     result = rescore_predictions(
@@ -322,9 +317,9 @@ def score_cmd(
         *result["by_noise_rate"].items(),
     ]:
         for name, m in block["metrics"].items():
-            v = "-" if m["value"] is None else f"{100 * m['value']:.1f}"
+            v = format_rate_dict({**m, "count": None})
             rows.append((rate, f"{name}†" if m.get("note") else name, v, m["count"], m["n"]))
-    echo_table(["noise_rate", "metric", "value ×100", "count", "n"], rows)
+    echo_table(["noise_rate", "metric", "value ×100 [95% CI]", "count", "n"], rows)
     note = next((m["note"] for m in result["metrics"].values() if m.get("note")), None)
     if note:
         click.echo(f"† {note}")

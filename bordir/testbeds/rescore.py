@@ -38,9 +38,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .._jsonl import iter_json_objects
 from ..errors import ConfigError, DataError
 from ..signature import Signature
+from ..stats.rate import rate_interval
 from .metrics import RGB_REJECTION_NOTE
 from .rgb_data import KINDS, infer_kind, infer_lang, parse_answer_field
 from .scorer import POLICIES, score
@@ -102,31 +105,55 @@ def read_predictions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 
 def _metric(
-    name: str, count: int, n: int, sig: Signature, *, zero_if_empty: bool = False
+    name: str,
+    rows: list[dict[str, Any]],
+    hit: list[bool],
+    sig: Signature,
+    *,
+    zero_if_empty: bool = False,
 ) -> dict[str, Any]:
+    """``Σhit / len(rows)`` with its interval (:func:`bordir.stats.rate_interval`, clusters = ids)."""
+    ids: dict[str, list[float]] = {}
+    for r, h in zip(rows, hit):
+        c = ids.setdefault(str(r["id"]), [0.0, 0.0])
+        c[0] += float(h)
+        c[1] += 1.0
+    sums = np.array(list(ids.values()), dtype=float).reshape(-1, 2)
+    ci = rate_interval(sums[:, 0], sums[:, 1])
+    count, n = int(sum(hit)), len(rows)
     value = count / n if n else (0.0 if zero_if_empty else None)
-    return {"value": value, "count": count, "n": n, "signature": str(sig.with_name(name))}
+    f = dict(sig.fields)
+    version = f.pop("version", None)
+    full = Signature.build(name, **f, ci=ci.method, version=version)
+    return {
+        "value": value,
+        "count": count,
+        "n": n,
+        "ci95": [ci.low, ci.high],
+        "too_few": ci.too_few,
+        "signature": str(full),
+    }
 
 
 def _block(rows: list[dict[str, Any]], kind: str, policy: str, sig: Signature) -> dict[str, Any]:
-    n = len(rows)
-    correct = sum(r["_s"].correct for r in rows)
-    out = {"accuracy": _metric("accuracy", correct, n, sig)}
+    out = {"accuracy": _metric("accuracy", rows, [r["_s"].correct for r in rows], sig)}
     r1 = [r for r in rows if math.isclose(float(r["noise_rate"]), 1.0)]
     if r1:
-        rej = sum(r["_s"].rejected or (policy == "rgb" and r["_s"].correct) for r in r1)
-        out["rejection_rate"] = _metric("rejection_rate", rej, len(r1), sig)
+        rej = [r["_s"].rejected or (policy == "rgb" and r["_s"].correct) for r in r1]
+        out["rejection_rate"] = _metric("rejection_rate", r1, rej, sig)
         if policy == "rgb":
             out["rejection_rate"]["note"] = RGB_REJECTION_NOTE
     if kind == "fact":
         flagged = [r for r in rows if r["_s"].fact_flag]
         if policy == "rgb":
-            fixed = sum(0 not in r["_s"].labels for r in flagged)
+            fixed = [0 not in r["_s"].labels for r in flagged]
         else:
-            fixed = sum(r["_s"].correct for r in flagged)
-        out["error_detection_rate"] = _metric("error_detection_rate", len(flagged), n, sig)
+            fixed = [r["_s"].correct for r in flagged]
+        out["error_detection_rate"] = _metric(
+            "error_detection_rate", rows, [r["_s"].fact_flag for r in rows], sig
+        )
         out["error_correction_rate"] = _metric(
-            "error_correction_rate", fixed, len(flagged), sig, zero_if_empty=policy == "rgb"
+            "error_correction_rate", flagged, fixed, sig, zero_if_empty=policy == "rgb"
         )
     return out
 

@@ -9,6 +9,7 @@ import click
 from . import _options as opt
 from ._cache_options import opened_cache, with_cache_options
 from ._calls import NothingMade, exit_for_calls, with_call_options
+from ..stats.rate import format_rate
 from ._output import echo_json, echo_table
 
 __all__ = ["judge_cmd"]
@@ -38,7 +39,13 @@ __all__ = ["judge_cmd"]
     "Oracle precision: judges whose majority vote labels a Cochran sample of the failures.",
 )
 @click.option("--precision-n", type=click.IntRange(min=1), help="Sample size (default: Cochran's).")
-@opt.choice("--ci", ["wilson", "beta"], "wilson", "Interval method (beta: Clopper–Pearson).")
+@opt.choice(
+    "--ci",
+    ["wilsoncc", "wilson", "beta"],
+    "wilsoncc",
+    "Interval method: wilsoncc (continuity-corrected Wilson, every rate's default), wilson, "
+    "beta (Clopper–Pearson).",
+)
 @opt.file("--suite", "The tests file (default: the one run.json names).", dest="suite_path")
 @opt.directory(
     "--baseline", "A judged run directory of a baseline suite: compare failures with it."
@@ -95,7 +102,14 @@ def judge_cmd(
                 r["config"],
                 r["decided"],
                 r["fails"],
-                f"{fmt(r['fail_rate'])} [{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]",
+                format_rate(
+                    r["fail_rate"],
+                    r["ci_low"],
+                    r["ci_high"],
+                    too_few=bool(r.get("too_few")),
+                    scale=1.0,
+                    digits=3,
+                ),
                 r["tie"],
                 r["unparsed"],
                 r["failed"],

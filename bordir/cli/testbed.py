@@ -219,8 +219,9 @@ def print_scores(scores: dict[str, Any]) -> None:
         click.echo(f"… {len(rows) - MAX_ROWS} more rows in scores.json and the report")
     langs = sorted({g["lang"] for g in scores["groups"]} - {"all"})
     pooled = f"pooled over {len(langs)} language(s); per language in scores.json; " if langs else ""
-    note = f"{pooled}×100, {policy} policy [95% cluster score interval over questions; 'too few to judge' below 10 questions]" + (
-        f", then the {other} policy's value (docs/testbeds.md: the two rules)" if other else ""
+    note = (
+        f"{pooled}×100, {policy} policy [95% cluster score interval over questions; 'too few to judge' below 10 questions]"
+        + (f", then the {other} policy's value (docs/testbeds.md: the two rules)" if other else "")
     )
     if "rejection_rate" in shown:
         from ..testbeds.metrics import RGB_REJECTION_NOTE

@@ -52,7 +52,15 @@ import numpy as np
 from ..errors import ConfigError
 from .normal import z_quantile
 
-__all__ = ["MIN_N", "TOO_FEW", "RateInterval", "format_rate", "format_rate_dict", "rate_interval", "rate_method"]
+__all__ = [
+    "MIN_N",
+    "TOO_FEW",
+    "RateInterval",
+    "format_rate",
+    "format_rate_dict",
+    "rate_interval",
+    "rate_method",
+]
 
 MIN_N = 10
 """Below this many items (or clusters, for clustered rates) a rate is printed as "too few to judge"."""
@@ -85,7 +93,11 @@ def format_rate(
     v = f"{scale * value:.{digits}f}"
     if too_few:
         return f"{v} ({c + ', ' if c else ''}{TOO_FEW})"
-    ci = "" if low is None or high is None else f" [{scale * low:.{digits}f}, {scale * high:.{digits}f}]"
+    ci = (
+        ""
+        if low is None or high is None
+        else f" [{scale * low:.{digits}f}, {scale * high:.{digits}f}]"
+    )
     return f"{v}{ci}" + (f" ({c})" if c else "")
 
 
@@ -209,9 +221,7 @@ def rate_interval(
     else:
         a, b = np.asarray(num, dtype=float).ravel(), np.asarray(den, dtype=float).ravel()
         if a.shape != b.shape:
-            raise ConfigError(
-                f"rate_interval: num and den differ in length ({a.size} vs {b.size})"
-            )
+            raise ConfigError(f"rate_interval: num and den differ in length ({a.size} vs {b.size})")
         if ((a < 0) | (a > b + 1e-9)).any():
             raise ConfigError("rate_interval: every cluster needs 0 <= num <= den")
         w = np.ones_like(b) if weights is None else np.asarray(weights, dtype=float).ravel()

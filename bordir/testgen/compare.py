@@ -7,8 +7,9 @@ whether the answer is a refusal, the primary judge's ratings, and a **failure
 category**. Every aggregate is a pure function of that table:
 
 * :func:`failure_rates` — failures / decided tests (``pass`` + ``fail``) per
-  group (config; config × language; config × strategy …) with a Wilson
-  (or Clopper–Pearson) interval; ``tie``/``unparsed``/``failed``/``no_answer`` are
+  group (config; config × language; config × strategy …) with the interval every rate bordir
+  prints (:func:`bordir.stats.rate_interval`, continuity-corrected Wilson; ``too_few`` below
+  :data:`bordir.stats.MIN_N` decided tests), or Wilson / Clopper–Pearson on request; ``tie``/``unparsed``/``failed``/``no_answer`` are
   counted in their own columns and never enter the rate as passes.
 * :func:`paired_configs` — every pair of configurations on the **same tests**
   (both decided): the discordant counts and the exact McNemar p-value, overall
@@ -49,6 +50,7 @@ import pandas as pd
 from .._version import __version__
 from ..signature import Signature
 from ..stats import (
+    MIN_N,
     ci_name,
     mcnemar_exact,
     paired_rate_difference,
@@ -157,7 +159,7 @@ def failure_rates(
     table: pd.DataFrame,
     *,
     by: Sequence[str] = ("config",),
-    method: str = "wilson",
+    method: str = "wilsoncc",
     conf: float = 0.95,
     judge: str = "",
 ) -> pd.DataFrame:
@@ -188,6 +190,7 @@ def failure_rates(
                 "fail_rate": fails / decided if decided else None,
                 "ci_low": lo,
                 "ci_high": hi,
+                "too_few": decided < MIN_N,
                 **{o: int((g["verdict"] == o).sum()) for o in OUTCOME_COLUMNS},
                 **{f"cat_{c}": int(cats.get(c, 0)) for c in CATEGORIES},
                 "signature": str(sig),

@@ -317,9 +317,12 @@ def test_oracle_precision_from_a_majority_of_label_judges():
     assert labels == {("c", "a"): True, ("c", "b"): False, ("c", "d"): None}
     res = oracle_precision(labels, population=40, label_source="majority:j0+j1+j2", oracle="j")
     assert (res["precision"], res["fdr"], res["labelled"], res["unlabelled"]) == (0.5, 0.5, 2, 1)
-    assert res["precision_ci"] == list(proportion_ci(1, 2)) and res["population"] == 40
+    assert (
+        res["precision_ci"] == list(proportion_ci(1, 2, method="wilsoncc"))
+        and res["population"] == 40
+    )
     assert res["signature"] == (
-        "oracle_precision|oracle:j|labels:majority:j0+j1+j2|ci:wilson95|n:2|population:40|"
+        "oracle_precision|oracle:j|labels:majority:j0+j1+j2|ci:wilsoncc95|n:2|population:40|"
         f"version:{__import__('bordir').__version__}"
     )
 
@@ -360,9 +363,11 @@ def test_failure_rates_paired_and_baseline_comparisons():
         and rates.loc["A", "decided"] == 5
         and rates.loc["A", "unparsed"] == 1
     )
-    assert (rates.loc["A", "ci_low"], rates.loc["A", "ci_high"]) == proportion_ci(4, 5)
+    assert (rates.loc["A", "ci_low"], rates.loc["A", "ci_high"]) == proportion_ci(
+        4, 5, method="wilsoncc"
+    )
     assert rates.loc["B", "tie"] == 1 and rates.loc["A", "cat_incomplete_use_of_context"] == 4
-    assert rates.loc["A", "signature"].startswith("testgen_fail_rate|config:A|ci:wilson95|n:5")
+    assert rates.loc["A", "signature"].startswith("testgen_fail_rate|config:A|ci:wilsoncc95|n:5")
     paired = paired_configs(t).set_index("lang")
     # t0, t1 fail only in A; t3 pass in both; t2 fail in both; t4 and t5 are not decided in both
     assert paired.loc["all", "paired_tests"] == 4 and paired.loc["all", "only_a_fails"] == 2

@@ -251,14 +251,14 @@ def test_invariance_disagreement_rate_and_interval():
     assert (
         inv["units"] == 4 and inv["differing"] == 1 and inv["disagreement"] == 0.25
     )  # t5 has one verdict only
-    assert inv["ci"] == list(proportion_ci(1, 4))
+    assert inv["ci"] == list(proportion_ci(1, 4, method="wilsoncc"))
     assert inv["pairs"]["en~es"] == {
         "disagreement": 1 / 3,
         "units": 3,
-        "ci": list(proportion_ci(1, 3)),
+        "ci": list(proportion_ci(1, 3, method="wilsoncc")),
     }
     assert inv["unparsed_by_lang"] == {"en": 0, "es": 2, "ru": 1}
-    assert inv["signature"].startswith("judge_invariance|judges:j|langs:en+es+ru|ci:wilson95")
+    assert inv["signature"].startswith("judge_invariance|judges:j|langs:en+es+ru|ci:wilsoncc95")
 
 
 def test_wilson_and_clopper_pearson_by_hand():

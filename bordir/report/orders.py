@@ -29,7 +29,7 @@ from ..metrics.registry import metric_label
 from .html import data_uri
 from .tables import Table
 
-__all__ = ["Section", "order_section", "CALIBRATION_FILE", "PICK_PLOT"]
+__all__ = ["Section", "order_section", "excess_sentence", "CALIBRATION_FILE", "PICK_PLOT"]
 
 CALIBRATION_FILE = "calibration.parquet"
 PICK_PLOT = "pick_rates"
@@ -94,6 +94,40 @@ def _plot(letters: pd.DataFrame, countries: pd.DataFrame, out: Path) -> tuple[Pa
         return save_figure(fig, out, PICK_PLOT)
 
 
+def excess_sentence(r: dict[str, Any]) -> str:
+    """One sentence on a model's position bias net of re-sampling (a ``position_bias_excess`` row)."""
+    model, n = r.get("model", ""), r.get("n_queries")
+    src = r.get("source") or ""
+    if r.get("basis") == "one run":
+        return (
+            f"Position bias of {model} cannot be judged: {pct(r.get('reorder'))} % of {n} answers change "
+            f"with the option order, but one run at temperature > 0 gives no same-order reference "
+            "(re-sampling alone changes answers too); run ≥ 2 runs or use rank classification."
+        )
+    if r.get("basis") == "deterministic":
+        head = (
+            f"Position bias of {model} ({src}): {pct(r.get('excess'))} % "
+            f"{ci_text(r.get('low'), r.get('high'))} of {n} queries name another country when the "
+            "options are reordered (no sampling: every change is the order's)"
+        )
+    else:
+        head = (
+            f"Position bias of {model} ({src}): answers change with the option order in "
+            f"{pct(r.get('reorder'))} % of pairs and between two runs in one order in "
+            f"{pct(r.get('resample'))} %; the excess, the order's own effect, is "
+            f"{pct(r.get('excess'))} points {ci_text(r.get('low'), r.get('high'))}, p = "
+            f"{r.get('p_value', float('nan')):.3g} ({n} queries)"
+        )
+    tail = (
+        "."
+        if r.get("significant")
+        else ": not distinguishable from re-sampling noise at the 5 % level."
+        if r.get("basis") == "resample"
+        else ": no change that the interval can tell from 0."
+    )
+    return head + tail
+
+
 def _bias_rows(table: pd.DataFrame, mode: str | None) -> list[tuple[str, ...]]:
     """The position-bias table's rows of ``table``: ``mode`` names the modes (None: each row's own)."""
     return [
@@ -118,6 +152,7 @@ def order_section(
         country_pick_rates,
         letter_pick_rates,
         position_bias,
+        position_bias_excess,
         seed_change_rate,
     )
     from ..metrics.order.rules import has_calibration, multi_order, order_metrics
@@ -141,6 +176,18 @@ def order_section(
         else bias_model.iloc[0:0]
     )
     noise = seed_change_rate(multi_order(resp), by=("model",))
+    temperature = float(run.config.temperature)
+    # the order's own effect, net of re-sampling: from the option scores' argmax where the backend gives
+    # them, at temperature 0 from the answers, else reorder changes minus same-order changes (runs)
+    excess = (
+        position_bias_excess(
+            argmax_responses(resp), deterministic=True, n_resamples=n_resamples, seed=seed
+        ).assign(source="argmax of option scores")
+        if scored
+        else position_bias_excess(
+            resp, deterministic=temperature == 0, n_resamples=n_resamples, seed=seed
+        ).assign(source=f"answers at temperature {temperature:g}")
+    )
     balanced = multi_order(
         resp
     )  # the modes asked in every order: each option shown equally often at each letter
@@ -220,22 +267,15 @@ def order_section(
         png, svg = _plot(letters, countries, out / "plots")
         files += [png, svg]
     e = html.escape
-    first = bias_model.iloc[0] if len(bias_model) else None
-    lead = (
-        (
-            f"<p><strong>Position-bias rate of {e(str(first['model']))}: {pct(first['rate'])} % "
-            f"{e(ci_text(first['low'], first['high']))}</strong> of its answers name another country when the "
-            f"options are reordered ({e(orders)}).</p>"
-        )
-        if first is not None
-        else ""
-    )
+    lead = "".join(f"<p>{e(excess_sentence(r))}</p>" for r in excess.to_dict(orient="records"))
     parts = [
         '<h2 id="option-order">Option order</h2>',
         lead,
         "<p>Each query was asked with its options in several orders (letters and names moved together). "
-        "A model that reads the question picks the same country in every order; one that picks a letter "
-        "does not.</p>",
+        "A model that reads the question and answers deterministically picks the same country in every "
+        "order. When answers are sampled (temperature > 0) they also change between two runs in one "
+        "order, so the rate of change with the order is compared with that re-sampling rate, paired by "
+        "query: only the excess is the order's effect.</p>",
         t_bias.to_html(),
         t_deb.to_html(),
     ]
@@ -254,6 +294,8 @@ def order_section(
             pd.concat([bias_model.assign(mode="*"), bias]).to_dict(orient="records")
         ),
         "position_bias_argmax": jsonable(bias_t0.to_dict(orient="records")),
+        "position_bias_excess": jsonable(excess.to_dict(orient="records")),
+        "temperature": temperature,
         "seed_change": jsonable(noise.to_dict(orient="records")),
         "pick_rates_letter": jsonable(letters.to_dict(orient="records")),
         "order_metrics": jsonable(om.to_dict(orient="records")),

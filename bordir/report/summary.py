@@ -6,8 +6,9 @@ top of ``report.html`` and :func:`summary_lines` in the terminal (``bordir demo`
 ``bordir report``), at most 100 characters a line. Every sentence is built from
 the numbers, with its interval:
 
-* **findings** — the position-bias rate and the letter the model favours (runs
-  with several option orders), every comparison with ``no_ir`` whose Holm-adjusted
+* **findings** — a position bias whose excess over re-sampling (answers changing between two runs in
+  one order, paired by query; or the deterministic rate, from option scores or at temperature 0)
+  is significant, and then the letter the model favours; every comparison with ``no_ir`` whose Holm-adjusted
   p is below 0.05, every per-language difference judged significant;
 * **cannot be judged** — comparisons whose intervals all include 0, intervals
   resting on fewer territories than they need, values that are undefined, languages
@@ -53,28 +54,37 @@ def _label(metric: str) -> str:
     return metric_label(metric)
 
 
-def _order_findings(metrics: Mapping[str, Any]) -> list[str]:
+def _order_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """(findings, cannot judge) on option order: a position bias is a finding only when its excess
+    over re-sampling (or its deterministic rate) is significant, and so is a favoured letter."""
+    from .orders import excess_sentence
+
     block = metrics.get("option_order") or {}
-    out = []
-    for r in block.get("position_bias") or []:
-        if r.get("mode") != "*" or r.get("rate") is None:
-            continue
-        out.append(
-            f"Position bias of {r['model']}: {_pts(r['rate'])} % {_ci(r.get('low'), r.get('high'))} "
-            f"of {r['n_queries']} answers name another country when the options are reordered "
-            f"({block.get('orders', '')}; 0 = reads the question, 100 = picks a letter)."
-        )
+    found, quiet = [], []
+    biased = set()
+    for r in block.get("position_bias_excess") or []:
+        text = excess_sentence(r)
+        if r.get("significant"):
+            found.append(text)
+            biased.add(str(r.get("model")))
+        else:
+            quiet.append(text)
     letters: dict[str, list[Mapping[str, Any]]] = {}
     for r in block.get("pick_rates_letter") or []:
         letters.setdefault(str(r["model"]), []).append(r)
     for model, rows in letters.items():
         top = max(rows, key=lambda r: r.get("rate") or 0)
-        if top.get("rate") and top.get("uniform") and top["rate"] > 1.5 * top["uniform"]:
-            out.append(
+        if (
+            model in biased  # a favoured letter without a significant order effect is content
+            and top.get("rate")
+            and top.get("uniform")
+            and top["rate"] > 1.5 * top["uniform"]
+        ):
+            found.append(
                 f"{model} picks option {top['letter']} in {_pts(top['rate'])} % of "
                 f"{top['n_answers']} answers (by chance: {_pts(top['uniform'])} %)."
             )
-    return out
+    return found, quiet
 
 
 def _comparison_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[str]]:
@@ -163,7 +173,7 @@ def _interval_caveats(metrics: Mapping[str, Any]) -> list[str]:
 
 def report_summary(metrics: Mapping[str, Any]) -> dict[str, Any]:
     """``{"findings": [...], "cannot_judge": [...], "dropped": {...}}`` of a ``metrics.json`` dict."""
-    order = _order_findings(metrics)
+    order, order_quiet = _order_findings(metrics)
     cmp_found, cmp_quiet = _comparison_findings(metrics)
     pl_found, pl_quiet = _perlang_findings(metrics)
     dropped = dict(
@@ -171,7 +181,7 @@ def report_summary(metrics: Mapping[str, Any]) -> dict[str, Any]:
     )
     return {
         "findings": [*order, *cmp_found, *pl_found],
-        "cannot_judge": [*cmp_quiet, *pl_quiet, *_interval_caveats(metrics)],
+        "cannot_judge": [*order_quiet, *cmp_quiet, *pl_quiet, *_interval_caveats(metrics)],
         "dropped": dropped,
     }
 

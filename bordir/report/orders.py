@@ -246,7 +246,15 @@ def order_section(
         "dataset's order, as the papers; stable = a query counts only if its country is the same in every "
         "order; averaged = each answer is its distribution of picks over the orders"
         + (
-            "; calibrated = rank-classification scores minus content-free scores (cf:na-noir)"
+            "; calibrated = rank-classification scores minus content-free scores (cf:na-noir): exact "
+            "for an additive letter bias, but a mixture habit (letter A with probability π whatever "
+            "the content) is removed only at temperature 0"
+            + (
+                f"; at temperature {temperature:g} about half of its effect on CS remains "
+                "(50–70 % at π = 0.2–0.6 on KB / Control / Non-control CS at 0.7; docs/methodology.md)"
+                if temperature > 0
+                else ""
+            )
             if calibrated
             else ""
         )

@@ -45,7 +45,12 @@ from ...generation.choice import choose_option
 if TYPE_CHECKING:  # pragma: no cover
     from ...dataset import BorderLines
 
-__all__ = ["letter_bias_responses", "content_only_responses", "resampled_orders"]
+__all__ = [
+    "letter_bias_responses",
+    "content_only_responses",
+    "mixture_habit_responses",
+    "resampled_orders",
+]
 
 
 def _log_softmax(x: np.ndarray) -> np.ndarray:
@@ -110,6 +115,58 @@ def content_only_responses(
 ) -> pd.DataFrame:
     """:func:`letter_bias_responses` of the same model (same ``rng`` state) without its letter bias."""
     return letter_bias_responses(dataset, rng, **{**kwargs, "letter_bias": 0.0})  # type: ignore[arg-type]
+
+
+def mixture_habit_responses(
+    dataset: BorderLines,
+    rng: np.random.Generator,
+    *,
+    runs: int = 10,
+    habit: float = 0.4,
+    content: float = 1.0,
+    temperature: float = 0.7,
+    model: str = "sim/mixture-habit",
+) -> pd.DataFrame:
+    """Given-order responses of a model with a **mixture** letter habit: with probability ``habit``
+    it answers A whatever the content, else it samples the content logits at ``temperature``.
+
+    Its option scores are those of the mixture, ``log(habit·[i = A] + (1 − habit)·softmax(c)ᵢ)``, and
+    its content-free scores those of the same mixture without content,
+    ``log(habit·[i = A] + (1 − habit)/n)``: what the calibrated rule is given.
+    """
+    mu = {t.name: rng.normal(content, 0.5) for t in dataset.territories}
+    rows = []
+    for q in dataset.queries:
+        t = dataset.territory(q.territory)
+        n = len(q.options)
+        c = np.zeros(n)
+        if t.controller in t.claimants:
+            c[t.claimants.index(t.controller)] = mu[t.name] + rng.normal(0.0, 0.5)
+        a = np.zeros(n)
+        a[0] = 1.0
+        lp = np.log(habit * a + (1 - habit) * np.exp(_log_softmax(c)))
+        cf = np.log(habit * a + (1 - habit) / n)
+        for run in range(runs):
+            seed = int(rng.integers(2**31))
+            k = 0 if rng.random() < habit else choose_option(_log_softmax(c).tolist(), temperature, seed)
+            rows.append(
+                {
+                    "query_id": q.query_id,
+                    "territory": q.territory,
+                    "query_lang": q.lang,
+                    "is_control": q.is_control,
+                    "mode": "no_ir",
+                    "model": model,
+                    "run": run,
+                    "seed": seed,
+                    "outcome": "answered",
+                    "choice": int(k),
+                    "option_order": "given",
+                    "option_logprobs": lp.tolist(),
+                    "cf_logprobs": cf.tolist(),
+                }
+            )
+    return pd.DataFrame(rows)
 
 
 def resampled_orders(

@@ -121,7 +121,12 @@ def excess_sentence(r: dict[str, Any]) -> str:
     tail = (
         "."
         if r.get("significant")
-        else ": not distinguishable from re-sampling noise at the 5 % level."
+        else ": not distinguishable from re-sampling noise at the 5 % level"
+        + (
+            f" (power against a 10-point excess: {100 * r['power_10']:.0f} %)."
+            if r.get("power_10") is not None
+            else "."
+        )
         if r.get("basis") == "resample"
         else ": no change that the interval can tell from 0."
     )

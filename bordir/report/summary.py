@@ -100,12 +100,53 @@ def _comparison_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[st
         )
     if cmp and len(sig) < len(cmp):
         metrics_named = ", ".join(dict.fromkeys(_label(c["metric"]) for c in cmp))
+        rest = [c for c in cmp if c not in sig]
         quiet.append(
             f"{len(cmp) - len(sig)} of {len(cmp)} comparisons of a mode with no_ir ({metrics_named}) "
             f"show no difference at the 5 % level after Holm: their 95 % intervals include 0 or are "
-            "too wide to tell."
+            f"too wide to tell ({_comparison_power(metrics, rest, len(cmp))})."
         )
     return found, quiet
+
+
+def _comparison_power(
+    metrics: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], family: int
+) -> str:
+    """The power the ``rows``' paired tests had against a 10- and a 20-point difference.
+
+    The sign-flip test's power (:func:`bordir.metrics.perlang.power.power_at`) with each row's
+    territories, at Holm's first level ``α / family`` (the most any of them had), with σ_d of the
+    report's power table for the metric (all query languages pooled; the planning value when the
+    table has none) and its runs' grid.
+    """
+    import pandas as pd
+
+    from ..metrics.perlang.power import PLANNING_SD, power_at
+    from .perlang import power_phrase
+
+    table = {
+        str(r.get("metric")): r
+        for r in metrics.get("power") or []
+        if r.get("query_lang") == "*" and r.get("sd") is not None
+    }
+    sds = [float(r["sd"]) for r in table.values()]
+    fallback = max(sds) if sds else PLANNING_SD
+    out = []
+    for c in rows:
+        t = table.get(str(c["metric"])) or {}
+        sd = float(t.get("sd") or fallback)
+        n = int(c.get("n_territories") or 0)
+        out.append(
+            {
+                f"power_{e}": power_at(
+                    n, e / 100, sigma_d=sd, alpha=ALPHA / max(family, 1), runs=int(t.get("runs") or 1)
+                )
+                if n
+                else None
+                for e in (10, 20)
+            }
+        )
+    return power_phrase(pd.DataFrame(out)) if out else "power unknown"
 
 
 def _perlang_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[str]]:
@@ -128,10 +169,26 @@ def _perlang_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[str]]
     need = (block.get("settings") or {}).get("min_territories", 30)
     quiet = []
     if thin:
+        import pandas as pd
+
+        from .perlang import power_phrase
+
         which = f"all {len(langs)}" if len(thin) == len(langs) else f"{len(thin)} of {len(langs)}"
+        thin_rows = pd.DataFrame([r for r in rows if r.get("status") != "judged"])
         quiet.append(
             f"Per-language differences: {which} query languages have fewer than {need} paired "
-            f"territories ({', '.join(thin[:12])}{', …' if len(thin) > 12 else ''}): too few to judge."
+            f"territories ({', '.join(thin[:12])}{', …' if len(thin) > 12 else ''}): too few to judge "
+            f"({power_phrase(thin_rows, tested=False)})."
+        )
+    judged = [r for r in rows if r.get("status") == "judged" and not r.get("significant")]
+    if judged:
+        import pandas as pd
+
+        from .perlang import power_phrase
+
+        quiet.append(
+            f"Per-language differences: {len(judged)} judged comparison(s) show no difference at the "
+            f"5 % level after Holm ({power_phrase(pd.DataFrame(judged))})."
         )
     return found, quiet
 

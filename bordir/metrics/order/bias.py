@@ -16,6 +16,7 @@ from ...stats import (
     resolve_seed,
     sign_flip_test,
 )
+from ..perlang.power import analytic_power
 from .items import order_items, orders_of, with_positions
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -160,7 +161,8 @@ def position_bias_excess(
 
     Columns: the ``by`` keys, ``basis`` (``resample`` / ``deterministic`` / ``one run``),
     ``n_queries``, ``n_territories``, ``reorder``, ``resample``, ``excess``, ``low``, ``high``,
-    ``p_value``, ``significant``, ``signature``.
+    ``p_value``, ``significant``, ``power_10`` (the test's power against a 10-point excess with
+    these territories and their spread), ``signature``.
 
     Example:
         >>> rows = [dict(model="m", mode="no_ir", run=r, query_id=q, territory=f"t{q}", option_order=o,
@@ -186,6 +188,7 @@ def position_bias_excess(
         "high",
         "p_value",
         "significant",
+        "power_10",
         "signature",
     ]
     out = []
@@ -209,6 +212,7 @@ def position_bias_excess(
             w = bootstrap_weights(len(per), n_resamples, np.random.default_rng(seed))
             lo, hi, _ = percentile_bounds((w @ sums) / (w @ counts), conf)
             p = sign_flip_test(sums / counts, n_permutations=n_resamples, seed=seed)
+            sd = float(np.std(sums / counts, ddof=1)) if len(per) > 1 else 0.0
             rec |= {
                 "n_queries": len(q),
                 "n_territories": len(per),
@@ -219,6 +223,8 @@ def position_bias_excess(
                 "high": hi,
                 "p_value": p,
                 "significant": bool(p < alpha and lo is not None and lo > 0),
+                # the sign-flip test's power against a 10-point excess with these territories
+                "power_10": analytic_power(len(per), 0.10, sd, alpha=alpha) if sd > 0 else None,
             }
         else:
             items = order_items(g)
@@ -241,6 +247,7 @@ def position_bias_excess(
                 "high": ci.high if deterministic else None,
                 "p_value": None,
                 "significant": bool(deterministic and ci.low is not None and ci.low > 0),
+                "power_10": None,
             }
         rec["signature"] = str(
             Signature.build(

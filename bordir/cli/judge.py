@@ -143,7 +143,8 @@ def judge_cmd(
     if vb := summary.get("vs_baseline"):
         click.echo(
             f"strategy vs baseline, failure rates: higher on {vb['higher_rate']}, lower on {vb['lower_rate']}, "
-            f"equal on {vb['same_rate']} configurations (sign test p = {vb['p_sign']:.3g})"
+            f"equal on {vb['same_rate']} configurations; per test over the configurations, "
+            f"{fmt(vb['across']['diff'])} (permutation p over tests = {vb['across']['p_value']:.3g})"
         )
         for r in vb["per_config"]:
             if r["lang"] != "all":

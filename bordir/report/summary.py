@@ -139,7 +139,11 @@ def _comparison_power(
         out.append(
             {
                 f"power_{e}": power_at(
-                    n, e / 100, sigma_d=sd, alpha=ALPHA / max(family, 1), runs=int(t.get("runs") or 1)
+                    n,
+                    e / 100,
+                    sigma_d=sd,
+                    alpha=ALPHA / max(family, 1),
+                    runs=int(t.get("runs") or 1),
                 )
                 if n
                 else None

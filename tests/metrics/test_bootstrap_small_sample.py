@@ -300,7 +300,9 @@ def test_normalised_delta_prints_the_estimate_of_its_interval(built):
     pooled over runs; that estimate (``pooled``) is printed beside them, not the mean of the runs."""
     _, m, tables = built
     t = tables["delta"]
-    col = t.headers.index(next(h for h in t.headers if h.endswith("terr95") and "norm" in h.lower()))
+    col = t.headers.index(
+        next(h for h in t.headers if h.endswith("terr95") and "norm" in h.lower())
+    )
     seen = 0
     for (model, mode), row in zip(
         [(mo, md) for mo, cells in m["results"].items() for md in cells], t.rows

@@ -65,7 +65,9 @@ def test_testbed_rates_of_one_item(outcome):
     for g in groups:
         for policy, ms in g["metrics"].items():
             for name, m in ms.items():
-                if m["value"] is None or m["n"] == 0:  # RGB's 0 when nothing is flagged: no interval
+                if (
+                    m["value"] is None or m["n"] == 0
+                ):  # RGB's 0 when nothing is flagged: no interval
                     assert m["ci95"] == [None, None]
                     continue
                 _nonzero(*m["ci95"], f"testbed {policy} {name}")

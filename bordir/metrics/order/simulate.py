@@ -148,7 +148,11 @@ def mixture_habit_responses(
         cf = np.log(habit * a + (1 - habit) / n)
         for run in range(runs):
             seed = int(rng.integers(2**31))
-            k = 0 if rng.random() < habit else choose_option(_log_softmax(c).tolist(), temperature, seed)
+            k = (
+                0
+                if rng.random() < habit
+                else choose_option(_log_softmax(c).tolist(), temperature, seed)
+            )
             rows.append(
                 {
                     "query_id": q.query_id,

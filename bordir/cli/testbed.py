@@ -270,6 +270,13 @@ def print_scores(scores: dict[str, Any]) -> None:
 )
 @opt.count("--examples", 3, minimum=0)
 @opt.registry("--policy", _policies, "rgb", "rgb format only (nomiracl prints its two policies).")
+@click.option(
+    "--data",
+    "data_file",
+    type=click.Path(dir_okay=False, path_type=str),
+    help="rgb format, bordir policy: the RGB data file the predictions answer (en_fact.json …), "
+    "to read each line's fakeanswer by id (without it hedges cannot be detected).",
+)
 @opt.json()
 def score_cmd(
     predictions: tuple[str, ...],
@@ -281,6 +288,7 @@ def score_cmd(
     tsv_dir: str | None,
     examples: int,
     policy: str,
+    data_file: str | None,
     as_json: bool,
 ) -> None:
     """Re-score prediction files: RGB's (one file), or NoMIRACL's result files (--format nomiracl)."""
@@ -304,10 +312,10 @@ def score_cmd(
     if len(predictions) != 1:
         raise click.UsageError("the rgb format re-scores one prediction file at a time")
     from ..stats.rate import format_rate_dict
-    from ..testbeds.rescore import rescore_predictions
+    from ..testbeds.rescore import HEDGES_UNDETECTED, rescore_predictions
 
     result = rescore_predictions(
-        predictions[0], dataset_kind=dataset_kind, lang=lang, policy=policy
+        predictions[0], dataset_kind=dataset_kind, lang=lang, policy=policy, data=data_file
     )
     if as_json:
         echo_json(result)
@@ -324,6 +332,8 @@ def score_cmd(
     note = next((m["note"] for m in result["metrics"].values() if m.get("note")), None)
     if note:
         click.echo(f"† {note}")
+    if result.get("hedges") == HEDGES_UNDETECTED:
+        click.echo(f"bordir: warning: {HEDGES_UNDETECTED}", err=True)
     mm = result["label_mismatches"]
     if mm is not None:
         click.echo(

@@ -48,7 +48,7 @@ from .metrics import RGB_REJECTION_NOTE
 from .rgb_data import KINDS, infer_kind, infer_lang, parse_answer_field
 from .scorer import POLICIES, score
 
-__all__ = ["read_predictions", "rescore_predictions", "PREDICTION_FIELDS"]
+__all__ = ["read_predictions", "rescore_predictions", "PREDICTION_FIELDS", "HEDGES_UNDETECTED"]
 
 PREDICTION_FIELDS = ("id", "query", "ans", "label", "prediction", "docs", "noise_rate", "factlabel")
 
@@ -158,12 +158,29 @@ def _block(rows: list[dict[str, Any]], kind: str, policy: str, sig: Signature) -
     return out
 
 
+HEDGES_UNDETECTED = (
+    "hedged answers cannot be detected: a prediction file carries no fakeanswer, so an answer that "
+    "names the true and the fake answer ('X or F') counts as correct; pass --data with the RGB "
+    "file the predictions answer (e.g. en_fact.json) to read fakeanswer by id"
+)
+
+
+def _hedges(policy: str, kind: str, data: Any) -> str | None:
+    """What the bordir policy could see of hedges (None under the rgb policy, which ignores them)."""
+    if policy != "bordir":
+        return None
+    if data is not None:
+        return f"fakeanswer read by id from {data}"
+    return HEDGES_UNDETECTED if kind == "fact" else "no fake answer in this kind of file"
+
+
 def rescore_predictions(
     path: str | os.PathLike[str],
     *,
     dataset_kind: str | None = None,
     lang: str | None = None,
     policy: str = "rgb",
+    data: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Recompute every label of an RGB prediction file and the rates of the module docs.
 
@@ -172,6 +189,13 @@ def rescore_predictions(
         dataset_kind: ``noise``, ``integration`` or ``fact`` (default: from the file name, as RGB).
         lang: ``en``, ``zh`` or a bordir code (default: from the file name, as RGB's ``'zh' in dataset``).
         policy: ``rgb`` (default) or ``bordir``.
+        data: the RGB data file the predictions answer (``en_fact.json`` …): the bordir policy reads
+            each line's ``fakeanswer`` from it by id, so that "X or F" is ``hedged``, not correct.
+            Without it a counterfactual file's hedges cannot be detected, and the result says so
+            (``hedges``).
+
+    Raises:
+        DataError: a prediction whose id the data file does not have.
     """
     path = Path(path)
     kind = dataset_kind or infer_kind(path)
@@ -186,9 +210,24 @@ def rescore_predictions(
         languages.get(RGB_LANG_ALIASES.get(lang, lang))  # an unknown code: one line naming it
     lang = lang or infer_lang(path)
     rows = read_predictions(path)
+    fakes: dict[str, tuple[Any, ...]] | None = None
+    if data is not None:
+        from .rgb_data import load_rgb
+
+        fakes = {q.id: tuple(q.fakeanswer) for q in load_rgb(data)}
+        for r in rows:
+            if str(r["id"]) not in fakes:
+                raise DataError(
+                    f"id {r['id']!r} is not in the data file {data}; pass the RGB file these "
+                    "predictions answer",
+                    path=path,
+                    line=r["_line"],
+                    field="id",
+                )
     mismatches = []
     for r in rows:
-        s = score(r["prediction"], r["_answer"], lang, policy=policy)  # type: ignore[arg-type]
+        fake = fakes.get(str(r["id"]), ()) if fakes is not None else ()
+        s = score(r["prediction"], r["_answer"], lang, policy=policy, fake=fake)  # type: ignore[arg-type]
         r["_s"] = s
         stored = r.get("label")
         if policy == "rgb" and (
@@ -225,5 +264,6 @@ def rescore_predictions(
         "label_mismatches": {"count": len(mismatches), "lines": mismatches[:20]}
         if policy == "rgb"
         else None,
+        "hedges": _hedges(policy, kind, data),
         "signature": str(base),
     }

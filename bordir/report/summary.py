@@ -55,8 +55,11 @@ def _label(metric: str) -> str:
 
 
 def _order_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[str]]:
-    """(findings, cannot judge) on option order: a position bias is a finding only when its excess
-    over re-sampling (or its deterministic rate) is significant, and so is a favoured letter."""
+    """(findings, cannot judge) on option order.
+
+    A position bias is a finding only when its excess over re-sampling (or its deterministic
+    rate) is significant, and so is a favoured letter.
+    """
     from .orders import excess_sentence
 
     block = metrics.get("option_order") or {}

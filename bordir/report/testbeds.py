@@ -32,8 +32,8 @@ import pandas as pd
 from .._atomic import atomic_write_text
 from .._jsonl import read_json
 from ..errors import DataError
-from ..testbeds.config import TESTBED_JSON
 from ..stats.rate import format_rate_dict
+from ..testbeds.config import TESTBED_JSON
 from ..testbeds.metrics import METRICS, RGB_REJECTION_NOTE
 from .html import NO_PLOTS_NOTE, data_uri, render_page
 from .tables import Table, fmt_ci, fmt_p, fmt_value, write_tables

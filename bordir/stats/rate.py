@@ -200,8 +200,9 @@ def rate_interval(
     """The rate ``Σnum / Σden`` with its continuity-corrected (cluster) Wilson interval (module docs).
 
     Args:
-        num, den: a count and its denominator (independent items), or per-cluster sums
-            (arrays of one length, ``0 ≤ num_g ≤ den_g``); clusters with ``den_g = 0`` are left out.
+        num: a count (independent items), or per-cluster sums of the numerator (an array).
+        den: its denominator, or per-cluster sums of the denominator (an array of the same
+            length, ``0 ≤ num_g ≤ den_g``); clusters with ``den_g = 0`` are left out.
         weights: with per-cluster arrays, how many clusters have each (num, den) profile
             (citation cells store identical clusters once); default 1 each.
         conf: confidence level.

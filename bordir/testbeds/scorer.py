@@ -314,8 +314,11 @@ def answer_outcome(
     fakes = [f for part in fake for f in _aliases(part) if f not in true_all]
 
     def found(alias: str, hide: Sequence[str], quoted: bool = False) -> tuple[bool, bool]:
-        """(named plainly, named only under a negation); ``quoted``: a mention quoted to be
-        corrected (:func:`~bordir.testbeds.corrections.corrected`) does not count as named."""
+        """(named plainly, named only under a negation).
+
+        ``quoted``: a mention quoted to be corrected
+        (:func:`~bordir.testbeds.corrections.corrected`) does not count as named.
+        """
         spans = _mentions(norm, alias, [h for h in hide if alias in h and h != alias])
         plain = [
             (a, b)

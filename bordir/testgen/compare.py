@@ -353,6 +353,8 @@ def strategy_vs_baseline(
             exact McNemar test. Default: two suites, different tests: unpaired rates, Newcombe's
             hybrid score interval and Fisher's exact test.
         conf: level of the rate-difference interval.
+        n_permutations: permutations of the test-level test across configurations.
+        seed: its seed (default ``$BORDIR_SEED`` or 12345).
 
     Returns:
         ``per_config`` (one row per configuration and language: the counts, both rates,

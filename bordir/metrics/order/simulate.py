@@ -127,10 +127,10 @@ def mixture_habit_responses(
     temperature: float = 0.7,
     model: str = "sim/mixture-habit",
 ) -> pd.DataFrame:
-    """Given-order responses of a model with a **mixture** letter habit: with probability ``habit``
-    it answers A whatever the content, else it samples the content logits at ``temperature``.
+    """Given-order responses of a model with a **mixture** letter habit.
 
-    Its option scores are those of the mixture, ``log(habit·[i = A] + (1 − habit)·softmax(c)ᵢ)``, and
+    With probability ``habit`` it answers A whatever the content, else it samples the content
+    logits at ``temperature``. Its option scores are those of the mixture, ``log(habit·[i = A] + (1 − habit)·softmax(c)ᵢ)``, and
     its content-free scores those of the same mixture without content,
     ``log(habit·[i = A] + (1 − habit)/n)``: what the calibrated rule is given.
     """

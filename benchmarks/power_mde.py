@@ -31,6 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bordir.metrics.perlang.power import lattice_runs, mde  # noqa: E402
+from bordir.metrics.perlang.shape import shape_of  # noqa: E402
 from bordir.metrics.perlang.simulate_power import (  # noqa: E402
     COUPLINGS,
     effect_for,
@@ -57,7 +58,9 @@ def reported_mde(
     for _ in range(pilots):
         pa, pb = propensities(rng, n, design, gamma)
         d = pooled_differences(rng, pa, pb, runs, coupling=coupling)[0]
-        m = mde(n, sigma_d=float(np.std(d, ddof=1)), runs=lattice_runs(d, runs))
+        grid = lattice_runs(d, runs)
+        shape = shape_of(d) if grid > 1 else None  # the data's own shape, as the report takes it
+        m = mde(n, sigma_d=float(np.std(d, ddof=1)), runs=grid, shape=shape)
         if m is not None:
             out.append(m)
     return float(np.median(out)) if out else None

@@ -26,8 +26,8 @@ How the runs relate (``coupling`` of :func:`pooled_differences`):
 The effect ``δ = E[p_a − p_b]`` and the SD ``σ_d`` of the pooled differences
 come from a large draw (:func:`population`). :func:`power_check` takes the MDE
 that :func:`bordir.metrics.perlang.power.mde` reports for ``n`` territories,
-``R`` runs and the SD the test sees *at that effect* (a fixed point:
-``δ* = mde(n, σ_d(δ*), R)``), plants ``δ*`` and counts how often bordir's
+``R`` runs and the SD and shape the test sees *at that effect* (a fixed point:
+``δ* = mde(n, σ_d(δ*), R, shape(δ*))``, :mod:`~bordir.metrics.perlang.shape`), plants ``δ*`` and counts how often bordir's
 sign-flip test (:func:`bordir.stats.sign_flip_pvalue`, 1,999 random flips,
 ``(c + 1)/(n + 1)``) rejects at α = 0.05: the power at the reported MDE, which
 should be 80 %. ``benchmarks/power_mde.py`` prints it for 1, 3 and 10 runs × 20,
@@ -48,6 +48,7 @@ import numpy as np
 
 from ...stats.permutation import flip_matrix, sign_flip_pvalue
 from .power import ALPHA, POWER, mde
+from .shape import shape_of
 
 __all__ = [
     "DESIGNS",
@@ -56,6 +57,7 @@ __all__ = [
     "pooled_differences",
     "population",
     "effect_for",
+    "shape_for",
     "power_check",
     "simulated_power",
 ]
@@ -140,6 +142,16 @@ def population(
     return float(np.mean(pa - pb)), float(np.std(d, ddof=1))
 
 
+def shape_for(
+    design: str, delta: float, runs: int, coupling: str = "independent"
+) -> tuple[float, float]:
+    """The skewness and kurtosis of the pooled differences at effect ``delta`` (a large draw)."""
+    gamma, _ = effect_for(design, delta, runs, coupling)
+    rng = np.random.default_rng(0)
+    pa, pb = propensities(rng, 200_000, design, gamma)
+    return shape_of(pooled_differences(rng, pa, pb, runs, coupling=coupling)[0])
+
+
 def _mean_effect(design: str, gamma: float, n: int = 200_000) -> float:
     """``E[p_a − p_b]`` at ``gamma`` (the same propensity draws for every ``gamma``: smooth in it)."""
     pb, u = _population_draws(design, n)
@@ -181,8 +193,9 @@ def power_check(
     """
     eff_runs = 1 if design == "fixed" else runs
     delta, sd = 0.1, population(design, 0.0, runs, coupling=coupling)[1] or 0.5
-    for _ in range(8):  # the fixed point δ* = mde(n, σ_d(δ*))
-        m = mde(n, sigma_d=sd, alpha=alpha, power=power, runs=eff_runs)
+    shape = None
+    for _ in range(8):  # the fixed point δ* = mde(n, σ_d(δ*), shape(δ*))
+        m = mde(n, sigma_d=sd, alpha=alpha, power=power, runs=eff_runs, shape=shape)
         if m is None:
             return {
                 "mde": None,
@@ -195,6 +208,7 @@ def power_check(
             break
         delta = m
         _, sd = effect_for(design, delta, runs, coupling)
+        shape = shape_for(design, delta, runs, coupling) if eff_runs > 1 else None
     _, sd = effect_for(design, delta, runs, coupling)
     return {
         "mde": delta,

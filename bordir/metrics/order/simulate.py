@@ -35,7 +35,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -56,6 +56,27 @@ __all__ = [
 def _log_softmax(x: np.ndarray) -> np.ndarray:
     z = x - x.max()
     return cast("np.ndarray", z - np.log(np.exp(z).sum()))
+
+
+def _row(
+    q: Any, model: str, run: int, seed: int, choice: int, lp: np.ndarray, cf: np.ndarray
+) -> dict[str, Any]:
+    """One given-order, answered response row of a simulated rank-classification model."""
+    return {
+        "query_id": q.query_id,
+        "territory": q.territory,
+        "query_lang": q.lang,
+        "is_control": q.is_control,
+        "mode": "no_ir",
+        "model": model,
+        "run": run,
+        "seed": seed,
+        "outcome": "answered",
+        "choice": choice,
+        "option_order": "given",
+        "option_logprobs": lp.tolist(),
+        "cf_logprobs": cf.tolist(),
+    }
 
 
 def letter_bias_responses(
@@ -89,21 +110,7 @@ def letter_bias_responses(
         )
         for run in range(runs):
             rows.append(
-                {
-                    "query_id": q.query_id,
-                    "territory": q.territory,
-                    "query_lang": q.lang,
-                    "is_control": q.is_control,
-                    "mode": "no_ir",
-                    "model": model,
-                    "run": run,
-                    "seed": run,
-                    "outcome": "answered",
-                    "choice": choose_option(lp.tolist(), temperature, run),
-                    "option_order": "given",
-                    "option_logprobs": lp.tolist(),
-                    "cf_logprobs": cf.tolist(),
-                }
+                _row(q, model, run, run, choose_option(lp.tolist(), temperature, run), lp, cf)
             )
     return pd.DataFrame(rows)
 
@@ -153,23 +160,7 @@ def mixture_habit_responses(
                 if rng.random() < habit
                 else choose_option(_log_softmax(c).tolist(), temperature, seed)
             )
-            rows.append(
-                {
-                    "query_id": q.query_id,
-                    "territory": q.territory,
-                    "query_lang": q.lang,
-                    "is_control": q.is_control,
-                    "mode": "no_ir",
-                    "model": model,
-                    "run": run,
-                    "seed": seed,
-                    "outcome": "answered",
-                    "choice": int(k),
-                    "option_order": "given",
-                    "option_logprobs": lp.tolist(),
-                    "cf_logprobs": cf.tolist(),
-                }
-            )
+            rows.append(_row(q, model, run, seed, int(k), lp, cf))
     return pd.DataFrame(rows)
 
 

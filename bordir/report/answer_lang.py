@@ -18,6 +18,7 @@ import pandas as pd
 from .._json import jsonable
 from ..citations.tables import pct
 from ..experiment.rundir import RESPONSES_FILE, RunDir
+from ..stats.rate import format_rate
 from .orders import Section
 from .tables import Table
 
@@ -62,7 +63,9 @@ def answer_lang_section(run: RunDir, out: Path) -> Section:
             pct(r.share_query),
             pct(r.share_en),
             pct(r.share_other),
-            pct(r.mismatch_rate),
+            format_rate(
+                r.mismatch_rate, r.mismatch_low, r.mismatch_high, too_few=r.mismatch_too_few
+            ),
             str(r.n_und + r.n_unsupported),
         )
         for r in shares.itertuples()
@@ -70,7 +73,9 @@ def answer_lang_section(run: RunDir, out: Path) -> Section:
     table = Table(
         "answer_lang",
         "Language of the free-text answers (×100 of the answers whose language was "
-        "checked): in the query's language, in English, in another language; mismatch = English + other. "
+        "checked): in the query's language, in English, in another language; mismatch = English + other, "
+        "with its 95 % interval (continuity-corrected Wilson over territories; 'too few to judge' "
+        "below 10). "
         "Not checked: nothing to detect, or a query language langdetect has no profile for. Detector: "
         "bordir.langid.check.detect (seeded langdetect with script priors).",
         (
@@ -81,7 +86,7 @@ def answer_lang_section(run: RunDir, out: Path) -> Section:
             "Query lang %",
             "English %",
             "Other %",
-            "Mismatch %",
+            "Mismatch % [95% CI]",
             "Not checked",
         ),
         rows,
@@ -95,8 +100,9 @@ def answer_lang_section(run: RunDir, out: Path) -> Section:
     files.append(p)
     pooled = shares[shares["query_lang"] == "*"]
     lead = "".join(
-        f"<p><strong>{r.model} {r.mode}: {pct(r.mismatch_rate)} % of the answers are not in the "
-        "query's language.</strong></p>"
+        f"<p><strong>{r.model} {r.mode}: "
+        f"{format_rate(r.mismatch_rate, r.mismatch_low, r.mismatch_high, too_few=r.mismatch_too_few)}"
+        " % of the answers are not in the query's language.</strong></p>"
         for r in pooled.itertuples()
     )
     wide = cs[cs["metric"].isin(_SHOWN)].pivot_table(

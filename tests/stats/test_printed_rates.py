@@ -134,3 +134,20 @@ def test_testgen_rates_of_one_test():
     assert bool(r["too_few"])
     p = oracle_precision({("A", "t0"): True})
     _nonzero(*p["precision_ci"], "oracle precision")
+
+
+def test_answer_language_mismatch_of_one_answer():
+    from bordir.metrics.answer_lang import language_shares
+
+    det = pd.DataFrame(
+        {
+            "model": ["m"],
+            "mode": ["no_ir"],
+            "query_lang": ["sw"],
+            "territory": ["T"],
+            "answer_lang_class": ["en"],
+        }  # fmt: skip
+    )
+    for r in language_shares(det).itertuples():
+        _nonzero(r.mismatch_low, r.mismatch_high, "answer-language mismatch")
+        assert r.mismatch_too_few

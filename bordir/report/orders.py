@@ -27,9 +27,10 @@ from ..citations.tables import ci_text, pct
 from ..experiment.rundir import RESPONSES_FILE, RunDir
 from ..metrics.registry import metric_label
 from .html import data_uri
+from .sentences import excess_sentence
 from .tables import Table
 
-__all__ = ["Section", "order_section", "excess_sentence", "CALIBRATION_FILE", "PICK_PLOT"]
+__all__ = ["Section", "order_section", "CALIBRATION_FILE", "PICK_PLOT"]
 
 CALIBRATION_FILE = "calibration.parquet"
 PICK_PLOT = "pick_rates"
@@ -92,45 +93,6 @@ def _plot(letters: pd.DataFrame, countries: pd.DataFrame, out: Path) -> tuple[Pa
             )
         out.mkdir(parents=True, exist_ok=True)
         return save_figure(fig, out, PICK_PLOT)
-
-
-def excess_sentence(r: dict[str, Any]) -> str:
-    """One sentence on a model's position bias net of re-sampling (a ``position_bias_excess`` row)."""
-    model, n = r.get("model", ""), r.get("n_queries")
-    src = r.get("source") or ""
-    if r.get("basis") == "one run":
-        return (
-            f"Position bias of {model} cannot be judged: {pct(r.get('reorder'))} % of {n} answers change "
-            f"with the option order, but one run at temperature > 0 gives no same-order reference "
-            "(re-sampling alone changes answers too); run ≥ 2 runs or use rank classification."
-        )
-    if r.get("basis") == "deterministic":
-        head = (
-            f"Position bias of {model} ({src}): {pct(r.get('excess'))} % "
-            f"{ci_text(r.get('low'), r.get('high'))} of {n} queries name another country when the "
-            "options are reordered (no sampling: every change is the order's)"
-        )
-    else:
-        head = (
-            f"Position bias of {model} ({src}): answers change with the option order in "
-            f"{pct(r.get('reorder'))} % of pairs and between two runs in one order in "
-            f"{pct(r.get('resample'))} %; the excess, the order's own effect, is "
-            f"{pct(r.get('excess'))} points {ci_text(r.get('low'), r.get('high'))}, p = "
-            f"{r.get('p_value', float('nan')):.3g} ({n} queries)"
-        )
-    tail = (
-        "."
-        if r.get("significant")
-        else ": not distinguishable from re-sampling noise at the 5 % level"
-        + (
-            f" (power against a 10-point excess: {100 * r['power_10']:.0f} %)."
-            if r.get("power_10") is not None
-            else "."
-        )
-        if r.get("basis") == "resample"
-        else ": no change that the interval can tell from 0."
-    )
-    return head + tail
 
 
 def _bias_rows(table: pd.DataFrame, mode: str | None) -> list[tuple[str, ...]]:

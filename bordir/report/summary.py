@@ -60,7 +60,7 @@ def _order_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     A position bias is a finding only when its excess over re-sampling (or its deterministic
     rate) is significant, and so is a favoured letter.
     """
-    from .orders import excess_sentence
+    from .sentences import excess_sentence
 
     block = metrics.get("option_order") or {}
     found, quiet = [], []
@@ -125,7 +125,7 @@ def _comparison_power(
     import pandas as pd
 
     from ..metrics.perlang.power import PLANNING_SD, power_at
-    from .perlang import power_phrase
+    from .sentences import power_phrase
 
     table = {
         str(r.get("metric")): r
@@ -178,7 +178,7 @@ def _perlang_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[str]]
     if thin:
         import pandas as pd
 
-        from .perlang import power_phrase
+        from .sentences import power_phrase
 
         which = f"all {len(langs)}" if len(thin) == len(langs) else f"{len(thin)} of {len(langs)}"
         thin_rows = pd.DataFrame([r for r in rows if r.get("status") != "judged"])
@@ -191,7 +191,7 @@ def _perlang_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[str]]
     if judged:
         import pandas as pd
 
-        from .perlang import power_phrase
+        from .sentences import power_phrase
 
         quiet.append(
             f"Per-language differences: {len(judged)} judged comparison(s) show no difference at the "

@@ -91,6 +91,7 @@ def main() -> None:
     ap.add_argument(
         "--coupling", choices=COUPLINGS, action="append", help="only these couplings (repeatable)"
     )
+    ap.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="territories")
     args = ap.parse_args()
     if args.quick:
         args.sets = 300
@@ -108,7 +109,7 @@ def main() -> None:
         if args.coupling and coupling not in args.coupling:
             continue
         for runs in RUNS:
-            for n in SIZES:
+            for n in args.sizes:
                 r = power_check(
                     rng, n=n, runs=runs, design=design, n_sets=args.sets, coupling=coupling
                 )

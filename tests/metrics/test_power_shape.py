@@ -28,7 +28,7 @@ def test_normal_differences_leave_the_model_as_it_was():
     assert abs(g1) < 0.1 and abs(g2 - 3) < 0.2
     assert spread_factor(0.1, 0.3, NORMAL) == 1.0
     assert mde(60, sigma_d=0.3, runs=3, shape=NORMAL) == mde(60, sigma_d=0.3, runs=3)
-    assert shape_of([0.1, 0.2]) == NORMAL  # too few values: no shape
+    assert shape_of([0.1, 0.2] * 14) == NORMAL  # fewer than 30 values: too noisy, no shape
 
 
 def test_coupled_runs_give_a_smaller_mde_from_their_own_shape():
@@ -46,6 +46,6 @@ def test_coupled_runs_give_a_smaller_mde_from_their_own_shape():
 @pytest.mark.slow
 def test_power_at_the_mde_of_coupled_runs_is_near_80_percent():
     r = power_check(
-        np.random.default_rng(5), n=20, runs=10, design="movers", n_sets=400, coupling="coupled"
+        np.random.default_rng(5), n=60, runs=10, design="movers", n_sets=400, coupling="coupled"
     )
-    assert 0.74 <= r["power"] <= 0.86, r  # 88 % with the normal model
+    assert 0.72 <= r["power"] <= 0.86, r  # 87.6 % with the normal model

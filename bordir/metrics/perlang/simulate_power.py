@@ -48,7 +48,7 @@ import numpy as np
 
 from ...stats.permutation import flip_matrix, sign_flip_pvalue
 from .power import ALPHA, POWER, mde
-from .shape import shape_of
+from .shape import MIN_SHAPE_N, shape_of
 
 __all__ = [
     "DESIGNS",
@@ -208,7 +208,10 @@ def power_check(
             break
         delta = m
         _, sd = effect_for(design, delta, runs, coupling)
-        shape = shape_for(design, delta, runs, coupling) if eff_runs > 1 else None
+        # the report uses the data's shape from MIN_SHAPE_N territories on (shape.py)
+        shape = (
+            shape_for(design, delta, runs, coupling) if eff_runs > 1 and n >= MIN_SHAPE_N else None
+        )
     _, sd = effect_for(design, delta, runs, coupling)
     return {
         "mde": delta,

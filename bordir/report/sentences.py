@@ -28,7 +28,7 @@ def excess_sentence(r: dict[str, Any]) -> str:
     if r.get("basis") == "deterministic":
         head = (
             f"Position bias of {model} ({src}): {pct(r.get('excess'))} % "
-            f"{ci_text(r.get('low'), r.get('high'))} of {n} queries name another country when the "
+            f"{ci_text(r.get('low'), r.get('high'))} of {n} answers name another country when the "
             "options are reordered (no sampling: every change is the order's)"
         )
     else:

@@ -1,4 +1,8 @@
-"""Power at the reported minimum detectable effect: 1, 3 and 10 runs × 20, 60 and 400 territories.
+"""Power at the reported minimum detectable effect: 1, 3 and 10 runs × 20, 60 and 400 territories × runs.
+
+Runs are independent, coupled (the two modes share a component within a run) or partly
+deterministic (half the territories repeat one answer in every run): ``coupling`` of
+:func:`bordir.metrics.perlang.simulate_power.pooled_differences`.
 
 For each design of :mod:`bordir.metrics.perlang.simulate_power` (``beta``: every territory moves a
 little; ``movers``: a share of territories moves a lot; ``fixed``: a temperature-0 model whose runs
@@ -6,8 +10,7 @@ agree, so its differences stay ternary) and each number of runs and territories 
 that :func:`bordir.metrics.perlang.power.mde` reports with the SD of the pooled per-territory
 differences at that effect (a fixed point), plants exactly that effect, and counts how often the
 report's paired sign-flip test (1,999 random flips, ``(c + 1)/(n + 1)``) rejects at α = 0.05. The
-target is 80 ± 3 %. For the ``beta`` design it also gives the power at the MDE the ternary one-run
-model reported before (``mde(n, σ_d)`` with one run, whatever the runs), which counted no runs.
+target is 80 ± 3 %.
 
 ``docs/methodology.md`` quotes these figures; ``tests/metrics/test_power_planted.py`` runs a small version.
 
@@ -27,16 +30,57 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bordir.metrics.perlang.power import mde  # noqa: E402
+from bordir.metrics.perlang.power import lattice_runs, mde  # noqa: E402
+from bordir.metrics.perlang.shape import shape_of  # noqa: E402
 from bordir.metrics.perlang.simulate_power import (  # noqa: E402
-    DESIGNS,
+    COUPLINGS,
     effect_for,
+    pooled_differences,
     power_check,
+    propensities,
     simulated_power,
 )
 
+
+def reported_mde(
+    rng: np.random.Generator,
+    design: str,
+    coupling: str,
+    runs: int,
+    n: int,
+    delta: float,
+    pilots: int,
+) -> float | None:
+    """The median MDE the report prints for data with effect ``delta``: σ_d the SD of the data's own
+    pooled differences (their between-run correlation included), the grid from their values."""
+    gamma, _ = effect_for(design, delta, runs, coupling)
+    out = []
+    for _ in range(pilots):
+        pa, pb = propensities(rng, n, design, gamma)
+        d = pooled_differences(rng, pa, pb, runs, coupling=coupling)[0]
+        grid = lattice_runs(d, runs)
+        shape = shape_of(d) if grid > 1 else None  # the data's own shape, as the report takes it
+        m = mde(n, sigma_d=float(np.std(d, ddof=1)), runs=grid, shape=shape)
+        if m is not None:
+            out.append(m)
+    return float(np.median(out)) if out else None
+
+
 RUNS = (1, 3, 10)
 SIZES = (20, 60, 400)
+
+
+CASES: tuple[tuple[str, str], ...] = (
+    ("beta", "independent"),
+    ("movers", "independent"),
+    ("fixed", "independent"),
+    ("beta", "coupled"),
+    ("movers", "coupled"),
+    ("beta", "partly"),
+    ("movers", "partly"),
+)
+"""(design, coupling) pairs: every design with independent runs; the two sampled designs with
+coupled and partly deterministic runs (``fixed`` is wholly deterministic already)."""
 
 
 def main() -> None:
@@ -44,6 +88,10 @@ def main() -> None:
     ap.add_argument("--sets", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--quick", action="store_true", help="300 sets")
+    ap.add_argument(
+        "--coupling", choices=COUPLINGS, action="append", help="only these couplings (repeatable)"
+    )
+    ap.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="territories")
     args = ap.parse_args()
     if args.quick:
         args.sets = 300
@@ -54,24 +102,31 @@ def main() -> None:
         f"power (%) at the reported MDE, {args.sets} datasets per cell (Monte Carlo SE ±{se:.1f})"
     )
     print(
-        f"{'design':>7} {'runs':>4} {'terr.':>5} {'σ_d':>6} {'MDE':>7} {'power':>6} {'before: MDE':>12} {'power':>6}"
+        f"{'design':>7} {'runs':>11} {'runs':>4} {'terr.':>5} {'σ_d':>6} {'MDE':>7} {'power':>6} "
+        f"| {'report MDE':>10} {'power':>6}"
     )
-    for design in DESIGNS:
+    for design, coupling in CASES:
+        if args.coupling and coupling not in args.coupling:
+            continue
         for runs in RUNS:
-            for n in SIZES:
-                r = power_check(rng, n=n, runs=runs, design=design, n_sets=args.sets)
-                before = ""
-                if design == "beta" and runs > 1:
-                    old = mde(n, sigma_d=r["sd"])  # the ternary one-run model, as before
-                    if old is not None:
-                        _, sd_old = effect_for(design, old, runs)
-                        p_old = simulated_power(
-                            rng, n=n, runs=runs, design=design, delta=old, n_sets=args.sets // 2
-                        )
-                        before = f"{old:12.3f} {100 * p_old:6.1f}"
+            for n in args.sizes:
+                r = power_check(
+                    rng, n=n, runs=runs, design=design, n_sets=args.sets, coupling=coupling
+                )
                 mde_txt = "-" if r["mde"] is None else f"{r['mde']:.3f}"
+                rep = ""
+                if r["mde"] is not None:  # the MDE the report prints from such data, and its power
+                    m = reported_mde(rng, design, coupling, runs, n, r["mde"], args.sets // 5)
+                    if m is not None:
+                        p = simulated_power(
+                            rng, n=n, runs=runs, design=design, delta=m, n_sets=args.sets,
+                            coupling=coupling,
+                        )  # fmt: skip
+                        rep = f"{m:10.3f} {100 * p:6.1f}"
                 print(
-                    f"{design:>7} {runs:4d} {n:5d} {r['sd']:6.3f} {mde_txt:>7} {100 * r['power']:6.1f} {before}"
+                    f"{design:>7} {coupling:>11} {runs:4d} {n:5d} {r['sd']:6.3f} {mde_txt:>7} "
+                    f"{100 * r['power']:6.1f} | {rep}",
+                    flush=True,
                 )
     print(f"\n{time.perf_counter() - t0:.0f} s")
 

@@ -1,9 +1,12 @@
-"""The citation ratio and cluster-bootstrap intervals for every rate of a cell.
+"""The citation ratio and the intervals of every rate of a cell.
 
-Every rate row of a cell (:func:`summarize_cell`) carries its point value, a
-cluster-bootstrap percentile interval (resamples from
-:mod:`~bordir.citations.resample`) and, for the ratio, the cluster score test
-and its interval (:mod:`~bordir.citations.ratio_test`).
+Every rate row of a cell (:func:`summarize_cell`) carries its point value and the
+interval every rate bordir prints gets (:func:`bordir.stats.rate_interval`: the
+continuity-corrected cluster Wilson interval over the cell's clusters; never zero width);
+the ratio carries the cluster score test and its interval
+(:mod:`~bordir.citations.ratio_test`) and its cluster-bootstrap percentile interval
+(resamples from :mod:`~bordir.citations.resample`). The answer-level shares
+(:func:`summarize_scalars`) get :func:`~bordir.stats.rate_interval` too.
 
 Example:
     >>> from bordir.citations.rates import CellStats
@@ -26,11 +29,12 @@ from typing import Any, cast
 import numpy as np
 
 from ..stats.percentile import percentile_columns
+from ..stats.rate import rate_interval
 from .rates import RATE_MEASURES, RATE_VARIANTS, CellStats, rates_from_sums, scalar_rate
 from .ratio_test import VARIANT_TERMS, ratio_score_test
 from .resample import BootSums, bootstrap_sums
 
-__all__ = ["INTERVAL_MEASURES", "summarize_cell", "summarize_scalars"]
+__all__ = ["INTERVAL_MEASURES", "RATE_TERMS", "summarize_cell", "summarize_scalars"]
 
 INTERVAL_MEASURES: tuple[str, ...] = (
     "inclusion_rate",
@@ -38,6 +42,27 @@ INTERVAL_MEASURES: tuple[str, ...] = (
     "citation_rate",
     "ratio",
 )
+
+RATE_TERMS: dict[str, dict[str, tuple[str, str]]] = {
+    "pooled": {
+        "inclusion_rate": ("docs", "docs_total"),
+        "inclusion_rate_citing": ("docs_citing", "docs_citing_total"),
+        "citation_rate": ("cites", "cites_total"),
+    },
+    "per_query": {
+        "inclusion_rate": ("share_docs", "with_docs"),
+        "inclusion_rate_citing": ("share_docs_citing", "citing"),
+        "citation_rate": ("share_cites", "citing"),
+    },
+}
+"""Per variant, each rate's (per-language numerator, scalar denominator) of :func:`~.rates.rates_from_sums`."""
+
+
+def _rate_bounds(cell: CellStats, num: np.ndarray, den: np.ndarray) -> tuple[Any, Any]:
+    if not cell.n_profiles:
+        return None, None
+    ci = rate_interval(num, den, weights=cell.weight)
+    return ci.low, ci.high
 
 
 def _f(x: Any) -> float | None:
@@ -115,6 +140,14 @@ def summarize_cell(
             for m in INTERVAL_MEASURES:
                 b, lo, hi = bounds[m]
                 row[m] = _f(est[v][m][j])
+                if m in RATE_TERMS[v]:  # a rate: its score interval
+                    xn, dn = RATE_TERMS[v][m]
+                    row[f"{m}_low"], row[f"{m}_high"] = (
+                        _rate_bounds(cell, cell.lang[xn][:, j], cell.scalars[dn])
+                        if row[m] is not None
+                        else (None, None)
+                    )
+                    continue
                 row[f"{m}_low"] = _f(lo[j]) if len(lo) else None
                 row[f"{m}_high"] = _f(hi[j]) if len(hi) else None
             rb = bounds["ratio"][0][:, j]
@@ -145,7 +178,7 @@ def summarize_scalars(
     boot: BootSums | None = None,
     method: str = "auto",
 ) -> dict[str, Any]:
-    """Ratios of two summed per-answer values (``(name, numerator, denominator)``) with percentile CIs.
+    """Ratios of two summed per-answer values (``(name, numerator, denominator)``) with score intervals.
 
     A numerator of the form ``"a-b"`` is ``a − b`` (e.g. answers with documents
     but no citation: ``with_docs-citing``). Every sum named is also returned as
@@ -167,13 +200,11 @@ def summarize_scalars(
         out[f"n_{k}"] = _f(v) if not float(v).is_integer() else int(v)
     for rname, num, den in rates:
         est = scalar_rate(value(s, num), value(s, den))
-        b = scalar_rate(value(boot.scal, num), value(boot.scal, den))
-        lo, hi = (
-            percentile_columns(b[:, None], conf)
-            if len(b)
-            else (np.array([np.nan]), np.array([np.nan]))
-        )
         out[rname] = _f(est)
-        out[f"{rname}_low"] = _f(lo[0])
-        out[f"{rname}_high"] = _f(hi[0])
+        lo, hi = (
+            _rate_bounds(cell, value(cell.scalars, num), value(cell.scalars, den))
+            if out[rname] is not None
+            else (None, None)
+        )
+        out[f"{rname}_low"], out[f"{rname}_high"] = lo, hi
     return out

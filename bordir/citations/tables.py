@@ -24,6 +24,7 @@ import pandas as pd
 from .._json import jsonable
 from .._version import __version__
 from ..signature import Signature
+from ..stats.rate import rate_method
 from .flags import MIN_CELL_CLUSTERS, TOO_FEW, assign_flags
 from .rates import CellStats
 from .ratio import summarize_cell, summarize_scalars
@@ -253,7 +254,8 @@ def build_tables(
             "inclusion_rate_citing": "the same over answers with ≥ 1 citation: the ratio's denominator",
             "ratio": "citation_rate / inclusion_rate_citing",
         },
-        "interval": f"percentile cluster bootstrap ({int(round(conf * 100))}%), clusters = {cluster}; the ratio's "
+        "interval": f"rates and shares: continuity-corrected cluster Wilson ({rate_method(conf, clustered=True)}; "
+        f"bordir.stats.rate_interval), clusters = {cluster}; the ratio's "
         f"interval: cluster score interval ({int(round(conf * 100))}%, Fieller-type; upper bound inf "
         "when the data do not bound it), its percentile interval in ratio_boot_low/high",
         "ratio_test": {
@@ -302,7 +304,7 @@ def build_tables(
         cluster=cluster,
         boot=n_resamples,
         seed=seed,
-        ci=f"cluster{int(round(conf * 100))}",
+        ci=rate_method(conf, clustered=True),
         adjust=adjust,
         min_clusters=min_clusters,
         version=__version__,

@@ -6,24 +6,35 @@ from typing import Any
 
 import click
 
+from ..stats.rate import format_rate
 from ._output import echo_table
 
 __all__ = ["print_nomiracl"]
+
+
+def _cell(m: dict[str, Any]) -> str:
+    """Both policies' cells in one format: ×100 with one decimal, the 95 % score interval, (count/n)."""
+    from ..stats.rate import rate_interval
+
+    if m["value"] is None:
+        return f"– ({m['count']}/{m['n']})"
+    ci = rate_interval(m["count"], m["n"])  # NoMIRACL's value is count/n where it computes one
+    return format_rate(m["value"], ci.low, ci.high, m["count"], m["n"], too_few=ci.too_few)
 
 
 def _nomiracl_cell(block: dict[str, Any] | None, key: str) -> str:
     if not block or "error" in block:
         return "n/a"
     m = block[key]
-    mark = "†" if m.get("reported") is False else ""
-    return f"{100 * m['value']:.4f}{mark} ({m['count']}/{m['n']})"
+    if m.get("reported") is False:  # ConfusionMetric never computed it: not a 0
+        return f"–† ({m['count']}/{m['n']})"
+    return _cell(m)
 
 
 def _bordir_cell(block: dict[str, Any] | None, key: str) -> str:
     if not block:
         return "n/a"
-    m = block[key]
-    return "-" if m["value"] is None else f"{100 * m['value']:.1f} ({m['count']}/{m['n']})"
+    return _cell(block[key])
 
 
 def print_nomiracl(result: dict[str, Any], *, examples: int = 3) -> None:
@@ -57,7 +68,7 @@ def print_nomiracl(result: dict[str, Any], *, examples: int = 3) -> None:
         rows,
     )
     click.echo(
-        "×100 (count/n); halluc on the non-relevant subset, err on the relevant one. nomiracl: "
+        "×100 [95% score interval] (count/n); halluc on the non-relevant subset, err on the relevant one. nomiracl: "
         "NoMIRACL's postprocess and ConfusionMetric, as its evaluation script reports them; bordir: "
         "refusals and affirmations in the query language and English (docs/testbeds.md)."
     )
@@ -67,8 +78,9 @@ def print_nomiracl(result: dict[str, Any], *, examples: int = 3) -> None:
         for g in result["groups"]
     ):
         click.echo(
-            "† NoMIRACL reports 0 there: its ConfusionMetric computes the rate only when the subset's "
-            "right reply occurs at least once; (count/n) is the fraction of replies."
+            "–† not computed: NoMIRACL's ConfusionMetric computes the rate only when the subset's "
+            "right reply occurs at least once, and here it never does (its evaluation script then "
+            "fills the cell with 0.0); (count/n) is the fraction of replies."
         )
     dis = result["disagreements"]
     click.echo("")

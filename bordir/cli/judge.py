@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from ..stats.rate import format_rate
 from . import _options as opt
 from ._cache_options import opened_cache, with_cache_options
 from ._calls import NothingMade, exit_for_calls, with_call_options
@@ -61,7 +62,13 @@ def judge_cmd() -> None:
     "Oracle precision: judges whose majority vote labels a Cochran sample of the failures.",
 )
 @click.option("--precision-n", type=click.IntRange(min=1), help="Sample size (default: Cochran's).")
-@opt.choice("--ci", ["wilson", "beta"], "wilson", "Interval method (beta: Clopper–Pearson).")
+@opt.choice(
+    "--ci",
+    ["wilsoncc", "wilson", "beta"],
+    "wilsoncc",
+    "Interval method: wilsoncc (continuity-corrected Wilson, every rate's default), wilson, "
+    "beta (Clopper–Pearson).",
+)
 @opt.file("--suite", "The tests file (default: the one run.json names).", dest="suite_path")
 @opt.directory(
     "--baseline", "A judged run directory of a baseline suite: compare failures with it."
@@ -153,7 +160,14 @@ def judge_run_cmd(
                 r["config"],
                 r["decided"],
                 r["fails"],
-                f"{fmt(r['fail_rate'])} [{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]",
+                format_rate(
+                    r["fail_rate"],
+                    r["ci_low"],
+                    r["ci_high"],
+                    too_few=bool(r.get("too_few")),
+                    scale=1.0,
+                    digits=3,
+                ),
                 r["tie"],
                 r["unparsed"],
                 r["failed"],
@@ -188,7 +202,8 @@ def judge_run_cmd(
     if vb := summary.get("vs_baseline"):
         click.echo(
             f"strategy vs baseline, failure rates: higher on {vb['higher_rate']}, lower on {vb['lower_rate']}, "
-            f"equal on {vb['same_rate']} configurations (sign test p = {vb['p_sign']:.3g})"
+            f"equal on {vb['same_rate']} configurations; per test over the configurations, "
+            f"{fmt(vb['across']['diff'])} (permutation p over tests = {vb['across']['p_value']:.3g})"
         )
         for r in vb["per_config"]:
             if r["lang"] != "all":

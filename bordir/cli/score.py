@@ -119,7 +119,9 @@ def borderlines_table(
         row = [label, *(_pct(r[m]) for r in runs), _pct(s["mean"]), ci_text]
         if n_resamples:
             b = s.get("boot95")
-            row.append("-" if b is None else f"[{_pct(b[0])}, {_pct(b[1])}]")
+            # the normalised ΔCS resamples the counts pooled over runs: its estimate is not the mean
+            est = f"{_pct(s['boot_estimate'])} " if s.get("boot_estimate") is not None else ""
+            row.append("-" if b is None else f"{est}[{_pct(b[0])}, {_pct(b[1])}]")
         rows.append(row)
     rc = summary["response_countries"]
     for label, key in (("Response countries", ""), ("Response countries + en", "_en")):
@@ -136,6 +138,11 @@ def borderlines_table(
         ]
         rows.append(row + (["-"] if n_resamples else []))
     echo_table(headers, rows)
+    if any(summary[m].get("boot_estimate") is not None for m in _labels()):
+        click.echo(
+            "boot: the normalised ΔCS resamples the counts pooled over runs; its bootstrap column "
+            "starts with that pooled estimate, which can differ from the mean of the runs"
+        )
     click.echo(
         "values x100 (response countries: mean (sd) of distinct answers per territory); counts per run:"
     )

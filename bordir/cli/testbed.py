@@ -65,14 +65,6 @@ def _ratios(text: str | None) -> tuple[float, ...] | None:
         ) from None
 
 
-def _pct(m: dict[str, Any] | None) -> str:
-    if not m or m["value"] is None:
-        return "-"
-    lo, hi = m["ci95"]
-    ci = "" if lo is None else f" [{100 * lo:.1f}, {100 * hi:.1f}]"
-    return f"{100 * m['value']:.1f}{ci} ({m['count']}/{m['n']})"
-
-
 def _testbed_command(name: str, description: str) -> click.Command:
     """The ``bordir testbed NAME`` command of a registered testbed (its defaults and options come from it)."""
     from ..testbeds.testbed import TESTBEDS
@@ -196,10 +188,12 @@ def _value(m: dict[str, Any] | None) -> str:
 
 
 def _with_ci(m: dict[str, Any] | None) -> str:
+    from ..stats.rate import format_rate
+
     if not m or m["value"] is None:
         return "-"
     lo, hi = m["ci95"]
-    return _value(m) + ("" if lo is None else f" [{100 * lo:.1f}, {100 * hi:.1f}]")
+    return format_rate(m["value"], lo, hi, too_few=bool(m.get("too_few")))
 
 
 def print_judge_calibration(scores: dict[str, Any]) -> None:
@@ -251,8 +245,9 @@ def print_scores(scores: dict[str, Any]) -> None:
         click.echo(f"… {len(rows) - MAX_ROWS} more rows in scores.json and the report")
     langs = sorted({g["lang"] for g in scores["groups"]} - {"all"})
     pooled = f"pooled over {len(langs)} language(s); per language in scores.json; " if langs else ""
-    note = f"{pooled}×100, {policy} policy [95% cluster bootstrap over questions]" + (
-        f", then the {other} policy's value (docs/testbeds.md: the two rules)" if other else ""
+    note = (
+        f"{pooled}×100, {policy} policy [95% cluster score interval over questions; 'too few to judge' below 10 questions]"
+        + (f", then the {other} policy's value (docs/testbeds.md: the two rules)" if other else "")
     )
     if "rejection_rate" in shown:
         from ..testbeds.metrics import RGB_REJECTION_NOTE
@@ -320,6 +315,13 @@ def echo_note(groups: list[dict[str, Any]]) -> str:
 )
 @opt.count("--examples", 3, minimum=0)
 @opt.registry("--policy", _policies, "rgb", "rgb format only (nomiracl prints its two policies).")
+@click.option(
+    "--data",
+    "data_file",
+    type=click.Path(dir_okay=False, path_type=str),
+    help="rgb format, bordir policy: the RGB data file the predictions answer (en_fact.json …), "
+    "to read each line's fakeanswer by id (without it hedges cannot be detected).",
+)
 @opt.json()
 def score_cmd(
     predictions: tuple[str, ...],
@@ -331,6 +333,7 @@ def score_cmd(
     tsv_dir: str | None,
     examples: int,
     policy: str,
+    data_file: str | None,
     as_json: bool,
 ) -> None:
     """Re-score prediction files: RGB's (one file), or NoMIRACL's result files (--format nomiracl)."""
@@ -353,10 +356,11 @@ def score_cmd(
         return
     if len(predictions) != 1:
         raise click.UsageError("the rgb format re-scores one prediction file at a time")
-    from ..testbeds.rescore import rescore_predictions
+    from ..stats.rate import format_rate_dict
+    from ..testbeds.rescore import HEDGES_UNDETECTED, rescore_predictions
 
     result = rescore_predictions(
-        predictions[0], dataset_kind=dataset_kind, lang=lang, policy=policy
+        predictions[0], dataset_kind=dataset_kind, lang=lang, policy=policy, data=data_file
     )
     if as_json:
         echo_json(result)
@@ -367,12 +371,14 @@ def score_cmd(
         *result["by_noise_rate"].items(),
     ]:
         for name, m in block["metrics"].items():
-            v = "-" if m["value"] is None else f"{100 * m['value']:.1f}"
+            v = format_rate_dict({**m, "count": None})
             rows.append((rate, f"{name}†" if m.get("note") else name, v, m["count"], m["n"]))
-    echo_table(["noise_rate", "metric", "value ×100", "count", "n"], rows)
+    echo_table(["noise_rate", "metric", "value ×100 [95% CI]", "count", "n"], rows)
     note = next((m["note"] for m in result["metrics"].values() if m.get("note")), None)
     if note:
         click.echo(f"† {note}")
+    if result.get("hedges") == HEDGES_UNDETECTED:
+        click.echo(f"bordir: warning: {HEDGES_UNDETECTED}", err=True)
     mm = result["label_mismatches"]
     if mm is not None:
         click.echo(

@@ -128,7 +128,10 @@ class Experiment:
     """The modes asked in the orders beyond the given one (empty: every mode)."""
     calibrate: bool = True
     """Rank classification: also score each query's options under a content-free query (contextual
-    calibration, given order; column cf_logprobs)."""
+    calibration, given order; column cf_logprobs). The calibrated rule removes an additive letter
+    bias exactly at any temperature, and a mixture habit (letter A with probability π whatever the
+    content) exactly at temperature 0 only: at 0.7 it keeps about 50–70 % of that habit's effect on
+    KB / Control / Non-control CS and all of it on Cst CS at π = 0.2 (docs/methodology.md)."""
 
     __repr__ = _repr
 

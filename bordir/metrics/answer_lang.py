@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from ..signature import Signature
+from ..stats.rate import rate_interval
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dataset import BorderLines
@@ -154,6 +155,18 @@ def language_shares(
         for c in ("query", "en", "other"):
             row[f"share_{c}"] = n[c] / classed if classed else None
         row["mismatch_rate"] = (n["en"] + n["other"]) / classed if classed else None
+        # its interval: every rate's (bordir.stats.rate_interval), answers clustered by territory
+        c = g[g["answer_lang_class"].isin(["query", "en", "other"])]
+        m = c["answer_lang_class"].isin(["en", "other"]).to_numpy(float)
+        key_col = next((k for k in ("territory", "query_id") if k in c.columns), None)
+        codes = pd.factorize(c[key_col])[0] if key_col else np.arange(len(c))  # else: independent
+        per = pd.DataFrame({"m": m, "one": 1.0, "k": codes}).groupby("k")[["m", "one"]].sum()
+        ci = rate_interval(per["m"].to_numpy(float), per["one"].to_numpy(float))
+        row["mismatch_low"], row["mismatch_high"], row["mismatch_too_few"] = (
+            ci.low,
+            ci.high,
+            ci.too_few,
+        )
         fields = dict(zip(by, key))
         row["signature"] = str(
             Signature.build(
@@ -180,6 +193,9 @@ def language_shares(
         "share_en",
         "share_other",
         "mismatch_rate",
+        "mismatch_low",
+        "mismatch_high",
+        "mismatch_too_few",
         "signature",
     ]
     return pd.DataFrame(rows, columns=cols)

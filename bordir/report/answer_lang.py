@@ -19,6 +19,7 @@ import pandas as pd
 from .._json import jsonable
 from ..citations.tables import pct
 from ..experiment.rundir import RESPONSES_FILE, RunDir
+from ..stats.rate import format_rate
 from .orders import Section
 from .tables import Table
 
@@ -61,7 +62,9 @@ def answer_lang_section(run: RunDir, out: Path) -> Section:
             pct(r.share_query),
             pct(r.share_en),
             pct(r.share_other),
-            pct(r.mismatch_rate),
+            format_rate(
+                r.mismatch_rate, r.mismatch_low, r.mismatch_high, too_few=r.mismatch_too_few
+            ),
             str(r.n_short),
             str(r.n_und + r.n_unsupported),
         )
@@ -70,7 +73,9 @@ def answer_lang_section(run: RunDir, out: Path) -> Section:
     table = Table(
         "answer_lang",
         "Language of the free-text answers (×100 of the answers whose language was "
-        "checked): in the query's language, in English, in another language; mismatch = English + other. "
+        "checked): in the query's language, in English, in another language; mismatch = English + other, "
+        "with its 95 % interval (continuity-corrected Wilson over territories; 'too few to judge' "
+        "below 10). "
         "Too short: fewer letters than the script needs for a trusted detection (30 Latin, 25 "
         "Cyrillic or Devanagari, 20 Japanese, 8 Arabic or Han, 4 Greek or Hebrew: bordir.langid.short), "
         "not checked. Not checked: nothing to detect, or a query language langdetect has no profile for. Detector: "
@@ -83,7 +88,7 @@ def answer_lang_section(run: RunDir, out: Path) -> Section:
             "Query lang %",
             "English %",
             "Other %",
-            "Mismatch %",
+            "Mismatch % [95% CI]",
             "Too short",
             "Not checked",
         ),
@@ -99,8 +104,9 @@ def answer_lang_section(run: RunDir, out: Path) -> Section:
     pooled = shares[shares["query_lang"] == "*"]
     e = html.escape
     lead = "".join(
-        f"<p><strong>{e(str(r.model))} {e(str(r.mode))}: {pct(r.mismatch_rate)} % of the answers are not in the "
-        "query's language.</strong></p>"
+        f"<p><strong>{e(str(r.model))} {e(str(r.mode))}: "
+        f"{e(format_rate(r.mismatch_rate, r.mismatch_low, r.mismatch_high, too_few=r.mismatch_too_few))}"
+        " % of the answers are not in the query's language.</strong></p>"
         for r in pooled.itertuples()
     )
     wide = cs[cs["metric"].isin(_SHOWN)].pivot_table(

@@ -8,7 +8,8 @@ in memory (:func:`bordir.metrics.summary.build.build_metrics`; nothing is writte
 directory left out (another kind, an incomplete run, a foreign or stale ``metrics.json``) is
 listed in the table's ``attrs["left_out"]`` with the reason. Every cell is a
 mean over runs with its 95 % interval over territories (``terr95``) and its t-interval over
-runs; every row carries the cell's signature, so rows of runs that differ in anything that
+runs (for the normalised ΔCS, ``mean`` is the ratio of the counts pooled over runs, the estimate
+its ``terr95`` is an interval of); every row carries the cell's signature, so rows of runs that differ in anything that
 changes results (dataset, corpus, retriever, k, prompt, temperature …) say so. ``bordir runs
 DIR…`` prints it.
 
@@ -123,7 +124,11 @@ def leaderboard(
                             "mode": mode,
                             "metric": metric,
                             "label": metric_label(metric),
-                            "mean": e.get("mean"),
+                            # terr95 of the normalised ΔCS is an interval of the pooled ratio: its
+                            # estimate goes beside it (t_low / t_high stay the runs' t-interval)
+                            "mean": e["pooled"]
+                            if metric == "delta_cs_norm" and e.get("pooled") is not None
+                            else e.get("mean"),
                             "terr_low": terr[0],
                             "terr_high": terr[1],
                             "t_low": ci[0],

@@ -36,6 +36,7 @@ from ..metrics.perlang.items import language_measures, perlang_items
 from ..metrics.perlang.measures import PERLANG_MEASURES, PERLANG_NAMES
 from ..stats import resolve_seed
 from .html import data_uri
+from .sentences import power_phrase
 
 __all__ = [
     "DIRECTIONAL",
@@ -165,30 +166,6 @@ def finding_paragraph(
             for o, t in zip(out, thin_list)
         ]
     return out
-
-
-def power_phrase(rows: pd.DataFrame, *, tested: bool = True) -> str:
-    """The power the ``rows``' tests had against a 10- and a 20-point difference, as a range over them.
-
-    >>> power_phrase(pd.DataFrame({"power_10": [0.08, 0.3], "power_20": [0.2, 0.71]}))
-    'power against a 10-point difference 8–30%, against 20 points 20–71%'
-    """
-    if not len(rows) or "power_10" not in rows.columns:
-        return "power unknown"
-
-    def rng(col: str) -> str:
-        v = rows[col].dropna()
-        if not len(v):
-            return "n/a"
-        lo, hi = 100 * float(v.min()), 100 * float(v.max())
-        return f"{lo:.0f}%" if round(lo) == round(hi) else f"{lo:.0f}–{hi:.0f}%"
-
-    head = (
-        "power against a 10-point difference"
-        if tested
-        else "had they been tested, power against 10 points"
-    )
-    return f"{head} {rng('power_10')}, against 20 points {rng('power_20')}"
 
 
 def _judged(n: int) -> str:

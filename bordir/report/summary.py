@@ -6,8 +6,9 @@ top of ``report.html`` and :func:`summary_lines` in the terminal (``bordir demo`
 ``bordir report``), at most 100 characters a line. Every sentence is built from
 the numbers, with its interval:
 
-* **findings** — the position-bias rate and the letter the model favours (runs
-  with several option orders), every comparison with ``no_ir`` whose Holm-adjusted
+* **findings** — a position bias whose excess over re-sampling (answers changing between two runs in
+  one order, paired by query; or the deterministic rate, from option scores or at temperature 0)
+  is significant, and then the letter the model favours; every comparison with ``no_ir`` whose Holm-adjusted
   p is below 0.05, every per-language difference judged significant;
 * **cannot be judged** — comparisons whose intervals all include 0, intervals
   resting on fewer territories than they need, values that are undefined, languages
@@ -55,28 +56,40 @@ def _label(metric: str) -> str:
     return metric_label(metric)
 
 
-def _order_findings(metrics: Mapping[str, Any]) -> list[str]:
+def _order_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """(findings, cannot judge) on option order.
+
+    A position bias is a finding only when its excess over re-sampling (or its deterministic
+    rate) is significant, and so is a favoured letter.
+    """
+    from .sentences import excess_sentence
+
     block = metrics.get("option_order") or {}
-    out = []
-    for r in block.get("position_bias") or []:
-        if r.get("mode") != "*" or r.get("rate") is None:
-            continue
-        out.append(
-            f"Position bias of {r['model']}: {_pts(r['rate'])} % {_ci(r.get('low'), r.get('high'))} "
-            f"of {r['n_queries']} answers name another country when the options are reordered "
-            f"({block.get('orders', '')}; 0 = reads the question, 100 = picks a letter)."
-        )
+    found, quiet = [], []
+    biased = set()
+    for r in block.get("position_bias_excess") or []:
+        text = excess_sentence(r)
+        if r.get("significant"):
+            found.append(text)
+            biased.add(str(r.get("model")))
+        else:
+            quiet.append(text)
     letters: dict[str, list[Mapping[str, Any]]] = {}
     for r in block.get("pick_rates_letter") or []:
         letters.setdefault(str(r["model"]), []).append(r)
     for model, rows in letters.items():
         top = max(rows, key=lambda r: r.get("rate") or 0)
-        if top.get("rate") and top.get("uniform") and top["rate"] > 1.5 * top["uniform"]:
-            out.append(
+        if (
+            model in biased  # a favoured letter without a significant order effect is content
+            and top.get("rate")
+            and top.get("uniform")
+            and top["rate"] > 1.5 * top["uniform"]
+        ):
+            found.append(
                 f"{model} picks option {top['letter']} in {_pts(top['rate'])} % of "
                 f"{top['n_answers']} answers (by chance: {_pts(top['uniform'])} %)."
             )
-    return out
+    return found, quiet
 
 
 def _comparison_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[str]]:
@@ -92,12 +105,57 @@ def _comparison_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[st
         )
     if cmp and len(sig) < len(cmp):
         metrics_named = ", ".join(dict.fromkeys(_label(c["metric"]) for c in cmp))
+        rest = [c for c in cmp if c not in sig]
         quiet.append(
             f"{len(cmp) - len(sig)} of {len(cmp)} comparisons of a mode with no_ir ({metrics_named}) "
             f"show no difference at the 5 % level after Holm: their 95 % intervals include 0 or are "
-            "too wide to tell."
+            f"too wide to tell ({_comparison_power(metrics, rest, len(cmp))})."
         )
     return found, quiet
+
+
+def _comparison_power(
+    metrics: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], family: int
+) -> str:
+    """The power the ``rows``' paired tests had against a 10- and a 20-point difference.
+
+    The sign-flip test's power (:func:`bordir.metrics.perlang.power.power_at`) with each row's
+    territories, at Holm's first level ``α / family`` (the most any of them had), with σ_d of the
+    report's power table for the metric (all query languages pooled; the planning value when the
+    table has none) and its runs' grid.
+    """
+    import pandas as pd
+
+    from ..metrics.perlang.power import PLANNING_SD, power_at
+    from .sentences import power_phrase
+
+    table = {
+        str(r.get("metric")): r
+        for r in metrics.get("power") or []
+        if r.get("query_lang") == "*" and r.get("sd") is not None
+    }
+    sds = [float(r["sd"]) for r in table.values()]
+    fallback = max(sds) if sds else PLANNING_SD
+    out = []
+    for c in rows:
+        t = table.get(str(c["metric"])) or {}
+        sd = float(t.get("sd") or fallback)
+        n = int(c.get("n_territories") or 0)
+        out.append(
+            {
+                f"power_{e}": power_at(
+                    n,
+                    e / 100,
+                    sigma_d=sd,
+                    alpha=ALPHA / max(family, 1),
+                    runs=int(t.get("runs") or 1),
+                )
+                if n
+                else None
+                for e in (10, 20)
+            }
+        )
+    return power_phrase(pd.DataFrame(out)) if out else "power unknown"
 
 
 def _perlang_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[str]]:
@@ -120,10 +178,26 @@ def _perlang_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[str]]
     need = (block.get("settings") or {}).get("min_territories", 30)
     quiet = []
     if thin:
+        import pandas as pd
+
+        from .sentences import power_phrase
+
         which = f"all {len(langs)}" if len(thin) == len(langs) else f"{len(thin)} of {len(langs)}"
+        thin_rows = pd.DataFrame([r for r in rows if r.get("status") != "judged"])
         quiet.append(
             f"Per-language differences: {which} query languages have fewer than {need} paired "
-            f"territories ({', '.join(thin[:12])}{', …' if len(thin) > 12 else ''}): too few to judge."
+            f"territories ({', '.join(thin[:12])}{', …' if len(thin) > 12 else ''}): too few to judge "
+            f"({power_phrase(thin_rows, tested=False)})."
+        )
+    judged = [r for r in rows if r.get("status") == "judged" and not r.get("significant")]
+    if judged:
+        import pandas as pd
+
+        from .sentences import power_phrase
+
+        quiet.append(
+            f"Per-language differences: {len(judged)} judged comparison(s) show no difference at the "
+            f"5 % level after Holm ({power_phrase(pd.DataFrame(judged))})."
         )
     return found, quiet
 
@@ -165,7 +239,7 @@ def _interval_caveats(metrics: Mapping[str, Any]) -> list[str]:
 
 def report_summary(metrics: Mapping[str, Any]) -> dict[str, Any]:
     """``{"findings": [...], "cannot_judge": [...], "dropped": {...}}`` of a ``metrics.json`` dict."""
-    order = _order_findings(metrics)
+    order, order_quiet = _order_findings(metrics)
     cmp_found, cmp_quiet = _comparison_findings(metrics)
     pl_found, pl_quiet = _perlang_findings(metrics)
     dropped = dict(
@@ -173,7 +247,7 @@ def report_summary(metrics: Mapping[str, Any]) -> dict[str, Any]:
     )
     return {
         "findings": [*order, *cmp_found, *pl_found],
-        "cannot_judge": [*cmp_quiet, *pl_quiet, *_interval_caveats(metrics)],
+        "cannot_judge": [*order_quiet, *cmp_quiet, *pl_quiet, *_interval_caveats(metrics)],
         "dropped": dropped,
     }
 

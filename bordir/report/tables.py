@@ -194,7 +194,7 @@ def delta_table(metrics: Mapping[str, Any]) -> Table:
                     _terr(d),
                     _undef(d),
                     fmt_mean_ci(r["mean"], r["ci95"]),
-                    _terr(r),
+                    f"{fmt_value(r.get('pooled'))} {_terr(r)}",  # the pooled ratio: terr95's estimate
                     _undef(r),
                     "yes" if r.get("unstable") else "",
                 )
@@ -209,6 +209,7 @@ def delta_table(metrics: Mapping[str, Any]) -> Table:
                     "non_control_cs": n["mean"],
                     "delta_cs": d["mean"],
                     "delta_cs_norm": r["mean"],
+                    "delta_cs_norm_pooled": r.get("pooled"),
                     "delta_cs_norm_terr_low": terr[0],
                     "delta_cs_norm_terr_high": terr[1],
                     "delta_cs_norm_undefined_runs": ru.get("runs"),
@@ -221,8 +222,10 @@ def delta_table(metrics: Mapping[str, Any]) -> Table:
         f"Control CS, Non-control CS and ΔCS per model and mode, ×100, with the normalised ΔCS = "
         f"(Control − Non-control) / Non-control, {ref}: kept for comparison with BorderLines and "
         "BordIRLines; it ranges over [−100, ∞) and is undefined when Non-control CS is 0. [t95]: "
-        f"{runs_ci}, over the runs where it is defined. {_terr_caption(metrics)} For {ref}, terr95 is the "
-        "MOVER interval of log(Control / Non-control), back-transformed (∞: not bounded above). undef.: "
+        f"{runs_ci}, over the runs where it is defined, beside the mean of the per-run values. "
+        f"{_terr_caption(metrics)} For {ref}, terr95 is the MOVER interval of log(Control / "
+        "Non-control), back-transformed (∞: not bounded above), beside its own estimate: the ratio of "
+        "the counts pooled over runs (which can differ from the mean of the per-run ratios). undef.: "
         f"runs, and share of the resamples of the {boot_ci}, where it is undefined or infinite. "
         f"unstable: Non-control CS's terr95 comes below "
         f"{100 * float((metrics['settings'].get('terr95') or {}).get('unstable_non_control', 0.1)):.0f}."

@@ -29,6 +29,7 @@ import pandas as pd
 from .._atomic import atomic_write_text
 from .._jsonl import read_json
 from ..errors import DataError
+from ..stats.rate import format_rate_dict
 from ..testbeds.config import TESTBED_JSON
 from ..testbeds.metrics import METRICS, RGB_REJECTION_NOTE
 from .html import NO_PLOTS_NOTE, data_uri, render_page
@@ -46,9 +47,7 @@ def _read(path: Path, hint: str) -> dict[str, Any]:
 
 
 def _cell(m: dict[str, Any] | None) -> str:
-    if not m:
-        return ""
-    return f"{fmt_value(m['value'])} {fmt_ci(m['ci95'])} ({m['count']}/{m['n']})"
+    return format_rate_dict(m) if m else ""
 
 
 def score_tables(info: dict[str, Any], scores: dict[str, Any]) -> list[Table]:

@@ -14,6 +14,8 @@ reference implementation (``tests/stats/``):
 * :mod:`~bordir.stats.permutation` — sign flips and the ``(c + 1) / (n + 1)`` p-value;
 * :mod:`~bordir.stats.paired` — the paired cluster bootstrap and swap test, :class:`PairedResult`;
 * :mod:`~bordir.stats.holm` — Holm's step-down correction;
+* :mod:`~bordir.stats.rate` — :func:`rate_interval`, the one interval of every rate bordir
+  prints (continuity-corrected Wilson, cluster-adjusted; "too few to judge" below :data:`MIN_N`);
 * :mod:`~bordir.stats.proportion` — Wilson and Clopper–Pearson intervals;
   :mod:`~bordir.stats.exact` — exact McNemar, Fisher and sign tests;
   :mod:`~bordir.stats.rate_difference` — the difference of two rates (unpaired or paired) with
@@ -48,6 +50,15 @@ from .paired import PairedResult, PairedTest, holm_adjust, paired_test
 from .percentile import percentile_bounds, percentile_columns, quantiles
 from .permutation import flip_matrix, permutation_pvalue, sign_flip_pvalue, sign_flip_test
 from .proportion import ci_name, proportion_ci
+from .rate import (
+    MIN_N,
+    TOO_FEW,
+    RateInterval,
+    format_rate,
+    format_rate_dict,
+    rate_interval,
+    rate_method,
+)
 from .rate_difference import RateDifference, paired_rate_difference, rate_difference
 from .resample import DEFAULT_RESAMPLES, bootstrap_weights, multinomial_weights
 from .seeds import named_rng, resolve_seed
@@ -79,6 +90,13 @@ __all__ = [
     "mcnemar_exact",
     "fisher_exact",
     "sign_test",
+    "RateInterval",
+    "rate_interval",
+    "rate_method",
+    "format_rate",
+    "format_rate_dict",
+    "MIN_N",
+    "TOO_FEW",
     "RateDifference",
     "rate_difference",
     "paired_rate_difference",

@@ -1,4 +1,4 @@
-"""Testbed scores from the per-item table: rates with cluster-bootstrap intervals, paired tests, NoMIRACL rates.
+"""Testbed scores from the per-item table: rates with cluster score intervals, paired tests, NoMIRACL rates.
 
 The item table has one row per (model, instance) with each policy's labels
 (:func:`bordir.testbeds.runner.score_items`). Every metric is a ratio of sums
@@ -55,11 +55,12 @@ from ..errors import ConfigError
 from ..signature import Signature
 from ..stats import (
     DEFAULT_RESAMPLES,
+    MIN_N,
     PairedResult,
-    bootstrap_weights,
     cluster_sums,
     paired_test,
-    percentile_bounds,
+    rate_interval,
+    rate_method,
     ratio,
     resolve_seed,
 )
@@ -164,16 +165,17 @@ _ZERO_IF_NONE_FLAGGED = ("error_correction_rate", "error_correction_rate_judge")
 
 @dataclass(frozen=True)
 class Rate:
-    """One metric of one group, with its cluster-bootstrap interval.
+    """One metric of one group, with its cluster score interval (:func:`bordir.stats.rate_interval`).
 
     Attributes:
         metric, policy: what was computed.
         value: numerator / denominator (None when the denominator is 0; RGB's
             error-correction rates, CR and the judged CR*, are 0 then, under the rgb policy).
         count, n: numerator and denominator (items).
-        low, high: percentile interval over resampled clusters.
+        low, high: the continuity-corrected cluster Wilson interval (None when not asked for).
         n_clusters: clusters with a nonzero denominator.
-        n_resamples, seed: bootstrap settings.
+        n_resamples, seed: 0 when no interval was asked for; the seed of the group.
+        too_few: fewer than :data:`bordir.stats.MIN_N` clusters: printed "too few to judge".
         fields: signature fields of the group (testbed, setting, lang, model …).
     """
 
@@ -189,6 +191,7 @@ class Rate:
     seed: int
     fields: tuple[tuple[str, Any], ...] = ()
     conf: float = 0.95
+    too_few: bool = False
 
     @property
     def signature(self) -> Signature:
@@ -196,9 +199,7 @@ class Rate:
             self.metric,
             **dict(self.fields),
             policy=self.policy,
-            ci=f"cluster{int(round(self.conf * 100))}" if self.n_resamples else None,
-            boot=self.n_resamples or None,
-            bseed=self.seed if self.n_resamples else None,
+            ci=rate_method(self.conf, clustered=True) if self.n_resamples else None,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -208,6 +209,7 @@ class Rate:
             "n": self.n,
             "ci95": [self.low, self.high],
             "n_clusters": self.n_clusters,
+            "too_few": self.too_few,
             "signature": str(self.signature),
         }
         if self.metric == "rejection_rate" and self.policy == "rgb":
@@ -233,7 +235,11 @@ def rate(
     conf: float = 0.95,
     fields: Mapping[str, Any] | None = None,
 ) -> Rate:
-    """``metric`` on ``table`` (one group) with a cluster-bootstrap percentile interval (``n_resamples=0``: none)."""
+    """``metric`` on ``table`` (one group) with its cluster score interval (``n_resamples=0``: none).
+
+    ``n_resamples`` only switches the interval on (any value > 0) or off (0): the interval is
+    :func:`bordir.stats.rate_interval` over the per-cluster sums, which resamples nothing.
+    """
     seed = resolve_seed(seed)
     num, den = indicators(table, metric, policy)
     cnum, cden = _cluster_sums(table, num, den)
@@ -245,9 +251,10 @@ def rate(
     if value is None and metric in _ZERO_IF_NONE_FLAGGED and policy == "rgb":
         value = 0.0  # evalue.py / fact_evalue.py: correct_rate = 0 when nothing is flagged
     low = high = None
+    too_few = len(cnum) < MIN_N
     if n_resamples and len(cnum):
-        w = bootstrap_weights(len(cnum), n_resamples, np.random.default_rng(seed))
-        low, high, _ = percentile_bounds(ratio(w @ cnum, w @ cden), conf)
+        ci = rate_interval(cnum, cden, conf=conf)
+        low, high, too_few = ci.low, ci.high, ci.too_few
     return Rate(
         metric,
         policy,
@@ -261,6 +268,7 @@ def rate(
         seed,
         tuple((fields or {}).items()),
         conf,
+        too_few,
     )
 
 

@@ -41,15 +41,18 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .._jsonl import iter_json_objects
 from ..errors import ConfigError, DataError
 from ..signature import Signature
+from ..stats.rate import rate_interval
 from .echoes import ECHO, rgb_record_prompt
 from .metrics import RGB_REJECTION_NOTE
 from .rgb_data import KINDS, infer_kind, infer_lang, parse_answer_field
 from .scorer import POLICIES, score
 
-__all__ = ["read_predictions", "rescore_predictions", "PREDICTION_FIELDS"]
+__all__ = ["read_predictions", "rescore_predictions", "PREDICTION_FIELDS", "HEDGES_UNDETECTED"]
 
 PREDICTION_FIELDS = ("id", "query", "ans", "label", "prediction", "docs", "noise_rate", "factlabel")
 
@@ -106,33 +109,73 @@ def read_predictions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 
 def _metric(
-    name: str, count: int, n: int, sig: Signature, *, zero_if_empty: bool = False
+    name: str,
+    rows: list[dict[str, Any]],
+    hit: list[bool],
+    sig: Signature,
+    *,
+    zero_if_empty: bool = False,
 ) -> dict[str, Any]:
+    """``Σhit / len(rows)`` with its interval (:func:`bordir.stats.rate_interval`, clusters = ids)."""
+    ids: dict[str, list[float]] = {}
+    for r, h in zip(rows, hit):
+        c = ids.setdefault(str(r["id"]), [0.0, 0.0])
+        c[0] += float(h)
+        c[1] += 1.0
+    sums = np.array(list(ids.values()), dtype=float).reshape(-1, 2)
+    ci = rate_interval(sums[:, 0], sums[:, 1])
+    count, n = int(sum(hit)), len(rows)
     value = count / n if n else (0.0 if zero_if_empty else None)
-    return {"value": value, "count": count, "n": n, "signature": str(sig.with_name(name))}
+    f = dict(sig.fields)
+    version = f.pop("version", None)
+    full = Signature.build(name, **f, ci=ci.method, version=version)
+    return {
+        "value": value,
+        "count": count,
+        "n": n,
+        "ci95": [ci.low, ci.high],
+        "too_few": ci.too_few,
+        "signature": str(full),
+    }
 
 
 def _block(rows: list[dict[str, Any]], kind: str, policy: str, sig: Signature) -> dict[str, Any]:
-    n = len(rows)
-    correct = sum(r["_s"].correct for r in rows)
-    out = {"accuracy": _metric("accuracy", correct, n, sig)}
+    out = {"accuracy": _metric("accuracy", rows, [r["_s"].correct for r in rows], sig)}
     r1 = [r for r in rows if math.isclose(float(r["noise_rate"]), 1.0)]
     if r1:
-        rej = sum(r["_s"].rejected or (policy == "rgb" and r["_s"].correct) for r in r1)
-        out["rejection_rate"] = _metric("rejection_rate", rej, len(r1), sig)
+        rej = [r["_s"].rejected or (policy == "rgb" and r["_s"].correct) for r in r1]
+        out["rejection_rate"] = _metric("rejection_rate", r1, rej, sig)
         if policy == "rgb":
             out["rejection_rate"]["note"] = RGB_REJECTION_NOTE
     if kind == "fact":
         flagged = [r for r in rows if r["_s"].fact_flag]
         if policy == "rgb":
-            fixed = sum(0 not in r["_s"].labels for r in flagged)
+            fixed = [0 not in r["_s"].labels for r in flagged]
         else:
-            fixed = sum(r["_s"].correct for r in flagged)
-        out["error_detection_rate"] = _metric("error_detection_rate", len(flagged), n, sig)
+            fixed = [r["_s"].correct for r in flagged]
+        out["error_detection_rate"] = _metric(
+            "error_detection_rate", rows, [r["_s"].fact_flag for r in rows], sig
+        )
         out["error_correction_rate"] = _metric(
-            "error_correction_rate", fixed, len(flagged), sig, zero_if_empty=policy == "rgb"
+            "error_correction_rate", flagged, fixed, sig, zero_if_empty=policy == "rgb"
         )
     return out
+
+
+HEDGES_UNDETECTED = (
+    "hedged answers cannot be detected: a prediction file carries no fakeanswer, so an answer that "
+    "names the true and the fake answer ('X or F') counts as correct; pass --data with the RGB "
+    "file the predictions answer (e.g. en_fact.json) to read fakeanswer by id"
+)
+
+
+def _hedges(policy: str, kind: str, data: Any) -> str | None:
+    """What the bordir policy could see of hedges (None under the rgb policy, which ignores them)."""
+    if policy != "bordir":
+        return None
+    if data is not None:
+        return f"fakeanswer read by id from {data}"
+    return HEDGES_UNDETECTED if kind == "fact" else "no fake answer in this kind of file"
 
 
 def rescore_predictions(
@@ -141,6 +184,7 @@ def rescore_predictions(
     dataset_kind: str | None = None,
     lang: str | None = None,
     policy: str = "rgb",
+    data: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Recompute every label of an RGB prediction file and the rates of the module docs.
 
@@ -149,6 +193,13 @@ def rescore_predictions(
         dataset_kind: ``noise``, ``integration`` or ``fact`` (default: from the file name, as RGB).
         lang: ``en``, ``zh`` or a bordir code (default: from the file name, as RGB's ``'zh' in dataset``).
         policy: ``rgb`` (default) or ``bordir``.
+        data: the RGB data file the predictions answer (``en_fact.json`` …): the bordir policy reads
+            each line's ``fakeanswer`` from it by id, so that "X or F" is ``hedged``, not correct.
+            Without it a counterfactual file's hedges cannot be detected, and the result says so
+            (``hedges``).
+
+    Raises:
+        DataError: a prediction whose id the data file does not have.
     """
     path = Path(path)
     kind = dataset_kind or infer_kind(path)
@@ -166,12 +217,27 @@ def rescore_predictions(
             raise ConfigError(f"--lang {lang!r} (the language of {path}): {exc}") from None
     lang = lang or infer_lang(path)
     rows = read_predictions(path)
+    fakes: dict[str, tuple[Any, ...]] | None = None
+    if data is not None:
+        from .rgb_data import load_rgb
+
+        fakes = {q.id: tuple(q.fakeanswer) for q in load_rgb(data)}
+        for r in rows:
+            if str(r["id"]) not in fakes:
+                raise DataError(
+                    f"id {r['id']!r} is not in the data file {data}; pass the RGB file these "
+                    "predictions answer",
+                    path=path,
+                    line=r["_line"],
+                    field="id",
+                )
     mismatches, echoes = [], []
     for r in rows:
+        fake = fakes.get(str(r["id"]), ()) if fakes is not None else ()
         docs = r.get("docs")
         texts = [d for d in docs if isinstance(d, str)] if isinstance(docs, list) else []
         prompt = rgb_record_prompt(str(r.get("query") or ""), lang, texts)
-        s = score(r["prediction"], r["_answer"], lang, policy=policy, prompt=prompt)  # type: ignore[arg-type]
+        s = score(r["prediction"], r["_answer"], lang, policy=policy, fake=fake, prompt=prompt)  # type: ignore[arg-type]
         r["_s"] = s
         stored = r.get("label")
         if s.outcome == ECHO:
@@ -211,5 +277,6 @@ def rescore_predictions(
         if policy == "rgb"
         else None,
         "echoes": {"count": len(echoes), "lines": echoes[:20]},
+        "hedges": _hedges(policy, kind, data),
         "signature": str(base),
     }

@@ -36,7 +36,9 @@ before it (``not``, ``never``, ``isn't``, ``no``, ``pas``, ``nicht``, ``не``, 
 the last two words) or right after it (``is not``, ``is wrong``, ``是错误``, ``ではなく``,
 ``아니라`` …); :data:`NEGATION_BEFORE` and :data:`NEGATION_AFTER` list the cues, which cover the
 RGB languages (English, Chinese) and a few others, not every language. A correction that quotes
-the fake answer without negating it ("the documents say F; the answer is X") is ``hedged`` too.
+the fake answer to attribute it to the documents or call it false ("The documents say F, which is
+incorrect; the answer is X"; "Although the document claims F, the correct answer is X") is not a
+hedge: it stays ``correct`` (:mod:`~bordir.testbeds.corrections`: the cues, per language).
 
 **Echoes, under both policies.** Given the prompt's parts, a prediction that is mostly a copy of
 the prompt or of a document (:func:`bordir.generation.parse.echo.detect_echo`) is ``echo``:
@@ -76,6 +78,7 @@ from typing import Any, Literal
 from ..errors import ConfigError
 from ..generation.parse.echo import PromptParts, detect_echo
 from ..policies import TESTBED_POLICIES
+from .corrections import corrected
 from .instructions import RGB_LANG_ALIASES, instructions
 from .rgb_data import AnswerPart
 
@@ -317,10 +320,19 @@ def answer_outcome(
     true_all = [a for part in answer for a in _aliases(part)]
     fakes = [f for part in fake for f in _aliases(part) if f not in true_all]
 
-    def found(alias: str, hide: Sequence[str]) -> tuple[bool, bool]:
-        """(named plainly, named only under a negation)."""
+    def found(alias: str, hide: Sequence[str], quoted: bool = False) -> tuple[bool, bool]:
+        """(named plainly, named only under a negation).
+
+        ``quoted``: a mention quoted to be corrected
+        (:func:`~bordir.testbeds.corrections.corrected`) does not count as named.
+        """
         spans = _mentions(norm, alias, [h for h in hide if alias in h and h != alias])
-        plain = [(a, b) for a, b in spans if not _negated(soft, idx[a], idx[b - 1] + 1)]
+        plain = [
+            (a, b)
+            for a, b in spans
+            if not _negated(soft, idx[a], idx[b - 1] + 1)
+            and not (quoted and corrected(soft, idx[a], idx[b - 1] + 1))
+        ]
         return bool(plain), bool(spans) and not plain
 
     labels, negated = [], False
@@ -328,7 +340,7 @@ def answer_outcome(
         hits = [found(a, fakes) for a in _aliases(part)]
         labels.append(int(any(p for p, _ in hits)))
         negated |= not labels[-1] and any(n for _, n in hits)
-    named_fake = any(found(f, true_all)[0] for f in fakes)
+    named_fake = any(found(f, true_all, quoted=True)[0] for f in fakes)
     if is_correct(labels):
         return tuple(labels), "hedged" if named_fake else "correct"
     return tuple(labels), "negated" if negated else "wrong"

@@ -7,8 +7,10 @@ whether the answer is a refusal, the primary judge's ratings, and a **failure
 category**. Every aggregate is a pure function of that table:
 
 * :func:`failure_rates` — failures / decided tests (``pass`` + ``fail``) per
-  group (config; config × language; config × strategy …) with a Wilson
-  (or Clopper–Pearson) interval; ``tie``/``unparsed``/``failed``/``no_answer``/``echo`` are
+  group (config; config × language; config × strategy …) with the interval every rate bordir
+  prints (:func:`bordir.stats.rate_interval`, continuity-corrected Wilson; ``too_few`` below
+  :data:`bordir.stats.MIN_N` decided tests), or Wilson / Clopper–Pearson on request;
+  ``tie``/``unparsed``/``failed``/``no_answer``/``echo`` are
   counted in their own columns and never enter the rate as passes.
 * :func:`paired_configs` — every pair of configurations on the **same tests**
   (both decided): the discordant counts and the exact McNemar p-value, overall
@@ -21,9 +23,14 @@ category**. Every aggregate is a pure function of that table:
   score interval, Fisher's exact test); only when the same tests are run on
   both sides (``paired=True``) are they paired (Newcombe's paired interval, the
   exact McNemar test). Across configurations: on how many the strategy's
-  failure *rate* is higher, lower or equal, with an exact sign test. Failure
-  counts are never compared directly: 40 failures of 200 tests is a lower rate
-  than 30 of 100.
+  failure *rate* is higher, lower or equal (descriptive: every configuration answers the same two
+  suites, so they are not replicates), and one test whose unit is the **test**
+  (:func:`suite_permutation`): each test's failure rate over the configurations, the difference of
+  the two suites' mean per-test rates, and its permutation p-value (suite labels shuffled over
+  tests; with ``paired``, signs flipped per test). A sign test over configurations treated one
+  pair of suites as 24 replicates (p < 0.05 in a quarter of pairs of suites drawn from one
+  generator); the permutation holds its level (``benchmarks/testgen_suite_test.py``). Failure
+  counts are never compared directly: 40 failures of 200 tests is a lower rate than 30 of 100.
 
 **Failure categories** (from the test, the retrieval and the judge's ratings
 and rationale; ``other`` when none applies):
@@ -44,17 +51,22 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .._version import __version__
 from ..signature import Signature
 from ..stats import (
+    MIN_N,
     ci_name,
+    flip_matrix,
     mcnemar_exact,
     paired_rate_difference,
+    permutation_pvalue,
     proportion_ci,
     rate_difference,
-    sign_test,
+    resolve_seed,
+    sign_flip_pvalue,
 )
 
 __all__ = [
@@ -64,6 +76,7 @@ __all__ = [
     "failure_rates",
     "paired_configs",
     "strategy_vs_baseline",
+    "suite_permutation",
 ]
 
 CATEGORIES = (
@@ -157,7 +170,7 @@ def failure_rates(
     table: pd.DataFrame,
     *,
     by: Sequence[str] = ("config",),
-    method: str = "wilson",
+    method: str = "wilsoncc",
     conf: float = 0.95,
     judge: str = "",
 ) -> pd.DataFrame:
@@ -188,6 +201,7 @@ def failure_rates(
                 "fail_rate": fails / decided if decided else None,
                 "ci_low": lo,
                 "ci_high": hi,
+                "too_few": decided < MIN_N,
                 **{o: int((g["verdict"] == o).sum()) for o in OUTCOME_COLUMNS},
                 **{f"cat_{c}": int(cats.get(c, 0)) for c in CATEGORIES},
                 "signature": str(sig),
@@ -255,6 +269,70 @@ def _paired_table(x: pd.DataFrame, y: pd.DataFrame) -> tuple[int, int, int, int]
     )
 
 
+def _per_test(table: pd.DataFrame, configs: Sequence[str]) -> pd.Series:
+    """Each test's failure rate over the decided answers of ``configs`` (tests never decided left out)."""
+    t = table[table["config"].isin(configs) & table["verdict"].isin(["pass", "fail"])]
+    g = t.assign(fail=(t["verdict"] == "fail").astype(float)).groupby("test_id")["fail"]
+    return g.mean()
+
+
+def suite_permutation(
+    strategy: pd.DataFrame,
+    baseline: pd.DataFrame,
+    *,
+    paired: bool = False,
+    n_permutations: int = 9999,
+    seed: int | None = None,
+) -> dict[str, Any]:
+    """Strategy vs baseline with the test as the unit: a permutation test over tests.
+
+    Each test's failure rate over the configurations both suites ran (its decided answers) is
+    one observation. The statistic is the strategy's mean per-test rate minus the baseline's;
+    under the null that both suites come from one generator their tests are exchangeable, so the
+    suite labels are shuffled over tests (``paired``: the same tests on both sides, the signs of
+    the per-test differences flipped) and ``p = (c + 1)/(n + 1)``, two-sided.
+
+    Example:
+        >>> rows = lambda v: pd.DataFrame({"config": ["c"] * len(v), "test_id": [f"t{i}" for i in range(len(v))],
+        ...                                "verdict": v})
+        >>> r = suite_permutation(rows(["fail"] * 12), rows(["pass"] * 12), seed=1, n_permutations=999)
+        >>> r["diff"], r["p_value"] == 1 / 1000
+        (1.0, True)
+    """
+    configs = sorted(set(strategy["config"]) & set(baseline["config"]))
+    a, b = _per_test(strategy, configs), _per_test(baseline, configs)
+    rng = np.random.default_rng(resolve_seed(seed))
+    if paired:
+        common = a.index.intersection(b.index)
+        d = (a[common] - b[common]).to_numpy(float)
+        diff = float(d.mean()) if len(d) else None
+        p = sign_flip_pvalue(d, flip_matrix(n_permutations, len(d), rng)) if len(d) else 1.0
+        n_a = n_b = len(d)
+    else:
+        x = np.concatenate([a.to_numpy(float), b.to_numpy(float)])
+        n_a, n_b = len(a), len(b)
+        diff = float(a.mean() - b.mean()) if n_a and n_b else None
+        if diff is None:
+            p = 1.0
+        else:
+            perm = np.argsort(rng.random((n_permutations, len(x))), axis=1)
+            xs = x[perm]
+            null = xs[:, :n_a].mean(axis=1) - xs[:, n_a:].mean(axis=1)
+            p = permutation_pvalue(diff, null)
+    return {
+        "unit": "test",
+        "test": "sign_flip_tests" if paired else "permutation_tests",
+        "statistic": "mean per-test failure rate (over the configurations), strategy − baseline",
+        "diff": diff,
+        "p_value": float(p),
+        "n_tests_strategy": int(n_a),
+        "n_tests_baseline": int(n_b),
+        "n_configs": len(configs),
+        "n_permutations": n_permutations,
+        "seed": resolve_seed(seed),
+    }
+
+
 def strategy_vs_baseline(
     strategy: pd.DataFrame,
     baseline: pd.DataFrame,
@@ -262,6 +340,8 @@ def strategy_vs_baseline(
     per_language: bool = True,
     paired: bool = False,
     conf: float = 0.95,
+    n_permutations: int = 9999,
+    seed: int | None = None,
 ) -> dict[str, Any]:
     """Strategy suite vs baseline suite on the same configurations, by failure rate (see module docs).
 
@@ -274,13 +354,16 @@ def strategy_vs_baseline(
             exact McNemar test. Default: two suites, different tests: unpaired rates, Newcombe's
             hybrid score interval and Fisher's exact test.
         conf: level of the rate-difference interval.
+        n_permutations: permutations of the test-level test across configurations.
+        seed: its seed (default ``$BORDIR_SEED`` or 12345).
 
     Returns:
         ``per_config`` (one row per configuration and language: the counts, both rates,
         ``rate_diff`` = strategy − baseline with ``diff_low`` / ``diff_high``, ``interval``,
         ``test`` and ``p_value``), ``higher_rate`` / ``lower_rate`` / ``same_rate`` (configurations
-        where the strategy's failure rate is higher, lower, equal), ``p_sign`` (exact sign test of
-        higher against lower), ``test`` and a ``signature``.
+        where the strategy's failure rate is higher, lower, equal: descriptive, no p-value: the
+        configurations answer the same two suites), ``across`` (:func:`suite_permutation`: the
+        test-level permutation test across configurations; ``p_value``), ``test`` and a ``signature``.
     """
     rows = []
     higher = lower = same = 0
@@ -322,10 +405,15 @@ def strategy_vs_baseline(
                     same + (d.diff == 0),
                 )
     test = "mcnemar_exact" if paired else "fisher_exact"
+    across = suite_permutation(
+        strategy, baseline, paired=paired, n_permutations=n_permutations, seed=seed
+    )
     sig = Signature.build(
         "testgen_strategy_vs_baseline",
-        test=f"{test}+sign",
+        test=f"{test}+{across['test']}",
         ci=f"{'newcombe-paired' if paired else 'newcombe'}{round(conf * 100):d}",
+        perm=n_permutations,
+        seed=across["seed"],
         version=__version__,
     )
     return {
@@ -333,7 +421,7 @@ def strategy_vs_baseline(
         "higher_rate": higher,
         "lower_rate": lower,
         "same_rate": same,
-        "p_sign": sign_test(higher, lower),
+        "across": across,
         "test": test,
         "paired": paired,
         "signature": str(sig),

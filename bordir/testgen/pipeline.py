@@ -116,7 +116,7 @@ def judge_run(
     precision_n: int | None = None,
     precision_seed: int = 12345,
     keyword_source: str = "judge",
-    ci: str = "wilson",
+    ci: str = "wilsoncc",
     suite_path: str | Path | None = None,
     cache: Any = None,
     concurrency: int | None = None,

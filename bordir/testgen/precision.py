@@ -106,7 +106,7 @@ def oracle_precision(
     labels: Mapping[Any, bool | None],
     *,
     population: int | None = None,
-    method: str = "wilson",
+    method: str = "wilsoncc",
     conf: float = 0.95,
     label_source: str = "labels",
     oracle: str = "",
@@ -116,7 +116,7 @@ def oracle_precision(
     Args:
         labels: sampled failed unit → True (real failure), False (false alarm), None (no label).
         population: the number of failures sampled from (for the report).
-        method: ``wilson`` or ``beta`` (Clopper–Pearson).
+        method: ``wilsoncc`` (:func:`bordir.stats.rate_interval`), ``wilson`` or ``beta`` (Clopper–Pearson).
         conf: the confidence level of the precision interval.
         label_source: who labelled (e.g. ``majority:judge1+judge2+judge3``), for the signature.
         oracle: the judged oracle, for the signature.

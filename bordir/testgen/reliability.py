@@ -192,12 +192,12 @@ def invariance(judgments: Sequence[dict[str, Any]], *, conf: float = 0.95) -> di
         unparsed[r["prompt_lang"]] += r.get("outcome") == "unparsed"
     decided = [u for u in units.values() if sum(v is not None for v in u.values()) >= 2]
     differ = sum(1 for u in decided if len({v for v in u.values() if v is not None}) > 1)
-    lo, hi = proportion_ci(differ, len(decided), conf=conf)
+    lo, hi = proportion_ci(differ, len(decided), method="wilsoncc", conf=conf)
     pairs = {}
     for a, b in combinations(langs, 2):
         both = [u for u in units.values() if u.get(a) is not None and u.get(b) is not None]
         d = sum(1 for u in both if u[a] != u[b])
-        plo, phi = proportion_ci(d, len(both), conf=conf)
+        plo, phi = proportion_ci(d, len(both), method="wilsoncc", conf=conf)
         pairs[f"{a}~{b}"] = {
             "disagreement": d / len(both) if both else None,
             "units": len(both),
@@ -209,7 +209,7 @@ def invariance(judgments: Sequence[dict[str, Any]], *, conf: float = 0.95) -> di
         "judge_invariance",
         judges="+".join(judges),
         langs="+".join(langs),
-        ci=ci_name("wilson", conf),
+        ci=ci_name("wilsoncc", conf),
         stat="disagreement",
         version=__version__,
     )

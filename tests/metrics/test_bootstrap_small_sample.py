@@ -293,3 +293,35 @@ def test_score_borderlines_table_cli_prints_the_skipped_runs(tmp_path, capsys):
     assert main(["score", "borderlines-table", *map(str, runs)]) == 0
     out = capsys.readouterr().out
     assert "over runs: skipped 1 undefined run of 3: mean and interval over the other 2" in out
+
+
+def test_normalised_delta_prints_the_estimate_of_its_interval(built):
+    """Issue 50.3: terr95 / boot95 of the normalised ΔCS are intervals of the ratio of the counts
+    pooled over runs; that estimate (``pooled``) is printed beside them, not the mean of the runs."""
+    _, m, tables = built
+    t = tables["delta"]
+    col = t.headers.index(
+        next(h for h in t.headers if h.endswith("terr95") and "norm" in h.lower())
+    )
+    seen = 0
+    for (model, mode), row in zip(
+        [(mo, md) for mo, cells in m["results"].items() for md in cells], t.rows
+    ):
+        e = m["results"][model][mode]["metrics"]["delta_cs_norm"]
+        assert "pooled" in e
+        if e["pooled"] is None or e.get("terr95") is None:
+            continue
+        lo, hi = e["terr95"]
+        assert lo <= e["pooled"] <= (math.inf if hi is None else hi)
+        assert row[col].startswith(f"{100 * e['pooled']:.1f} [")
+        seen += 1
+    assert seen
+
+
+def test_score_borderlines_table_boot_prints_the_pooled_estimate(tmp_path, capsys):
+    from bordir.cli import main
+
+    runs = [_legacy(tmp_path, f"r{i}.csv", a) for i, a in enumerate("ABAB")]
+    assert main(["score", "borderlines-table", "--boot", "200", *map(str, runs)]) == 0
+    out = capsys.readouterr().out
+    assert "starts with that pooled estimate" in out

@@ -267,3 +267,28 @@ def test_the_columnar_item_table_equals_the_group_by_group_one(seed):
 def test_the_item_table_of_planted_orders_equals_the_group_by_group_one():
     responses = _responses(lambda p: "A", runs=2)
     pd.testing.assert_frame_equal(order_items(responses), _order_items_by_loop(responses))
+
+
+def test_calibrated_rule_against_a_mixture_letter_habit():
+    """Issue 50.1: a model that answers A with probability π whatever the content
+    (bordir.metrics.order.simulate.mixture_habit_responses). The calibrated rule removes the habit at
+    temperature 0 (argmax of lp − lp_cf is the content's), and only partly at 0.7: a third to two
+    thirds of the given order's KB CS gap remains, as the config field and the report caption say."""
+    from bordir.metrics.order.simulate import mixture_habit_responses
+
+    def cs(resp, rule, temp):
+        m = order_metrics(resp, DS, rules=(rule,), temperature=temp)
+        return {r.metric: r.value for r in m.itertuples()}
+
+    for temp in (0.0, 0.7):
+        kw = dict(runs=60, temperature=temp)
+        habit = mixture_habit_responses(DS, np.random.default_rng(5), habit=0.4, **kw)
+        clean = mixture_habit_responses(DS, np.random.default_rng(5), habit=0.0, **kw)
+        truth = cs(clean, "given", temp)["kb_cs"]
+        gap = cs(habit, "given", temp)["kb_cs"] - truth
+        kept = (cs(habit, "calibrated", temp)["kb_cs"] - truth) / gap
+        assert gap < -0.08
+        if temp == 0:
+            assert kept == pytest.approx(0.0, abs=0.02)
+        else:
+            assert 0.3 < kept < 0.8, kept

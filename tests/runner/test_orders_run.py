@@ -90,7 +90,8 @@ def test_report_has_the_order_power_variance_sections(run_dir):
         'id="plot-power"',
         'id="variance"',
         'id="answer-language"',
-        "Position-bias rate of mock/first: 100.0 %",
+        "Position bias of mock/first (answers at temperature 0.5): answers change with the option "
+        "order in 100.0 % of pairs and between two runs in one order in 0.0 %",
     ):
         assert anchor in page
     assert (run_dir / "plots" / "pick_rates.png").stat().st_size > 1000

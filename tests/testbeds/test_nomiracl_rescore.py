@@ -110,7 +110,9 @@ def test_cli_prints_both_policies_and_writes_nomiracls_tsv(results, tmp_path):
     assert res.returncode == 0, res.stderr
     out = res.stdout
     assert "halluc/err (nomiracl)" in out and "halluc/err (bordir)" in out
-    assert "25.0000 (1/4)" in out and "0.0000† (0/4)" in out  # m; aya's rate NoMIRACL leaves at 0
+    # m; aya's rate NoMIRACL's ConfusionMetric never computes: not computed, not 0 (issue 50, item 8)
+    assert "25.0 (1/4, too few to judge)" in out and "–† (0/4)" in out and "0.0000" not in out
+    assert "not computed" in out and "reports 0" not in out
     assert "Where the policies disagree" in out and "Invalid → refused" in out
     assert "not strings" in res.stderr
     text = (tmp_path / "tsv" / "eval_results.non_relevant.tsv").read_text(encoding="utf-8")

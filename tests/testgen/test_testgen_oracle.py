@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -251,14 +252,14 @@ def test_invariance_disagreement_rate_and_interval():
     assert (
         inv["units"] == 4 and inv["differing"] == 1 and inv["disagreement"] == 0.25
     )  # t5 has one verdict only
-    assert inv["ci"] == list(proportion_ci(1, 4))
+    assert inv["ci"] == list(proportion_ci(1, 4, method="wilsoncc"))
     assert inv["pairs"]["en~es"] == {
         "disagreement": 1 / 3,
         "units": 3,
-        "ci": list(proportion_ci(1, 3)),
+        "ci": list(proportion_ci(1, 3, method="wilsoncc")),
     }
     assert inv["unparsed_by_lang"] == {"en": 0, "es": 2, "ru": 1}
-    assert inv["signature"].startswith("judge_invariance|judges:j|langs:en+es+ru|ci:wilson95")
+    assert inv["signature"].startswith("judge_invariance|judges:j|langs:en+es+ru|ci:wilsoncc95")
 
 
 def test_wilson_and_clopper_pearson_by_hand():
@@ -317,9 +318,12 @@ def test_oracle_precision_from_a_majority_of_label_judges():
     assert labels == {("c", "a"): True, ("c", "b"): False, ("c", "d"): None}
     res = oracle_precision(labels, population=40, label_source="majority:j0+j1+j2", oracle="j")
     assert (res["precision"], res["fdr"], res["labelled"], res["unlabelled"]) == (0.5, 0.5, 2, 1)
-    assert res["precision_ci"] == list(proportion_ci(1, 2)) and res["population"] == 40
+    assert (
+        res["precision_ci"] == list(proportion_ci(1, 2, method="wilsoncc"))
+        and res["population"] == 40
+    )
     assert res["signature"] == (
-        "oracle_precision|oracle:j|labels:majority:j0+j1+j2|ci:wilson95|n:2|population:40|"
+        "oracle_precision|oracle:j|labels:majority:j0+j1+j2|ci:wilsoncc95|n:2|population:40|"
         f"version:{__import__('bordir').__version__}"
     )
 
@@ -360,9 +364,11 @@ def test_failure_rates_paired_and_baseline_comparisons():
         and rates.loc["A", "decided"] == 5
         and rates.loc["A", "unparsed"] == 1
     )
-    assert (rates.loc["A", "ci_low"], rates.loc["A", "ci_high"]) == proportion_ci(4, 5)
+    assert (rates.loc["A", "ci_low"], rates.loc["A", "ci_high"]) == proportion_ci(
+        4, 5, method="wilsoncc"
+    )
     assert rates.loc["B", "tie"] == 1 and rates.loc["A", "cat_incomplete_use_of_context"] == 4
-    assert rates.loc["A", "signature"].startswith("testgen_fail_rate|config:A|ci:wilson95|n:5")
+    assert rates.loc["A", "signature"].startswith("testgen_fail_rate|config:A|ci:wilsoncc95|n:5")
     paired = paired_configs(t).set_index("lang")
     # t0, t1 fail only in A; t3 pass in both; t2 fail in both; t4 and t5 are not decided in both
     assert paired.loc["all", "paired_tests"] == 4 and paired.loc["all", "only_a_fails"] == 2
@@ -370,9 +376,8 @@ def test_failure_rates_paired_and_baseline_comparisons():
         "all", "p_mcnemar"
     ] == mcnemar_exact(b=2, c=0)
     res = strategy_vs_baseline(t, _table({"A": ["pass"] * 6, "B": ["fail"] * 6}))
-    assert (res["higher_rate"], res["lower_rate"], res["same_rate"]) == (1, 1, 0) and res[
-        "p_sign"
-    ] == 1.0
+    assert (res["higher_rate"], res["lower_rate"], res["same_rate"]) == (1, 1, 0)
+    assert "p_sign" not in res and res["across"]["unit"] == "test"
 
 
 def _suite(config_rates: dict[str, tuple[int, int]]) -> pd.DataFrame:
@@ -394,7 +399,13 @@ def test_strategy_vs_baseline_compares_failure_rates_not_counts():
         _suite({c: (40, 200) for c in configs}), _suite({c: (30, 100) for c in configs})
     )
     assert (res["higher_rate"], res["lower_rate"], res["same_rate"]) == (0, 24, 0)
-    assert res["p_sign"] == pytest.approx(stats.binomtest(0, 24, 0.5).pvalue)
+    # issue 50.4: no sign test over the 24 configurations (they answer the same two suites: 24 of 24
+    # one way gave p = 1e-7); the unit is the test: a permutation over tests, here (every test
+    # fails on all configurations or none) the conditional test of 40/200 vs 30/100: Fisher's
+    assert "p_sign" not in res and res["across"]["unit"] == "test"
+    assert res["across"]["p_value"] == pytest.approx(
+        stats.fisher_exact([[40, 160], [30, 70]]).pvalue, abs=0.01
+    )
     row = res["per_config"].query("lang == 'all'").iloc[0]
     lo, hi = prop.confint_proportions_2indep(40, 200, 30, 100, method="newcomb", compare="diff")
     assert row["rate_diff"] == pytest.approx(-0.1)
@@ -403,7 +414,7 @@ def test_strategy_vs_baseline_compares_failure_rates_not_counts():
     assert row["test"] == "fisher_exact" and row["interval"] == "newcombe"
     assert row["p_value"] == pytest.approx(stats.fisher_exact([[40, 160], [30, 70]]).pvalue)
     assert res["signature"].startswith(
-        "testgen_strategy_vs_baseline|test:fisher_exact+sign|ci:newcombe95"
+        "testgen_strategy_vs_baseline|test:fisher_exact+permutation_tests|ci:newcombe95"
     )
 
 
@@ -508,3 +519,37 @@ def test_fail_rule_property(values):
     outcome, mean = verdict(ratings)
     assert (outcome == "fail") == (mean < 0.5 or ratings["faithfulness"] == "False")
     assert 0.0 <= mean <= 1.0
+
+
+def test_suites_from_one_generator_are_rarely_found_different():
+    """Issue 50.4: two suites drawn from one generator, answered by 24 configurations that share the
+    tests' difficulty: the test-level permutation rejects at about its level (the sign test over
+    configurations rejected in a quarter of such pairs; benchmarks/testgen_suite_test.py)."""
+    rng = np.random.default_rng(7)
+    ability = rng.normal(0, 1, 24)
+
+    def suite(n):
+        diff = rng.normal(0, 1.5, n)
+        p = 1 / (1 + np.exp(-(diff[:, None] - ability[None, :])))
+        fail = rng.random(p.shape) < p
+        return pd.DataFrame(
+            [
+                {
+                    "config": f"c{j}",
+                    "test_id": f"t{i}",
+                    "lang": "en",
+                    "verdict": "fail" if fail[i, j] else "pass",
+                }
+                for i in range(n)
+                for j in range(24)
+            ]
+        )
+
+    rejected = sum(
+        strategy_vs_baseline(suite(30), suite(30), per_language=False, n_permutations=499, seed=s)[
+            "across"
+        ]["p_value"]
+        < 0.05
+        for s in range(40)
+    )
+    assert rejected <= 6  # 5 % of 40 is 2; the sign test rejected ~10

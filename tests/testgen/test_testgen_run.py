@@ -156,7 +156,7 @@ def test_demo_end_to_end_through_the_loopback_server(loopback, monkeypatch, tmp_
             rules.count("garble"),
         )
         assert r["signature"].startswith(
-            f"testgen_fail_rate|config:{cfg}|judge:openai-compatible/judge|ci:wilson95"
+            f"testgen_fail_rate|config:{cfg}|judge:openai-compatible/judge|ci:wilsoncc95"
         )
     # invariance: es always passes, ru agrees with en (localized values), garbled en answers have no en verdict
     inv = summary["invariance"]

@@ -9,7 +9,14 @@ import numpy as np
 import pandas as pd
 
 from ...signature import Signature
-from ...stats import bootstrap_weights, percentile_bounds, resolve_seed
+from ...stats import (
+    bootstrap_weights,
+    percentile_bounds,
+    rate_interval,
+    resolve_seed,
+    sign_flip_test,
+)
+from ..perlang.power import analytic_power
 from .items import order_items, orders_of, with_positions
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -18,6 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "position_bias",
+    "position_bias_excess",
     "argmax_responses",
     "seed_change_rate",
     "letter_pick_rates",
@@ -96,6 +104,168 @@ def position_bias(
     return pd.DataFrame(
         out, columns=[*by, "n_queries", "n_changed", "rate", "low", "high", "orders", "signature"]
     )
+
+
+def _pair_rates(g: pd.DataFrame) -> pd.DataFrame:
+    """Per query: differing pairs / pairs across orders within a run, and within an order across runs."""
+    rows = []
+    for (terr, qid), q in g.groupby(["territory", "query_id"], sort=False):
+        runs = {r: dict(zip(x["option_order"], x["choice"])) for r, x in q.groupby("run")}
+        xd = xn = sd = sn = 0
+        for picks in runs.values():  # across orders, one run: the order's effect plus sampling
+            c = list(picks.values())
+            for i in range(len(c)):
+                for j in range(i + 1, len(c)):
+                    xn += 1
+                    xd += c[i] != c[j]
+        by_order: dict[str, list[int]] = {}
+        for picks in runs.values():
+            for o, c in picks.items():
+                by_order.setdefault(o, []).append(c)
+        for c in by_order.values():  # one order, two runs: sampling alone
+            for i in range(len(c)):
+                for j in range(i + 1, len(c)):
+                    sn += 1
+                    sd += c[i] != c[j]
+        if xn and sn:
+            rows.append((terr, qid, xd / xn, sd / sn))
+    return pd.DataFrame(rows, columns=["territory", "query_id", "reorder", "resample"])
+
+
+def position_bias_excess(
+    responses: pd.DataFrame,
+    *,
+    by: Sequence[str] = ("model",),
+    deterministic: bool = False,
+    n_resamples: int = 1000,
+    seed: int | None = None,
+    conf: float = 0.95,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """The order's own effect: how much more often answers change with the order than between two runs.
+
+    At temperature > 0 a model with no letter habit at all also names another country when the
+    options are reordered, as often as between two runs in one order. Per query (answered in ≥ 2
+    orders and ≥ 2 runs), the share of pairs of answers that differ is measured two ways:
+    ``reorder`` over pairs in different orders within one run and ``resample`` over pairs in one
+    order across runs; under no order effect the two have one expectation. The **excess** is the
+    mean over queries of ``reorder − resample`` (paired by query), with a cluster-bootstrap interval
+    over territories and a two-sided sign-flip test of the per-territory mean differences
+    (``(c + 1)/(n + 1)``); ``significant``: ``p < alpha`` and the interval above 0.
+
+    ``deterministic=True`` (argmax of option scores, or temperature 0): answers cannot change
+    between runs, so the reference is 0 and the rate is the order's effect: its interval is the
+    cluster score interval of the reorder rate (:func:`bordir.stats.rate_interval`, territories)
+    and ``significant`` means that interval excludes 0. One run and not deterministic: no
+    reference; ``basis`` says so and nothing is significant.
+
+    Columns: the ``by`` keys, ``basis`` (``resample`` / ``deterministic`` / ``one run``),
+    ``n_queries``, ``n_territories``, ``reorder``, ``resample``, ``excess``, ``low``, ``high``,
+    ``p_value``, ``significant``, ``power_10`` (the test's power against a 10-point excess with
+    these territories and their spread), ``signature``.
+
+    Example:
+        >>> rows = [dict(model="m", mode="no_ir", run=r, query_id=q, territory=f"t{q}", option_order=o,
+        ...              outcome="answered", choice=(q + r) % 2, query_lang="en", is_control=False)
+        ...         for r in range(3) for q in range(12) for o in ("given", "reversed")]
+        >>> ex = position_bias_excess(pd.DataFrame(rows), n_resamples=200, seed=1).iloc[0]
+        >>> float(ex["reorder"]), round(float(ex["resample"]), 3), bool(ex["significant"])
+        (0.0, 0.667, False)
+    """
+    seed = resolve_seed(seed)
+    df = responses[responses["outcome"] == "answered"].copy()
+    df["option_order"] = orders_of(df).to_numpy()
+    df["choice"] = df["choice"].astype(int)
+    cols = [
+        *by,
+        "basis",
+        "n_queries",
+        "n_territories",
+        "reorder",
+        "resample",
+        "excess",
+        "low",
+        "high",
+        "p_value",
+        "significant",
+        "power_10",
+        "signature",
+    ]
+    out = []
+    for key, g in df.groupby(list(by), sort=False) if by else [((), df)]:
+        key = key if isinstance(key, tuple) else (key,)
+        fields = dict(zip(by, key))
+        g = g.drop_duplicates(["mode", "run", "query_id", "option_order"], keep="last")
+        g = g.assign(query_id=g["mode"].astype(str) + "/" + g["query_id"].astype(str))
+        if g["option_order"].nunique() < 2:
+            continue
+        n_runs = int(g["run"].nunique())
+        basis = "deterministic" if deterministic else "resample" if n_runs >= 2 else "one run"
+        rec: dict[str, object] = {**fields, "basis": basis}
+        if basis == "resample":
+            q = _pair_rates(g)
+            if q.empty:
+                continue
+            q["d"] = q["reorder"] - q["resample"]
+            per = q.groupby("territory")[["d"]].agg(["sum", "count"])
+            sums, counts = per[("d", "sum")].to_numpy(float), per[("d", "count")].to_numpy(float)
+            w = bootstrap_weights(len(per), n_resamples, np.random.default_rng(seed))
+            lo, hi, _ = percentile_bounds((w @ sums) / (w @ counts), conf)
+            p = sign_flip_test(sums / counts, n_permutations=n_resamples, seed=seed)
+            sd = float(np.std(sums / counts, ddof=1)) if len(per) > 1 else 0.0
+            rec |= {
+                "n_queries": len(q),
+                "n_territories": len(per),
+                "reorder": float(q["reorder"].mean()),
+                "resample": float(q["resample"].mean()),
+                "excess": float(q["d"].mean()),
+                "low": lo,
+                "high": hi,
+                "p_value": p,
+                "significant": bool(p < alpha and lo is not None and lo > 0),
+                # the sign-flip test's power against a 10-point excess with these territories
+                "power_10": analytic_power(len(per), 0.10, sd, alpha=alpha) if sd > 0 else None,
+            }
+        else:
+            items = order_items(g)
+            items = items[items["comparable"]]
+            if items.empty:
+                continue
+            per = items.groupby("territory")[["changed"]].agg(["sum", "count"])
+            ci = rate_interval(
+                per[("changed", "sum")].to_numpy(float),
+                per[("changed", "count")].to_numpy(float),
+                conf=conf,
+            )
+            rec |= {
+                "n_queries": len(items),
+                "n_territories": len(per),
+                "reorder": ci.value,
+                "resample": 0.0 if deterministic else None,
+                "excess": ci.value if deterministic else None,
+                "low": ci.low if deterministic else None,
+                "high": ci.high if deterministic else None,
+                "p_value": None,
+                "significant": bool(deterministic and ci.low is not None and ci.low > 0),
+                "power_10": None,
+            }
+        rec["signature"] = str(
+            Signature.build(
+                "position_bias_excess",
+                gen=fields.get("model"),
+                mode=fields.get("mode"),
+                basis=basis,
+                runs=n_runs,
+                boot=n_resamples if basis == "resample" else None,
+                seed=seed if basis == "resample" else None,
+                ci=f"cluster{int(round(conf * 100))}"
+                if basis == "resample"
+                else f"cwilsoncc{int(round(conf * 100))}",
+                test="signflip" if basis == "resample" else None,
+            )
+        )
+        out.append(rec)
+    return pd.DataFrame(out, columns=cols)
 
 
 def argmax_responses(responses: pd.DataFrame) -> pd.DataFrame:

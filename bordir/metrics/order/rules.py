@@ -13,10 +13,11 @@ countries). Every aggregate is a function of that table:
 
 * **position-bias rate** = #changed / #queries answered in ≥ 2 orders
   (:func:`position_bias`; a cluster-bootstrap CI over territories). A model that
-  always picks A has rate 1 with two orders; a model that reads the question, 0.
-  Under sampling (temperature > 0) two orders can disagree by chance: :func:`seed_change_rate` (same
-  order, next run) is the reference, and for rank classification :func:`argmax_responses` gives the
-  rate of the scores themselves (temperature 0).
+  always picks A has rate 1 with two orders; a deterministic model that reads the question, 0.
+  Under sampling (temperature > 0) two orders disagree by chance as often as two runs in one order:
+  the order's own effect is the **excess** of the reorder changes over the same-order re-sampling
+  changes, paired by query (:func:`position_bias_excess`, with its interval and test); for rank
+  classification :func:`argmax_responses` gives the rate of the scores themselves (temperature 0).
 * **pick rate by letter** = #answers at letter L / #answers, against the
   uniform rate Σᵢ [L < nᵢ]/nᵢ / #answers (nᵢ options in answer i)
   (:func:`letter_pick_rates`); **by country**: #times country c picked / #answers

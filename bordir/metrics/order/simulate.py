@@ -19,6 +19,13 @@ should recover, and what the given order (the papers' reading) misses.
 ``benchmarks/recovery_variance_order.py`` measures the recovery;
 ``tests/metrics/test_orders_metrics.py`` runs a small version.
 
+:func:`resampled_orders` rewrites the answers of a run asked in several option orders with a
+model that samples from content logits at a temperature, optionally with a **mixture letter
+habit** (with probability ``habit`` it answers letter A whatever the content): with ``habit=0``
+it has no position bias at all, yet its answers change with the order as often as between two
+runs (``tests/report/test_order_noise.py`` runs it through the report;
+``benchmarks/position_bias_noise.py`` measures how often a finding is stated).
+
 Example:
     >>> from bordir.loaders import load_demo
     >>> r = letter_bias_responses(load_demo(), np.random.default_rng(0), runs=2)
@@ -28,7 +35,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -38,12 +45,38 @@ from ...generation.choice import choose_option
 if TYPE_CHECKING:  # pragma: no cover
     from ...dataset import BorderLines
 
-__all__ = ["letter_bias_responses", "content_only_responses"]
+__all__ = [
+    "letter_bias_responses",
+    "content_only_responses",
+    "mixture_habit_responses",
+    "resampled_orders",
+]
 
 
 def _log_softmax(x: np.ndarray) -> np.ndarray:
     z = x - x.max()
     return cast("np.ndarray", z - np.log(np.exp(z).sum()))
+
+
+def _row(
+    q: Any, model: str, run: int, seed: int, choice: int, lp: np.ndarray, cf: np.ndarray
+) -> dict[str, Any]:
+    """One given-order, answered response row of a simulated rank-classification model."""
+    return {
+        "query_id": q.query_id,
+        "territory": q.territory,
+        "query_lang": q.lang,
+        "is_control": q.is_control,
+        "mode": "no_ir",
+        "model": model,
+        "run": run,
+        "seed": seed,
+        "outcome": "answered",
+        "choice": choice,
+        "option_order": "given",
+        "option_logprobs": lp.tolist(),
+        "cf_logprobs": cf.tolist(),
+    }
 
 
 def letter_bias_responses(
@@ -77,21 +110,7 @@ def letter_bias_responses(
         )
         for run in range(runs):
             rows.append(
-                {
-                    "query_id": q.query_id,
-                    "territory": q.territory,
-                    "query_lang": q.lang,
-                    "is_control": q.is_control,
-                    "mode": "no_ir",
-                    "model": model,
-                    "run": run,
-                    "seed": run,
-                    "outcome": "answered",
-                    "choice": choose_option(lp.tolist(), temperature, run),
-                    "option_order": "given",
-                    "option_logprobs": lp.tolist(),
-                    "cf_logprobs": cf.tolist(),
-                }
+                _row(q, model, run, run, choose_option(lp.tolist(), temperature, run), lp, cf)
             )
     return pd.DataFrame(rows)
 
@@ -103,3 +122,94 @@ def content_only_responses(
 ) -> pd.DataFrame:
     """:func:`letter_bias_responses` of the same model (same ``rng`` state) without its letter bias."""
     return letter_bias_responses(dataset, rng, **{**kwargs, "letter_bias": 0.0})  # type: ignore[arg-type]
+
+
+def mixture_habit_responses(
+    dataset: BorderLines,
+    rng: np.random.Generator,
+    *,
+    runs: int = 10,
+    habit: float = 0.4,
+    content: float = 1.0,
+    temperature: float = 0.7,
+    model: str = "sim/mixture-habit",
+) -> pd.DataFrame:
+    """Given-order responses of a model with a **mixture** letter habit.
+
+    With probability ``habit`` it answers A whatever the content, else it samples the content
+    logits at ``temperature``. Its option scores are those of the mixture, ``log(habit·[i = A] + (1 − habit)·softmax(c)ᵢ)``, and
+    its content-free scores those of the same mixture without content,
+    ``log(habit·[i = A] + (1 − habit)/n)``: what the calibrated rule is given.
+    """
+    mu = {t.name: rng.normal(content, 0.5) for t in dataset.territories}
+    rows = []
+    for q in dataset.queries:
+        t = dataset.territory(q.territory)
+        n = len(q.options)
+        c = np.zeros(n)
+        if t.controller in t.claimants:
+            c[t.claimants.index(t.controller)] = mu[t.name] + rng.normal(0.0, 0.5)
+        a = np.zeros(n)
+        a[0] = 1.0
+        lp = np.log(habit * a + (1 - habit) * np.exp(_log_softmax(c)))
+        cf = np.log(habit * a + (1 - habit) / n)
+        for run in range(runs):
+            seed = int(rng.integers(2**31))
+            k = (
+                0
+                if rng.random() < habit
+                else choose_option(_log_softmax(c).tolist(), temperature, seed)
+            )
+            rows.append(_row(q, model, run, seed, int(k), lp, cf))
+    return pd.DataFrame(rows)
+
+
+def resampled_orders(
+    responses: pd.DataFrame,
+    dataset: BorderLines,
+    rng: np.random.Generator,
+    *,
+    temperature: float = 0.7,
+    habit: float = 0.0,
+    content: float = 1.0,
+) -> pd.DataFrame:
+    """``responses`` (any option orders) answered again by the content model of the module docs.
+
+    Each (query, run, order) draws its choice from the content logits at ``temperature`` with its
+    own seed; with probability ``habit`` it answers letter A instead. ``choice``, ``choice_name``,
+    ``choice_position``, ``raw_text`` and ``outcome`` are rewritten; option scores are dropped.
+    """
+    from ...options import OptionOrder
+
+    mu = {t.name: rng.normal(content, 0.5) for t in dataset.territories}
+    eps = {q.query_id: rng.normal(0.0, 0.5) for q in dataset.queries}
+    df = responses.copy()
+    orders = (
+        df["option_order"].where(df["option_order"].notna(), "given").astype(str)
+        if "option_order" in df.columns
+        else pd.Series("given", index=df.index)
+    )
+    choice, names, pos, text = [], [], [], []
+    for qid, order in zip(df["query_id"], orders):
+        q = dataset.query(qid)
+        t = dataset.territory(q.territory)
+        n = len(t.claimants)
+        c = np.zeros(n)
+        if t.controller in t.claimants:
+            c[t.claimants.index(t.controller)] = mu[t.name] + eps[qid]
+        perm = OptionOrder.parse(order, n).perm
+        if habit > 0 and rng.random() < habit:
+            k = perm[0]
+        else:
+            k = choose_option(_log_softmax(c).tolist(), temperature, int(rng.integers(2**31)))
+        choice.append(int(k))
+        names.append(t.claimants[k])
+        pos.append(perm.index(k))
+        text.append(f"{chr(65 + perm.index(k))}) {q.options[k] if k < len(q.options) else ''}")
+    df["choice"], df["choice_name"], df["choice_position"] = choice, names, pos
+    df["raw_text"], df["outcome"] = text, "answered"
+    if "option_logprobs" in df.columns:
+        df["option_logprobs"] = None
+    if "cf_logprobs" in df.columns:
+        df["cf_logprobs"] = None
+    return df

@@ -67,6 +67,7 @@ import numpy as np
 import pandas as pd
 
 from ...signature import Signature
+from .shape import Shape, shape_of, spread_factor
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...dataset import BorderLines
@@ -107,6 +108,8 @@ POWER_COLUMNS = (
     "thin",
     "detectable",
     "runs",
+    "skew",
+    "kurtosis",
     "signature",
 )
 
@@ -201,7 +204,13 @@ def _psi(delta: float, sd: float) -> float:
 
 
 def analytic_power(
-    n: int, delta: float, sd: float, *, alpha: float = ALPHA, runs: int = 1
+    n: int,
+    delta: float,
+    sd: float,
+    *,
+    alpha: float = ALPHA,
+    runs: int = 1,
+    shape: Shape | None = None,
 ) -> float:
     """The sign-flip test's power for ``n`` pooled differences of mean ``delta`` and SD ``sd`` (module docs).
 
@@ -221,10 +230,13 @@ def analytic_power(
     lam = abs(delta) * math.sqrt(n) / sd
     cc = (1.0 / max(int(runs), 1)) / (sd * math.sqrt(n))
     adj, den = c_t * (1 - 1 / (4 * nu)), math.sqrt(1 + c_t * c_t / (2 * nu))
+    den *= spread_factor(delta, sd, shape)  # the differences' own shape (shape.py); 1 if normal
     return float(norm.cdf((lam - cc - adj) / den) + norm.cdf((-lam - cc - adj) / den))
 
 
-def _power(n: int, delta: float, sd: float, alpha: float, runs: int = 1) -> float:
+def _power(
+    n: int, delta: float, sd: float, alpha: float, runs: int = 1, shape: Shape | None = None
+) -> float:
     if runs <= 1 and n <= EXACT_MAX:
         psi = _psi(delta, sd)
         return sign_flip_power(int(n), round(delta, 6), round(psi, 6), alpha)
@@ -232,11 +244,17 @@ def _power(n: int, delta: float, sd: float, alpha: float, runs: int = 1) -> floa
         sd = math.sqrt(max(_psi(delta, sd) - delta * delta, 0.0))
     else:  # on a grid of step 1/R a mean δ < 1/R needs a share δR of territories at 1/R
         sd = max(sd, math.sqrt(max(abs(delta) / runs - delta * delta, 0.0)))
-    return analytic_power(n, delta, sd, alpha=alpha, runs=runs)
+    return analytic_power(n, delta, sd, alpha=alpha, runs=runs, shape=shape)
 
 
 def power_at(
-    n: int, delta: float, *, sigma_d: float = PLANNING_SD, alpha: float = ALPHA, runs: int = 1
+    n: int,
+    delta: float,
+    *,
+    sigma_d: float = PLANNING_SD,
+    alpha: float = ALPHA,
+    runs: int = 1,
+    shape: Shape | None = None,
 ) -> float:
     """The power of the paired sign-flip test with ``n`` territories against a true difference ``delta``.
 
@@ -250,7 +268,7 @@ def power_at(
     if n < 1 or n < math.log2(2.0 / alpha):
         return 0.0
     sd = float(min(max(sigma_d, 0.0), 1.0))
-    return float(_power(n, min(abs(float(delta)), 1.0), sd, alpha, int(runs)))
+    return float(_power(n, min(abs(float(delta)), 1.0), sd, alpha, int(runs), shape))
 
 
 def _first(ok: Callable[[int], bool], lo: int, hi: int) -> int:
@@ -271,11 +289,13 @@ def mde(
     alpha: float = ALPHA,
     power: float = POWER,
     runs: int = 1,
+    shape: Shape | None = None,
 ) -> float | None:
     """The smallest difference δ ∈ (0, 1] detected with ``power`` by the paired sign-flip test; None if none is.
 
     ``sigma_d`` is the SD of the per-territory differences with ``runs`` runs pooled per territory
-    (one run: of one binary answer's). δ is found by bisection to 1e-4 (rounded up: the power there
+    (one run: of one binary answer's); ``shape`` their skewness and kurtosis (the data's own,
+    :func:`~bordir.metrics.perlang.shape.shape_of`; default normal) for the analytic model. δ is found by bisection to 1e-4 (rounded up: the power there
     is at least ``power``); None when even δ = 1 is not detected with that power (e.g. n ≤ 5: the
     test cannot reject).
     """
@@ -287,7 +307,7 @@ def mde(
     sd = float(min(max(sigma_d, 0.0), 1.0))
 
     def ok(d: float) -> bool:
-        return _power(n, d, sd, alpha, int(runs)) >= power
+        return _power(n, d, sd, alpha, int(runs), shape) >= power
 
     if not ok(1.0):
         return None
@@ -335,10 +355,11 @@ def _row(
     alpha: float,
     power: float,
     model_runs: int | None = None,
+    shape: Shape | None = None,
 ) -> dict[str, Any]:
     """One power-table row; ``runs`` is the design's (signature), ``model_runs`` the model's (default: ``runs``)."""
     r = int(model_runs or runs or 1)
-    m = mde(n, sigma_d=sd, alpha=alpha, power=power, runs=r)
+    m = mde(n, sigma_d=sd, alpha=alpha, power=power, runs=r, shape=shape)
     exact = n <= EXACT_MAX and r <= 1
     sig = Signature.build(
         "mde",
@@ -351,6 +372,7 @@ def _row(
         sd_src=source,
         runs=runs,
         grid=r if r > 1 else None,
+        shape=None if shape is None or r <= 1 else f"{shape[0]:.2f},{shape[1]:.2f}",
     )
     return {
         "query_lang": lang,
@@ -363,6 +385,8 @@ def _row(
         "thin": n < THIN,
         "detectable": m is not None,
         "runs": r,
+        "skew": None if shape is None else shape[0],
+        "kurtosis": None if shape is None else shape[1],
         "signature": str(sig),
     }
 
@@ -507,12 +531,18 @@ def observed_power(
                     sds.append(float(np.std(d, ddof=1)))
                     ns.append(len(common))
                     diffs.append(d)
+        shape = None
         if sds:
             sd, n, src = max(float(np.median(sds)), min_sd), int(np.median(ns)), "observed"
             grid = lattice_runs(np.concatenate(diffs), n_runs)
+            shapes = [shape_of(d) for d in diffs]
+            shape = (
+                float(np.median([s[0] for s in shapes])),
+                float(np.median([s[1] for s in shapes])),
+            )
         else:
             sd, n, src, grid = PLANNING_SD, int(g["territory"].nunique()), "planning", 1
-        rows.append(_row(lang, metric, n, sd, src, n_runs, alpha, power, grid))
+        rows.append(_row(lang, metric, n, sd, src, n_runs, alpha, power, grid, shape))
     order = {"*": 0}
     df = pd.DataFrame(rows, columns=list(POWER_COLUMNS))
     return df.sort_values(

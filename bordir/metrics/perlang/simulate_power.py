@@ -14,11 +14,20 @@ mode from them, and the territory's difference is the mean over the runs of
   territories), a share ``γ`` of those at 0 moves to 1: every run gives the same
   answer, so the differences are ternary whatever the number of runs.
 
+How the runs relate (``coupling`` of :func:`pooled_differences`):
+
+* ``independent`` — every run draws both modes' answers afresh;
+* ``coupled`` — within a run the two modes share a component: with probability 0.7 mode b's
+  answer uses mode a's uniform draw (a run-level common cause: the same sampled tokens, the same
+  retrieval), so the per-run differences are positively correlated answers' differences;
+* ``partly`` — partly deterministic runs: half of the territories (drawn per data set) answer the
+  same in every run (a temperature-0 or cached answer repeated), the others independently.
+
 The effect ``δ = E[p_a − p_b]`` and the SD ``σ_d`` of the pooled differences
 come from a large draw (:func:`population`). :func:`power_check` takes the MDE
 that :func:`bordir.metrics.perlang.power.mde` reports for ``n`` territories,
-``R`` runs and the SD the test sees *at that effect* (a fixed point:
-``δ* = mde(n, σ_d(δ*), R)``), plants ``δ*`` and counts how often bordir's
+``R`` runs and the SD and shape the test sees *at that effect* (a fixed point:
+``δ* = mde(n, σ_d(δ*), R, shape(δ*))``, :mod:`~bordir.metrics.perlang.shape`), plants ``δ*`` and counts how often bordir's
 sign-flip test (:func:`bordir.stats.sign_flip_pvalue`, 1,999 random flips,
 ``(c + 1)/(n + 1)``) rejects at α = 0.05: the power at the reported MDE, which
 should be 80 %. ``benchmarks/power_mde.py`` prints it for 1, 3 and 10 runs × 20,
@@ -39,18 +48,23 @@ import numpy as np
 
 from ...stats.permutation import flip_matrix, sign_flip_pvalue
 from .power import ALPHA, POWER, mde
+from .shape import MIN_SHAPE_N, shape_of
 
 __all__ = [
     "DESIGNS",
+    "COUPLINGS",
     "propensities",
     "pooled_differences",
     "population",
     "effect_for",
+    "shape_for",
     "power_check",
     "simulated_power",
 ]
 
 DESIGNS: tuple[str, ...] = ("beta", "movers", "fixed")
+COUPLINGS: tuple[str, ...] = ("independent", "coupled", "partly")
+"""How a data set's runs relate (module docs)."""
 
 
 def _expit(x: np.ndarray) -> np.ndarray:
@@ -91,23 +105,51 @@ def _population_draws(design: str, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pooled_differences(
-    rng: np.random.Generator, pa: np.ndarray, pb: np.ndarray, runs: int, n_sets: int = 1
+    rng: np.random.Generator,
+    pa: np.ndarray,
+    pb: np.ndarray,
+    runs: int,
+    n_sets: int = 1,
+    coupling: str = "independent",
 ) -> np.ndarray:
     """``(n_sets, n)`` differences, each the mean over ``runs`` runs of one answer per mode and territory."""
+    if coupling not in COUPLINGS:
+        raise ValueError(f"coupling must be one of {', '.join(COUPLINGS)}, found {coupling!r}")
     shape = (n_sets, runs, len(pa))
-    xa = rng.random(shape) < pa
-    xb = rng.random(shape) < pb
+    ua, ub = rng.random(shape), rng.random(shape)
+    if coupling == "coupled":
+        ub = np.where(rng.random(shape) < 0.7, ua, ub)
+    xa, xb = ua < pa, ub < pb
+    if coupling == "partly":
+        det = rng.random((n_sets, 1, len(pa))) < 0.5
+        xa, xb = np.where(det, xa[:, :1, :], xa), np.where(det, xb[:, :1, :], xb)
     return cast("np.ndarray", (xa.astype(float) - xb.astype(float)).mean(axis=1))
 
 
 def population(
-    design: str, gamma: float, runs: int, *, n: int = 400_000, seed: int = 0
+    design: str,
+    gamma: float,
+    runs: int,
+    *,
+    n: int = 400_000,
+    seed: int = 0,
+    coupling: str = "independent",
 ) -> tuple[float, float]:
     """``(δ, σ_d)``: the effect and the SD of the pooled differences over ``runs`` runs (a large draw)."""
     rng = np.random.default_rng(seed)
     pa, pb = propensities(rng, n, design, gamma)
-    d = pooled_differences(rng, pa, pb, runs)[0]
+    d = pooled_differences(rng, pa, pb, runs, coupling=coupling)[0]
     return float(np.mean(pa - pb)), float(np.std(d, ddof=1))
+
+
+def shape_for(
+    design: str, delta: float, runs: int, coupling: str = "independent"
+) -> tuple[float, float]:
+    """The skewness and kurtosis of the pooled differences at effect ``delta`` (a large draw)."""
+    gamma, _ = effect_for(design, delta, runs, coupling)
+    rng = np.random.default_rng(0)
+    pa, pb = propensities(rng, 200_000, design, gamma)
+    return shape_of(pooled_differences(rng, pa, pb, runs, coupling=coupling)[0])
 
 
 def _mean_effect(design: str, gamma: float, n: int = 200_000) -> float:
@@ -116,7 +158,9 @@ def _mean_effect(design: str, gamma: float, n: int = 200_000) -> float:
     return float(np.mean(_shifted(design, pb, u, gamma) - pb))
 
 
-def effect_for(design: str, delta: float, runs: int) -> tuple[float, float]:
+def effect_for(
+    design: str, delta: float, runs: int, coupling: str = "independent"
+) -> tuple[float, float]:
     """``(γ, σ_d)`` whose population effect is ``delta`` (bisection on γ) and the pooled differences' SD there."""
     lo, hi = 0.0, 8.0 if design == "beta" else 1.0
     for _ in range(30):
@@ -126,7 +170,7 @@ def effect_for(design: str, delta: float, runs: int) -> tuple[float, float]:
         else:
             hi = mid
     gamma = (lo + hi) / 2
-    return gamma, population(design, gamma, runs, n=200_000)[1]
+    return gamma, population(design, gamma, runs, n=200_000, coupling=coupling)[1]
 
 
 def power_check(
@@ -139,6 +183,7 @@ def power_check(
     n_flips: int = 1999,
     alpha: float = ALPHA,
     power: float = POWER,
+    coupling: str = "independent",
 ) -> dict[str, Any]:
     """The power of bordir's sign-flip test at the MDE it reports for ``n`` territories and ``runs`` runs.
 
@@ -147,9 +192,10 @@ def power_check(
     ``n_sets``. ``mde`` is None (and ``power`` NaN) when no effect is detectable.
     """
     eff_runs = 1 if design == "fixed" else runs
-    delta, sd = 0.1, population(design, 0.0, runs)[1] or 0.5
-    for _ in range(8):  # the fixed point δ* = mde(n, σ_d(δ*))
-        m = mde(n, sigma_d=sd, alpha=alpha, power=power, runs=eff_runs)
+    delta, sd = 0.1, population(design, 0.0, runs, coupling=coupling)[1] or 0.5
+    shape = None
+    for _ in range(8):  # the fixed point δ* = mde(n, σ_d(δ*), shape(δ*))
+        m = mde(n, sigma_d=sd, alpha=alpha, power=power, runs=eff_runs, shape=shape)
         if m is None:
             return {
                 "mde": None,
@@ -161,8 +207,12 @@ def power_check(
         if abs(m - delta) < 1e-9:
             break
         delta = m
-        _, sd = effect_for(design, delta, runs)
-    _, sd = effect_for(design, delta, runs)
+        _, sd = effect_for(design, delta, runs, coupling)
+        # the report uses the data's shape from MIN_SHAPE_N territories on (shape.py)
+        shape = (
+            shape_for(design, delta, runs, coupling) if eff_runs > 1 and n >= MIN_SHAPE_N else None
+        )
+    _, sd = effect_for(design, delta, runs, coupling)
     return {
         "mde": delta,
         "sd": sd,
@@ -176,6 +226,7 @@ def power_check(
             n_sets=n_sets,
             n_flips=n_flips,
             alpha=alpha,
+            coupling=coupling,
         ),
         "n_sets": n_sets,
     }
@@ -191,12 +242,13 @@ def simulated_power(
     n_sets: int = 1000,
     n_flips: int = 1999,
     alpha: float = ALPHA,
+    coupling: str = "independent",
 ) -> float:
     """The share of ``n_sets`` datasets with a true effect ``delta`` that bordir's sign-flip test rejects."""
-    gamma, _ = effect_for(design, delta, runs)
+    gamma, _ = effect_for(design, delta, runs, coupling)
     rejected = 0
     for _ in range(n_sets):
         pa, pb = propensities(rng, n, design, gamma)
-        d = pooled_differences(rng, pa, pb, runs)[0]
+        d = pooled_differences(rng, pa, pb, runs, coupling=coupling)[0]
         rejected += sign_flip_pvalue(d, flip_matrix(n_flips, n, rng)) <= alpha
     return rejected / n_sets

@@ -28,7 +28,8 @@ Then Control / Non-control CS per query language, outcome rates per
 ``no_ir`` per model (Holm-corrected across all of them). The headline ΔCS is the
 unnormalised Control − Non-control (``delta_cs``); the normalised
 ``delta_cs_norm`` is kept for comparison with the papers, labelled "normalized
-(reference)". Small-sample and instability warnings are in ``warnings``. ``swap_docs`` has no
+(reference)"; its ``mean`` (of the per-run ratios) goes with ``ci95``, and ``pooled`` (the
+ratio of the counts pooled over runs) with ``terr95`` and ``boot95``. Small-sample and instability warnings are in ``warnings``. ``swap_docs`` has no
 real control query (the English control queries are skipped, see
 :func:`bordir.retrieval.swap_skip_reason`), so its KB CS is ``null`` with a
 note. The dict is strict JSON: undefined values are ``None``, never NaN
@@ -253,7 +254,9 @@ def build_metrics(
                         "n_resamples": n_resamples,
                         "seed": seed,
                         "delta_cs_norm": "the ratio of the counts pooled over runs (resamples with Non-control "
-                        "CS 0 kept as +inf; no interval when more than 2.5% are +inf or undefined)",
+                        "CS 0 kept as +inf; no interval when more than 2.5% are +inf or undefined); its "
+                        "estimate is delta_cs_norm.pooled, not delta_cs_norm.mean (the mean of the "
+                        "per-run ratios, whose interval is ci95)",
                         "refused": f"no interval over fewer than {MIN_INTERVAL_CLUSTERS} contributing "
                         "territories, nor with an infinite or undefined bound (bootstrap.refused says why)",
                     },

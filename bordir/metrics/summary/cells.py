@@ -177,6 +177,13 @@ def build_cell(
             }
         if m == "delta_cs_norm":
             metrics[m]["unstable"] = bool(terr is not None and terr.unstable)
+            # terr95 and boot95 are intervals of the ratio of the counts pooled over runs, not of the
+            # mean of the per-run ratios: their own estimate goes beside them wherever they are printed
+            metrics[m]["pooled"] = (
+                terr.estimate
+                if terr is not None and terr.estimate is not None
+                else (None if boot is None else boot.estimate)
+            )
     run_sigs = (
         sorted(set(group["signature"].dropna().astype(str))) if "signature" in group.columns else []
     )

@@ -13,16 +13,13 @@ PACKAGE = Path(__file__).resolve().parent.parent / "bordir"
 MAX_LINES = 450
 
 RATCHET: dict[str, int] = {
-    "generation/_calls.py": 453,
     "testbeds/nomiracl/engine.py": 458,
     "languages.py": 473,
     "metrics/perlang/compare.py": 479,
     "errors.py": 487,
-    "loaders/nomiracl.py": 493,
     "retrieval/analysis.py": 506,
-    "metrics/perlang/power.py": 521,
     "generation/backends/local.py": 553,
-    "generation/cache.py": 577,
+    "generation/cache.py": 566,
 }
 """Modules over the limit, with the most lines each may have: a ratchet that only goes down."""
 

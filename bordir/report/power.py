@@ -1,6 +1,6 @@
 """The report's power section: per query language and metric, territories and the minimum detectable difference.
 
-:func:`power_section` computes :func:`bordir.metrics.perlang.power.observed_power` on the
+:func:`power_section` computes :func:`bordir.metrics.perlang.power_tables.observed_power` on the
 run's responses (given option order; σ_d observed on each IR mode vs ``no_ir``),
 writes ``tables/power.{md,tex,csv}`` and ``plots/power.{png,svg}`` (MDE per
 language; thin languages hatched, undetectable ones marked), and returns the JSON
@@ -109,7 +109,7 @@ def _plot(df: pd.DataFrame, out: Path) -> tuple[Path, Path]:
 
 def power_section(run: RunDir, out: Path, *, draw: bool = True) -> Section:
     """Compute and write the power section of a run (see the module docs); ``draw=False``: no plot."""
-    from ..metrics.perlang.power import observed_power
+    from ..metrics.perlang.power_tables import observed_power
 
     df = observed_power(run.responses, run.dataset)
     table = power_table(

@@ -108,8 +108,8 @@ def _comparison_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[st
         rest = [c for c in cmp if c not in sig]
         quiet.append(
             f"{len(cmp) - len(sig)} of {len(cmp)} comparisons of a mode with no_ir ({metrics_named}) "
-            f"show no difference at the 5 % level after Holm: their 95 % intervals include 0 or are "
-            f"too wide to tell ({_comparison_power(metrics, rest, len(cmp))})."
+            f"show no difference at the 5 % level after Holm "
+            f"({_comparison_power(metrics, rest, len(cmp))})."
         )
     return found, quiet
 

@@ -231,7 +231,7 @@ def dry_run(cfg: ExperimentConfig, *, batch: bool = False) -> pd.DataFrame:
         df.attrs["note"] = (
             f"prompts sized with bm25 retrieval instead of {cfg.retriever} (no embedding calls)"
         )
-    from ..metrics.perlang.power import design_power
+    from ..metrics.perlang.power_tables import design_power
 
     # the power of a comparison between two modes: the queries served in two modes or more
     # (with no corpus yet: the pairs the corpus would serve, the assumption of the estimate)

@@ -31,7 +31,8 @@ import numpy as np
 import pandas as pd
 
 from ..experiment.config import ExperimentConfig
-from ..metrics.perlang.power import ALPHA, PLANNING_SD, POWER, design_power, mde, min_territories
+from ..metrics.perlang.power import ALPHA, PLANNING_SD, POWER, mde, min_territories
+from ..metrics.perlang.power_tables import design_power
 
 if TYPE_CHECKING:
     from ..dataset import BorderLines
@@ -59,7 +60,7 @@ def run_components(
     responses: pd.DataFrame, dataset: BorderLines, *, baseline: str = "no_ir"
 ) -> pd.DataFrame:
     """Per (query_lang, metric): σ_T² and σ_W² of the paired per-territory differences (median over modes)."""
-    from ..metrics.perlang.power import per_territory
+    from ..metrics.perlang.power_tables import per_territory
 
     rows = []
     per_run = []

@@ -10,12 +10,12 @@ run stays complete.
 Example:
     >>> from bordir.experiment.config import ExperimentConfig
     >>> from bordir.runner.grid import prepare
-    >>> cfg = ExperimentConfig.from_dict({"models": ["mock/first"], "modes": "no_ir",
-    ...                                   "response_format": "citation"})
-    >>> preflight(cfg, prepare(cfg, progress=False))
+    >>> cfg = ExperimentConfig.from_dict({"models": ["openai/gpt-4o-mini"], "modes": "no_ir"})
+    >>> import os; _ = os.environ.pop("OPENAI_API_KEY", None)
+    >>> preflight(cfg, prepare(cfg, progress=False))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    bordir.errors.ConfigError: <config>: fields 'response_format' and 'modes': mode no_ir: the citation format needs documents; use response_format='direct' with no_ir=True
+    bordir.errors.ConfigError: ...OPENAI_API_KEY...
 """
 
 from __future__ import annotations

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._atomic import atomic_write_text
+from .._jsonl import loads
 from ..errors import DataError
 from .lock import DirLock
 from .record import KINDS, RECORD_FILE, RunRecord, file_digest, read_record, record_digest
@@ -63,7 +64,7 @@ _COMMIT_LOCK = ".bordir-outputs.lock"
 def read_manifest(run_dir: str | os.PathLike[str]) -> dict[str, dict[str, str]]:
     """``{name: {"record", "digest", "by"}}`` of ``run_dir/outputs.json`` (empty when unreadable)."""
     try:
-        data = json.loads((Path(run_dir) / OUTPUTS_FILE).read_text(encoding="utf-8"))
+        data = loads((Path(run_dir) / OUTPUTS_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     outs = data.get("outputs") if isinstance(data, dict) else None

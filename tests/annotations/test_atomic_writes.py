@@ -29,6 +29,7 @@ ALLOWED = {
     "runrecord/outputs.py",  # renames a finished, staged output set into place
     "runrecord/temporaries.py",  # the staging folders themselves (removed when their writer died)
     "audit/record.py",  # the skipped records, streamed into a temporary while the log is read
+    "cli/_audit_blackbox.py",  # the same for a black-box log
 }
 
 

@@ -8,14 +8,8 @@ import pytest
 
 from bordir.dataset import BorderLines
 from bordir.loaders import load_demo
-from bordir.metrics.perlang.power import (
-    PLANNING_SD,
-    design_power,
-    mde,
-    min_territories,
-    observed_power,
-    sign_flip_power,
-)
+from bordir.metrics.perlang.power import PLANNING_SD, mde, min_territories, sign_flip_power
+from bordir.metrics.perlang.power_tables import design_power, observed_power
 from bordir.records import Country, Query, Territory
 from bordir.stats import sign_flip_test
 
@@ -241,7 +235,7 @@ def _per_territory_run_by_run(responses: pd.DataFrame, dataset: BorderLines) -> 
 def test_per_territory_is_the_run_by_run_mean_bit_for_bit(runs, tmp_path):
     """The long-table per_territory (one pass over every run) against one frame per run."""
     import bordir
-    from bordir.metrics.perlang.power import per_territory
+    from bordir.metrics.perlang.power_tables import per_territory
 
     run = bordir.run({"models": ["mock/planted:uk+ru+ja", "mock/first"], "modes": ["no_ir", "qlang", "rel_langs"],
                       "runs": runs, "k": 2, "temperature": 0.7}, progress=False, cache=tmp_path / "c.sqlite3")  # fmt: skip

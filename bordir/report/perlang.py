@@ -31,6 +31,7 @@ import pandas as pd
 
 from .._json import jsonable
 from ..experiment.rundir import RunDir
+from ..metrics.intervals.paired_rule import MIN_INTERVAL_TERRITORIES
 from ..metrics.perlang.compare import DEFAULT_MIN_TERRITORIES, compare_items
 from ..metrics.perlang.items import language_measures, perlang_items
 from ..metrics.perlang.measures import PERLANG_MEASURES, PERLANG_NAMES
@@ -80,8 +81,13 @@ def _pts(x: float) -> str:
 
 
 def _cite(r: Mapping[str, Any]) -> str:
+    ci = (
+        "no interval below 30 territories"
+        if r["ci_low"] != r["ci_low"]
+        else f"95% CI [{_pts(r['ci_low'])}, {_pts(r['ci_high'])}]"
+    )
     return (
-        f"{r['group']} ({_pts(r['diff'])} points, 95% CI [{_pts(r['ci_low'])}, {_pts(r['ci_high'])}], "
+        f"{r['group']} ({_pts(r['diff'])} points, {ci}, "
         f"Holm p = {r['p_holm']:.3g}, {r['n_territories']} territories)"
     )
 
@@ -276,11 +282,14 @@ def perlang_report(
         "<p>Which query languages' answers each mode moves, and in which direction: toward the controller "
         "(agreement with the controller), toward the query language's own claimant (in-group answer rate) "
         "or toward the English control answer (docs/metrics.md, per-language measures). Each difference is "
-        "paired by territory, runs pooled per territory, with a 95% paired cluster-bootstrap interval over "
-        f"the language's territories ({n_resamples} resamples, seed {seed}) and a sign-flip permutation "
-        "p-value, (c + 1) / (n + 1), Holm-adjusted across the languages of that comparison. The "
+        "paired by territory, runs pooled per territory, with a sign-flip permutation p-value, "
+        "(c + 1) / (n + 1), exact at any size and Holm-adjusted across the languages of that comparison, "
+        "and, from "
+        f"{MIN_INTERVAL_TERRITORIES} paired territories, a 95% paired cluster-bootstrap interval over the "
+        f"language's territories ({n_resamples} resamples, seed {seed}; it under-covers below). The "
         f"{len(pairs)} × {len(DIRECTIONAL)} comparisons per model are not corrected against one another. "
-        f"Languages with fewer than {min_territories} paired territories are not tested (grey in the plots). "
+        f"Languages with fewer than {min_territories} paired territories are not tested (the test cannot "
+        "reach p < 0.05 there; grey in the plots). "
         "All numbers: <code>tables/perlang_comparisons.csv</code> (also per resource level) and "
         "<code>tables/perlang_measures.csv</code>.</p>",
     ]
@@ -308,7 +317,8 @@ def perlang_report(
         "min_territories": min_territories,
         "n_resamples": n_resamples,
         "seed": seed,
-        "ci95": "paired cluster bootstrap over territories",
+        "ci95": "paired cluster bootstrap over territories, given from "
+        f"{MIN_INTERVAL_TERRITORIES} paired territories",
         "test": "two-sided sign-flip permutation test, p = (c + 1) / (n + 1)",
         "correction": "holm across the groups of each comparison",
         "power": "power_10 / power_20: the power the test had against a true difference of 10 / 20 "

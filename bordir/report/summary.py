@@ -94,8 +94,8 @@ def _comparison_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[st
         metrics_named = ", ".join(dict.fromkeys(_label(c["metric"]) for c in cmp))
         quiet.append(
             f"{len(cmp) - len(sig)} of {len(cmp)} comparisons of a mode with no_ir ({metrics_named}) "
-            f"show no difference at the 5 % level after Holm: their 95 % intervals include 0 or are "
-            "too wide to tell."
+            f"show no difference at the 5 % level after Holm (a p-value above it; an interval only "
+            "from 30 paired territories)."
         )
     return found, quiet
 

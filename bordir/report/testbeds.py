@@ -127,7 +127,7 @@ def score_tables(info: dict[str, Any], scores: dict[str, Any]) -> list[Table]:
     pol = Table(
         "testbed_policies",
         "Accuracy and rejection rate under RGB's rules (rgb) and bordir's scorer "
-        f"(bordir); see docs/testbeds.md for every difference. Rej (rgb): {RGB_REJECTION_NOTE}.",
+        f"(bordir); see docs/testbeds.md for every difference. Rej — {RGB_REJECTION_NOTE}.",
         ("Model", "Lang", "Setting", "r", *heads),
         tuple(prow),
         left=3,

@@ -197,7 +197,15 @@ def testgen_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
     subtitle = (
         f"Test run of {info.get('tests')} generated tests ({info.get('suite_signature', '')})"
     )
-    labels, extra = ("answer", "answers", "Tests"), {"criteria": list(CRITERIA)}
+    labels = ("answer", "answers", "Tests")
+    extra: dict[str, Any] = {"criteria": list(CRITERIA)}
+    if (out / "summary.json").is_file():  # judged: the page leads with the fail rates
+        from ..testgen.lead import summarize_test_run
+
+        judge_summary = read_json(out / "summary.json", hint=_HINT)
+        extra["lead"] = summarize_test_run(
+            judge_summary if isinstance(judge_summary, dict) else None
+        )
     meta = page_meta(
         "testgen", out, subtitle, TESTGEN_FACETS, _COLUMNS, labels, warnings=warnings, **extra
     )

@@ -16,8 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ..view.conftest import CHROMIUM_ARGS, chromium_path
-from .test_report_layout import _in_a_thread_of_its_own
+from .test_report_layout import in_chromium
 
 pytestmark = pytest.mark.slow  # whole (mock) runs and their reports, a browser
 
@@ -128,25 +127,12 @@ _TOC = """() => {
 
 
 def _measure(path):
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (the dev extra)")
-    exe = chromium_path()
-    if exe is None:
-        pytest.skip("no chromium binary (apt-get install chromium)")
+    def look(page):
+        forest = page.locator("#plot-perlang_forest_0")
+        hidden = forest.count() == 0 or not forest.is_visible()
+        return page.evaluate(_TOC), hidden
 
-    def measure():
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
-            try:
-                page = browser.new_page(viewport={"width": 1280, "height": 800})
-                page.goto(path.resolve().as_uri())
-                page.wait_for_selector("body[data-ready='1']", timeout=30000)
-                forest = page.locator("#plot-perlang_forest_0")
-                hidden = forest.count() == 0 or not forest.is_visible()
-                return page.evaluate(_TOC), hidden
-            finally:
-                browser.close()
-
-    return _in_a_thread_of_its_own(measure)
+    return in_chromium(path, look)
 
 
 def test_the_table_of_contents_stays_on_screen(report):

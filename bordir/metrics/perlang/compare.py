@@ -58,12 +58,8 @@ import pandas as pd
 from ...errors import ConfigError
 from ...stats import (
     DEFAULT_RESAMPLES,
-    bootstrap_weights,
-    flip_matrix,
     holm,
-    percentile_bounds,
     resolve_seed,
-    sign_flip_pvalue,
 )
 from ..intervals.paired_rule import (
     ALPHA,
@@ -76,6 +72,7 @@ from ..intervals.paired_rule import (
 from ..responses import Policy, check_policy
 from .items import GROUPINGS, Grouping, group_of, perlang_items
 from .measures import DEFAULT_MEASURE, get_measure
+from .pairing import COMPARE_COLUMNS, paired_territories, territory_test
 from .power import PLANNING_SD, lattice_runs, power_at
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -93,57 +90,9 @@ __all__ = [
     "significant_groups",
 ]
 
-COMPARE_COLUMNS: tuple[str, ...] = (
-    "factor", "model", "mode", "a", "b", "metric", "by", "group", "languages", "value_a", "value_b", "diff",
-    "ci_low", "ci_high", "ci_refused", "p_value", "p_holm", "significant", "status", "n_territories", "n_territories_a",
-    "n_territories_b", "n_items_a", "n_items_b", "n_runs_a", "n_runs_b", "power_10", "power_20",
-    "power_alpha", "signature",
-)  # fmt: skip
-"""Columns of :func:`compare_by` / :func:`compare_models_by`: one row per group.
-
-``factor`` is ``mode`` (two modes of ``model``) or ``model`` (two models in
-``mode``); ``a`` / ``b`` name the two sides and ``diff`` = b − a (from A to B).
-``ci_low`` / ``ci_high``: the paired bootstrap interval, NaN below ``MIN_CLUSTERS`` paired
-territories (``ci_refused`` says why); ``status``: :data:`STATUSES`. The CS-metric comparisons of
-:func:`bordir.metrics.summary.tidy.compare` have the same columns (``by`` ``all``, group ``*``).
-``power_10`` / ``power_20``: the power the group's test had against a true
-difference of 10 / 20 points (:data:`POWER_EFFECTS`), at the level ``power_alpha``.
-"""
 POWER_EFFECTS: tuple[float, ...] = (0.10, 0.20)
 """The effects whose power every row states: a group not judged, or judged and not significant, is
 not evidence of "no difference" when this power is low."""
-_CONF = 0.95
-
-
-def _per_territory(items: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """Per (group, territory): numerator, denominator, share; runs and languages pooled."""
-    v = items[metric].to_numpy(dtype=float)
-    ok = ~np.isnan(v)
-    sub = items.loc[ok, ["_group", "territory"]].assign(_v=v[ok])
-    g = sub.groupby(["_group", "territory"], sort=True)
-    out = g["_v"].agg(num="sum", den="size")
-    out["p"] = out["num"] / out["den"]
-    return out.reset_index()
-
-
-def paired_territories(items_a: pd.DataFrame, items_b: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """Per (group, territory) shares of both sides, outer-joined (``p_a`` / ``p_b`` NaN where a side has none).
-
-    ``items_*`` are :func:`perlang_items` rows with a ``_group`` column.
-    """
-    a, b = _per_territory(items_a, metric), _per_territory(items_b, metric)
-    return a.merge(b, on=["_group", "territory"], how="outer", suffixes=("_a", "_b"))
-
-
-def _test(
-    d: np.ndarray, resamples: int, rng_seed: list[int]
-) -> tuple[float | None, float | None, float]:
-    """Paired cluster-bootstrap percentile CI of mean(d) and the sign-flip p-value (one random stream)."""
-    n = len(d)
-    rng = np.random.default_rng(rng_seed)
-    w = bootstrap_weights(n, resamples, rng)
-    lo, hi, _ = percentile_bounds((w @ d) / n, _CONF)
-    return lo, hi, sign_flip_pvalue(d, flip_matrix(resamples, n, rng))
 
 
 @dataclass(frozen=True)
@@ -224,7 +173,7 @@ def _compare(
             "n_runs_b": runs_b,
         }
         if row["status"] == "judged":
-            lo, hi, row["p_value"] = _test(d, resamples, [seed, zlib.crc32(grp.encode())])
+            lo, hi, row["p_value"] = territory_test(d, resamples, [seed, zlib.crc32(grp.encode())])
             if row["ci_refused"] is None:  # the interval only where it covers (paired_rule)
                 row["ci_low"], row["ci_high"] = lo, hi
         group_field = {"resource": grp} if by == "resource" else {"lang": grp}  # all: lang:*
@@ -432,16 +381,8 @@ def compare_items(
 
     ``items`` must come from the same ``policy``; the ``_group`` column is (re)computed from ``by``.
     """
-    st = _Settings(
-        dataset,
-        metric,
-        by,
-        resamples,
-        resolve_seed(seed),
-        resolve_min_territories(min_territories, alpha),
-        alpha,
-        policy,
-    )
+    min_t = resolve_min_territories(min_territories, alpha)
+    st = _Settings(dataset, metric, by, resamples, resolve_seed(seed), min_t, alpha, policy)
     items = _grouped(items, st, "mode", mode_a, mode_b)
     if model is not None:
         _present(items, "model", model)

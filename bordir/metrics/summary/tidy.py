@@ -238,7 +238,7 @@ def _cs_compare(
     from ..intervals.aligned import contributing_territories, pool_runs
     from ..intervals.paired import defined_on_both, paired_comparison
     from ..intervals.paired_rule import interval_refused, paired_status
-    from ..perlang.compare import COMPARE_COLUMNS
+    from ..perlang.pairing import COMPARE_COLUMNS
 
     rows_in = given(responses)
     tables = territory_tables(rows_in, dataset, policy=policy)

@@ -197,16 +197,16 @@ def testgen_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
     subtitle = (
         f"Test run of {info.get('tests')} generated tests ({info.get('suite_signature', '')})"
     )
-    labels = ("answer", "answers", "Tests")
-    extra: dict[str, Any] = {"criteria": list(CRITERIA)}
+    labels, extra = ("answer", "answers", "Tests"), {"criteria": list(CRITERIA)}
+    meta = page_meta(
+        "testgen", out, subtitle, TESTGEN_FACETS, _COLUMNS, labels, warnings=warnings, **extra
+    )
+
     if (out / "summary.json").is_file():  # judged: the page leads with the fail rates
         from ..testgen.lead import summarize_test_run
 
         judge_summary = read_json(out / "summary.json", hint=_HINT)
-        extra["lead"] = summarize_test_run(
+        meta["lead"] = summarize_test_run(
             judge_summary if isinstance(judge_summary, dict) else None
         )
-    meta = page_meta(
-        "testgen", out, subtitle, TESTGEN_FACETS, _COLUMNS, labels, warnings=warnings, **extra
-    )
     return meta, {"n": len(answers), "cols": {k: coded(v) for k, v in cols.items()}}

@@ -30,7 +30,7 @@ def run(demo_run_mock):
 
 def test_api_compare_is_b_minus_a_for_cs_metrics(run):
     ab = run.compare("qlang", "rel_langs", metric="non_control_cs", n_resamples=50).iloc[0]
-    assert (ab["mode_a"], ab["mode_b"]) == ("qlang", "rel_langs")
+    assert (ab["a"], ab["b"]) == ("qlang", "rel_langs")
     assert ab["diff"] == pytest.approx(ab["value_b"] - ab["value_a"])
     ba = run.compare("rel_langs", "qlang", metric="non_control_cs", n_resamples=50).iloc[0]
     assert ba["diff"] == pytest.approx(-ab["diff"])

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from ..citations.tables import ci_text, pct, spread_by_resource
+from .lead import summarize_audit
 from .run import AuditResult, skipped_line
 
 __all__ = ["write_audit", "render_markdown", "AUDIT_FILES"]
@@ -33,14 +34,28 @@ def _flag_lines(df: pd.DataFrame) -> list[str]:
 
 
 def render_markdown(result: AuditResult) -> str:
-    """The Markdown report (summary, flags, tables, answer-level shares, language match, skipped records)."""
+    """The Markdown report, led by its summary (:func:`~bordir.audit.lead.summarize_audit`).
+
+    Then the definitions, flags, tables, answer-level shares, language match and skipped records.
+    """
     s, t, st = result.summary, result.tables, result.settings
     cs = t.settings
+    lead = summarize_audit(s, pd.concat([t.overall, t.rates], ignore_index=True))
     lines = [
         "# Citation audit",
         "",
-        f"Log `{s['log']}` ({s['format']}): {s['records']} records, {s['valid']} audited, {s['skipped']} skipped. "
-        f"Groups: {st['group_by'] or 'none'}. Clusters: {cs['cluster']}.",
+        f"Log `{Path(str(s['log'])).name}` ({s['format']}): {s['records']} records, {s['valid']} audited, "
+        f"{s['skipped']} skipped. Groups: {st['group_by'] or 'none'}. Clusters: {cs['cluster']}.",
+        "",
+        "## Summary",
+        "",
+        "Findings that hold:",
+        "",
+        *([f"- {f}" for f in lead["findings"]] or ["- None: no cell is flagged."]),
+        "",
+        "What cannot be judged, and why:",
+        "",
+        *([f"- {c}" for c in lead["cannot_judge"]] or ["- Nothing: every cell was tested."]),
         "",
         f"Signature: `{result.signature}`",
         "",

@@ -70,8 +70,8 @@ def _p(x: Any) -> str:
     "--min-territories",
     type=click.IntRange(min=1),
     default=None,
-    help="Groups with fewer paired territories are 'too few to judge' "
-    "(default: bordir.metrics.intervals.bootstrap.MIN_CLUSTERS).",
+    help="Groups with fewer paired territories are 'too few to judge' (default: the fewest at "
+    "which the sign-flip test can reach --alpha, 6 at 0.05).",
 )
 @opt.resamples(2000, "Bootstrap resamples and random sign flips.")
 @opt.seed(opt.PERMUTATION_SEED_HELP)
@@ -99,19 +99,20 @@ def compare_cmd(
 ) -> None:
     """Compare two modes (or two models) of RUN_DIR per query language, with intervals and Holm-adjusted p.
 
-    Each row: the measure under A and B on the territories both have, Δ = B − A, its 95% paired
-    cluster-bootstrap interval over the group's territories, a sign-flip permutation p-value and its Holm
-    adjustment across the groups. Groups with too few territories are listed, not tested.
+    Each row: the measure under A and B on the territories both have, Δ = B − A, a sign-flip
+    permutation p-value and its Holm adjustment across the groups, and from 30 paired territories the
+    95% paired cluster-bootstrap interval. Groups with too few territories are listed, not tested.
     """
     from .._json import jsonable
     from ..errors import ConfigError
     from ..experiment.rundir import read_run_dir
-    from ..metrics.perlang.compare import DEFAULT_MIN_TERRITORIES, compare_by, compare_models_by
+    from ..metrics.intervals.paired_rule import MIN_INTERVAL_TERRITORIES, resolve_min_territories
+    from ..metrics.perlang.compare import compare_by, compare_models_by
     from ..metrics.perlang.measures import DEFAULT_MEASURE, get_measure
     from ..stats import resolve_seed
 
     metric = get_measure(metric or DEFAULT_MEASURE).name
-    min_t = DEFAULT_MIN_TERRITORIES if min_territories is None else min_territories
+    min_t = resolve_min_territories(min_territories, alpha)
     if (modes is None) == (models is None):
         raise ConfigError(
             "give either --modes A,B (two modes) or --models A,B with --mode M (two models)"
@@ -199,10 +200,12 @@ def compare_cmd(
         rows,
     )
     click.echo(
-        f"{measure.label} ({metric}), ×100. Δ with a 95% paired cluster-bootstrap CI over the group's "
-        f"territories ({resamples} resamples, seed {seed}); p: sign-flip permutation test, (c+1)/(n+1); "
-        f"Holm across the judged groups of each {side}; * : p (Holm) < {alpha:g}. Groups with fewer than "
-        f"{min_t} paired territories are too few to judge. power 10/20: the power (%) the group's test had "
+        f"{measure.label} ({metric}), ×100. p: sign-flip permutation test, (c+1)/(n+1), exact at any "
+        f"size; Holm across the judged groups of each {side}; * : p (Holm) < {alpha:g}. Groups with "
+        f"fewer than {min_t} paired territories are too few to judge (p < {alpha:g} is out of reach). "
+        f"95% CI: paired cluster bootstrap over the group's territories ({resamples} resamples, seed "
+        f"{seed}), from {MIN_INTERVAL_TERRITORIES} paired territories (it under-covers below: '-'). "
+        "power 10/20: the power (%) the group's test had "
         f"against a true difference of 10 / 20 points (judged: at {alpha:g}/m, m groups judged together; "
         f"too few: a test at {alpha:g} alone); a group not significant with low power is no evidence of "
         "no difference."

@@ -252,7 +252,7 @@ def print_scores(scores: dict[str, Any]) -> None:
     if "rejection_rate" in shown:
         from ..testbeds.metrics import RGB_REJECTION_NOTE
 
-        note += f". † rgb policy: {RGB_REJECTION_NOTE}"
+        note += f". † {RGB_REJECTION_NOTE}"  # the note names its policy itself
     for line in split_line(note, width=WIDTH, sep=" ", indent=""):
         click.echo(line)
     echoes = echo_note(groups)

@@ -50,8 +50,12 @@ table.data td.n { white-space: normal; }
 table.data .ci { white-space: nowrap; }
 table.data td.t { overflow-wrap: break-word; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; }
-nav.toc { font-size: 0.9em; margin: 8px 0 16px; padding: 8px 12px; background: #f6f8fa; border: 1px solid #e3e6ea; }
-nav.toc ol { margin: 4px 0; padding-left: 20px; columns: 3; column-gap: 24px; }
+nav.toc { position: sticky; top: 0; z-index: 5; display: flex; flex-wrap: wrap; align-items: baseline;
+          gap: 2px 12px; font-size: 0.85em; margin: 8px 0 16px; padding: 6px 12px; background: #f6f8fa;
+          border: 1px solid #e3e6ea; box-shadow: 0 2px 4px rgba(0,0,0,.06); }
+nav.toc ol { display: flex; flex-wrap: wrap; gap: 2px 14px; margin: 0; padding: 0; list-style: none; }
+h2, h3, figure, table { scroll-margin-top: 72px; }
+details.untested > summary, details.unclear > summary { cursor: pointer; color: #444; }
 section.summary { border: 1px solid #cfd8e3; background: #f7fafd; padding: 4px 16px 8px; margin: 12px 0; }
 section.summary h2 { margin-top: 12px; }
 section.summary h3 { font-size: 1em; margin: 12px 0 4px; }
@@ -247,7 +251,8 @@ def render_html(
     ]
     subtitle = (
         f"Generated {e(metrics['generated'])} by bordir {e(metrics['bordir_version'])} from "
-        f"<code>{e(metrics['run_dir'])}</code>. Values ×100 in tables; fractions in metrics.json."
+        f"<code>{e(Path(metrics['run_dir']).name)}</code>. Values ×100 in tables; fractions in "
+        "metrics.json."
     )
     return render_page(title, subtitle, [toc(body), *body])
 

@@ -31,6 +31,7 @@ import pandas as pd
 
 from .._json import jsonable
 from ..experiment.rundir import RunDir
+from ..metrics.intervals.paired_rule import MIN_INTERVAL_TERRITORIES
 from ..metrics.perlang.compare import DEFAULT_MIN_TERRITORIES, compare_items
 from ..metrics.perlang.items import language_measures, perlang_items
 from ..metrics.perlang.measures import PERLANG_MEASURES, PERLANG_NAMES
@@ -44,6 +45,7 @@ __all__ = [
     "comparison_pairs",
     "perlang_report",
     "finding_paragraph",
+    "untested_sentence",
 ]
 
 BASELINE = "no_ir"
@@ -81,8 +83,13 @@ def _pts(x: float) -> str:
 
 
 def _cite(r: Mapping[str, Any]) -> str:
+    ci = (
+        "no interval below 30 territories"
+        if r["ci_low"] != r["ci_low"]
+        else f"95% CI [{_pts(r['ci_low'])}, {_pts(r['ci_high'])}]"
+    )
     return (
-        f"{r['group']} ({_pts(r['diff'])} points, 95% CI [{_pts(r['ci_low'])}, {_pts(r['ci_high'])}], "
+        f"{r['group']} ({_pts(r['diff'])} points, {ci}, "
         f"Holm p = {r['p_holm']:.3g}, {r['n_territories']} territories)"
     )
 
@@ -168,6 +175,28 @@ def finding_paragraph(
     return out
 
 
+def untested_sentence(cmp: pd.DataFrame, min_territories: int) -> str | None:
+    """One sentence when no query language of any comparison was tested (None when one was).
+
+    >>> untested_sentence(pd.DataFrame({"by": ["query_lang"] * 2, "status": ["too few to judge"] * 2,
+    ...                                 "group": ["ru", "uk"], "n_territories": [2, 5]}), 6)
+    'No query language has enough paired territories to be tested: the 2 languages have 2–5 each, and the sign-flip test needs 6 to reach p < 0.05. The comparisons, untested, are folded below.'
+    """
+    if not len(cmp):
+        return None
+    sub = cmp[cmp["by"] == "query_lang"]
+    if not len(sub) or (sub["status"] == "judged").any():
+        return None
+    n = sub.loc[sub["status"] != "undefined", "n_territories"].astype(int)
+    lo, hi = (int(n.min()), int(n.max())) if len(n) else (0, 0)
+    span = f"{lo}" if lo == hi else f"{lo}–{hi}"
+    return (
+        "No query language has enough paired territories to be tested: the "
+        f"{sub['group'].nunique()} languages have {span} each, and the sign-flip test needs "
+        f"{min_territories} to reach p < 0.05. The comparisons, untested, are folded below."
+    )
+
+
 def _judged(n: int) -> str:
     return f"{n} language{'' if n == 1 else 's'} judged"
 
@@ -248,22 +277,27 @@ def perlang_report(
     }
 
     e = html.escape
-    parts = [
-        '<h2 id="per-language">Per-language comparisons</h2>',
+    intro = (
         "<p>Which query languages' answers each mode moves, and in which direction: toward the controller "
         "(agreement with the controller), toward the query language's own claimant (in-group answer rate) "
         "or toward the English control answer (docs/metrics.md, per-language measures). Each difference is "
-        "paired by territory, runs pooled per territory, with a 95% paired cluster-bootstrap interval over "
-        f"the language's territories ({n_resamples} resamples, seed {seed}) and a sign-flip permutation "
-        "p-value, (c + 1) / (n + 1), Holm-adjusted across the languages of that comparison. The "
+        "paired by territory, runs pooled per territory, with a sign-flip permutation p-value, "
+        "(c + 1) / (n + 1), exact at any size and Holm-adjusted across the languages of that comparison, "
+        "and, from "
+        f"{MIN_INTERVAL_TERRITORIES} paired territories, a 95% paired cluster-bootstrap interval over the "
+        f"language's territories ({n_resamples} resamples, seed {seed}; it under-covers below). The "
         f"{len(pairs)} × {len(DIRECTIONAL)} comparisons per model are not corrected against one another. "
-        f"Languages with fewer than {min_territories} paired territories are not tested (grey in the plots). "
+        f"Languages with fewer than {min_territories} paired territories are not tested (the test cannot "
+        "reach p < 0.05 there; grey in the plots). "
         "All numbers: <code>tables/perlang_comparisons.csv</code> (also per resource level) and "
-        "<code>tables/perlang_measures.csv</code>.</p>",
-    ]
+        "<code>tables/perlang_measures.csv</code>.</p>"
+    )
+    untested = untested_sentence(cmp, min_territories)
+    parts = ['<h2 id="per-language">Per-language comparisons</h2>']
+    parts.append(f'<p class="untested">{e(untested)}</p>' if untested else intro)
     for model in models:
         parts.append(f'<h3 class="perlang-model">{e(model)}</h3>')
-        parts += [f'<p class="perlang-finding">{e(s)}</p>' for s in paragraphs[model]] or [
+        body = [f'<p class="perlang-finding">{e(s)}</p>' for s in paragraphs[model]] or [
             "<p>No mode pair to compare (the run needs no_ir, or qlang and rel_langs).</p>"
         ]
         for name, (png, svg) in plots.items():
@@ -271,12 +305,22 @@ def perlang_report(
                 continue
             files += [png, svg]
             cap = PERLANG_PLOTS[name.split("_", 2)[1]].format(model=model)
-            parts.append(
+            fig = (
                 f'<figure id="plot-{e(name)}"><img src="{data_uri(Path(png).read_bytes(), "image/png")}" '
                 f'alt="{e(cap)}"><figcaption>{e(cap)} (also plots/{e(Path(svg).name)}).</figcaption>'
                 "</figure>"
             )
-        parts.append(comparison_rows(cmp, model))
+            # nothing tested: the heatmap of measured values stays, the untested forest is folded
+            (parts if untested and "heatmap" in name else body).append(fig)
+        body.append(comparison_rows(cmp, model))
+        if untested:
+            body[0:0] = [intro]
+            parts.append(
+                f'<details class="untested"><summary>The untested comparisons of {e(model)}: finding '
+                "sentences, forest plot and rows</summary>" + "\n".join(body) + "</details>"
+            )
+        else:
+            parts += body
     settings = {
         "pairs": [list(p) for p in pairs],
         "measures": list(DIRECTIONAL),
@@ -285,7 +329,8 @@ def perlang_report(
         "min_territories": min_territories,
         "n_resamples": n_resamples,
         "seed": seed,
-        "ci95": "paired cluster bootstrap over territories",
+        "ci95": "paired cluster bootstrap over territories, given from "
+        f"{MIN_INTERVAL_TERRITORIES} paired territories",
         "test": "two-sided sign-flip permutation test, p = (c + 1) / (n + 1)",
         "correction": "holm across the groups of each comparison",
         "power": "power_10 / power_20: the power the test had against a true difference of 10 / 20 "

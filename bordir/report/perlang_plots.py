@@ -31,8 +31,8 @@ from .plots import heatmap, load_matplotlib, save_figure
 __all__ = ["PERLANG_PLOTS", "write_perlang_plots"]
 
 PERLANG_PLOTS: Mapping[str, str] = {
-    "forest": "{model}: per-language differences between modes (95% paired cluster-bootstrap CI; grey: too few "
-    "territories to judge)",
+    "forest": "{model}: per-language differences between modes (95% paired cluster-bootstrap CI from 30 "
+    "territories, the point alone below; grey: too few territories to judge)",
     "heatmap": "{model}: every per-language measure per query language and mode (mean over runs, ×100)",
 }
 _SIG, _NS, _THIN = "#1f5fa8", "#555555", "#b8b8b8"
@@ -55,7 +55,14 @@ def _forest_panel(ax: Any, rows: pd.DataFrame, title: str) -> None:
     diff = np.array([r["diff"] for r in order], dtype=float)
     lo = np.array([r["ci_low"] for r in order], dtype=float)
     hi = np.array([r["ci_high"] for r in order], dtype=float)
+    has_ci = ~np.isnan(lo) & ~np.isnan(hi)
     for sel, colour in (((status == "judged") & sig, _SIG), ((status == "judged") & ~sig, _NS)):
+        bare = (
+            sel & ~has_ci
+        )  # judged without an interval (fewer than 30 territories): the point alone
+        if bare.any():
+            ax.plot(diff[bare], y[bare], "o", color=colour, ms=4, linestyle="none")
+        sel = sel & has_ci
         if sel.any():  # one errorbar call per colour: few artists, fast to draw
             ax.errorbar(
                 diff[sel],
@@ -108,8 +115,8 @@ def _forest(
     _top_title(
         fig,
         f"{model}: per query language (paired territories in brackets; * significant after Holm)\n"
-        f"95% paired cluster bootstrap ({n_resamples} resamples, seed {seed}; intervals not adjusted for "
-        f"multiplicity); grey: fewer than {min_territories} territories, not tested",
+        f"95% paired cluster bootstrap from 30 territories ({n_resamples} resamples, seed {seed}; not "
+        f"adjusted for multiplicity); grey: fewer than {min_territories} territories, not tested",
         8,
     )
     return fig

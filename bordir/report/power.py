@@ -86,7 +86,7 @@ def _plot(df: pd.DataFrame, out: Path) -> tuple[Path, Path]:
         for ax, metric in zip(axes, metrics):
             g = df[df["metric"] == metric]
             x = np.arange(len(g))
-            vals = np.array(
+            vals = 100 * np.array(  # ×100, the table's units
                 [1.0 if v is None or np.isnan(v) else v for v in g["mde"].astype(float)]
             )
             und = np.array([v is None or np.isnan(v) for v in g["mde"].astype(float)])
@@ -95,10 +95,10 @@ def _plot(df: pd.DataFrame, out: Path) -> tuple[Path, Path]:
                 if thin:
                     b.set_hatch("//")
             for xi in x[und]:
-                ax.text(xi, 0.5, "undetectable", rotation=90, ha="center", va="center", fontsize=6)
+                ax.text(xi, 50, "undetectable", rotation=90, ha="center", va="center", fontsize=6)
             ax.set_xticks(x, g["query_lang"], fontsize=7)
-            ax.set_ylim(0, 1)
-            ax.set_ylabel("MDE")
+            ax.set_ylim(0, 100)
+            ax.set_ylabel("MDE (points, ×100)")
             ax.set_title(
                 f"{_label(metric)}: minimum detectable difference (hatched: < 10 territories)",
                 fontsize=9,
@@ -131,7 +131,9 @@ def power_section(run: RunDir, out: Path, *, draw: bool = True) -> Section:
         files += [png, svg]
         parts.append(
             figure_html(
-                POWER_PLOT, png, "Minimum detectable difference per query language and metric"
+                POWER_PLOT,
+                png,
+                "Minimum detectable difference per query language and metric, ×100 as in the table",
             )
         )
     return Section(

@@ -111,6 +111,13 @@ def _comparison_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[st
             f"show no difference at the 5 % level after Holm "
             f"({_comparison_power(metrics, rest, len(cmp))})."
         )
+    few = [c for c in metrics.get("comparisons") or [] if c.get("status") == "too few to judge"]
+    if few:
+        named = ", ".join(dict.fromkeys(_label(c["metric"]) for c in few))
+        quiet.append(
+            f"{len(few)} comparisons of a mode with no_ir ({named}) rest on fewer than 6 paired "
+            "territories: too few to judge (p < 0.05 is out of reach)."
+        )
     return found, quiet
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..metrics.intervals.smallsample import ci_pair
 from ..metrics.registry import METRIC_REGISTRY, metric_label
 from ..metrics.summary.names import BASELINE, HEADLINE
 from .table import Table, fmt_ci, fmt_mean_ci, fmt_p, fmt_value, latex_escape, write_tables
@@ -234,73 +235,82 @@ def delta_table(metrics: Mapping[str, Any]) -> Table:
 
 
 def comparisons_table(metrics: Mapping[str, Any]) -> Table:
-    """Every IR mode against ``no_ir``: paired difference, CI, p, Holm-adjusted p."""
+    """Every IR mode against ``no_ir``: paired difference, CI, p, Holm-adjusted p (the names of ``bordir compare``)."""
+    from ..metrics.intervals.paired_rule import DEFAULT_MIN_TERRITORIES, MIN_INTERVAL_TERRITORIES
+
     s = metrics["settings"]["comparisons"]
     cmp = metrics["comparisons"]
     headers = (
         "Model",
         "Metric",
-        "Mode",
-        BASELINE,
-        "Mode value",
-        f"Δ (mode − {BASELINE}) [95% CI]",
+        "A",
+        "B",
+        "A value",
+        "B value",
+        "Δ (B − A) [95% CI]",
         "p",
         "p (Holm)",
         "Terr.",
+        "Status",
     )
     rows = tuple(
         (
             c["model"],
             metric_label(c["metric"]) if c["metric"] in METRIC_REGISTRY else c["metric"],
-            c["mode"],
-            fmt_value(c["value_baseline"]),
-            fmt_value(c["value_mode"]),
-            f"{fmt_value(c['diff'])} {fmt_ci(c['ci95'])}",
+            c["a"],
+            c["b"],
+            fmt_value(c["value_a"]),
+            fmt_value(c["value_b"]),
+            f"{fmt_value(c['diff'])} {fmt_ci(ci_pair(c['ci_low'], c['ci_high']))}",
             fmt_p(c["p_value"]),
             fmt_p(c["p_holm"]),
             str(c["n_territories"]),
+            c["status"],
         )
         for c in cmp
     )
     cols = [
         "model",
         "metric",
-        "mode",
-        "baseline",
-        "value_baseline",
-        "value_mode",
+        "a",
+        "b",
+        "value_a",
+        "value_b",
         "diff",
-        "ci95",
+        "ci_low",
+        "ci_high",
+        "ci_refused",
         "p_value",
         "p_holm",
+        "significant",
+        "status",
         "n_territories",
         "signature",
     ]
     data = pd.DataFrame([{k: c[k] for k in cols} for c in cmp], columns=cols)
-    data.insert(8, "ci_low", [c["ci95"][0] if c["ci95"] else None for c in cmp])
-    data.insert(9, "ci_high", [c["ci95"][1] if c["ci95"] else None for c in cmp])
-    data = data.drop(columns=["ci95"])
     caption = (
-        f"Each retrieval mode against {BASELINE}, per model, on the territories both share (runs pooled per "
-        f"territory), ×100. Δ: the difference (effect size, in CS points) with its 95% paired "
-        f"cluster-bootstrap CI ({metrics['settings']['boot95']['n_resamples']} resamples, seed {s['seed']}). "
+        f"Each retrieval mode (B) against {BASELINE} (A), per model, on the territories both share (runs "
+        f"pooled per territory), ×100. Δ: the difference B − A (effect size, in CS points) with its 95% "
+        f"paired cluster-bootstrap CI ({metrics['settings']['boot95']['n_resamples']} resamples, seed "
+        f"{s['seed']}), given from {MIN_INTERVAL_TERRITORIES} paired territories (it under-covers below). "
         f"p: two-sided paired permutation test (the two modes swapped within random territories, "
-        f"{s['n_permutations']} permutations, p = (c + 1) / (n + 1)). p (Holm): Holm step-down correction "
-        f"across all {len(cmp)} comparisons in this table."
+        f"{s['n_permutations']} permutations, p = (c + 1) / (n + 1)), exact at any size; fewer than "
+        f"{DEFAULT_MIN_TERRITORIES} paired territories cannot reach p < 0.05 and are too few to judge. "
+        f"p (Holm): Holm step-down correction across the judged comparisons in this table."
     )
     links = tuple(
-        (None,) * 5
+        (None,) * 6
         + (
             cmp_link(
                 c["model"],
                 c["metric"],
-                *minuend(c["mode"], c["baseline"], c["value_mode"], c["value_baseline"], c["diff"]),
+                *minuend(c["a"], c["b"], c["value_a"], c["value_b"], c["diff"]),
                 c["diff"],
             ),
         )
         for c in cmp
     )
-    return Table("comparisons", caption, headers, rows, data, left=3, links=links)
+    return Table("comparisons", caption, headers, rows, data, left=4, links=links)
 
 
 def response_countries_table(metrics: Mapping[str, Any]) -> Table:

@@ -102,7 +102,11 @@ def variance_section(run: RunDir, out: Path, *, n_resamples: int, seed: int | No
         )
     else:
         verdict = "<p>Not enough territories to split the variance.</p>"
-    html_text = "\n".join(
-        ['<h2 id="variance">Where the variance comes from</h2>', verdict, table.to_html()]
-    )
+    shown = table.to_html()
+    if not dom:  # nothing can be said cell by cell: the sentence, and the table folded
+        shown = (
+            f'<details class="unclear"><summary>The {len(rows)} rows, none clear (also '
+            f"tables/variance.csv)</summary>{shown}</details>"
+        )
+    html_text = "\n".join(['<h2 id="variance">Where the variance comes from</h2>', verdict, shown])
     return Section({"variance": jsonable(df.to_dict(orient="records"))}, html_text, tuple(files))

@@ -126,6 +126,7 @@ class Run:
         n_resamples: int = RUN_RESAMPLES,
         seed: int | None = None,
         min_territories: int | None = None,
+        alpha: float = 0.05,
     ) -> Any:
         """Paired comparison from ``mode_a`` to ``mode_b`` on the common territories: diff = B − A.
 
@@ -136,11 +137,15 @@ class Run:
         A per-language measure (``controller_agreement``, ``in_group_rate`` …) goes through
         :func:`bordir.metrics.perlang.compare.compare_by`: with ``by="query_lang"`` or
         ``"resource"`` one row per group, without ``by`` one row (group ``*``) with every
-        language pooled; groups with fewer than ``min_territories`` paired territories (default
-        30) keep their estimate and are marked ``too few to judge``. A CS metric (``cst_cs``,
-        ``delta_cs``, ``non_control_cs`` …; pooled over languages by definition, no ``by``) gives
-        one row per model with the difference, its paired cluster-bootstrap interval and the
-        permutation p-value (Holm over the models).
+        language pooled. A CS metric (``cst_cs``, ``delta_cs``, ``non_control_cs`` …; pooled over
+        languages by definition, no ``by``) gives one row per model (Holm over the models). Both
+        return the same columns (:data:`~bordir.metrics.perlang.compare.COMPARE_COLUMNS`: ``a``,
+        ``b``, ``value_a``, ``value_b``, ``diff``, ``ci_low``, ``ci_high``, ``p_value``,
+        ``p_holm``, ``status`` …) and follow one rule (:mod:`bordir.metrics.intervals.paired_rule`):
+        fewer than ``min_territories`` paired territories (default 6 at ``alpha`` 0.05, below which
+        the sign-flip test cannot reach ``alpha``) is ``too few to judge``; a judged comparison has
+        its permutation p-value, and its paired bootstrap interval from 30 paired territories
+        (``ci_refused`` says why there is none below).
         """
         from ..metrics.summary import tidy
 
@@ -156,6 +161,7 @@ class Run:
             n_resamples=n_resamples,
             seed=seed,
             min_territories=min_territories,
+            alpha=alpha,
         )
 
     def _scored(self) -> RunDir:

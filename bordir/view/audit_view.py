@@ -199,11 +199,21 @@ def audit_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         [note or ("no record of the log falls in this cell" if not n else "") for n in counts]
     )
     n_flag = int((cells["flagged"] == "yes").sum())
-    log = (info.get("summary") or {}).get("log")
+    from ..audit.lead import summarize_audit
+
+    summary = info.get("summary") or {}
+    log = Path(str(summary.get("log"))).name  # the log's name: no path of the user's machine
     subtitle = f"Citation audit of {log} ({n_flag} flagged cell(s); {info.get('signature', '')})"
     labels = ("verdict", "verdicts", "Cells")
     meta = page_meta(
-        "audit", out, subtitle, AUDIT_FACETS, _COLUMNS, labels, warnings=[note] if note else []
+        "audit",
+        out,
+        subtitle,
+        AUDIT_FACETS,
+        _COLUMNS,
+        labels,
+        warnings=[note] if note else [],
+        lead=summarize_audit(summary, cells),
     )
     return meta, {"n": len(cells), "cols": cols}
 

@@ -85,7 +85,7 @@ def page_meta(
     search, search_label, rows_label = labels
     return {
         "kind": kind,
-        "dir": str(out),
+        "dir": out.resolve().name,  # the directory's name: no path of the user's machine in a shared page
         "title": f"bordir view: {out.name}",
         "subtitle": subtitle,
         "facets": [f.as_dict() for f in facets],
@@ -172,12 +172,34 @@ def _intro(meta: dict[str, Any]) -> str:
     if kind == "run":
         ds = meta.get("dataset") or {}
         return (
-            f"Run <code>{e(meta['dir'])}</code>: {len(meta.get('models', []))} model(s), "
+            f"Run <code>{e(Path(meta['dir']).name)}</code>: {len(meta.get('models', []))} model(s), "
             f"{len(meta.get('modes', []))} mode(s), {e(str(meta.get('runs')))} run(s), policy "
             f"{e(str(meta.get('policy')))}, format {e(str(meta.get('response_format')))}. "
             f'Dataset <span class="sig">{e(str(ds.get("signature", "")))}</span>.'
         )
-    return f"{e(meta.get('subtitle', kind))} <code>{e(meta['dir'])}</code>."
+    return f"{e(meta.get('subtitle', kind))} <code>{e(Path(meta['dir']).name)}</code>."
+
+
+def _lead(meta: dict[str, Any]) -> str:
+    """The summary a page of a test run or an audit leads with (``meta["lead"]``), escaped."""
+    lead = meta.get("lead")
+    if not lead:
+        return ""
+    e = html.escape
+
+    def ul(items: list[str], cls: str) -> str:
+        if not items:
+            return '<p class="muted">None.</p>'
+        return f'<ul class="{cls}">' + "".join(f"<li>{e(str(i))}</li>" for i in items) + "</ul>"
+
+    return (
+        '<section id="summary" class="lead" aria-labelledby="summary-title">'
+        '<h2 id="summary-title">Summary</h2><h3>Findings that hold</h3>'
+        + ul(list(lead.get("findings") or []), "findings")
+        + "<h3>What cannot be judged, and why</h3>"
+        + ul(list(lead.get("cannot_judge") or []), "cannot")
+        + "</section>"
+    )
 
 
 def _matrix_section() -> str:
@@ -232,7 +254,7 @@ def render_page(meta: dict[str, Any], rows: dict[str, Any] | None) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<link rel="icon" href="data:,">\n'
         f"<title>{e(meta['title'])}</title>\n<style>{asset('view.css')}</style>\n</head>\n<body>\n"
-        f"<header><h1>{e(meta['title'])}</h1><p>{_intro(meta)}</p>{warnings}</header>\n"
+        f"<header><h1>{e(meta['title'])}</h1><p>{_intro(meta)}</p>{_lead(meta)}{warnings}</header>\n"
         '<nav class="tabs" id="tabs" role="tablist" aria-label="Views"></nav>\n'
         f"<main>\n{sections}\n</main>\n"
         '<aside id="panel" role="dialog" aria-labelledby="panel-title" hidden></aside>\n'

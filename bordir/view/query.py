@@ -227,9 +227,12 @@ def _cs_cell(rq: RunQuery, sub: pd.DataFrame, mode: str) -> dict[str, Any]:
     tables = territory_tables(sub, rq.data.dataset, policy=policy, validate=False)
     kb_undefined = mode == "swap_docs" or not bool(sub["is_control"].any())
     runs = sorted(k.run for k in tables)
+    n_control = int(sub["is_control"].sum())
     out: dict[str, Any] = {
         "runs": runs,
         "n_rows": len(sub),
+        "n_control": n_control,  # the rows KB CS reads; the other CS metrics read the rest
+        "n_query": len(sub) - n_control,
         "n_territories": int(sub["territory"].nunique()),
         "metrics": {},
     }

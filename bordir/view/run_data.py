@@ -167,7 +167,7 @@ class RunData:
         cfg = self.config
         return {
             "kind": "run",
-            "dir": str(self.path),
+            "dir": self.path.resolve().name,  # the name only: no path of the user's machine in the page
             "title": f"bordir view: {self.path.name}",
             "status": self.info.get("status", "complete"),
             "models": self.models,

@@ -219,6 +219,14 @@ def testgen_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
     meta = page_meta(
         "testgen", out, subtitle, TESTGEN_FACETS, _COLUMNS, labels, warnings=warnings, **extra
     )
+
+    if (out / "summary.json").is_file():  # judged: the page leads with the fail rates
+        from ..testgen.lead import summarize_test_run
+
+        judge_summary = read_json(out / "summary.json", hint=_HINT)
+        meta["lead"] = summarize_test_run(
+            judge_summary if isinstance(judge_summary, dict) else None
+        )
     return meta, {"n": len(answers), "cols": {k: coded(v) for k, v in cols.items()}}
 
 

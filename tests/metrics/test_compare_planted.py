@@ -185,7 +185,7 @@ def test_cli_text_models_and_errors(demo_run, tmp_path, capsys):
     assert sum(s == ["undefined", "0/0"] for s in status) == 2
     ar = next(line.split() for line in rows if line.split()[1] == "ar")
     assert ar[3:6] == ["50.0", "100.0", "+50.0"]  # qlang, rel_langs, Δ = rel_langs − qlang
-    assert "signature (first row" in res.output and "min_terr:30" in res.output
+    assert "signature (first row" in res.output and "min_terr:6" in res.output
     # two models in one mode
     cfg = (
         (demo_run.parent / "demo-run.toml")

@@ -95,7 +95,7 @@ def test_paired_difference_by_hand(ds):
     assert row["signature"].startswith(
         "controller_agreement|cmp:qlang-vs-rel_langs|lang:sw|gen:mock/r|runs:3|"
     )
-    assert "|boot:500|perm:500|seed:4|holm:yes|min_terr:30|policy:strict|" in row["signature"]
+    assert "|boot:500|perm:500|seed:4|holm:yes|min_terr:6|policy:strict|" in row["signature"]
 
 
 def test_too_few_territories_are_shown_not_dropped(ds):

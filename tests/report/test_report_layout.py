@@ -119,12 +119,12 @@ _MEASURE = """() => {
 }"""
 
 
-def test_the_page_fits_1280_px_and_the_summary_is_on_the_first_screen(report):
+def in_chromium(html_path, look):
+    """``look(page)`` on ``html_path`` loaded in headless Chromium at 1,280 × 800 (skips without one)."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (the dev extra)")
     exe = chromium_path()
     if exe is None:
         pytest.skip("no chromium binary (apt-get install chromium)")
-    _, html_path, _ = report
 
     def measure():
         with sync_api.sync_playwright() as p:
@@ -133,11 +133,16 @@ def test_the_page_fits_1280_px_and_the_summary_is_on_the_first_screen(report):
                 page = browser.new_page(viewport={"width": 1280, "height": 800})
                 page.goto(html_path.resolve().as_uri())
                 page.wait_for_selector("body[data-ready='1']", timeout=30000)
-                return page.evaluate(_MEASURE)
+                return look(page)
             finally:
                 browser.close()
 
-    info = _in_a_thread_of_its_own(measure)
+    return _in_a_thread_of_its_own(measure)
+
+
+def test_the_page_fits_1280_px_and_the_summary_is_on_the_first_screen(report):
+    _, html_path, _ = report
+    info = in_chromium(html_path, lambda page: page.evaluate(_MEASURE))
     assert info["scrollW"] <= info["clientW"], info  # no horizontal scroll at 1,280 px
     assert not info["wide"], info["wide"]  # every table and figure fits the page
     assert info["summaryTop"] < 800 and info["findingBottom"] is not None

@@ -160,7 +160,9 @@ def test_python_path_matches_the_cli_run(world):
     assert "contributing territories" in row["boot_refused"]
     assert summary["boot_refused"].isna().eq(summary["boot_low"].notna()).all()  # no silent NaN
     cmp = r.compare("no_ir", "qlang", metric="cst_cs", n_resamples=200)
-    assert set(cmp["model"]) == set(MODELS) and cmp["p_value"].between(0, 1).all()
+    assert set(cmp["model"]) == set(MODELS)
+    # 4 territories: the sign-flip test cannot reach p < 0.05 (2 / 2^4), so none is tested
+    assert (cmp["status"] == "too few to judge").all() and cmp["p_value"].isna().all()
     assert all("cmp:no_ir-vs-qlang" in s and "corpus:sha256-" in s for s in cmp["signature"])
     # Run.report() from memory: tests/runner/test_workflow_run.py::test_report_from_memory
 

@@ -87,6 +87,12 @@ def kind(name: str, pages: tuple[str, ...], *fields: Field) -> Callable[[Any], A
     return register
 
 
+def hostile_out(root: Path, name: str, tag: str = "DIRX") -> Path:
+    """An output directory ``name`` + every payload, inside :func:`hostile_dir`: the pages show the
+    directory's own name (never its path), so the name itself carries the marker."""
+    return hostile_dir(root, tag) / f"{name} {hostile(tag, slash=False)}"
+
+
 def hostile_dir(root: Path, tag: str = "DIRX") -> Path:
     """A folder whose path holds every payload (``</script>`` spread over three folder names)."""
     d = (
@@ -215,7 +221,7 @@ def _experiment(root: Path, name: str, *, plots: bool = False, **extra: Any) -> 
             **extra,
         },
     )
-    out = hostile_dir(root) / name
+    out = hostile_out(root, name)
     error = Fault.status(400, body=json.dumps({"error": {"message": hostile("ERRS")}}))
     with model_server(_run_reply, error) as env:
         cli("run", str(cfg), "--out", str(out), "--no-progress", env=env, ok=(0, 1))

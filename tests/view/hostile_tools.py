@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .hostile import MODELS, Field, cli, hostile, hostile_dir, kind, model_server, verbatim
+from .hostile import MODELS, Field, cli, hostile, hostile_out, kind, model_server, verbatim
 
 # --- testbeds: an RGB file, NoMIRACL files -----------------------------------------------------------
 
@@ -49,7 +49,7 @@ def build_rgb_testbed(root: Path) -> Path:
                 "negative": [f"Negative {i}.{j} {hostile('RNEG')}" for j in range(4)],
             }
             f.write(json.dumps(q, ensure_ascii=False) + "\n")
-    out = hostile_dir(root) / "tb"
+    out = hostile_out(root, "tb")
     with model_server(_testbed_reply) as env:
         cli(
             "testbed", "noise", "--data", f"rgb:{path}", "--model", MODELS[0], "--ratios", "0,0.4",
@@ -96,7 +96,7 @@ def build_nomiracl_testbed(root: Path) -> Path:
     (d / "corpus.jsonl").write_text(
         "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in corpus), encoding="utf-8"
     )
-    out = hostile_dir(root) / "nomiracl"
+    out = hostile_out(root, "nomiracl")
     with model_server(_testbed_reply) as env:
         cli(
             "testbed", "nomiracl", "--data", f"nomiracl:{root / 'nomiracl'}", "--model", MODELS[0],
@@ -145,7 +145,7 @@ def build_testgen(root: Path) -> Path:
     suite, cache, out = (
         root / "tests.jsonl",
         str(root / "cache-tg.sqlite3"),
-        hostile_dir(root) / "trun",
+        hostile_out(root, "trun"),
     )
     cli(
         "testgen",
@@ -205,7 +205,7 @@ def build_audit(root: Path) -> Path:
                 "model": hostile("AMDL"),
             }
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
-    out = hostile_dir(root) / "audit"
+    out = hostile_out(root, "audit")
     cli(
         "audit", str(log), "--out", str(out), "--group-by", "model", "--resamples", "20",
         "--seed", "1", "--no-plots", "--no-language-match",

@@ -55,7 +55,7 @@ def test_matrix_cell_opens_every_sample_behind_it(page, mock_run, rows):
         "★" in pg.locator("#matrix-legend").inner_text()
         and "Russia" in pg.locator("#matrix-legend").inner_text()
     )
-    screenshot(pg, "view-matrix", "#sec-matrix")
+    # the README's matrix screenshot comes from the local-model demo run (tests/view/test_view_fit.py)
     pg.click('button.cell[data-lang="uk"][data-mode="rel_langs"]')
     pg.wait_for_selector("body[data-panel-ready='1']")
     behind = want[(want.lang == "uk") & (want["mode"] == "rel_langs")]

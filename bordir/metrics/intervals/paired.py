@@ -5,7 +5,9 @@
   within territories (= sign flips of per-territory differences for a mean
   over territories), with p = (c + 1) / (n + 1) (:func:`bordir.stats.paired_test`);
 * :class:`PairedComparison` — its result, a :class:`~bordir.stats.PairedResult`
-  over territories; Holm's correction across comparisons is :func:`bordir.stats.holm_adjust`.
+  over territories; Holm's correction across comparisons is :func:`bordir.stats.holm_adjust`;
+* :func:`defined_on_both` — the paired territories a comparison rests on (the metric defined on
+  both sides): the count the rule of :mod:`~bordir.metrics.intervals.paired_rule` reads.
 
 Example:
     >>> import pandas as pd
@@ -14,6 +16,8 @@ Example:
     >>> c = paired_comparison(a, b, "kb_cs", n_resamples=99, n_permutations=99, seed=1)
     >>> c.diff, c.n_territories, c.p_value > 0.05
     (0.75, 4, True)
+    >>> defined_on_both(a, b.assign(kb_den=[1.0, 1, 0, 0]), "kb_cs")
+    2
 """
 
 from __future__ import annotations
@@ -28,10 +32,10 @@ from ...errors import ConfigError
 from ...stats.paired import PairedResult, paired_test
 from ...stats.resample import DEFAULT_RESAMPLES
 from ...stats.seeds import resolve_seed
-from ..cs.aggregate import metric_value
+from ..cs.aggregate import RATIO_METRICS, metric_value
 from .aligned import TableLike, aligned_columns, as_table, metric_columns
 
-__all__ = ["PairedComparison", "paired_comparison"]
+__all__ = ["PairedComparison", "paired_comparison", "defined_on_both"]
 
 
 @dataclass(frozen=True)
@@ -127,3 +131,20 @@ def paired_comparison(
         None,
         conf,
     )
+
+
+def defined_on_both(a: TableLike, b: TableLike, metric: str) -> int:
+    """The territories of both tables where ``metric``'s denominator is nonzero on both sides.
+
+    A territory defined on one side only does not move a paired difference. For ΔCS (Control −
+    Non-control, and its normalised form) the fewer of the two metrics' counts.
+    """
+    ta, tb = as_table(a), as_table(b)
+    common = [t for t in ta["territory"] if t in set(tb["territory"])]
+    names = [metric] if metric in RATIO_METRICS else ["control_cs", "non_control_cs"]
+    counts = []
+    for name in names:
+        den = RATIO_METRICS[name][1]
+        ca, cb = aligned_columns([ta, tb], (den,), common)
+        counts.append(int(((ca[den] > 0) & (cb[den] > 0)).sum()))
+    return min(counts)

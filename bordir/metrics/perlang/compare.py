@@ -19,16 +19,16 @@ the controller more than ``qlang`` does?" for every language at once:
 4. Holm's correction runs across the groups of one comparison (one model,
    one metric, one pair of modes) that were judged.
 
-A group with fewer than ``min_territories`` paired territories is not tested:
-its row stays, with its point estimate, its count and the status
-``too few to judge``. The default, :data:`DEFAULT_MIN_TERRITORIES`, is
-:data:`~bordir.metrics.intervals.bootstrap.MIN_CLUSTERS` (30): below it the
-percentile cluster bootstrap under-covers (measured 82–91 % at 12
-territories, see ``docs/metrics.md``). The sign-flip p-value stays valid for
-fewer territories (``min_territories`` can be lowered), but it cannot reach
-p < 0.05 at all below 6 (its smallest value is 2 / 2^n: 0.0625 for 5). Power
-rises with the number of territories whose difference is nonzero: with k
-such territories, all of one sign, the exact p is 2 / 2^k before Holm.
+Which groups are tested and which get an interval is the rule of every paired comparison
+(:mod:`bordir.metrics.intervals.paired_rule`): a group with fewer than ``min_territories`` paired
+territories (default :func:`~bordir.metrics.intervals.paired_rule.min_testable` of ``alpha``: 6 at
+0.05, below which the sign-flip test cannot reach p < α, its smallest value being 2 / 2^n) is not
+tested: its row stays, with its point estimate, its count and the status ``too few to judge``. A
+judged group has its p-value (exact at any number of territories); its bootstrap interval only
+from ``MIN_CLUSTERS`` (30) paired territories, below which the percentile cluster bootstrap
+under-covers (measured 82–91 % at 12 territories, ``docs/metrics.md``): ``ci_low`` / ``ci_high``
+are NaN there and ``ci_refused`` says why. Power rises with the number of territories whose
+difference is nonzero: with k such territories, all of one sign, the exact p is 2 / 2^k before Holm.
 
 Example:
     >>> import pandas as pd
@@ -40,6 +40,9 @@ Example:
     >>> t = compare_by(pd.DataFrame(rows), ds, "qlang", "rel_langs", metric="in_group_rate", resamples=200, seed=1)
     >>> t.loc[t["group"] == "ru", ["diff", "n_territories", "status"]].to_dict("records")
     [{'diff': -1.0, 'n_territories': 2, 'status': 'too few to judge'}]
+    >>> t = compare_by(pd.DataFrame(rows), ds, "qlang", "rel_langs", by="all", resamples=200, seed=1)
+    >>> t[["n_territories", "status", "p_value", "ci_low"]].round(3).to_dict("records")  # tested, no interval
+    [{'n_territories': 10, 'status': 'judged', 'p_value': 1.0, 'ci_low': nan}]
 """
 
 from __future__ import annotations
@@ -55,17 +58,21 @@ import pandas as pd
 from ...errors import ConfigError
 from ...stats import (
     DEFAULT_RESAMPLES,
-    bootstrap_weights,
-    flip_matrix,
     holm,
-    percentile_bounds,
     resolve_seed,
-    sign_flip_pvalue,
 )
-from ..intervals.bootstrap import MIN_CLUSTERS
+from ..intervals.paired_rule import (
+    ALPHA,
+    DEFAULT_MIN_TERRITORIES,
+    STATUSES,
+    interval_refused,
+    paired_status,
+    resolve_min_territories,
+)
 from ..responses import Policy, check_policy
 from .items import GROUPINGS, Grouping, group_of, perlang_items
 from .measures import DEFAULT_MEASURE, get_measure
+from .pairing import COMPARE_COLUMNS, paired_territories, territory_test
 from .power import PLANNING_SD, lattice_runs, power_at
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -83,58 +90,9 @@ __all__ = [
     "significant_groups",
 ]
 
-DEFAULT_MIN_TERRITORIES = MIN_CLUSTERS
-"""Groups with fewer paired territories are shown as ``too few to judge`` (``MIN_CLUSTERS``; see the module docs)."""
-STATUSES: tuple[str, ...] = ("judged", "too few to judge", "undefined")
-"""``undefined``: no territory has the measure defined on both sides (e.g. only Unknown controllers)."""
-COMPARE_COLUMNS: tuple[str, ...] = (
-    "factor", "model", "mode", "a", "b", "metric", "by", "group", "languages", "value_a", "value_b", "diff",
-    "ci_low", "ci_high", "p_value", "p_holm", "significant", "status", "n_territories", "n_territories_a",
-    "n_territories_b", "n_items_a", "n_items_b", "n_runs_a", "n_runs_b", "power_10", "power_20",
-    "power_alpha", "signature",
-)  # fmt: skip
-"""Columns of :func:`compare_by` / :func:`compare_models_by`: one row per group.
-
-``factor`` is ``mode`` (two modes of ``model``) or ``model`` (two models in
-``mode``); ``a`` / ``b`` name the two sides and ``diff`` = b − a (from A to B).
-``power_10`` / ``power_20``: the power the group's test had against a true
-difference of 10 / 20 points (:data:`POWER_EFFECTS`), at the level ``power_alpha``.
-"""
 POWER_EFFECTS: tuple[float, ...] = (0.10, 0.20)
 """The effects whose power every row states: a group not judged, or judged and not significant, is
 not evidence of "no difference" when this power is low."""
-_CONF = 0.95
-
-
-def _per_territory(items: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """Per (group, territory): numerator, denominator, share; runs and languages pooled."""
-    v = items[metric].to_numpy(dtype=float)
-    ok = ~np.isnan(v)
-    sub = items.loc[ok, ["_group", "territory"]].assign(_v=v[ok])
-    g = sub.groupby(["_group", "territory"], sort=True)
-    out = g["_v"].agg(num="sum", den="size")
-    out["p"] = out["num"] / out["den"]
-    return out.reset_index()
-
-
-def paired_territories(items_a: pd.DataFrame, items_b: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """Per (group, territory) shares of both sides, outer-joined (``p_a`` / ``p_b`` NaN where a side has none).
-
-    ``items_*`` are :func:`perlang_items` rows with a ``_group`` column.
-    """
-    a, b = _per_territory(items_a, metric), _per_territory(items_b, metric)
-    return a.merge(b, on=["_group", "territory"], how="outer", suffixes=("_a", "_b"))
-
-
-def _test(
-    d: np.ndarray, resamples: int, rng_seed: list[int]
-) -> tuple[float | None, float | None, float]:
-    """Paired cluster-bootstrap percentile CI of mean(d) and the sign-flip p-value (one random stream)."""
-    n = len(d)
-    rng = np.random.default_rng(rng_seed)
-    w = bootstrap_weights(n, resamples, rng)
-    lo, hi, _ = percentile_bounds((w @ d) / n, _CONF)
-    return lo, hi, sign_flip_pvalue(d, flip_matrix(resamples, n, rng))
 
 
 @dataclass(frozen=True)
@@ -201,12 +159,11 @@ def _compare(
             "diff": float(np.round(d.mean(), 12)) if n else math.nan,  # no -2.6e-18 for an exact 0
             "ci_low": math.nan,
             "ci_high": math.nan,
+            "ci_refused": interval_refused(n),
             "p_value": math.nan,
             "p_holm": math.nan,
             "significant": False,
-            "status": "judged"
-            if n >= min_territories
-            else ("too few to judge" if n else "undefined"),
+            "status": paired_status(n, min_territories),
             "n_territories": n,
             "n_territories_a": int(has_a.sum()),
             "n_territories_b": int(has_b.sum()),
@@ -216,9 +173,9 @@ def _compare(
             "n_runs_b": runs_b,
         }
         if row["status"] == "judged":
-            row["ci_low"], row["ci_high"], row["p_value"] = _test(
-                d, resamples, [seed, zlib.crc32(grp.encode())]
-            )
+            lo, hi, row["p_value"] = territory_test(d, resamples, [seed, zlib.crc32(grp.encode())])
+            if row["ci_refused"] is None:  # the interval only where it covers (paired_rule)
+                row["ci_low"], row["ci_high"] = lo, hi
         group_field = {"resource": grp} if by == "resource" else {"lang": grp}  # all: lang:*
         row["signature"] = str(
             measure.signature(
@@ -358,9 +315,9 @@ def compare_by(
     model: str | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int | None = None,
-    min_territories: int = DEFAULT_MIN_TERRITORIES,
+    min_territories: int | None = None,
     policy: Policy = "strict",
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
 ) -> pd.DataFrame:
     """Compare two modes per query language (or resource level): ``metric(mode_b) − metric(mode_a)``.
 
@@ -375,7 +332,8 @@ def compare_by(
         model: one model; default every model in ``responses`` (Holm runs per model).
         resamples: bootstrap resamples, and random sign flips of the permutation test.
         seed: RNG seed (default ``$BORDIR_SEED`` or 12345); in every signature.
-        min_territories: groups with fewer paired territories get ``too few to judge``.
+        min_territories: groups with fewer paired territories get ``too few to judge`` (default:
+            :func:`~bordir.metrics.intervals.paired_rule.min_testable` of ``alpha``, 6 at 0.05).
         policy: scoring policy.
         alpha: family-wise error rate of ``significant`` (Holm across the groups).
 
@@ -386,6 +344,7 @@ def compare_by(
     Raises:
         ConfigError: unknown mode, model, measure or grouping.
     """
+    min_territories = resolve_min_territories(min_territories, alpha)
     items = _check(responses, dataset, by, resamples, min_territories, policy)
     return compare_items(
         items,
@@ -414,17 +373,16 @@ def compare_items(
     model: str | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int | None = None,
-    min_territories: int = DEFAULT_MIN_TERRITORIES,
+    min_territories: int | None = None,
     policy: Policy = "strict",
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
 ) -> pd.DataFrame:
     """:func:`compare_by` on precomputed :func:`perlang_items` (computed once for many comparisons).
 
     ``items`` must come from the same ``policy``; the ``_group`` column is (re)computed from ``by``.
     """
-    st = _Settings(
-        dataset, metric, by, resamples, resolve_seed(seed), min_territories, alpha, policy
-    )
+    min_t = resolve_min_territories(min_territories, alpha)
+    st = _Settings(dataset, metric, by, resamples, resolve_seed(seed), min_t, alpha, policy)
     items = _grouped(items, st, "mode", mode_a, mode_b)
     if model is not None:
         _present(items, "model", model)
@@ -448,14 +406,15 @@ def compare_models_by(
     metric: str = DEFAULT_MEASURE,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int | None = None,
-    min_territories: int = DEFAULT_MIN_TERRITORIES,
+    min_territories: int | None = None,
     policy: Policy = "strict",
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
 ) -> pd.DataFrame:
     """Compare two models in one mode per query language (or resource level), as :func:`compare_by`.
 
     ``diff`` = metric(model_b) − metric(model_a), paired by territory.
     """
+    min_territories = resolve_min_territories(min_territories, alpha)
     items = _check(responses, dataset, by, resamples, min_territories, policy)
     st = _Settings(
         dataset, metric, by, resamples, resolve_seed(seed), min_territories, alpha, policy

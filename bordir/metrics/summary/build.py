@@ -55,6 +55,7 @@ from ..cs.aggregate import METRIC_BOUNDS
 from ..cs.breakdown import COUNT_COLUMNS
 from ..cs.table import TerritoryStats
 from ..intervals.bootstrap import MIN_CLUSTERS
+from ..intervals.paired_rule import DEFAULT_MIN_TERRITORIES, MIN_INTERVAL_TERRITORIES
 from ..intervals.runs import t_interval
 from ..intervals.smallsample import (
     COVERAGE_NOTE,
@@ -275,9 +276,13 @@ def build_metrics(
                         "baseline": BASELINE,
                         "metrics": list(COMPARISON_METRICS),
                         "runs": "pooled per territory (pool_runs)",
-                        "ci95": "paired cluster bootstrap over the common territories",
+                        "ci95": "paired cluster bootstrap over the common territories, given from "
+                        f"{MIN_INTERVAL_TERRITORIES} paired territories",
                         "test": "two-sided paired permutation test (sign flips within territories), "
-                        "p = (c + 1) / (n + 1)",
+                        f"p = (c + 1) / (n + 1); too few to judge below {DEFAULT_MIN_TERRITORIES} "
+                        "paired territories",
+                        "min_territories": DEFAULT_MIN_TERRITORIES,
+                        "min_interval_territories": MIN_INTERVAL_TERRITORIES,
                         "n_permutations": n_resamples,
                         "correction": "holm",
                         "seed": seed,

@@ -150,6 +150,7 @@ def compare(
     n_resamples: int = RUN_RESAMPLES,
     seed: int | None = None,
     min_territories: int | None = None,
+    alpha: float = 0.05,
 ) -> Any:
     """Paired comparison from ``mode_a`` to ``mode_b``: diff = B − A (:meth:`bordir.runner.result.Run.compare`).
 
@@ -157,22 +158,22 @@ def compare(
     compare``). A per-language measure goes through
     :func:`~bordir.metrics.perlang.compare.compare_by` (``by`` None: every language pooled, group
     ``*``); a CS metric (``cst_cs``, ``delta_cs`` …, pooled over languages by definition) through
-    the paired comparison of the territory tables, without ``by``.
+    the paired comparison of the territory tables, without ``by``. Both return the columns
+    :data:`~bordir.metrics.perlang.compare.COMPARE_COLUMNS` and follow one rule for what is tested
+    and what gets an interval (:mod:`bordir.metrics.intervals.paired_rule`).
     """
     from ...modes import Mode
-    from ...stats import holm_adjust, resolve_seed
+    from ...stats import resolve_seed
     from ..cs.aggregate import METRICS
-    from ..cs.tables import territory_tables
-    from ..intervals.aligned import pool_runs
-    from ..intervals.paired import paired_comparison
+    from ..intervals.paired_rule import resolve_min_territories
     from ..perlang.measures import DEFAULT_MEASURE
 
     a, b = Mode.parse(mode_a).value, Mode.parse(mode_b).value
-    models = [model] if model else list(dict.fromkeys(responses["model"]))
     seed = resolve_seed(seed)
     metric = metric or DEFAULT_MEASURE
+    min_territories = resolve_min_territories(min_territories, alpha)
     if metric not in METRICS:
-        from ..perlang.compare import DEFAULT_MIN_TERRITORIES, compare_by
+        from ..perlang.compare import compare_by
         from ..perlang.items import GROUPINGS, Grouping
 
         grouping = by or "all"
@@ -189,14 +190,59 @@ def compare(
             resamples=n_resamples,
             seed=seed,
             policy=policy,
-            min_territories=DEFAULT_MIN_TERRITORIES if min_territories is None else min_territories,
+            min_territories=min_territories,
+            alpha=alpha,
         )
     if by is not None:
         from ..perlang.measures import get_measure
 
         get_measure(metric)  # a CS metric per language: the error says which measure to use
-    tables = territory_tables(given(responses), dataset, policy=policy)
-    found = []
+    return _cs_compare(
+        responses,
+        dataset,
+        a,
+        b,
+        policy=policy,
+        metric=metric,
+        models=[model] if model else list(dict.fromkeys(responses["model"])),
+        n_resamples=n_resamples,
+        seed=seed,
+        min_territories=min_territories,
+        alpha=alpha,
+    )
+
+
+def _cs_compare(
+    responses: pd.DataFrame,
+    dataset: BorderLines,
+    a: str,
+    b: str,
+    *,
+    policy: Policy,
+    metric: str,
+    models: list[str],
+    n_resamples: int,
+    seed: int,
+    min_territories: int,
+    alpha: float,
+) -> pd.DataFrame:
+    """A CS metric from ``a`` to ``b`` per model, in :data:`COMPARE_COLUMNS` (group ``*``, Holm over models).
+
+    ``n_items_*`` count the responses of each side (given option order); ``power_*`` are NaN (the
+    power model is the per-language measures' mean of per-territory shares, not a CS ratio).
+    """
+    import math
+
+    from ...stats import holm
+    from ..cs.tables import territory_tables
+    from ..intervals.aligned import contributing_territories, pool_runs
+    from ..intervals.paired import defined_on_both, paired_comparison
+    from ..intervals.paired_rule import interval_refused, paired_status
+    from ..perlang.pairing import COMPARE_COLUMNS
+
+    rows_in = given(responses)
+    tables = territory_tables(rows_in, dataset, policy=policy)
+    rows: list[dict[str, Any]] = []
     for mdl in models:
         ta = [s for key, s in tables.items() if key.model == mdl and key.mode == a]
         tb = [s for key, s in tables.items() if key.model == mdl and key.mode == b]
@@ -205,25 +251,23 @@ def compare(
                 f"model {mdl!r} has no responses in mode {a if not ta else b!r}; "
                 f"modes present: {', '.join(dict.fromkeys(responses['mode']))}"
             )
-        found.append(
-            (
-                mdl,
-                paired_comparison(  # B first: diff = B − A
-                    pool_runs(tb),
-                    pool_runs(ta),
-                    metric,
-                    label_a=b,
-                    label_b=a,
-                    n_resamples=n_resamples,
-                    n_permutations=n_resamples,
-                    seed=seed,
-                ),
-                max(len(ta), len(tb)),
-            )
+        pa, pb = pool_runs(ta), pool_runs(tb)
+        pc = paired_comparison(  # B first: diff = B − A
+            pb,
+            pa,
+            metric,
+            label_a=b,
+            label_b=a,
+            n_resamples=n_resamples,
+            n_permutations=n_resamples,
+            seed=seed,
         )
-    adjusted = holm_adjust([pc for _, pc, _ in found])
-    rows = []
-    for (mdl, _, n_runs), pc in zip(found, adjusted):
+        n = defined_on_both(pa, pb, metric)
+        status = paired_status(n, min_territories) if pc.diff is not None else "undefined"
+        refused = interval_refused(n)
+        judged = status == "judged"
+        sub = rows_in[rows_in["model"] == mdl]
+        n_runs = max(len(ta), len(tb))
         sig = metric_signature(
             responses,
             policy,
@@ -237,22 +281,46 @@ def compare(
             perm=n_resamples,
             seed=seed,
             holm="yes",
+            min_terr=min_territories,
         )
+        nan = math.nan
         rows.append(
             {
+                "factor": "mode",
                 "model": mdl,
+                "mode": None,
+                "a": a,
+                "b": b,
                 "metric": metric,
-                "mode_a": a,
-                "mode_b": b,
-                "value_a": pc.value_b,
-                "value_b": pc.value_a,
-                "diff": pc.diff,
-                "low": pc.low,
-                "high": pc.high,
-                "p_value": pc.p_value,
-                "p_holm": pc.p_holm,
-                "n_territories": pc.n_territories,
+                "by": "all",
+                "group": "*",
+                "languages": ",".join(sorted(map(str, set(sub["query_lang"])))),
+                "value_a": nan if pc.value_b is None else pc.value_b,
+                "value_b": nan if pc.value_a is None else pc.value_a,
+                "diff": nan if pc.diff is None else pc.diff,
+                "ci_low": pc.low if judged and refused is None and pc.low is not None else nan,
+                "ci_high": pc.high if judged and refused is None and pc.high is not None else nan,
+                "ci_refused": refused,
+                "p_value": pc.p_value if judged else nan,
+                "p_holm": nan,
+                "significant": False,
+                "status": status,
+                "n_territories": n,
+                "n_territories_a": contributing_territories(pa, metric),
+                "n_territories_b": contributing_territories(pb, metric),
+                "n_items_a": int((sub["mode"] == a).sum()),
+                "n_items_b": int((sub["mode"] == b).sum()),
+                "n_runs_a": len(ta),
+                "n_runs_b": len(tb),
+                "power_10": nan,
+                "power_20": nan,
+                "power_alpha": nan,
                 "signature": str(sig),
             }
         )
-    return pd.DataFrame(rows)
+    judged_rows = [r for r in rows if r["status"] == "judged"]
+    if judged_rows:
+        adjusted, reject = holm([float(r["p_value"]) for r in judged_rows], alpha=alpha)
+        for r, p, rej in zip(judged_rows, adjusted, reject):
+            r["p_holm"], r["significant"] = float(p), bool(rej)
+    return pd.DataFrame(rows, columns=list(COMPARE_COLUMNS))

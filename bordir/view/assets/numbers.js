@@ -92,7 +92,8 @@ var BordirNumbers = (function () {
     var runs = runTables(rows, TERR, policy, territoryOrder);
     var hasControl = rows.some(function (r) { return r.control; });
     var kbUndefined = mode === "swap_docs" || !hasControl;
-    var out = { runs: Array.from(runs.keys()), n_rows: rows.length,
+    var nControl = rows.filter(function (r) { return r.control; }).length;
+    var out = { runs: Array.from(runs.keys()), n_rows: rows.length, n_control: nControl, n_query: rows.length - nControl,
                 n_territories: new Set(rows.map(function (r) { return r.territory; })).size, metrics: {} };
     METRICS.forEach(function (m) {
       var values = [];
@@ -214,6 +215,20 @@ var BordirNumbers = (function () {
              n_citations: citesL };
   }
 
+  var CS_SHOWN = ["kb_cs", "control_cs", "non_control_cs", "delta_cs", "cst_cs"];
+  function defines(cell, metric) {
+    /* does a (model, mode) selection define the metric? KB CS reads the English control rows, the others
+       the claimant-language (non-control) rows: a metric computed from rows it is not about means nothing */
+    if (metric === "delta_cs") return defines(cell, "control_cs") && defines(cell, "non_control_cs");
+    var v = cell.metrics[metric] ? cell.metrics[metric].mean : null;
+    if (v === null || v === undefined || isNaN(v)) return false;
+    return metric === "kb_cs" ? cell.n_control > 0 : cell.n_query > 0;
+  }
+  function definedMetrics(groups) {
+    /* the CS metrics some group of the selection defines, in the report's order */
+    return CS_SHOWN.filter(function (m) { return groups.some(function (g) { return defines(g.cell, m); }); });
+  }
+
   function sums(rows, numKey, denKey) {
     var n = 0, d = 0;
     rows.forEach(function (r) { n += r[numKey] || 0; d += r[denKey] || 0; });
@@ -222,5 +237,6 @@ var BordirNumbers = (function () {
 
   return { territoryStats: territoryStats, metricValue: metricValue, csCell: csCell, comparison: comparison,
            perlangItems: perlangItems, perlangComparison: perlangComparison, citationRates: citationRates,
-           sums: sums, METRICS: METRICS, LABELS: LABELS, groupBy: groupBy };
+           sums: sums, METRICS: METRICS, LABELS: LABELS, groupBy: groupBy, defines: defines,
+           definedMetrics: definedMetrics, CS_SHOWN: CS_SHOWN };
 })();

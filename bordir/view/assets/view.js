@@ -454,11 +454,13 @@
     p.appendChild(el("h2", { id: "panel-title", text: title }));
     nodes.forEach(function (n) { p.appendChild(n); });
     p.hidden = false;
+    body.classList.add("panel-open");
     $("panel-close").focus();
     body.dataset.panelReady = "1";
   }
   function closePanel() {
     $("panel").hidden = true;
+    body.classList.remove("panel-open");
     state.open = ""; state.cell = ""; writeHash(state);
     body.dataset.panelReady = "0";
     if (lastFocus && lastFocus.focus) lastFocus.focus();
@@ -650,16 +652,20 @@
     if (KIND === "run") {
       if (num.n_given !== num.n) box.appendChild(el("p", { "class": "muted", text: "CS metrics use the given option order, as the report does: " + num.n_given + " of the " + num.n + " rows." }));
       if (!num.groups.length) return;
+      var shown = N.definedMetrics(num.groups), left = N.CS_SHOWN.filter(function (m) { return shown.indexOf(m) < 0; });
+      var why = left.length ? " Not shown: " + left.map(function (m) { return N.LABELS[m]; }).join(", ") +
+        ", which these rows do not define (KB CS reads the English control rows, the others the claimant-language rows)." : "";
+      if (!shown.length) { box.appendChild(el("p", { "class": "muted", id: "numbers-none", text: "The rows on screen define no CS metric." + why })); return; }
       var t = el("table", { "class": "data", id: "numbers-table" });
-      var heads = ["model", "mode", "rows", "territories"].concat(["kb_cs", "control_cs", "non_control_cs", "delta_cs", "cst_cs"].map(function (m) { return N.LABELS[m]; }));
+      var heads = ["model", "mode", "rows", "territories"].concat(shown.map(function (m) { return N.LABELS[m]; }));
       t.appendChild(el("thead", null, [el("tr", null, heads.map(function (h) { return el("th", { scope: "col", text: h }); }))]));
       var tb = el("tbody");
       num.groups.forEach(function (g) {
         tb.appendChild(el("tr", null, [g.model, g.mode, String(g.cell.n_rows), String(g.cell.n_territories)].concat(
-          ["kb_cs", "control_cs", "non_control_cs", "delta_cs", "cst_cs"].map(function (m) { return pct(g.cell.metrics[m].mean); })).map(function (x, i) { return el("td", { "class": i > 1 ? "n" : null, text: x }); })));
+          shown.map(function (m) { return N.defines(g.cell, m) ? pct(g.cell.metrics[m].mean) : "n/a"; })).map(function (x, i) { return el("td", { "class": i > 1 ? "n" : null, text: x }); })));
       });
       t.appendChild(tb); box.appendChild(t);
-      box.appendChild(el("p", { "class": "muted", text: "×100, mean over runs of each run's value, as report.html computes it (policy " + META.policy + ")." + (num.more ? " " + num.more + " more model × mode groups not shown." : "") }));
+      box.appendChild(el("p", { "class": "muted", id: "numbers-caption", text: "×100, mean over runs of each run's value, as report.html computes it (policy " + META.policy + ")." + why + (num.more ? " " + num.more + " more model × mode groups not shown." : "") }));
     } else if (num.groups.length) {
       box.appendChild(el("p", { text: num.groups.map(function (g) { return g.label + " " + pct(g.value) + " (" + g.count + "/" + g.n + ")"; }).join(" · ") }));
     }

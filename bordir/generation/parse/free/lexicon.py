@@ -1,0 +1,148 @@
+"""The cue words of free answers, per language: ``lexicon/<lang>.toml``, read once and searched at once.
+
+Each file names, for one language, the words that mark a statement's kind (:data:`CATEGORIES`):
+
+* ``sovereignty`` (belongs to, part of, territory of, территория, 属于 …),
+* ``control`` (administered, controlled, occupied, de facto …),
+* ``claim`` (claims, considers, according to, считает, reclama …: a reported position),
+* ``recognition`` (the international community, international law, the UN …),
+* ``negation`` (not, не, no, 不, ではない …), ``dispute`` (disputed, спорный, 争议 …),
+* ``both`` (both, jointly), ``geo`` (borders, near, island …: geography, not ownership),
+* ``history`` (was, until, formerly …: the past), ``conclusion`` (therefore, in short …),
+* ``refusal`` (I cannot, I won't take sides …), ``contrast`` (but, however, while, но, pero …),
+
+and, in ``[demonyms]``, the adjectives and other names of countries (``russian*``, ``российск*``,
+``marroquí``), keyed by BorderLines' English country name. A trailing ``*`` lets a word go on
+(``claim*`` is claims, claimed); otherwise a cue is a whole word in scripts written with spaces. In
+scripts written without spaces (Chinese, Japanese, Thai, Lao, Khmer, Burmese, Korean) a cue matches
+anywhere. ``negation_binds`` says whether the language's negation comes before what it negates
+(``next``: English ``not Russia``) or after it (``previous``: Japanese ``ロシアではない``).
+
+All cues of all languages are searched with one Aho–Corasick automaton (``ahocorasick_rs``),
+leftmost-longest, on :func:`~bordir.generation.parse.free.fold.quick_fold`-ed text.
+
+Example:
+    >>> lex = lexicon()
+    >>> sorted({c for c, _, _ in lex.cues["part of"]})
+    ['sovereignty']
+    >>> "ru" in lex.languages and "ja" in lex.languages
+    True
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from ....errors import ConfigError
+from ...._extras import require
+from .fold import quick_fold
+
+__all__ = ["CATEGORIES", "Lexicon", "lexicon", "unspaced", "lexicon_languages"]
+
+CATEGORIES: tuple[str, ...] = (
+    "sovereignty",
+    "control",
+    "claim",
+    "recognition",
+    "negation",
+    "dispute",
+    "both",
+    "geo",
+    "history",
+    "conclusion",
+    "refusal",
+    "contrast",
+)
+
+
+def unspaced(ch: str) -> bool:
+    """True for scripts written without spaces between words (CJK, kana, Hangul, Thai, Lao, Khmer, Burmese)."""
+    o = ord(ch)
+    return 0x0E00 <= o <= 0x0EFF or 0x1000 <= o <= 0x109F or 0x1780 <= o <= 0x17FF or o >= 0x2E80
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """Every language's cues and demonyms, folded, with the automaton that finds the cues.
+
+    Attributes:
+        languages: the language codes with a lexicon file.
+        cues: folded cue text → ``(category, lang, stem)`` entries (one text may serve several).
+        keys: the automaton's patterns in its order (``keys[i]`` is pattern ``i``).
+        automaton: an ``ahocorasick_rs.AhoCorasick`` over ``keys`` (leftmost-longest).
+        demonyms: ``(lang, English country name, folded form, stem)`` for every demonym.
+        negation_binds: lang → ``next`` or ``previous``.
+    """
+
+    languages: tuple[str, ...]
+    cues: Mapping[str, tuple[tuple[str, str, bool], ...]]
+    keys: tuple[str, ...]
+    automaton: Any
+    demonyms: tuple[tuple[str, str, str, bool], ...]
+    negation_binds: Mapping[str, str]
+
+
+def _files() -> list[Any]:
+    folder = resources.files(__package__).joinpath("lexicon")
+    return sorted((p for p in folder.iterdir() if p.name.endswith(".toml")), key=lambda p: p.name)
+
+
+def _form(raw: str, where: str) -> tuple[str, bool]:
+    if not isinstance(raw, str) or not raw.strip("* "):
+        raise ConfigError(f"{where}: expected a non-empty word, found {raw!r}")
+    stem = raw.endswith("*")
+    text = " ".join(quick_fold(raw.rstrip("*")).split())
+    return text, stem
+
+
+@cache
+def lexicon() -> Lexicon:
+    """Read every ``lexicon/*.toml`` once (see the module docs)."""
+    ac = require("ahocorasick_rs", "open", purpose="resolving free answers")
+    cues: dict[str, list[tuple[str, str, bool]]] = {}
+    demonyms: list[tuple[str, str, str, bool]] = []
+    binds: dict[str, str] = {}
+    langs = []
+    for path in _files():
+        where = f"bordir/generation/parse/free/lexicon/{path.name}"
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{where}: not valid TOML ({exc}); reinstall bordir") from None
+        lang = str(data.get("lang") or path.name[:-5])
+        langs.append(lang)
+        binds[lang] = str(data.get("negation_binds", "next"))
+        for category, words in (data.get("cues") or {}).items():
+            if category not in CATEGORIES:
+                raise ConfigError(
+                    f"{where}: unknown cue category {category!r}; known: {', '.join(CATEGORIES)}"
+                )
+            for raw in words:
+                text, stem = _form(raw, where)
+                entry = (category, lang, stem)
+                if entry not in cues.setdefault(text, []):
+                    cues[text].append(entry)
+        for country, forms in (data.get("demonyms") or {}).items():
+            for raw in forms:
+                text, stem = _form(raw, where)
+                demonyms.append((lang, country, text, stem))
+    keys = tuple(sorted(cues))
+    automaton = ac.AhoCorasick(list(keys), matchkind=ac.MatchKind.LeftmostLongest)
+    return Lexicon(
+        tuple(langs),
+        {k: tuple(v) for k, v in cues.items()},
+        keys,
+        automaton,
+        tuple(demonyms),
+        binds,
+    )
+
+
+def lexicon_languages() -> tuple[str, ...]:
+    """The languages with a curated lexicon (cues and a demonym table)."""
+    return lexicon().languages

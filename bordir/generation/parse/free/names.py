@@ -1,0 +1,147 @@
+"""Finding countries in a free answer: one automaton of every country name, and the territory masked.
+
+:class:`NameIndex` holds one Aho–Corasick automaton over the folded forms of every country's names:
+
+* CLDR's names in every locale (:func:`~bordir.generation.parse.free.countries.cldr_names`);
+* the dataset's own native claimant names (``choices.<lang>`` of BorderLines: ``Россия``,
+  ``Marruecos``, ``中華民國`` …), which win over CLDR where they disagree;
+* the demonyms and other names of the curated lexicons (``russian``, ``российск*``, ``marroquí``,
+  ``uk``, ``beijing``), marked as such.
+
+A hit counts when it stands as a word: in scripts written with spaces it must not continue a word on
+its left (Arabic and Hebrew proclitics such as ``ل``, ``ב`` may stand before it) and, on its right,
+it ends the word, or (a name of 5 letters or more, or a stem ending in ``*``) goes on for at most 4
+letters of inflection (``России``, ``Ukrayna'nın``, ``Ελλάδας``). In scripts written without spaces a
+hit counts anywhere. A hit inside the territory's own name (``Taiwan`` asked about Taiwan,
+``Kosovo`` about Kosovo) is not a country.
+
+Example:
+    >>> from bordir.loaders import load_demo
+    >>> idx = NameIndex.build(load_demo())
+    >>> t = "крым - территория украины, а не россии. 克里米亚属于乌克兰"
+    >>> [(t[s:e], code) for s, e, code, _ in idx.find(t)]
+    [('украины', 'UA'), ('россии', 'RU'), ('乌克兰', 'UA')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ...._extras import require
+from .countries import REGION_CODES, cldr_names, country_code
+from .fold import quick_fold
+from .lexicon import lexicon, unspaced
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ....dataset import BorderLines
+
+__all__ = ["NameIndex", "Hit", "is_word_char"]
+
+Hit = tuple[int, int, str, str]
+"""``(start, end, code, kind)`` of a country in folded text; ``kind`` is ``name`` or ``demonym``."""
+
+_PROCLITICS = frozenset("وفبلكهמשכבלו")
+_MAX_SUFFIX = 4
+
+
+def is_word_char(ch: str) -> bool:
+    """A letter, digit or combining mark (a word goes on through it)."""
+    return ch.isalnum() or ("\u0300" <= ch <= "\u036f") or ("\u0900" <= ch <= "\u0dff")
+
+
+@dataclass(frozen=True)
+class NameIndex:
+    """The country-name automaton (see the module docs) and what each pattern means."""
+
+    keys: tuple[str, ...]
+    codes: tuple[str, ...]
+    kinds: tuple[str, ...]
+    grows: tuple[bool, ...]
+    automaton: Any
+
+    @classmethod
+    def build(
+        cls, dataset: BorderLines | None = None, *, extra: Iterable[tuple[str, str]] = ()
+    ) -> NameIndex:
+        """The index of CLDR names, the lexicons' demonyms, ``dataset``'s native names and ``extra``.
+
+        ``extra``: more ``(folded or raw name, English country name)`` pairs (a query's own options).
+        """
+        ac = require("ahocorasick_rs", "open", purpose="resolving free answers")
+        forms: dict[str, tuple[str, str, bool, int]] = {}  # key -> (code, kind, grows, priority)
+
+        def add(raw: str, code: str, kind: str, stem: bool, priority: int) -> None:
+            key = " ".join(quick_fold(raw).split())
+            if not key:
+                return
+            grows = stem or (len(key) >= 5 and not unspaced(key[-1]))
+            if key.startswith("ال") and len(key) > 3:  # Arabic ل + ال → لل (للمغرب)
+                add("لل" + key[2:], code, kind, stem, priority)
+            old = forms.get(key)
+            if old is None or priority > old[3]:
+                forms[key] = (code, kind, grows, priority)
+            elif priority == old[3] and old[0] != code:
+                forms[key] = ("?", kind, grows, priority)  # two countries, same rank: ambiguous
+
+        for code, names in cldr_names().items():
+            for name in names:
+                add(name, code, "name", False, 1)
+        for _, country, form, stem in lexicon().demonyms:
+            add(form, country_code(country), "demonym", stem, 2)
+        for name, code in REGION_CODES.items():
+            add(name, code, "name", False, 2)
+        if dataset is not None:
+            for q in dataset.queries:
+                for native, english in zip(q.options, q.claimants):
+                    add(native, country_code(english), "name", False, 3)
+        for raw, english in extra:
+            add(raw, country_code(english), "name", False, 3)
+        keys = tuple(k for k in sorted(forms) if forms[k][0] != "?")
+        return cls(
+            keys,
+            tuple(forms[k][0] for k in keys),
+            tuple(forms[k][1] for k in keys),
+            tuple(forms[k][2] for k in keys),
+            ac.AhoCorasick(list(keys), matchkind=ac.MatchKind.LeftmostLongest),
+        )
+
+    def find(self, folded: str, masks: Sequence[tuple[int, int]] = ()) -> list[Hit]:
+        """Country hits in folded text, in text order (see the module docs for what counts)."""
+        out: list[Hit] = []
+        n = len(folded)
+        for idx, start, end in self.automaton.find_matches_as_indexes(folded):
+            if start > 0 and not unspaced(folded[start]) and is_word_char(folded[start - 1]):
+                j, k = start - 1, 0  # up to two proclitic letters (و ب ل ה ב ל …) may stand before
+                while j >= 0 and k < 2 and folded[j] in _PROCLITICS:
+                    j, k = j - 1, k + 1
+                if k == 0 or (j >= 0 and is_word_char(folded[j])):
+                    continue
+            last = folded[end - 1]
+            if end < n and not unspaced(last) and is_word_char(folded[end]):
+                if not self.grows[idx]:
+                    continue
+                stop = end
+                while stop < n and is_word_char(folded[stop]):
+                    stop += 1
+                if stop - end > _MAX_SUFFIX and not self.kinds[idx] == "demonym":
+                    continue
+            if any(a <= start and end <= b for a, b in masks):
+                continue
+            out.append((start, end, self.codes[idx], self.kinds[idx]))
+        return out
+
+
+def territory_forms(
+    territory: str, natives: Iterable[str], cldr: Mapping[str, Sequence[str]] | None = None
+) -> tuple[str, ...]:
+    """The folded names of a territory: English, native ones, and CLDR's if it is a region itself."""
+    out = {" ".join(quick_fold(territory).split())}
+    out.update(" ".join(quick_fold(n).split()) for n in natives if n.strip())
+    for part in territory.split("/"):
+        out.add(" ".join(quick_fold(part).split()))
+    code = REGION_CODES.get(territory)
+    if code is not None and cldr is not None:
+        out.update(cldr.get(code, ()))
+    return tuple(sorted(f for f in out if f))

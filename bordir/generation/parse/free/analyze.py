@@ -8,19 +8,23 @@ gets one **role**:
 1. ``negated``: a negation of its clause binds to it (the nearest country after the negation in a
    language that negates before, ``not part of Russia``; before it in one that negates after,
    ``ロシアの領土ではない``);
-2. in a segment with a claim word (claims, considers, according to, считает …): ``recognized`` if
-   the segment also names the international community / law / the UN, else ``claimed`` — a
-   reported position, never the answer's own;
+2. in the reach of a claim word (claims, considers, according to, считает …: its clause, or its whole
+   segment when the claim word opens the segment, ``According to Moscow, …``): ``recognized`` if a
+   word of the international community / law / a treaty stands there too and no negation, else
+   ``claimed`` — a reported position, never the answer's own;
 3. ``disputed``: its clause calls the territory disputed;
-4. else the category of the nearest cue of the segment (at most :data:`REACH` characters away):
-   ``sovereign`` (belongs to, part of, territory …; ``historical`` instead when its clause speaks of
-   the past: was, until, formerly …), ``recognized``, ``control`` (administered, occupied, de facto
-   …) or ``geo`` (borders, near, island …);
-5. else, in a short sentence: ``bare`` when the sentence is little more than the name (``Ukraine.``,
-   ``Answer: Russia``), ``demonym`` for an adjective (``Crimea is Ukrainian.``), ``copula`` for a
-   name (``Крым — Россия.``); otherwise ``mentioned``.
+4. else the category of the nearest cue of the segment (at most :data:`REACH` characters away; in a
+   head-final language a cue before the name counts :data:`BEHIND` characters farther):
+   ``sovereign`` (belongs to, part of, territory …; ``historical`` instead when a word of the past
+   — was, until, formerly … — stands next to the name or its cue), ``recognized``, ``control``
+   (administered, occupied, de facto …) or ``geo`` (borders, near …);
+5. else: ``bare`` when the sentence is little more than the name (``Ukraine.``, ``Answer: Russia``);
+   ``demonym`` for an adjective (``Crimea is Ukrainian.``, ``the islands are British and …``) unless
+   its clause speaks of the past; ``copula`` for a name in a short clause (``Крым — Россия``);
+   otherwise ``mentioned``.
 
 Example:
+    >>> from bordir.generation.parse.free.cues import cue_hits
     >>> from bordir.generation.parse.free.lexicon import lexicon
     >>> t = "crimea belongs to ukraine, but it is occupied by russia."
     >>> hits = [(18, 25, "UA", "name"), (49, 55, "RU", "name")]
@@ -31,31 +35,27 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .lexicon import Lexicon, unspaced
+from .cues import Cue
+from .lexicon import unspaced
 from .names import Hit, is_word_char
 
-__all__ = ["Mention", "Cue", "cue_hits", "analyze", "REACH", "sentences"]
+__all__ = ["Mention", "analyze", "REACH", "BEHIND", "sentences"]
 
 REACH = 60
 """Characters between a country and the cue that gives it its role, at most."""
+BEHIND = 20
+"""In a head-final language (Japanese, Hindi, Turkish …), a cue before a name counts this much farther."""
+HISTORY_NEAR = 6
+"""Characters around a name and its cue within which a word of the past makes a statement historical."""
 
 _SENTENCE_END = re.compile(r"[.!?。！？।॥۔؟։።။។\n]+")
 _COMMA = re.compile(r"[,،、，፣:]")
 _SEMI = re.compile(r"[;؛；]")
 _STRONG_ROLES = ("sovereign", "recognized", "bare", "demonym")
-
-
-@dataclass(frozen=True, slots=True)
-class Cue:
-    """A cue word found in folded text."""
-
-    start: int
-    end: int
-    category: str
-    lang: str
+_ROLE_CUES = ("sovereignty", "control", "geo", "recognition")
 
 
 @dataclass(slots=True)
@@ -71,6 +71,7 @@ class Mention:
     seg_start: int = 0
     seg_end: int = 0
     cue: str = ""
+    clause: tuple[int, int] = (0, 0)
     conclusion: bool = False
     both: bool = False
 
@@ -79,44 +80,13 @@ class Mention:
         return self.role in _STRONG_ROLES
 
 
-def _latin(ch: str) -> bool:
-    return ch.isascii() or "\u00c0" <= ch <= "\u024f" or "\u1e00" <= ch <= "\u1eff"
-
-
-def cue_hits(folded: str, lex: Lexicon, prefer: Sequence[str]) -> list[Cue]:
-    """Cue words in folded text (whole words in spaced scripts, ``*`` stems may go on).
-
-    Latin-script cues count for the languages of ``prefer`` (the query's and English) and for the
-    Latin-script languages the answer is evidently written in (two or more of their cues found).
-    """
-    n = len(folded)
-    found: list[tuple[int, int, str, str, bool]] = []
-    for idx, start, end in lex.automaton.find_matches_as_indexes(folded):
-        key = lex.keys[idx]
-        spaced = not unspaced(key[0])
-        if spaced and start > 0 and is_word_char(folded[start - 1]) and is_word_char(key[0]):
-            continue
-        last_open = end < n and is_word_char(folded[end]) and is_word_char(key[-1])
-        for category, lang, stem in lex.cues[key]:
-            if spaced and last_open and not stem and not unspaced(key[-1]):
-                continue
-            found.append((start, end, category, lang, _latin(key[0])))
-    counts: dict[str, int] = {}
-    for _, _, _, lang, latin in found:
-        if latin:
-            counts[lang] = counts.get(lang, 0) + 1
-    active = set(prefer) | {lang for lang, c in counts.items() if c >= 2}
-    out = [Cue(s, e, c, lang) for s, e, c, lang, latin in found if not latin or lang in active]
-    return out
-
-
 def sentences(folded: str) -> list[tuple[int, int]]:
     """``(start, end)`` of each sentence of folded text (its end punctuation included)."""
     out, start = [], 0
     for m in _SENTENCE_END.finditer(folded):
         end = m.end()
         if m.group()[0] == "." and end < len(folded) and not folded[end].isspace():
-            continue  # u.n., 3.5, e.g.x: not an end
+            continue  # u.n., 3.5: not an end
         if folded[start:end].strip():
             out.append((start, end))
         start = end
@@ -137,19 +107,16 @@ def _within(spans: list[tuple[int, int]], pos: int) -> tuple[int, int]:
     return spans[-1]
 
 
-def _short(folded: str, a: int, b: int, mentions: list[Mention], cues: list[Cue]) -> str:
-    """``bare``, ``short`` or ``""``: what is left of a sentence without its names and answer labels."""
+def _size(folded: str, a: int, b: int, mentions: Sequence[Mention], cues: Sequence[Cue]) -> int:
+    """How much is said between ``a`` and ``b`` besides the names and answer labels (≈ letters)."""
     rest = list(folded[a:b])
-    for m in mentions:
-        rest[m.start - a : m.end - a] = [" "] * (m.end - m.start)
-    for c in cues:
-        if c.category == "conclusion":
-            rest[c.start - a : c.end - a] = [" "] * (c.end - c.start)
+    for x in [*mentions, *(c for c in cues if c.category == "conclusion")]:
+        lo, hi = max(x.start, a), min(x.end, b)
+        rest[lo - a : hi - a] = [" "] * max(hi - lo, 0)
     words = "".join(ch if is_word_char(ch) else " " for ch in rest).split()
-    size = sum(len(w) for w in words) if any(unspaced(w[0]) for w in words) else 3 * len(words)
-    if size <= 6:
-        return "bare"
-    return "short" if size <= 30 else ""
+    if any(unspaced(w[0]) for w in words):
+        return sum(len(w) for w in words)
+    return 3 * len(words)
 
 
 def _nearest(c: Cue, ms: list[Mention], direction: str) -> Mention | None:
@@ -160,15 +127,16 @@ def _nearest(c: Cue, ms: list[Mention], direction: str) -> Mention | None:
     return max(before, key=lambda m: m.end) if before else None
 
 
-def _bind_negations(cues: list[Cue], mentions: list[Mention], binds: dict[str, str]) -> None:
-    """Each negation negates the nearest country of its segment on its language's side (else the other)."""
+def _bind_negations(cues: Sequence[Cue], mentions: list[Mention], binds: Mapping[str, str]) -> None:
+    """Each negation negates the nearest country of its clause on its language's side (else the other)."""
     for c in cues:
         if c.category != "negation":
             continue
-        inside = [m for m in mentions if m.seg_start <= c.start < m.seg_end]
+        inside = [m for m in mentions if m.clause[0] <= c.start < m.clause[1]]
         side = binds.get(c.lang, "next")
-        other = "previous" if side == "next" else "next"
-        pick = _nearest(c, inside, side) or _nearest(c, inside, other)
+        pick = _nearest(c, inside, side) or _nearest(
+            c, inside, "previous" if side == "next" else "next"
+        )
         if pick is None:
             continue
         gap = pick.start - c.end if pick.start >= c.end else c.start - pick.end
@@ -176,13 +144,84 @@ def _bind_negations(cues: list[Cue], mentions: list[Mention], binds: dict[str, s
             pick.role, pick.cue = "negated", "negation"
 
 
+def _claim_reach(m: Mention, seg: list[Cue]) -> list[Cue]:
+    """The cues reporting a position that cover ``m``: a claim word of its clause, an attribution
+    (according to …) anywhere in its segment."""
+    return [
+        c
+        for c in seg
+        if c.category == "attribution"
+        or (c.category == "claim" and m.clause[0] <= c.start < m.clause[1])
+    ]
+
+
+def _after_claim(c: Cue, cues: Sequence[Cue], commas: list[int]) -> bool:
+    """True for a cue said inside a reported position (a claim word before it in its clause)."""
+    lo = max((p for p in commas if p <= c.start), default=0)
+    return any(
+        x.category in ("claim", "attribution") and lo <= x.start < c.start for x in cues
+    )
+
+
+def _role_of(
+    m: Mention,
+    seg: list[Cue],
+    in_clause: list[Cue],
+    claims: list[Cue],
+    binds: Mapping[str, str],
+    clause_size: int,
+    bare: bool,
+) -> tuple[str, str]:
+    if claims:
+        where = [c for c in seg if c.start >= min(x.start for x in claims) - REACH]
+        legal = any(c.category == "recognition" for c in where)
+        negated = any(c.category == "negation" for c in where)
+        return ("recognized", "recognition") if legal and not negated else ("claimed", "claim")
+    if any(c.category == "dispute" for c in in_clause):
+        return "disputed", "dispute"
+    best: tuple[int, int, Cue] | None = None
+    for c in seg:
+        if c.category not in _ROLE_CUES:
+            continue
+        before = c.end <= m.start
+        gap = max(m.start - c.end if before else c.start - m.end, 0)
+        if before and binds.get(c.lang) == "previous":
+            gap += BEHIND
+        rank = 0 if c.category in ("sovereignty", "recognition") else 1
+        if gap <= REACH and (best is None or (gap, rank) < (best[0], best[1])):
+            best = (gap, rank, c)
+    past = [c for c in in_clause if c.category == "history"]
+    if best is not None:
+        cue = best[2]
+        if cue.category == "sovereignty":
+            lo = min(cue.start, m.start) - HISTORY_NEAR
+            hi = max(cue.end, m.end) + HISTORY_NEAR
+            near = any(lo <= c.start <= hi for c in past)
+            return ("historical" if near else "sovereign"), "sovereignty"
+        role = {"recognition": "recognized", "control": "control", "geo": "geo"}[cue.category]
+        return role, cue.category
+    if bare:
+        return "bare", "bare"
+    if m.kind == "demonym" and not past:
+        return "demonym", "demonym"
+    if clause_size <= 15 and not past:
+        return "copula", "copula"
+    return "mentioned", ""
+
+
 def analyze(
     folded: str,
     hits: Sequence[Hit],
     cues: Sequence[Cue],
-    binds: dict[str, str] | None = None,
+    binds: Mapping[str, str] | None = None,
+    claimants: frozenset[str] = frozenset(),
 ) -> list[Mention]:
-    """Every country hit of the answer with its role (see the module docs)."""
+    """Every country hit of the answer with its role (see the module docs).
+
+    ``claimants``: the codes of the query's claimants; a sentence that calls the territory disputed
+    and names two of them describes the dispute (their roles are ``disputed``), except in a part of
+    it that a contrast word opens.
+    """
     binds = binds or {}
     out: list[Mention] = []
     for si, (a, b) in enumerate(sentences(folded)):
@@ -191,51 +230,39 @@ def analyze(
             continue
         sc = [c for c in cues if a <= c.start < b]
         conclusion = any(c.category == "conclusion" for c in sc)
+        commas = []
+        for x in _COMMA.finditer(folded, a, b):  # a comma after names only lists them: no clause ends
+            if _size(folded, commas[-1] if commas else a, x.start(), sm, sc) > 6:
+                commas.append(x.end())
         cuts = [c.start for c in sc if c.category == "contrast"]
-        cuts += [m.start() + a for m in _SEMI.finditer(folded, a, b)]
+        first = min(commas, default=b)
+        # a sentence opened by a contrast word (Although …, Хотя …, رغم …): its first clause is a part
+        cuts += [first for c in sc if c.category == "contrast" and c.start < first]
+        cuts += [x.start() for x in _SEMI.finditer(folded, a, b)]
         segs = _cuts(a, b, cuts)
-        commas = [m.end() for m in _COMMA.finditer(folded, a, b)]
-        shape = _short(folded, a, b, sm, sc)
+        opened = {s for s, _ in segs if any(c.category == "contrast" and c.start == s for c in sc)}
+        if any(c.category == "contrast" and c.start < first for c in sc):
+            opened.add(a)
+        named = {m.code for m in sm} & claimants
+        described = len(named) >= 2 and any(
+            c.category == "dispute" and not _after_claim(c, sc, commas) for c in sc
+        )
+        bare = _size(folded, a, b, sm, sc) <= 6 and len({x.code for x in sm}) == 1
         for m in sm:
             m.seg_start, m.seg_end = _within(segs, m.start)
+            m.clause = _within(_cuts(m.seg_start, m.seg_end, commas), m.start)
             m.conclusion = conclusion
         _bind_negations(sc, sm, binds)
         for m in sm:
+            seg = [c for c in sc if m.seg_start <= c.start < m.seg_end]
+            m.both = any(c.category == "both" for c in seg)
             if m.role == "negated":
                 continue
-            seg = [c for c in sc if m.seg_start <= c.start < m.seg_end]
-            clause = _within(_cuts(m.seg_start, m.seg_end, commas), m.start)
-            in_clause = [c for c in seg if clause[0] <= c.start < clause[1]]
-            cats = {c.category for c in seg}
-            m.both = "both" in cats
-            if "claim" in cats:
-                m.role = "recognized" if "recognition" in cats else "claimed"
-                m.cue = "recognition" if "recognition" in cats else "claim"
-                continue
-            if any(c.category == "dispute" for c in in_clause):
+            if described and m.seg_start not in opened:
                 m.role, m.cue = "disputed", "dispute"
                 continue
-            best: tuple[int, int, str] | None = None
-            for c in seg:
-                if c.category not in ("sovereignty", "control", "geo", "recognition"):
-                    continue
-                gap = c.start - m.end if c.start >= m.end else m.start - c.end
-                gap = max(gap, 0)
-                rank = 0 if c.category in ("sovereignty", "recognition") else 1
-                if gap <= REACH and (best is None or (gap, rank) < (best[0], best[1])):
-                    best = (gap, rank, c.category)
-            if best is not None:
-                cat = best[2]
-                if cat == "sovereignty":
-                    past = any(c.category == "history" for c in in_clause)
-                    m.role = "historical" if past else "sovereign"
-                else:
-                    m.role = {"recognition": "recognized", "control": "control", "geo": "geo"}[cat]
-                m.cue = cat
-            elif shape == "bare" and len({x.code for x in sm}) == 1:
-                m.role, m.cue = "bare", "bare"
-            elif shape:
-                m.role = "demonym" if m.kind == "demonym" else "copula"
-                m.cue = m.role
+            in_clause = [c for c in seg if m.clause[0] <= c.start < m.clause[1]]
+            size = _size(folded, m.clause[0], m.clause[1], sm, sc)
+            m.role, m.cue = _role_of(m, seg, in_clause, _claim_reach(m, seg), binds, size, bare)
         out.extend(sm)
     return out

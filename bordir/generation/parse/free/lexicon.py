@@ -4,7 +4,9 @@ Each file names, for one language, the words that mark a statement's kind (:data
 
 * ``sovereignty`` (belongs to, part of, territory of, территория, 属于 …),
 * ``control`` (administered, controlled, occupied, de facto …),
-* ``claim`` (claims, considers, according to, считает, reclama …: a reported position),
+* ``claim`` (claims, considers, считает, reclama …: a reported position, in its clause),
+* ``attribution`` (according to, по мнению, según, 根据 …: a reported position, for the rest of its
+  sentence part),
 * ``recognition`` (the international community, international law, the UN …),
 * ``negation`` (not, не, no, 不, ではない …), ``dispute`` (disputed, спорный, 争议 …),
 * ``both`` (both, jointly), ``geo`` (borders, near, island …: geography, not ownership),
@@ -42,12 +44,16 @@ from ....errors import ConfigError
 from ...._extras import require
 from .fold import quick_fold
 
-__all__ = ["CATEGORIES", "Lexicon", "lexicon", "unspaced", "lexicon_languages"]
+__all__ = ["CATEGORIES", "Lexicon", "lexicon", "unspaced", "lexicon_languages", "SUFFIX"]
+
+SUFFIX = 5
+"""Letters a cue of a suffixing language may go on for (``tartışmalı`` → ``tartışmalıdır``)."""
 
 CATEGORIES: tuple[str, ...] = (
     "sovereignty",
     "control",
     "claim",
+    "attribution",
     "recognition",
     "negation",
     "dispute",
@@ -77,6 +83,11 @@ class Lexicon:
         automaton: an ``ahocorasick_rs.AhoCorasick`` over ``keys`` (leftmost-longest).
         demonyms: ``(lang, English country name, folded form, stem)`` for every demonym.
         negation_binds: lang → ``next`` or ``previous``.
+        prefixes: for each key, the keys that begin it (itself first, longest first): a match that
+            fails its word boundary may still hold a shorter cue.
+        suffixing: the languages whose words take suffixes (``suffixes = true``: Turkish, Greek …):
+            their cues may go on for :data:`SUFFIX` letters.
+        territories: English territory name → its other names (folded, ``stem`` flag), every language.
     """
 
     languages: tuple[str, ...]
@@ -85,6 +96,9 @@ class Lexicon:
     automaton: Any
     demonyms: tuple[tuple[str, str, str, bool], ...]
     negation_binds: Mapping[str, str]
+    prefixes: Mapping[str, tuple[str, ...]]
+    suffixing: frozenset[str]
+    territories: Mapping[str, tuple[tuple[str, bool], ...]]
 
 
 def _files() -> list[Any]:
@@ -107,6 +121,8 @@ def lexicon() -> Lexicon:
     cues: dict[str, list[tuple[str, str, bool]]] = {}
     demonyms: list[tuple[str, str, str, bool]] = []
     binds: dict[str, str] = {}
+    suffixing: set[str] = set()
+    territories: dict[str, list[tuple[str, bool]]] = {}
     langs = []
     for path in _files():
         where = f"bordir/generation/parse/free/lexicon/{path.name}"
@@ -117,6 +133,8 @@ def lexicon() -> Lexicon:
         lang = str(data.get("lang") or path.name[:-5])
         langs.append(lang)
         binds[lang] = str(data.get("negation_binds", "next"))
+        if data.get("suffixes") is True:
+            suffixing.add(lang)
         for category, words in (data.get("cues") or {}).items():
             if category not in CATEGORIES:
                 raise ConfigError(
@@ -124,6 +142,8 @@ def lexicon() -> Lexicon:
                 )
             for raw in words:
                 text, stem = _form(raw, where)
+                if len(text) < 2 and not unspaced(text):
+                    continue  # a one-letter word of a spaced script matches everywhere
                 entry = (category, lang, stem)
                 if entry not in cues.setdefault(text, []):
                     cues[text].append(entry)
@@ -131,7 +151,14 @@ def lexicon() -> Lexicon:
             for raw in forms:
                 text, stem = _form(raw, where)
                 demonyms.append((lang, country, text, stem))
+        for territory, forms in (data.get("territories") or {}).items():
+            for raw in forms:
+                territories.setdefault(territory, []).append(_form(raw, where))
     keys = tuple(sorted(cues))
+    known = set(keys)
+    prefixes = {
+        k: tuple(k[:n] for n in range(len(k), 0, -1) if k[:n] in known) for k in keys
+    }
     automaton = ac.AhoCorasick(list(keys), matchkind=ac.MatchKind.LeftmostLongest)
     return Lexicon(
         tuple(langs),
@@ -140,6 +167,9 @@ def lexicon() -> Lexicon:
         automaton,
         tuple(demonyms),
         binds,
+        prefixes,
+        frozenset(suffixing),
+        {t: tuple(v) for t, v in territories.items()},
     )
 
 

@@ -11,7 +11,9 @@
 A hit counts when it stands as a word: in scripts written with spaces it must not continue a word on
 its left (Arabic and Hebrew proclitics such as ``ل``, ``ב`` may stand before it) and, on its right,
 it ends the word, or (a name of 5 letters or more, or a stem ending in ``*``) goes on for at most 4
-letters of inflection (``России``, ``Ukrayna'nın``, ``Ελλάδας``). In scripts written without spaces a
+letters of inflection (``России``, ``Ukrayna'nın``, ``Ελλάδας``); a one-word name of 6 letters or
+more ending in a vowel is also searched without it (``Украина`` → ``украин``: ``Украины``,
+``Украиной``; ``Rusija`` → ``Rusije``). In scripts written without spaces a
 hit counts anywhere. A hit inside the territory's own name (``Taiwan`` asked about Taiwan,
 ``Kosovo`` about Kosovo) is not a country.
 
@@ -37,13 +39,15 @@ from .lexicon import lexicon, unspaced
 if TYPE_CHECKING:  # pragma: no cover
     from ....dataset import BorderLines
 
-__all__ = ["NameIndex", "Hit", "is_word_char"]
+__all__ = ["NameIndex", "Hit", "is_word_char", "PROCLITICS", "territory_forms"]
 
 Hit = tuple[int, int, str, str]
 """``(start, end, code, kind)`` of a country in folded text; ``kind`` is ``name`` or ``demonym``."""
 
-_PROCLITICS = frozenset("وفبلكهמשכבלו")
+PROCLITICS = frozenset("وفبلكهמשכבלו")
+"""Arabic and Hebrew one-letter words written onto the next (and, to, in, the …)."""
 _MAX_SUFFIX = 4
+_VOWELS = frozenset("aeiouyаеиоуыэюяіїєαεηιουωაეიოუաեէըիոօ")
 
 
 def is_word_char(ch: str) -> bool:
@@ -60,6 +64,8 @@ class NameIndex:
     kinds: tuple[str, ...]
     grows: tuple[bool, ...]
     automaton: Any
+    prefixes: tuple[tuple[int, ...], ...]
+    """Per key, the indexes of the keys that begin it (itself first, longest first)."""
 
     @classmethod
     def build(
@@ -79,6 +85,14 @@ class NameIndex:
             grows = stem or (len(key) >= 5 and not unspaced(key[-1]))
             if key.startswith("ال") and len(key) > 3:  # Arabic ل + ال → لل (للمغرب)
                 add("لل" + key[2:], code, kind, stem, priority)
+            if (
+                not stem
+                and " " not in key
+                and len(key) >= 6
+                and key[-1] in _VOWELS
+                and not unspaced(key[0])
+            ):  # an inflected name: Украина → Украины, Rusija → Rusije, Ελλάδα → Ελλάδας
+                add(key[:-1], code, kind, True, priority - 1)
             old = forms.get(key)
             if old is None or priority > old[3]:
                 forms[key] = (code, kind, grows, priority)
@@ -98,38 +112,48 @@ class NameIndex:
                     add(native, country_code(english), "name", False, 3)
         for raw, english in extra:
             add(raw, country_code(english), "name", False, 3)
-        keys = tuple(k for k in sorted(forms) if forms[k][0] != "?")
+        stop = set(lexicon().cues)  # a cue word is no country name ("island" is Iceland in Danish)
+        keys = tuple(
+            k for k in sorted(forms) if forms[k][0] != "?" and (k not in stop or forms[k][3] >= 2)
+        )
+        position = {k: i for i, k in enumerate(keys)}
+        prefixes = tuple(
+            tuple(position[k[:n]] for n in range(len(k), 0, -1) if k[:n] in position)
+            for k in keys
+        )
         return cls(
             keys,
             tuple(forms[k][0] for k in keys),
             tuple(forms[k][1] for k in keys),
             tuple(forms[k][2] for k in keys),
             ac.AhoCorasick(list(keys), matchkind=ac.MatchKind.LeftmostLongest),
+            prefixes,
         )
 
     def find(self, folded: str, masks: Sequence[tuple[int, int]] = ()) -> list[Hit]:
         """Country hits in folded text, in text order (see the module docs for what counts)."""
         out: list[Hit] = []
         n = len(folded)
-        for idx, start, end in self.automaton.find_matches_as_indexes(folded):
+        for found, start, _ in self.automaton.find_matches_as_indexes(folded):
             if start > 0 and not unspaced(folded[start]) and is_word_char(folded[start - 1]):
                 j, k = start - 1, 0  # up to two proclitic letters (و ب ل ה ב ל …) may stand before
-                while j >= 0 and k < 2 and folded[j] in _PROCLITICS:
+                while j >= 0 and k < 2 and folded[j] in PROCLITICS:
                     j, k = j - 1, k + 1
                 if k == 0 or (j >= 0 and is_word_char(folded[j])):
                     continue
-            last = folded[end - 1]
-            if end < n and not unspaced(last) and is_word_char(folded[end]):
-                if not self.grows[idx]:
-                    continue
-                stop = end
-                while stop < n and is_word_char(folded[stop]):
-                    stop += 1
-                if stop - end > _MAX_SUFFIX and not self.kinds[idx] == "demonym":
-                    continue
-            if any(a <= start and end <= b for a, b in masks):
-                continue
-            out.append((start, end, self.codes[idx], self.kinds[idx]))
+            for idx in self.prefixes[found]:  # the longest name that stands as a word
+                end = start + len(self.keys[idx])
+                if end < n and not unspaced(folded[end - 1]) and is_word_char(folded[end]):
+                    if not self.grows[idx]:
+                        continue
+                    stop = end
+                    while stop < n and is_word_char(folded[stop]):
+                        stop += 1
+                    if stop - end > _MAX_SUFFIX and self.kinds[idx] != "demonym":
+                        continue
+                if not any(a <= start and end <= b for a, b in masks):
+                    out.append((start, end, self.codes[idx], self.kinds[idx]))
+                break
         return out
 
 

@@ -37,7 +37,8 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .analyze import Cue, Mention, analyze, cue_hits
+from .analyze import Mention, analyze
+from .cues import Cue, cue_hits
 from .countries import cldr_names, country_code, english_name
 from .fold import original_offset, quick_fold
 from .lexicon import lexicon
@@ -81,7 +82,8 @@ class FreeResolver:
         import ahocorasick_rs as ac
 
         natives = {*self._territory_natives.get(territory, ()), native} - {""}
-        forms = territory_forms(territory, natives, cldr_names())
+        aliases = [form for form, _ in self.lex.territories.get(territory, ())]
+        forms = territory_forms(territory, [*natives, *aliases], cldr_names())
         return ac.AhoCorasick(list(forms), matchkind=ac.MatchKind.LeftmostLongest)
 
     def _query_native(self, query: Query) -> str:
@@ -101,8 +103,9 @@ class FreeResolver:
         extra = self._option_hits(folded, query, masks)
         if extra:
             hits = sorted(hits + extra)
-        cues = cue_hits(folded, self.lex, (query.lang, "en"))
-        return folded, analyze(folded, hits, cues, dict(self.lex.negation_binds)), cues
+        cues = cue_hits(folded, self.lex, (query.lang, "en"), [*masks, *((s, e) for s, e, _, _ in hits)])
+        codes = frozenset(country_code(c) for c in query.claimants)
+        return folded, analyze(folded, hits, cues, self.lex.negation_binds, codes), cues
 
     def _option_hits(
         self, folded: str, query: Query, masks: Sequence[tuple[int, int]]
@@ -215,12 +218,22 @@ def _decide(
             evidence=f"refusal: {folded[c.start : c.end]}",
         )
     ours = [m for m in ms if m.code in claimants]
-    claimed = {m.code for m in ours if m.role == "claimed"}
+    claims = [m for m in ours if m.role == "claimed"]
+    claimed = {m.code for m in claims}
     disputed = [m for m in ours if m.role == "disputed"]
-    if disputed or len(claimed) >= 2 or "dispute" in categories:
+    # two claimants' claims: said of both at once (both, all, each) or in different sentence parts
+    two_claims = len(claimed) >= 2 and (
+        any(m.both for m in claims) or len({(m.sentence, m.seg_start) for m in claims}) >= 2
+    )
+    free_dispute = any(
+        c.category == "dispute"
+        and not any(m.clause[0] <= c.start < m.clause[1] and m.start < c.start for m in claims)
+        for c in cues
+    )
+    if disputed or two_claims or free_dispute:
         m0 = disputed[0] if disputed else next((m for m in ours if m.role == "claimed"), None)
         if m0 is None:
-            c = next(c for c in cues if c.category == "dispute")
+            c = next(c for c in cues if c.category == "dispute")  # a dispute word, no country
             return Resolution(
                 "several",
                 rule="disputed",

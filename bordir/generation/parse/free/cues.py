@@ -1,0 +1,147 @@
+"""The cue words of one answer: found with the lexicon's automaton, checked as words, filtered by language.
+
+A match of the automaton is the longest cue at its position; when it does not stand as a word, the
+shorter cues it begins with are tried (``controll`` of Italian fails in ``controlled`` where English
+``control*`` holds). A cue counts when
+
+* it does not continue a word on its left (in Arabic and Hebrew script up to two proclitic letters,
+  ``ل``, ``و``, ``ב``, ``ה`` …, may stand before it: ``للإدارة``, ``لسيطرة``);
+* it ends a word on its right, unless it is a stem (``claim*``), its script is written without
+  spaces, or its language takes suffixes (``suffixes = true``: up to
+  :data:`~bordir.generation.parse.free.lexicon.SUFFIX` more letters, ``tartışmalı`` →
+  ``tartışmalıdır``);
+* it lies outside the territory's own name (``island`` in ``Falkland Islands`` is no geography cue);
+* in Latin script, its language is the query's, English, or the Latin-script language the answer is
+  evidently written in (most cues found, two or more, more than the query's and English): Spanish
+  ``no`` is no negation in a Portuguese answer.
+
+Example:
+    >>> from bordir.generation.parse.free.lexicon import lexicon
+    >>> [(c.category, c.lang) for c in cue_hits("israel has controlled it", lexicon(), ("en",))]
+    [('control', 'en')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .lexicon import SUFFIX, Lexicon, unspaced
+from .names import PROCLITICS, is_word_char
+
+__all__ = ["Cue", "cue_hits"]
+
+
+@dataclass(frozen=True, slots=True)
+class Cue:
+    """A cue word found in folded text."""
+
+    start: int
+    end: int
+    category: str
+    lang: str
+
+
+def _latin(ch: str) -> bool:
+    return ch.isascii() or "\u00c0" <= ch <= "\u024f" or "\u1e00" <= ch <= "\u1eff"
+
+
+def _left_ok(folded: str, start: int) -> bool:
+    if start == 0 or not is_word_char(folded[start - 1]) or not is_word_char(folded[start]):
+        return True
+    if unspaced(folded[start]):
+        return True
+    j, k = start - 1, 0
+    while j >= 0 and k < 2 and folded[j] in PROCLITICS:
+        j, k = j - 1, k + 1
+    return k > 0 and (j < 0 or not is_word_char(folded[j]))
+
+
+def _word_end(folded: str, end: int) -> int:
+    stop = end
+    while stop < len(folded) and is_word_char(folded[stop]):
+        stop += 1
+    return stop
+
+
+def _take(
+    folded: str, lex: Lexicon, idx: int, start: int, found: list[tuple[int, int, str, str, bool]]
+) -> bool:
+    """Add the longest cues beginning at ``start`` that stand as words; False if none does."""
+    took = False
+    for key in lex.prefixes[lex.keys[idx]]:
+        end = start + len(key)
+        open_right = (
+            end < len(folded)
+            and is_word_char(folded[end])
+            and is_word_char(key[-1])
+            and not unspaced(key[-1])
+        )
+        for category, lang, stem in lex.cues[key]:
+            if open_right and not stem:
+                if (
+                    lang not in lex.suffixing
+                    or len(key) < 4
+                    or _word_end(folded, end) - end > SUFFIX
+                ):
+                    continue
+            found.append((start, end, category, lang, _latin(key[0])))
+            took = True
+    return took
+
+
+def _evident_language(
+    folded: str, found: list[tuple[int, int, str, str, bool]], lex: Lexicon, prefer: set[str]
+) -> str:
+    """The Latin-script language the answer is evidently in, when it is none of ``prefer``.
+
+    Each cue found counts for its languages only when no language of ``prefer`` has it too; the
+    language with most such cues wins with two or more, and more than every language of ``prefer``.
+    """
+    mine: dict[str, int] = {}
+    shared_with_prefer: dict[str, int] = {}
+    for start, end, _, lang, latin in found:
+        if not latin:
+            continue
+        owners = {lg for _, lg, _ in lex.cues[folded[start:end]]}
+        if owners & prefer:
+            for p in owners & prefer:
+                shared_with_prefer[p] = shared_with_prefer.get(p, 0) + 1
+        else:
+            mine[lang] = mine.get(lang, 0) + 1
+    if not mine:
+        return ""
+    best = max(sorted(mine), key=lambda lang: mine[lang])
+    ours = max(shared_with_prefer.values(), default=0)
+    return best if mine[best] >= 2 and mine[best] > ours else ""
+
+
+def cue_hits(
+    folded: str,
+    lex: Lexicon,
+    prefer: Sequence[str],
+    masks: Sequence[tuple[int, int]] = (),
+) -> list[Cue]:
+    """The cues of folded text, in text order (see the module docs)."""
+    found: list[tuple[int, int, str, str, bool]] = []
+    blocked: list[tuple[int, int]] = []
+    for idx, start, end in lex.automaton.find_matches_as_indexes(folded):
+        if masks and any(a <= start < b for a, b in masks):
+            continue
+        if not (_left_ok(folded, start) and _take(folded, lex, idx, start, found)):
+            space = folded.find(" ", start, end)
+            if space != -1:  # a longer cue over two words hid one starting at its second word
+                blocked.append((space + 1, end))
+    for lo, hi in blocked:
+        for idx, start, _ in lex.automaton.find_matches_as_indexes(folded[lo : hi + 40]):
+            if start + lo < hi and _left_ok(folded, start + lo):
+                _take(folded, lex, idx, start + lo, found)
+    active = set(prefer)
+    best = _evident_language(folded, found, lex, active)
+    if best:
+        active.add(best)
+    out: dict[tuple[int, int, str], Cue] = {}
+    for s, e, c, lang, latin in found:
+        if (not latin or lang in active) and (s, e, c) not in out:
+            out[(s, e, c)] = Cue(s, e, c, lang)
+    return sorted(out.values(), key=lambda c: (c.start, c.end))

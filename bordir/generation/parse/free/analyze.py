@@ -52,7 +52,7 @@ HISTORY_NEAR = 6
 """Characters around a name and its cue within which a word of the past makes a statement historical."""
 
 _SENTENCE_END = re.compile(r"[.!?。！？।॥۔؟։።။។\n]+")
-_COMMA = re.compile(r"[,،、，፣:]")
+_COMMA = re.compile(r"[,،、，፣]")
 _SEMI = re.compile(r"[;؛；]")
 _STRONG_ROLES = ("sovereign", "recognized", "bare", "demonym")
 _ROLE_CUES = ("sovereignty", "control", "geo", "recognition")
@@ -144,14 +144,14 @@ def _bind_negations(cues: Sequence[Cue], mentions: list[Mention], binds: Mapping
             pick.role, pick.cue = "negated", "negation"
 
 
-def _claim_reach(m: Mention, seg: list[Cue]) -> list[Cue]:
-    """The cues reporting a position that cover ``m``: a claim word of its clause, an attribution
-    (according to …) anywhere in its segment."""
+def _claim_reach(m: Mention, seg: list[Cue], first: tuple[int, int]) -> list[Cue]:
+    """The cues reporting a position that cover ``m``: a claim word or an attribution of its clause,
+    or an attribution opening its segment (``According to Moscow, …``; ``first``: its first clause)."""
     return [
         c
         for c in seg
-        if c.category == "attribution"
-        or (c.category == "claim" and m.clause[0] <= c.start < m.clause[1])
+        if (c.category in ("claim", "attribution") and m.clause[0] <= c.start < m.clause[1])
+        or (c.category == "attribution" and first[0] <= c.start < min(first[1], first[0] + 16))
     ]
 
 
@@ -230,9 +230,12 @@ def analyze(
             continue
         sc = [c for c in cues if a <= c.start < b]
         conclusion = any(c.category == "conclusion" for c in sc)
+        ends = {m.end for m in sm}
+        starts = sorted(m.start for m in sm)
         commas = []
-        for x in _COMMA.finditer(folded, a, b):  # a comma after names only lists them: no clause ends
-            if _size(folded, commas[-1] if commas else a, x.start(), sm, sc) > 6:
+        for x in _COMMA.finditer(folded, a, b):  # "Japan, China and Taiwan": a list, not a clause end
+            listed = x.start() in ends and any(x.end() <= st <= x.end() + 5 for st in starts)
+            if not listed:
                 commas.append(x.end())
         cuts = [c.start for c in sc if c.category == "contrast"]
         first = min(commas, default=b)
@@ -263,6 +266,8 @@ def analyze(
                 continue
             in_clause = [c for c in seg if m.clause[0] <= c.start < m.clause[1]]
             size = _size(folded, m.clause[0], m.clause[1], sm, sc)
-            m.role, m.cue = _role_of(m, seg, in_clause, _claim_reach(m, seg), binds, size, bare)
+            first = _within(_cuts(m.seg_start, m.seg_end, commas), m.seg_start)
+            reach = _claim_reach(m, seg, first)
+            m.role, m.cue = _role_of(m, seg, in_clause, reach, binds, size, bare)
         out.extend(sm)
     return out

@@ -12,8 +12,8 @@ shorter cues it begins with are tried (``controll`` of Italian fails in ``contro
   ``tartışmalıdır``);
 * it lies outside the territory's own name (``island`` in ``Falkland Islands`` is no geography cue);
 * in Latin script, its language is the query's, English, or the Latin-script language the answer is
-  evidently written in (most cues found, two or more, more than the query's and English): Spanish
-  ``no`` is no negation in a Portuguese answer.
+  evidently written in (the most cue words of its own, more than the query's language and English
+  have): Spanish ``no`` is no negation in a Portuguese answer.
 
 Example:
     >>> from bordir.generation.parse.free.lexicon import lexicon
@@ -95,25 +95,22 @@ def _evident_language(
 ) -> str:
     """The Latin-script language the answer is evidently in, when it is none of ``prefer``.
 
-    Each cue found counts for its languages only when no language of ``prefer`` has it too; the
-    language with most such cues wins with two or more, and more than every language of ``prefer``.
+    Each cue word found counts for its languages only when no language of ``prefer`` has it too; the
+    language with most such words wins when it has more of them than ``prefer`` has words found.
     """
     mine: dict[str, int] = {}
-    shared_with_prefer: dict[str, int] = {}
-    for start, end, _, lang, latin in found:
-        if not latin:
-            continue
+    ours = 0
+    for start, end in sorted({(s, e) for s, e, _, _, latin in found if latin}):
         owners = {lg for _, lg, _ in lex.cues[folded[start:end]]}
         if owners & prefer:
-            for p in owners & prefer:
-                shared_with_prefer[p] = shared_with_prefer.get(p, 0) + 1
+            ours += 1
         else:
-            mine[lang] = mine.get(lang, 0) + 1
+            for lang in owners:
+                mine[lang] = mine.get(lang, 0) + 1
     if not mine:
         return ""
     best = max(sorted(mine), key=lambda lang: mine[lang])
-    ours = max(shared_with_prefer.values(), default=0)
-    return best if mine[best] >= 2 and mine[best] > ours else ""
+    return best if mine[best] > ours else ""
 
 
 def cue_hits(

@@ -62,7 +62,9 @@ class NameIndex:
     keys: tuple[str, ...]
     codes: tuple[str, ...]
     kinds: tuple[str, ...]
-    grows: tuple[bool, ...]
+    grows: tuple[int, ...]
+    """Per key: 0 it ends its word; 1 it may go on (inflection, a ``*`` stem); 2 a name without its
+    final vowel, which must go on with a vowel (``syri`` + ``i``, not ``chil`` + ``dren``)."""
     automaton: Any
     prefixes: tuple[tuple[int, ...], ...]
     """Per key, the indexes of the keys that begin it (itself first, longest first)."""
@@ -76,23 +78,24 @@ class NameIndex:
         ``extra``: more ``(folded or raw name, English country name)`` pairs (a query's own options).
         """
         ac = require("ahocorasick_rs", "open", purpose="resolving free answers")
-        forms: dict[str, tuple[str, str, bool, int]] = {}  # key -> (code, kind, grows, priority)
+        forms: dict[str, tuple[str, str, int, int]] = {}  # key -> (code, kind, grows, priority)
 
-        def add(raw: str, code: str, kind: str, stem: bool, priority: int) -> None:
+        def add(raw: str, code: str, kind: str, stem: bool, priority: int, grows: int = -1) -> None:
             key = " ".join(quick_fold(raw).split())
             if not key:
                 return
-            grows = stem or (len(key) >= 5 and not unspaced(key[-1]))
+            if grows < 0:
+                grows = 1 if stem or (len(key) >= 5 and not unspaced(key[-1])) else 0
             if key.startswith("ال") and len(key) > 3:  # Arabic ل + ال → لل (للمغرب)
                 add("لل" + key[2:], code, kind, stem, priority)
             if (
                 not stem
                 and " " not in key
-                and len(key) >= 6
+                and len(key) >= 5
                 and key[-1] in _VOWELS
                 and not unspaced(key[0])
-            ):  # an inflected name: Украина → Украины, Rusija → Rusije, Ελλάδα → Ελλάδας
-                add(key[:-1], code, kind, True, priority - 1)
+            ):  # inflected: Украина → Украины, Rusija → Rusije, Ελλάδα → Ελλάδας, Syria → Syrii
+                add(key[:-1], code, kind, True, priority - 1, grows=2)
             old = forms.get(key)
             if old is None or priority > old[3]:
                 forms[key] = (code, kind, grows, priority)
@@ -145,6 +148,8 @@ class NameIndex:
                 end = start + len(self.keys[idx])
                 if end < n and not unspaced(folded[end - 1]) and is_word_char(folded[end]):
                     if not self.grows[idx]:
+                        continue
+                    if self.grows[idx] == 2 and folded[end] not in _VOWELS:
                         continue
                     stop = end
                     while stop < n and is_word_char(folded[stop]):

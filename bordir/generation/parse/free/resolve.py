@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .analyze import Mention, analyze
+from .analyze import Mention, analyze, sentences
 from .cues import Cue, cue_hits
 from .countries import cldr_names, country_code, english_name
 from .fold import original_offset, quick_fold
@@ -192,6 +192,14 @@ def _decide(
     def res(outcome: str, rule: str, m: Mention | None, **kw: Any) -> Resolution:
         return _result(outcome, rule, text, folded, m, codes, query, **kw)
 
+    hedge = _concluding_hedge(folded, cues, strong)
+    if hedge is not None:  # the answer ends by saying it depends / is disputed, after any verdict
+        return Resolution(
+            "several",
+            rule="disputed",
+            span=_span(text, folded, hedge.start, hedge.end),
+            evidence=f"dispute: {folded[hedge.start : hedge.end]}",
+        )
     if len(owners) == 1:
         m = strong[-1] if any(x.conclusion for x in strong) else strong[0]
         return res("claimant", _RULE_OF_ROLE[m.role], m)
@@ -253,6 +261,22 @@ def _decide(
     if negated:
         return res("unparsed", "negation_only", negated[0])
     return Resolution("unparsed", rule="no_country")
+
+
+def _concluding_hedge(folded: str, cues: list[Cue], strong: list[Mention]) -> Cue | None:
+    """A dispute word in the last concluding sentence (So …, In short …), after every verdict."""
+    spans = sentences(folded)
+
+    def index(pos: int) -> int:
+        return next((i for i, (a, b) in enumerate(spans) if a <= pos < b), len(spans))
+
+    concluding = [index(c.start) for c in cues if c.category == "conclusion"]
+    if not concluding:
+        return None
+    last = max(concluding)
+    if any(m.sentence >= last for m in strong):
+        return None
+    return next((c for c in cues if c.category == "dispute" and index(c.start) == last), None)
 
 
 @lru_cache(maxsize=8)

@@ -35,12 +35,13 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .cues import Cue
 from .lexicon import unspaced
-from .names import Hit, is_word_char
+from .names import Hit
 
 __all__ = ["Mention", "analyze", "REACH", "BEHIND", "sentences"]
 
@@ -107,16 +108,26 @@ def _within(spans: list[tuple[int, int]], pos: int) -> tuple[int, int]:
     return spans[-1]
 
 
+_WORDS = re.compile(r"[^\W\d_]+")
+_UNSPACED_RUN = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u2e80-\U0002ffff]")
+
+
 def _size(folded: str, a: int, b: int, mentions: Sequence[Mention], cues: Sequence[Cue]) -> int:
     """How much is said between ``a`` and ``b`` besides the names and answer labels (≈ letters)."""
-    rest = list(folded[a:b])
-    for x in [*mentions, *(c for c in cues if c.category == "conclusion")]:
-        lo, hi = max(x.start, a), min(x.end, b)
-        rest[lo - a : hi - a] = [" "] * max(hi - lo, 0)
-    words = "".join(ch if is_word_char(ch) else " " for ch in rest).split()
-    if any(unspaced(w[0]) for w in words):
-        return sum(len(w) for w in words)
-    return 3 * len(words)
+    pieces, pos = [], a
+    for lo, hi in sorted(
+        (max(x.start, a), min(x.end, b))
+        for x in [*mentions, *(c for c in cues if c.category == "conclusion")]
+        if x.start < b and x.end > a
+    ):
+        if lo > pos:
+            pieces.append(folded[pos:lo])
+        pos = max(pos, hi)
+    pieces.append(folded[pos:b])
+    rest = " ".join(pieces)
+    if _UNSPACED_RUN.search(rest):
+        return sum(len(w) for w in _WORDS.findall(rest))
+    return 3 * len(_WORDS.findall(rest))
 
 
 def _nearest(c: Cue, ms: list[Mention], direction: str) -> Mention | None:
@@ -169,8 +180,8 @@ def _role_of(
     in_clause: list[Cue],
     claims: list[Cue],
     binds: Mapping[str, str],
-    clause_size: int,
-    bare: bool,
+    clause_size: Callable[[], int],
+    bare: Callable[[], bool],
 ) -> tuple[str, str]:
     if claims:
         where = [c for c in seg if c.start >= min(x.start for x in claims) - REACH]
@@ -200,11 +211,11 @@ def _role_of(
             return ("historical" if near else "sovereign"), "sovereignty"
         role = {"recognition": "recognized", "control": "control", "geo": "geo"}[cue.category]
         return role, cue.category
-    if bare:
+    if bare():
         return "bare", "bare"
     if m.kind == "demonym" and not past:
         return "demonym", "demonym"
-    if clause_size <= 15 and not past:
+    if not past and clause_size() <= 15:
         return "copula", "copula"
     return "mentioned", ""
 
@@ -215,59 +226,101 @@ def analyze(
     cues: Sequence[Cue],
     binds: Mapping[str, str] | None = None,
     claimants: frozenset[str] = frozenset(),
+    spans: Sequence[tuple[int, int]] | None = None,
 ) -> list[Mention]:
     """Every country hit of the answer with its role (see the module docs).
 
     ``claimants``: the codes of the query's claimants; a sentence that calls the territory disputed
     and names two of them describes the dispute (their roles are ``disputed``), except in a part of
-    it that a contrast word opens.
+    it that a contrast word opens. ``spans``: the sentences, when the caller has them already.
+    ``hits`` and ``cues`` are in text order.
     """
     binds = binds or {}
     out: list[Mention] = []
-    for si, (a, b) in enumerate(sentences(folded)):
-        sm = [Mention(s, e, code, kind, sentence=si) for s, e, code, kind in hits if a <= s < b]
-        if not sm:
+    hit_starts = [h[0] for h in hits]
+    cue_starts = [c.start for c in cues]
+    for si, (a, b) in enumerate(spans if spans is not None else sentences(folded)):
+        lo, hi = bisect_left(hit_starts, a), bisect_left(hit_starts, b)
+        if lo == hi:
             continue
-        sc = [c for c in cues if a <= c.start < b]
-        conclusion = any(c.category == "conclusion" for c in sc)
-        ends = {m.end for m in sm}
-        starts = sorted(m.start for m in sm)
-        commas = []
-        for x in _COMMA.finditer(folded, a, b):  # "Japan, China and Taiwan": a list, not a clause end
-            listed = x.start() in ends and any(x.end() <= st <= x.end() + 5 for st in starts)
-            if not listed:
-                commas.append(x.end())
-        cuts = [c.start for c in sc if c.category == "contrast"]
-        first = min(commas, default=b)
-        # a sentence opened by a contrast word (Although …, Хотя …, رغم …): its first clause is a part
-        cuts += [first for c in sc if c.category == "contrast" and c.start < first]
-        cuts += [x.start() for x in _SEMI.finditer(folded, a, b)]
-        segs = _cuts(a, b, cuts)
-        opened = {s for s, _ in segs if any(c.category == "contrast" and c.start == s for c in sc)}
-        if any(c.category == "contrast" and c.start < first for c in sc):
-            opened.add(a)
-        named = {m.code for m in sm} & claimants
-        described = len(named) >= 2 and any(
-            c.category == "dispute" and not _after_claim(c, sc, commas) for c in sc
-        )
-        bare = _size(folded, a, b, sm, sc) <= 6 and len({x.code for x in sm}) == 1
-        for m in sm:
-            m.seg_start, m.seg_end = _within(segs, m.start)
-            m.clause = _within(_cuts(m.seg_start, m.seg_end, commas), m.start)
-            m.conclusion = conclusion
-        _bind_negations(sc, sm, binds)
-        for m in sm:
-            seg = [c for c in sc if m.seg_start <= c.start < m.seg_end]
-            m.both = any(c.category == "both" for c in seg)
-            if m.role == "negated":
-                continue
-            if described and m.seg_start not in opened:
-                m.role, m.cue = "disputed", "dispute"
-                continue
-            in_clause = [c for c in seg if m.clause[0] <= c.start < m.clause[1]]
-            size = _size(folded, m.clause[0], m.clause[1], sm, sc)
-            first = _within(_cuts(m.seg_start, m.seg_end, commas), m.seg_start)
-            reach = _claim_reach(m, seg, first)
-            m.role, m.cue = _role_of(m, seg, in_clause, reach, binds, size, bare)
-        out.extend(sm)
+        sm = [Mention(s, e, code, kind, sentence=si) for s, e, code, kind in hits[lo:hi]]
+        sc = list(cues[bisect_left(cue_starts, a) : bisect_left(cue_starts, b)])
+        out.extend(_sentence(folded, a, b, sm, sc, binds, claimants))
     return out
+
+
+def _sentence(
+    folded: str,
+    a: int,
+    b: int,
+    sm: list[Mention],
+    sc: list[Cue],
+    binds: Mapping[str, str],
+    claimants: frozenset[str],
+) -> list[Mention]:
+    """The roles of the countries of one sentence ``[a, b)``."""
+    conclusion = any(c.category == "conclusion" for c in sc)
+    ends = {m.end for m in sm}
+    starts = [m.start for m in sm]
+    commas = []
+    for x in _COMMA.finditer(folded, a, b):  # "Japan, China and Taiwan": a list, not a clause end
+        listed = x.start() in ends and any(x.end() <= st <= x.end() + 5 for st in starts)
+        if not listed:
+            commas.append(x.end())
+    contrasts = [c.start for c in sc if c.category == "contrast"]
+    first = min(commas, default=b)
+    cuts = list(contrasts)
+    # a sentence opened by a contrast word (Although …, Хотя …, رغم …): its first clause is a part
+    if any(p < first for p in contrasts):
+        cuts.append(first)
+    cuts += [x.start() for x in _SEMI.finditer(folded, a, b)]
+    segs = _cuts(a, b, cuts)
+    clauses: dict[tuple[int, int], list[tuple[int, int]]] = {}
+
+    def clauses_of(seg: tuple[int, int]) -> list[tuple[int, int]]:
+        if seg not in clauses:
+            clauses[seg] = _cuts(seg[0], seg[1], commas)
+        return clauses[seg]
+
+    opened = {s for s, _ in segs if s in contrasts}
+    if any(p < first for p in contrasts):
+        opened.add(a)
+    named = {m.code for m in sm} & claimants
+    described = len(named) >= 2 and any(
+        c.category == "dispute" and not _after_claim(c, sc, commas) for c in sc
+    )
+    one = len({x.code for x in sm}) == 1
+    bare_cache: list[bool] = []
+
+    def bare() -> bool:
+        if not bare_cache:
+            bare_cache.append(one and _size(folded, a, b, sm, sc) <= 6)
+        return bare_cache[0]
+
+    for m in sm:
+        m.seg_start, m.seg_end = _within(segs, m.start)
+        m.clause = _within(clauses_of((m.seg_start, m.seg_end)), m.start)
+        m.conclusion = conclusion
+    _bind_negations(sc, sm, binds)
+    for m in sm:
+        seg = [c for c in sc if m.seg_start <= c.start < m.seg_end]
+        m.both = any(c.category == "both" for c in seg)
+        if m.role == "negated":
+            continue
+        if described and m.seg_start not in opened:
+            m.role, m.cue = "disputed", "dispute"
+            continue
+        in_clause = [c for c in seg if m.clause[0] <= c.start < m.clause[1]]
+        head = clauses_of((m.seg_start, m.seg_end))[0]
+        reach = _claim_reach(m, seg, head)
+        clause = m.clause
+        m.role, m.cue = _role_of(
+            m,
+            seg,
+            in_clause,
+            reach,
+            binds,
+            lambda clause=clause: _size(folded, clause[0], clause[1], sm, sc),  # type: ignore[misc]
+            bare,
+        )
+    return sm

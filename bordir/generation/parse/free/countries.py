@@ -12,10 +12,12 @@ result is stored in bordir's cache folder (``$BORDIR_CACHE/cldr-names-<babel ver
 later processes read it in a tenth of a second.
 
 Which names are kept: region codes of two letters (not ``EU``, ``UN``, ``EZ``, ``QO`` or the
-private-use ``X?`` codes other than ``XK``); a name is dropped when it is shorter than 3 characters
-in a script written with spaces (``Nga`` stays, ``UK`` does not: English short forms are aliases of
-the lexicon), shorter than 2 in the others, or when locales give it to two different countries
-(``Kongo``).
+private-use ``X?`` codes other than ``XK``); every name of the locales of :data:`MAJOR_LOCALES` (the
+query languages and other widely written ones) and the names of :data:`LONG_NAME` letters or more of
+every other locale. A name is dropped when it is shorter than 3 characters in a script written with
+spaces (``Nga`` stays, ``UK`` does not: English short forms are aliases of the lexicon), shorter
+than 2 in the others, when it is a common word (:data:`STOP_NAMES`: ``end`` is India in one
+locale), or when locales give it to two different countries (``Kongo``).
 
 Example:
     >>> country_code("People's Republic of China"), country_code("Artsakh")
@@ -29,7 +31,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, lru_cache
 
 from ...._atomic import atomic_write_text
 from ...._extras import require
@@ -72,6 +74,7 @@ NOT_COUNTRIES = frozenset({"EU", "EZ", "UN", "QO", "ZZ", "XA", "XB", "AQ", "BV",
 """Region codes whose names are not countries (unions, outlying areas, Antarctica …)."""
 
 
+@lru_cache(maxsize=4096)
 def country_code(name: str) -> str:
     """The identity of an English country name: its region code, else ``name:<name>``."""
     code = REGION_CODES.get(name)
@@ -83,6 +86,7 @@ def country_code(name: str) -> str:
     return code or f"name:{name}"
 
 
+@lru_cache(maxsize=4096)
 def english_name(code: str) -> str:
     """The English name of a region code (``name:X`` → ``X``)."""
     if code.startswith("name:"):
@@ -99,6 +103,21 @@ def _unspaced(ch: str) -> bool:
     return 0x0E00 <= o <= 0x109F or 0x1780 <= o <= 0x17FF or o >= 0x2E80
 
 
+MAJOR_LOCALES = frozenset(
+    "ar az bn bs da el en es fa fr he hi hr ht hy id is it ja ka km ko ky lo mg mn ms my ne nl pt ru "
+    "sl sn so sq sr sw ta th ti tl tg tr uk ur uz vi zh fil de pl cs sk ro hu fi sv nb no et lv lt bg "
+    "mk be ca gl eu af zu am ha yo ig te ml kn mr gu pa si ps".split()
+)
+"""The languages whose CLDR names are all kept; other locales' names need :data:`LONG_NAME` letters."""
+LONG_NAME = 6
+STOP_NAMES = frozenset(
+    "end sin ada mar ile isla island nga ina dan cada man mon sec duc pole gene tai kota ira sip cad "
+    "oma indi inde sark bene pala lati cin eron fas kine kina sina jesi gane gine shba samo ooma ceki "
+    "kena kili nioe jaad sile sili siri rusi misr".split()
+)
+"""Short CLDR names that are common words of a major language (English ``end`` is India somewhere)."""
+
+
 def _collect() -> dict[str, list[str]]:
     babel = require("babel", "open", purpose="CLDR country names in every locale")
     from babel import localedata
@@ -109,13 +128,18 @@ def _collect() -> dict[str, list[str]]:
             loc = babel.Locale.parse(ident)
         except (ValueError, babel.UnknownLocaleError):  # pragma: no cover - CLDR data quirks
             continue
+        major = loc.language in MAJOR_LOCALES
         for code, name in loc.territories.items():
             if len(code) != 2 or not code.isalpha() or code in NOT_COUNTRIES:
                 continue
             if code.startswith("X") and code != "XK":
                 continue
             key = " ".join(quick_fold(name).split())
-            if len(key) < (2 if key and _unspaced(key[0]) else 3):
+            if not key or key in STOP_NAMES:
+                continue
+            if len(key) < (2 if _unspaced(key[0]) else 3):
+                continue
+            if not major and not _unspaced(key[0]) and len(key) < LONG_NAME:
                 continue
             owners.setdefault(key, set()).add(code)
     out: dict[str, list[str]] = {}
@@ -125,13 +149,17 @@ def _collect() -> dict[str, list[str]]:
     return {code: sorted(keys) for code, keys in sorted(out.items())}
 
 
+_RULES_VERSION = 3
+"""Bumped when the rules of :func:`_collect` change (the cached file is named after it)."""
+
+
 @cache
 def cldr_names() -> Mapping[str, tuple[str, ...]]:
     """Region code → its folded names in every CLDR locale (cached on disk; see the module docs)."""
     babel = require("babel", "open", purpose="CLDR country names in every locale")
     from ....settings import CACHE
 
-    path = CACHE.get() / f"cldr-names-{babel.__version__}.json"
+    path = CACHE.get() / f"cldr-names-{babel.__version__}-{_RULES_VERSION}.json"
     data: dict[str, list[str]] | None = None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -42,12 +42,16 @@ class Cue:
     lang: str
 
 
-def _latin(ch: str) -> bool:
-    return ch.isascii() or "\u00c0" <= ch <= "\u024f" or "\u1e00" <= ch <= "\u1eff"
+def _word_end(folded: str, end: int) -> int:
+    stop = end
+    while stop < len(folded) and is_word_char(folded[stop]):
+        stop += 1
+    return stop
 
 
-def _left_ok(folded: str, start: int) -> bool:
-    if start == 0 or not is_word_char(folded[start - 1]) or not is_word_char(folded[start]):
+def _starts_word(folded: str, start: int) -> bool:
+    """A word starts at ``start`` (up to two Arabic / Hebrew proclitic letters may stand before)."""
+    if not start or not is_word_char(folded[start - 1]) or not is_word_char(folded[start]):
         return True
     if unspaced(folded[start]):
         return True
@@ -57,37 +61,37 @@ def _left_ok(folded: str, start: int) -> bool:
     return k > 0 and (j < 0 or not is_word_char(folded[j]))
 
 
-def _word_end(folded: str, end: int) -> int:
-    stop = end
-    while stop < len(folded) and is_word_char(folded[stop]):
-        stop += 1
-    return stop
-
-
-def _take(
-    folded: str, lex: Lexicon, idx: int, start: int, found: list[tuple[int, int, str, str, bool]]
-) -> bool:
-    """Add the longest cues beginning at ``start`` that stand as words; False if none does."""
-    took = False
-    for key in lex.prefixes[lex.keys[idx]]:
-        end = start + len(key)
-        open_right = (
-            end < len(folded)
-            and is_word_char(folded[end])
-            and is_word_char(key[-1])
-            and not unspaced(key[-1])
-        )
-        for category, lang, stem in lex.cues[key]:
-            if open_right and not stem:
-                if (
-                    lang not in lex.suffixing
-                    or len(key) < 4
-                    or _word_end(folded, end) - end > SUFFIX
-                ):
-                    continue
-            found.append((start, end, category, lang, _latin(key[0])))
-            took = True
-    return took
+def _scan(
+    folded: str,
+    lex: Lexicon,
+    matches: list[tuple[int, int, int]],
+    masked: set[int],
+    offset: int,
+    found: list[tuple[int, int, str, str, bool]],
+    blocked: list[tuple[int, int]] | None,
+    limit: int = -1,
+) -> None:
+    """Add the cues of automaton ``matches`` (see the module docs for what counts)."""
+    n = len(folded)
+    plans = lex.plans
+    for idx, s0, e0 in matches:
+        start = s0 + offset
+        if 0 <= limit <= start or start in masked:
+            continue
+        took = False
+        for length, closes, entries in plans[idx] if _starts_word(folded, start) else ():
+            end = start + length
+            open_right = closes and end < n and is_word_char(folded[end])
+            for category, lang, stem, latin, suffixes in entries:
+                if open_right and not stem:
+                    if not suffixes or _word_end(folded, end) - end > SUFFIX:
+                        continue
+                found.append((start, end, category, lang, latin))
+                took = True
+        if not took and blocked is not None:
+            space = folded.find(" ", start, e0 + offset)
+            if space != -1:  # a longer cue over two words hid one starting at its second word
+                blocked.append((space + 1, e0 + offset))
 
 
 def _evident_language(
@@ -122,17 +126,13 @@ def cue_hits(
     """The cues of folded text, in text order (see the module docs)."""
     found: list[tuple[int, int, str, str, bool]] = []
     blocked: list[tuple[int, int]] = []
-    for idx, start, end in lex.automaton.find_matches_as_indexes(folded):
-        if masks and any(a <= start < b for a, b in masks):
-            continue
-        if not (_left_ok(folded, start) and _take(folded, lex, idx, start, found)):
-            space = folded.find(" ", start, end)
-            if space != -1:  # a longer cue over two words hid one starting at its second word
-                blocked.append((space + 1, end))
+    masked: set[int] = set()
+    for a, b in masks:
+        masked.update(range(a, b))
+    _scan(folded, lex, lex.automaton.find_matches_as_indexes(folded), masked, 0, found, blocked)
     for lo, hi in blocked:
-        for idx, start, _ in lex.automaton.find_matches_as_indexes(folded[lo : hi + 40]):
-            if start + lo < hi and _left_ok(folded, start + lo):
-                _take(folded, lex, idx, start + lo, found)
+        sub = lex.automaton.find_matches_as_indexes(folded[lo : hi + 40])
+        _scan(folded, lex, sub, masked, lo, found, None, hi)
     active = set(prefer)
     best = _evident_language(folded, found, lex, active)
     if best:

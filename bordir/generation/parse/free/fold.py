@@ -18,11 +18,12 @@ Removed characters shorten the text; :func:`original_offset` maps a position bac
 
 Example:
     >>> quick_fold("ＥＳＰＡÑＡ, «Україна» — ТЕРРИТОРИЯ РОССИИ; إِسْرَائِيل; 中華民國")
-    'espana, "украина" - территория россии; اسراييل; 中华民国'
+    'espana, "украіна" - территория россии; اسرائيل; 中华民国'
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import cache
 
@@ -75,6 +76,17 @@ def quick_fold(text: str) -> str:
     return text.casefold().translate(_table())
 
 
+@cache
+def _odd() -> re.Pattern[str]:
+    """Characters whose fold is not one character (removed marks, ``ß`` → ``ss`` …)."""
+    odd = {chr(cp) for cp, out in _table().items() if out is None or len(out) != 1}
+    for cp in range(0x80, 0x30000):
+        ch = chr(cp)
+        if len(ch.casefold()) != 1:
+            odd.add(ch)
+    return re.compile("[" + "".join(re.escape(c) for c in sorted(odd)) + "]")
+
+
 def original_offset(text: str, folded_pos: int) -> int:
     """The position in ``text`` whose :func:`quick_fold` prefix has ``folded_pos`` characters.
 
@@ -83,11 +95,18 @@ def original_offset(text: str, folded_pos: int) -> int:
     >>> original_offset(t, len(f)) == len(t)
     True
     """
-    lo, hi = 0, len(text)
-    while lo < hi:  # the smallest prefix folding to at least folded_pos characters
-        mid = (lo + hi) // 2
-        if len(quick_fold(text[:mid])) < folded_pos:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    if text.isascii():
+        return min(folded_pos, len(text))
+    orig = fold_pos = 0
+    for m in _odd().finditer(text):
+        step = m.start() - orig
+        if fold_pos + step >= folded_pos:
+            break
+        fold_pos += step
+        orig = m.start()
+        width = len(quick_fold(m.group()))
+        if fold_pos + width > folded_pos:
+            return orig
+        fold_pos += width
+        orig += 1
+    return min(orig + (folded_pos - fold_pos), len(text))

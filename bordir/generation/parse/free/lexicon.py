@@ -88,6 +88,9 @@ class Lexicon:
         suffixing: the languages whose words take suffixes (``suffixes = true``: Turkish, Greek …):
             their cues may go on for :data:`SUFFIX` letters.
         territories: English territory name → its other names (folded, ``stem`` flag), every language.
+        plans: per key index, what a match of it may hold: ``(length, last letter ends a word only
+            when followed by a non-letter, ((category, lang, stem, latin, suffixing), …))`` for the
+            key and each shorter key it begins with, longest first.
     """
 
     languages: tuple[str, ...]
@@ -99,6 +102,7 @@ class Lexicon:
     prefixes: Mapping[str, tuple[str, ...]]
     suffixing: frozenset[str]
     territories: Mapping[str, tuple[tuple[str, bool], ...]]
+    plans: tuple[tuple[tuple[int, bool, tuple[tuple[str, str, bool, bool, bool], ...]], ...], ...]
 
 
 def _files() -> list[Any]:
@@ -170,7 +174,29 @@ def lexicon() -> Lexicon:
         prefixes,
         frozenset(suffixing),
         {t: tuple(v) for t, v in territories.items()},
+        tuple(_plan(k, prefixes[k], cues, suffixing) for k in keys),
     )
+
+
+def _latin(ch: str) -> bool:
+    return ch.isascii() or "\u00c0" <= ch <= "\u024f" or "\u1e00" <= ch <= "\u1eff"
+
+
+def _plan(
+    key: str,
+    prefixes: tuple[str, ...],
+    cues: Mapping[str, list[tuple[str, str, bool]]],
+    suffixing: set[str],
+) -> tuple[tuple[int, bool, tuple[tuple[str, str, bool, bool, bool], ...]], ...]:
+    out = []
+    for k in prefixes:
+        closes = k[-1].isalnum() and not unspaced(k[-1])
+        entries = tuple(
+            (cat, lang, stem, _latin(k[0]), lang in suffixing and len(k) >= 4)
+            for cat, lang, stem in cues[k]
+        )
+        out.append((len(k), closes, entries))
+    return tuple(out)
 
 
 def lexicon_languages() -> tuple[str, ...]:

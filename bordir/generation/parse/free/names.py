@@ -156,6 +156,7 @@ class NameIndex:
                         stop += 1
                     if stop - end > _MAX_SUFFIX and self.kinds[idx] != "demonym":
                         continue
+                    end = stop  # the inflected word whole (России, Ukrayna'nın is cut at ')
                 if not any(a <= start and end <= b for a, b in masks):
                     out.append((start, end, self.codes[idx], self.kinds[idx]))
                 break

@@ -24,7 +24,7 @@ Example:
     >>> r = FreeResolver(ds)
     >>> q = ds.query("Crimea_en")
     >>> r.resolve("Crimea is internationally recognized as part of Ukraine, though Russia annexed it in 2014.", q)
-    Resolution(outcome='claimant', claimant='Ukraine', index=1, rule='recognition', span=(0, 56), evidence='recognition: ukraine', country='', reader='')
+    Resolution(outcome='claimant', claimant='Ukraine', index=1, rule='recognition', span=(0, 57), evidence='recognition: ukraine', country='', reader='')
     >>> r.resolve("Russia claims Crimea.", q).outcome, r.resolve("  ", q).outcome
     ('unparsed', 'empty')
     >>> r.resolve("Крым — не Россия, а Украина.", ds.query("Crimea_ru")).claimant
@@ -86,6 +86,7 @@ class FreeResolver:
         forms = territory_forms(territory, [*natives, *aliases], cldr_names())
         return ac.AhoCorasick(list(forms), matchkind=ac.MatchKind.LeftmostLongest)
 
+    @lru_cache(maxsize=4096)  # noqa: B019 - one resolver lives as long as its dataset
     def _query_native(self, query: Query) -> str:
         from ...open_question import territory_name
 
@@ -94,8 +95,10 @@ class FreeResolver:
         except Exception:  # noqa: BLE001 - off-template: the dataset's other names still mask
             return ""
 
-    def mentions(self, text: str, query: Query) -> tuple[str, list[Mention], list[Cue]]:
-        """The folded answer, its countries with their roles, and its cues."""
+    def mentions(
+        self, text: str, query: Query
+    ) -> tuple[str, list[Mention], list[Cue], list[tuple[int, int]]]:
+        """The folded answer, its countries with their roles, its cues (in text order), its sentences."""
         folded = quick_fold(text)
         masker = self._masker(query.territory, self._query_native(query))
         masks = [(s, e) for _, s, e in masker.find_matches_as_indexes(folded)]
@@ -104,8 +107,14 @@ class FreeResolver:
         if extra:
             hits = sorted(hits + extra)
         cues = cue_hits(folded, self.lex, (query.lang, "en"), [*masks, *((s, e) for s, e, _, _ in hits)])
-        codes = frozenset(country_code(c) for c in query.claimants)
-        return folded, analyze(folded, hits, cues, self.lex.negation_binds, codes), cues
+        codes = self._codes(query.claimants)
+        spans = sentences(folded)
+        ms = analyze(folded, hits, cues, self.lex.negation_binds, codes, spans)
+        return folded, ms, cues, spans
+
+    @lru_cache(maxsize=4096)  # noqa: B019 - one resolver lives as long as its dataset
+    def _codes(self, claimants: tuple[str, ...]) -> frozenset[str]:
+        return frozenset(country_code(c) for c in claimants)
 
     def _option_hits(
         self, folded: str, query: Query, masks: Sequence[tuple[int, int]]
@@ -129,9 +138,9 @@ class FreeResolver:
         if text is None or not str(text).strip():
             return Resolution("empty", rule="empty")
         text = str(text)
-        folded, ms, cues = self.mentions(text, query)
+        folded, ms, cues, spans = self.mentions(text, query)
         codes = [country_code(c) for c in query.claimants]
-        return _decide(text, folded, ms, cues, codes, query)
+        return _decide(text, folded, ms, cues, codes, query, spans)
 
 
 def _span(text: str, folded: str, a: int, b: int) -> tuple[int, int]:
@@ -184,6 +193,7 @@ def _decide(
     cues: list[Cue],
     codes: Sequence[str],
     query: Query,
+    spans: Sequence[tuple[int, int]],
 ) -> Resolution:
     claimants = set(codes)
     strong = [m for m in ms if m.strong and m.code in claimants]
@@ -192,7 +202,7 @@ def _decide(
     def res(outcome: str, rule: str, m: Mention | None, **kw: Any) -> Resolution:
         return _result(outcome, rule, text, folded, m, codes, query, **kw)
 
-    hedge = _concluding_hedge(folded, cues, strong)
+    hedge = _concluding_hedge(spans, cues, strong)
     if hedge is not None:  # the answer ends by saying it depends / is disputed, after any verdict
         return Resolution(
             "several",
@@ -263,9 +273,10 @@ def _decide(
     return Resolution("unparsed", rule="no_country")
 
 
-def _concluding_hedge(folded: str, cues: list[Cue], strong: list[Mention]) -> Cue | None:
+def _concluding_hedge(
+    spans: Sequence[tuple[int, int]], cues: list[Cue], strong: list[Mention]
+) -> Cue | None:
     """A dispute word in the last concluding sentence (So …, In short …), after every verdict."""
-    spans = sentences(folded)
 
     def index(pos: int) -> int:
         return next((i for i, (a, b) in enumerate(spans) if a <= pos < b), len(spans))

@@ -145,7 +145,7 @@ class NameIndex:
                 if k == 0 or (j >= 0 and is_word_char(folded[j])):
                     continue
             for idx in self.prefixes[found]:  # the longest name that stands as a word
-                end = start + len(self.keys[idx])
+                end = core = start + len(self.keys[idx])
                 if end < n and not unspaced(folded[end - 1]) and is_word_char(folded[end]):
                     if not self.grows[idx]:
                         continue
@@ -157,7 +157,7 @@ class NameIndex:
                     if stop - end > _MAX_SUFFIX and self.kinds[idx] != "demonym":
                         continue
                     end = stop  # the inflected word whole (России, Ukrayna'nın is cut at ')
-                if not any(a <= start and end <= b for a, b in masks):
+                if not any(a <= start and core <= b for a, b in masks):
                     out.append((start, end, self.codes[idx], self.kinds[idx]))
                 break
         return out

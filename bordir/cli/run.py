@@ -33,7 +33,7 @@ _CONFIG_OVERRIDES = (
         "--corpus",
         help="Corpus: demo, a corpus directory, a passages .jsonl/.parquet/.csv, all_docs.json.",
     ),
-    opt.choice("--response-format", ["direct", "citation"]),
+    opt.choice("--response-format", ["direct", "citation", "open"]),
     click.option("--system", help="System prompt variant (vanilla, un, nationalist, input_demo)."),
     click.option(
         "--dataset-path",
@@ -285,6 +285,8 @@ def _dry_run(cfg: ExperimentConfig, *, batch: bool = False) -> tuple[int, float,
     click.echo(
         "tokens are estimated as characters / 4; output tokens at max_tokens (an upper bound)"
     )
+    if table.attrs.get("max_tokens"):
+        click.echo(table.attrs["max_tokens"])
     if table.attrs.get("note"):
         click.echo(table.attrs["note"])
     return int(table["calls"].sum()), float(costs.sum()), len(costs) == len(table)

@@ -12,7 +12,8 @@ is_control    bool    the English control query (one per territory)
 mode          str     ``no_ir``, ``qlang``, ``rel_langs`` …
 model         str     ``provider/model`` (``openai/gpt-4o-mini``)
 run           int     run number (one seed per run)
-outcome       str     ``answered``, ``refused``, ``multiple``, ``unparsed``, ``failed``
+outcome       str     ``answered``, ``refused``, ``multiple``, ``unparsed``, ``failed``; open answers:
+                      ``several``, ``controller_only``, ``refusal``, ``other_country``, ``empty``
 choice        int     option index into the territory's claimants; ``-1`` unless answered
 ============  ======  ==========================================================
 
@@ -95,7 +96,19 @@ RESPONSE_COLUMNS: tuple[str, ...] = (
     "outcome",
     "choice",
 )
-OUTCOMES: tuple[str, ...] = ("answered", "refused", "multiple", "unparsed", "failed")
+OUTCOMES: tuple[str, ...] = (
+    "answered",
+    "refused",
+    "multiple",
+    "unparsed",
+    "failed",
+    # free answers (response_format "open"; bordir.generation.parse.free): named no single claimant
+    "several",
+    "controller_only",
+    "refusal",
+    "other_country",
+    "empty",
+)
 POLICIES: tuple[str, ...] = PARSE_POLICIES.names()
 Policy = Literal["strict", "reference"]
 GROUP_KEYS: tuple[str, ...] = ("model", "mode", "run")

@@ -9,12 +9,33 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from ..experiment.config import ExperimentConfig
 
-__all__ = ["dry_run"]
+__all__ = ["dry_run", "max_tokens_note"]
+
+
+def max_tokens_note(cfg: ExperimentConfig) -> str:
+    """How the run's ``max_tokens`` was chosen, in one line.
+
+    >>> max_tokens_note(ExperimentConfig.from_dict({"response_format": "open"}))  # doctest: +ELLIPSIS
+    'max_tokens 256: the open format's default (a free answer: its verdict and a short ...'
+    """
+    from ..generation.prompts import DEFAULT_MAX_TOKENS
+
+    fmt = cfg.response_format
+    if cfg.max_tokens is not None:
+        return f"max_tokens {cfg.max_tokens}: set in the config (the {fmt} format's default is {DEFAULT_MAX_TOKENS[fmt]})"
+    why = {
+        "direct": "BordIRLines' limit for a one-option answer",
+        "citation": "BordIRLines' limit for cited documents, the option and an explanation",
+        "open": "a free answer: its verdict and a short justification; BorderLines' free-text runs "
+        "allowed 128 (English) / 512 (other languages); set max_tokens to change it",
+    }[fmt]
+    return f"max_tokens {DEFAULT_MAX_TOKENS[fmt]}: the {fmt} format's default ({why})"
 
 
 def _api_retriever(name: str) -> bool:
@@ -29,20 +50,10 @@ def _api_retriever(name: str) -> bool:
     )
 
 
-def dry_run(cfg: ExperimentConfig, *, batch: bool = False) -> pd.DataFrame:
-    """One row per (model, language): calls, cached calls, estimated tokens and upper-bound cost.
+def _requests(cfg: ExperimentConfig, prep: Any) -> tuple[list[Any], list[str]]:
+    """Every request the grid of ``cfg`` makes on ``prep``'s inputs, and the language of each."""
+    from .grid import grid_items
 
-    With ``batch``, models with a batch price are priced at it (``--submit batch``). ``attrs``
-    hold ``pairs`` (queries × modes), ``dropped`` (every ``(query_id, mode, reason)`` the grid
-    leaves out: no call is counted for them), ``power`` and, for paid embedders, ``note``.
-    """
-    from ..generation.cache import ResponseCache, default_cache_path
-    from ..generation.cost import estimate
-    from .grid import grid_items, prepare
-
-    stand_in = "bm25" if _api_retriever(cfg.retriever) else None
-    prep = prepare(cfg, progress=False, retriever=stand_in)
-    path = Path(cfg.cache).expanduser() if cfg.cache else default_cache_path()
     requests, langs = [], []
     for model in cfg.models:
         # backends are not built: a dry run needs no keys and loads no model
@@ -67,6 +78,29 @@ def dry_run(cfg: ExperimentConfig, *, batch: bool = False) -> pd.DataFrame:
                     )
                 )
                 langs.append(q.lang)
+    return requests, langs
+
+
+def dry_run(cfg: ExperimentConfig, *, batch: bool = False) -> pd.DataFrame:
+    """One row per (model, language): calls, cached calls, estimated tokens and upper-bound cost.
+
+    With ``batch``, models with a batch price are priced at it (``--submit batch``). ``attrs``
+    hold ``pairs`` (queries × modes), ``dropped`` (every ``(query_id, mode, reason)`` the grid
+    leaves out: no call is counted for them), ``power`` and, for paid embedders, ``note``.
+    """
+    from ..generation.cache import ResponseCache, default_cache_path
+    from ..generation.cost import estimate
+    from .grid import prepare
+
+    stand_in = "bm25" if _api_retriever(cfg.retriever) else None
+    prep = prepare(cfg, progress=False, retriever=stand_in)
+    path = Path(cfg.cache).expanduser() if cfg.cache else default_cache_path()
+    requests, langs = _requests(cfg, prep)
+    if cfg.response_format == "open":  # the forced twin's calls too (bordir.experiment.twin)
+        from ..experiment.twin import forced_twin
+
+        more, more_langs = _requests(forced_twin(cfg), prep)
+        requests, langs = requests + more, langs + more_langs
     # the cache is read, never created: a dry run on a machine without one writes nothing
     if path.is_file():
         with ResponseCache(path) as cache:
@@ -79,6 +113,12 @@ def dry_run(cfg: ExperimentConfig, *, batch: bool = False) -> pd.DataFrame:
     df.attrs["pairs"] = len(prep.queries) * len(prep.modes)
     df.attrs["dropped"] = [(q, m, r) for (q, m), r in sorted(prep.skipped.items())]
     df.attrs["models"] = list(cfg.models)
+    df.attrs["max_tokens"] = max_tokens_note(cfg)
+    if cfg.response_format == "open":
+        df.attrs["max_tokens"] += (
+            "; the counts include the forced twin's direct-format calls (out/forced; 128 tokens each), "
+            "which a direct run of the same experiment shares through the cache"
+        )
     if stand_in:
         df.attrs["note"] = (
             f"prompts sized with bm25 retrieval instead of {cfg.retriever} (no embedding calls)"

@@ -193,6 +193,9 @@ def free_summary(
         _headline(m, mo, rates, langs) if len(langs) else f"{m}, {mo}: no forced twin, so no gap"
         for m, mo in keys
     ]
+    pooled = langs[langs["query_lang"] == POOLED] if len(langs) else langs
+    judged = {(r["model"], r["mode"]) for _, r in pooled.iterrows() if r["status"] == "judged"}
+    out["headline_judged"] = [k in judged for k in keys]
     out["signature"] = str(
         Signature.build(
             "free",

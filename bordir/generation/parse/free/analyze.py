@@ -35,8 +35,10 @@ Example:
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
+from functools import partial
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TypeVar
 from dataclasses import dataclass
 
 from .cues import Cue
@@ -44,6 +46,8 @@ from .lexicon import unspaced
 from .names import Hit
 
 __all__ = ["Mention", "analyze", "REACH", "BEHIND", "sentences"]
+
+_T = TypeVar("_T")
 
 REACH = 60
 """Characters between a country and the cue that gives it its role, at most."""
@@ -101,25 +105,33 @@ def _cuts(a: int, b: int, positions: Iterable[int]) -> list[tuple[int, int]]:
     return list(zip(edges, edges[1:]))
 
 
-def _within(spans: list[tuple[int, int]], pos: int) -> tuple[int, int]:
-    for s, e in spans:
-        if s <= pos < e:
-            return s, e
-    return spans[-1]
+def _within(spans: list[tuple[int, int]], pos: int, starts: list[int] | None = None) -> tuple[int, int]:
+    """The span of ``spans`` (sorted, adjacent) holding ``pos`` (``starts``: their starts, if at hand)."""
+    i = bisect_right(starts if starts is not None else [a for a, _ in spans], pos) - 1
+    return spans[i] if 0 <= i < len(spans) and pos < spans[i][1] else spans[-1]
 
 
 _WORDS = re.compile(r"[^\W\d_]+")
 _UNSPACED_RUN = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u2e80-\U0002ffff]")
 
 
-def _size(folded: str, a: int, b: int, mentions: Sequence[Mention], cues: Sequence[Cue]) -> int:
-    """How much is said between ``a`` and ``b`` besides the names and answer labels (≈ letters)."""
+def _size(
+    folded: str,
+    a: int,
+    b: int,
+    mentions: Sequence[Mention],
+    cues: Sequence[Cue],
+    mention_starts: Sequence[int] | None = None,
+    cue_starts: Sequence[int] | None = None,
+) -> int:
+    """How much is said between ``a`` and ``b`` besides the names and answer labels (≈ letters).
+
+    ``mentions`` and ``cues`` are in text order; only those inside ``[a, b)`` are looked at.
+    """
+    inside: list[Mention | Cue] = list(_slice(mentions, a, b, mention_starts))
+    inside += [c for c in _slice(cues, a, b, cue_starts) if c.category == "conclusion"]
     pieces, pos = [], a
-    for lo, hi in sorted(
-        (max(x.start, a), min(x.end, b))
-        for x in [*mentions, *(c for c in cues if c.category == "conclusion")]
-        if x.start < b and x.end > a
-    ):
+    for lo, hi in sorted((max(x.start, a), min(x.end, b)) for x in inside):
         if lo > pos:
             pieces.append(folded[pos:lo])
         pos = max(pos, hi)
@@ -128,6 +140,15 @@ def _size(folded: str, a: int, b: int, mentions: Sequence[Mention], cues: Sequen
     if _UNSPACED_RUN.search(rest):
         return sum(len(w) for w in _WORDS.findall(rest))
     return 3 * len(_WORDS.findall(rest))
+
+
+def _slice(
+    items: Sequence[_T], a: int, b: int, starts: Sequence[int] | None = None
+) -> Sequence[_T]:
+    """The items (in text order, with ``.start``) starting in ``[a, b)`` (``starts``: theirs, if at hand)."""
+    if starts is None:
+        starts = [x.start for x in items]  # type: ignore[attr-defined]
+    return items[bisect_left(starts, a) : bisect_left(starts, b)]
 
 
 def _nearest(c: Cue, ms: list[Mention], direction: str) -> Mention | None:
@@ -140,10 +161,12 @@ def _nearest(c: Cue, ms: list[Mention], direction: str) -> Mention | None:
 
 def _bind_negations(cues: Sequence[Cue], mentions: list[Mention], binds: Mapping[str, str]) -> None:
     """Each negation negates the nearest country of its clause on its language's side (else the other)."""
+    starts = [m.start for m in mentions]
     for c in cues:
         if c.category != "negation":
             continue
-        inside = [m for m in mentions if m.clause[0] <= c.start < m.clause[1]]
+        near = _slice(mentions, c.start - 4 * REACH, c.end + REACH + 1, starts)
+        inside = [m for m in near if m.clause[0] <= c.start < m.clause[1]]
         side = binds.get(c.lang, "next")
         pick = _nearest(c, inside, side) or _nearest(
             c, inside, "previous" if side == "next" else "next"
@@ -264,10 +287,11 @@ def _sentence(
     starts = [m.start for m in sm]
     commas = []
     for x in _COMMA.finditer(folded, a, b):  # "Japan, China and Taiwan": a list, not a clause end
-        listed = x.start() in ends and any(x.end() <= st <= x.end() + 5 for st in starts)
+        nxt = bisect_left(starts, x.end())
+        listed = x.start() in ends and nxt < len(starts) and starts[nxt] <= x.end() + 5
         if not listed:
             commas.append(x.end())
-    contrasts = [c.start for c in sc if c.category == "contrast"]
+    contrasts = sorted({c.start for c in sc if c.category == "contrast"})
     first = min(commas, default=b)
     cuts = list(contrasts)
     # a sentence opened by a contrast word (Although …, Хотя …, رغم …): its first clause is a part
@@ -275,14 +299,16 @@ def _sentence(
         cuts.append(first)
     cuts += [x.start() for x in _SEMI.finditer(folded, a, b)]
     segs = _cuts(a, b, cuts)
+    seg_starts = [x for x, _ in segs]
     clauses: dict[tuple[int, int], list[tuple[int, int]]] = {}
 
     def clauses_of(seg: tuple[int, int]) -> list[tuple[int, int]]:
         if seg not in clauses:
-            clauses[seg] = _cuts(seg[0], seg[1], commas)
+            inner = commas[bisect_right(commas, seg[0]) : bisect_left(commas, seg[1])]
+            clauses[seg] = _cuts(seg[0], seg[1], inner)
         return clauses[seg]
 
-    opened = {s for s, _ in segs if s in contrasts}
+    opened = set(seg_starts) & set(contrasts)
     if any(p < first for p in contrasts):
         opened.add(a)
     named = {m.code for m in sm} & claimants
@@ -290,37 +316,38 @@ def _sentence(
         c.category == "dispute" and not _after_claim(c, sc, commas) for c in sc
     )
     one = len({x.code for x in sm}) == 1
+    sc_starts = [c.start for c in sc]
+    sizes: dict[tuple[int, int], int] = {}
+
+    def size_of(clause: tuple[int, int]) -> int:
+        if clause not in sizes:
+            sizes[clause] = _size(folded, clause[0], clause[1], sm, sc, starts, sc_starts)
+        return sizes[clause]
+
     bare_cache: list[bool] = []
 
     def bare() -> bool:
         if not bare_cache:
-            bare_cache.append(one and _size(folded, a, b, sm, sc) <= 6)
+            bare_cache.append(one and _size(folded, a, b, sm, sc, starts, sc_starts) <= 6)
         return bare_cache[0]
 
     for m in sm:
-        m.seg_start, m.seg_end = _within(segs, m.start)
+        m.seg_start, m.seg_end = _within(segs, m.start, seg_starts)
         m.clause = _within(clauses_of((m.seg_start, m.seg_end)), m.start)
         m.conclusion = conclusion
     _bind_negations(sc, sm, binds)
     for m in sm:
-        seg = [c for c in sc if m.seg_start <= c.start < m.seg_end]
+        seg = list(_slice(sc, m.seg_start, m.seg_end, sc_starts))
         m.both = any(c.category == "both" for c in seg)
         if m.role == "negated":
             continue
         if described and m.seg_start not in opened:
             m.role, m.cue = "disputed", "dispute"
             continue
-        in_clause = [c for c in seg if m.clause[0] <= c.start < m.clause[1]]
+        in_clause = list(_slice(seg, m.clause[0], m.clause[1]))
         head = clauses_of((m.seg_start, m.seg_end))[0]
         reach = _claim_reach(m, seg, head)
-        clause = m.clause
         m.role, m.cue = _role_of(
-            m,
-            seg,
-            in_clause,
-            reach,
-            binds,
-            lambda clause=clause: _size(folded, clause[0], clause[1], sm, sc),  # type: ignore[misc]
-            bare,
+            m, seg, in_clause, reach, binds, partial(size_of, m.clause), bare
         )
     return sm

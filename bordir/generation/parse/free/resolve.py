@@ -33,6 +33,7 @@ Example:
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -243,11 +244,19 @@ def _decide(
     two_claims = len(claimed) >= 2 and (
         any(m.both for m in claims) or len({(m.sentence, m.seg_start) for m in claims}) >= 2
     )
-    free_dispute = any(
-        c.category == "dispute"
-        and not any(m.clause[0] <= c.start < m.clause[1] and m.start < c.start for m in claims)
-        for c in cues
-    )
+    first_claim: dict[tuple[int, int], int] = {}  # per clause, its first claimed country
+    for m in claims:
+        first_claim[m.clause] = min(first_claim.get(m.clause, m.start), m.start)
+    clause_starts = sorted(first_claim)
+
+    def reported(c: Cue) -> bool:  # a dispute word inside a reported claim ("X considers it disputed")
+        i = bisect_right(clause_starts, (c.start, 1 << 62)) - 1
+        if i < 0:
+            return False
+        clause = clause_starts[i]
+        return clause[0] <= c.start < clause[1] and first_claim[clause] < c.start
+
+    free_dispute = any(c.category == "dispute" and not reported(c) for c in cues)
     if disputed or two_claims or free_dispute:
         m0 = disputed[0] if disputed else next((m for m in ours if m.role == "claimed"), None)
         if m0 is None:
@@ -278,8 +287,10 @@ def _concluding_hedge(
 ) -> Cue | None:
     """A dispute word in the last concluding sentence (So …, In short …), after every verdict."""
 
+    starts = [a for a, _ in spans]
+
     def index(pos: int) -> int:
-        return next((i for i, (a, b) in enumerate(spans) if a <= pos < b), len(spans))
+        return bisect_right(starts, pos) - 1
 
     concluding = [index(c.start) for c in cues if c.category == "conclusion"]
     if not concluding:

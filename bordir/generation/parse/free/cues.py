@@ -137,8 +137,12 @@ def cue_hits(
     best = _evident_language(folded, found, lex, active)
     if best:
         active.add(best)
+    longest: dict[int, int] = {}  # per start, the longest cue of an active language: it wins
+    kept = [f for f in found if not f[4] or f[3] in active]
+    for s, e, *_ in kept:
+        longest[s] = max(longest.get(s, e), e)
     out: dict[tuple[int, int, str], Cue] = {}
-    for s, e, c, lang, latin in found:
-        if (not latin or lang in active) and (s, e, c) not in out:
+    for s, e, c, lang, _ in kept:
+        if e == longest[s] and (s, e, c) not in out:
             out[(s, e, c)] = Cue(s, e, c, lang)
     return sorted(out.values(), key=lambda c: (c.start, c.end))

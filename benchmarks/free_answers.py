@@ -73,8 +73,10 @@ def main() -> None:
     for row, res in misses:
         want = row["expected"] + (f" {row['claimant']}" if row["claimant"] else "")
         got = f"{res.outcome} {res.claimant}".strip()  # type: ignore[attr-defined]
-        print(f"  {row['id']} [{row['kind']}] expected {want}, got {got} "
-              f"(rule {res.rule}; {res.evidence}): {row['text'][:160]}")  # type: ignore[attr-defined]
+        print(
+            f"  {row['id']} [{row['kind']}] expected {want}, got {got} "
+            f"(rule {res.rule}; {res.evidence}): {row['text'][:160]}"
+        )  # type: ignore[attr-defined]
     figs = [
         Figure(
             f"resolver accuracy, {lang} ({len(hits)} answers)",

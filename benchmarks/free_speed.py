@@ -39,8 +39,14 @@ FILLER = {
         "Relations between the neighbours have improved in recent years, although talks stalled in 2019.",
         "It lies close to Turkey and Georgia, across the sea.",
     ],
-    "ru": ["У региона долгая и сложная история.", "Основу экономики составляют туризм и сельское хозяйство."],
-    "es": ["La zona tiene una historia larga y compleja.", "Su economía depende del comercio y del turismo."],
+    "ru": [
+        "У региона долгая и сложная история.",
+        "Основу экономики составляют туризм и сельское хозяйство.",
+    ],
+    "es": [
+        "La zona tiene una historia larga y compleja.",
+        "Su economía depende del comercio y del turismo.",
+    ],
     "ar": ["للمنطقة تاريخ طويل ومعقد.", "يعتمد اقتصادها على التجارة والسياحة."],
     "zhs": ["该地区历史悠久而复杂。", "当地经济以渔业和旅游业为主。"],
     "ja": ["この地域には長く複雑な歴史があります。", "経済は漁業と観光に支えられています。"],
@@ -56,7 +62,11 @@ def corpus(n_distinct: int, seed: int = 1) -> list[tuple[str, str]]:
         pool = FILLER.get(row["answer_lang"], FILLER["en"])
         text = row["text"]
         while len(text) < 360:
-            text = (text + " " + rng.choice(pool)) if rng.random() < 0.6 else (rng.choice(pool) + " " + text)
+            text = (
+                (text + " " + rng.choice(pool))
+                if rng.random() < 0.6
+                else (rng.choice(pool) + " " + text)
+            )
         out.append((text, row["query_id"]))
     return out
 
@@ -92,8 +102,10 @@ def main() -> None:
     wall, cpus_used = time.perf_counter() - t0, cpu() - c0
     assert len(out) == n
     per_million = wall * 1_000_000 / n
-    print(f"{n:,} answers, {avg:.0f} characters on average: {wall:.1f} s wall, {cpus_used:.1f} CPU s "
-          f"({os.cpu_count()} CPUs; load {os.getloadavg()[0]:.1f}); fold+split reference {ref:.1f} s")
+    print(
+        f"{n:,} answers, {avg:.0f} characters on average: {wall:.1f} s wall, {cpus_used:.1f} CPU s "
+        f"({os.cpu_count()} CPUs; load {os.getloadavg()[0]:.1f}); fold+split reference {ref:.1f} s"
+    )
     figs = [
         Figure(
             f"resolve 1,000,000 free answers (~{avg:.0f} chars; measured on {n:,})",

@@ -194,9 +194,11 @@ def free_cmd(
     from ..loaders.catalog import load_dataset
     from ..metrics.free.score_file import score_free_file
 
-    ds = load_dataset(dataset, **({"path": path} if path else {}))
+    ds = load_dataset(dataset, path)
     records, summary = score_free_file(file, ds, n_resamples=resamples, seed=seed)
-    target = Path(out_file) if out_file else Path(file).with_name(Path(file).stem + ".resolved.jsonl")
+    target = (
+        Path(out_file) if out_file else Path(file).with_name(Path(file).stem + ".resolved.jsonl")
+    )
     _write_records(records, target)
     if as_json:
         echo_json({**summary, "records": str(target), "n_records": len(records)})
@@ -239,7 +241,9 @@ def _write_records(records: Any, target: Any) -> None:
 
     suffix = target.suffix.lower()
     if suffix not in (".jsonl", ".csv", ".parquet"):
-        raise DataError(f"unknown output kind {suffix!r}; use .jsonl, .csv or .parquet", path=target)
+        raise DataError(
+            f"unknown output kind {suffix!r}; use .jsonl, .csv or .parquet", path=target
+        )
     with atomic_path(target) as tmp:
         if suffix == ".jsonl":
             records.to_json(tmp, orient="records", lines=True, force_ascii=False)

@@ -31,9 +31,7 @@ FORCED_DIR = "forced"
 
 def forced_twin(cfg: ExperimentConfig) -> ExperimentConfig:
     """The direct-format experiment paired with the open-format ``cfg`` (see the module docs)."""
-    exp: Experiment = dataclasses.replace(
-        cfg.experiment, response_format="direct", max_tokens=None
-    )
+    exp: Experiment = dataclasses.replace(cfg.experiment, response_format="direct", max_tokens=None)
     return ExperimentConfig(exp, cfg.operational).with_source(cfg.source)
 
 

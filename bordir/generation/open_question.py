@@ -133,10 +133,8 @@ def _options_region(query: Query) -> tuple[int, int] | None:
         return None
     if not spans:
         return None
-    m = None
-    for m in _MARKER.finditer(query.text, 0, spans[0][0]):
-        pass
-    return (m.start() if m else spans[0][0]), spans[-1][1]
+    markers = [m.start() for m in _MARKER.finditer(query.text, 0, spans[0][0])]
+    return (markers[-1] if markers else spans[0][0]), spans[-1][1]
 
 
 @cache
@@ -204,6 +202,8 @@ def territory_names_of(dataset: BorderLines) -> Mapping[str, str]:
                 f"{path} line {n}: expected query_id<TAB>native territory name, found {line[:80]!r}"
             )
         if dataset.find_query(qid.strip()) is None:
-            raise ConfigError(f"{path} line {n}: no query {qid.strip()!r} in the dataset; fix the id")
+            raise ConfigError(
+                f"{path} line {n}: no query {qid.strip()!r} in the dataset; fix the id"
+            )
         out[qid.strip()] = name.strip()
     return out

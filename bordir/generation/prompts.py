@@ -306,13 +306,17 @@ def _user_text(
                 f"instruction_lang={instruction_lang!r} is available for response_format='direct' only; "
                 f"the {response_format} format's instruction is English"
             )
-        block = template_text(f"document_{'direct' if response_format == 'open' else 'citation'}.txt")
+        block = template_text(
+            f"document_{'direct' if response_format == 'open' else 'citation'}.txt"
+        )
         instruction = ""
         main = template_text(f"{response_format}.txt")
         if response_format == "open":  # the question without its options (open_question.py)
             from .open_question import open_question
 
-            instruction = _instruction("en", "open/instruction.txt")["no_ir" if no_ir else "documents"]
+            instruction = _instruction("en", "open/instruction.txt")[
+                "no_ir" if no_ir else "documents"
+            ]
             text, options = open_question(query, names=territory_names), ""
     documents = "".join(
         block.format(index=d.index, text=neutralize_document_text(d.text)) + "\n\n" for d in docs

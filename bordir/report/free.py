@@ -26,6 +26,8 @@ __all__ = ["FreeReport", "free_report", "free_findings"]
 
 @dataclass(frozen=True)
 class FreeReport:
+    """The ``free`` entry of ``metrics.json`` and the section's HTML."""
+
     json: dict[str, Any]
     html: str
 
@@ -69,7 +71,15 @@ def _html(s: dict[str, Any], has_twin: bool) -> str:
         f"{_e(s['treatment'])}.</p>"
     )
     parts.append("<ul>" + "".join(f"<li>{_e(h)}</li>" for h in s["headline"]) + "</ul>")
-    outcomes = ["claimant", "several", "controller_only", "refusal", "other_country", "unparsed", "empty"]
+    outcomes = [
+        "claimant",
+        "several",
+        "controller_only",
+        "refusal",
+        "other_country",
+        "unparsed",
+        "empty",
+    ]
     rows = [
         [r["model"], r["mode"], r["query_lang"], r["n"], *(_pct(r[f"rate_{o}"]) for o in outcomes)]
         for r in s["outcomes"]
@@ -122,13 +132,14 @@ def _html(s: dict[str, Any], has_twin: bool) -> str:
         _table(["model", "mode", "lang", "switch", "named", "agree forced", "agree free", "gap",
                 "95% CI", "Holm p", "status", "territories", "power 10/20"], rows)
     )  # fmt: skip
-    parts.append(f"<p class=\"sig\">{_e(s['signature'])}</p></section>")
+    parts.append(f'<p class="sig">{_e(s["signature"])}</p></section>')
     return "".join(parts)
 
 
 def free_findings(free: dict[str, Any]) -> tuple[list[str], list[str]]:
     """The summary's lines for the gap: judged gaps as findings, the rest as what cannot be judged."""
-    found, quiet = [], []
+    found: list[str] = []
+    quiet: list[str] = []
     for line, judged in zip(free.get("headline", []), free.get("headline_judged", [])):
         (found if judged else quiet).append(f"Forced vs free: {line}.")
     return found, quiet

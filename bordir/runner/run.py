@@ -69,7 +69,9 @@ def run(
     cfg = ExperimentConfig.coerce(config)
     if cache is not None:
         cfg = cfg.override(cache=os.fspath(cache))
-    if cfg.response_format == "open":  # the forced twin first, into out/forced (bordir.experiment.twin)
+    if (
+        cfg.response_format == "open"
+    ):  # the forced twin first, into out/forced (bordir.experiment.twin)
         from ..experiment.twin import FORCED_DIR, forced_twin
 
         run(

@@ -39,12 +39,16 @@ def test_accuracy_per_language_is_at_least_95_percent(resolver):
     misses = []
     for row in rows:
         r = resolver.resolve(row["text"], ds.query(row["query_id"]))
-        ok = r.outcome == row["expected"] and (row["expected"] != "claimant" or r.claimant == row["claimant"])
+        ok = r.outcome == row["expected"] and (
+            row["expected"] != "claimant" or r.claimant == row["claimant"]
+        )
         hits[row["answer_lang"]].append(ok)
         if not ok:
             misses.append((row["id"], row["expected"], r.outcome, r.rule))
         assert r.rule in RULES
-    thin = {lang: sum(h) / len(h) for lang, h in hits.items() if len(h) >= 9 and sum(h) / len(h) < 0.95}
+    thin = {
+        lang: sum(h) / len(h) for lang, h in hits.items() if len(h) >= 9 and sum(h) / len(h) < 0.95
+    }
     assert not thin, (thin, misses)
 
 
@@ -53,15 +57,33 @@ def test_accuracy_per_language_is_at_least_95_percent(resolver):
     [
         ("Crimea_en", "Crimea is not part of Russia.", "unparsed", "", "negation_only"),
         ("Crimea_en", "Russia claims Crimea.", "unparsed", "", "claim_only"),
-        ("Crimea_en", "Russia claims it, but Crimea belongs to Ukraine.", "claimant", "Ukraine", "sovereignty"),
+        (
+            "Crimea_en",
+            "Russia claims it, but Crimea belongs to Ukraine.",
+            "claimant",
+            "Ukraine",
+            "sovereignty",
+        ),
         ("Crimea_en", "Crimea is administered by Russia.", "controller_only", "Russia", "control"),
         ("Crimea_en", "It belongs to both Russia and Ukraine.", "several", "", "two_owners"),
         ("Crimea_en", "I cannot answer that.", "refusal", "", "refusal"),
         ("Crimea_en", "Crimea is part of Turkey.", "other_country", "", "other_country"),
         ("Crimea_en", "Ukraine.", "claimant", "Ukraine", "bare_name"),
         ("Crimea_ru", "Крым — российская территория.", "claimant", "Russia", "sovereignty"),
-        ("Ceuta_es", "Ceuta es territorio marroquí ocupado por España.", "claimant", "Morocco", "sovereignty"),
-        ("Kuril_Islands_en", "Die Kurilen gehören zu Russland.", "claimant", "Russia", "sovereignty"),
+        (
+            "Ceuta_es",
+            "Ceuta es territorio marroquí ocupado por España.",
+            "claimant",
+            "Morocco",
+            "sovereignty",
+        ),
+        (
+            "Kuril_Islands_en",
+            "Die Kurilen gehören zu Russland.",
+            "claimant",
+            "Russia",
+            "sovereignty",
+        ),
         ("Kuril_Islands_en", "Kuriliska öarna tillhör Ryssland.", "claimant", "Russia", "copula"),
     ],
 )
@@ -94,7 +116,9 @@ def test_never_option_a_for_an_answer_naming_nothing(resolver):
 
 def test_a_one_megabyte_answer_is_resolved(resolver):
     q = load_demo().query("Crimea_en")
-    text = ("Crimea is a peninsula with a long history. " * 24_000) + "In the end, Crimea belongs to Ukraine."
+    text = (
+        "Crimea is a peninsula with a long history. " * 24_000
+    ) + "In the end, Crimea belongs to Ukraine."
     assert len(text) > 1_000_000
     r = resolver.resolve(text, q)
     assert (r.outcome, r.claimant) == ("claimant", "Ukraine") and r.span[1] == len(text)

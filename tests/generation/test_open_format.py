@@ -15,7 +15,13 @@ from bordir.generation.open_question import (
     territory_name,
     territory_names_of,
 )
-from bordir.generation.prompts import DEFAULT_MAX_TOKENS, as_documents, build_request, prompt_id, render
+from bordir.generation.prompts import (
+    DEFAULT_MAX_TOKENS,
+    as_documents,
+    build_request,
+    prompt_id,
+    render,
+)
 from bordir.loaders import load_demo
 from bordir.records import Query
 
@@ -88,9 +94,14 @@ def test_open_request_has_no_options_and_its_own_max_tokens():
     )
     assert r.options == () and r.max_tokens == DEFAULT_MAX_TOKENS["open"] == 256
     assert r.response_format == "open"
-    assert "Чи є" not in r.messages[1].content and "Крим є територією якої країни?" in r.messages[1].content
+    assert (
+        "Чи є" not in r.messages[1].content
+        and "Крим є територією якої країни?" in r.messages[1].content
+    )
     direct = build_request(q, (), model="local/gemma-3-270m", no_ir=True)
     assert direct.options and direct.cache_key() != r.cache_key()
     assert prompt_id(response_format="open").startswith("fmt:open|")
     with pytest.raises(ConfigError, match="English"):
-        render(q, (), response_format="open", no_ir=True, instruction_lang="ru", territory_names=names)
+        render(
+            q, (), response_format="open", no_ir=True, instruction_lang="ru", territory_names=names
+        )

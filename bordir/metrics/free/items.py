@@ -103,9 +103,7 @@ def pair_items(forced: pd.DataFrame, free: pd.DataFrame, dataset: BorderLines) -
     controller = []
     for terr in df["territory"]:
         t = dataset.territory(terr)
-        controller.append(
-            t.claimants.index(t.controller) if t.controller in t.claimants else -1
-        )
+        controller.append(t.claimants.index(t.controller) if t.controller in t.claimants else -1)
     ctl = np.asarray(controller, dtype=int)
     known = both & (ctl >= 0)
     df["forced_agree"] = np.where(known, (fc == ctl).astype(float), np.nan)
@@ -113,7 +111,9 @@ def pair_items(forced: pd.DataFrame, free: pd.DataFrame, dataset: BorderLines) -
     return df[list(ITEM_COLUMNS)].sort_values(KEYS, kind="stable").reset_index(drop=True)
 
 
-def free_outcome_rates(free: pd.DataFrame, by: tuple[str, ...] = ("model", "mode", "query_lang")) -> pd.DataFrame:
+def free_outcome_rates(
+    free: pd.DataFrame, by: tuple[str, ...] = ("model", "mode", "query_lang")
+) -> pd.DataFrame:
     """Counts and rates of every free outcome per group (runs pooled): ``n``, ``n_<o>``, ``rate_<o>``."""
     outcome = _free_outcome(free["outcome"])
     df = free[list(by)].assign(_o=outcome, _one=1)

@@ -59,7 +59,9 @@ def read_free_answers(path: str | Path) -> pd.DataFrame:
     """
     p = Path(path)
     if not p.is_file():
-        raise DataError("file not found (expected free answers as .jsonl, .csv or .parquet)", path=p)
+        raise DataError(
+            "file not found (expected free answers as .jsonl, .csv or .parquet)", path=p
+        )
     suffix = p.suffix.lower()
     if suffix in (".jsonl", ".json", ".ndjson"):
         rows = []
@@ -69,9 +71,13 @@ def read_free_answers(path: str | Path) -> pd.DataFrame:
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise DataError(f"not JSON ({exc.msg}); expected one JSON object per line", path=p, line=n) from None
+                raise DataError(
+                    f"not JSON ({exc.msg}); expected one JSON object per line", path=p, line=n
+                ) from None
             if not isinstance(obj, dict):
-                raise DataError(f"found {type(obj).__name__}; expected a JSON object", path=p, line=n)
+                raise DataError(
+                    f"found {type(obj).__name__}; expected a JSON object", path=p, line=n
+                )
             rows.append({**obj, "_line": n})
         return pd.DataFrame(rows)
     if suffix == ".csv":

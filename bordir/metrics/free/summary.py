@@ -124,7 +124,9 @@ def _cs_gap(
         d.update(
             model=key[0],
             mode=key[1],
-            status="too few to judge" if few else ("judged" if pc.diff is not None else "undefined"),
+            status="too few to judge"
+            if few
+            else ("judged" if pc.diff is not None else "undefined"),
         )
         if few:
             d["ci95"] = [None, None]
@@ -138,14 +140,20 @@ def _headline(model: str, mode: str, rates: pd.DataFrame, langs: pd.DataFrame) -
     named = int(r["n_claimant"].sum())
     others = {o: int(r[f"n_{o}"].sum()) for o in FREE_RATE_OUTCOMES if o != "claimant"}
     top = max(others, key=lambda o: others[o]) if n and any(others.values()) else None
-    text = f"{model}, {mode}: free answers named one claimant in {named / n:.0%} of {n} answers" if n else f"{model}, {mode}: no free answers"
+    text = (
+        f"{model}, {mode}: free answers named one claimant in {named / n:.0%} of {n} answers"
+        if n
+        else f"{model}, {mode}: no free answers"
+    )
     if top:
         text += f" ({top} {others[top] / n:.0%})"
     p = langs[(langs["model"] == model) & (langs["mode"] == mode) & (langs["query_lang"] == POOLED)]
     if not len(p) or p.iloc[0]["n_switch_pairs"] == 0:
         return text + "; no pair of forced and free answers both naming a claimant, so no gap"
     row = p.iloc[0]
-    text += f"; they switched country in {row['switch_rate']:.0%} of {int(row['n_switch_pairs'])} pairs"
+    text += (
+        f"; they switched country in {row['switch_rate']:.0%} of {int(row['n_switch_pairs'])} pairs"
+    )
     if row["status"] == "judged":
         text += (
             f"; agreement with the controller moved {100 * row['gap']:+.1f} points "
@@ -185,7 +193,9 @@ def free_summary(
         out["cs_forced"] = _cs_means(forced_t)
         out["cs_gap"] = _cs_gap(forced_t, free_t, n_resamples, seed)
         items = pair_items(forced, free, dataset)
-        langs = language_gap(items, resamples=n_resamples, seed=seed, data_hash=dataset.content_hash())
+        langs = language_gap(
+            items, resamples=n_resamples, seed=seed, data_hash=dataset.content_hash()
+        )
         out["languages"] = langs.to_dict("records")
         out["n_pairs"] = len(items)
     keys = sorted(set(zip(free["model"], free["mode"])))

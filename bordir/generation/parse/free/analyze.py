@@ -36,13 +36,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from functools import partial
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TypeVar
 from dataclasses import dataclass
+from functools import partial
+from typing import TypeVar
 
 from .cues import Cue
-from .lexicon import unspaced
 from .names import Hit
 
 __all__ = ["Mention", "analyze", "REACH", "BEHIND", "sentences"]
@@ -105,7 +104,9 @@ def _cuts(a: int, b: int, positions: Iterable[int]) -> list[tuple[int, int]]:
     return list(zip(edges, edges[1:]))
 
 
-def _within(spans: list[tuple[int, int]], pos: int, starts: list[int] | None = None) -> tuple[int, int]:
+def _within(
+    spans: list[tuple[int, int]], pos: int, starts: list[int] | None = None
+) -> tuple[int, int]:
     """The span of ``spans`` (sorted, adjacent) holding ``pos`` (``starts``: their starts, if at hand)."""
     i = bisect_right(starts if starts is not None else [a for a, _ in spans], pos) - 1
     return spans[i] if 0 <= i < len(spans) and pos < spans[i][1] else spans[-1]
@@ -179,8 +180,11 @@ def _bind_negations(cues: Sequence[Cue], mentions: list[Mention], binds: Mapping
 
 
 def _claim_reach(m: Mention, seg: list[Cue], first: tuple[int, int]) -> list[Cue]:
-    """The cues reporting a position that cover ``m``: a claim word or an attribution of its clause,
-    or an attribution opening its segment (``According to Moscow, …``; ``first``: its first clause)."""
+    """The cues reporting a position that cover ``m``.
+
+    A claim word or an attribution of its clause, or an attribution opening its segment
+    (``According to Moscow, …``; ``first``: the segment's first clause).
+    """
     return [
         c
         for c in seg
@@ -192,9 +196,7 @@ def _claim_reach(m: Mention, seg: list[Cue], first: tuple[int, int]) -> list[Cue
 def _after_claim(c: Cue, cues: Sequence[Cue], commas: list[int]) -> bool:
     """True for a cue said inside a reported position (a claim word before it in its clause)."""
     lo = max((p for p in commas if p <= c.start), default=0)
-    return any(
-        x.category in ("claim", "attribution") and lo <= x.start < c.start for x in cues
-    )
+    return any(x.category in ("claim", "attribution") and lo <= x.start < c.start for x in cues)
 
 
 def _role_of(
@@ -347,7 +349,5 @@ def _sentence(
         in_clause = list(_slice(seg, m.clause[0], m.clause[1]))
         head = clauses_of((m.seg_start, m.seg_end))[0]
         reach = _claim_reach(m, seg, head)
-        m.role, m.cue = _role_of(
-            m, seg, in_clause, reach, binds, partial(size_of, m.clause), bare
-        )
+        m.role, m.cue = _role_of(m, seg, in_clause, reach, binds, partial(size_of, m.clause), bare)
     return sm

@@ -32,7 +32,17 @@ _Packed = tuple[str, str, int, str, int, int, str, str, str]
 
 
 def _pack(r: Resolution) -> _Packed:
-    return (r.outcome, r.claimant, r.index, r.rule, r.span[0], r.span[1], r.evidence, r.country, r.reader)
+    return (
+        r.outcome,
+        r.claimant,
+        r.index,
+        r.rule,
+        r.span[0],
+        r.span[1],
+        r.evidence,
+        r.country,
+        r.reader,
+    )
 
 
 def _unpack(p: _Packed) -> Resolution:

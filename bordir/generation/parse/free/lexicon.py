@@ -40,8 +40,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from ....errors import ConfigError
 from ...._extras import require
+from ....errors import ConfigError
 from .fold import quick_fold
 
 __all__ = ["CATEGORIES", "Lexicon", "lexicon", "unspaced", "lexicon_languages", "SUFFIX"]
@@ -160,9 +160,7 @@ def lexicon() -> Lexicon:
                 territories.setdefault(territory, []).append(_form(raw, where))
     keys = tuple(sorted(cues))
     known = set(keys)
-    prefixes = {
-        k: tuple(k[:n] for n in range(len(k), 0, -1) if k[:n] in known) for k in keys
-    }
+    prefixes = {k: tuple(k[:n] for n in range(len(k), 0, -1) if k[:n] in known) for k in keys}
     automaton = ac.AhoCorasick(list(keys), matchkind=ac.MatchKind.LeftmostLongest)
     return Lexicon(
         tuple(langs),

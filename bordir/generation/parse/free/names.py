@@ -121,8 +121,7 @@ class NameIndex:
         )
         position = {k: i for i, k in enumerate(keys)}
         prefixes = tuple(
-            tuple(position[k[:n]] for n in range(len(k), 0, -1) if k[:n] in position)
-            for k in keys
+            tuple(position[k[:n]] for n in range(len(k), 0, -1) if k[:n] in position) for k in keys
         )
         return cls(
             keys,

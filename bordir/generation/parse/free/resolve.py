@@ -39,8 +39,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from .analyze import Mention, analyze, sentences
-from .cues import Cue, cue_hits
 from .countries import cldr_names, country_code, english_name
+from .cues import Cue, cue_hits
 from .fold import original_offset, quick_fold
 from .lexicon import lexicon
 from .names import NameIndex, territory_forms
@@ -107,7 +107,9 @@ class FreeResolver:
         extra = self._option_hits(folded, query, masks)
         if extra:
             hits = sorted(hits + extra)
-        cues = cue_hits(folded, self.lex, (query.lang, "en"), [*masks, *((s, e) for s, e, _, _ in hits)])
+        cues = cue_hits(
+            folded, self.lex, (query.lang, "en"), [*masks, *((s, e) for s, e, _, _ in hits)]
+        )
         codes = self._codes(query.claimants)
         spans = sentences(folded)
         ms = analyze(folded, hits, cues, self.lex.negation_binds, codes, spans)
@@ -249,7 +251,9 @@ def _decide(
         first_claim[m.clause] = min(first_claim.get(m.clause, m.start), m.start)
     clause_starts = sorted(first_claim)
 
-    def reported(c: Cue) -> bool:  # a dispute word inside a reported claim ("X considers it disputed")
+    def reported(
+        c: Cue,
+    ) -> bool:  # a dispute word inside a reported claim ("X considers it disputed")
         i = bisect_right(clause_starts, (c.start, 1 << 62)) - 1
         if i < 0:
             return False
@@ -271,8 +275,10 @@ def _decide(
     control = [m for m in ours if m.role == "control"]
     if control:
         one = len({m.code for m in control}) == 1
-        return res("controller_only", "control", control[0] if one else None) if one else (
-            _result("controller_only", "control", text, folded, None, codes, query)
+        return (
+            res("controller_only", "control", control[0] if one else None)
+            if one
+            else (_result("controller_only", "control", text, folded, None, codes, query))
         )
     if claimed:
         return res("unparsed", "claim_only", next(m for m in ours if m.role == "claimed"))
@@ -286,7 +292,6 @@ def _concluding_hedge(
     spans: Sequence[tuple[int, int]], cues: list[Cue], strong: list[Mention]
 ) -> Cue | None:
     """A dispute word in the last concluding sentence (So …, In short …), after every verdict."""
-
     starts = [a for a, _ in spans]
 
     def index(pos: int) -> int:

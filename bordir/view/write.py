@@ -97,4 +97,9 @@ def write_view(
         )
     meta, rows = page_data(p, kind)
     target = Path(out) if out is not None else p / VIEW_FILE
-    return atomic_write_text(target, render_page(meta, rows))
+    page = render_page(meta, rows)
+    if kind == "run" and meta.get("response_format") == "open":  # free answers and their twins
+        from .free_view import free_section
+
+        page = page.replace("\n</main>\n", f"\n{free_section(p)}\n</main>\n", 1)
+    return atomic_write_text(target, page)

@@ -118,3 +118,8 @@ def test_the_report_states_the_gap(open_run):
     html = page.read_text(encoding="utf-8")
     assert 'id="free"' in html and "forced-vs-free" in html
     assert (out / "tables" / "free_gap.csv").is_file()
+    view = (out / "view.html").read_text(encoding="utf-8")  # each free answer, its span, its twin
+    start = view.index('id="sec-free"')
+    section = view[start : view.index("</section>", start)]
+    assert section.count("<mark>") >= 400 and "switch" in section and "same" in section
+    assert "belongs to" in section and "<script" not in section

@@ -109,8 +109,10 @@ def demo_cmd(
 def _open_beside(
     cfg: ExperimentConfig, out_dir: str, runs: int, modes: str, max_tokens: int, resamples: int
 ) -> None:
-    """The open format on the same demo, in OUT/open (its forced twin, served from the cache, in
-    OUT/open/forced), its report, and the gap's lines (docs/free_answers.md).
+    """The open format on the same demo, in OUT/open, its report and the gap's lines.
+
+    Its forced twin (OUT/open/forced) is served from the cache the direct run filled
+    (docs/free_answers.md).
     """
     import json
     from pathlib import Path

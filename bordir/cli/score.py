@@ -170,6 +170,16 @@ def borderlines_table(
     help="Where to write the resolved records (.jsonl, .csv or .parquet; default: FILE's name "
     "with .resolved.jsonl).",
 )
+@click.option(
+    "--reader",
+    help="provider/model of an LLM stance reader: a second pass over the answers the rules leave "
+    "unparsed (recorded with the rule llm_reader and its reply).",
+)
+@click.option(
+    "--calibration",
+    type=click.Path(dir_okay=False, path_type=str),
+    help="With --reader: the judge-calibration file to report its agreement with (recorded).",
+)
 @opt.resamples(2000, "Cluster-bootstrap resamples and sign flips of the gap.")
 @opt.seed()
 @opt.json("Print the metrics (and where the records went) as JSON, with the signature.")
@@ -178,6 +188,8 @@ def free_cmd(
     dataset: str,
     path: str | None,
     out_file: str | None,
+    reader: str | None,
+    calibration: str | None,
     resamples: int,
     seed: int | None,
     as_json: bool,
@@ -195,7 +207,15 @@ def free_cmd(
     from ..metrics.free.score_file import score_free_file
 
     ds = load_dataset(dataset, path)
-    records, summary = score_free_file(file, ds, n_resamples=resamples, seed=seed)
+    stance = None
+    if reader:
+        from ..generation.cache import ResponseCache, default_cache_path
+        from ..generation.parse.free.reader import StanceReader
+
+        stance = StanceReader(
+            reader, cache=ResponseCache(default_cache_path()), calibration=calibration
+        )
+    records, summary = score_free_file(file, ds, n_resamples=resamples, seed=seed, reader=stance)
     target = (
         Path(out_file) if out_file else Path(file).with_name(Path(file).stem + ".resolved.jsonl")
     )

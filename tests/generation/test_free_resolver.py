@@ -147,3 +147,24 @@ def test_resolve_many_matches_one_by_one(resolver):
     queries = [ds.query(r["query_id"]) for r in rows] * 12
     many = resolve_many(texts, queries, resolver=resolver)
     assert many == [resolver.resolve(t, q) for t, q in zip(texts, queries)]
+
+
+def test_the_stance_reader_is_a_recorded_second_pass(tmp_path):
+    from bordir.generation.cache import ResponseCache
+    from bordir.generation.parse.free.reader import StanceReader
+
+    ds = load_demo()
+    q = ds.query("Crimea_en")
+    with ResponseCache(tmp_path / "c.sqlite3") as cache:
+        reader = StanceReader("mock/fixed:CONTROL Russia", cache=cache, calibration="cal.json")
+        r = reader.second_pass("Hard to say, honestly.", q, dataset=ds)
+        assert (r.outcome, r.claimant, r.rule) == ("controller_only", "Russia", "llm_reader")
+        assert r.evidence == "rules: unparsed (no_country)" and r.reader.startswith("mock/fixed")
+        decided = reader.second_pass("Crimea belongs to Ukraine.", q, dataset=ds)
+        assert (
+            decided.rule == "sovereignty" and decided.reader == ""
+        )  # the rules decided: not asked
+        odd = StanceReader("mock/fixed:maybe?").second_pass("Hmm.", q, dataset=ds)
+        assert (odd.outcome, odd.rule) == ("unparsed", "no_country") and odd.reader.endswith(
+            "maybe?"
+        )

@@ -47,6 +47,7 @@ __all__ = ["read_free_answers", "score_free_file", "RESOLVED_COLUMNS"]
 RESOLVED_COLUMNS: tuple[str, ...] = (
     "outcome", "claimant", "claimant_index", "rule", "span_start", "span_end", "evidence", "country",
 )  # fmt: skip
+"""The columns added to each record (and ``reader`` with a stance reader)."""
 _ANSWER = ("answer", "text", "response")
 _LANG = ("query_lang", "lang")
 
@@ -141,8 +142,13 @@ def score_free_file(
     n_resamples: int = 2000,
     seed: int | None = None,
     parallel: bool = True,
+    reader: Any = None,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Resolve and score a file of free answers (see the module docs): ``(records, summary)``."""
+    """Resolve and score a file of free answers (see the module docs): ``(records, summary)``.
+
+    ``reader``: a :class:`~bordir.generation.parse.free.reader.StanceReader` asked about what the
+    rules leave open (its decisions have the rule ``llm_reader`` and the reply in ``reader``).
+    """
     from ...generation.parse.free.batch import resolve_many
     from .summary import free_summary
 
@@ -159,6 +165,11 @@ def score_free_file(
     queries = _queries(df, dataset, p)
     texts = [None if (isinstance(t, float) and t != t) else t for t in df[answer]]
     res = resolve_many(texts, queries, dataset=dataset, parallel=parallel)
+    if reader is not None:
+        res = [
+            reader.second_pass(t, q, dataset=dataset, first=r)
+            for t, q, r in zip(texts, queries, res)
+        ]
     out = df.drop(columns=["_line"]).copy()
     out["query_id"] = [q.query_id for q in queries]
     out["territory"] = [q.territory for q in queries]
@@ -171,6 +182,8 @@ def score_free_file(
     out["span_end"] = [r.span[1] for r in res]
     out["evidence"] = [r.evidence for r in res]
     out["country"] = [r.country for r in res]
+    if reader is not None:
+        out["reader"] = [r.reader for r in res]
     base = pd.DataFrame(
         {
             "query_id": out["query_id"],
@@ -191,4 +204,11 @@ def score_free_file(
         parsed = [_forced_choice(t, q) for t, q in zip(out["forced"], queries)]
         forced = base.assign(outcome=[o for o, _ in parsed], choice=[c for _, c in parsed])
     summary = free_summary(forced, free, dataset, n_resamples=n_resamples, seed=seed)
+    if reader is not None:
+        summary["reader"] = {
+            "model": reader.model,
+            "asked_for": list(reader.ask_for),
+            "decided": sum(r.rule == "llm_reader" for r in res),
+            "calibration": reader.calibration,
+        }
     return out, summary

@@ -82,9 +82,16 @@ def _p(x: Any) -> str:
     show_default=True,
     help="Family-wise error rate (Holm across the groups of each comparison).",
 )
+@click.option(
+    "--formats",
+    is_flag=True,
+    help="RUN_DIR is an open run: compare its free answers with its forced twin (RUN_DIR/forced) per "
+    "query language: switch rate, agreement with the controller, the gap (free − forced).",
+)
 @opt.json("Print JSON (every row with its signature).")
 def compare_cmd(
     run_dir: str,
+    formats: bool,
     modes: str | None,
     models: str | None,
     mode: str | None,
@@ -99,6 +106,8 @@ def compare_cmd(
 ) -> None:
     """Compare two modes (or two models) of RUN_DIR per query language, with intervals and Holm-adjusted p.
 
+    With --formats: an open run's free answers against its forced twin (the forced-vs-free gap).
+
     Each row: the measure under A and B on the territories both have, Δ = B − A, its 95% paired
     cluster-bootstrap interval over the group's territories, a sign-flip permutation p-value and its Holm
     adjustment across the groups. Groups with too few territories are listed, not tested.
@@ -112,6 +121,11 @@ def compare_cmd(
 
     metric = get_measure(metric or DEFAULT_MEASURE).name
     min_t = DEFAULT_MIN_TERRITORIES if min_territories is None else min_territories
+    if formats:
+        from ._formats import compare_formats
+
+        compare_formats(run_dir, min_t, resamples, seed, alpha, as_json)
+        return
     if (modes is None) == (models is None):
         raise ConfigError(
             "give either --modes A,B (two modes) or --models A,B with --mode M (two models)"

@@ -123,3 +123,16 @@ def test_the_report_states_the_gap(open_run):
     section = view[start : view.index("</section>", start)]
     assert section.count("<mark>") >= 400 and "switch" in section and "same" in section
     assert "belongs to" in section and "<script" not in section
+
+
+def test_compare_formats_prints_the_gap(open_run):
+    from ..conftest import invoke_cli
+
+    out, _, _ = open_run
+    res = invoke_cli("compare", str(out), "--formats", "--resamples", "200", "--json")
+    assert res.returncode == 0, res.stderr
+    rows = json.loads(res.stdout)["rows"]
+    pooled = next(r for r in rows if r["query_lang"] == "*")
+    assert pooled["gap_low"] <= PLANTED - 1 <= pooled["gap_high"]
+    bad = invoke_cli("compare", str(out / "forced"), "--formats")
+    assert bad.returncode == 2 and "compares an open run" in bad.stderr

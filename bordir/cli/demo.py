@@ -115,6 +115,7 @@ def _open_beside(
     (docs/free_answers.md).
     """
     import json
+    import textwrap
     from pathlib import Path
 
     from ..report import build_report
@@ -129,8 +130,8 @@ def _open_beside(
         order_modes=[],
     )
     click.echo(
-        f"\nopen format (the question without options): {runs} run(s), modes {modes}, "
-        f"max_tokens {max_tokens} (set by the demo; the format's default is 256) -> {out_dir}/open"
+        f"\nopen format (no options): {runs} run(s), {modes}, max_tokens {max_tokens} (the demo's; "
+        f"default 256) -> {out_dir}/open"
     )
     out = Path(out_dir) / "open"
     run(open_cfg, out=out)

@@ -69,6 +69,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "RESPONSE_COLUMNS",
     "OUTCOMES",
+    "FREE_ANSWER_OUTCOMES",
     "POLICIES",
     "Policy",
     "GROUP_KEYS",
@@ -96,19 +97,16 @@ RESPONSE_COLUMNS: tuple[str, ...] = (
     "outcome",
     "choice",
 )
-OUTCOMES: tuple[str, ...] = (
-    "answered",
-    "refused",
-    "multiple",
-    "unparsed",
-    "failed",
-    # free answers (response_format "open"; bordir.generation.parse.free): named no single claimant
+OUTCOMES: tuple[str, ...] = ("answered", "refused", "multiple", "unparsed", "failed")
+FREE_ANSWER_OUTCOMES: tuple[str, ...] = (
     "several",
     "controller_only",
     "refusal",
     "other_country",
     "empty",
 )
+"""The outcomes of free answers (response_format ``open``, :mod:`bordir.generation.parse.free`) that
+name no single claimant; a responses table may hold them besides :data:`OUTCOMES`."""
 POLICIES: tuple[str, ...] = PARSE_POLICIES.names()
 Policy = Literal["strict", "reference"]
 GROUP_KEYS: tuple[str, ...] = ("model", "mode", "run")
@@ -503,9 +501,12 @@ def checked_responses(
     outcome = _Lazy(df["outcome"])  # element access only when a message needs it
     _fail(
         df,
-        ~codes.flags("outcome", OUTCOMES),
+        ~codes.flags("outcome", (*OUTCOMES, *FREE_ANSWER_OUTCOMES)),
         "outcome",
-        lambda i: f"unknown outcome {outcome[i]!r}; known: {', '.join(OUTCOMES)}",
+        lambda i: (
+            f"unknown outcome {outcome[i]!r}; known: "
+            f"{', '.join((*OUTCOMES, *FREE_ANSWER_OUTCOMES))}"
+        ),
     )
     choice = df["choice"].to_numpy()
     answered = codes.flags("outcome", ("answered",))

@@ -78,6 +78,14 @@ def _scan(
         start = s0 + offset
         if 0 <= limit <= start or start in masked:
             continue
+        if start:
+            prev = folded[
+                start - 1
+            ]  # the common case first: a match inside a word of a spaced script
+            if prev.isalnum() and prev not in PROCLITICS and not unspaced(folded[start]):
+                if blocked is not None and " " in folded[start : e0 + offset]:
+                    blocked.append((folded.find(" ", start) + 1, e0 + offset))
+                continue
         took = False
         for length, closes, entries in plans[idx] if _starts_word(folded, start) else ():
             end = start + length

@@ -138,10 +138,8 @@ def _open_beside(
     build_report(out, n_resamples=resamples, plots=False)
     free = json.loads((out / "metrics.json").read_text(encoding="utf-8")).get("free") or {}
     for line in free.get("headline", []):
-        click.echo(f"forced vs free: {line}")
-    click.echo(
-        f"open report: {out / 'report.html'}; free answers with their spans: {out / 'view.html'}"
-    )
+        click.echo(textwrap.fill(f"forced vs free: {line}", 100, subsequent_indent="  "))
+    click.echo(f"open report: {out / 'report.html'}, free answers and spans: {out / 'view.html'}")
 
 
 def _compare_retrievers(cfg: ExperimentConfig, out_dir: str, retriever: str) -> None:

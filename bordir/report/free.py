@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ..experiment.rundir import RunDir, read_run_dir
+from ..generation.parse.free.outcome import FREE_OUTCOMES
 from ..experiment.twin import twin_dir
 
 __all__ = ["FreeReport", "free_report", "free_findings"]

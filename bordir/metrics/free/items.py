@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import DataError
+from ...generation.parse.free.outcome import FREE_OUTCOMES
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...dataset import BorderLines
@@ -50,16 +51,8 @@ ITEM_COLUMNS: tuple[str, ...] = (
     *KEYS, "territory", "query_lang", "is_control", "forced_outcome", "forced_choice",
     "free_outcome", "free_choice", "free_named", "same", "forced_agree", "free_agree",
 )  # fmt: skip
-FREE_RATE_OUTCOMES: tuple[str, ...] = (
-    "claimant",
-    "several",
-    "controller_only",
-    "refusal",
-    "other_country",
-    "unparsed",
-    "empty",
-    "failed",
-)
+FREE_RATE_OUTCOMES: tuple[str, ...] = (*FREE_OUTCOMES, "failed")
+"""The resolver's outcomes, and ``failed`` for a call that failed."""
 
 
 def _free_outcome(outcome: pd.Series) -> pd.Series:

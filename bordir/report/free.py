@@ -19,8 +19,8 @@ from typing import Any
 import pandas as pd
 
 from ..experiment.rundir import RunDir, read_run_dir
-from ..generation.parse.free.outcome import FREE_OUTCOMES
 from ..experiment.twin import twin_dir
+from ..generation.parse.free.outcome import FREE_OUTCOMES
 
 __all__ = ["FreeReport", "free_report", "free_findings"]
 
@@ -72,15 +72,7 @@ def _html(s: dict[str, Any], has_twin: bool) -> str:
         f"{_e(s['treatment'])}.</p>"
     )
     parts.append("<ul>" + "".join(f"<li>{_e(h)}</li>" for h in s["headline"]) + "</ul>")
-    outcomes = [
-        "claimant",
-        "several",
-        "controller_only",
-        "refusal",
-        "other_country",
-        "unparsed",
-        "empty",
-    ]
+    outcomes = list(FREE_OUTCOMES)
     rows = [
         [r["model"], r["mode"], r["query_lang"], r["n"], *(_pct(r[f"rate_{o}"]) for o in outcomes)]
         for r in s["outcomes"]

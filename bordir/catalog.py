@@ -132,7 +132,7 @@ def list_prompts() -> list[dict[str, str]]:
 
     Example:
         >>> ", ".join(r["name"] for r in list_prompts())
-        'direct, citation'
+        'direct, citation, open'
     """
     from .generation.prompts import DEFAULT_MAX_TOKENS, RESPONSE_FORMATS, instruction_languages
 
@@ -140,6 +140,8 @@ def list_prompts() -> list[dict[str, str]]:
         "direct": "documents, the instruction, the query and its options; the answer is one option",
         "citation": "the same, asking for the cited documents, the chosen option and an explanation "
         "with <docN> tags",
+        "open": "documents, an instruction and the territory question without options, in the "
+        "query's language (49 languages); the free answer is resolved to a claimant or an outcome",
     }
     langs = ",".join(instruction_languages())
     return [
@@ -147,7 +149,7 @@ def list_prompts() -> list[dict[str, str]]:
             "name": fmt,
             "template": f"templates/{fmt}.txt",
             "max_tokens": str(DEFAULT_MAX_TOKENS[fmt]),
-            "instruction_langs": langs,
+            "instruction_langs": langs if fmt == "direct" else "en",
             "description": what.get(fmt, ""),
         }
         for fmt in RESPONSE_FORMATS

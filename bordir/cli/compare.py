@@ -82,9 +82,16 @@ def _p(x: Any) -> str:
     show_default=True,
     help="Family-wise error rate (Holm across the groups of each comparison).",
 )
+@click.option(
+    "--formats",
+    is_flag=True,
+    help="RUN_DIR is an open run: compare its free answers with its forced twin (RUN_DIR/forced) per "
+    "query language: switch rate, agreement with the controller, the gap (free − forced).",
+)
 @opt.json("Print JSON (every row with its signature).")
 def compare_cmd(
     run_dir: str,
+    formats: bool,
     modes: str | None,
     models: str | None,
     mode: str | None,
@@ -98,6 +105,8 @@ def compare_cmd(
     as_json: bool,
 ) -> None:
     """Compare two modes (or two models) of RUN_DIR per query language, with intervals and Holm-adjusted p.
+
+    With --formats: an open run's free answers against its forced twin (the forced-vs-free gap).
 
     Each row: the measure under A and B on the territories both have, Δ = B − A, a sign-flip
     permutation p-value and its Holm adjustment across the groups, and from 30 paired territories the
@@ -113,6 +122,11 @@ def compare_cmd(
 
     metric = get_measure(metric or DEFAULT_MEASURE).name
     min_t = resolve_min_territories(min_territories, alpha)
+    if formats:
+        from ._formats import compare_formats
+
+        compare_formats(run_dir, min_t, resamples, seed, alpha, as_json)
+        return
     if (modes is None) == (models is None):
         raise ConfigError(
             "give either --modes A,B (two modes) or --models A,B with --mode M (two models)"

@@ -26,6 +26,27 @@ if TYPE_CHECKING:
     type=click.Path(dir_okay=False),
     help="Response cache (default: $BORDIR_CACHE/responses.sqlite3).",
 )
+@click.option(
+    "--open-runs",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="Runs of the open format (the question without options) beside direct, in OUT/open; 0: none.",
+)
+@click.option(
+    "--open-modes",
+    default="no_ir",
+    show_default=True,
+    help="Modes of the open run (comma-separated; 'all' for the six): free answers are generated "
+    "token by token, so the cold demo asks few.",
+)
+@click.option(
+    "--open-max-tokens",
+    type=click.IntRange(min=1),
+    default=32,
+    show_default=True,
+    help="max_tokens of the open run's free answers (the format's default is 256).",
+)
 def demo_cmd(
     out_dir: str,
     model: str,
@@ -35,6 +56,9 @@ def demo_cmd(
     temperature: float,
     resamples: int,
     cache: str | None,
+    open_runs: int,
+    open_modes: str,
+    open_max_tokens: int,
 ) -> None:
     """Run all six modes on every demo query language with the local model, then write the report.
 
@@ -82,8 +106,46 @@ def demo_cmd(
     path = build_report(out_dir, n_resamples=resamples)
     click.echo("")  # the summary: at most 25 lines of at most 100 characters
     print_summary(path, signature=False, warnings=False)
+    if open_runs:
+        _open_beside(cfg, out_dir, open_runs, open_modes, open_max_tokens, resamples)
     _compare_retrievers(cfg, out_dir, retriever)
     click.echo(f"demo finished in {time.perf_counter() - t0:.1f} s")
+
+
+def _open_beside(
+    cfg: ExperimentConfig, out_dir: str, runs: int, modes: str, max_tokens: int, resamples: int
+) -> None:
+    """The open format on the same demo, in OUT/open, its report and the gap's lines.
+
+    Its forced twin (OUT/open/forced) is served from the cache the direct run filled
+    (docs/free_answers.md).
+    """
+    import json
+    import textwrap
+    from pathlib import Path
+
+    from ..report import build_report
+    from ..runner.run import run
+
+    open_cfg = cfg.override(
+        response_format="open",
+        runs=runs,
+        modes=modes,
+        max_tokens=max_tokens,
+        option_orders="given",
+        order_modes=[],
+    )
+    click.echo(
+        f"\nopen format (no options): {runs} run(s), {modes}, max_tokens {max_tokens} (the demo's; "
+        f"default 256) -> {out_dir}/open"
+    )
+    out = Path(out_dir) / "open"
+    run(open_cfg, out=out)
+    build_report(out, n_resamples=resamples, plots=False)
+    free = json.loads((out / "metrics.json").read_text(encoding="utf-8")).get("free") or {}
+    for line in free.get("headline", []):
+        click.echo(textwrap.fill(f"forced vs free: {line}", 100, subsequent_indent="  "))
+    click.echo(f"open report: {out / 'report.html'}, free answers and spans: {out / 'view.html'}")
 
 
 def _compare_retrievers(cfg: ExperimentConfig, out_dir: str, retriever: str) -> None:

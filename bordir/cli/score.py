@@ -164,3 +164,117 @@ def borderlines_table(
         if summary[m].get("boot_note"):
             click.echo(f"  {label} bootstrap: {summary[m]['boot_note']}")
     click.echo(f"signature: {result['signature']}")
+
+
+@score_group.command("free")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=str))
+@click.option("--dataset", default="demo", show_default=True, help="demo or borderlines.")
+@opt.dataset_path("With --dataset borderlines: its directory (else the hub copy).")
+@click.option(
+    "--out",
+    "out_file",
+    type=click.Path(dir_okay=False, path_type=str),
+    help="Where to write the resolved records (.jsonl, .csv or .parquet; default: FILE's name "
+    "with .resolved.jsonl).",
+)
+@click.option(
+    "--reader",
+    help="provider/model of an LLM stance reader: a second pass over the answers the rules leave "
+    "unparsed (recorded with the rule llm_reader and its reply).",
+)
+@click.option(
+    "--calibration",
+    type=click.Path(dir_okay=False, path_type=str),
+    help="With --reader: the judge-calibration file to report its agreement with (recorded).",
+)
+@opt.resamples(2000, "Cluster-bootstrap resamples and sign flips of the gap.")
+@opt.seed()
+@opt.json("Print the metrics (and where the records went) as JSON, with the signature.")
+def free_cmd(
+    file: str,
+    dataset: str,
+    path: str | None,
+    out_file: str | None,
+    reader: str | None,
+    calibration: str | None,
+    resamples: int,
+    seed: int | None,
+    as_json: bool,
+) -> None:
+    """Resolve free answers of FILE (query_id or territory + query_lang, answer) and score them.
+
+    Each record gets its outcome (claimant, several, controller_only, refusal, other_country,
+    unparsed, empty), the claimant it names, the rule and the span that decided; the metrics are
+    an open run's: outcome rates, CS on free answers and, with a ``forced`` field, the
+    forced-vs-free gap (docs/free_answers.md).
+    """
+    from pathlib import Path
+
+    from ..loaders.catalog import load_dataset
+    from ..metrics.free.score_file import score_free_file
+
+    ds = load_dataset(dataset, path)
+    stance = None
+    if reader:
+        from ..generation.cache import ResponseCache, default_cache_path
+        from ..generation.parse.free.reader import StanceReader
+
+        stance = StanceReader(
+            reader, cache=ResponseCache(default_cache_path()), calibration=calibration
+        )
+    records, summary = score_free_file(file, ds, n_resamples=resamples, seed=seed, reader=stance)
+    target = (
+        Path(out_file) if out_file else Path(file).with_name(Path(file).stem + ".resolved.jsonl")
+    )
+    _write_records(records, target)
+    if as_json:
+        echo_json({**summary, "records": str(target), "n_records": len(records)})
+        return
+    counts = records["outcome"].value_counts()
+    click.echo(f"{len(records)} answers resolved -> {target}")
+    click.echo(", ".join(f"{o} {n}" for o, n in counts.items()))
+    for line in summary["headline"]:
+        click.echo(line)
+    rows = summary.get("languages", [])
+    if rows:
+        echo_table(
+            ["model", "mode", "lang", "switch", "named", "agree forced", "agree free", "gap [95% CI]",
+             "p_holm", "status", "territories", "power 10/20"],
+            [
+                [
+                    r["model"], r["mode"], r["query_lang"], _pct(r["switch_rate"]),
+                    _pct(r["free_named_rate"]), _pct(r["agree_forced"]), _pct(r["agree_free"]),
+                    _gap(r), "-" if r["p_holm"] is None else f"{r['p_holm']:.4f}", r["status"],
+                    r["n_territories"], f"{100 * r['power_10']:.0f}/{100 * r['power_20']:.0f}",
+                ]
+                for r in rows
+            ],
+        )  # fmt: skip
+    click.echo(f"signature: {summary['signature']}")
+
+
+def _gap(r: dict[str, Any]) -> str:
+    if r["gap"] is None:
+        return "-"
+    text = f"{100 * r['gap']:+.1f}"
+    if r["gap_low"] is not None and r["gap_high"] is not None:
+        text += f" [{100 * r['gap_low']:+.1f}, {100 * r['gap_high']:+.1f}]"
+    return text
+
+
+def _write_records(records: Any, target: Any) -> None:
+    from .._atomic import atomic_path
+    from ..errors import DataError
+
+    suffix = target.suffix.lower()
+    if suffix not in (".jsonl", ".csv", ".parquet"):
+        raise DataError(
+            f"unknown output kind {suffix!r}; use .jsonl, .csv or .parquet", path=target
+        )
+    with atomic_path(target) as tmp:
+        if suffix == ".jsonl":
+            records.to_json(tmp, orient="records", lines=True, force_ascii=False)
+        elif suffix == ".csv":
+            records.to_csv(tmp, index=False)
+        else:
+            records.to_parquet(tmp, index=False)

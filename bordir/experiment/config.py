@@ -11,7 +11,7 @@ One TOML file (keys under ``[experiment]``, or at top level) plus overrides;
     modes = "all"
     k = 10
     models = ["local/gemma-3-270m"]
-    response_format = "direct"       # direct | citation
+    response_format = "direct"       # direct | citation | open (the question without options)
     system = "vanilla"
     seeds = [4321, 2557, 2558, 2559, 2560, 2561, 2562, 2563, 2564, 2565]
     temperature = 0.5
@@ -110,7 +110,7 @@ class Experiment:
     seeds: tuple[int, ...] = PAPER_SEEDS
     temperature: float = 0.5
     max_tokens: int | None = None
-    """Default: 128 (direct) or 512 (citation), as in BordIRLines."""
+    """Default: 128 (direct) or 512 (citation), as in BordIRLines; 256 for open (a free answer)."""
     langs: tuple[str, ...] = ()
     """Query languages to keep (empty: all)."""
     limit: int | None = None

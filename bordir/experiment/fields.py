@@ -114,7 +114,7 @@ FIELDS: tuple[Field, ...] = (
           cli="Documents per prompt.", cli_doc="`--k N`"),
     Field("models", "special", "the `provider/model` names to ask ([Generation](generation.md#backends)); at least one",
           cli="Comma-separated provider/model list (overrides the config).", cli_doc="`--models a,b`", cli_key="`models` (comma-separated)"),
-    Field("response_format", "choice", "`direct` (answer with an option) or `citation` (answer, cited documents and an explanation) ([Prompts](prompts.md#templates))", choices=("direct", "citation"), what="'direct' or 'citation'",
+    Field("response_format", "choice", "`direct` (answer with an option), `citation` (answer, cited documents and an explanation) or `open` (the question without options: a free answer, resolved to a claimant; [Free answers](free_answers.md)) ([Prompts](prompts.md#templates))", choices=("direct", "citation", "open"), what="'direct', 'citation' or 'open'",
           cli="", cli_type="choice", cli_doc="`--response-format direct\\|citation`"),
     Field("system", "text", "system prompt: `vanilla`, `un`, `nationalist` or `input_demo` ([Prompts](prompts.md#system-prompts))",
           cli="System prompt variant (vanilla, un, nationalist, input_demo).", cli_doc="`--system NAME`"),

@@ -50,8 +50,37 @@ def check_values(data: dict[str, Any], where: str) -> dict[str, Any]:
             'format (response_format = "citation") asks the model to cite them; list the modes '
             'without no_ir (e.g. modes = ["qlang", "rel_langs"]), or use response_format = "direct"'
         )
+    if data.get("response_format") == "open":
+        _check_open(data, where)
     check_names(data, where, bad)
     return data
+
+
+def _check_open(data: dict[str, Any], where: str) -> None:
+    """What the open format cannot serve: refused here, with the fix (never a default to option A)."""
+    if data.get("policy", "strict") != "strict":
+        raise ConfigError(
+            f"{where}: field 'policy': response_format 'open' needs policy 'strict' (a free answer has "
+            "no option A to fall back to: an answer naming no claimant stays its own outcome); "
+            "remove policy or set it to 'strict'"
+        )
+    if str(data.get("instruction_lang", "en")).casefold() != "en":
+        raise ConfigError(
+            f"{where}: field 'instruction_lang': response_format 'open' has an English instruction only "
+            "(the question itself is in the query's language); remove instruction_lang"
+        )
+    if data.get("option_orders", "given") != "given":
+        raise ConfigError(
+            f"{where}: field 'option_orders': response_format 'open' shows no options, so there is no "
+            "order to vary; remove option_orders (or ask the direct format in other orders)"
+        )
+    if data.get("langs"):
+        from ..generation.open_question import check_open_languages
+
+        try:
+            check_open_languages(list(data["langs"]))
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: field 'langs': {exc}") from None
 
 
 def _is_int(v: Any) -> bool:

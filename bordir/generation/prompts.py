@@ -17,21 +17,14 @@ module is):
 * ``instructions/<lang>.txt`` — the direct-format instruction (with and
   without documents); ``en`` is the source text, the others are machine
   translations, marked so in their header, and unreviewed.
+* ``open.txt`` with ``document_direct.txt``, ``open/instruction.txt`` and ``open/questions.tsv`` — the
+  open format: the territory question without options (:mod:`~bordir.generation.open_question`).
 
-Labels (``Document:``, ``Instruction:``, ``Query:``, ``Options:``,
-``Answer:``) stay English in every instruction language, as in BordIRLines;
-the query and option names are always in the query's language.
+Labels (``Document:``, ``Instruction:``, ``Query:``, ``Options:``, ``Answer:``) stay English in every
+instruction language, as in BordIRLines; the query and option names are in the query's language.
 
-Document text cannot forge a citation or a prompt field: before a document is
-rendered, :func:`~bordir.generation.neutralize.neutralize_document_text` rewrites the citation markers in it
-(``<doc3>`` → ``(doc(3))``, ``[1]`` → ``(1)``, ``Document 2`` → ``Document (2)``) and
-the prompt-structure labels (``Document: 4`` at a line start → ``Document - 4``;
-``Cited Documents:``, ``Chosen Option:``, ``Explanation:`` anywhere), looking at
-the text with the normalisation the citation extractor applies (NFKC, so
-fullwidth ``＜doc3＞`` counts; invisible characters such as a zero-width space
-removed; markdown ``*`` and backticks dropped). A model that quotes a document,
-whole or in part, therefore quotes no citation. Documents without such strings
-are rendered byte for byte.
+Document text cannot forge a citation or a prompt field: each document goes through
+:func:`~bordir.generation.neutralize.neutralize_document_text` first (its docs say what it rewrites).
 
 Example:
     >>> from bordir.loaders import load_demo
@@ -86,9 +79,11 @@ __all__ = [
     "neutralize_document_text",
 ]
 
-RESPONSE_FORMATS: tuple[str, ...] = ("direct", "citation")
-DEFAULT_MAX_TOKENS = {"direct": 128, "citation": 512}
-"""BordIRLines limits: 128 new tokens for a direct answer, 512 for a cited explanation."""
+RESPONSE_FORMATS: tuple[str, ...] = ("direct", "citation", "open")
+DEFAULT_MAX_TOKENS = {"direct": 128, "citation": 512, "open": 256}
+"""BordIRLines limits: 128 new tokens for a direct answer, 512 for a cited explanation. ``open``: 256,
+chosen for bordir: BorderLines' own free-text runs allowed 128 (English) / 512 (other languages); a
+free answer states its verdict in its first sentences, and 256 tokens hold it with a short justification."""
 
 
 # --- template files -----------------------------------------------------------
@@ -128,9 +123,10 @@ def instruction_languages() -> tuple[str, ...]:
 
 
 @cache
-def _instruction(lang: str) -> dict[str, str]:
-    """``{"documents": …, "no_ir": …}`` from ``instructions/<lang>.txt`` (``#`` header lines skipped)."""
-    text = template_text(f"instructions/{lang}.txt")
+def _instruction(lang: str, name: str = "") -> dict[str, str]:
+    """``{"documents": …, "no_ir": …}`` from ``instructions/<lang>.txt`` or ``name`` (``#`` header lines skipped)."""
+    name = name or f"instructions/{lang}.txt"
+    text = template_text(name)
     sections: dict[str, list[str]] = {}
     current: str | None = None
     for line in text.splitlines():
@@ -144,7 +140,7 @@ def _instruction(lang: str) -> dict[str, str]:
     out = {k: "\n".join(v).strip() for k, v in sections.items()}
     missing = [k for k in ("documents", "no_ir") if not out.get(k)]
     if missing:
-        raise ConfigError(f"instructions/{lang}.txt has no [{'] / ['.join(missing)}] section")
+        raise ConfigError(f"{name} has no [{'] / ['.join(missing)}] section")
     return out
 
 
@@ -295,8 +291,10 @@ def _user_text(
     response_format: str,
     instruction_lang: str,
     no_ir: bool,
+    territory_names: Mapping[str, str] | None = None,
 ) -> str:
     options = "\n".join(query.option_label(i) for i in range(len(query.options)))
+    text = query.text
     if response_format == "direct":
         block = template_text("document_direct.txt")
         lang = _lookup(instruction_lang, instruction_languages(), "instruction language")
@@ -306,17 +304,24 @@ def _user_text(
         if instruction_lang.casefold() != "en":
             raise ConfigError(
                 f"instruction_lang={instruction_lang!r} is available for response_format='direct' only; "
-                "the citation format's instruction is English"
+                f"the {response_format} format's instruction is English"
             )
-        block = template_text("document_citation.txt")
+        block = template_text(
+            f"document_{'direct' if response_format == 'open' else 'citation'}.txt"
+        )
         instruction = ""
-        main = template_text("citation.txt")
+        main = template_text(f"{response_format}.txt")
+        if response_format == "open":  # the question without its options (open_question.py)
+            from .open_question import open_question
+
+            instruction = _instruction("en", "open/instruction.txt")[
+                "no_ir" if no_ir else "documents"
+            ]
+            text, options = open_question(query, names=territory_names), ""
     documents = "".join(
         block.format(index=d.index, text=neutralize_document_text(d.text)) + "\n\n" for d in docs
     )
-    return main.format(
-        documents=documents, instruction=instruction, query=query.text, options=options
-    )
+    return main.format(documents=documents, instruction=instruction, query=text, options=options)
 
 
 def render(
@@ -329,14 +334,16 @@ def render(
     no_ir: bool = False,
     country: str | None = None,
     countries: Mapping[str, Country | str] | None = None,
+    territory_names: Mapping[str, str] | None = None,
 ) -> tuple[Message, ...]:
     """Render the system and user messages for ``query``.
 
     Args:
         query: the multiple-choice query (its text and native option names are used as they are).
         documents: the prompt documents, numbered 0..n-1 (see :func:`as_documents`); empty for ``no_ir``.
-        response_format: ``direct`` (answer with one option) or ``citation``
-            (cited documents, chosen option, explanation).
+        response_format: ``direct`` (answer with one option), ``citation``
+            (cited documents, chosen option, explanation) or ``open`` (the territory question
+            without options, :mod:`~bordir.generation.open_question`; a free answer).
         system: a name from :func:`system_prompts`.
         instruction_lang: ``en`` or a code from :func:`instruction_languages`
             (machine-translated, direct format only).
@@ -344,6 +351,8 @@ def render(
         country: for ``system="nationalist"``: the country to speak for.
         countries: for ``system="nationalist"`` without ``country``: English name →
             :class:`~bordir.records.Country` (``dataset.countries``); see :func:`nationalist_country`.
+        territory_names: for ``open``: native territory names by query id for queries whose text does
+            not follow BorderLines' template (:func:`~bordir.generation.open_question.territory_names_of`).
 
     Returns:
         ``(Message("system", …), Message("user", …))``.
@@ -355,7 +364,7 @@ def render(
     fmt = _lookup(response_format, RESPONSE_FORMATS, "response_format")
     docs = _check_documents(documents, no_ir=no_ir, response_format=fmt)
     system_text = _system_text(query, system, country, countries)
-    user_text = _user_text(query, docs, fmt, instruction_lang, no_ir)
+    user_text = _user_text(query, docs, fmt, instruction_lang, no_ir, territory_names)
     return (Message("system", system_text), Message("user", user_text))
 
 
@@ -377,6 +386,9 @@ def prompt_id(
     if fmt == "direct":
         lang = _lookup(instruction_lang, instruction_languages(), "instruction language")
         files += ["direct.txt", "document_direct.txt", f"instructions/{lang}.txt"]
+    elif fmt == "open":
+        lang = "en"
+        files += ["open.txt", "document_direct.txt", "open/instruction.txt", "open/questions.tsv"]
     else:
         lang = "en"
         files += ["citation.txt", "document_citation.txt"]
@@ -401,10 +413,13 @@ def build_request(
     country: str | None = None,
     countries: Mapping[str, Country | str] | None = None,
     extra: Mapping[str, Any] | None = None,
+    territory_names: Mapping[str, str] | None = None,
 ) -> GenerationRequest:
     """A :class:`GenerationRequest` for ``query``: rendered messages, option labels, documents.
 
-    ``max_tokens`` defaults to 128 (direct) or 512 (citation), as in BordIRLines.
+    ``max_tokens`` defaults to 128 (direct) or 512 (citation), as in BordIRLines, and to 256 for
+    ``open`` (:data:`DEFAULT_MAX_TOKENS`). An ``open`` request has no option labels: every backend
+    answers it with free text (the local model generates; it does not rank options).
     ``extra`` holds further result-changing backend parameters (stored as sorted string pairs).
 
     >>> from bordir.loaders import load_demo
@@ -421,8 +436,10 @@ def build_request(
         no_ir=no_ir,
         country=country,
         countries=countries,
+        territory_names=territory_names,
     )
     fmt = response_format.casefold()
+    shown = () if fmt == "open" else tuple(query.option_label(i) for i in range(len(query.options)))
     return GenerationRequest(
         model=model,
         messages=messages,
@@ -430,7 +447,7 @@ def build_request(
         seed=seed,
         max_tokens=DEFAULT_MAX_TOKENS[fmt] if max_tokens is None else max_tokens,
         response_format=fmt,  # type: ignore[arg-type]
-        options=tuple(query.option_label(i) for i in range(len(query.options))),
+        options=shown,
         documents=tuple(documents),
         extra=tuple(sorted((str(k), str(v)) for k, v in (extra or {}).items())),
     )

@@ -26,7 +26,7 @@ from .._jsonl import loads
 
 __all__ = ["Message", "Document", "GenerationRequest", "GenerationResult", "ResponseFormat"]
 
-ResponseFormat = Literal["direct", "citation"]
+ResponseFormat = Literal["direct", "citation", "open"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +55,7 @@ class GenerationRequest:
         model: ``provider/model`` (``openai/gpt-4o-mini``, ``local/gemma-3-270m`` …).
         messages: the rendered chat messages.
         temperature, seed, max_tokens: sampling settings.
-        response_format: ``direct`` or ``citation``.
+        response_format: ``direct``, ``citation`` or ``open`` (a free answer; no options).
         options: option labels (``"A) Россия"``) for backends that score options
             (rank classification); empty otherwise.
         documents: the prompt's documents, for backends with native grounding

@@ -12,7 +12,9 @@ is_control    bool    the English control query (one per territory)
 mode          str     ``no_ir``, ``qlang``, ``rel_langs`` …
 model         str     ``provider/model`` (``openai/gpt-4o-mini``)
 run           int     run number (one seed per run)
-outcome       str     ``answered``, ``refused``, ``multiple``, ``echo``, ``unparsed``, ``failed``
+outcome       str     ``answered``, ``refused``, ``multiple``, ``echo``, ``unparsed``, ``failed``;
+                      open answers: ``several``, ``controller_only``, ``refusal``,
+                      ``other_country``, ``empty``
 choice        int     option index into the territory's claimants; ``-1`` unless answered
 ============  ======  ==========================================================
 
@@ -72,6 +74,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "SCORING_COLUMNS",
     "OUTCOMES",
+    "FREE_ANSWER_OUTCOMES",
     "POLICIES",
     "Policy",
     "GROUP_KEYS",
@@ -107,6 +110,15 @@ STRING_COLUMNS: tuple[str, ...] = (
 )
 """The string columns of :data:`SCORING_COLUMNS`: few distinct values in many rows."""
 OUTCOMES: tuple[str, ...] = ("answered", "refused", "multiple", "echo", "unparsed", "failed")
+FREE_ANSWER_OUTCOMES: tuple[str, ...] = (
+    "several",
+    "controller_only",
+    "refusal",
+    "other_country",
+    "empty",
+)
+"""The outcomes of free answers (response_format ``open``, :mod:`bordir.generation.parse.free`) that
+name no single claimant; a responses table may hold them besides :data:`OUTCOMES`."""
 POLICIES: tuple[str, ...] = PARSE_POLICIES.names()
 Policy = Literal["strict", "reference"]
 GROUP_KEYS: tuple[str, ...] = ("model", "mode", "run")
@@ -277,9 +289,12 @@ def checked_responses(
     outcome = _Lazy(df["outcome"])  # element access only when a message needs it
     _fail(
         df,
-        ~codes.flags("outcome", OUTCOMES),
+        ~codes.flags("outcome", (*OUTCOMES, *FREE_ANSWER_OUTCOMES)),
         "outcome",
-        lambda i: f"unknown outcome {outcome[i]!r}; known: {', '.join(OUTCOMES)}",
+        lambda i: (
+            f"unknown outcome {outcome[i]!r}; known: "
+            f"{', '.join((*OUTCOMES, *FREE_ANSWER_OUTCOMES))}"
+        ),
     )
     choice = df["choice"].to_numpy()
     answered = codes.flags("outcome", ("answered",))

@@ -121,6 +121,12 @@ def _build(
         cit = citation_report(run, out, n_resamples=n_resamples, seed=seed, draw=draw)
         metrics = {**metrics, "citations": cit.json}
         sections.append(cit.html)
+    if run.config.response_format == "open":  # free answers and the forced-vs-free gap
+        from .free import free_report
+
+        fr = free_report(run, out, n_resamples=n_resamples, seed=seed)
+        metrics = {**metrics, "free": fr.json}
+        sections.append(fr.html)
     from .methodology import methodology_sections  # option order, power, variance, answer language
 
     meth_json, meth_html = methodology_sections(
@@ -139,5 +145,12 @@ def _build(
     from .summary import report_summary  # what the page leads with (also in metrics.json)
 
     metrics = {**metrics, "summary": report_summary(metrics)}
+    if "free" in metrics:  # the summary states the gap, or what cannot be judged (report/free.py)
+        from .free import free_findings
+
+        found, quiet = free_findings(metrics["free"])
+        summary = metrics["summary"]
+        summary["findings"] = [*found, *summary["findings"]]
+        summary["cannot_judge"] = [*quiet, *summary["cannot_judge"]]
     write_json(metrics, out / "metrics.json")
     return write_html(metrics, tables, plots, out / "report.html", sections=sections)

@@ -25,7 +25,7 @@ import numpy as np
 from .._extras import require
 from .._plotstyle import PLOT_RC
 from ..metrics.registry import metric_label
-from ..metrics.responses import OUTCOMES
+from ..metrics.responses import FREE_ANSWER_OUTCOMES, OUTCOMES
 from ..metrics.summary.names import HEADLINE
 
 __all__ = ["PLOTS", "write_plots"]
@@ -47,6 +47,12 @@ _OUTCOME_COLOURS = {
     "echo": "#5b8fc7",
     "unparsed": "#9e9e9e",
     "failed": "#d0443e",
+    # free answers (the open format)
+    "several": "#b07cc6",
+    "controller_only": "#5b8fd0",
+    "refusal": "#f0b35a",
+    "other_country": "#7a5230",
+    "empty": "#d9d9d9",
 }
 
 
@@ -296,8 +302,12 @@ def _outcomes(metrics: Mapping[str, Any], mpl: Any) -> Any:
         overall = {r["mode"]: r for r in metrics["outcomes_overall"] if r["model"] == model}
         x = np.arange(len(modes))
         bottom = np.zeros(len(modes))
-        for o in OUTCOMES:
-            h = np.array([overall[m][f"rate_{o}"] if m in overall else 0.0 for m in modes])
+        shown = [
+            *OUTCOMES,
+            *(o for o in FREE_ANSWER_OUTCOMES if any(f"rate_{o}" in r for r in overall.values())),
+        ]
+        for o in shown:
+            h = np.array([overall[m].get(f"rate_{o}", 0.0) if m in overall else 0.0 for m in modes])
             ax.bar(x, h, 0.7, bottom=bottom, color=_OUTCOME_COLOURS[o], label=o)
             bottom += h
         ax.set_xticks(x, modes, rotation=30, ha="right")

@@ -23,7 +23,7 @@ import pandas as pd
 from ..experiment.config import ExperimentConfig
 from ..modes import SKIP_NO_DOCUMENTS, SKIP_NO_TERRITORY
 
-__all__ = ["dry_run", "ASSUMED_PASSAGE_CHARS", "Unserved", "UNSERVED_CAUSES"]
+__all__ = ["dry_run", "ASSUMED_PASSAGE_CHARS", "Unserved", "UNSERVED_CAUSES", "max_tokens_note"]
 
 ASSUMED_PASSAGE_CHARS = 700
 """The passage length (characters, about 175 tokens) a dry run assumes where no passage exists yet.
@@ -53,6 +53,26 @@ class Unserved:
     max_cost_usd: float | None
     assumption: str
     corpus_missing: bool = False
+
+
+def max_tokens_note(cfg: ExperimentConfig) -> str:
+    """How the run's ``max_tokens`` was chosen, in one line.
+
+    >>> max_tokens_note(ExperimentConfig.from_dict({"response_format": "open"}))  # doctest: +ELLIPSIS
+    'max_tokens 256: the open format's default (a free answer: its verdict and a short ...'
+    """
+    from ..generation.prompts import DEFAULT_MAX_TOKENS
+
+    fmt = cfg.response_format
+    if cfg.max_tokens is not None:
+        return f"max_tokens {cfg.max_tokens}: set in the config (the {fmt} format's default is {DEFAULT_MAX_TOKENS[fmt]})"
+    why = {
+        "direct": "BordIRLines' limit for a one-option answer",
+        "citation": "BordIRLines' limit for cited documents, the option and an explanation",
+        "open": "a free answer: its verdict and a short justification; BorderLines' free-text runs "
+        "allowed 128 (English) / 512 (other languages); set max_tokens to change it",
+    }[fmt]
+    return f"max_tokens {DEFAULT_MAX_TOKENS[fmt]}: the {fmt} format's default ({why})"
 
 
 def _api_retriever(name: str) -> bool:
@@ -195,6 +215,11 @@ def dry_run(cfg: ExperimentConfig, *, batch: bool = False) -> pd.DataFrame:
     prep = _assumed_prepare(cfg) if missing else prepare(cfg, progress=False, retriever=stand_in)
     path = Path(cfg.cache).expanduser() if cfg.cache else default_cache_path()
     requests, langs = _requests(cfg, prep, prep.docs_by, prep.skipped)
+    if cfg.response_format == "open":  # the forced twin's calls too (bordir.experiment.twin)
+        from ..experiment.twin import forced_twin
+
+        more, more_langs = _requests(forced_twin(cfg), prep, prep.docs_by, prep.skipped)
+        requests, langs = requests + more, langs + more_langs
     # the cache is read, never created: a dry run on a machine without one writes nothing
     if path.is_file():
         with ResponseCache(path) as cache:
@@ -212,6 +237,12 @@ def dry_run(cfg: ExperimentConfig, *, batch: bool = False) -> pd.DataFrame:
     df.attrs["dropped"] = [(q, m, r) for (q, m), r in sorted(prep.skipped.items())]
     df.attrs["unserved"] = _unserved(cfg, prep, batch=batch, missing=missing)
     df.attrs["models"] = list(cfg.models)
+    df.attrs["max_tokens"] = max_tokens_note(cfg)
+    if cfg.response_format == "open":
+        df.attrs["max_tokens"] += (
+            "; the counts include the forced twin's direct-format calls (out/forced; 128 tokens each), "
+            "which a direct run of the same experiment shares through the cache"
+        )
     df.attrs["corpus"] = cfg.corpus
     if missing:
         from ..experiment.inputs import fetch_command

@@ -224,6 +224,9 @@ def dataset_line(table: pd.DataFrame) -> str:
 def note_lines(table: pd.DataFrame) -> list[str]:
     """How the figures were estimated (printed once, last)."""
     out = ["tokens are estimated as characters / 4; output tokens at max_tokens (an upper bound)"]
+    note = str(table.attrs.get("max_tokens") or "")
+    if "open format" in note or "forced twin" in note:  # free answers are longer: say how
+        out += _wrap(note, WIDTH, subsequent_indent="  ")
     if table.attrs.get("note"):
         out.append(str(table.attrs["note"]))
     return out

@@ -31,6 +31,7 @@ __all__ = [
     "query_orders",
     "item_label",
     "run_signature",
+    "check_open_queries",
 ]
 
 
@@ -125,6 +126,8 @@ def prepare(
 
     ds, corpus = inputs if inputs is not None else load_inputs(cfg)
     queries = select_queries(cfg, ds)
+    if cfg.response_format == "open":
+        check_open_queries(queries, ds)
     modes = [Mode.parse(m) for m in cfg.modes]
     ir_modes = [m for m in modes if m is not Mode.NO_IR]
     retrieval = None
@@ -185,6 +188,21 @@ def prepare(
     return Prepared(ds, corpus, queries, modes, retrieval, docs_by, skipped, prov_by)
 
 
+def check_open_queries(queries: list[Query], ds: BorderLines) -> None:
+    """Plan time: every query language has an open question and every query its territory's name.
+
+    Raises:
+        ConfigError: naming the languages without a template, or the first query whose territory name
+            cannot be read (with the fix), before any call is made.
+    """
+    from ..generation.open_question import check_open_languages, open_question, territory_names_of
+
+    check_open_languages(sorted({q.lang for q in queries}))
+    names = territory_names_of(ds)
+    for q in queries:
+        open_question(q, names=names)
+
+
 def grid_items(
     cfg: ExperimentConfig,
     ds: BorderLines,
@@ -199,6 +217,11 @@ def grid_items(
     """The calls one (model, mode) needs; queries without documents are added to ``skipped``."""
     from ..generation.prompts import build_request, nationalist_country
 
+    names = None
+    if cfg.response_format == "open":
+        from ..generation.open_question import territory_names_of
+
+        names = territory_names_of(ds)
     items: list[GridItem] = []
     for q in queries:
         if (q.query_id, mode.value) in skipped:
@@ -217,6 +240,7 @@ def grid_items(
             no_ir=mode is Mode.NO_IR,
             countries=ds.countries,
             country=nationalist_country(q, ds.countries),
+            **({"territory_names": names} if names is not None else {}),
         )
         for order, pq in query_orders(
             cfg, q, mode

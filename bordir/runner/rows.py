@@ -61,9 +61,20 @@ SORT_KEYS = ["model", "mode", "query_id", "run"]
 
 
 def build_rows(
-    cfg: ExperimentConfig, it: GridItem, res: GenerationResult, sig: str, rank: bool
+    cfg: ExperimentConfig,
+    it: GridItem,
+    res: GenerationResult,
+    sig: str,
+    rank: bool,
+    *,
+    dataset: Any = None,
 ) -> list[dict[str, Any]]:
-    """The response rows of one call's result: one per run it serves, in the given option order."""
+    """The response rows of one call's result: one per run it serves, in the given option order.
+
+    An ``open`` answer is resolved (:mod:`bordir.generation.parse.free`, with ``dataset``'s names):
+    ``outcome`` is ``answered`` for one claimant, else the resolver's outcome (``several``,
+    ``controller_only``, ``refusal``, ``other_country``, ``unparsed``, ``empty``).
+    """
     from ..generation.choice import choose_option
     from ..generation.parse import PromptParts, parse_answer, parse_citation_response
 
@@ -103,6 +114,13 @@ def build_rows(
         elif rank and res.option_logprobs is not None:
             choice = choose_option(list(res.option_logprobs), cfg.temperature, seed)
             row.update(outcome="answered", choice=choice, raw_text=q.option_label(choice))
+        elif cfg.response_format == "open":
+            from ..generation.parse.free import resolver_for
+
+            fr = resolver_for(dataset).resolve(res.text, q)
+            outcome = "answered" if fr.outcome == "claimant" else fr.outcome
+            row.update(outcome=outcome, choice=fr.index if outcome == "answered" else -1)
+            row.update(raw_text=res.text)
         elif cfg.response_format == "citation":
             pc = parse_citation_response(
                 res.text, q, len(it.docs), documents=it.docs, policy=cfg.policy, prompt=prompt

@@ -61,10 +61,29 @@ def run(
             price; needs ``out``), wait for them, polling every ``poll`` seconds, and write the
             run as online calls would (see ``docs/batch.md`` and :mod:`bordir.runner.batch`).
         poll: seconds between two looks at the pending batches (with ``batch``).
+
+    An ``open`` run also runs its forced twin (the same experiment in the direct format,
+    :func:`~bordir.experiment.twin.forced_twin`) first, into ``out/forced``: the forced-vs-free gap
+    pairs the two. Its calls are a direct run's, served from the cache when one was made.
     """
     cfg = ExperimentConfig.coerce(config)
     if cache is not None:
         cfg = cfg.override(cache=os.fspath(cache))
+    if (
+        cfg.response_format == "open"
+    ):  # the forced twin first, into out/forced (bordir.experiment.twin)
+        from ..experiment.twin import FORCED_DIR, forced_twin
+
+        run(
+            forced_twin(cfg),
+            out=None if out is None else Path(out) / FORCED_DIR,
+            progress=progress,
+            backends=backends,
+            executor=executor,
+            address=address,
+            batch=batch,
+            poll=poll,
+        )
     if batch:
         from .batch.collect import run_batched
 

@@ -146,7 +146,7 @@ def run_shard(
                     out.failure_keys.append(key)
                 out.usage.append((it.request, res, it.query.lang))
                 out.keys.append(key)
-                new = build_rows(cfg, it, res, sig, rank)
+                new = build_rows(cfg, it, res, sig, rank, dataset=prep.dataset)
                 for r in new:
                     r["cf_logprobs"] = (
                         cf.get(it.query.query_id) if r["option_order"] == "given" else None

@@ -126,11 +126,16 @@ def write_view(
                 f"{p}: {n:,} response rows, more than the {max_rows:,} a static view.html embeds; "
                 "serve it instead: bordir view DIR --serve"
             )
+        page = render_page(*kind.page(p))
+        if rec.kind == "run" and rec.config.get("response_format") == "open":
+            from .free_view import free_section  # free answers and their forced twins
+
+            page = page.replace("\n</main>\n", f"\n{free_section(p)}\n</main>\n", 1)
         if target is not None:
-            return atomic_write_text(target, render_page(*kind.page(p)))
+            return atomic_write_text(target, page)
         from ..runrecord.outputs import OutputWriter
 
         with OutputWriter(p, by="bordir view", allow_incomplete=True) as w:
-            atomic_write_text(w.stage / VIEW_FILE, render_page(*kind.page(p)))
+            atomic_write_text(w.stage / VIEW_FILE, page)
             w.commit()
     return p / VIEW_FILE

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..responses import OUTCOMES
+from ..responses import FREE_ANSWER_OUTCOMES, OUTCOMES
 
 __all__ = ["COUNT_COLUMNS", "language_breakdown", "outcome_rates"]
 
@@ -104,7 +104,8 @@ def outcome_rates(
 
     Returns:
         One row per group: ``n``, ``n_<outcome>`` and ``rate_<outcome>`` for
-        each outcome in :data:`~bordir.metrics.responses.OUTCOMES`.
+        each outcome in :data:`~bordir.metrics.responses.OUTCOMES`, and for each free-answer
+        outcome (:data:`~bordir.metrics.responses.FREE_ANSWER_OUTCOMES`) the table holds.
 
     >>> import pandas as pd
     >>> r = pd.DataFrame({"model": ["m"] * 4, "mode": ["no_ir"] * 4, "query_lang": ["es"] * 4,
@@ -114,14 +115,16 @@ def outcome_rates(
     0         es  4          1            0.5           0.25
     """
     keys = list(by)
+    present = set(responses["outcome"])  # free-answer outcomes only when the table has them
+    names = [*OUTCOMES, *(o for o in FREE_ANSWER_OUTCOMES if o in present)]
     counts = (
         responses.assign(_one=1)
         .pivot_table(index=keys, columns="outcome", values="_one", aggfunc="sum", fill_value=0)
-        .reindex(columns=list(OUTCOMES), fill_value=0)
+        .reindex(columns=names, fill_value=0)
     )
     counts.columns = [f"n_{c}" for c in counts.columns]
     counts.insert(0, "n", counts.sum(axis=1))
-    for o in OUTCOMES:
+    for o in names:
         counts[f"rate_{o}"] = counts[f"n_{o}"] / counts["n"]
     out = counts.reset_index()
     out.columns.name = None

@@ -1,0 +1,353 @@
+"""The roles of the countries a free answer names: sentences, their parts, and the cue nearest each name.
+
+The answer (folded) is cut into **sentences** (``. ! ? 。 ！ ？ । ۔ ؟ ։ ። ။ ។`` and line breaks),
+each sentence into **segments** at a contrast word (but, however, while, но, pero, 但, しかし …) or a
+semicolon, and each segment into **clauses** at commas (``, ، 、 ，``). Every country a sentence names
+gets one **role**:
+
+1. ``negated``: a negation of its clause binds to it (the nearest country after the negation in a
+   language that negates before, ``not part of Russia``; before it in one that negates after,
+   ``ロシアの領土ではない``);
+2. in the reach of a claim word (claims, considers, according to, считает …: its clause, or its whole
+   segment when the claim word opens the segment, ``According to Moscow, …``): ``recognized`` if a
+   word of the international community / law / a treaty stands there too and no negation, else
+   ``claimed`` — a reported position, never the answer's own;
+3. ``disputed``: its clause calls the territory disputed;
+4. else the category of the nearest cue of the segment (at most :data:`REACH` characters away; in a
+   head-final language a cue before the name counts :data:`BEHIND` characters farther):
+   ``sovereign`` (belongs to, part of, territory …; ``historical`` instead when a word of the past
+   — was, until, formerly … — stands next to the name or its cue), ``recognized``, ``control``
+   (administered, occupied, de facto …) or ``geo`` (borders, near …);
+5. else: ``bare`` when the sentence is little more than the name (``Ukraine.``, ``Answer: Russia``);
+   ``demonym`` for an adjective (``Crimea is Ukrainian.``, ``the islands are British and …``) unless
+   its clause speaks of the past; ``copula`` for a name in a short clause (``Крым — Россия``);
+   otherwise ``mentioned``.
+
+Example:
+    >>> from bordir.generation.parse.free.cues import cue_hits
+    >>> from bordir.generation.parse.free.lexicon import lexicon
+    >>> t = "crimea belongs to ukraine, but it is occupied by russia."
+    >>> hits = [(18, 25, "UA", "name"), (49, 55, "RU", "name")]
+    >>> [(m.code, m.role) for m in analyze(t, hits, cue_hits(t, lexicon(), ("en",)))]
+    [('UA', 'sovereign'), ('RU', 'control')]
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import TypeVar
+
+from .cues import Cue
+from .names import Hit
+
+__all__ = ["Mention", "analyze", "REACH", "BEHIND", "sentences"]
+
+_T = TypeVar("_T")
+
+REACH = 60
+"""Characters between a country and the cue that gives it its role, at most."""
+BEHIND = 20
+"""In a head-final language (Japanese, Hindi, Turkish …), a cue before a name counts this much farther."""
+HISTORY_NEAR = 6
+"""Characters around a name and its cue within which a word of the past makes a statement historical."""
+
+_SENTENCE_END = re.compile(r"[.!?。！？।॥۔؟։።။។\n]+")
+_COMMA = re.compile(r"[,،、，፣]")
+_SEMI = re.compile(r"[;؛；]")
+_STRONG_ROLES = ("sovereign", "recognized", "bare", "demonym")
+_ROLE_CUES = ("sovereignty", "control", "geo", "recognition")
+
+
+@dataclass(slots=True)
+class Mention:
+    """A country named in the answer, with the role its context gives it."""
+
+    start: int
+    end: int
+    code: str
+    kind: str
+    role: str = "mentioned"
+    sentence: int = 0
+    seg_start: int = 0
+    seg_end: int = 0
+    cue: str = ""
+    clause: tuple[int, int] = (0, 0)
+    conclusion: bool = False
+    both: bool = False
+
+    @property
+    def strong(self) -> bool:
+        return self.role in _STRONG_ROLES
+
+
+def sentences(folded: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each sentence of folded text (its end punctuation included)."""
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(folded):
+        end = m.end()
+        if m.group()[0] == "." and end < len(folded) and not folded[end].isspace():
+            continue  # u.n., 3.5: not an end
+        if folded[start:end].strip():
+            out.append((start, end))
+        start = end
+    if folded[start:].strip():
+        out.append((start, len(folded)))
+    return out
+
+
+def _cuts(a: int, b: int, positions: Iterable[int]) -> list[tuple[int, int]]:
+    edges = sorted({a, b, *(p for p in positions if a < p < b)})
+    return list(zip(edges, edges[1:]))
+
+
+def _within(
+    spans: list[tuple[int, int]], pos: int, starts: list[int] | None = None
+) -> tuple[int, int]:
+    """The span of ``spans`` (sorted, adjacent) holding ``pos`` (``starts``: their starts, if at hand)."""
+    i = bisect_right(starts if starts is not None else [a for a, _ in spans], pos) - 1
+    return spans[i] if 0 <= i < len(spans) and pos < spans[i][1] else spans[-1]
+
+
+_WORDS = re.compile(r"[^\W\d_]+")
+_UNSPACED_RUN = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u2e80-\U0002ffff]")
+
+
+def _size(
+    folded: str,
+    a: int,
+    b: int,
+    mentions: Sequence[Mention],
+    cues: Sequence[Cue],
+    mention_starts: Sequence[int] | None = None,
+    cue_starts: Sequence[int] | None = None,
+) -> int:
+    """How much is said between ``a`` and ``b`` besides the names and answer labels (≈ letters).
+
+    ``mentions`` and ``cues`` are in text order; only those inside ``[a, b)`` are looked at.
+    """
+    inside: list[Mention | Cue] = list(_slice(mentions, a, b, mention_starts))
+    inside += [c for c in _slice(cues, a, b, cue_starts) if c.category == "conclusion"]
+    pieces, pos = [], a
+    for lo, hi in sorted((max(x.start, a), min(x.end, b)) for x in inside):
+        if lo > pos:
+            pieces.append(folded[pos:lo])
+        pos = max(pos, hi)
+    pieces.append(folded[pos:b])
+    rest = " ".join(pieces)
+    if _UNSPACED_RUN.search(rest):
+        return sum(len(w) for w in _WORDS.findall(rest))
+    return 3 * len(_WORDS.findall(rest))
+
+
+def _slice(
+    items: Sequence[_T], a: int, b: int, starts: Sequence[int] | None = None
+) -> Sequence[_T]:
+    """The items (in text order, with ``.start``) starting in ``[a, b)`` (``starts``: theirs, if at hand)."""
+    if starts is None:
+        starts = [x.start for x in items]  # type: ignore[attr-defined]
+    return items[bisect_left(starts, a) : bisect_left(starts, b)]
+
+
+def _nearest(c: Cue, ms: list[Mention], direction: str) -> Mention | None:
+    if direction == "next":
+        after = [m for m in ms if m.start >= c.end]
+        return min(after, key=lambda m: m.start) if after else None
+    before = [m for m in ms if m.end <= c.start]
+    return max(before, key=lambda m: m.end) if before else None
+
+
+def _bind_negations(cues: Sequence[Cue], mentions: list[Mention], binds: Mapping[str, str]) -> None:
+    """Each negation negates the nearest country of its clause on its language's side (else the other)."""
+    starts = [m.start for m in mentions]
+    for c in cues:
+        if c.category != "negation":
+            continue
+        near = _slice(mentions, c.start - 4 * REACH, c.end + REACH + 1, starts)
+        inside = [m for m in near if m.clause[0] <= c.start < m.clause[1]]
+        side = binds.get(c.lang, "next")
+        pick = _nearest(c, inside, side) or _nearest(
+            c, inside, "previous" if side == "next" else "next"
+        )
+        if pick is None:
+            continue
+        gap = pick.start - c.end if pick.start >= c.end else c.start - pick.end
+        if gap <= REACH:
+            pick.role, pick.cue = "negated", "negation"
+
+
+def _claim_reach(m: Mention, seg: list[Cue], first: tuple[int, int]) -> list[Cue]:
+    """The cues reporting a position that cover ``m``.
+
+    A claim word or an attribution of its clause, or an attribution opening its segment
+    (``According to Moscow, …``; ``first``: the segment's first clause).
+    """
+    return [
+        c
+        for c in seg
+        if (c.category in ("claim", "attribution") and m.clause[0] <= c.start < m.clause[1])
+        or (c.category == "attribution" and first[0] <= c.start < min(first[1], first[0] + 16))
+    ]
+
+
+def _after_claim(c: Cue, cues: Sequence[Cue], commas: list[int]) -> bool:
+    """True for a cue said inside a reported position (a claim word before it in its clause)."""
+    lo = max((p for p in commas if p <= c.start), default=0)
+    return any(x.category in ("claim", "attribution") and lo <= x.start < c.start for x in cues)
+
+
+def _role_of(
+    m: Mention,
+    seg: list[Cue],
+    in_clause: list[Cue],
+    claims: list[Cue],
+    binds: Mapping[str, str],
+    clause_size: Callable[[], int],
+    bare: Callable[[], bool],
+) -> tuple[str, str]:
+    if claims:
+        where = [c for c in seg if c.start >= min(x.start for x in claims) - REACH]
+        legal = any(c.category == "recognition" for c in where)
+        negated = any(c.category == "negation" for c in where)
+        return ("recognized", "recognition") if legal and not negated else ("claimed", "claim")
+    if any(c.category == "dispute" for c in in_clause):
+        return "disputed", "dispute"
+    best: tuple[int, int, Cue] | None = None
+    for c in seg:
+        if c.category not in _ROLE_CUES:
+            continue
+        before = c.end <= m.start
+        gap = max(m.start - c.end if before else c.start - m.end, 0)
+        if before and binds.get(c.lang) == "previous":
+            gap += BEHIND
+        rank = 0 if c.category in ("sovereignty", "recognition") else 1
+        if gap <= REACH and (best is None or (gap, rank) < (best[0], best[1])):
+            best = (gap, rank, c)
+    past = [c for c in in_clause if c.category == "history"]
+    if best is not None:
+        cue = best[2]
+        if cue.category == "sovereignty":
+            lo = min(cue.start, m.start) - HISTORY_NEAR
+            hi = max(cue.end, m.end) + HISTORY_NEAR
+            near = any(lo <= c.start <= hi for c in past)
+            return ("historical" if near else "sovereign"), "sovereignty"
+        role = {"recognition": "recognized", "control": "control", "geo": "geo"}[cue.category]
+        return role, cue.category
+    if bare():
+        return "bare", "bare"
+    if m.kind == "demonym" and not past:
+        return "demonym", "demonym"
+    if not past and clause_size() <= 15:
+        return "copula", "copula"
+    return "mentioned", ""
+
+
+def analyze(
+    folded: str,
+    hits: Sequence[Hit],
+    cues: Sequence[Cue],
+    binds: Mapping[str, str] | None = None,
+    claimants: frozenset[str] = frozenset(),
+    spans: Sequence[tuple[int, int]] | None = None,
+) -> list[Mention]:
+    """Every country hit of the answer with its role (see the module docs).
+
+    ``claimants``: the codes of the query's claimants; a sentence that calls the territory disputed
+    and names two of them describes the dispute (their roles are ``disputed``), except in a part of
+    it that a contrast word opens. ``spans``: the sentences, when the caller has them already.
+    ``hits`` and ``cues`` are in text order.
+    """
+    binds = binds or {}
+    out: list[Mention] = []
+    hit_starts = [h[0] for h in hits]
+    cue_starts = [c.start for c in cues]
+    for si, (a, b) in enumerate(spans if spans is not None else sentences(folded)):
+        lo, hi = bisect_left(hit_starts, a), bisect_left(hit_starts, b)
+        if lo == hi:
+            continue
+        sm = [Mention(s, e, code, kind, sentence=si) for s, e, code, kind in hits[lo:hi]]
+        sc = list(cues[bisect_left(cue_starts, a) : bisect_left(cue_starts, b)])
+        out.extend(_sentence(folded, a, b, sm, sc, binds, claimants))
+    return out
+
+
+def _sentence(
+    folded: str,
+    a: int,
+    b: int,
+    sm: list[Mention],
+    sc: list[Cue],
+    binds: Mapping[str, str],
+    claimants: frozenset[str],
+) -> list[Mention]:
+    """The roles of the countries of one sentence ``[a, b)``."""
+    conclusion = any(c.category == "conclusion" for c in sc)
+    ends = {m.end for m in sm}
+    starts = [m.start for m in sm]
+    commas = []
+    for x in _COMMA.finditer(folded, a, b):  # "Japan, China and Taiwan": a list, not a clause end
+        nxt = bisect_left(starts, x.end())
+        listed = x.start() in ends and nxt < len(starts) and starts[nxt] <= x.end() + 5
+        if not listed:
+            commas.append(x.end())
+    contrasts = sorted({c.start for c in sc if c.category == "contrast"})
+    first = min(commas, default=b)
+    cuts = list(contrasts)
+    # a sentence opened by a contrast word (Although …, Хотя …, رغم …): its first clause is a part
+    if any(p < first for p in contrasts):
+        cuts.append(first)
+    cuts += [x.start() for x in _SEMI.finditer(folded, a, b)]
+    segs = _cuts(a, b, cuts)
+    seg_starts = [x for x, _ in segs]
+    clauses: dict[tuple[int, int], list[tuple[int, int]]] = {}
+
+    def clauses_of(seg: tuple[int, int]) -> list[tuple[int, int]]:
+        if seg not in clauses:
+            inner = commas[bisect_right(commas, seg[0]) : bisect_left(commas, seg[1])]
+            clauses[seg] = _cuts(seg[0], seg[1], inner)
+        return clauses[seg]
+
+    opened = set(seg_starts) & set(contrasts)
+    if any(p < first for p in contrasts):
+        opened.add(a)
+    named = {m.code for m in sm} & claimants
+    described = len(named) >= 2 and any(
+        c.category == "dispute" and not _after_claim(c, sc, commas) for c in sc
+    )
+    one = len({x.code for x in sm}) == 1
+    sc_starts = [c.start for c in sc]
+    sizes: dict[tuple[int, int], int] = {}
+
+    def size_of(clause: tuple[int, int]) -> int:
+        if clause not in sizes:
+            sizes[clause] = _size(folded, clause[0], clause[1], sm, sc, starts, sc_starts)
+        return sizes[clause]
+
+    bare_cache: list[bool] = []
+
+    def bare() -> bool:
+        if not bare_cache:
+            bare_cache.append(one and _size(folded, a, b, sm, sc, starts, sc_starts) <= 6)
+        return bare_cache[0]
+
+    for m in sm:
+        m.seg_start, m.seg_end = _within(segs, m.start, seg_starts)
+        m.clause = _within(clauses_of((m.seg_start, m.seg_end)), m.start)
+        m.conclusion = conclusion
+    _bind_negations(sc, sm, binds)
+    for m in sm:
+        seg = list(_slice(sc, m.seg_start, m.seg_end, sc_starts))
+        m.both = any(c.category == "both" for c in seg)
+        if m.role == "negated":
+            continue
+        if described and m.seg_start not in opened:
+            m.role, m.cue = "disputed", "dispute"
+            continue
+        in_clause = list(_slice(seg, m.clause[0], m.clause[1]))
+        head = clauses_of((m.seg_start, m.seg_end))[0]
+        reach = _claim_reach(m, seg, head)
+        m.role, m.cue = _role_of(m, seg, in_clause, reach, binds, partial(size_of, m.clause), bare)
+    return sm

@@ -16,6 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as _hypothesis_settings
+
+# Property tests check what they check, not how fast: a worker on a loaded 2-core machine can take
+# longer than hypothesis' default 200 ms deadline for one example (speed is measured in benchmarks/).
+_hypothesis_settings.register_profile("bordir", deadline=None)
+_hypothesis_settings.load_profile("bordir")
 
 # Bytecode caches on, whatever PYTHONDONTWRITEBYTECODE says: the suite imports bordir in two workers
 # and in a few hundred subprocesses (the CLI, the documented pages, the benchmarks' children), and

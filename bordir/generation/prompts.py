@@ -1,8 +1,7 @@
 """Prompt rendering: templates shipped as text files, rendered into chat messages.
 
-The templates live in ``bordir/generation/templates/`` (plain text with
-``str.format`` placeholders; the folder is not called ``prompts/`` because this
-module is):
+The templates live in ``bordir/generation/templates/`` (plain text with ``str.format``
+placeholders; the folder is not called ``prompts/`` because this module is):
 
 * ``system/<name>.txt`` — system prompts, selected by ``system=``: ``vanilla``
   (a concise geopolitics expert), ``un`` (a UN peacekeeper following the
@@ -14,9 +13,8 @@ module is):
   documents numbered from 0, an instruction, ``Query:``, ``Options:``, ``Answer:``.
 * ``citation.txt`` with ``document_citation.txt`` — the citation format
   (``Cited Documents:`` / ``Chosen Option:`` / ``Explanation:``).
-* ``instructions/<lang>.txt`` — the direct-format instruction (with and
-  without documents); ``en`` is the source text, the others are machine
-  translations, marked so in their header, and unreviewed.
+* ``instructions/<lang>.txt`` — the direct-format instruction (with and without documents); ``en``
+  is the source text, the others are machine translations, marked so in their header, unreviewed.
 * ``open.txt`` with ``document_direct.txt``, ``open/instruction.txt`` and ``open/questions.tsv`` — the
   open format: the territory question without options (:mod:`~bordir.generation.open_question`).
 
@@ -82,8 +80,7 @@ __all__ = [
 RESPONSE_FORMATS: tuple[str, ...] = ("direct", "citation", "open")
 DEFAULT_MAX_TOKENS = {"direct": 128, "citation": 512, "open": 256}
 """BordIRLines limits: 128 new tokens for a direct answer, 512 for a cited explanation. ``open``: 256,
-chosen for bordir: BorderLines' own free-text runs allowed 128 (English) / 512 (other languages); a
-free answer states its verdict in its first sentences, and 256 tokens hold it with a short justification."""
+bordir's (BorderLines' free-text runs allowed 128 / 512): a verdict and a short justification."""
 
 
 # --- template files -----------------------------------------------------------

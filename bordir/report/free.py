@@ -53,7 +53,7 @@ def free_report(run: RunDir, out: Path, *, n_resamples: int, seed: int | None) -
     """The ``free`` metrics and the HTML section of the open run ``run`` written in ``out``."""
     from ..metrics.free.summary import free_summary
 
-    twin = twin_dir(out)
+    twin = twin_dir(run.path)  # the forced twin beside the run (out: the staging folder)
     forced = read_run_dir(twin).responses if twin is not None else None
     summary = free_summary(forced, run.responses, run.dataset, n_resamples=n_resamples, seed=seed)
     tables = out / "tables"

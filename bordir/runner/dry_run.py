@@ -58,8 +58,8 @@ class Unserved:
 def max_tokens_note(cfg: ExperimentConfig) -> str:
     """How the run's ``max_tokens`` was chosen, in one line.
 
-    >>> max_tokens_note(ExperimentConfig.from_dict({"response_format": "open"}))  # doctest: +ELLIPSIS
-    'max_tokens 256: the open format's default (a free answer: its verdict and a short ...'
+    >>> print(max_tokens_note(ExperimentConfig.from_dict({"response_format": "open"})))  # doctest: +ELLIPSIS
+    max_tokens 256: the open format's default (a free answer: its verdict and a short ...
     """
     from ..generation.prompts import DEFAULT_MAX_TOKENS
 

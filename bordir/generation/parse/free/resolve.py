@@ -24,7 +24,7 @@ Example:
     >>> r = FreeResolver(ds)
     >>> q = ds.query("Crimea_en")
     >>> r.resolve("Crimea is internationally recognized as part of Ukraine, though Russia annexed it in 2014.", q)
-    Resolution(outcome='claimant', claimant='Ukraine', index=1, rule='recognition', span=(0, 57), evidence='recognition: ukraine', country='', reader='')
+    Resolution(outcome='claimant', claimant='Ukraine', index=1, rule='sovereignty', span=(0, 57), evidence='sovereignty: ukraine', country='', reader='')
     >>> r.resolve("Russia claims Crimea.", q).outcome, r.resolve("  ", q).outcome
     ('unparsed', 'empty')
     >>> r.resolve("Крым — не Россия, а Украина.", ds.query("Crimea_ru")).claimant

@@ -27,8 +27,8 @@ import json
 import os
 import re
 import sys
-from itertools import accumulate
 from collections.abc import Callable, Iterable, Iterator
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 

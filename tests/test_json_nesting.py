@@ -230,3 +230,28 @@ def test_the_depth_bordir_reads():
             loads(text)
         with pytest.raises(json.JSONDecodeError, match="nested too deeply"):
             loads(text.encode())
+
+
+@pytest.mark.parametrize("where", ["config", "suite", "prices"])
+def test_a_toml_integer_longer_than_python_converts(where, tmp_path):
+    """``k = 1`` followed by a million zeros: tomllib's ``int()`` raised a plain ValueError
+    (before: ``internal error: ValueError: Exceeds the limit (4300 digits)``)."""
+    big = "1" + "0" * 1_000_000
+    cfg = tmp_path / "exp.toml"
+    cfg.write_text('dataset = "demo"\nmodels = ["mock/first"]\n', encoding="utf-8")
+    env = None
+    if where == "config":
+        cfg.write_text(f'dataset = "demo"\nmodels = ["mock/first"]\nk = {big}\n', encoding="utf-8")
+        bad, word = cfg, "invalid"
+    elif where == "suite":
+        cfg.write_text(f'dataset = "demo"\n[[runs]]\nname = "a"\nk = {big}\n', encoding="utf-8")
+        bad, word = cfg, "invalid"
+    else:
+        bad, word = tmp_path / "prices.toml", "not valid"
+        bad.write_text(f'[models."mock/*"]\ninput = {big}\noutput = 1\n', encoding="utf-8")
+        env = {"BORDIR_PRICES": str(bad)}
+    res = invoke_cli("run", str(cfg), "--out", str(tmp_path / "out"), "--dry-run", env=env)
+    assert res.returncode == 2 and "internal error" not in res.stderr, res.stderr
+    assert res.stderr.strip() == (
+        f"bordir: error: {bad}: {word} TOML: a number with more than 4300 digits"
+    ), res.stderr

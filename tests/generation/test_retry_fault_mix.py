@@ -141,3 +141,45 @@ def test_a_stalled_server_stops_the_run_after_that_many_timed_out_attempts(proto
     )
     assert sum(r.error.startswith("not attempted: stopped after 4") for r in results) >= 20
     assert took < timeout * 3 + 2.0
+
+
+@pytest.mark.filterwarnings("ignore:The `__fields__` attribute is deprecated")
+def test_an_attempt_that_trickles_is_cut_at_the_attempt_timeout(protocol):
+    """A server alive but far too slow: the answer's bytes come one every 0.2 s, so every read of
+    the client gets a byte within its per-read timeout. The attempt timeout bounds the whole
+    attempt (before: the first attempt took its ~60 s to the end, the 1 s timeout never fired)."""
+    server, backend, model, timeout = protocol
+    server.push(Fault.trickle(0.2))  # the first answer would take over a minute
+    t0 = time.monotonic()
+    (result,) = execute(
+        backend,
+        _requests(model, 1),
+        options=ExecutorOptions(timeout=timeout, jitter_seed=5),
+        progress=False,
+    )
+    took = time.monotonic() - t0
+    assert result.ok, result.error
+    assert result.attempts >= 2
+    assert took < timeout * 6
+
+
+@pytest.mark.filterwarnings("ignore:The `__fields__` attribute is deprecated")
+def test_trickling_attempts_end_at_the_request_deadline(protocol):
+    server, backend, model, timeout = protocol
+    server.push(*[Fault.trickle(0.2)] * 20)  # every attempt trickles
+    t0 = time.monotonic()
+    (result,) = execute(
+        backend,
+        _requests(model, 1),
+        options=ExecutorOptions(
+            timeout=timeout,
+            request_deadline=timeout * 2.5,
+            max_consecutive_failures=None,
+            jitter_seed=6,
+        ),
+        progress=False,
+    )
+    took = time.monotonic() - t0
+    assert not result.ok and result.attempts >= 2
+    assert result.error.startswith(f"request deadline of {timeout * 2.5:g} s reached after ")
+    assert took < timeout * 2.5 + 1.5

@@ -246,7 +246,7 @@ def read_result_file(
     if not lines:
         raise DataError("has no result lines", path=p)
     empty = [ln.line for ln in lines if not ln.results]
-    warnings = (
+    warnings: tuple[str, ...] = (
         (
             f"{p}: {len(empty)} of {len(lines)} line(s) have no reply (results is empty): line(s) "
             f"{some_ids([str(n) for n in empty])}",

@@ -32,7 +32,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 __all__ = ["Kids", "Node", "Selector", "parse_selector", "matches", "key_of", "unescape"]
@@ -133,9 +133,9 @@ def unescape(text: str) -> str:
     return _ESCAPE.sub(one, text)
 
 
-def _split(text: str) -> list[str]:
-    """``text`` split at its top-level commas (not in parentheses, brackets or quotes)."""
-    out, depth, start, quote, i = [], 0, 0, "", 0
+def _structure(text: str, at: int = 0) -> Iterator[tuple[int, str]]:
+    """``(index, character)`` of the characters of ``text`` from ``at`` that are neither escaped nor quoted."""
+    quote, i = "", at
     while i < len(text):
         c = text[i]
         if c == "\\":
@@ -145,36 +145,35 @@ def _split(text: str) -> list[str]:
             quote = "" if c == quote else quote
         elif c in "\"'":
             quote = c
-        elif c in "([":
+        else:
+            yield i, c
+        i += 1
+
+
+def _split(text: str) -> list[str]:
+    """``text`` split at its top-level commas (not in parentheses, brackets or quotes)."""
+    out, depth, start = [], 0, 0
+    for i, c in _structure(text):
+        if c in "([":
             depth += 1
         elif c in ")]":
             depth -= 1
         elif c == "," and depth == 0:
             out.append(text[start:i])
             start = i + 1
-        i += 1
     return [*out, text[start:]]
 
 
 def _closing(text: str, at: int) -> int:
     """The index of the ``)`` that closes the parenthesis opened just before ``at`` (-1: none)."""
-    depth, quote, i = 1, "", at
-    while i < len(text):
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if quote:
-            quote = "" if c == quote else quote
-        elif c in "\"'":
-            quote = c
-        elif c == "(":
+    depth = 1
+    for i, c in _structure(text, at):
+        if c == "(":
             depth += 1
         elif c == ")":
             depth -= 1
             if depth == 0:
                 return i
-        i += 1
     return -1
 
 

@@ -9,6 +9,10 @@ and Windows. A reader therefore sees either the old file or the new one, never
 a torn one; an interrupted write leaves at most a hidden ``.NAME.*.tmp`` file,
 which is removed when the write fails inside Python.
 
+A destination that is not a regular file — ``/dev/stdout``, ``/dev/null``, a named pipe — is
+written into, not replaced (a rename over it would put a regular file in its place); a symbolic
+link stays a link, and the file it points to is replaced.
+
 Example:
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -24,6 +28,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -52,6 +58,33 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def _special(path: Path) -> bool:
+    """True when ``path`` (its links followed) is there and is no regular file: a device, a FIFO, a socket."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode) and not stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _into(path: Path) -> Iterator[Path]:
+    """A temporary file for the content, then copied into ``path`` (a device or a FIFO) by writing.
+
+    A rename over ``path`` would replace ``/dev/null`` or ``/dev/stdout`` with a regular file
+    (for every process of the machine, when run as root).
+    """
+    fd, name = tempfile.mkstemp(prefix=".bordir-out.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        with open(tmp, "rb") as src, open(path, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str], *, mode: int = 0o644) -> Iterator[Path]:
     """Yield a unique temporary path next to ``path``; on success move it over ``path``.
@@ -70,8 +103,19 @@ def atomic_path(path: str | os.PathLike[str], *, mode: int = 0o644) -> Iterator[
         'x'
     """
     path = Path(path)
+    if _special(path):  # /dev/stdout, /dev/null, a FIFO: written into, never replaced
+        with _into(path) as tmp:
+            yield tmp
+        return
+    if path.is_symlink():  # the file it points to is replaced; the link stays
+        path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:  # said of the destination, not of a temporary name it never had
+        raise OSError(
+            exc.errno, f"cannot write a file in its folder ({exc.strerror})", str(path)
+        ) from None
     os.close(fd)
     tmp = Path(name)
     try:
@@ -79,7 +123,10 @@ def atomic_path(path: str | os.PathLike[str], *, mode: int = 0o644) -> Iterator[
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot replace it ({exc.strerror})", str(path)) from None
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
@@ -156,8 +203,6 @@ def atomic_replace_dir(built: str | os.PathLike[str], dest: str | os.PathLike[st
         >>> atomic_replace_dir(d / ".idx.build", d / "idx"), sorted(p.name for p in d.iterdir())
         (True, ['idx'])
     """
-    import shutil
-
     built, dest = Path(built), Path(dest)
     old: Path | None = None
     if dest.exists():  # moved aside, not deleted first: a reader never finds no index at all

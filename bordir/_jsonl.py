@@ -18,7 +18,7 @@ Example:
     ...     list(iter_json_objects(p))
     ... except DataError as err:
     ...     print(str(err).replace(str(p), "x.jsonl"))
-    x.jsonl:4: not valid JSON: nested too deeply (column 1001)
+    x.jsonl:4: not valid JSON: nested too deeply (column 129)
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -44,14 +45,23 @@ __all__ = [
 ]
 
 NESTED_TOO_DEEPLY = "nested too deeply"
-"""The reason of a JSON text nested deeper than the parser goes (:func:`loads`)."""
+"""The reason of a JSON text nested deeper than :data:`MAX_DEPTH` (:func:`loads`)."""
+
+MAX_DEPTH = 128
+"""The deepest nesting of arrays and objects bordir reads (serde_json's default limit too).
+
+bordir's own files nest fewer than ten levels; Python's parser reads about 1,000, but a value
+600 levels deep already makes ``repr`` or ``json.dumps`` of it (a report of a ``run.json``)
+exceed the recursion limit."""
 
 _BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"?|[\[\]{}]')
+_NOT_STRUCTURE = re.compile(r'[^"\[\]{}]+')
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 def _deepest(doc: str) -> int:
-    """Where ``doc`` first nests deeper than the recursion limit, else where it first reaches its deepest."""
-    limit = sys.getrecursionlimit()
+    """Where ``doc`` first nests deeper than :data:`MAX_DEPTH`, else where it first reaches its deepest."""
+    limit = MAX_DEPTH
     depth = deepest = at = 0
     for m in _BRACKETS.finditer(doc):
         c = m.group()
@@ -86,7 +96,7 @@ def loads(text: str | bytes | bytearray) -> Any:
         nested too deeply
     """
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError:
         raise
     except UnicodeDecodeError:
@@ -100,6 +110,33 @@ def loads(text: str | bytes | bytearray) -> Any:
         m = re.search(rf"\d{{{limit + 1},}}", doc)
         msg = f"a number with more than {limit} digits" if "digits" in str(exc) else str(exc)
         raise json.JSONDecodeError(msg, doc, m.start() if m else 0) from None
+    if isinstance(value, (dict, list)) and _too_deep(text):
+        doc = text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")
+        raise json.JSONDecodeError(NESTED_TOO_DEEPLY, doc, _deepest(doc))
+    return value
+
+
+def _too_deep(text: str | bytes | bytearray) -> bool:
+    """True when the valid JSON ``text`` nests arrays and objects more than :data:`MAX_DEPTH` deep.
+
+    Counting brackets is enough for most texts (no more than :data:`MAX_DEPTH` of them); else the
+    strings are taken out (their escaped backslashes and quotes first) and the nesting of what is
+    left is measured, in C-speed passes over the text.
+
+    >>> _too_deep("[" * 129 + "]" * 129), _too_deep("[" * 128 + "]" * 128), _too_deep('["[[[' + "[" * 200 + '"]')
+    (True, False, False)
+    """
+    if isinstance(text, (bytes, bytearray)):
+        if text.count(b"[") + text.count(b"{") <= MAX_DEPTH:
+            return False
+        text = bytes(text).decode("utf-8", "replace")
+    elif text.count("[") + text.count("{") <= MAX_DEPTH:
+        return False
+    bare = _NOT_STRUCTURE.sub("", text.replace("\\\\", "").replace('\\"', ""))
+    structure = "".join(bare.split('"')[::2])  # what stands outside the strings: brackets only
+    if structure.count("[") + structure.count("{") <= MAX_DEPTH:
+        return False
+    return max(accumulate(map(_STEP.__getitem__, structure))) > MAX_DEPTH
 
 
 def not_valid(exc: json.JSONDecodeError) -> str:

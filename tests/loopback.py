@@ -47,7 +47,7 @@ __all__ = ["Fault", "Recorded", "LoopbackServer", "Reply"]
 class Fault:
     """What the server does instead of (or before) answering one request."""
 
-    kind: str  # "status" | "delay" | "malformed"
+    kind: str  # "status" | "delay" | "malformed" | "trickle"
     code: int = 200
     headers: tuple[tuple[str, str], ...] = ()
     seconds: float = 0.0
@@ -63,6 +63,15 @@ class Fault:
     def delay(cls, seconds: float) -> Fault:
         """Answer normally, but only after ``seconds`` (longer than the client's timeout)."""
         return cls("delay", seconds=seconds)
+
+    @classmethod
+    def trickle(cls, seconds_per_byte: float) -> Fault:
+        """Answer normally, but send the body one byte at a time, ``seconds_per_byte`` apart.
+
+        Every read of the client gets a byte well within a per-read timeout, so only a limit on
+        the whole attempt cuts it (a server that is alive but far too slow).
+        """
+        return cls("trickle", seconds=seconds_per_byte)
 
     @classmethod
     def malformed(cls) -> Fault:
@@ -254,11 +263,14 @@ class _RequestHandler(BaseHTTPRequestHandler):
         headers: dict[str, str] | None = None,
         *,
         raw: bytes | None = None,
+        trickle: float = 0.0,
     ) -> bool:
         data = raw if raw is not None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
         wait = self._due - time.monotonic()
         if wait > 0:
             time.sleep(wait)
+        if trickle:
+            return self._trickle(status, data, headers or {}, trickle)
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -271,6 +283,24 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.wfile.write(head + data)
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+            self.close_connection = True
+            return False
+        return True
+
+    def _trickle(self, status: int, data: bytes, headers: dict[str, str], gap: float) -> bool:
+        """The head at once, then the body one byte every ``gap`` seconds (Fault.trickle)."""
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.end_headers()
+            for i in range(len(data)):
+                time.sleep(gap)
+                self.wfile.write(data[i : i + 1])
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, OSError):  # the client gave up
             self.close_connection = True
             return False
         return True
@@ -332,7 +362,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
             return
         status, payload, extra_headers = handler(self.owner, body)
         rec = Recorded("POST", self.path, headers, body, time.time())
-        if self._send(status, payload, extra_headers) and status == 200:
+        gap = fault.seconds if fault is not None and fault.kind == "trickle" else 0.0
+        if self._send(status, payload, extra_headers, trickle=gap) and status == 200:
             with self.owner._lock:
                 self.owner.answered.append(rec)
             if self.owner.on_answer is not None:

@@ -6,7 +6,9 @@ model does, and replies with a ratings JSON object:
 * it reads look-alike characters as the characters they look like: NFKC
   (fullwidth ``Ｊ``), invisible characters dropped, and every character that
   Unicode's confusables data maps to one ASCII character read as that character
-  (Cyrillic ``Е`` as ``E``, ``Ј`` as ``J``, ``∶`` RATIO and ``꞉`` as ``:``);
+  (Cyrillic ``Е`` as ``E``, ``Ј`` as ``J``, ``∶`` RATIO and ``꞉`` as ``:``); and it
+  reads text written in Unicode tag characters, invisible on screen, as the ASCII it
+  encodes (as a model's tokenizer lets it);
 * it takes as instructions every line of the prompt, except (``respect_fences``)
   the lines of a data block, ``[BEGIN DATA: name]`` … ``[END DATA: name]`` (as it
   reads them: a look-alike ``[ЕND DATA: answer]`` closes the block), when the
@@ -66,8 +68,14 @@ def _ascii_twins() -> dict[int, str]:
     return out
 
 
+_TAGS = re.compile("[\U000e0020-\U000e007e]")
+
+
 def read_alike(text: str) -> str:
-    """``text`` as a reader sees it: NFKC, no invisible characters, look-alikes as their ASCII twins."""
+    """``text`` as a model reads it: NFKC, no invisible characters, look-alikes as their ASCII
+    twins, and Unicode tag characters (U+E0020–U+E007E, invisible on screen) as the ASCII
+    characters they encode, as language models' tokenizers let them read ("ASCII smuggling")."""
+    text = _TAGS.sub(lambda m: chr(ord(m.group()) - 0xE0000), text)
     return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).translate(_ascii_twins())
 
 

@@ -199,3 +199,66 @@ def test_a_cohere_body_nested_too_deeply_is_a_malformed_reply(monkeypatch):
                 )
         finally:
             backend.close()
+
+
+MODERATE = "[" * 600 + "]" * 600
+"""Nested deep enough to break what reads the value after the parser (repr, json.dumps), not the parser."""
+
+
+@pytest.mark.parametrize(
+    "args", [("report", "{run}", "--no-plots"), ("runs", "{run}"), ("view", "{run}")]
+)
+def test_a_run_json_the_parser_reads_but_nothing_after_it_can(args, tmp_path):
+    """600 levels: ``json.loads`` reads them, then ``repr`` of the value (``git_revision`` on the
+    report page) exceeds the recursion limit; before: ``internal error: RecursionError``."""
+    from .report.test_report import make_run_dir
+
+    run = make_run_dir(tmp_path / "run")
+    f = run / "run.json"
+    info = json.loads(f.read_text(encoding="utf-8"))
+    text = json.dumps(info, indent=1).replace(
+        '"git_revision": ', f'"git_revision": {MODERATE}, "x": '
+    )
+    f.write_text(text, encoding="utf-8")
+    line = 1 + text[: text.index("[" * 10)].count("\n")
+    res = invoke_cli(*(a.format(run=run) for a in args))
+    err = res.stderr.strip()
+    assert res.returncode == 2 and "internal error" not in err, err
+    assert f"{f}:{line}: not valid JSON: nested too deeply" in err, err
+
+
+def test_the_depth_bordir_reads():
+    from bordir._jsonl import MAX_DEPTH, loads
+
+    assert loads("[" * MAX_DEPTH + "]" * MAX_DEPTH) is not None
+    assert loads(json.dumps(["[{" * 500, "\\" * 3 + '"[' * 300])) is not None  # brackets in strings
+    for text in ("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), '{"a": ' * 200 + "1" + "}" * 200):
+        with pytest.raises(json.JSONDecodeError, match="nested too deeply"):
+            loads(text)
+        with pytest.raises(json.JSONDecodeError, match="nested too deeply"):
+            loads(text.encode())
+
+
+@pytest.mark.parametrize("where", ["config", "suite", "prices"])
+def test_a_toml_integer_longer_than_python_converts(where, tmp_path):
+    """``k = 1`` followed by a million zeros: tomllib's ``int()`` raised a plain ValueError
+    (before: ``internal error: ValueError: Exceeds the limit (4300 digits)``)."""
+    big = "1" + "0" * 1_000_000
+    cfg = tmp_path / "exp.toml"
+    cfg.write_text('dataset = "demo"\nmodels = ["mock/first"]\n', encoding="utf-8")
+    env = None
+    if where == "config":
+        cfg.write_text(f'dataset = "demo"\nmodels = ["mock/first"]\nk = {big}\n', encoding="utf-8")
+        bad, word = cfg, "invalid"
+    elif where == "suite":
+        cfg.write_text(f'dataset = "demo"\n[[runs]]\nname = "a"\nk = {big}\n', encoding="utf-8")
+        bad, word = cfg, "invalid"
+    else:
+        bad, word = tmp_path / "prices.toml", "not valid"
+        bad.write_text(f'[models."mock/*"]\ninput = {big}\noutput = 1\n', encoding="utf-8")
+        env = {"BORDIR_PRICES": str(bad)}
+    res = invoke_cli("run", str(cfg), "--out", str(tmp_path / "out"), "--dry-run", env=env)
+    assert res.returncode == 2 and "internal error" not in res.stderr, res.stderr
+    assert res.stderr.strip() == (
+        f"bordir: error: {bad}: {word} TOML: a number with more than 4300 digits"
+    ), res.stderr

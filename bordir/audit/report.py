@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._markdown import md_code, md_text
 from ..citations.tables import ci_text, pct, spread_by_resource
 from .lead import summarize_audit
 from .run import AuditResult, skipped_line
@@ -25,8 +26,8 @@ def _flag_lines(df: pd.DataFrame) -> list[str]:
     out = []
     for r in df[df["flag"].notna()].itertuples():
         out.append(
-            f"- **{r.flag}-cited**: group `{r.group}`, query language `{r.query_lang}`, documents in "
-            f"`{r.doc_lang}` ({r.rate}): citation {pct(r.citation_rate)}% vs inclusion "
+            f"- **{r.flag}-cited**: group {md_code(r.group)}, query language {md_code(r.query_lang)}, "
+            f"documents in {md_code(r.doc_lang)} ({r.rate}): citation {pct(r.citation_rate)}% vs inclusion "
             f"{pct(r.inclusion_rate_citing)}%, ratio {r.ratio:.2f} "
             f"{ci_text(r.ratio_low, r.ratio_high, scale=1.0, digits=2)}"
         )
@@ -44,18 +45,21 @@ def render_markdown(result: AuditResult) -> str:
     lines = [
         "# Citation audit",
         "",
-        f"Log `{Path(str(s['log'])).name}` ({s['format']}): {s['records']} records, {s['valid']} audited, "
+        f"Log {md_code(Path(str(s['log'])).name)} ({s['format']}): {s['records']} records, {s['valid']} audited, "
         f"{s['skipped']} skipped. Groups: {st['group_by'] or 'none'}. Clusters: {cs['cluster']}.",
         "",
         "## Summary",
         "",
         "Findings that hold:",
         "",
-        *([f"- {f}" for f in lead["findings"]] or ["- None: no cell is flagged."]),
+        *([f"- {md_text(f)}" for f in lead["findings"]] or ["- None: no cell is flagged."]),
         "",
         "What cannot be judged, and why:",
         "",
-        *([f"- {c}" for c in lead["cannot_judge"]] or ["- Nothing: every cell was tested."]),
+        *(
+            [f"- {md_text(c)}" for c in lead["cannot_judge"]]
+            or ["- Nothing: every cell was tested."]
+        ),
         "",
         f"Signature: `{result.signature}`",
         "",
@@ -105,7 +109,7 @@ def render_markdown(result: AuditResult) -> str:
         ]
         for r in a.itertuples():
             lines.append(
-                f"| {r.group} | {r.query_lang} | {r.n_answers} | {getattr(r, 'n_echo', 0)} | "
+                f"| {md_text(r.group)} | {md_text(r.query_lang)} | {r.n_answers} | {getattr(r, 'n_echo', 0)} | "
                 f"{pct(r.no_citation_rate)} "
                 f"{ci_text(r.no_citation_rate_low, r.no_citation_rate_high)} | {r.n_out_of_range} | "
                 f"{pct(r.out_of_range_rate)} | {r.n_qlang_detected} | {r.n_docs_detected} |"
@@ -126,7 +130,7 @@ def render_markdown(result: AuditResult) -> str:
             ]
             for r in a.itertuples():
                 lines.append(
-                    f"| {r.group} | {r.query_lang} | {r.n_lang_checked} | {pct(r.language_match_rate)} "
+                    f"| {md_text(r.group)} | {md_text(r.query_lang)} | {r.n_lang_checked} | {pct(r.language_match_rate)} "
                     f"{ci_text(r.language_match_rate_low, r.language_match_rate_high)} | "
                     f"{r.n_resp_detected} | {getattr(r, 'n_lang_short', 0)} |"
                 )
@@ -149,7 +153,7 @@ def render_markdown(result: AuditResult) -> str:
                 else f"{r.divergence_sd:.3f}"
             )
             lines.append(
-                f"| {r.group} | {r.resource} | {r.n_query_langs} | {r.divergence_mean:.3f} | {sd} | "
+                f"| {md_text(r.group)} | {r.resource} | {r.n_query_langs} | {r.divergence_mean:.3f} | {sd} | "
                 f"{r.divergence_max:.3f} |"
             )
         lines.append("")
@@ -170,9 +174,7 @@ def render_markdown(result: AuditResult) -> str:
     if s["skipped_by_reason"]:
         lines += ["| reason | count | description | first lines |", "|---|---|---|---|"]
         for reason, v in s["skipped_by_reason"].items():
-            first = "; ".join(f"{e['line']}: {e['message']}" for e in v["examples"][:3]).replace(
-                "|", "\\|"
-            )
+            first = md_text("; ".join(f"{e['line']}: {e['message']}" for e in v["examples"][:3]))
             lines.append(f"| {reason} | {v['count']} | {v['description']} | {first} |")
         lines.append("")
     return "\n".join(lines) + "\n"

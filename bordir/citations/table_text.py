@@ -7,6 +7,8 @@ from typing import Any
 
 import pandas as pd
 
+from .._markdown import md_text
+
 __all__ = ["pct", "ci_text", "ratio_text", "flag_text", "markdown_rates"]
 
 
@@ -60,8 +62,8 @@ def markdown_rates(g: pd.DataFrame) -> str:
             "| "
             + " | ".join(
                 [
-                    str(ql),
-                    str(dl),
+                    md_text(ql),  # language codes from a log: inert in a renderer
+                    md_text(dl),
                     str(p["n_answers"]),
                     str(p["n_docs"]),
                     str(p["n_citations"]),

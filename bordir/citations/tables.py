@@ -22,6 +22,7 @@ from typing import Any, cast
 import pandas as pd
 
 from .._json import jsonable
+from .._markdown import md_text
 from .._version import __version__
 from ..signature import Signature
 from ..stats.rate import rate_method
@@ -121,7 +122,7 @@ class CitationTables:
                 continue
             for key, g in df.groupby(list(self.keys), sort=False) if self.keys else [((), df)]:
                 key = key if isinstance(key, tuple) else (key,)
-                title = " · ".join(f"{k} {v}" for k, v in zip(self.keys, key)) or "all"
+                title = " · ".join(f"{k} {md_text(v)}" for k, v in zip(self.keys, key)) or "all"
                 parts.append(
                     f"**{title}**"
                     + (" — all query languages pooled" if df is self.overall else "")

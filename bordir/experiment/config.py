@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._toml import loads as toml_loads
 from ..errors import ConfigError, DataError
 from ..modes import Mode
 from .seeds import PAPER_SEEDS
@@ -323,11 +324,9 @@ def load_config(path: str | Path) -> ExperimentConfig:
     if not path.is_file():
         raise DataError("file not found (expected an experiment .toml)", path=path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = toml_loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise DataError(f"invalid TOML: {exc}", path=path) from None
-    except RecursionError:  # tomllib recurses once per level of nesting
-        raise DataError("invalid TOML: nested too deeply", path=path) from None
     except UnicodeDecodeError:
         raise DataError("not UTF-8 text (expected an experiment .toml)", path=path) from None
     if isinstance(data.get("runs"), list):  # [[runs]] tables (``runs = 3`` is the number of runs)

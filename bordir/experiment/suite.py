@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._toml import loads as toml_loads
 from ..errors import ConfigError, DataError
 from .config import ExperimentConfig, load_config
 
@@ -82,11 +83,9 @@ def _read(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise DataError("file not found (expected an experiment .toml)", path=path)
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return toml_loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise DataError(f"invalid TOML: {exc}", path=path) from None
-    except RecursionError:  # tomllib recurses once per level of nesting
-        raise DataError("invalid TOML: nested too deeply", path=path) from None
     except UnicodeDecodeError:
         raise DataError("not UTF-8 text (expected an experiment .toml)", path=path) from None
 

@@ -25,6 +25,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from .._toml import loads as toml_loads
 from ..errors import ConfigError, DataError
 from ..settings import PRICES
 
@@ -136,16 +137,13 @@ def _number(value: Any, *, path: Path, field: str, what: str = "USD per 1M token
 
 def _read_table(path: Path) -> tuple[dict[str, Price], str, dict[str, float]]:
     try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
+        data = toml_loads(path.read_bytes().decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(
             f"price file {str(path)!r} does not exist; pass an existing TOML file or unset ${PRICES.name}"
         ) from None
     except tomllib.TOMLDecodeError as exc:
         raise DataError(f"not valid TOML: {exc}", path=path) from None
-    except RecursionError:  # tomllib recurses once per level of nesting
-        raise DataError("not valid TOML: nested too deeply", path=path) from None
     models = data.get("models", {})
     if not isinstance(models, dict):
         raise DataError(

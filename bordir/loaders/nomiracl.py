@@ -265,9 +265,26 @@ def _finish(
     layout: str,
     warnings: list[str],
 ) -> NoMIRACL:
-    missing = sum(1 for q in queries for d, _ in q.judgments if d not in corpus)
+    missing = sorted({d for q in queries for d, _ in q.judgments if d not in corpus})
     if missing:
-        warnings.append(f"{missing} judged passage(s) are not in the corpus")
+        warnings.append(
+            f"{len(missing)} judged passage(s) are not in the corpus: {some_ids(missing)} (their "
+            "queries are asked without them)"
+        )
+    # a relevant query whose relevant passages are all missing would be asked without any: its
+    # error rate would be computed on the wrong premise (as for judgments that are all 0)
+    unmet = [
+        q.query_id
+        for q in queries
+        if q.subset == "relevant" and not any(r > 0 and d in corpus for d, r in q.judgments)
+    ]
+    if unmet:
+        gone = set(unmet)
+        queries = [q for q in queries if not (q.subset == "relevant" and q.query_id in gone)]
+        warnings.append(
+            f"relevant: {len(unmet)} query(ies) have no passage judged relevant in the corpus, "
+            f"which the relevant subset needs; left out: {some_ids(unmet)}"
+        )
     subsets: dict[str, set[str]] = {}
     for q in queries:
         subsets.setdefault(q.query_id, set()).add(q.subset)

@@ -37,6 +37,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -52,6 +53,7 @@ __all__ = [
     "check_subset",
     "some_ids",
     "text_lines",
+    "blank",
 ]
 
 
@@ -76,6 +78,16 @@ def some_ids(ids: Sequence[str]) -> str:
     """
     shown = ", ".join(ids[:_SHOWN_IDS])
     return shown if len(ids) <= _SHOWN_IDS else f"{shown} and {len(ids) - _SHOWN_IDS} more"
+
+
+def blank(text: str) -> bool:
+    """True when ``text`` shows nothing: only spaces and invisible format characters (U+200B …).
+
+    Example:
+        >>> blank(" \u200b\u2060 "), blank("Swali?")
+        (True, False)
+    """
+    return all(c.isspace() or unicodedata.category(c) == "Cf" for c in text)
 
 
 def _open_text(path: Path) -> io.TextIOBase:
@@ -195,7 +207,8 @@ def read_topics(path: Path) -> dict[str, str]:
     """NoMIRACL's ``load_queries``: ``query_id<TAB>query`` per line (no quoting).
 
     Raises:
-        DataError: a line has no query; the query (or its id) is empty; a NUL; a query id on
+        DataError: a line has no query or a third column; the query (or its id) is empty (or
+            invisible); a NUL; a query id on
             two lines with two texts.
     """
     seen = _Once(
@@ -208,17 +221,20 @@ def read_topics(path: Path) -> dict[str, str]:
     )
     for lineno, line in _tsv_lines(path, ("query_id", "query")):
         row = _row(line)
-        if len(row) < 2:
-            raise DataError("expected query_id<TAB>query", path=path, line=lineno, field="query")
+        if len(row) != 2:  # a third column would be cut off the query (NoMIRACL's loader stops)
+            found = f", found {len(row)} columns" if len(row) > 2 else ""
+            raise DataError(
+                f"expected query_id<TAB>query{found}", path=path, line=lineno, field="query"
+            )
         qid, text = row[0], row[1]
-        if not qid.strip():
+        if blank(qid):
             raise DataError(
                 "the query id is empty; expected query_id<TAB>query",
                 path=path,
                 line=lineno,
                 field="query_id",
             )
-        if not text.strip():
+        if blank(text):
             raise DataError(
                 f"query {qid!r} is empty; a query needs its text",
                 path=path,
@@ -233,7 +249,7 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
     """NoMIRACL's ``load_qrels``: ``query_id<TAB>Q0<TAB>docid<TAB>relevance`` → query → docid → relevance.
 
     Raises:
-        DataError: fewer than 4 columns; a relevance other than 0 or 1; a NUL; a (query,
+        DataError: not 4 columns; an empty docid; a relevance other than 0 or 1; a NUL; a (query,
             passage) pair judged twice with two values.
     """
     seen = _Once(
@@ -245,15 +261,22 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
         ),
     )
     for lineno, line in _tsv_lines(path, ("query_id", "Q0", "docid", "relevance")):
-        row = next(csv.reader([line.rstrip("\r\n")], delimiter="\t"))
-        if len(row) < 4:
+        row = _row(line)
+        if len(row) != 4:
             raise DataError(
                 f"expected 4 tab-separated columns (query_id, Q0, docid, relevance), found {len(row)}",
                 path=path,
                 line=lineno,
-                field="relevance" if len(row) == 3 else "docid",
+                field="docid" if len(row) < 3 else "relevance",
             )
         qid, docid = row[0], row[2]
+        if blank(docid):
+            raise DataError(
+                "the docid is empty; expected query_id<TAB>Q0<TAB>docid<TAB>relevance",
+                path=path,
+                line=lineno,
+                field="docid",
+            )
         try:
             rel = int(row[3])
         except ValueError:
@@ -347,14 +370,14 @@ def read_row(
             )
         _no_nul(row[key], path, line, key)
     qid, query = row["query_id"], row["query"]
-    if not qid.strip() or not query.strip():
+    if blank(qid) or blank(query):
         raise DataError(
             f"query {qid!r} is empty; a query needs its text"
-            if qid.strip()
+            if not blank(qid)
             else "the query id is empty",
             path=path,
             line=line,
-            field="query" if qid.strip() else "query_id",
+            field="query" if not blank(qid) else "query_id",
         )
     if qid in texts and texts[qid][0] != query:
         raise DataError(

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._markdown import md_text
 from .._version import __version__
 
 __all__ = ["Table", "write_tables", "latex_escape", "fmt_value", "fmt_ci", "fmt_mean_ci", "fmt_p"]
@@ -94,16 +95,14 @@ class Table:
         return f"Table({self.name!r}, columns={len(self.headers)}, rows={len(self.rows)})"
 
     def to_markdown(self) -> str:
-        def cell(x: str) -> str:
-            return x.replace("|", "\\|")
-
+        # the caption is bordir's; a cell holds names it did not write (models, territories): inert
         lines = [
             f"**Table ({self.name}).** {self.caption}",
             "",
-            "| " + " | ".join(cell(h) for h in self.headers) + " |",
+            "| " + " | ".join(md_text(h) for h in self.headers) + " |",
             "|" + "---|" * len(self.headers),
         ]
-        lines += ["| " + " | ".join(cell(c) for c in r) + " |" for r in self.rows]
+        lines += ["| " + " | ".join(md_text(c) for c in r) + " |" for r in self.rows]
         return "\n".join(lines) + "\n"
 
     def to_latex(self) -> str:

@@ -45,6 +45,7 @@ from ..errors import DataError, refuse_nul
 from .headings import join_blocks
 from .htmlread import html_blocks, html_text, stylesheets
 from .htmlstyle import Sheet
+from .pdfvisible import drop_invisible_text
 
 __all__ = ["markdown_text", "pdf_pages", "plain_text"]
 
@@ -174,8 +175,11 @@ def pdf_pages(path: Path) -> list[str]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             reader = pypdf.PdfReader(str(path))
-            # layout mode keeps vertical gaps as blank lines: paragraph breaks survive
-            pages = [page.extract_text(extraction_mode="layout") or "" for page in reader.pages]
+            pages = []
+            for page in reader.pages:
+                drop_invisible_text(page, reader)  # what no reader sees is no chunk text
+                # layout mode keeps vertical gaps as blank lines: paragraph breaks survive
+                pages.append(page.extract_text(extraction_mode="layout") or "")
     except Exception as exc:  # pypdf raises many types for broken files
         raise DataError(
             f"not a readable PDF ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})",

@@ -40,8 +40,20 @@ from __future__ import annotations
 import re
 from html import unescape
 
+from .csssheet import data_css
 from .headings import join_blocks
-from .htmlstyle import ROOT, Sheet, Style, element_style, media_applies, parse_sheet, text_hidden
+from .htmlstyle import (
+    ROOT,
+    Kids,
+    Node,
+    Sheet,
+    Style,
+    element_style,
+    media_applies,
+    parse_sheet,
+    presentational,
+    text_hidden,
+)
 
 __all__ = ["html_text", "html_blocks", "paragraphs", "stylesheets"]
 
@@ -75,6 +87,9 @@ _ATTR_NAME = re.compile(r"[^\t\n\f\r />][^\t\n\f\r /=>]*")
 _UNQUOTED = re.compile(r"[^\t\n\f\r >]*")
 
 
+_NO_KIDS = Kids()  # the siblings of every element of a page without a stylesheet (no selector asks)
+
+
 def _hidden(tag: str, attrs: dict[str, str]) -> bool:
     """Hidden by markup: the ``hidden`` attribute, ``aria-hidden="true"``, a ``<dialog>`` not open."""
     if "hidden" in attrs or (tag == "dialog" and "open" not in attrs):
@@ -92,7 +107,10 @@ class _Page:
         self.open: dict[str, int] = {}  # tag -> how many are open
         self.dropped = 0  # open elements whose content is dropped
         self.sheet = sheet
-        self.ancestors: list[tuple[str, dict[str, str]]] = []  # (tag, attributes) of each open one
+        self.nodes: list[Node] = []  # each open element, as the selectors see it
+        # the children read so far of the page and of each open element (None: none yet), kept
+        # only when a stylesheet's selectors may look at siblings
+        self.kids: list[Kids | None] = [Kids()]
         self.styles: list[Style] = []  # what each open element passes to its text and children
         self.hidden_text = False  # the innermost open element's text cannot be seen
 
@@ -112,7 +130,8 @@ class _Page:
 
     def _pop(self) -> None:
         tag, drop = self.stack.pop()
-        self.ancestors.pop()
+        self.nodes.pop()
+        self.kids.pop()
         self.styles.pop()
         top = self.styles[-1] if self.styles else ROOT
         self.hidden_text = top is not ROOT and text_hidden(top)
@@ -130,16 +149,34 @@ class _Page:
             self._pop()
         if tag in _BLOCKS and not self.dropped:
             self._break()
+        up = self.nodes[-1] if self.nodes else None
+        if self.sheet is None:
+            node = Node(tag, attrs, _NO_KIDS, 1, 1, up)
+        else:
+            kids = self.kids[-1]
+            if kids is None:
+                kids = self.kids[-1] = Kids()
+            node = kids.add(Node(tag, attrs, kids, *kids.next_of(tag), up))
         if tag in _VOID or closed:
             return
         parent = self.styles[-1] if self.styles else ROOT
         drop = tag in _DROPPED or _hidden(tag, attrs)
         style = parent
-        if not drop and not self.dropped and (self.sheet is not None or "style" in attrs):
-            gone, style = element_style(self.sheet, tag, attrs, self.ancestors, parent)
+        if (
+            not drop
+            and not self.dropped
+            and (
+                self.sheet is not None
+                or "style" in attrs
+                or parent.vars
+                or (attrs and presentational(node))
+            )
+        ):
+            gone, style = element_style(self.sheet, node, parent)
             drop = drop or gone
         self.stack.append((tag, drop))
-        self.ancestors.append((tag, attrs))
+        self.nodes.append(node)
+        self.kids.append(None)
         self.styles.append(style)
         self.hidden_text = style is not ROOT and text_hidden(style)
         self.open[tag] = self.open.get(tag, 0) + 1
@@ -228,11 +265,19 @@ class _Sheets:
     def start(self, tag: str, attrs: dict[str, str], closed: bool) -> None:
         if tag == "style":
             self.media.append(attrs.get("media", "all"))
-        elif tag in ("template", "noscript", "svg") and not closed:
+        elif tag in ("template", "noscript") and not closed:
             self.inert += 1
+        elif (
+            tag == "link"
+            and not self.inert
+            and "stylesheet" in attrs.get("rel", "").lower().split()
+        ):
+            css = data_css(attrs.get("href", ""))  # a data: stylesheet is no fetch
+            if css is not None and media_applies(attrs.get("media", "all")):
+                parse_sheet(css, self.sheet)
 
     def end(self, tag: str) -> None:
-        if tag in ("template", "noscript", "svg") and self.inert:
+        if tag in ("template", "noscript") and self.inert:
             self.inert -= 1
 
     def text(self, data: str) -> None:
@@ -289,11 +334,11 @@ def _walk(html: str, page: _Page | _Sheets) -> None:
             pos = lt + 1
 
 
-_STYLE_TAG = re.compile(r"<style[\t\n\f\r />]", re.I)
+_STYLE_TAG = re.compile(r"<style[\t\n\f\r />]|<link[^>]+data:", re.I)
 
 
 def stylesheets(*fragments: str) -> Sheet | None:
-    """The rules of every ``<style>`` in ``fragments`` that can hide text, or None when there are none."""
+    """The rules of every ``<style>`` (and ``data:`` stylesheet link) in ``fragments`` that can hide text, or None."""
     sheets = _Sheets()
     for html in fragments:
         if _STYLE_TAG.search(html):

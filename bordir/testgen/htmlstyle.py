@@ -7,12 +7,12 @@ prompt injection hides. This module decides, for one element, from the page's
 by importance, specificity and order (:func:`element_style`):
 
 * **the whole element is dropped** when it is not rendered or not on the screen:
-  ``display: none``, ``content-visibility: hidden``, ``opacity`` ≤ 0.05, moved
-  off-screen (``left``/``top``/``right``/``bottom``/``margin-left``/``margin-top``
-  ≤ −500 px or ≤ −100 %, ``text-indent`` ≤ −500 px, ``transform: translate…(−9999px)``
-  or ``scale(0)``), clipped away (``clip: rect(…)`` of at most 1 px, ``clip-path:
-  inset(50%)`` or ``circle(0)``), or a box of at most 1 px (``width``/``height``/
-  ``max-height``) with ``overflow: hidden``;
+  ``display: none``, ``content-visibility: hidden``, ``opacity`` or ``filter: opacity()``
+  ≤ 0.05, moved off-screen (``left``/``top``/``right``/``bottom``/``margin-left``/``margin-top``
+  ≤ −500 px or ≤ −100 %, ``text-indent`` ≤ −500 px, ``transform: translate…(−9999px)``),
+  shrunk until its text is under 2 px (``transform: scale(0.01)``, ``scale: 0``, ``zoom: 1%``),
+  clipped away (``clip: rect(…)`` of at most 1 px, ``clip-path: inset(50%)`` or ``circle(0)``),
+  or a box of at most 1 px (``width``/``height``/``max-height``) with ``overflow: hidden``;
 * **its text is dropped** (inherited, a child may undo it) when ``visibility:
   hidden`` / ``collapse``, a ``font-size`` below 2 px (``0``, ``0.01em``, the
   ``font: 0/0 a`` shorthand), a transparent ``color``, or a colour whose contrast
@@ -20,20 +20,21 @@ by importance, specificity and order (:func:`element_style`):
   ancestor, white by default; unknown over a background image) is below 1.2
   (white on white, ``#fefefe`` on ``#fff``).
 
-Selectors: type, ``*``, ``#id``, ``.class``, attribute selectors (``[a]``,
-``[a=v]``, ``~=``, ``|=``, ``^=``, ``$=``, ``*=``) and the descendant and child
-combinators; a selector with a pseudo-class or pseudo-element (``:hover``,
-``::before``) or a sibling combinator (``+``, ``~``) is not applied (the reader
-cannot tell when it holds). ``@media`` blocks apply when their query names only
-``all``, ``screen`` or ``only screen`` (a width condition, ``print`` … is not
-applied); ``@supports`` blocks apply; other at-rules are skipped. External
-stylesheets (``<link rel=stylesheet>``) are not fetched.
+Values may come from custom properties (``color: var(--bg)``, inherited as browsers inherit
+them) and from the presentational attributes a browser honours (``<font color>``, ``bgcolor``;
+in SVG, ``opacity``, ``visibility``, ``display``, ``fill``, ``font-size``), below every rule.
+The sheets (:mod:`bordir.testgen.csssheet`: nested rules, ``@media`` on a desktop screen,
+``@supports``, ``@layer``, ``data:`` imports, escapes) and the selectors
+(:mod:`bordir.testgen.cssselect`: every combinator, ``:not()``, ``:is()``, ``:nth-child()`` …;
+``:hover`` never holds) are read as a browser reads them; external stylesheets are not fetched.
 
 Example:
-    >>> sheet = parse_sheet(".sr { position: absolute; left: -9999px } p.w { color: #fff }")
-    >>> element_style(sheet, "span", {"class": "sr"}, [], ROOT)[0]
+    >>> sheet = parse_sheet(".sr { position: absolute; left: -9999px } p.w { color: var(--w) } :root { --w: #fff }")
+    >>> element_style(sheet, Node("span", {"class": "sr"}, Kids(), 1, 1, None), ROOT)[0]
     True
-    >>> drop, style = element_style(sheet, "p", {"class": "w"}, [], ROOT)
+    >>> html = Node("html", {}, Kids(), 1, 1, None)
+    >>> _, top = element_style(sheet, html, ROOT)
+    >>> drop, style = element_style(sheet, Node("p", {"class": "w"}, Kids(), 1, 1, html), top)
     >>> drop, text_hidden(style)
     (False, True)
 """
@@ -41,12 +42,24 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import NamedTuple
 
+from .cssselect import Kids, Node, matches
+from .csssheet import Sheet, declarations, media_applies, parse_sheet
 from .htmlcolors import contrast, over, parse_color
 
-__all__ = ["Style", "ROOT", "Sheet", "parse_sheet", "element_style", "text_hidden", "media_applies"]
+__all__ = [
+    "Style",
+    "ROOT",
+    "Sheet",
+    "Node",
+    "Kids",
+    "parse_sheet",
+    "element_style",
+    "text_hidden",
+    "media_applies",
+    "presentational",
+]
 
 RGBA = tuple[float, float, float, float]
 
@@ -58,214 +71,10 @@ class Style(NamedTuple):
     color: RGBA | None  # the text colour (None: unknown)
     backdrop: RGBA | None  # the background the text stands on (None: unknown, e.g. an image)
     invisible: bool  # visibility: hidden / collapse
+    vars: tuple[tuple[str, str], ...] = ()  # the custom properties (--name: value) it inherits
 
 
 ROOT = Style(16.0, (0.0, 0.0, 0.0, 1.0), (255.0, 255.0, 255.0, 1.0), False)
-
-_PROPS = frozenset(
-    "display visibility font-size font opacity color background background-color "
-    "background-image position left top right bottom text-indent clip clip-path width height "
-    "max-height max-width overflow transform margin-left margin-top content-visibility "
-    "-webkit-text-fill-color".split()
-)
-
-
-class _Rule(NamedTuple):
-    chain: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...]  # (combinator, simple parts)
-    spec: tuple[int, int, int]
-    order: int
-    decls: tuple[tuple[str, str, bool], ...]  # (property, value, important)
-
-
-class Sheet:
-    """The rules of a page's stylesheets that can hide text, indexed by their rightmost id, class or tag."""
-
-    def __init__(self) -> None:
-        # key -> {(selector, declarations): rule}: a rule given again only moves to its new place
-        # in the cascade (a page repeating one <style> per element does not grow the sheet)
-        self.by_key: dict[str, dict[tuple[object, object], _Rule]] = {}
-        self.count = 0
-
-    def add(self, rule: _Rule) -> None:
-        last = rule.chain[-1][1]
-        key = next((f"#{v}" for k, _, v in last if k == "id"), None)
-        key = key or next((f".{v}" for k, _, v in last if k == "class"), None)
-        key = key or next((v for k, _, v in last if k == "tag"), "*")
-        bucket = self.by_key.setdefault(key, {})
-        bucket.pop((rule.chain, rule.decls), None)
-        bucket[rule.chain, rule.decls] = rule
-        self.count += 1
-
-    def candidates(self, tag: str, attrs: dict[str, str]) -> list[_Rule]:
-        keys = ["*", tag] + [f".{c}" for c in attrs.get("class", "").split()]
-        if attrs.get("id"):
-            keys.append(f"#{attrs['id']}")
-        return [r for k in keys for r in self.by_key.get(k, {}).values()]
-
-
-_COMMENT = re.compile(r"/\*.*?(?:\*/|$)", re.S)
-_SIMPLE = re.compile(
-    r"""#(?P<id>[\w-]+)|\.(?P<cls>[\w-]+)|\[\s*(?P<attr>[\w:-]+)\s*(?:(?P<op>[~|^$*]?=)\s*"""
-    r"""(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\]\s]*))\s*(?:[iIsS]\s*)?)?\]|(?P<tag>\*|[\w-]+)"""
-)
-
-
-def _selector(
-    text: str,
-) -> tuple[tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...], tuple[int, int, int]] | None:
-    """A selector as compound parts with combinators, and its specificity; None if not applied."""
-    text = text.strip()
-    if (
-        not text
-        or ":" in re.sub(r"\[[^\]]*\]", "", text)
-        or re.search(r"[+~](?![^\[]*\])", text.replace("~=", ""))
-    ):
-        return None
-    chain = []
-    ids = classes = tags = 0
-    for combinator, compound in re.findall(r"(\s*>\s*|\s+|^)([^\s>]+)", text):
-        parts = []
-        pos = 0
-        while pos < len(compound):
-            m = _SIMPLE.match(compound, pos)
-            if m is None or m.end() == pos:
-                return None
-            pos = m.end()
-            if m.group("id"):
-                parts.append(("id", "=", m.group("id")))
-                ids += 1
-            elif m.group("cls"):
-                parts.append(("class", "~=", m.group("cls")))
-                classes += 1
-            elif m.group("attr"):
-                value = next(
-                    (v for v in (m.group("dq"), m.group("sq"), m.group("bare")) if v is not None),
-                    "",
-                )
-                parts.append((f"[{m.group('attr').lower()}", m.group("op") or "", value))
-                classes += 1
-            elif m.group("tag") != "*":
-                parts.append(("tag", "=", m.group("tag").lower()))
-                tags += 1
-        chain.append((">" if ">" in combinator else " ", tuple(parts)))
-    return (tuple(chain), (ids, classes, tags)) if chain else None
-
-
-def _declarations(body: str) -> tuple[tuple[str, str, bool], ...]:
-    out = []
-    for decl in body.split(";"):
-        name, sep, value = decl.partition(":")
-        name = name.strip().lower()
-        if not sep or name not in _PROPS:
-            continue
-        value = value.strip()
-        important = bool(re.search(r"!\s*important\s*$", value, re.I))
-        value = re.sub(r"!\s*important\s*$", "", value, flags=re.I).strip().lower()
-        out.append((name, value, important))
-    return tuple(out)
-
-
-def media_applies(query: str) -> bool:
-    """True for a media query the reader honours: ``all``, ``screen``, ``only screen`` (or a list of them)."""
-    words = query.strip().lower()
-    return all(q.strip() in ("all", "screen", "only screen") for q in words.split(","))
-
-
-def parse_sheet(css: str, sheet: Sheet | None = None) -> Sheet:
-    """The rules of ``css`` that declare a property that can hide text (module docs), added to ``sheet``."""
-    sheet = sheet or Sheet()
-    css = _COMMENT.sub(" ", css)
-    pos, n = 0, len(css)
-    skip_depth = 0  # nesting inside an at-rule block that does not apply
-    stack: list[bool] = []  # for each open at-rule block: does it apply
-    brace = close = -2  # the next "{" and "}" at or after pos (-1: none), searched again only
-    while pos < n:  # when pos passes them, so the sheet is read once
-        if brace != -1 and brace < pos:
-            brace = css.find("{", pos)
-        if close != -1 and close < pos:
-            close = css.find("}", pos)
-        if close != -1 and (brace == -1 or close < brace):  # the end of an at-rule block
-            if stack:
-                skip_depth -= not stack.pop()
-            pos = close + 1
-            continue
-        if brace == -1:
-            break
-        head = css[pos:brace].strip()
-        if head.startswith("@"):
-            name = head.split(None, 1)
-            applies = name[0].lower() == "@supports" or (
-                name[0].lower() == "@media" and len(name) > 1 and media_applies(name[1])
-            )
-            if name[0].lower() in ("@media", "@supports", "@layer", "@container", "@document"):
-                stack.append(applies and name[0].lower() in ("@media", "@supports"))
-                skip_depth += not stack[-1]
-                pos = brace + 1
-                continue
-            end = close  # @font-face, @page …: skipped whole (close > brace here)
-            pos = n if end == -1 else end + 1
-            continue
-        end = close
-        body = css[brace + 1 : n if end == -1 else end]
-        pos = n if end == -1 else end + 1
-        if skip_depth:
-            continue
-        decls = _declarations(body)
-        if not decls:
-            continue
-        for sel in head.split(","):
-            parsed = _selector(sel)
-            if parsed is not None:
-                sheet.add(_Rule(parsed[0], parsed[1], sheet.count, decls))
-    return sheet
-
-
-def _part_matches(part: tuple[str, str, str], tag: str, attrs: dict[str, str]) -> bool:
-    kind, op, want = part
-    if kind == "tag":
-        return tag == want
-    if kind == "id":
-        return attrs.get("id") == want
-    if kind == "class":
-        return want in attrs.get("class", "").split()
-    name = kind[1:]
-    if name not in attrs:
-        return False
-    have = attrs[name]
-    return (
-        op == ""
-        or (op == "=" and have == want)
-        or (op == "~=" and want in have.split())
-        or (op == "|=" and (have == want or have.startswith(want + "-")))
-        or (op == "^=" and bool(want) and have.startswith(want))
-        or (op == "$=" and bool(want) and have.endswith(want))
-        or (op == "*=" and bool(want) and want in have)
-    )
-
-
-_MAX_ANCESTORS = 128
-
-
-def _matches(
-    rule: _Rule, tag: str, attrs: dict[str, str], ancestors: Sequence[tuple[str, dict[str, str]]]
-) -> bool:
-    if not all(_part_matches(p, tag, attrs) for p in rule.chain[-1][1]):
-        return False
-    up = list(reversed(ancestors[-_MAX_ANCESTORS:]))
-
-    def rest(i: int, at: int) -> bool:  # chain[:i] must match at or above ancestor ``at``
-        if i == 0:
-            return True
-        combinator, parts = rule.chain[i]
-        candidates = range(at, at + 1) if combinator == ">" else range(at, len(up))
-        for j in candidates:
-            if j < len(up) and all(_part_matches(p, *up[j]) for p in rule.chain[i - 1][1]):
-                if rest(i - 1, j + 1):
-                    return True
-        return False
-
-    return rest(len(rule.chain) - 1, 0)
-
 
 _LENGTH = re.compile(r"^(-?[\d.]+)(px|pt|pc|em|rem|ex|ch|%|vw|vh|cm|mm|in|q)?$")
 _UNIT_PX = {
@@ -335,8 +144,6 @@ def _offscreen(v: dict[str, str], font: float) -> bool:
                 continue
             return True
     t = v.get("transform", "")
-    if re.search(r"scale[xy]?\(\s*0(?:\.0*)?\s*[,)]", t):
-        return True
     for m in re.finditer(r"translate(?:x|y|3d)?\(([^)]*)\)", t):
         for arg in m.group(1).split(","):
             got = _px(arg, font)
@@ -368,36 +175,114 @@ def _clipped(v: dict[str, str], font: float) -> bool:
     return False
 
 
+def _factor(text: str) -> float | None:
+    """A scale factor: ``0.5``, ``50%``; None when not a number."""
+    text = text.strip()
+    try:
+        return float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        return None
+
+
+def _shrunk(v: dict[str, str], font: float) -> bool:
+    """Scaled until its text is under 2 px: ``transform: scale()`` / ``matrix()``, ``scale``, ``zoom``."""
+    factors: list[float | None] = []
+    for m in re.finditer(r"(scale[xy3d]*|matrix)\(([^)]*)\)", v.get("transform", "")):
+        args = [_factor(x) for x in m.group(2).split(",")]
+        factors += [args[0], args[3] if len(args) > 3 else None] if m.group(1) == "matrix" else args
+    factors += [_factor(x) for x in v.get("scale", "").split()]
+    factors.append(_factor(v.get("zoom", "")))
+    return any(f is not None and abs(f) * font < 2 for f in factors)
+
+
+def presentational(node: Node) -> bool:
+    """True when ``node`` has an attribute a browser styles it by (``<font color>``, SVG's ``opacity`` …)."""
+    a = node.attrs
+    return (
+        "bgcolor" in a
+        or ("color" in a and node.tag == "font")
+        or (_in_svg(node) and any(k in a for k in _SVG_ATTRS))
+    )
+
+
+_SVG_ATTRS = ("opacity", "visibility", "display", "fill", "fill-opacity", "font-size")
+
+
+def _in_svg(node: Node) -> bool:
+    up: Node | None = node
+    for _ in range(64):
+        if up is None:
+            return False
+        if up.tag == "svg":
+            return True
+        up = up.parent
+    return False
+
+
+def _hints(node: Node) -> list[tuple[str, str]]:
+    """The presentational attributes of ``node`` as declarations (below every rule)."""
+    a, out = node.attrs, []
+    if "bgcolor" in a:
+        out.append(("background-color", a["bgcolor"].strip().lower()))
+    if node.tag == "font" and "color" in a:
+        out.append(("color", a["color"].strip().lower()))
+    if any(k in a for k in _SVG_ATTRS) and _in_svg(node):
+        for k in ("opacity", "visibility", "display", "font-size"):
+            if k in a:
+                out.append((k, a[k].strip().lower()))
+        if "fill" in a:  # the colour of SVG text
+            out.append(("color", a["fill"].strip().lower()))
+        if _factor(a.get("fill-opacity", "1")) == 0:
+            out.append(("color", "transparent"))
+    return out
+
+
+_VAR = re.compile(r"var\(\s*(--[^,)\s]+)\s*(?:,([^()]*(?:\([^()]*\)[^()]*)*))?\)")
+
+
+def _resolve(value: str, env: dict[str, str]) -> str:
+    """``value`` with its ``var(--x, fallback)`` replaced (nested ones too; an unknown one: its fallback)."""
+    for _ in range(8):
+        if "var(" not in value:
+            break
+        value = _VAR.sub(lambda m: env.get(m.group(1), (m.group(2) or "").strip()), value)
+    return value
+
+
 def _cascade(
-    sheet: Sheet | None,
-    tag: str,
-    attrs: dict[str, str],
-    ancestors: Sequence[tuple[str, dict[str, str]]],
-) -> dict[str, str]:
-    """The winning value of each property: !important, then specificity, then order; inline wins ties."""
-    ranked: list[tuple[tuple[int, ...], str, str]] = []
+    sheet: Sheet | None, node: Node, parent: Style
+) -> tuple[dict[str, str], tuple[tuple[str, str], ...]]:
+    """The winning value of each property, ``var()`` resolved, and the custom properties in scope.
+
+    Order: ``!important``, then specificity, then order; inline wins ties; presentational
+    attributes lose to all.
+    """
+    ranked: list[tuple[tuple[int, ...], str, str]] = [
+        ((0, -1, 0, 0, 0, i), name, value) for i, (name, value) in enumerate(_hints(node))
+    ]
     if sheet is not None and sheet.count:
-        for rule in sheet.candidates(tag, attrs):
-            if _matches(rule, tag, attrs, ancestors):
+        for rule in sheet.candidates(node.tag, node.attrs):
+            if matches(rule.selector, node):
                 for name, value, important in rule.decls:
-                    ranked.append(((important, 0, *rule.spec, rule.order), name, value))
-    for i, (name, value, important) in enumerate(_declarations(attrs.get("style", ""))):
+                    ranked.append(((important, 0, *rule.selector.spec, rule.order), name, value))
+    for i, (name, value, important) in enumerate(declarations(node.attrs.get("style", ""))):
         ranked.append(((important, 1, 0, 0, 0, i), name, value))
     ranked.sort(key=lambda x: x[0])
-    return {name: value for _, name, value in ranked}
+    v = {name: value for _, name, value in ranked}
+    env = dict(parent.vars)
+    own = {k: val for k, val in v.items() if k.startswith("--")}
+    if own:
+        env.update(own)
+        env = {k: _resolve(val, env) for k, val in env.items()}
+    out = {k: _resolve(val, env).lower() for k, val in v.items() if not k.startswith("--")}
+    return out, tuple(env.items()) if own else parent.vars
 
 
-def element_style(
-    sheet: Sheet | None,
-    tag: str,
-    attrs: dict[str, str],
-    ancestors: Sequence[tuple[str, dict[str, str]]],
-    parent: Style,
-) -> tuple[bool, Style]:
+def element_style(sheet: Sheet | None, node: Node, parent: Style) -> tuple[bool, Style]:
     """``(dropped, style)`` of an element: whether its whole subtree is hidden (module docs), and what its text and children inherit."""
-    v = _cascade(sheet, tag, attrs, ancestors)
+    v, env = _cascade(sheet, node, parent)
     if not v:
-        return False, parent
+        return False, parent if env is parent.vars else parent._replace(vars=env)
     font = parent.font
     if v.get("display", "") == "none" or v.get("content-visibility", "") == "hidden":
         return True, parent
@@ -407,12 +292,17 @@ def element_style(
             return True, parent
     except ValueError:
         pass
-    if _offscreen(v, font) or _clipped(v, font):
+    if _offscreen(v, font) or _clipped(v, font) or _shrunk(v, font):
+        return True, parent
+    m = re.search(r"opacity\(\s*([\d.]+%?)\s*\)", v.get("filter", ""))
+    if m and (_factor(m.group(1)) or 0) <= 0.05:
         return True, parent
     size = v.get("font-size")
     if size is None and "font" in v:
         m = re.match(r"(?:[a-z-]+\s+)*(-?[\d.]+[a-z%]*)", v["font"])
         size = m.group(1) if m else None
+    if size in ("smaller", "larger"):  # a browser's step between the keyword sizes
+        size = f"{1.2 if size == 'larger' else 1 / 1.2}em"
     if size is not None:
         got = _SIZES.get(size) or _px(size, font)
         if isinstance(got, tuple):
@@ -446,4 +336,4 @@ def element_style(
     invisible = parent.invisible
     if "visibility" in v:
         invisible = v["visibility"] in ("hidden", "collapse")
-    return False, Style(font, color, backdrop, invisible)
+    return False, Style(font, color, backdrop, invisible, env)

@@ -52,10 +52,18 @@ def _requests(model: str, n: int) -> list[GenerationRequest]:
     ]
 
 
+def _stall(kind: str, timeout: float) -> Fault:
+    """An attempt that takes too long: no answer at all (a hang), or one byte every 0.2 s (a
+    trickle: every read of the client gets a byte within its per-read timeout, so only a limit on
+    the whole attempt cuts it; before, such an attempt ran to its end, 54-74 s with a 1 s timeout)."""
+    return Fault.delay(timeout * 6) if kind == "hang" else Fault.trickle(0.2)
+
+
 @pytest.mark.filterwarnings("ignore:The `__fields__` attribute is deprecated")
-def test_a_call_whose_first_attempt_hangs_succeeds_on_retry(protocol):
+@pytest.mark.parametrize("stall", ["hang", "trickle"])
+def test_a_call_whose_first_attempt_hangs_succeeds_on_retry(protocol, stall):
     server, backend, model, timeout = protocol
-    server.push(Fault.delay(timeout * 6))  # the first attempt gets no answer in time
+    server.push(_stall(stall, timeout))  # the first attempt gets no answer in time
     t0 = time.monotonic()
     (result,) = execute(
         backend,
@@ -97,9 +105,10 @@ def test_every_call_of_a_fault_mix_is_answered(protocol):
 
 
 @pytest.mark.filterwarnings("ignore:The `__fields__` attribute is deprecated")
-def test_the_request_deadline_bounds_the_retries(protocol):
+@pytest.mark.parametrize("stall", ["hang", "trickle"])
+def test_the_request_deadline_bounds_the_retries(protocol, stall):
     server, backend, model, timeout = protocol
-    server.push(*[Fault.delay(timeout * 10)] * 20)  # every attempt hangs
+    server.push(*[_stall(stall, timeout * 10 / 6)] * 20)  # every attempt hangs (or trickles)
     t0 = time.monotonic()
     (result,) = execute(
         backend,

@@ -82,6 +82,27 @@ REFUSED = {
         lambda ls: _set(ls, 2, _corpus_line("swtn0#1", "Text\x00 1")),
         ":2: field 'text': contains a NUL character",
     ),
+    # what a reader would otherwise cut or take for something else (issue 45, second pass)
+    "a topic with three columns": (
+        "topics/test.relevant.tsv",
+        lambda ls: _set(ls, 2, "swtr1\tSwali 1?\tmore of it"),
+        ":2: field 'query': expected query_id<TAB>query, found 3 columns",
+    ),
+    "a judgment with five columns": (
+        "qrels/test.relevant.tsv",
+        lambda ls: _set(ls, 3, "swtr0\tQ0\tswtr0#2\t1\t0"),
+        ":3: field 'relevance': expected 4 tab-separated columns (query_id, Q0, docid, relevance), found 5",
+    ),
+    "a judgment without a docid": (
+        "qrels/test.relevant.tsv",
+        lambda ls: _set(ls, 2, "swtr0\tQ0\t \t0"),
+        ":2: field 'docid': the docid is empty",
+    ),
+    "a query of invisible characters": (
+        "topics/test.relevant.tsv",
+        lambda ls: _set(ls, 2, "swtr1\t\u200b\u2060 \u200b"),
+        ":2: field 'query': query 'swtr1' is empty",
+    ),
     "a NUL in a topic": (
         "topics/test.relevant.tsv",
         lambda ls: _set(ls, 1, "swtr0\tSwali\x00?"),
@@ -206,3 +227,20 @@ def test_the_hub_rows_refuse_one_docid_with_two_texts(tmp_path):
         DataError, match=r":2: field 'negative_passages': passage 'swtn0#0' has another text"
     ):
         bordir.load_dataset("nomiracl", path=root, lang="sw", split="test")
+
+
+def test_a_relevant_query_whose_relevant_passage_is_not_in_the_corpus_is_left_out(data):
+    """Its prompt would hold no relevant passage: the relevant subset's premise fails, as with
+    judgments that are all 0. Before: kept, and '1 judged passage(s) are not in the corpus'."""
+    _edit(data / "sw" / "corpus.jsonl", lambda ls: [x for x in ls if '"swtr1#2"' not in x])
+    _edit(data / "sw" / "corpus.jsonl", lambda ls: [x for x in ls if '"swtn2#5"' not in x])
+    res = _info(data)
+    assert res.returncode == 0, res.stderr
+    info = json.loads(res.stdout)
+    assert info["queries_relevant"] == 3 and info["queries_non_relevant"] == 4
+    missing, left_out = info["warnings"]
+    assert missing.startswith("2 judged passage(s) are not in the corpus: swtn2#5, swtr1#2 ")
+    assert left_out.startswith(
+        "relevant: 1 query(ies) have no passage judged relevant in the corpus, which the relevant "
+        "subset needs; left out: swtr1"
+    )

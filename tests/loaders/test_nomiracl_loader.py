@@ -153,7 +153,9 @@ def test_missing_passages_are_counted(data):
     ds = bordir.load_dataset("nomiracl", path=data, lang="sw", split="test")
     q = next(q for q in ds.queries if q.query_id == "swtr0")
     assert ds.missing(q) == ("swtr0#3",) and len(ds.passages(q)) == 9
-    assert ds.warnings == ("1 judged passage(s) are not in the corpus",)
+    assert ds.warnings == (
+        "1 judged passage(s) are not in the corpus: swtr0#3 (their queries are asked without them)",
+    )
 
 
 def test_cli_lists_and_describes_it(data):

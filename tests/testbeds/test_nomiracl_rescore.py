@@ -319,3 +319,45 @@ def test_an_unknown_lang_names_the_option_and_the_file(results):
     assert res.returncode == 2 and len(err.splitlines()) == 1, err
     assert err.startswith(f"bordir: error: --lang 'xx' (the language of {results}): ")
     assert "NoMIRACL has no language 'xx'; its languages: ar, bn" in err
+
+
+def test_a_query_id_with_two_replies_is_named(tmp_path):
+    """NoMIRACL keeps a repeated query id's last reply (so does bordir); two different replies
+    are said, with the lines; a line repeated as it is, and ids 1 and "1" that agree, are not."""
+    f = tmp_path / "non_relevant" / "sw.test.vanilla_prompt.jsonl"
+    f.parent.mkdir(parents=True)
+    lines = [
+        {"query_id": "q1", "results": {"m": "I don't know"}},
+        {"query_id": "q2", "results": {"m": "I don't know"}},
+        {"query_id": 7, "results": {"m": "I don't know"}},
+        {"query_id": "q1", "results": {"m": "Yes, answer is present."}},
+        {"query_id": "q2", "results": {"m": "I don't know"}},
+        {"query_id": "7", "results": {"m": "I don't know"}},
+    ]
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    res = invoke_cli("testbed", "score", str(f), "--format", "nomiracl")
+    assert res.returncode == 0, res.stderr
+    assert res.stderr.strip() == (
+        f"bordir: warning: {f}: 1 query id(s) are on several lines with different replies; "
+        "NoMIRACL's evaluation keeps the last line's (so does bordir): q1 (lines 1, 4)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "field", "why"),
+    [
+        ({"query_id": " ", "results": {"m": "I don't know"}}, "query_id", "the query id is empty"),
+        ({"query_id": "q1", "results": {"": "I don't know"}}, "results", "a model name is empty"),
+    ],
+)
+def test_an_empty_query_id_or_model_name_is_refused(tmp_path, line, field, why):
+    f = tmp_path / "non_relevant" / "sw.test.vanilla_prompt.jsonl"
+    f.parent.mkdir(parents=True)
+    f.write_text(
+        json.dumps({"query_id": "q0", "results": {"m": "x"}}) + "\n" + json.dumps(line) + "\n"
+    )
+    res = invoke_cli("testbed", "score", str(f), "--format", "nomiracl")
+    assert res.returncode == 2, res.stdout
+    assert res.stderr.strip().startswith(f"bordir: error: {f}:2: field '{field}': {why}"), (
+        res.stderr
+    )

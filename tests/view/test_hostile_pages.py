@@ -261,3 +261,31 @@ def test_plots_hold_no_markup(hostile_root):
                 assert not attr.startswith("on"), (svg, attr)
                 assert not value.strip().lower().startswith("javascript:"), (svg, attr)
     assert "MDLA" in shown  # the model names did reach the plots
+
+
+def test_markdown_outputs_stay_text(browser, hostile_root):
+    """Every Markdown file beside the pages (``tables/*.md``, ``audit.md``), rendered as a Markdown
+    viewer does (CommonMark with tables; raw HTML passed through) and opened in Chromium: nothing
+    runs or is fetched, no payload markup in the DOM, and each payload that reached the file is
+    shown whole, as text (before: a model name's ``<script>`` and ``<img onerror>`` were markup).
+    """
+    markdown_it = pytest.importorskip("markdown_it", reason="markdown-it-py (the testgen extra)")
+    render = markdown_it.MarkdownIt("commonmark").enable("table").render
+    tags = {f.tag for k in KINDS.values() for f in k.fields}
+    files = [p for k in KINDS.values() for p in sorted(built(hostile_root, k).rglob("*.md"))]
+    w = Watch(browser, lambda u: urlsplit(u).scheme in ("about", "data"))
+    reached, problems = set(), []
+    for md in files:
+        raw = md.read_text(encoding="utf-8")
+        here = {t for t in tags if t in raw}
+        reached |= here
+        w.page.set_content(f"<!DOCTYPE html><html><head></head><body>{render(raw)}</body></html>")
+        res = w.page.evaluate(WALK)
+        problems += [f"{md.name}: {b}" for b in res["bad"]]
+        problems += [
+            f"{md.name}: {t} not shown whole" for t in here if verbatim(t) not in res["text"]
+        ]
+    w.page.close()
+    assert not w.events, f"a Markdown output ran, logged or fetched: {w.events[:10]}"
+    assert not problems, problems[:10]
+    assert {"MDLA", "AMDL", "LOGF"} <= reached, reached  # the payloads did reach the files

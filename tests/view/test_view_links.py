@@ -108,3 +108,14 @@ def test_every_link_of_a_testbed_report(page, testbed_dir):
         assert math.isclose(res["value"], num.sum() / den.sum()) and math.isclose(
             res["value"], res["expect"]
         ), link
+
+
+@pytest.mark.parametrize(
+    "fragment", ["#tab=samples&q=%E0%A4%A", "#tab=%zz", "#lang=%", "#tab=matrix&mt=%FF"]
+)
+def test_a_link_with_a_malformed_escape_still_opens_the_page(page, mock_run, fragment):
+    """A hand-made or cut link (``%E0%A4%A``): the page opens, the escape kept as it is.
+
+    Before: ``URIError: URI malformed`` and a page that never loaded."""
+    pg = page.open((mock_run / "view.html").as_uri() + fragment)  # fails unless data-ready
+    assert pg.evaluate("() => document.body.dataset.ready") == "1"

@@ -61,3 +61,47 @@ def test_out_under_a_file(audit_dir, tmp_path):
     )
     with pytest.raises(ConfigError, match="a directory; pass the file to write instead"):
         write_view(audit_dir, out=tmp_path)
+
+
+def test_out_a_named_pipe_is_written_into_not_replaced(audit_dir, tmp_path):
+    """``--out /dev/stdout`` and the like: the page goes into the file, which stays what it is.
+
+    Before, the atomic write renamed its temporary file over the destination: a FIFO (and
+    ``/dev/null`` or ``/dev/stdout``, for every process of the machine, when run as root) became
+    a regular file.
+    """
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    res = invoke_cli("view", str(audit_dir), "--out", str(fifo))
+    reader.join(timeout=30)
+    assert res.returncode == 0, res.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # still a pipe
+    assert got and got[0].startswith(b"<!DOCTYPE html>") and got[0].rstrip().endswith(b"</html>")
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]  # no temporary file left
+
+
+def test_out_a_symlink_replaces_the_file_it_points_to(audit_dir, tmp_path):
+    (tmp_path / "pages").mkdir()
+    real = tmp_path / "pages" / "page.html"
+    real.write_text("old", encoding="utf-8")
+    link = tmp_path / "latest.html"
+    link.symlink_to(real)
+    res = invoke_cli("view", str(audit_dir), "--out", str(link))
+    assert res.returncode == 0, res.stderr
+    assert link.is_symlink() and real.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+@pytest.mark.skipif(not Path("/proc/version").is_file(), reason="a Linux /proc")
+def test_out_where_no_file_can_be_made_names_the_out_not_a_temporary_name(audit_dir):
+    res = invoke_cli("view", str(audit_dir), "--out", "/proc/version")
+    assert res.returncode == 2, res.stdout
+    assert res.stderr.strip() == (
+        "bordir: error: /proc/version: cannot write a file in its folder (No such file or directory)"
+    )  # before: "/proc/.version.n4fhqs52.tmp: No such file or directory"

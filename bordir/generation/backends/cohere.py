@@ -45,6 +45,7 @@ from ...errors import PermanentError, TransientError, redact
 from ..backend import Backend, backend
 from ..types import GenerationRequest, GenerationResult
 from . import _aio
+from ._deadline import attempt_deadline, deadline_transport
 from .attempt_errors import connection_failed, timed_out
 
 __all__ = ["CohereBackend", "doc_id_for", "citation_indices"]
@@ -114,10 +115,12 @@ class CohereBackend(Backend):
             "max_retries": 0,
             "log_warning_experimental_features": False,
             "httpx_client": self._httpx.Client(
-                limits=limits,
+                # its connections stop at the attempt's end (a server that trickles its answer)
+                transport=deadline_transport(
+                    self._httpx, limits=limits, verify=_http.tls_context(self._httpx) or True
+                ),
                 timeout=self.timeout,
                 follow_redirects=True,
-                verify=_http.tls_context(self._httpx) or True,
             ),
         }
         if self.base_url:
@@ -175,7 +178,8 @@ class CohereBackend(Backend):
             )
         start = time.perf_counter()
         try:
-            response = self._client.chat(**params)
+            with attempt_deadline(limit):  # the limit bounds the whole attempt, not each read
+                response = self._client.chat(**params)
         except sdk.core.api_error.ApiError as exc:
             raise self._status_error(exc) from None
         except httpx.TimeoutException:

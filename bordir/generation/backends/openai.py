@@ -57,6 +57,7 @@ a truncated response body, as with ``httpx`` (:func:`~bordir.errors.describe_tra
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import os
@@ -275,7 +276,12 @@ class OpenAIBackend(Backend):
         limit = attempt_seconds(self.timeout, timeout, own_given=self._timeout_given)
         start = time.perf_counter()
         try:
-            completion = await self._post(self._body(request), limit)
+            # the limit bounds the whole attempt: the client's timeouts bound each read, and a
+            # server that sends a byte now and then (alive, far too slow) never trips them
+            async with asyncio.timeout(limit):  # no task of its own (wait_for makes one)
+                completion = await self._post(self._body(request), limit)
+        except TimeoutError:
+            raise timed_out(self.name, limit) from None
         except sdk.APIStatusError as exc:
             raise self._status_error(exc) from None
         except sdk.APITimeoutError as exc:

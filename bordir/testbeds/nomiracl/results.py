@@ -44,7 +44,7 @@ from typing import Any
 from ..._jsonl import iter_json_objects
 from ...errors import ConfigError, DataError
 from ...loaders.nomiracl import LANGUAGES, SPLITS, SUBSETS, bordir_code, nomiracl_code
-from ...loaders.nomiracl_files import some_ids
+from ...loaders.nomiracl_files import blank, some_ids
 
 __all__ = [
     "RESULT_FIELDS",
@@ -212,10 +212,19 @@ def read_result_file(
                 line=lineno,
                 field="query_id",
             )
+        if blank(str(qid)):
+            raise DataError("the query id is empty", path=p, line=lineno, field="query_id")
         results = rec.get("results")
         if not isinstance(results, dict):
             raise DataError(
                 "missing or not an object mapping model names to replies",
+                path=p,
+                line=lineno,
+                field="results",
+            )
+        if any(blank(m) for m in results):
+            raise DataError(
+                "a model name is empty; results maps each model's name to its reply",
                 path=p,
                 line=lineno,
                 field="results",
@@ -237,7 +246,7 @@ def read_result_file(
     if not lines:
         raise DataError("has no result lines", path=p)
     empty = [ln.line for ln in lines if not ln.results]
-    warnings = (
+    warnings: tuple[str, ...] = (
         (
             f"{p}: {len(empty)} of {len(lines)} line(s) have no reply (results is empty): line(s) "
             f"{some_ids([str(n) for n in empty])}",
@@ -245,6 +254,7 @@ def read_result_file(
         if empty
         else ()
     )
+    warnings += _contradicting(p, lines)
     digest = hashlib.sha256(p.read_bytes()).hexdigest()[:16]
     return ResultFile(
         p,
@@ -256,6 +266,29 @@ def read_result_file(
         "option" if subset else "path",
         "option" if lang else "path",
         warnings,
+    )
+
+
+def _contradicting(p: Path, lines: Sequence[ResultLine]) -> tuple[str, ...]:
+    """A warning naming the query ids on several lines whose replies differ (a repeat is not one)."""
+    seen: dict[str, list[ResultLine]] = {}
+    for ln in lines:
+        seen.setdefault(ln.query_id, []).append(ln)
+    bad = [
+        f"{qid} (lines {', '.join(str(x.line) for x in lns)})"
+        for qid, lns in seen.items()
+        if len(lns) > 1
+        and any(
+            x.results.get(m, lns[0].results.get(m)) != lns[0].results.get(m, x.results.get(m))
+            for x in lns[1:]
+            for m in {*x.results, *lns[0].results}
+        )
+    ]
+    if not bad:
+        return ()
+    return (
+        f"{p}: {len(bad)} query id(s) are on several lines with different replies; NoMIRACL's "
+        f"evaluation keeps the last line's (so does bordir): {some_ids(bad)}",
     )
 
 

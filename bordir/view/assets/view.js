@@ -30,15 +30,19 @@
   var FACETS = META.facets;
   var FACET_KEYS = FACETS.map(function (f) { return f.key; });
   var STATE_KEYS = ["tab", "q", "sort", "dir", "page", "metric", "expect", "open", "mt", "mm", "mm2", "cell"];
+  function decode(v) {
+    /* a malformed escape in a hand-made link (%E0%A4%A) is kept as it is, not the end of the page */
+    try { return decodeURIComponent(v); } catch (e) { return v; }
+  }
   function readHash(hash) {
     /* the state a URL fragment names (default: the page's own) */
     var s = { f: {} };
     var h = (hash === undefined ? location.hash : hash).replace(/^#/, "");
     h.split("&").forEach(function (part) {
       if (!part) return;
-      var i = part.indexOf("="), k = decodeURIComponent(i < 0 ? part : part.slice(0, i)), v = i < 0 ? "" : part.slice(i + 1);
-      if (FACET_KEYS.indexOf(k) >= 0) s.f[k] = v === "" ? [] : v.split(",").map(decodeURIComponent);
-      else if (STATE_KEYS.indexOf(k) >= 0) s[k] = decodeURIComponent(v);
+      var i = part.indexOf("="), k = decode(i < 0 ? part : part.slice(0, i)), v = i < 0 ? "" : part.slice(i + 1);
+      if (FACET_KEYS.indexOf(k) >= 0) s.f[k] = v === "" ? [] : v.split(",").map(decode);
+      else if (STATE_KEYS.indexOf(k) >= 0) s[k] = decode(v);
     });
     return s;
   }

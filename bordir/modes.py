@@ -66,6 +66,7 @@ __all__ = [
     "SkipCount",
     "count_skips",
     "describe_skips",
+    "short_cause",
 ]
 
 
@@ -174,10 +175,36 @@ def count_skips(skips: Iterable[tuple[str, str, str]]) -> list[SkipCount]:
     return out
 
 
+_SHORT_CAUSES = {
+    SKIP_NO_TERRITORY: "no passage about the territory",
+    SKIP_NO_DOCUMENTS: "no passage in the mode's languages",
+    "swap_docs: the query's language is not a claimant language (English controls)": (
+        "swap_docs undefined (English control)"
+    ),
+    "swap_docs: the territory's claimants share one language": (
+        "swap_docs undefined (one claimant language)"
+    ),
+}
+
+
+def short_cause(cause: str) -> str:
+    """A skip cause (:func:`skip_cause`) in a few words, for the one-line form of :func:`describe_skips`.
+
+    Example:
+        >>> short_cause("the corpus has no passage about this territory")
+        'no passage about the territory'
+    """
+    if cause.startswith("no documents left after relevance_filter"):
+        return "left out by the relevance filter"
+    return _SHORT_CAUSES.get(cause, cause)
+
+
 def describe_skips(
-    skips: Sequence[tuple[str, str, str]], pairs: int, *, width: int = 100
+    skips: Sequence[tuple[str, str, str]], pairs: int, *, width: int = 100, compact: bool = False
 ) -> list[str]:
     """Lines (at most ``width`` characters) saying how many of ``pairs`` (query, mode) pairs are dropped and why.
+
+    ``compact``: the causes in a few words on wrapped lines, without the count per mode.
 
     Example:
         >>> for line in describe_skips([("a", "qlang", SKIP_NO_TERRITORY)], 10):
@@ -189,8 +216,15 @@ def describe_skips(
     """
     if not skips:
         return [f"dropped 0 of {pairs:,} (query, mode) pairs"]
-    lines = [f"dropped {len(skips):,} of {pairs:,} (query, mode) pairs:"]
     counts = count_skips(skips)
+    if compact:
+        import textwrap
+
+        text = f"dropped {len(skips):,} of {pairs:,} (query, mode) pairs: " + ", ".join(
+            f"{c.n:,} {short_cause(c.cause)}" for c in counts
+        )
+        return textwrap.wrap(text, width, subsequent_indent="  ", break_long_words=False)
+    lines = [f"dropped {len(skips):,} of {pairs:,} (query, mode) pairs:"]
     w = max(len(f"{c.n:,}") for c in counts)
     order = {m.value: i for i, m in enumerate(Mode)}
     for c in counts:

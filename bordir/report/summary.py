@@ -189,12 +189,13 @@ def _perlang_findings(metrics: Mapping[str, Any]) -> tuple[list[str], list[str]]
 
         from .sentences import power_phrase
 
-        which = f"all {len(langs)}" if len(thin) == len(langs) else f"{len(thin)} of {len(langs)}"
+        every = len(thin) == len(langs)
+        which = f"all {len(langs)}" if every else f"{len(thin)} of {len(langs)}"
+        named = "" if every else f" ({', '.join(thin[:12])}{', …' if len(thin) > 12 else ''})"
         thin_rows = pd.DataFrame([r for r in rows if r.get("status") != "judged"])
         quiet.append(
             f"Per-language differences: {which} query languages have fewer than {need} paired "
-            f"territories ({', '.join(thin[:12])}{', …' if len(thin) > 12 else ''}): too few to judge "
-            f"({power_phrase(thin_rows, tested=False)})."
+            f"territories{named}: too few to judge ({power_phrase(thin_rows, tested=False)})."
         )
     judged = [r for r in rows if r.get("status") == "judged" and not r.get("significant")]
     if judged:
@@ -307,7 +308,8 @@ def _dropped_lines(dropped: Mapping[str, Any], width: int) -> list[str]:
         for _ in range(int(n))
     ]
     pairs = dropped.get("pairs")
-    return describe_skips(skips, pairs if isinstance(pairs, int) else len(skips), width=width)
+    n = pairs if isinstance(pairs, int) else len(skips)
+    return describe_skips(skips, n, width=width, compact=True)
 
 
 def _cell(text: str) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from .._texttable import text_table
-from ..modes import SKIP_NO_DOCUMENTS, SKIP_NO_TERRITORY, count_skips, describe_skips
+from ..modes import SKIP_NO_TERRITORY, count_skips, describe_skips, short_cause
 
 __all__ = [
     "run_lines",
@@ -25,40 +25,16 @@ __all__ = [
     "note_lines",
     "power_lines",
     "estimate_table_lines",
-    "short_cause",
     "Totals",
     "totals",
 ]
 
 WIDTH = 100
 
-_SHORT = {
-    SKIP_NO_TERRITORY: "no passage about the territory",
-    SKIP_NO_DOCUMENTS: "no passage in the mode's languages",
-    "swap_docs: the query's language is not a claimant language (English controls)": (
-        "swap_docs undefined (English control)"
-    ),
-    "swap_docs: the territory's claimants share one language": (
-        "swap_docs undefined (one claimant language)"
-    ),
-}
-
 
 def _wrap(text: str, width: int = WIDTH, **kw: Any) -> list[str]:
     """``textwrap.wrap`` that never cuts a word (a path or a command stays whole)."""
     return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False, **kw)
-
-
-def short_cause(cause: str) -> str:
-    """A skip cause in a few words (the full wording is in ``--verbose`` and the run's summary).
-
-    Example:
-        >>> short_cause("the corpus has no passage about this territory")
-        'no passage about the territory'
-    """
-    if cause.startswith("no documents left after relevance_filter"):
-        return "left out by the relevance filter"
-    return _SHORT.get(cause, cause)
 
 
 def _usd(x: float | None, digits: int = 2) -> str:

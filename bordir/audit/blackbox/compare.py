@@ -131,17 +131,75 @@ def _paired(
     an: np.ndarray, ad: np.ndarray, bn: np.ndarray, bd: np.ndarray, draws: _Draws
 ) -> tuple[float | None, float | None, float]:
     """Paired cluster-bootstrap interval and swap-test p of ``Σan/Σad − Σbn/Σbd`` (``paired_test``'s numbers)."""
-    n = len(an)
-    diff = an.sum() / ad.sum() - bn.sum() / bd.sum()
-    w = draws.weights(n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        s = w @ np.column_stack([an, ad, bn, bd])  # one product for the four resampled sums
-        boot = s[:, 0] / s[:, 1] - s[:, 2] / s[:, 3]
-        lo, hi, _ = percentile_bounds(boot, draws.o.conf)
-        moved = draws.flips(n) @ np.column_stack([bn - an, bd - ad])  # what swapped groups move
-        dn, dd = moved[:, 0], moved[:, 1]
-        perm = (an.sum() + dn) / (ad.sum() + dd) - (bn.sum() - dn) / (bd.sum() - dd)
-    return lo, hi, permutation_pvalue(float(diff), perm)
+    return _paired_many([(an, ad, bn, bd)], draws)[0]
+
+
+_BATCH = 256
+"""Comparisons of one size whose resamples are drawn in one matrix product."""
+
+
+def _paired_many(
+    jobs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], draws: _Draws
+) -> list[tuple[float | None, float | None, float]]:
+    """:func:`_paired` of comparisons of one number of groups, their resampled sums in one product.
+
+    The sums are of URL counts (integers) weighted by resample counts (integers): exact in
+    floating point whatever the order of the additions, so the numbers are those of one product
+    per comparison.
+    """
+    n = len(jobs[0][0])
+    w, f = draws.weights(n), draws.flips(n)
+    out: list[tuple[float | None, float | None, float]] = []
+    for start in range(0, len(jobs), _BATCH):
+        chunk = jobs[start : start + _BATCH]
+        cols = np.column_stack([c for job in chunk for c in job])  # an, ad, bn, bd of each
+        moves = np.column_stack(
+            [c for an, ad, bn, bd in chunk for c in (bn - an, bd - ad)]
+        )  # what a swapped group moves from one side to the other
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = w @ cols
+            moved = f @ moves
+            for k, (an, ad, bn, bd) in enumerate(chunk):
+                diff = an.sum() / ad.sum() - bn.sum() / bd.sum()
+                boot = s[:, 4 * k] / s[:, 4 * k + 1] - s[:, 4 * k + 2] / s[:, 4 * k + 3]
+                lo, hi, _ = percentile_bounds(boot, draws.o.conf)
+                dn, dd = moved[:, 2 * k], moved[:, 2 * k + 1]
+                perm = (an.sum() + dn) / (ad.sum() + dd) - (bn.sum() - dn) / (bd.sum() - dd)
+                out.append((lo, hi, permutation_pvalue(float(diff), perm)))
+    return out
+
+
+def _sides(
+    a_num: np.ndarray,
+    a_den: np.ndarray,
+    b_num: np.ndarray,
+    b_den: np.ndarray,
+    o: CompareOptions,
+) -> tuple[dict[str, float | int | str | None], tuple[np.ndarray, ...] | None]:
+    """Everything of a comparison but its resampling; the paired arrays when it is to be judged."""
+    both = (a_den > 0) & (b_den > 0)
+    n = int(both.sum())
+    an, ad, bn, bd = a_num[both], a_den[both], b_num[both], b_den[both]
+    out: dict[str, float | int | str | None] = {
+        "n_groups": n,
+        "n_urls_a": int(ad.sum()),
+        "n_urls_b": int(bd.sum()),
+    }
+    if n == 0:
+        return {**out, "status": "undefined", "p_value": math.nan}, None
+    e1, l1, h1 = _wilson(an, ad, o.conf)
+    e2, l2, h2 = _wilson(bn, bd, o.conf)
+    d = an / ad - bn / bd
+    sd = float(np.std(d, ddof=1)) if n >= 2 else PLANNING_SD
+    out.update(value_a=e1, value_b=e2, diff=e1 - e2)
+    out["power_10"] = power_at(n, 0.10, sigma_d=min(sd, 1.0) or PLANNING_SD, alpha=o.alpha)
+    out["power_20"] = power_at(n, 0.20, sigma_d=min(sd, 1.0) or PLANNING_SD, alpha=o.alpha)
+    if n < o.min_groups:
+        return {**out, "status": "too few to judge", "p_value": math.nan}, None
+    rho = correlation(influence(an, ad), influence(bn, bd))
+    _, lo, hi = mover_difference(e1, l1, h1, e2, l2, h2, rho)
+    out.update(low_a=l1, high_a=h1, low_b=l2, high_b=h2, ci_low=lo, ci_high=hi, status="judged")
+    return out, (an, ad, bn, bd)
 
 
 def _one(
@@ -153,32 +211,12 @@ def _one(
     seed: int,
     draws: _Draws | None = None,
 ) -> dict[str, float | int | str | None]:
-    both = (a_den > 0) & (b_den > 0)
-    n = int(both.sum())
-    an, ad, bn, bd = a_num[both], a_den[both], b_num[both], b_den[both]
-    out: dict[str, float | int | str | None] = {
-        "n_groups": n,
-        "n_urls_a": int(ad.sum()),
-        "n_urls_b": int(bd.sum()),
-    }
-    if n == 0:
-        return {**out, "status": "undefined", "p_value": math.nan}
-    e1, l1, h1 = _wilson(an, ad, o.conf)
-    e2, l2, h2 = _wilson(bn, bd, o.conf)
-    d = an / ad - bn / bd
-    sd = float(np.std(d, ddof=1)) if n >= 2 else PLANNING_SD
-    out.update(value_a=e1, value_b=e2, diff=e1 - e2)
-    out["power_10"] = power_at(n, 0.10, sigma_d=min(sd, 1.0) or PLANNING_SD, alpha=o.alpha)
-    out["power_20"] = power_at(n, 0.20, sigma_d=min(sd, 1.0) or PLANNING_SD, alpha=o.alpha)
-    if n < o.min_groups:
-        return {**out, "status": "too few to judge", "p_value": math.nan}
-    rho = correlation(influence(an, ad), influence(bn, bd))
-    _, lo, hi = mover_difference(e1, l1, h1, e2, l2, h2, rho)
-    blo, bhi, p = _paired(an, ad, bn, bd, draws or _Draws(o))
-    out.update(
-        low_a=l1, high_a=h1, low_b=l2, high_b=h2, ci_low=lo, ci_high=hi,
-        boot_low=blo, boot_high=bhi, p_value=p, status="judged",
-    )  # fmt: skip
+    """One comparison (see the module docs); ``seed`` is ``o.seed``'s (kept for callers)."""
+    out, paired = _sides(a_num, a_den, b_num, b_den, o)
+    if paired is not None:
+        an, ad, bn, bd = paired
+        blo, bhi, p = _paired(an, ad, bn, bd, draws or _Draws(o))
+        out.update(boot_low=blo, boot_high=bhi, p_value=p)
     return out
 
 
@@ -215,6 +253,8 @@ def compare_all(
     den_all, den_claim = by_cell_group(n_urls), by_cell_group(n_urls * has_claim)
     rows: list[dict[str, object]] = []
     draws = _Draws(options)
+    jobs: dict[int, list[tuple[int, tuple[np.ndarray, ...]]]] = {}  # by number of groups
+    families: list[tuple[int, int]] = []
     for m in measures:
         num_ans = _per_answer(n, cats, url_answer, m)
         if num_ans is None:
@@ -234,15 +274,11 @@ def compare_all(
                     common = present[ca] & present[cb]
                     if not common.any():
                         continue
-                    res = _one(
-                        num[ca][common],
-                        den[ca][common],
-                        num[cb][common],
-                        den[cb][common],
-                        options,
-                        options.seed,
-                        draws,
+                    res, paired = _sides(
+                        num[ca][common], den[ca][common], num[cb][common], den[cb][common], options
                     )
+                    if paired is not None:
+                        jobs.setdefault(len(paired[0]), []).append((len(rows), paired))
                     rows.append(
                         {
                             "factor": factor,
@@ -254,15 +290,20 @@ def compare_all(
                             **res,
                         }
                     )
-                fam = rows[fam_start:]
-                ps = [
-                    float(cast(float, r["p_value"])) if r.get("status") == "judged" else math.nan
-                    for r in fam
-                ]
-                adj, rej = holm(ps, alpha=options.alpha)
-                for r, p, j in zip(fam, adj, rej):
-                    r["p_holm"] = None if math.isnan(p) else float(p)
-                    r["significant"] = bool(j)
+                families.append((fam_start, len(rows)))
+    for todo in jobs.values():
+        for (i, _), (blo, bhi, p) in zip(todo, _paired_many([j for _, j in todo], draws)):
+            rows[i].update(boot_low=blo, boot_high=bhi, p_value=p)
+    for start, stop in families:
+        fam = rows[start:stop]
+        ps = [
+            float(cast(float, r["p_value"])) if r.get("status") == "judged" else math.nan
+            for r in fam
+        ]
+        adj, rej = holm(ps, alpha=options.alpha)
+        for r, p, j in zip(fam, adj, rej):
+            r["p_holm"] = None if math.isnan(p) else float(p)
+            r["significant"] = bool(j)
     df = pd.DataFrame(rows, columns=[c for c in COMPARE_COLUMNS if c != "signature"])
     df["signature"] = [
         str(Signature.build("source_share_diff", measure=f"{r.dimension}:{r.category}", factor=r.factor,

@@ -34,6 +34,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ...metrics.perlang.power import PLANNING_SD, power_at
 from ...signature import Signature
@@ -47,6 +48,8 @@ from ...stats import (
     percentile_bounds,
     permutation_pvalue,
 )
+from .codes import as_array, factorize
+from .urltable import UrlTable
 from .wilson import wilson_from_sums
 
 __all__ = ["CompareOptions", "Measure", "compare_all", "COMPARE_COLUMNS"]
@@ -222,23 +225,21 @@ def _one(
 
 def compare_all(
     answers: pa.Table,
-    urls: pa.Table,
+    urls: UrlTable,
     cats: dict[str, tuple[np.ndarray, np.ndarray, list[str]]],
     measures: list[Measure],
     options: CompareOptions,
 ) -> pd.DataFrame:
     """Every paired comparison (languages within a model, models within a language) of every measure."""
     n = answers.num_rows
-    groups = answers["group"].to_pylist()
-    has_group = np.array([g is not None for g in groups], dtype=bool)
-    gcodes, _ = pd.factorize(pd.Series([g if g is not None else "" for g in groups], dtype=object))
-    mcodes, models = pd.factorize(pd.Series(answers["model"].to_pylist(), dtype=object), sort=True)
-    lcodes, langs = pd.factorize(
-        pd.Series(answers["query_lang"].to_pylist(), dtype=object), sort=True
-    )
-    url_answer = urls["answer"].to_numpy().astype(np.int64)
+    group = as_array(answers["group"])
+    has_group = group.is_valid().to_numpy(zero_copy_only=False)
+    gcodes, _ = factorize(pc.fill_null(group, ""))
+    mcodes, models = factorize(answers["model"], sort=True)
+    lcodes, langs = factorize(answers["query_lang"], sort=True)
+    url_answer = urls.answer.astype(np.int64)
     n_urls = answers["n_urls"].to_numpy().astype(float)
-    has_claim = np.array([bool(c) for c in answers["claimants"].to_pylist()], dtype=bool)
+    has_claim = pc.fill_null(pc.list_value_length(answers["claimants"]), 0).to_numpy() > 0
     G = int(gcodes.max()) + 1 if n else 0
     L = len(langs)
     sel = np.flatnonzero(has_group)

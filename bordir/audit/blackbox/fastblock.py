@@ -23,14 +23,14 @@ from .countries import country_code
 from .fields import FieldMap
 from .records import norm_lang
 
-__all__ = ["BlockCols", "arrow_block", "json_table", "record_key"]
+__all__ = ["BlockCols", "arrow_block", "json_table"]
 
 
 @dataclass
 class BlockCols:
-    """One block of answers as columns, and its cited URLs flattened (``owner``: the answer's row)."""
+    """One block of answers as Arrow columns, and its cited URLs flattened (``owner``: the answer's row)."""
 
-    answers: dict[str, Any]
+    answers: dict[str, pa.Array]
     n: int
     urls: pa.Array
     raw_repr: dict[int, str]
@@ -38,20 +38,6 @@ class BlockCols:
     pos: np.ndarray
     titles: pa.Array | None
     snippets: pa.Array | None
-
-
-def record_key(
-    rid: Any,
-    question: Any,
-    qlang: Any,
-    answer: Any,
-    model: Any,
-    month: Any,
-    provider: Any,
-    urls: str,
-) -> int:
-    """What makes two records the same (``urls``: the URLs joined by ``\\x1f``)."""
-    return hash((rid, question, qlang, answer, model, month, provider, urls))
 
 
 def _schema_for(fm: FieldMap, int_ids: bool, structs: bool) -> pa.Schema:
@@ -165,8 +151,8 @@ def arrow_block(
         return None
     if ql is not None:
         ql, _ = _mapped(ql, lambda v: None if v is None else norm_lang(v))
-    claim_col: list[list[str]] = [[] for _ in range(n)]
-    clang_col: list[list[str]] = [[] for _ in range(n)]
+    empty = pa.array([[]] * n, pa.list_(pa.string()))
+    claim_col, clang_col = empty, empty
     csrc = fm.source("claimants")
     if csrc is not None and csrc in t.column_names:
         c = t[csrc].combine_chunks()
@@ -177,44 +163,56 @@ def arrow_block(
         )
         if not ok:
             return None
-        claim_col = _relist(c, codes)
+        c_len = _lengths(c)
+        claim_col = _relist(c_len, codes)
         lsrc = fm.source("claimant_langs")
         if lsrc is not None and lsrc in t.column_names and pa.types.is_list(t[lsrc].type):
             cl = t[lsrc].combine_chunks()
             vals, _ = _mapped(
                 pc.list_flatten(cl).cast(pa.string()), lambda v: None if v is None else norm_lang(v)
             )
-            clang_col = [
-                x if len(x) == len(y) else [] for x, y in zip(_relist(cl, vals), claim_col)
-            ]
-    lengths = (
-        pc.fill_null(pc.list_value_length(urls), 0).to_numpy(zero_copy_only=False).astype(np.int64)
-    )
+            cl_len = _lengths(cl)
+            same = cl_len == c_len  # a list of claimant languages that is not one per claimant is none
+            clang_col = _relist(np.where(same, cl_len, 0), vals.filter(pa.array(np.repeat(same, cl_len))))
+    lengths = _lengths(urls)
     owner = np.repeat(np.arange(n, dtype=np.int64), lengths)
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
     pos = np.arange(len(owner), dtype=np.int64) - starts
+    lines_str = pa.array(lines, pa.int64()).cast(pa.string())
+
+    def blank_null(col: pa.Array) -> pa.Array:
+        return pc.if_else(pc.equal(col, ""), pa.scalar(None, pa.string()), col)
+
+    def nulls() -> pa.Array:
+        return pa.nulls(n, pa.string())
+
     answers = {
-        "line": lines.tolist(),
-        "id": [x if x is not None else str(li) for x, li in zip(rid.to_pylist(), lines.tolist())] if rid is not None else [str(x) for x in lines.tolist()],
-        "question": q.to_pylist() if q is not None else [None] * n,
-        "query_lang": ql.to_pylist() if ql is not None else [None] * n,
-        "model": pc.fill_null(pc.if_else(pc.equal(model, ""), pa.scalar(None, pa.string()), model), "unknown").to_pylist() if model is not None else ["unknown"] * n,
-        "provider": pc.fill_null(prov, "").to_pylist() if prov is not None else [""] * n,
-        "month": month.to_pylist() if month is not None else [None] * n,
-        "group": pc.if_else(pc.equal(group, ""), pa.scalar(None, pa.string()), group).to_pylist() if group is not None else [None] * n,
-        "territory": pc.if_else(pc.equal(terr, ""), pa.scalar(None, pa.string()), terr).to_pylist() if terr is not None else [None] * n,
+        "line": pa.array(lines, pa.int64()),
+        "id": pc.if_else(rid.is_valid(), rid, lines_str) if rid is not None else lines_str,
+        "question": q if q is not None else nulls(),
+        "query_lang": ql if ql is not None else nulls(),
+        "model": pc.fill_null(blank_null(model), "unknown") if model is not None else pa.array(["unknown"] * n, pa.string()),
+        "provider": pc.fill_null(prov, "") if prov is not None else pa.array([""] * n, pa.string()),
+        "month": month if month is not None else nulls(),
+        "group": blank_null(group) if group is not None else nulls(),
+        "territory": blank_null(terr) if terr is not None else nulls(),
         "claimants": claim_col,
         "claimant_langs": clang_col,
-        "answer": resp.to_pylist(),
-        "searches": [None] * n,
-        "cost_usd": [None] * n,
-        "_joined": pc.binary_join(urls if not pa.types.is_struct(vt) else pa.ListArray.from_arrays(urls.offsets, flat), "\x1f").to_pylist(),
+        "answer": resp,
+        "searches": pa.nulls(n, pa.int64()),
+        "cost_usd": pa.nulls(n, pa.float64()),
+        "_joined": pc.binary_join(urls if not pa.types.is_struct(vt) else pa.ListArray.from_arrays(urls.offsets, flat), "\x1f"),
     }  # fmt: skip
     return BlockCols(answers, n, flat, {}, owner, pos, titles, snippets)
 
 
-def _relist(lists: pa.Array, values: pa.Array) -> list[list[str]]:
-    offsets = lists.offsets.to_numpy()
-    vals = values.to_pylist()
-    start = offsets[0]
-    return [vals[a - start : b - start] for a, b in zip(offsets[:-1], offsets[1:])]
+def _lengths(lists: pa.Array) -> np.ndarray:
+    """Each list's length (a null list: 0)."""
+    return pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _relist(lengths: np.ndarray, values: pa.Array) -> pa.Array:
+    """Lists of ``lengths`` items cut from ``values`` in order."""
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    return pa.ListArray.from_arrays(pa.array(offsets), values.cast(pa.string()))

@@ -1,0 +1,188 @@
+"""A column of URLs attributed at once (:meth:`~.attribution.Attributor.attribute`): Arrow kernels per URL, Python per distinct part.
+
+The URLs are taken apart by one regular expression in Arrow; the reasons a URL is not
+attributed (:data:`~.attribution.URL_REASON_NAMES`), its host, its canonical form and its
+language are integer codes per URL, computed from tables of the distinct schemes, authorities
+(each attributed once and remembered by the attributor), first path segments and queries. The
+language rules are :func:`~.urllang.url_language`'s, in its order: a language subdomain, the
+first path segment, a ``lang``-like query parameter, the publisher's language, then the
+snippet (the seeded detector), else ``und`` (rule ``none``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .attribution import URL_REASON_CODES, Attributor, UrlAttribution
+from .urllang import param_language, path_language
+from .urls import clean_query
+
+__all__ = ["attribute_column"]
+
+_SPLIT = r"(?s)^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*):(?P<slashes>//)?(?P<auth>[^/?#]*)(?P<path>[^?#]*)(?:\?(?P<query>[^#]*))?"
+_UNSAFE = frozenset({"javascript", "data", "vbscript", "blob"})
+_SEGMENT = r"^([A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?|[A-Za-z]{4,20})$"
+_LANG_PARAM = r"(^|&)(lang|hl|language|locale|setlang|uselang)="
+_NOT_A_STRING, _EMPTY, _UNSAFE_SCHEME, _UNSUPPORTED, _RELATIVE = (
+    URL_REASON_CODES[r]
+    for r in ("not_a_string", "empty_url", "unsafe_scheme", "unsupported_scheme", "relative_url")
+)
+
+
+def _np(a: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    return a.to_numpy(zero_copy_only=False)
+
+
+def attribute_column(att: Attributor, urls: pa.Array, snippets: pa.Array | None) -> UrlAttribution:
+    """See the module docs; ``snippets`` aligned with ``urls``, or None."""
+    n = len(urls)
+    reason = np.zeros(n, dtype=np.int8)
+    host_id = np.full(n, -1, dtype=np.int32)
+    lang = np.full(n, -1, dtype=np.int32)
+    rule = np.full(n, -1, dtype=np.int32)
+    if n == 0:
+        empty = pa.array([], pa.string())
+        return UrlAttribution(reason, host_id, empty, empty, lang, rule, att.langs, att.rules)
+    urls = urls.cast(pa.string())
+    trimmed = pc.utf8_trim_whitespace(urls)
+    null = _np(urls.is_null())
+    empty = _np(pc.fill_null(pc.equal(trimmed, ""), False))
+    parts = pc.extract_regex(trimmed, _SPLIT)
+    matched = _np(parts.is_valid())
+    reason[null] = _NOT_A_STRING
+    reason[~null & empty] = _EMPTY
+    reason[~null & ~empty & ~matched] = _RELATIVE
+    scheme = pc.utf8_lower(parts.field("scheme"))
+    no_slashes = _np(pc.fill_null(pc.equal(parts.field("slashes"), ""), True))
+    sch = scheme.dictionary_encode()
+    sch_codes = _np(pc.fill_null(sch.indices, -1))
+    for k, s in enumerate(sch.dictionary.to_pylist()):
+        rows = (sch_codes == k) & (reason == 0)
+        if not rows.any():
+            continue
+        if s in _UNSAFE:
+            reason[rows] = _UNSAFE_SCHEME
+        elif s not in ("http", "https"):
+            if "." in s:  # "www.example.com:80/x": a host, not a scheme
+                reason[rows & no_slashes] = _RELATIVE
+            reason[rows & (reason == 0)] = _UNSUPPORTED
+        else:
+            reason[rows & no_slashes] = _RELATIVE
+    auth = parts.field("auth").dictionary_encode()
+    acodes = _np(pc.fill_null(auth.indices, -1))
+    a_reason, a_host, a_ids = att.authorities(auth.dictionary.to_pylist())
+    ok = reason == 0
+    reason[ok] = np.append(a_reason, 0)[acodes[ok]]
+    ok = reason == 0
+    host_id[ok] = np.append(a_host, -1)[acodes[ok]]
+    # the canonical URL: scheme://host[:port]path[?clean query]
+    path = pc.if_else(pc.equal(parts.field("path"), ""), "/", parts.field("path"))
+    q = parts.field("query").dictionary_encode()
+    qdict = q.dictionary.to_pylist()
+    qclean = pa.array([clean_query(x or "") for x in qdict], pa.string())
+    query = pc.take(qclean, q.indices)
+    netloc = pa.array([att.auth_row(i)[3] for i in a_ids], pa.string())
+    canon = pc.binary_join_element_wise(
+        scheme, "://", pc.take(netloc, auth.indices), path,
+        pc.if_else(pc.equal(query, ""), "", pc.binary_join_element_wise("?", query, "")), "",
+    )  # fmt: skip
+    canonical = pc.if_else(pa.array(ok), canon, pa.scalar(None, pa.string()))
+    shown = _shown(att, urls, auth, acodes, a_ids)
+    rows = np.flatnonzero(ok)
+    if len(rows):
+        _languages(att, rows, host_id, path, q.indices, qdict, snippets, lang, rule)
+    return UrlAttribution(reason, host_id, canonical, shown, lang, rule, att.langs, att.rules)
+
+
+def _shown(att: Attributor, urls: pa.Array, auth: pa.Array, acodes: np.ndarray, ids: list[int]) -> pa.Array:
+    """The URLs as given, credentials masked (``user:pw@`` → ``***@``)."""
+    masked = [k for k, i in enumerate(ids) if "@" in att.auth_row(i)[2]]
+    if not masked:
+        return urls
+    vals = urls.to_pylist()
+    for k in masked:
+        raw = auth.dictionary[k].as_py()
+        for i in np.flatnonzero(acodes == k):
+            vals[i] = vals[i].replace(raw, att.auth_row(ids[k])[2], 1)
+    return pa.array(vals, pa.string())
+
+
+def _segments(att: Attributor, segs: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per distinct first path segment: its language codes (strict, ambiguous codes allowed) and path rule (-1: none)."""
+    strict = np.full(len(segs), -1, dtype=np.int64)
+    amb = np.full(len(segs), -1, dtype=np.int64)
+    prule = np.full(len(segs), -1, dtype=np.int64)
+    cand = np.flatnonzero(_np(pc.match_substring_regex(segs, _SEGMENT)))
+    if not len(cand):
+        return strict, amb, prule
+    tokens = segs.take(pa.array(cand)).to_pylist()
+    cache = att.segments
+    for k, token in zip(cand.tolist(), tokens):
+        hit = cache.get(token)
+        if hit is None:
+            s, a = path_language(token)[0], path_language(token, True)[0]
+            hit = cache[token] = (
+                -1 if s is None else att.lang_code(s),
+                -1 if a is None else att.lang_code(a),
+                att.rule_code(f"path:{token.lower()}"),
+            )
+        strict[k], amb[k], prule[k] = hit
+    return strict, amb, prule
+
+
+def _languages(
+    att: Attributor,
+    rows: np.ndarray,
+    host_id: np.ndarray,
+    path: pa.Array,
+    qcodes: pa.Array,
+    qdict: list[str | None],
+    snippets: pa.Array | None,
+    lang: np.ndarray,
+    rule: np.ndarray,
+) -> None:
+    """The language code and rule code of each attributed URL (``rows``), into ``lang`` and ``rule``."""
+    h_sl, h_sr, h_pl, h_pr, h_ls = att.host_langs()
+    hid = host_id[rows]
+    seg = pc.extract_regex(path, r"^/?(?P<seg>[^/]*)").field("seg").dictionary_encode()
+    s_strict, s_amb, s_rule = _segments(att, seg.dictionary)
+    scode = _np(pc.fill_null(seg.indices, 0))[rows]
+    seg_lang = np.where(h_ls[hid], s_amb[scode], s_strict[scode]) if len(s_rule) else np.full(len(rows), -1)
+    seg_rule = s_rule[scode] if len(s_rule) else np.full(len(rows), -1)
+    ql = np.full(len(qdict) + 1, -1, dtype=np.int64)
+    qr = np.full(len(qdict) + 1, -1, dtype=np.int64)
+    if qdict:
+        found_q = pc.match_substring_regex(pa.array(qdict, pa.string()), _LANG_PARAM, ignore_case=True)
+        for k in np.flatnonzero(_np(pc.fill_null(found_q, False))).tolist():
+            code, r = param_language(qdict[k] or "")
+            if code is not None:
+                ql[k], qr[k] = att.lang_code(code), att.rule_code(r)
+    qc = _np(pc.fill_null(qcodes, -1))[rows] if qdict else np.full(len(rows), -1)
+    q_lang, q_rule = ql[qc], qr[qc]
+    sub = h_sl[hid]
+    has_sub, has_seg, has_q = sub >= 0, seg_lang >= 0, q_lang >= 0
+    found = np.where(has_sub, sub, np.where(has_seg, seg_lang, np.where(has_q, q_lang, h_pl[hid])))
+    how = np.where(has_sub, h_sr[hid], np.where(has_seg, seg_rule, np.where(has_q, q_rule, h_pr[hid])))
+    todo = rows[found < 0]
+    lang[rows] = found
+    rule[rows] = how
+    if len(todo) and snippets is not None:
+        texts = snippets.take(pa.array(todo)).to_pylist()
+        have = [i for i, t in enumerate(texts) if isinstance(t, str) and t.strip()]
+        if have:
+            if att.detector is None:
+                from ..detect import LanguageDetector
+
+                att.detector = LanguageDetector()
+            got = att.detector.detect_many([texts[i] for i in have])
+            att.snippets_detected += len(have)
+            snippet = att.rule_code("snippet")
+            for i, code in zip(have, got):
+                if code and code != "und":
+                    lang[todo[i]] = att.lang_code(code)
+                    rule[todo[i]] = snippet
+    still = rows[lang[rows] < 0]
+    lang[still] = att.lang_code("und")
+    rule[still] = att.rule_code("none")

@@ -15,9 +15,9 @@ A host is attributed once (:meth:`Attributor.host`) and remembered:
 A URL's **language** comes from the URL (:func:`~.urllang.url_language`), else from its snippet
 (``snippet``: the seeded detector, when the log has one), else ``und`` (rule ``none``).
 
-:meth:`Attributor.attribute` does this for a whole column of URLs at once: the URLs are taken
-apart by one regular expression in Arrow, and only the distinct authorities, hosts, (host,
-path segment, query) triples and snippets are looked at in Python.
+:meth:`Attributor.attribute` does this for a whole column of URLs at once (:mod:`.urlcols`): the
+URLs are taken apart by a regular expression in Arrow, and only the distinct authorities, hosts,
+path segments, queries and snippets are looked at in Python, each once.
 
 Example:
     >>> import pyarrow as pa
@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..._extras import require
 from .countries import tld_country
@@ -57,6 +58,16 @@ UNDETERMINED = "und"
 URL_REASON_NAMES: tuple[str, ...] = ("", *URL_REASONS)
 """The reason codes of :attr:`UrlAttribution.reason_code`: 0 for an attributed URL."""
 URL_REASON_CODES: dict[str, int] = {r: i for i, r in enumerate(URL_REASON_NAMES)}
+
+
+def _ip(h: str) -> str | None:
+    """``h`` as an IP address (compressed), else None; only what could be one is parsed."""
+    if ":" not in h and not (h.isascii() and h.replace(".", "").isdigit()):
+        return None  # neither IPv6 (a colon) nor dotted IPv4 (digits and dots)
+    try:
+        return ipaddress.ip_address(h).compressed
+    except ValueError:
+        return None
 
 
 def psl_extractor() -> Any:
@@ -89,21 +100,36 @@ class UrlAttribution:
     Attributes:
         reason_code: 0, or why the URL is not attributed: an index into :data:`URL_REASON_NAMES`.
         host_id: index into :attr:`Attributor.hosts` (-1 where ``reason``).
-        canonical: the canonical URL (null where ``reason``), for counting a URL once per answer.
+        site: the scheme and netloc as one code (-1 where ``reason``): two URLs of different
+            sites have different canonical forms.
         shown: the URL as given with credentials masked (null where it is not a string).
         lang_code: the source language, an index into the attributor's ``langs`` (-1 where ``reason``).
         rule_code: the rule that gave it, an index into its ``rules`` (-1 where ``reason``).
         langs, rules: those vocabularies.
+        canonical_of: the canonical URLs of the given rows (attributed ones), for counting a URL once
+            per answer (computed on demand: only URLs of one site cited twice in an answer need it).
     """
 
     reason_code: np.ndarray
     host_id: np.ndarray
-    canonical: pa.Array
+    site: np.ndarray
     shown: pa.Array
     lang_code: np.ndarray
     rule_code: np.ndarray
     langs: list[str]
     rules: list[str]
+    canonical_of: Callable[[np.ndarray], pa.Array]
+
+    @property
+    def canonical(self) -> pa.Array:
+        """The canonical URL of every URL (null where ``reason``)."""
+        ok = np.flatnonzero(self.reason_code == 0)
+        out = pa.nulls(len(self.reason_code), pa.string())
+        if not len(ok):
+            return out
+        where = np.full(len(self.reason_code), -1, dtype=np.int64)
+        where[ok] = np.arange(len(ok))
+        return self.canonical_of(ok).take(pa.array(where, mask=where < 0))
 
     @property
     def reason(self) -> np.ndarray:
@@ -143,12 +169,21 @@ class Attributor:
         self.hosts: list[HostInfo] = []
         self._host_index: dict[str, int] = {}
         self._auth: dict[str, tuple[str, int, str]] = {}  # authority -> (reason, host id, masked)
-        self._auth_index: dict[str, int] = {}
-        self._auth_rows: list[tuple[int, int, str, str | None]] = []
+        # the authorities seen, by id: reason code, host id, netloc code, credentials given, masked form
+        self._auth_keys: list[str] = []
+        self._auth_arr: pa.Array | None = None
+        self.auth_reason = np.zeros(0, dtype=np.int8)
+        self.auth_host = np.zeros(0, dtype=np.int32)
+        self.auth_net = np.zeros(0, dtype=np.int64)
+        self.auth_cred = np.zeros(0, dtype=bool)
+        self.auth_masked: list[str] = []
+        self._net_ix: dict[str, int] = {}
+        self._net_list: list[str] = []
         self.snippets_detected = 0
         self._host_cols: dict[str, pa.Array] | None = None
-        self._host_lang: list[tuple[int, int, int, int, bool]] = []
-        self._host_lang_cols: tuple[np.ndarray, ...] = tuple(np.zeros(0, np.int64) for _ in range(5))
+        self._host_lang_cols: tuple[np.ndarray, ...] = (
+            *(np.zeros(0, np.int64) for _ in range(4)), np.zeros(0, dtype=bool),
+        )  # fmt: skip
         self.langs: list[str] = []  # the languages and language rules URLs were given, by code
         self._lang_ix: dict[str, int] = {}
         self.rules: list[str] = []
@@ -174,11 +209,8 @@ class Attributor:
 
     def _attribute_host(self, host: str) -> HostInfo:
         lists = self.lists.labels(host)
-        try:
-            ipaddress.ip_address(host)
+        if _ip(host) is not None:
             return HostInfo(host, host, "", "", None, "ip_host", "", None, lists)
-        except ValueError:
-            pass
         ext = self._psl(host)
         suffix = ext.suffix
         domain = f"{ext.domain}.{suffix}" if ext.domain and suffix else host
@@ -218,12 +250,9 @@ class Attributor:
                 h = a
             elif port and not port.isdigit():
                 reason = "no_host"
-            try:
-                host = ipaddress.ip_address(h).compressed
-            except ValueError:
-                host = host_ascii(h) or ""
-                if not host:
-                    reason = "no_host"
+            host = _ip(h) or host_ascii(h) or ""
+            if not host:
+                reason = "no_host"
         out = (reason, -1 if reason else self._host_id(host), masked)
         self._auth[auth] = out
         return out
@@ -263,24 +292,40 @@ class Attributor:
             self.rules.append(rule)
         return i
 
-    def authorities(self, auths: list[str]) -> tuple[np.ndarray, np.ndarray, list[int]]:
-        """``(reason codes, host ids, ids)`` of distinct authorities; ``ids`` index the attributor's tables of them."""
-        index = self._auth_index
-        ids = []
-        for a in auths:
-            i = index.get(a)
-            if i is None:
-                reason, host, masked = self._authority(a)
-                i = index[a] = len(self._auth_rows)
-                self._auth_rows.append((URL_REASON_CODES[reason], host, masked, self._netloc(a, reason, host)))
-            ids.append(i)
-        rows = self._auth_rows
-        return (np.array([rows[i][0] for i in ids], dtype=np.int8),
-                np.array([rows[i][1] for i in ids], dtype=np.int32), ids)  # fmt: skip
+    def authorities(self, auths: pa.Array) -> np.ndarray:
+        """The ids of distinct authorities (strings, no null) in the attributor's tables of them (:attr:`auth_host` …).
 
-    def auth_row(self, i: int) -> tuple[int, int, str, str | None]:
-        """``(reason code, host id, masked authority, netloc)`` of authority ``i`` (:meth:`authorities`)."""
-        return self._auth_rows[i]
+        Each authority is attributed once (:meth:`_authority`) and remembered; the known ones are
+        looked up in Arrow.
+        """
+        ids = np.full(len(auths), -1, dtype=np.int64)
+        if self._auth_arr is not None and len(auths):
+            ids = pc.fill_null(pc.index_in(auths, value_set=self._auth_arr), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        new = np.flatnonzero(ids < 0)
+        if len(new):
+            start = len(self._auth_keys)
+            rows = []
+            for a in auths.take(pa.array(new)).to_pylist():
+                reason, host, masked = self._authority(a)
+                net = self._netloc(a, reason, host)
+                self._auth_keys.append(a)
+                self.auth_masked.append(masked)
+                rows.append((URL_REASON_CODES[reason], host, -1 if net is None else self._net_ix.setdefault(net, len(self._net_ix)),
+                             "@" in a))  # fmt: skip
+            t = np.array(rows, dtype=np.int64).reshape(-1, 4)
+            self.auth_reason = np.concatenate([self.auth_reason, t[:, 0].astype(np.int8)])
+            self.auth_host = np.concatenate([self.auth_host, t[:, 1].astype(np.int32)])
+            self.auth_net = np.concatenate([self.auth_net, t[:, 2]])
+            self.auth_cred = np.concatenate([self.auth_cred, t[:, 3].astype(bool)])
+            self._auth_arr = pa.array(self._auth_keys, pa.string())
+            ids[new] = np.arange(start, start + len(new))
+        return ids
+
+    def netlocs(self) -> list[str]:
+        """The netlocs (``host[:port]``) of the authorities, by the code of :attr:`auth_net`."""
+        if len(self._net_list) < len(self._net_ix):
+            self._net_list = list(self._net_ix)
+        return self._net_list
 
     def _netloc(self, a: str, reason: str, hid: int) -> str | None:
         if reason:
@@ -294,22 +339,26 @@ class Attributor:
             net += f":{port}"
         return net
 
-    def host_langs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def host_langs(self) -> tuple[np.ndarray, ...]:
         """Per host id: subdomain language and rule codes, publisher language and rule codes (-1: none), and whether its subdomains are languages."""
-        done = len(self._host_lang)
+        done = len(self._host_lang_cols[0])
         if done < len(self.hosts):
+            rows = []
             for h in self.hosts[done:]:
                 langsub = h.publisher is not None and h.publisher.lang_subdomains
                 sl, sr = subdomain_language(h.subdomain, langsub)
                 pl = h.publisher.lang if h.publisher is not None and h.publisher.lang else None
-                self._host_lang.append((
+                rows.append((
                     -1 if sl is None else self.lang_code(sl), self.rule_code(sr),
                     -1 if pl is None else self.lang_code(pl),
                     self.rule_code(f"publisher:{h.publisher.domain}" if pl and h.publisher else ""),
                     langsub,
                 ))  # fmt: skip
-            t = np.array(self._host_lang, dtype=np.int64).reshape(-1, 5)
-            self._host_lang_cols = (t[:, 0], t[:, 1], t[:, 2], t[:, 3], t[:, 4].astype(bool))
+            t = np.array(rows, dtype=np.int64).reshape(-1, 5)
+            old = self._host_lang_cols
+            self._host_lang_cols = tuple(
+                np.concatenate([old[k], t[:, k] if k < 4 else t[:, k].astype(bool)]) for k in range(5)
+            )
         return self._host_lang_cols
 
     # ---------------------------------------------------------------- URLs

@@ -40,35 +40,46 @@ class BlockCols:
     snippets: pa.Array | None
 
 
-def _schema_for(fm: FieldMap, int_ids: bool, structs: bool) -> pa.Schema:
+def _schema_for(fm: FieldMap, int_id: bool, int_group: bool, structs: bool) -> pa.Schema:
     s = pa.string()
     url_t = (
         pa.list_(pa.struct([("url", s), ("title", s), ("snippet", s)])) if structs else pa.list_(s)
     )
-    types = {"id": pa.int64() if int_ids else s, "group": pa.int64() if int_ids else s, "question": s, "query_lang": s,
+    types = {"id": pa.int64() if int_id else s, "group": pa.int64() if int_group else s, "question": s, "query_lang": s,
              "model": s, "response": s, "urls": url_t, "timestamp": s, "territory": s, "claimants": pa.list_(s),
              "claimant_langs": pa.list_(s), "provider": s}  # fmt: skip
     return pa.schema([(fm.source(k), t) for k, t in types.items() if fm.source(k)])
 
 
-def json_table(data: bytes, fm: FieldMap) -> pa.Table | None:
-    """``data`` (whole JSON lines, no blank one) parsed with an explicit schema, or None when none fits."""
+_SHAPES = tuple((i, g, st) for st in (False, True) for i in (False, True) for g in (False, True))
+"""The typings tried: ids and groups as strings or integers, URLs as strings or objects."""
+
+
+def json_table(
+    data: bytes, fm: FieldMap, last: list[tuple[bool, bool, bool]] | None = None
+) -> pa.Table | None:
+    """``data`` (whole JSON lines, no blank one) parsed with an explicit schema, or None when none fits.
+
+    ``last`` (a list kept across blocks) holds the typing that fitted the previous block: it is
+    tried first. A value of another type fails a parse, so two typings both fit only a block
+    where the field is null throughout, and give the same columns.
+    """
     import pyarrow.json as pj
 
-    for int_ids in (False, True):
-        for structs in (False, True):
-            try:
-                opts = pj.ParseOptions(
-                    explicit_schema=_schema_for(fm, int_ids, structs),
-                    unexpected_field_behavior="ignore",
-                )
-                return pj.read_json(
-                    io.BytesIO(data),
-                    read_options=pj.ReadOptions(block_size=1 << 26),
-                    parse_options=opts,
-                )
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-                continue
+    first = tuple(last[:1]) if last else ()
+    for shape in first + tuple(x for x in _SHAPES if x not in first):
+        try:
+            opts = pj.ParseOptions(
+                explicit_schema=_schema_for(fm, *shape), unexpected_field_behavior="ignore"
+            )
+            t = pj.read_json(
+                io.BytesIO(data), read_options=pj.ReadOptions(block_size=1 << 26), parse_options=opts
+            )
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            continue
+        if last is not None:
+            last[:] = [shape]
+        return t
     return None
 
 

@@ -287,11 +287,16 @@ def _add_cols(
             url=True,
         )
     ok = np.flatnonzero(~bad)
-    canon = att.canonical.take(pa.array(ok)).dictionary_encode()  # a URL repeated in one answer counts once
-    ckey = own[ok] * (len(canon.dictionary) + 1) + canon.indices.to_numpy(zero_copy_only=False)
-    _, first = np.unique(ckey, return_index=True)
-    keep = np.zeros(len(ok), dtype=bool)
-    keep[first] = True
+    keep = np.ones(len(ok), dtype=bool)  # a URL repeated in one answer counts once
+    width = int(att.site[ok].max()) + 1 if len(ok) else 1
+    _, inv, times = np.unique(own[ok] * width + att.site[ok], return_inverse=True, return_counts=True)
+    twice = np.flatnonzero(times[inv] > 1)  # only URLs of a site cited twice in an answer can be the same URL
+    if len(twice):
+        canon = att.canonical_of(ok[twice]).dictionary_encode()
+        ckey = own[ok[twice]] * (len(canon.dictionary) + 1) + canon.indices.to_numpy(zero_copy_only=False)
+        _, first = np.unique(ckey, return_index=True)
+        keep[twice] = False
+        keep[twice[first]] = True
     rows = ok[keep]
 
     def count(sel: np.ndarray) -> np.ndarray:

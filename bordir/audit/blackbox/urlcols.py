@@ -22,9 +22,14 @@ from .urls import clean_query
 __all__ = ["attribute_column"]
 
 _SPLIT = r"(?s)^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*):(?P<slashes>//)?(?P<auth>[^/?#]*)(?P<path>[^?#]*)(?:\?(?P<query>[^#]*))?"
+_HEAD = r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*):(?P<slashes>//)?(?P<auth>[^/?#]*)(?:/(?P<seg>[^/?#]*))?"
+"""What every URL needs: scheme, authority and first path segment (the whole split only where needed)."""
 _UNSAFE = frozenset({"javascript", "data", "vbscript", "blob"})
 _SEGMENT = r"^([A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?|[A-Za-z]{4,20})$"
 _LANG_PARAM = r"(^|&)(lang|hl|language|locale|setlang|uselang)="
+_MAYBE_LANG_PARAM = r"(lang|hl|language|locale|setlang|uselang)="
+_NOT_TRIMMED = r"^[^!-~]|[^!-~]$"
+"""A first or last character that is not printable ASCII: the only strings whitespace trimming may change."""
 _NOT_A_STRING, _EMPTY, _UNSAFE_SCHEME, _UNSUPPORTED, _RELATIVE = (
     URL_REASON_CODES[r]
     for r in ("not_a_string", "empty_url", "unsafe_scheme", "unsupported_scheme", "relative_url")
@@ -35,21 +40,27 @@ def _np(a: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return a.to_numpy(zero_copy_only=False)
 
 
+def _trim(urls: pa.Array) -> pa.Array:
+    """``pc.utf8_trim_whitespace(urls)``, computed only where it can change something."""
+    edge = pc.fill_null(pc.match_substring_regex(urls, _NOT_TRIMMED), False)
+    if not pc.any(edge).as_py():
+        return urls
+    return pc.if_else(edge, pc.utf8_trim_whitespace(urls), urls)
+
+
 def attribute_column(att: Attributor, urls: pa.Array, snippets: pa.Array | None) -> UrlAttribution:
     """See the module docs; ``snippets`` aligned with ``urls``, or None."""
     n = len(urls)
     reason = np.zeros(n, dtype=np.int8)
     host_id = np.full(n, -1, dtype=np.int32)
+    site = np.full(n, -1, dtype=np.int64)
     lang = np.full(n, -1, dtype=np.int32)
     rule = np.full(n, -1, dtype=np.int32)
-    if n == 0:
-        empty = pa.array([], pa.string())
-        return UrlAttribution(reason, host_id, empty, empty, lang, rule, att.langs, att.rules)
     urls = urls.cast(pa.string())
-    trimmed = pc.utf8_trim_whitespace(urls)
+    trimmed = _trim(urls)
     null = _np(urls.is_null())
     empty = _np(pc.fill_null(pc.equal(trimmed, ""), False))
-    parts = pc.extract_regex(trimmed, _SPLIT)
+    parts = pc.extract_regex(trimmed, _HEAD)
     matched = _np(parts.is_valid())
     reason[null] = _NOT_A_STRING
     reason[~null & empty] = _EMPTY
@@ -58,6 +69,7 @@ def attribute_column(att: Attributor, urls: pa.Array, snippets: pa.Array | None)
     no_slashes = _np(pc.fill_null(pc.equal(parts.field("slashes"), ""), True))
     sch = scheme.dictionary_encode()
     sch_codes = _np(pc.fill_null(sch.indices, -1))
+    https = np.zeros(n, dtype=np.int64)
     for k, s in enumerate(sch.dictionary.to_pylist()):
         rows = (sch_codes == k) & (reason == 0)
         if not rows.any():
@@ -70,42 +82,48 @@ def attribute_column(att: Attributor, urls: pa.Array, snippets: pa.Array | None)
             reason[rows & (reason == 0)] = _UNSUPPORTED
         else:
             reason[rows & no_slashes] = _RELATIVE
+            https[rows] = s == "https"
     auth = parts.field("auth").dictionary_encode()
     acodes = _np(pc.fill_null(auth.indices, -1))
-    a_reason, a_host, a_ids = att.authorities(auth.dictionary.to_pylist())
+    ids = np.append(att.authorities(auth.dictionary), -1)[acodes]
     ok = reason == 0
-    reason[ok] = np.append(a_reason, 0)[acodes[ok]]
+    reason[ok] = att.auth_reason[ids[ok]]
     ok = reason == 0
-    host_id[ok] = np.append(a_host, -1)[acodes[ok]]
-    # the canonical URL: scheme://host[:port]path[?clean query]
-    path = pc.if_else(pc.equal(parts.field("path"), ""), "/", parts.field("path"))
-    q = parts.field("query").dictionary_encode()
-    qdict = q.dictionary.to_pylist()
-    qclean = pa.array([clean_query(x or "") for x in qdict], pa.string())
-    query = pc.take(qclean, q.indices)
-    netloc = pa.array([att.auth_row(i)[3] for i in a_ids], pa.string())
-    canon = pc.binary_join_element_wise(
-        scheme, "://", pc.take(netloc, auth.indices), path,
-        pc.if_else(pc.equal(query, ""), "", pc.binary_join_element_wise("?", query, "")), "",
-    )  # fmt: skip
-    canonical = pc.if_else(pa.array(ok), canon, pa.scalar(None, pa.string()))
-    shown = _shown(att, urls, auth, acodes, a_ids)
+    host_id[ok] = att.auth_host[ids[ok]]
+    site[ok] = att.auth_net[ids[ok]] * 2 + https[ok]
+    shown = _shown(att, urls, ids)
     rows = np.flatnonzero(ok)
     if len(rows):
-        _languages(att, rows, host_id, path, q.indices, qdict, snippets, lang, rule)
-    return UrlAttribution(reason, host_id, canonical, shown, lang, rule, att.langs, att.rules)
+        _languages(att, rows, host_id, trimmed, parts.field("seg"), snippets, lang, rule)
+
+    def canonical_of(sel: np.ndarray) -> pa.Array:
+        """``scheme://host[:port]path[?clean query]`` of the URLs ``sel``."""
+        take = pa.array(sel, pa.int64())
+        whole = pc.extract_regex(trimmed.take(take), _SPLIT)
+        path = pc.if_else(pc.equal(whole.field("path"), ""), "/", whole.field("path"))
+        q = whole.field("query").dictionary_encode()
+        qclean = pa.array([clean_query(x or "") for x in q.dictionary.to_pylist()], pa.string())
+        query = pc.take(qclean, q.indices)
+        netloc = pa.array(att.netlocs(), pa.string()).take(pa.array(att.auth_net[ids[sel]]))
+        return pc.binary_join_element_wise(
+            scheme.take(take), "://", netloc, path,
+            pc.if_else(pc.equal(query, ""), "", pc.binary_join_element_wise("?", query, "")), "",
+        )  # fmt: skip
+
+    return UrlAttribution(reason, host_id, site, shown, lang, rule, att.langs, att.rules, canonical_of)
 
 
-def _shown(att: Attributor, urls: pa.Array, auth: pa.Array, acodes: np.ndarray, ids: list[int]) -> pa.Array:
+def _shown(att: Attributor, urls: pa.Array, ids: np.ndarray) -> pa.Array:
     """The URLs as given, credentials masked (``user:pw@`` → ``***@``)."""
-    masked = [k for k, i in enumerate(ids) if "@" in att.auth_row(i)[2]]
-    if not masked:
+    cred = np.zeros(len(ids), dtype=bool)
+    known = ids >= 0
+    cred[known] = att.auth_cred[ids[known]]
+    if not cred.any():
         return urls
     vals = urls.to_pylist()
-    for k in masked:
-        raw = auth.dictionary[k].as_py()
-        for i in np.flatnonzero(acodes == k):
-            vals[i] = vals[i].replace(raw, att.auth_row(ids[k])[2], 1)
+    for i in np.flatnonzero(cred).tolist():
+        raw = att._auth_keys[ids[i]]
+        vals[i] = vals[i].replace(raw, att.auth_masked[ids[i]], 1)
     return pa.array(vals, pa.string())
 
 
@@ -136,35 +154,47 @@ def _languages(
     att: Attributor,
     rows: np.ndarray,
     host_id: np.ndarray,
-    path: pa.Array,
-    qcodes: pa.Array,
-    qdict: list[str | None],
+    trimmed: pa.Array,
+    seg: pa.Array,
     snippets: pa.Array | None,
     lang: np.ndarray,
     rule: np.ndarray,
 ) -> None:
     """The language code and rule code of each attributed URL (``rows``), into ``lang`` and ``rule``."""
     h_sl, h_sr, h_pl, h_pr, h_ls = att.host_langs()
+    n = len(host_id)
     hid = host_id[rows]
-    seg = pc.extract_regex(path, r"^/?(?P<seg>[^/]*)").field("seg").dictionary_encode()
-    s_strict, s_amb, s_rule = _segments(att, seg.dictionary)
-    scode = _np(pc.fill_null(seg.indices, 0))[rows]
-    seg_lang = np.where(h_ls[hid], s_amb[scode], s_strict[scode]) if len(s_rule) else np.full(len(rows), -1)
-    seg_rule = s_rule[scode] if len(s_rule) else np.full(len(rows), -1)
-    ql = np.full(len(qdict) + 1, -1, dtype=np.int64)
-    qr = np.full(len(qdict) + 1, -1, dtype=np.int64)
-    if qdict:
-        found_q = pc.match_substring_regex(pa.array(qdict, pa.string()), _LANG_PARAM, ignore_case=True)
+    # the first path segment: only those that look like a language tag are looked at
+    cand = np.flatnonzero(_np(pc.fill_null(pc.match_substring_regex(seg, _SEGMENT), False)))
+    seg_lang = np.full(n, -1, dtype=np.int64)
+    seg_rule = np.full(n, -1, dtype=np.int64)
+    if len(cand):
+        enc = seg.take(pa.array(cand)).dictionary_encode()
+        s_strict, s_amb, s_rule = _segments(att, enc.dictionary)
+        k = _np(enc.indices)
+        seg_lang[cand] = np.where(h_ls[np.maximum(host_id[cand], 0)], s_amb[k], s_strict[k])
+        seg_rule[cand] = s_rule[k]
+    # a lang-like query parameter: only in URLs that hold one of its names
+    q_lang = np.full(n, -1, dtype=np.int64)
+    q_rule = np.full(n, -1, dtype=np.int64)
+    maybe = np.flatnonzero(_np(pc.fill_null(pc.match_substring_regex(trimmed, _MAYBE_LANG_PARAM, ignore_case=True), False)))
+    if len(maybe):
+        q = pc.extract_regex(trimmed.take(pa.array(maybe)), _SPLIT).field("query").dictionary_encode()
+        qdict = q.dictionary.to_pylist()
+        ql = np.full(len(qdict) + 1, -1, dtype=np.int64)
+        qr = np.full(len(qdict) + 1, -1, dtype=np.int64)
+        found_q = pc.match_substring_regex(q.dictionary, _LANG_PARAM, ignore_case=True)
         for k in np.flatnonzero(_np(pc.fill_null(found_q, False))).tolist():
             code, r = param_language(qdict[k] or "")
             if code is not None:
                 ql[k], qr[k] = att.lang_code(code), att.rule_code(r)
-    qc = _np(pc.fill_null(qcodes, -1))[rows] if qdict else np.full(len(rows), -1)
-    q_lang, q_rule = ql[qc], qr[qc]
+        qc = _np(pc.fill_null(q.indices, -1))
+        q_lang[maybe], q_rule[maybe] = ql[qc], qr[qc]
     sub = h_sl[hid]
-    has_sub, has_seg, has_q = sub >= 0, seg_lang >= 0, q_lang >= 0
-    found = np.where(has_sub, sub, np.where(has_seg, seg_lang, np.where(has_q, q_lang, h_pl[hid])))
-    how = np.where(has_sub, h_sr[hid], np.where(has_seg, seg_rule, np.where(has_q, q_rule, h_pr[hid])))
+    s_l, s_r, p_l, p_r = seg_lang[rows], seg_rule[rows], q_lang[rows], q_rule[rows]
+    has_sub, has_seg, has_q = sub >= 0, s_l >= 0, p_l >= 0
+    found = np.where(has_sub, sub, np.where(has_seg, s_l, np.where(has_q, p_l, h_pl[hid])))
+    how = np.where(has_sub, h_sr[hid], np.where(has_seg, s_r, np.where(has_q, p_r, h_pr[hid])))
     todo = rows[found < 0]
     lang[rows] = found
     rule[rows] = how

@@ -124,10 +124,24 @@ def _slow_cols(answers: list[Answer]) -> BlockCols:
     )  # fmt: skip
 
 
+def record_keys(cols: dict[str, pa.Array]) -> list[int]:
+    """The hash of each record's identity: its fields of :data:`_KEY_COLS` written one after the other, each
+    as ``N`` (null) or ``<bytes>:<value>`` (a string that tells them apart: no two records with different
+    fields have the same one)."""
+    parts = [
+        pc.fill_null(
+            pc.binary_join_element_wise(pc.binary_length(cols[k]).cast(pa.string()), ":", cols[k], ""),
+            "N",
+        )
+        for k in _KEY_COLS
+    ]
+    return list(map(hash, pc.binary_join_element_wise(*parts, "").to_pylist()))
+
+
 def _dedup(cols: BlockCols, seen: set[int], skip: Callable[..., None]) -> BlockCols:
     """``cols`` without the records read before (each counted as ``duplicate_record``)."""
     c = cols.answers
-    keys = list(map(hash, zip(*(c[k].to_pylist() for k in _KEY_COLS))))
+    keys = record_keys(c)
     if seen.isdisjoint(keys) and len(set(keys)) == len(keys):
         seen.update(keys)
         return cols

@@ -114,16 +114,19 @@ def url_roles(
     urows = np.flatnonzero(has[url_answer])
     index = {c: i for i, c in enumerate(slots.countries)}
     to_slot = np.array([index.get(c, -1) for c in url_labels] + [-1], dtype=np.int64)
-    ucountry = to_slot[url_country[urows]]
-    unattributed = np.array([c == "unattributed" for c in url_labels] + [False], dtype=bool)[
-        url_country[urows]
-    ]
+    role = np.array([3 if c == "unattributed" else 2 for c in url_labels] + [2], dtype=np.int8)
+    uc = url_country[urows]
+    code = role[uc].astype(np.int64)  # unattributed, else a country that is no claimant ...
+    sel = np.flatnonzero(to_slot[uc] >= 0)  # ... unless it is one of the answer's claimants
     width = max(len(slots.countries), 1)
     skey = slots.answer * width + slots.country
     uniq, first, counts = np.unique(skey, return_index=True, return_counts=True)
-    ukey = url_answer[urows] * width + np.maximum(ucountry, 0)
-    mult = np.where(ucountry >= 0, pair_lookup(uniq, counts, ukey, 0), 0)
-    own = np.where(mult > 0, pair_lookup(uniq, slots.own[first].astype(np.int64), ukey, 0), 0)
-    code = np.where(unattributed, 3, np.where(mult == 0, 2, np.where(own > 0, 0, 1)))
-    times = np.maximum(mult, 1)
-    return np.repeat(urows, times).astype(np.int64), np.repeat(code, times).astype(np.int64)
+    ukey = url_answer[urows[sel]].astype(np.int64) * width + to_slot[uc[sel]]
+    mult = pair_lookup(uniq, counts, ukey, 0)
+    own = pair_lookup(uniq, slots.own[first].astype(np.int64), ukey, 0)
+    code[sel] = np.where(mult == 0, 2, np.where(own > 0, 0, 1))
+    if not (mult > 1).any():
+        return urows.astype(np.int64), code
+    times = np.ones(len(urows), dtype=np.int64)
+    times[sel] = np.maximum(mult, 1)
+    return np.repeat(urows, times).astype(np.int64), np.repeat(code, times)

@@ -22,14 +22,15 @@ from .urls import clean_query
 __all__ = ["attribute_column"]
 
 _SPLIT = r"(?s)^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*):(?P<slashes>//)?(?P<auth>[^/?#]*)(?P<path>[^?#]*)(?:\?(?P<query>[^#]*))?"
-_HEAD = r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*):(?P<slashes>//)?(?P<auth>[^/?#]*)(?:/(?P<seg>[^/?#]*))?"
-"""What every URL needs: scheme, authority and first path segment (the whole split only where needed)."""
+_HEAD = r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*):(?P<slashes>//)?(?P<auth>[^/?#]*)"
+"""What every URL needs: its scheme and authority (the whole split only where needed)."""
+_LANG_SEGMENT = r"^[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*/(?:[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?|[A-Za-z]{4,20})(?:[/?#]|$)"
+"""A URL whose first path segment looks like a language tag (:data:`_SEGMENT`)."""
+_FIRST_SEGMENT = r"^[^/?#]*//[^/?#]*/(?P<seg>[^/?#]*)"
 _UNSAFE = frozenset({"javascript", "data", "vbscript", "blob"})
 _SEGMENT = r"^([A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?|[A-Za-z]{4,20})$"
 _LANG_PARAM = r"(^|&)(lang|hl|language|locale|setlang|uselang)="
 _MAYBE_LANG_PARAM = r"(lang|hl|language|locale|setlang|uselang)="
-_NOT_TRIMMED = r"^[^!-~]|[^!-~]$"
-"""A first or last character that is not printable ASCII: the only strings whitespace trimming may change."""
 _NOT_A_STRING, _EMPTY, _UNSAFE_SCHEME, _UNSUPPORTED, _RELATIVE = (
     URL_REASON_CODES[r]
     for r in ("not_a_string", "empty_url", "unsafe_scheme", "unsupported_scheme", "relative_url")
@@ -38,14 +39,6 @@ _NOT_A_STRING, _EMPTY, _UNSAFE_SCHEME, _UNSUPPORTED, _RELATIVE = (
 
 def _np(a: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return a.to_numpy(zero_copy_only=False)
-
-
-def _trim(urls: pa.Array) -> pa.Array:
-    """``pc.utf8_trim_whitespace(urls)``, computed only where it can change something."""
-    edge = pc.fill_null(pc.match_substring_regex(urls, _NOT_TRIMMED), False)
-    if not pc.any(edge).as_py():
-        return urls
-    return pc.if_else(edge, pc.utf8_trim_whitespace(urls), urls)
 
 
 def attribute_column(att: Attributor, urls: pa.Array, snippets: pa.Array | None) -> UrlAttribution:
@@ -57,7 +50,7 @@ def attribute_column(att: Attributor, urls: pa.Array, snippets: pa.Array | None)
     lang = np.full(n, -1, dtype=np.int32)
     rule = np.full(n, -1, dtype=np.int32)
     urls = urls.cast(pa.string())
-    trimmed = _trim(urls)
+    trimmed = pc.utf8_trim_whitespace(urls)
     null = _np(urls.is_null())
     empty = _np(pc.fill_null(pc.equal(trimmed, ""), False))
     parts = pc.extract_regex(trimmed, _HEAD)
@@ -94,7 +87,7 @@ def attribute_column(att: Attributor, urls: pa.Array, snippets: pa.Array | None)
     shown = _shown(att, urls, ids)
     rows = np.flatnonzero(ok)
     if len(rows):
-        _languages(att, rows, host_id, trimmed, parts.field("seg"), snippets, lang, rule)
+        _languages(att, rows, host_id, trimmed, snippets, lang, rule)
 
     def canonical_of(sel: np.ndarray) -> pa.Array:
         """``scheme://host[:port]path[?clean query]`` of the URLs ``sel``."""
@@ -155,7 +148,6 @@ def _languages(
     rows: np.ndarray,
     host_id: np.ndarray,
     trimmed: pa.Array,
-    seg: pa.Array,
     snippets: pa.Array | None,
     lang: np.ndarray,
     rule: np.ndarray,
@@ -165,11 +157,12 @@ def _languages(
     n = len(host_id)
     hid = host_id[rows]
     # the first path segment: only those that look like a language tag are looked at
-    cand = np.flatnonzero(_np(pc.fill_null(pc.match_substring_regex(seg, _SEGMENT), False)))
+    cand = np.flatnonzero(_np(pc.fill_null(pc.match_substring_regex(trimmed, _LANG_SEGMENT), False)))
     seg_lang = np.full(n, -1, dtype=np.int64)
     seg_rule = np.full(n, -1, dtype=np.int64)
     if len(cand):
-        enc = seg.take(pa.array(cand)).dictionary_encode()
+        seg = pc.extract_regex(trimmed.take(pa.array(cand)), _FIRST_SEGMENT).field("seg")
+        enc = seg.dictionary_encode()
         s_strict, s_amb, s_rule = _segments(att, enc.dictionary)
         k = _np(enc.indices)
         seg_lang[cand] = np.where(h_ls[np.maximum(host_id[cand], 0)], s_amb[k], s_strict[k])

@@ -52,9 +52,9 @@ def factorize(col: pa.Array | pa.ChunkedArray, *, sort: bool = False) -> tuple[n
 
 
 def first_seen(codes: np.ndarray) -> np.ndarray:
-    """``codes`` renumbered 0, 1, … in the order each first appears."""
-    enc = pa.array(np.asarray(codes, dtype=np.int64)).dictionary_encode()
-    return enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    """``codes`` renumbered 0, 1, … in the order each first appears (32-bit)."""
+    enc = pa.array(np.asarray(codes)).dictionary_encode()
+    return enc.indices.to_numpy(zero_copy_only=False)
 
 
 def group_codes(*cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

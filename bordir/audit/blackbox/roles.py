@@ -116,7 +116,7 @@ def url_roles(
     to_slot = np.array([index.get(c, -1) for c in url_labels] + [-1], dtype=np.int64)
     role = np.array([3 if c == "unattributed" else 2 for c in url_labels] + [2], dtype=np.int8)
     uc = url_country[urows]
-    code = role[uc].astype(np.int64)  # unattributed, else a country that is no claimant ...
+    code = role[uc]  # unattributed, else a country that is no claimant ...
     sel = np.flatnonzero(to_slot[uc] >= 0)  # ... unless it is one of the answer's claimants
     width = max(len(slots.countries), 1)
     skey = slots.answer * width + slots.country
@@ -126,7 +126,7 @@ def url_roles(
     own = pair_lookup(uniq, slots.own[first].astype(np.int64), ukey, 0)
     code[sel] = np.where(mult == 0, 2, np.where(own > 0, 0, 1))
     if not (mult > 1).any():
-        return urows.astype(np.int64), code
+        return urows, code
     times = np.ones(len(urows), dtype=np.int64)
     times[sel] = np.maximum(mult, 1)
-    return np.repeat(urows, times).astype(np.int64), np.repeat(code, times)
+    return np.repeat(urows, times), np.repeat(code, times)

@@ -85,27 +85,31 @@ def url_categories(answers: pa.Table, urls: UrlTable, lists: tuple[str, ...] = (
     out["lang"] = (rows, lang, llabels)
     qcodes, qlangs = factorize(answers["query_lang"])
     to_lang = {x: i for i, x in enumerate(llabels)}
-    q_in_lang = np.array([to_lang.get(q, -2) for q in qlangs] + [-2], dtype=np.int64)
-    same = q_in_lang[qcodes[ans]] == lang if n else np.zeros(0, dtype=bool)
-    is_un = np.array([x == UNATTRIBUTED for x in llabels], dtype=bool)[lang] if n else same
-    is_en = np.array([x == "en" for x in llabels], dtype=bool)[lang] if n else same
-    rel = np.select([is_un, same, is_en], [3, 0, 1], 2) if n else np.zeros(0, dtype=np.int64)
-    out["relation"] = (rows, rel.astype(np.int64), list(ALWAYS["relation"]))
+    q_in_lang = np.array([to_lang.get(q, -2) for q in qlangs] + [-2], dtype=np.int32)
+    kind = np.array([3 if x == UNATTRIBUTED else 1 if x == "en" else 2 for x in llabels], dtype=np.int8)
+    rel = kind[lang] if n else np.zeros(0, dtype=np.int8)  # unattributed, English, other ...
+    own = np.flatnonzero((q_in_lang[qcodes[ans]] == lang) & (rel != 3)) if n else np.zeros(0, np.int64)
+    rel[own] = 0  # ... or the query's own language
+    out["relation"] = (rows, rel, list(ALWAYS["relation"]))
     lcats = [*lists, "none"]
     hl = urls.hosts.get("lists") if n else None
-    if hl is None or not len(hl):
-        lrows, lcodes = rows.astype(np.int64), np.full(n, len(lcats) - 1, dtype=np.int64)
+    h_len = (
+        pc.fill_null(pc.list_value_length(hl), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        if hl is not None and len(hl)
+        else np.zeros(0, np.int64)
+    )
+    if not h_len.any():
+        lrows, lcodes = rows, np.full(n, len(lcats) - 1, dtype=np.int32)
     else:
-        h_len = pc.fill_null(pc.list_value_length(hl), 0).to_numpy(zero_copy_only=False).astype(np.int64)
         h_codes = pc.fill_null(pc.index_in(pc.list_flatten(hl), value_set=pa.array(lcats, pa.string())), len(lcats) - 1)
-        h_codes = h_codes.to_numpy(zero_copy_only=False).astype(np.int64)
+        h_codes = h_codes.to_numpy(zero_copy_only=False).astype(np.int32)
         h_start = np.concatenate([[0], np.cumsum(h_len)])
         lens = h_len[urls.host_id]
         listed = np.repeat(rows, lens)
         within = np.arange(len(listed)) - np.repeat(np.cumsum(lens) - lens, lens)
         lrows = np.concatenate([listed, rows[lens == 0]])
-        lcodes = np.concatenate([h_codes[h_start[urls.host_id[listed]] + within], np.full(int((lens == 0).sum()), len(lcats) - 1)])
-    out["list"] = (lrows.astype(np.int64), lcodes.astype(np.int64), lcats)
+        lcodes = np.concatenate([h_codes[h_start[urls.host_id[listed]] + within], np.full(int((lens == 0).sum()), len(lcats) - 1, np.int32)])
+    out["list"] = (lrows, lcodes, lcats)
     crows, ccodes = url_roles(claimant_slots(answers), answers.num_rows, ans, country, clabels)
     out["claimant"] = (crows, ccodes, list(ALWAYS["claimant"]))
     return out

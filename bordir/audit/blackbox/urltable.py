@@ -16,8 +16,9 @@ Example:
     >>> t = UrlTable.build([dict(answer=np.array([0, 0, 1]), pos=np.array([0, 1, 0]), host_id=np.array([1, 0, 1]),
     ...                          lang=np.array([0, 1, 0]), rule=np.array([0, 1, 0]), url=pa.array(["u1", "u2", "u3"]),
     ...                          title=None, snippet=None)], hosts, ["en", "und"], ["subdomain:en", "none"])
-    >>> t.country_codes()
-    (array([0, 1, 0]), ['unattributed', 'RU'])
+    >>> codes, labels = t.country_codes()
+    >>> codes.tolist(), labels
+    ([0, 1, 0], ['unattributed', 'RU'])
     >>> t.table()["country"].to_pylist(), t.table(1, 2)["lang_rule"].to_pylist()
     ([None, 'RU', None], ['none'])
 """
@@ -121,7 +122,7 @@ class UrlTable:
     @staticmethod
     def _coded(values: pa.Array, index: np.ndarray) -> tuple[np.ndarray, list[str]]:
         vcodes, labels = factorize(values)
-        per_url = vcodes[index] if len(index) else np.zeros(0, np.int64)
+        per_url = vcodes.astype(np.int32)[index] if len(index) else np.zeros(0, np.int32)
         order = first_seen(per_url)
         seen = np.full(len(labels), -1, dtype=np.int64)
         seen[per_url] = order  # every URL of a label gives it the same new code

@@ -3,7 +3,7 @@
 An answer about a territory with known claimants (the log's ``claimants``, ISO codes or
 names) contributes its attributed URLs; per territory, model and query language, each
 claimant's share is ``Σ a_g / Σ b_g`` over the cell's clusters (answers or question groups),
-with the cluster Wilson interval (:mod:`.wilson`), ``too few to judge`` below ``min_clusters``.
+with the cluster Wilson interval (:func:`bordir.stats.cluster_wilson.wilson_from_sums`, Student's t), ``too few to judge`` below ``min_clusters``.
 ``own`` marks the claimant whose language is the query's (the log's ``claimant_langs``, else
 the country's official languages).
 """
@@ -19,7 +19,7 @@ from .codes import as_array, factorize, group_codes
 from .roles import claimant_slots, pair_lookup
 from .shares import ShareOptions, cluster_keys
 from .urltable import UrlTable
-from .wilson import wilson_from_sums
+from ...stats.cluster_wilson import wilson_from_sums
 
 __all__ = ["claimant_table"]
 
@@ -80,7 +80,7 @@ def claimant_table(answers: pa.Table, urls: UrlTable, options: ShareOptions) -> 
     keep = nn > 0
     first = gfirst[cfirst][keep]
     x, saa, sab, nn, s2, G, n_answers, own = (v[keep] for v in (x, saa, sab, nn, s2, G, n_answers, own))
-    est, lo, hi = wilson_from_sums(x, saa, sab, nn, s2, G, options.conf)
+    est, lo, hi = wilson_from_sums(x, saa, sab, nn, s2, G, options.conf, small_sample=True)
     few = G < options.min_clusters
     a_first = sa[first]
     return pd.DataFrame({

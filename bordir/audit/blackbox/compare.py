@@ -5,7 +5,7 @@ difference 35 points [26, 44], p after Holm 0.002." Two cells are compared on th
 groups both answered** (the same question in two languages, or put to two models): per group
 ``g``, ``a_g`` / ``b_g`` the URLs in the category and all URLs on side A, likewise on side B.
 
-* each side's share and interval: the cluster Wilson interval over the paired groups (:mod:`.wilson`);
+* each side's share and interval: the cluster Wilson interval over the paired groups (:func:`bordir.stats.cluster_wilson.wilson_from_sums`, Student's t);
 * the difference ``value_a − value_b`` and its interval: MOVER (Newcombe) from the two Wilson
   intervals and the correlation of the two shares across the paired groups
   (:func:`bordir.stats.mover_difference`, :func:`bordir.stats.correlation`); the paired cluster
@@ -50,7 +50,7 @@ from ...stats import (
 )
 from .codes import as_array, factorize
 from .urltable import UrlTable
-from .wilson import wilson_from_sums
+from ...stats.cluster_wilson import wilson_from_sums
 
 __all__ = ["CompareOptions", "Measure", "compare_all", "COMPARE_COLUMNS"]
 
@@ -101,7 +101,7 @@ def _per_answer(
 def _wilson(a: np.ndarray, b: np.ndarray, conf: float) -> tuple[float, float, float]:
     est, lo, hi = wilson_from_sums(
         np.array([a.sum()]), np.array([(a * a).sum()]), np.array([(a * b).sum()]),
-        np.array([b.sum()]), np.array([(b * b).sum()]), np.array([(b > 0).sum()]), conf,
+        np.array([b.sum()]), np.array([(b * b).sum()]), np.array([(b > 0).sum()]), conf, small_sample=True,
     )  # fmt: skip
     return float(est[0]), float(lo[0]), float(hi[0])
 

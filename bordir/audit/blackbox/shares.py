@@ -5,7 +5,7 @@ and said so in ``n_dup``). For a cell and a category, the **share** is ``Σ a_g 
 the cell's clusters ``g`` (each answer, or each question group: the same question asked
 several times or in several languages of a pooled cell is one cluster), ``a_g`` the
 cluster's URLs in the category and ``b_g`` all its URLs; its interval is the cluster Wilson
-score interval (:mod:`.wilson`; simulated coverage in ``docs/audit.md``). A cell with fewer
+score interval (:func:`bordir.stats.cluster_wilson.wilson_from_sums` with Student's t; simulated coverage in ``docs/audit.md``). A cell with fewer
 than ``min_clusters`` clusters citing anything gets no interval: ``too few to judge``.
 
 The dimensions (:data:`DIMENSIONS`), each with the category ``unattributed`` for the URLs the
@@ -35,7 +35,7 @@ import pyarrow.compute as pc
 from .codes import as_array, factorize, first_seen, group_codes
 from .roles import claimant_slots, own_claimants, url_roles
 from .urltable import UNATTRIBUTED, UrlTable
-from .wilson import wilson_from_sums
+from ...stats.cluster_wilson import wilson_from_sums
 
 __all__ = [
     "DIMENSIONS",
@@ -199,7 +199,7 @@ def share_table(
             idx = idx[n[idx // K] > 0]  # a cell citing nothing is in the answers table only
             ci, kk2 = idx // K, idx % K
             est, lo, hi = wilson_from_sums(
-                x[idx], saa[idx], sab[idx], n[ci], s2[ci], g[ci], options.conf
+                x[idx], saa[idx], sab[idx], n[ci], s2[ci], g[ci], options.conf, small_sample=True
             )
             few = g[ci] < options.min_clusters
             df = cells.iloc[ci].reset_index(drop=True)
@@ -247,6 +247,7 @@ def answer_table(answers: pa.Table, options: ShareOptions) -> pd.DataFrame:
         est, lo, hi = wilson_from_sums(
             x, np.bincount(cell_of_cc, weights=a * a, minlength=ncell), np.bincount(cell_of_cc, weights=a * b, minlength=ncell),
             n, np.bincount(cell_of_cc, weights=b * b, minlength=ncell), np.bincount(cell_of_cc, minlength=ncell), options.conf,
+            small_sample=True,
         )  # fmt: skip
         g = np.bincount(cell_of_cc, minlength=ncell)
         few = g < options.min_clusters

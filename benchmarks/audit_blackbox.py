@@ -205,7 +205,9 @@ def main(argv: list[str] | None = None) -> None:
             generate(log, n)
         res, rss = run_child(log, Path(d) / "audit")
         ref, ours, warm = per_url_costs(log, 300_000 if not args.quick else 100_000)
-    target = None if args.quick else 60.0  # (--quick: the fixed costs — hosts, comparisons, imports — dominate)
+    target = (
+        None if args.quick else 60.0
+    )  # (--quick: the fixed costs — hosts, comparisons, imports — dominate)
     wall, cpu = res["wall"], res["cpu"]
     load = f"load average {res['load'][0]:.1f} → {res['load'][1]:.1f} on {os.cpu_count()} cores"
     parts = (f"reading and attribution {res['read']:.1f} s, statistics {res['stats']:.1f} s "

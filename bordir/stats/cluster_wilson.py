@@ -62,7 +62,13 @@ def _t_column(g: np.ndarray, conf: float) -> np.ndarray:
 
 
 def _interval(
-    p: np.ndarray, x: np.ndarray, n: np.ndarray, s2: np.ndarray, v: np.ndarray, crit: np.ndarray, floor: bool
+    p: np.ndarray,
+    x: np.ndarray,
+    n: np.ndarray,
+    s2: np.ndarray,
+    v: np.ndarray,
+    crit: np.ndarray,
+    floor: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The roots of ``(x − n·r)² = crit² · κ · r(1 − r) · s2`` (``v``: the cluster variance, corrected)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -132,8 +138,10 @@ def wilson_ratio(
     g = int((b > 0).sum())
     v = float(((a - p * b) ** 2).sum()) * (g / (g - 1) if g > 1 else 1.0)
     use_floor = (_whole(a) and _whole(b)) if floor is None else floor
-    cols = (np.array([val]) for val in (p, x, n, s2, v, z_quantile(conf)))
-    _, lo, hi = _interval(*cols, use_floor)
+    _, lo, hi = _interval(
+        np.array([p]), np.array([x]), np.array([n]), np.array([s2]), np.array([v]),
+        np.array([z_quantile(conf)]), use_floor,
+    )  # fmt: skip
     return p, float(lo[0]), float(hi[0])
 
 

@@ -35,8 +35,28 @@ HOSTS = [
     "vertexaisearch.cloud.google.com", "localhost", "russian.rt.com", "www.dw.com", "state.gov", "nato.int",
     "gc.ca", "a.b.c.example.co.uk", "xn--e1afmkfd.xn--p1ai", "8.8.8.8",
 ]  # fmt: skip
-PATHS = ["/", "", "/ru/news/1", "/en-us/a", "/ukrainian/x", "/new/x", "/art/1", "/uk/", "/wiki/Крым", "/a%20b", "/news"]
-QUERIES = ["", "?utm_source=x", "?lang=uk", "?hl=ru&utm_medium=y", "?id=3&fbclid=z", "?LANGUAGE=en", "?setlang=de&x=1"]
+PATHS = [
+    "/",
+    "",
+    "/ru/news/1",
+    "/en-us/a",
+    "/ukrainian/x",
+    "/new/x",
+    "/art/1",
+    "/uk/",
+    "/wiki/Крым",
+    "/a%20b",
+    "/news",
+]
+QUERIES = [
+    "",
+    "?utm_source=x",
+    "?lang=uk",
+    "?hl=ru&utm_medium=y",
+    "?id=3&fbclid=z",
+    "?LANGUAGE=en",
+    "?setlang=de&x=1",
+]
 PREFIXES = ["https://", "http://", "HTTPS://", "https://user:pw@", "http://anon@"]
 PORTS = ["", "", "", ":443", ":8080", ":80"]
 BAD = [
@@ -52,7 +72,12 @@ CLAIMANTS: list[tuple[list[str], list[str] | None]] = [
 ]  # fmt: skip
 SNIPPETS = ["Крым — полуостров на севере Чёрного моря.", "Крим — півострів на півночі Чорного моря.",
             "Crimea is a peninsula on the Black Sea.", "", None]  # fmt: skip
-QUESTIONS = {"ru": "Чей Крым?", "uk": "Чий Крим?", "en": "Whose is Crimea?", "de": "Wem gehört die Krim?"}
+QUESTIONS = {
+    "ru": "Чей Крым?",
+    "uk": "Чий Крим?",
+    "en": "Whose is Crimea?",
+    "de": "Wem gehört die Krim?",
+}
 
 SCENARIOS: dict[str, dict[str, Any]] = {
     "flat": {"n": 300, "objects": False, "bad_records": False, "options": {}},
@@ -67,7 +92,14 @@ def _url(rng: random.Random, i: int) -> Any:
     if rng.random() < 0.08:
         return rng.choice(BAD)
     host = rng.choice(HOSTS)
-    return rng.choice(PREFIXES) + host + rng.choice(PORTS) + rng.choice(PATHS) + rng.choice(QUERIES) + rng.choice(["", "#top"])
+    return (
+        rng.choice(PREFIXES)
+        + host
+        + rng.choice(PORTS)
+        + rng.choice(PATHS)
+        + rng.choice(QUERIES)
+        + rng.choice(["", "#top"])
+    )
 
 
 def _variant(url: str, rng: random.Random) -> str:
@@ -130,10 +162,14 @@ def write_scenario(name: str, d: Path) -> tuple[Path, dict[str, Any]]:
     with log.open("w", encoding="utf-8") as fh:
         for r in records(name):
             fh.write((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n")
-    (d / "domains.csv").write_text("domain\nria.ru\nwww.bbc.com\nhttps://tass.com/\n", encoding="utf-8")
+    (d / "domains.csv").write_text(
+        "domain\nria.ru\nwww.bbc.com\nhttps://tass.com/\n", encoding="utf-8"
+    )
     opts = dict(SCENARIOS[name]["options"])
     if "domains" in opts:
-        opts["domains"] = tuple(x.replace("domains.csv", str(d / "domains.csv")) for x in opts["domains"])
+        opts["domains"] = tuple(
+            x.replace("domains.csv", str(d / "domains.csv")) for x in opts["domains"]
+        )
     if "compare_countries" in opts:
         opts["compare_countries"] = tuple(opts["compare_countries"])
     return log, {"n_resamples": 200, "n_permutations": 200, "seed": 3, **opts}
@@ -170,7 +206,10 @@ def audit_tables(name: str, d: Path, block_bytes: int = 20_000) -> dict[str, Any
     out = d / f"{name}-audit"
     write_blackbox(r, out, plots=False)
     summary = {k: v for k, v in r.summary.items() if k not in ("seconds", "log")}
-    tables = {k: getattr(r, k).to_csv(index=False) for k in ("answers", "shares", "claimants", "comparisons")}
+    tables = {
+        k: getattr(r, k).to_csv(index=False)
+        for k in ("answers", "shares", "claimants", "comparisons")
+    }
     return _clean({
         "summary": summary, "signature": str(r.signature), **tables,
         "answers.parquet": pq.read_table(out / "answers.parquet").to_pylist(),

@@ -64,13 +64,20 @@ def test_counts_never_get_an_interval_narrower_than_the_units_counted_as_indepen
     rng = np.random.default_rng(seed)
     g = int(rng.integers(1, 40))
     den = rng.integers(1, 8, g).astype(float)
-    num = np.floor(den * rng.random()) if seed % 2 else rng.binomial(den.astype(int), 0.3).astype(float)
+    num = (
+        np.floor(den * rng.random())
+        if seed % 2
+        else rng.binomial(den.astype(int), 0.3).astype(float)
+    )
     _, lo, hi = wilson_ratio(num, den)
     k, n = int(num.sum()), int(den.sum())
     _, plo, phi = wilson_ratio(np.r_[np.ones(k), np.zeros(n - k)], np.ones(n))
     assert lo <= plo + 1e-12 and hi >= phi - 1e-12
     # the same interval from the sums (as an audit computes hundreds at once)
-    sums = [np.array([v]) for v in (num.sum(), (num**2).sum(), (num * den).sum(), den.sum(), (den**2).sum(), g)]
+    sums = [
+        np.array([v])
+        for v in (num.sum(), (num**2).sum(), (num * den).sum(), den.sum(), (den**2).sum(), g)
+    ]
     _, slo, shi = wilson_from_sums(*sums)
     assert (slo[0], shi[0]) == pytest.approx((lo, hi), abs=1e-9)
 

@@ -256,6 +256,17 @@ def build_blackbox_audit(root: Path) -> Path:
             }  # fmt: skip
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
     out = hostile_dir(root) / "bbaudit"
-    cli("audit", str(log), "--out", str(out), "--resamples", "20", "--permutations", "20", "--seed", "1")
+    cli(
+        "audit",
+        str(log),
+        "--out",
+        str(out),
+        "--resamples",
+        "20",
+        "--permutations",
+        "20",
+        "--seed",
+        "1",
+    )
     cli("view", str(out))
     return out

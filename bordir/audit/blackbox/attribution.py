@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -46,8 +46,9 @@ from ..._extras import require
 from .countries import tld_country
 from .lists import DomainLists
 from .publishers import Publisher, PublisherRegistry, load_publishers
+from .urlcols import URL_REASON_CODES, URL_REASON_NAMES, UrlAttribution, attribute_column
 from .urllang import subdomain_language
-from .urls import REDIRECT_HOSTS, URL_REASONS, host_ascii
+from .urls import REDIRECT_HOSTS, host_ascii
 
 __all__ = [
     "HostInfo", "Attributor", "UrlAttribution", "UNDETERMINED", "psl_extractor", "URL_REASON_NAMES",
@@ -55,9 +56,6 @@ __all__ = [
 ]  # fmt: skip
 
 UNDETERMINED = "und"
-URL_REASON_NAMES: tuple[str, ...] = ("", *URL_REASONS)
-"""The reason codes of :attr:`UrlAttribution.reason_code`: 0 for an attributed URL."""
-URL_REASON_CODES: dict[str, int] = {r: i for i, r in enumerate(URL_REASON_NAMES)}
 
 
 def _ip(h: str) -> str | None:
@@ -93,60 +91,6 @@ class HostInfo:
     lists: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class UrlAttribution:
-    """One column of URLs attributed; arrays aligned with the input.
-
-    Attributes:
-        reason_code: 0, or why the URL is not attributed: an index into :data:`URL_REASON_NAMES`.
-        host_id: index into :attr:`Attributor.hosts` (-1 where ``reason``).
-        site: the scheme and netloc as one code (-1 where ``reason``): two URLs of different
-            sites have different canonical forms.
-        shown: the URL as given with credentials masked (null where it is not a string).
-        lang_code: the source language, an index into the attributor's ``langs`` (-1 where ``reason``).
-        rule_code: the rule that gave it, an index into its ``rules`` (-1 where ``reason``).
-        langs, rules: those vocabularies.
-        canonical_of: the canonical URLs of the given rows (attributed ones), for counting a URL once
-            per answer (computed on demand: only URLs of one site cited twice in an answer need it).
-    """
-
-    reason_code: np.ndarray
-    host_id: np.ndarray
-    site: np.ndarray
-    shown: pa.Array
-    lang_code: np.ndarray
-    rule_code: np.ndarray
-    langs: list[str]
-    rules: list[str]
-    canonical_of: Callable[[np.ndarray], pa.Array]
-
-    @property
-    def canonical(self) -> pa.Array:
-        """The canonical URL of every URL (null where ``reason``)."""
-        ok = np.flatnonzero(self.reason_code == 0)
-        out = pa.nulls(len(self.reason_code), pa.string())
-        if not len(ok):
-            return out
-        where = np.full(len(self.reason_code), -1, dtype=np.int64)
-        where[ok] = np.arange(len(ok))
-        return self.canonical_of(ok).take(pa.array(where, mask=where < 0))
-
-    @property
-    def reason(self) -> np.ndarray:
-        """``""`` or why the URL is not attributed (:data:`~.urls.URL_REASONS`), per URL."""
-        return np.asarray(URL_REASON_NAMES, dtype=object)[self.reason_code]
-
-    @property
-    def lang(self) -> np.ndarray:
-        """The source language (``und`` when undetermined; ``""`` where ``reason``), per URL."""
-        return np.asarray([*self.langs, ""], dtype=object)[self.lang_code]
-
-    @property
-    def lang_rule(self) -> np.ndarray:
-        """The rule that gave it (``subdomain:ru``, ``path:en``, ``param:hl``, ``publisher:…``, ``snippet``, ``none``)."""
-        return np.asarray([*self.rules, ""], dtype=object)[self.rule_code]
-
-
 class Attributor:
     """Attributes hosts and URLs (see the module docs).
 
@@ -170,7 +114,7 @@ class Attributor:
         self._host_index: dict[str, int] = {}
         self._auth: dict[str, tuple[str, int, str]] = {}  # authority -> (reason, host id, masked)
         # the authorities seen, by id: reason code, host id, netloc code, credentials given, masked form
-        self._auth_keys: list[str] = []
+        self.auth_keys: list[str] = []
         self._auth_arr: pa.Array | None = None
         self.auth_reason = np.zeros(0, dtype=np.int8)
         self.auth_host = np.zeros(0, dtype=np.int32)
@@ -188,7 +132,9 @@ class Attributor:
         self._lang_ix: dict[str, int] = {}
         self.rules: list[str] = []
         self._rule_ix: dict[str, int] = {}
-        self.segments: dict[str, tuple[int, int, int]] = {}  # path segment -> (lang, lang if ambiguous allowed, rule)
+        self.segments: dict[
+            str, tuple[int, int, int]
+        ] = {}  # path segment -> (lang, lang if ambiguous allowed, rule)
 
     # ---------------------------------------------------------------- hosts
     def host(self, host: str) -> HostInfo:
@@ -300,15 +246,19 @@ class Attributor:
         """
         ids = np.full(len(auths), -1, dtype=np.int64)
         if self._auth_arr is not None and len(auths):
-            ids = pc.fill_null(pc.index_in(auths, value_set=self._auth_arr), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+            ids = (
+                pc.fill_null(pc.index_in(auths, value_set=self._auth_arr), -1)
+                .to_numpy(zero_copy_only=False)
+                .astype(np.int64)
+            )
         new = np.flatnonzero(ids < 0)
         if len(new):
-            start = len(self._auth_keys)
+            start = len(self.auth_keys)
             rows = []
             for a in auths.take(pa.array(new)).to_pylist():
                 reason, host, masked = self._authority(a)
                 net = self._netloc(a, reason, host)
-                self._auth_keys.append(a)
+                self.auth_keys.append(a)
                 self.auth_masked.append(masked)
                 rows.append((URL_REASON_CODES[reason], host, -1 if net is None else self._net_ix.setdefault(net, len(self._net_ix)),
                              "@" in a))  # fmt: skip
@@ -317,7 +267,7 @@ class Attributor:
             self.auth_host = np.concatenate([self.auth_host, t[:, 1].astype(np.int32)])
             self.auth_net = np.concatenate([self.auth_net, t[:, 2]])
             self.auth_cred = np.concatenate([self.auth_cred, t[:, 3].astype(bool)])
-            self._auth_arr = pa.array(self._auth_keys, pa.string())
+            self._auth_arr = pa.array(self.auth_keys, pa.string())
             ids[new] = np.arange(start, start + len(new))
         return ids
 
@@ -357,13 +307,12 @@ class Attributor:
             t = np.array(rows, dtype=np.int64).reshape(-1, 5)
             old = self._host_lang_cols
             self._host_lang_cols = tuple(
-                np.concatenate([old[k], t[:, k] if k < 4 else t[:, k].astype(bool)]) for k in range(5)
+                np.concatenate([old[k], t[:, k] if k < 4 else t[:, k].astype(bool)])
+                for k in range(5)
             )
         return self._host_lang_cols
 
     # ---------------------------------------------------------------- URLs
     def attribute(self, urls: pa.Array, snippets: pa.Array | None = None) -> UrlAttribution:
         """Attribute a string column of URLs (nulls: ``not_a_string``); ``snippets`` aligned, or None."""
-        from .urlcols import attribute_column
-
         return attribute_column(self, urls, snippets)

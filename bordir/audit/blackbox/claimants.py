@@ -15,11 +15,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ...stats.cluster_wilson import wilson_from_sums
 from .codes import as_array, factorize, group_codes
 from .roles import claimant_slots, pair_lookup
 from .shares import ShareOptions, cluster_keys
 from .urltable import UrlTable
-from ...stats.cluster_wilson import wilson_from_sums
 
 __all__ = ["claimant_table"]
 
@@ -29,7 +29,9 @@ COLUMNS = [
 ]  # fmt: skip
 
 
-def _hits(slots_answer: np.ndarray, slots_country: np.ndarray, labels: list[str], urls: UrlTable) -> np.ndarray:
+def _hits(
+    slots_answer: np.ndarray, slots_country: np.ndarray, labels: list[str], urls: UrlTable
+) -> np.ndarray:
     """For each slot: the URLs of its answer from its country."""
     ucodes, ulabels = urls.country_codes()
     index = {c: i for i, c in enumerate(labels)}
@@ -37,7 +39,9 @@ def _hits(slots_answer: np.ndarray, slots_country: np.ndarray, labels: list[str]
     sc = to_slot[ucodes]
     mine = np.flatnonzero(sc >= 0)
     width = max(len(labels), 1)
-    keys, counts = np.unique(urls.answer[mine].astype(np.int64) * width + sc[mine], return_counts=True)
+    keys, counts = np.unique(
+        urls.answer[mine].astype(np.int64) * width + sc[mine], return_counts=True
+    )
     return pair_lookup(keys, counts, slots_answer * width + slots_country, 0)
 
 
@@ -76,10 +80,16 @@ def claimant_table(answers: pa.Table, urls: UrlTable, options: ShareOptions) -> 
         return np.bincount(c, weights=w, minlength=nc)
 
     x, saa, sab, nn, s2 = total(ga), total(ga * ga), total(ga * gb), total(gb), total(gb * gb)
-    G, n_answers, own = total((gb > 0).astype(float)), total(gn.astype(float)), total(gown.astype(float)) > 0
+    G, n_answers, own = (
+        total((gb > 0).astype(float)),
+        total(gn.astype(float)),
+        total(gown.astype(float)) > 0,
+    )
     keep = nn > 0
     first = gfirst[cfirst][keep]
-    x, saa, sab, nn, s2, G, n_answers, own = (v[keep] for v in (x, saa, sab, nn, s2, G, n_answers, own))
+    x, saa, sab, nn, s2, G, n_answers, own = (
+        v[keep] for v in (x, saa, sab, nn, s2, G, n_answers, own)
+    )
     est, lo, hi = wilson_from_sums(x, saa, sab, nn, s2, G, options.conf, small_sample=True)
     few = G < options.min_clusters
     a_first = sa[first]

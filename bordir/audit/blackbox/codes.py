@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["factorize", "first_seen", "group_codes", "as_array"]
+__all__ = ["factorize", "first_seen", "group_codes", "as_array", "list_lengths"]
 
 
 def as_array(col: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -34,7 +34,9 @@ def as_array(col: pa.Array | pa.ChunkedArray) -> pa.Array:
     return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
 
 
-def factorize(col: pa.Array | pa.ChunkedArray, *, sort: bool = False) -> tuple[np.ndarray, list[Any]]:
+def factorize(
+    col: pa.Array | pa.ChunkedArray, *, sort: bool = False
+) -> tuple[np.ndarray, list[Any]]:
     """``(codes, uniques)`` as :func:`pandas.factorize`: first-appearance order (``sort``: sorted), -1 for null."""
     arr = as_array(col)
     if pa.types.is_dictionary(arr.type):
@@ -54,7 +56,14 @@ def factorize(col: pa.Array | pa.ChunkedArray, *, sort: bool = False) -> tuple[n
 def first_seen(codes: np.ndarray) -> np.ndarray:
     """``codes`` renumbered 0, 1, … in the order each first appears (32-bit)."""
     enc = pa.array(np.asarray(codes)).dictionary_encode()
-    return enc.indices.to_numpy(zero_copy_only=False)
+    return np.asarray(enc.indices.to_numpy(zero_copy_only=False))
+
+
+def list_lengths(lists: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Each list's length (a null list: 0)."""
+    return np.asarray(
+        pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False), dtype=np.int64
+    )
 
 
 def group_codes(*cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -48,9 +48,9 @@ from ...stats import (
     percentile_bounds,
     permutation_pvalue,
 )
-from .codes import as_array, factorize
-from .urltable import UrlTable
 from ...stats.cluster_wilson import wilson_from_sums
+from .codes import as_array, factorize, list_lengths
+from .urltable import UrlTable
 
 __all__ = ["CompareOptions", "Measure", "compare_all", "COMPARE_COLUMNS"]
 
@@ -137,12 +137,14 @@ def _paired(
     return _paired_many([(an, ad, bn, bd)], draws)[0]
 
 
+_Paired = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""The paired groups' arrays of a comparison: ``a``'s numerators and denominators, ``b``'s."""
 _BATCH = 256
 """Comparisons of one size whose resamples are drawn in one matrix product."""
 
 
 def _paired_many(
-    jobs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], draws: _Draws
+    jobs: list[_Paired], draws: _Draws
 ) -> list[tuple[float | None, float | None, float]]:
     """:func:`_paired` of comparisons of one number of groups, their resampled sums in one product.
 
@@ -178,7 +180,7 @@ def _sides(
     b_num: np.ndarray,
     b_den: np.ndarray,
     o: CompareOptions,
-) -> tuple[dict[str, float | int | str | None], tuple[np.ndarray, ...] | None]:
+) -> tuple[dict[str, float | int | str | None], _Paired | None]:
     """Everything of a comparison but its resampling; the paired arrays when it is to be judged."""
     both = (a_den > 0) & (b_den > 0)
     n = int(both.sum())
@@ -239,7 +241,7 @@ def compare_all(
     lcodes, langs = factorize(answers["query_lang"], sort=True)
     url_answer = urls.answer.astype(np.int64)
     n_urls = answers["n_urls"].to_numpy().astype(float)
-    has_claim = pc.fill_null(pc.list_value_length(answers["claimants"]), 0).to_numpy() > 0
+    has_claim = list_lengths(answers["claimants"]) > 0
     G = int(gcodes.max()) + 1 if n else 0
     L = len(langs)
     sel = np.flatnonzero(has_group)
@@ -254,7 +256,7 @@ def compare_all(
     den_all, den_claim = by_cell_group(n_urls), by_cell_group(n_urls * has_claim)
     rows: list[dict[str, object]] = []
     draws = _Draws(options)
-    jobs: dict[int, list[tuple[int, tuple[np.ndarray, ...]]]] = {}  # by number of groups
+    jobs: dict[int, list[tuple[int, _Paired]]] = {}  # by number of groups
     families: list[tuple[int, int]] = []
     for m in measures:
         num_ans = _per_answer(n, cats, url_answer, m)

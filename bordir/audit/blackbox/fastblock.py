@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .codes import list_lengths
 from .countries import country_code
 from .fields import FieldMap
 from .records import norm_lang
@@ -73,7 +74,9 @@ def json_table(
                 explicit_schema=_schema_for(fm, *shape), unexpected_field_behavior="ignore"
             )
             t = pj.read_json(
-                io.BytesIO(data), read_options=pj.ReadOptions(block_size=1 << 26), parse_options=opts
+                io.BytesIO(data),
+                read_options=pj.ReadOptions(block_size=1 << 26),
+                parse_options=opts,
             )
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
             continue
@@ -174,7 +177,7 @@ def arrow_block(
         )
         if not ok:
             return None
-        c_len = _lengths(c)
+        c_len = list_lengths(c)
         claim_col = _relist(c_len, codes)
         lsrc = fm.source("claimant_langs")
         if lsrc is not None and lsrc in t.column_names and pa.types.is_list(t[lsrc].type):
@@ -182,10 +185,14 @@ def arrow_block(
             vals, _ = _mapped(
                 pc.list_flatten(cl).cast(pa.string()), lambda v: None if v is None else norm_lang(v)
             )
-            cl_len = _lengths(cl)
-            same = cl_len == c_len  # a list of claimant languages that is not one per claimant is none
-            clang_col = _relist(np.where(same, cl_len, 0), vals.filter(pa.array(np.repeat(same, cl_len))))
-    lengths = _lengths(urls)
+            cl_len = list_lengths(cl)
+            same = (
+                cl_len == c_len
+            )  # a list of claimant languages that is not one per claimant is none
+            clang_col = _relist(
+                np.where(same, cl_len, 0), vals.filter(pa.array(np.repeat(same, cl_len)))
+            )
+    lengths = list_lengths(urls)
     owner = np.repeat(np.arange(n, dtype=np.int64), lengths)
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
     pos = np.arange(len(owner), dtype=np.int64) - starts
@@ -215,11 +222,6 @@ def arrow_block(
         "_joined": pc.binary_join(urls if not pa.types.is_struct(vt) else pa.ListArray.from_arrays(urls.offsets, flat), "\x1f"),
     }  # fmt: skip
     return BlockCols(answers, n, flat, {}, owner, pos, titles, snippets)
-
-
-def _lengths(lists: pa.Array) -> np.ndarray:
-    """Each list's length (a null list: 0)."""
-    return pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def _relist(lengths: np.ndarray, values: pa.Array) -> pa.Array:

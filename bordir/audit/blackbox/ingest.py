@@ -125,12 +125,16 @@ def _slow_cols(answers: list[Answer]) -> BlockCols:
 
 
 def record_keys(cols: dict[str, pa.Array]) -> list[int]:
-    """The hash of each record's identity: its fields of :data:`_KEY_COLS` written one after the other, each
-    as ``N`` (null) or ``<bytes>:<value>`` (a string that tells them apart: no two records with different
-    fields have the same one)."""
+    """The hash of each record's identity (:data:`_KEY_COLS`), one per record.
+
+    The fields are written one after the other, each as ``N`` (null) or ``<bytes>:<value>``: no two
+    records with different fields give the same string.
+    """
     parts = [
         pc.fill_null(
-            pc.binary_join_element_wise(pc.binary_length(cols[k]).cast(pa.string()), ":", cols[k], ""),
+            pc.binary_join_element_wise(
+                pc.binary_length(cols[k]).cast(pa.string()), ":", cols[k], ""
+            ),
             "N",
         )
         for k in _KEY_COLS
@@ -151,7 +155,11 @@ def _dedup(cols: BlockCols, seen: set[int], skip: Callable[..., None]) -> BlockC
     for i, key in enumerate(keys):
         if key in seen:
             keep[i] = False
-            skip(lines[i], "duplicate_record", f"record {ids[i]!r} repeats an earlier record; it is counted once")
+            skip(
+                lines[i],
+                "duplicate_record",
+                f"record {ids[i]!r} repeats an earlier record; it is counted once",
+            )
         else:
             seen.add(key)
     rows = np.flatnonzero(keep)
@@ -303,11 +311,17 @@ def _add_cols(
     ok = np.flatnonzero(~bad)
     keep = np.ones(len(ok), dtype=bool)  # a URL repeated in one answer counts once
     width = int(att.site[ok].max()) + 1 if len(ok) else 1
-    _, inv, times = np.unique(own[ok] * width + att.site[ok], return_inverse=True, return_counts=True)
-    twice = np.flatnonzero(times[inv] > 1)  # only URLs of a site cited twice in an answer can be the same URL
+    _, inv, times = np.unique(
+        own[ok] * width + att.site[ok], return_inverse=True, return_counts=True
+    )
+    twice = np.flatnonzero(
+        times[inv] > 1
+    )  # only URLs of a site cited twice in an answer can be the same URL
     if len(twice):
         canon = att.canonical_of(ok[twice]).dictionary_encode()
-        ckey = own[ok[twice]] * (len(canon.dictionary) + 1) + canon.indices.to_numpy(zero_copy_only=False)
+        ckey = own[ok[twice]] * (len(canon.dictionary) + 1) + canon.indices.to_numpy(
+            zero_copy_only=False
+        )
         _, first = np.unique(ckey, return_index=True)
         keep[twice] = False
         keep[twice[first]] = True

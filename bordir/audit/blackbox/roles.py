@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .codes import as_array, factorize
+from .codes import as_array, factorize, list_lengths
 from .countries import countries
 
 __all__ = ["Slots", "claimant_slots", "own_claimants", "url_roles", "pair_lookup"]
@@ -49,21 +49,17 @@ class Slots:
     countries: list[str]
 
 
-def _lengths(lists: pa.Array) -> np.ndarray:
-    return pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False).astype(np.int64)
-
-
 def claimant_slots(answers: pa.Table) -> Slots:
     """The slots of every answer with claimants (see the module docs), in answer and claimant order."""
     claim = as_array(answers["claimants"])
-    c_len = _lengths(claim)
+    c_len = list_lengths(claim)
     s_answer = np.repeat(np.arange(answers.num_rows, dtype=np.int64), c_len)
     country, labels = factorize(pc.list_flatten(claim))
     if not len(s_answer):
         return Slots(s_answer, country, np.zeros(0, dtype=bool), labels)
     qcodes, qlangs = factorize(answers["query_lang"])
     clangs = as_array(answers["claimant_langs"])
-    cl_len = _lengths(clangs)
+    cl_len = list_lengths(clangs)
     given = (cl_len > 0) & (cl_len == c_len)  # the log's claimant languages, one per claimant
     s_given = given[s_answer]
     s_q = qcodes[s_answer]
@@ -71,7 +67,9 @@ def claimant_slots(answers: pa.Table) -> Slots:
     if s_given.any():
         flat = pc.list_flatten(clangs.filter(pa.array(given)))
         lang_of = {q: i for i, q in enumerate(qlangs)}
-        lcodes = np.array([lang_of.get(x, -2) if x is not None else -2 for x in flat.to_pylist()], dtype=np.int64)
+        lcodes = np.array(
+            [lang_of.get(x, -2) if x is not None else -2 for x in flat.to_pylist()], dtype=np.int64
+        )
         own[s_given] = lcodes == s_q[s_given]
     table = countries()
     pairs = np.flatnonzero(~s_given)
@@ -93,7 +91,9 @@ def claimant_slots(answers: pa.Table) -> Slots:
     return Slots(s_answer, country, own, labels)
 
 
-def pair_lookup(keys: np.ndarray, values: np.ndarray, query: np.ndarray, default: int) -> np.ndarray:
+def pair_lookup(
+    keys: np.ndarray, values: np.ndarray, query: np.ndarray, default: int
+) -> np.ndarray:
     """``values`` at each of ``query`` among ``keys`` (sorted, distinct), ``default`` where absent."""
     if not len(keys):
         return np.full(len(query), default, dtype=np.int64)
@@ -104,7 +104,11 @@ def pair_lookup(keys: np.ndarray, values: np.ndarray, query: np.ndarray, default
 
 
 def url_roles(
-    slots: Slots, n_answers: int, url_answer: np.ndarray, url_country: np.ndarray, url_labels: list[str]
+    slots: Slots,
+    n_answers: int,
+    url_answer: np.ndarray,
+    url_country: np.ndarray,
+    url_labels: list[str],
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(url rows, role codes)`` of the URLs of answers with claimants; a URL once per slot its country fills."""
     if not len(slots.answer) or not len(url_answer):

@@ -198,10 +198,22 @@ def run_blackbox_audit(
     t_stats = time.perf_counter() - t0 - t_read
     n_urls = data.url_table.num_rows
     hosts = data.url_table.hosts
-    per_host = np.bincount(data.url_table.host_id, minlength=len(hosts["host"])) if n_urls else np.zeros(0)
-    unattributed = int(per_host[hosts["country"].is_null().to_numpy(zero_copy_only=False)].sum()) if n_urls else 0
+    per_host = (
+        np.bincount(data.url_table.host_id, minlength=len(hosts["host"])) if n_urls else np.zeros(0)
+    )
+    unattributed = (
+        int(per_host[hosts["country"].is_null().to_numpy(zero_copy_only=False)].sum())
+        if n_urls
+        else 0
+    )
     redirects = (
-        int(per_host[pc.fill_null(pc.equal(hosts["country_rule"], "unresolved_redirect"), False).to_numpy(zero_copy_only=False)].sum())
+        int(
+            per_host[
+                pc.fill_null(
+                    pc.equal(hosts["country_rule"], "unresolved_redirect"), False
+                ).to_numpy(zero_copy_only=False)
+            ].sum()
+        )
         if n_urls
         else 0
     )

@@ -32,10 +32,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .codes import as_array, factorize, first_seen, group_codes
+from ...stats.cluster_wilson import wilson_from_sums
+from .codes import as_array, factorize, first_seen, group_codes, list_lengths
 from .roles import claimant_slots, own_claimants, url_roles
 from .urltable import UNATTRIBUTED, UrlTable
-from ...stats.cluster_wilson import wilson_from_sums
 
 __all__ = [
     "DIMENSIONS",
@@ -86,29 +86,38 @@ def url_categories(answers: pa.Table, urls: UrlTable, lists: tuple[str, ...] = (
     qcodes, qlangs = factorize(answers["query_lang"])
     to_lang = {x: i for i, x in enumerate(llabels)}
     q_in_lang = np.array([to_lang.get(q, -2) for q in qlangs] + [-2], dtype=np.int32)
-    kind = np.array([3 if x == UNATTRIBUTED else 1 if x == "en" else 2 for x in llabels], dtype=np.int8)
+    kind = np.array(
+        [3 if x == UNATTRIBUTED else 1 if x == "en" else 2 for x in llabels], dtype=np.int8
+    )
     rel = kind[lang] if n else np.zeros(0, dtype=np.int8)  # unattributed, English, other ...
-    own = np.flatnonzero((q_in_lang[qcodes[ans]] == lang) & (rel != 3)) if n else np.zeros(0, np.int64)
+    own = (
+        np.flatnonzero((q_in_lang[qcodes[ans]] == lang) & (rel != 3))
+        if n
+        else np.zeros(0, np.int64)
+    )
     rel[own] = 0  # ... or the query's own language
     out["relation"] = (rows, rel, list(ALWAYS["relation"]))
     lcats = [*lists, "none"]
     hl = urls.hosts.get("lists") if n else None
-    h_len = (
-        pc.fill_null(pc.list_value_length(hl), 0).to_numpy(zero_copy_only=False).astype(np.int64)
-        if hl is not None and len(hl)
-        else np.zeros(0, np.int64)
-    )
+    h_len = list_lengths(hl) if hl is not None and len(hl) else np.zeros(0, np.int64)
     if not h_len.any():
         lrows, lcodes = rows, np.full(n, len(lcats) - 1, dtype=np.int32)
     else:
-        h_codes = pc.fill_null(pc.index_in(pc.list_flatten(hl), value_set=pa.array(lcats, pa.string())), len(lcats) - 1)
+        h_codes = pc.fill_null(
+            pc.index_in(pc.list_flatten(hl), value_set=pa.array(lcats, pa.string())), len(lcats) - 1
+        )
         h_codes = h_codes.to_numpy(zero_copy_only=False).astype(np.int32)
         h_start = np.concatenate([[0], np.cumsum(h_len)])
         lens = h_len[urls.host_id]
         listed = np.repeat(rows, lens)
         within = np.arange(len(listed)) - np.repeat(np.cumsum(lens) - lens, lens)
         lrows = np.concatenate([listed, rows[lens == 0]])
-        lcodes = np.concatenate([h_codes[h_start[urls.host_id[listed]] + within], np.full(int((lens == 0).sum()), len(lcats) - 1, np.int32)])
+        lcodes = np.concatenate(
+            [
+                h_codes[h_start[urls.host_id[listed]] + within],
+                np.full(int((lens == 0).sum()), len(lcats) - 1, np.int32),
+            ]
+        )
     out["list"] = (lrows, lcodes, lcats)
     crows, ccodes = url_roles(claimant_slots(answers), answers.num_rows, ans, country, clabels)
     out["claimant"] = (crows, ccodes, list(ALWAYS["claimant"]))
@@ -118,13 +127,17 @@ def url_categories(answers: pa.Table, urls: UrlTable, lists: tuple[str, ...] = (
 def cell_codes(answers: pa.Table, by_month: bool, pooled: bool) -> tuple[np.ndarray, pd.DataFrame]:
     """Each answer's cell code and the cells (``model``, ``query_lang`` [, ``month``]), sorted; ``pooled``: query_lang ``*``."""
     n = answers.num_rows
-    cols: list[tuple[str, np.ndarray, list[str]]] = [("model", *factorize(answers["model"], sort=True))]
+    cols: list[tuple[str, np.ndarray, list[str]]] = [
+        ("model", *factorize(answers["model"], sort=True))
+    ]
     if pooled:
         cols.append(("query_lang", np.zeros(n, dtype=np.int64), ["*"]))
     else:
         cols.append(("query_lang", *factorize(answers["query_lang"], sort=True)))
     if by_month:
-        cols.append(("month", *factorize(pc.fill_null(as_array(answers["month"]), "unknown"), sort=True)))
+        cols.append(
+            ("month", *factorize(pc.fill_null(as_array(answers["month"]), "unknown"), sort=True))
+        )
     codes, firsts = group_codes(*(c for _, c, _ in cols))
     cells = pd.DataFrame(
         [tuple(labels[c[i]] for _, c, labels in cols) for i in firsts.tolist()],
@@ -144,7 +157,9 @@ def cluster_keys(answers: pa.Table, cluster: str) -> np.ndarray:
     return first_seen(codes)
 
 
-def _pair_counts(cc: np.ndarray, codes: np.ndarray, K: int, ncc: int) -> tuple[np.ndarray, np.ndarray]:
+def _pair_counts(
+    cc: np.ndarray, codes: np.ndarray, K: int, ncc: int
+) -> tuple[np.ndarray, np.ndarray]:
     """The distinct ``cc * K + codes`` (sorted) and how often each occurs."""
     if ncc * K <= 4 * len(cc) + (1 << 20):
         counts = np.bincount(cc * K + codes, minlength=ncc * K)
@@ -164,7 +179,7 @@ def share_table(
     """One row per cell × dimension × category cited (plus ``unattributed`` and the ``focus`` categories, always)."""
     focus = focus or {}
     n_urls = answers["n_urls"].to_numpy().astype(float)
-    has_claim = pc.fill_null(pc.list_value_length(answers["claimants"]), 0).to_numpy() > 0
+    has_claim = list_lengths(answers["claimants"]) > 0
     url_ans = urls.answer.astype(np.int64)
     clus = cluster_keys(answers, options.cluster)
     frames = []

@@ -11,15 +11,105 @@ snippet (the seeded detector), else ``und`` (rule ``none``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .attribution import URL_REASON_CODES, Attributor, UrlAttribution
 from .urllang import param_language, path_language
-from .urls import clean_query
+from .urls import URL_REASONS, clean_query
 
-__all__ = ["attribute_column"]
+__all__ = [
+    "attribute_column",
+    "UrlAttribution",
+    "URL_REASON_NAMES",
+    "URL_REASON_CODES",
+    "ColumnAttributor",
+]
+
+URL_REASON_NAMES: tuple[str, ...] = ("", *URL_REASONS)
+"""The reason codes of :attr:`UrlAttribution.reason_code`: 0 for an attributed URL."""
+URL_REASON_CODES: dict[str, int] = {r: i for i, r in enumerate(URL_REASON_NAMES)}
+
+
+@dataclass(frozen=True)
+class UrlAttribution:
+    """One column of URLs attributed; arrays aligned with the input.
+
+    Attributes:
+        reason_code: 0, or why the URL is not attributed: an index into :data:`URL_REASON_NAMES`.
+        host_id: index into :attr:`~.attribution.Attributor.hosts` (-1 where ``reason``).
+        site: the scheme and netloc as one code (-1 where ``reason``): two URLs of different
+            sites have different canonical forms.
+        shown: the URL as given with credentials masked (null where it is not a string).
+        lang_code: the source language, an index into the attributor's ``langs`` (-1 where ``reason``).
+        rule_code: the rule that gave it, an index into its ``rules`` (-1 where ``reason``).
+        langs, rules: those vocabularies.
+        canonical_of: the canonical URLs of the given rows (attributed ones), for counting a URL once
+            per answer (computed on demand: only URLs of one site cited twice in an answer need it).
+    """
+
+    reason_code: np.ndarray
+    host_id: np.ndarray
+    site: np.ndarray
+    shown: pa.Array
+    lang_code: np.ndarray
+    rule_code: np.ndarray
+    langs: list[str]
+    rules: list[str]
+    canonical_of: Callable[[np.ndarray], pa.Array]
+
+    @property
+    def canonical(self) -> pa.Array:
+        """The canonical URL of every URL (null where ``reason``)."""
+        ok = np.flatnonzero(self.reason_code == 0)
+        out = pa.nulls(len(self.reason_code), pa.string())
+        if not len(ok):
+            return out
+        where = np.full(len(self.reason_code), -1, dtype=np.int64)
+        where[ok] = np.arange(len(ok))
+        return self.canonical_of(ok).take(pa.array(where, mask=where < 0))
+
+    @property
+    def reason(self) -> np.ndarray:
+        """``""`` or why the URL is not attributed (:data:`~.urls.URL_REASONS`), per URL."""
+        return np.asarray(np.asarray(URL_REASON_NAMES, dtype=object)[self.reason_code])
+
+    @property
+    def lang(self) -> np.ndarray:
+        """The source language (``und`` when undetermined; ``""`` where ``reason``), per URL."""
+        return np.asarray(np.asarray([*self.langs, ""], dtype=object)[self.lang_code])
+
+    @property
+    def lang_rule(self) -> np.ndarray:
+        """The rule that gave it (``subdomain:ru``, ``path:en``, ``param:hl``, ``publisher:…``, ``snippet``, ``none``)."""
+        return np.asarray(np.asarray([*self.rules, ""], dtype=object)[self.rule_code])
+
+
+class ColumnAttributor(Protocol):
+    """What :func:`attribute_column` uses of an :class:`~.attribution.Attributor`: its tables and vocabularies."""
+
+    auth_keys: list[str]
+    auth_reason: np.ndarray
+    auth_host: np.ndarray
+    auth_net: np.ndarray
+    auth_cred: np.ndarray
+    auth_masked: list[str]
+    langs: list[str]
+    rules: list[str]
+    segments: dict[str, tuple[int, int, int]]
+    detector: Any
+    snippets_detected: int
+
+    def authorities(self, auths: pa.Array) -> np.ndarray: ...
+    def netlocs(self) -> list[str]: ...
+    def host_langs(self) -> tuple[np.ndarray, ...]: ...
+    def lang_code(self, lang: str) -> int: ...
+    def rule_code(self, rule: str) -> int: ...
+
 
 _SPLIT = r"(?s)^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*):(?P<slashes>//)?(?P<auth>[^/?#]*)(?P<path>[^?#]*)(?:\?(?P<query>[^#]*))?"
 _HEAD = r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*):(?P<slashes>//)?(?P<auth>[^/?#]*)"
@@ -38,10 +128,12 @@ _NOT_A_STRING, _EMPTY, _UNSAFE_SCHEME, _UNSUPPORTED, _RELATIVE = (
 
 
 def _np(a: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    return a.to_numpy(zero_copy_only=False)
+    return np.asarray(a.to_numpy(zero_copy_only=False))
 
 
-def attribute_column(att: Attributor, urls: pa.Array, snippets: pa.Array | None) -> UrlAttribution:
+def attribute_column(
+    att: ColumnAttributor, urls: pa.Array, snippets: pa.Array | None
+) -> UrlAttribution:
     """See the module docs; ``snippets`` aligned with ``urls``, or None."""
     n = len(urls)
     reason = np.zeros(n, dtype=np.int8)
@@ -103,10 +195,12 @@ def attribute_column(att: Attributor, urls: pa.Array, snippets: pa.Array | None)
             pc.if_else(pc.equal(query, ""), "", pc.binary_join_element_wise("?", query, "")), "",
         )  # fmt: skip
 
-    return UrlAttribution(reason, host_id, site, shown, lang, rule, att.langs, att.rules, canonical_of)
+    return UrlAttribution(
+        reason, host_id, site, shown, lang, rule, att.langs, att.rules, canonical_of
+    )
 
 
-def _shown(att: Attributor, urls: pa.Array, ids: np.ndarray) -> pa.Array:
+def _shown(att: ColumnAttributor, urls: pa.Array, ids: np.ndarray) -> pa.Array:
     """The URLs as given, credentials masked (``user:pw@`` → ``***@``)."""
     cred = np.zeros(len(ids), dtype=bool)
     known = ids >= 0
@@ -115,12 +209,12 @@ def _shown(att: Attributor, urls: pa.Array, ids: np.ndarray) -> pa.Array:
         return urls
     vals = urls.to_pylist()
     for i in np.flatnonzero(cred).tolist():
-        raw = att._auth_keys[ids[i]]
+        raw = att.auth_keys[ids[i]]
         vals[i] = vals[i].replace(raw, att.auth_masked[ids[i]], 1)
     return pa.array(vals, pa.string())
 
 
-def _segments(att: Attributor, segs: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _segments(att: ColumnAttributor, segs: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per distinct first path segment: its language codes (strict, ambiguous codes allowed) and path rule (-1: none)."""
     strict = np.full(len(segs), -1, dtype=np.int64)
     amb = np.full(len(segs), -1, dtype=np.int64)
@@ -144,7 +238,7 @@ def _segments(att: Attributor, segs: pa.Array) -> tuple[np.ndarray, np.ndarray, 
 
 
 def _languages(
-    att: Attributor,
+    att: ColumnAttributor,
     rows: np.ndarray,
     host_id: np.ndarray,
     trimmed: pa.Array,
@@ -157,7 +251,9 @@ def _languages(
     n = len(host_id)
     hid = host_id[rows]
     # the first path segment: only those that look like a language tag are looked at
-    cand = np.flatnonzero(_np(pc.fill_null(pc.match_substring_regex(trimmed, _LANG_SEGMENT), False)))
+    cand = np.flatnonzero(
+        _np(pc.fill_null(pc.match_substring_regex(trimmed, _LANG_SEGMENT), False))
+    )
     seg_lang = np.full(n, -1, dtype=np.int64)
     seg_rule = np.full(n, -1, dtype=np.int64)
     if len(cand):
@@ -170,17 +266,27 @@ def _languages(
     # a lang-like query parameter: only in URLs that hold one of its names
     q_lang = np.full(n, -1, dtype=np.int64)
     q_rule = np.full(n, -1, dtype=np.int64)
-    maybe = np.flatnonzero(_np(pc.fill_null(pc.match_substring_regex(trimmed, _MAYBE_LANG_PARAM, ignore_case=True), False)))
+    maybe = np.flatnonzero(
+        _np(
+            pc.fill_null(
+                pc.match_substring_regex(trimmed, _MAYBE_LANG_PARAM, ignore_case=True), False
+            )
+        )
+    )
     if len(maybe):
-        q = pc.extract_regex(trimmed.take(pa.array(maybe)), _SPLIT).field("query").dictionary_encode()
+        q = (
+            pc.extract_regex(trimmed.take(pa.array(maybe)), _SPLIT)
+            .field("query")
+            .dictionary_encode()
+        )
         qdict = q.dictionary.to_pylist()
         ql = np.full(len(qdict) + 1, -1, dtype=np.int64)
         qr = np.full(len(qdict) + 1, -1, dtype=np.int64)
         found_q = pc.match_substring_regex(q.dictionary, _LANG_PARAM, ignore_case=True)
-        for k in np.flatnonzero(_np(pc.fill_null(found_q, False))).tolist():
-            code, r = param_language(qdict[k] or "")
+        for j in np.flatnonzero(_np(pc.fill_null(found_q, False))).tolist():
+            code, r = param_language(qdict[j] or "")
             if code is not None:
-                ql[k], qr[k] = att.lang_code(code), att.rule_code(r)
+                ql[j], qr[j] = att.lang_code(code), att.rule_code(r)
         qc = _np(pc.fill_null(q.indices, -1))
         q_lang[maybe], q_rule[maybe] = ql[qc], qr[qc]
     sub = h_sl[hid]

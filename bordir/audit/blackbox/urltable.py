@@ -73,12 +73,20 @@ class UrlTable:
 
     @classmethod
     def build(
-        cls, parts: list[dict[str, Any]], hosts: dict[str, pa.Array], langs: list[str], rules: list[str]
+        cls,
+        parts: list[dict[str, Any]],
+        hosts: dict[str, pa.Array],
+        langs: list[str],
+        rules: list[str],
     ) -> UrlTable:
         """From the blocks' parts (each: numpy ``answer``, ``pos``, ``host_id``, ``lang``, ``rule``; Arrow ``url``, ``title``, ``snippet`` or None)."""
 
         def cat(k: str, dtype: Any) -> np.ndarray:
-            return np.concatenate([np.asarray(p[k], dtype=dtype) for p in parts]) if parts else np.zeros(0, dtype)
+            return (
+                np.concatenate([np.asarray(p[k], dtype=dtype) for p in parts])
+                if parts
+                else np.zeros(0, dtype)
+            )
 
         n = [len(p["answer"]) for p in parts]
         return cls(
@@ -92,7 +100,9 @@ class UrlTable:
         """The number of attributed URLs."""
         return len(self.answer)
 
-    def column(self, name: str, start: int = 0, stop: int | None = None) -> pa.Array | pa.ChunkedArray:
+    def column(
+        self, name: str, start: int = 0, stop: int | None = None
+    ) -> pa.Array | pa.ChunkedArray:
         """One column of :data:`URL_SCHEMA` for the URLs ``start:stop``."""
         sl = slice(start, stop)
         if name in ("answer", "pos"):

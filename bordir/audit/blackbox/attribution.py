@@ -68,6 +68,15 @@ def _ip(h: str) -> str | None:
         return None
 
 
+def _code(vocab: list[str], index: dict[str, int], value: str) -> int:
+    """``value``'s place in ``vocab`` (added at the end when new)."""
+    i = index.get(value)
+    if i is None:
+        i = index[value] = len(vocab)
+        vocab.append(value)
+    return i
+
+
 def psl_extractor() -> Any:
     """A ``tldextract.TLDExtract`` on its bundled Public Suffix List snapshot: it never fetches, never caches to disk."""
     tldextract = require("tldextract", "audit", purpose="registrable domains (Public Suffix List)")
@@ -224,19 +233,11 @@ class Attributor:
     # ---------------------------------------------------------------- codes
     def lang_code(self, lang: str) -> int:
         """The code of a language (or of ``""``) in :attr:`langs`."""
-        i = self._lang_ix.get(lang)
-        if i is None:
-            i = self._lang_ix[lang] = len(self.langs)
-            self.langs.append(lang)
-        return i
+        return _code(self.langs, self._lang_ix, lang)
 
     def rule_code(self, rule: str) -> int:
         """The code of a language rule (``subdomain:ru``, ``none`` …) in :attr:`rules`."""
-        i = self._rule_ix.get(rule)
-        if i is None:
-            i = self._rule_ix[rule] = len(self.rules)
-            self.rules.append(rule)
-        return i
+        return _code(self.rules, self._rule_ix, rule)
 
     def authorities(self, auths: pa.Array) -> np.ndarray:
         """The ids of distinct authorities (strings, no null) in the attributor's tables of them (:attr:`auth_host` …).

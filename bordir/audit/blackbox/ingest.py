@@ -19,14 +19,16 @@ and written out as strings when asked for.
 
 Every block is columns from end to end: the records' fields as Arrow arrays (typed by Arrow, or
 built from the records checked one by one), the URLs attributed as a column; the only Python
-loop per answer is the one that counts a repeated record once (the hash of its fields).
+loop per answer is the one that counts a repeated record once (the hash of its fields). The next
+block is read and typed in a thread (:func:`~bordir.audit._prefetch.prefetch`) while the current
+one is attributed.
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...errors import DataError, redact
+from .._prefetch import prefetch
 from ..schema import BadRecord
 from .attribution import URL_REASON_NAMES, Attributor
 from .fastblock import BlockCols, arrow_block
@@ -231,12 +234,20 @@ def ingest(
                 resolved,
             )
 
-    for kind, payload in typed_blocks(path, fmt, fields, fast=fast):
+    def blocks() -> Iterator[tuple[str, Any]]:
+        """The log's blocks, a typed one already as columns (run ahead in a thread: Arrow releases the GIL)."""
+        for kind, payload in typed_blocks(path, fmt, fields, fast=fast):
+            if kind == "table":
+                table, lines, rows = payload
+                yield kind, (arrow_block(table, lines, fields, check_month=check_month), rows)
+            else:
+                yield kind, payload
+
+    for kind, payload in prefetch(blocks()):
         if kind == "rows":
             slow(payload)
             continue
-        table, lines, rows = payload
-        cols = arrow_block(table, lines, fields, check_month=check_month)
+        cols, rows = payload
         if cols is None:
             slow(rows())
             continue

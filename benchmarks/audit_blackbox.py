@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> None:
         if not log.exists():
             generate(log, n)
         res, rss = run_child(log, Path(d) / "audit")
-        ref, ours, warm = per_url_costs(log, 300_000 if not args.quick else 100_000)
+        ref, ours, warm = per_url_costs(log, 300_000)
     target = (
         None if args.quick else 60.0
     )  # (--quick: the fixed costs — hosts, comparisons, imports — dominate)

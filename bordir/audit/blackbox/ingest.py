@@ -320,19 +320,16 @@ def _add_cols(
             url=True,
         )
     ok = np.flatnonzero(~bad)
-    keep = np.ones(len(ok), dtype=bool)  # a URL repeated in one answer counts once
+    # a URL repeated in one answer counts once; only URLs of a site cited twice in an answer can be
+    # the same URL, so only theirs are put in canonical form
+    keep = np.ones(len(ok), dtype=bool)
     width = int(att.site[ok].max()) + 1 if len(ok) else 1
-    _, inv, times = np.unique(
-        own[ok] * width + att.site[ok], return_inverse=True, return_counts=True
-    )
-    twice = np.flatnonzero(
-        times[inv] > 1
-    )  # only URLs of a site cited twice in an answer can be the same URL
+    key = own[ok] * width + att.site[ok]
+    _, inv, times = np.unique(key, return_inverse=True, return_counts=True)
+    twice = np.flatnonzero(times[inv] > 1)
     if len(twice):
         canon = att.canonical_of(ok[twice]).dictionary_encode()
-        ckey = own[ok[twice]] * (len(canon.dictionary) + 1) + canon.indices.to_numpy(
-            zero_copy_only=False
-        )
+        ckey = own[ok[twice]] * (len(canon.dictionary) + 1) + np.asarray(canon.indices)
         _, first = np.unique(ckey, return_index=True)
         keep[twice] = False
         keep[twice[first]] = True

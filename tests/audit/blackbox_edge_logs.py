@@ -84,8 +84,10 @@ SCENARIOS: dict[str, dict[str, Any]] = {
     "objects": {"n": 240, "objects": True, "bad_records": False,
                 "options": {"group_by_month": True, "cluster": "answer", "domains": ["listed=domains.csv"]}},
     "mixed": {"n": 300, "objects": False, "bad_records": True, "options": {"compare_countries": ["RU", "UA", "GB"]}},
+    "plain": {"n": 300, "objects": False, "bad_records": False, "options": {}, "parquet": True},
 }  # fmt: skip
-"""Each: how many records, URLs as strings or objects, bad records between the good ones, the audit's options."""
+"""Each: how many records, URLs as strings or objects, bad records between the good ones, the audit's options;
+``plain``: a Parquet log without claimants nor question groups (the compared countries are the most cited)."""
 
 
 def _url(rng: random.Random, i: int) -> Any:
@@ -127,13 +129,14 @@ def records(name: str, seed: int = 7) -> list[Any]:
         if urls and rng.random() < 0.4:
             urls.append(_variant(urls[0], rng) if isinstance(urls[0], str) else urls[0])
         claim, clangs = CLAIMANTS[group % len(CLAIMANTS)]
-        rec: dict[str, Any] = {"id": i if i % 5 else f"r{i}", "question": QUESTIONS.get(lang, f"q{group} {lang}"),
+        plain = sc.get("parquet", False)
+        rec: dict[str, Any] = {"id": i if i % 5 or plain else f"r{i}", "question": QUESTIONS.get(lang, f"q{group} {lang}"),
                                "answer": f"answer {i} " + "…" * (i % 3), "model": MODELS[(i // 3) % len(MODELS)]}  # fmt: skip
         if i % 11 != 3:
             rec["lang"] = lang  # else detected from the question
-        if i % 13 != 5:
+        if i % 13 != 5 and not plain:
             rec["group"] = group if i % 2 else f"g{group}"
-        if claim:
+        if claim and not plain:
             rec["claimants"] = claim
             if clangs is not None:
                 rec["claimant_langs"] = clangs
@@ -146,7 +149,7 @@ def records(name: str, seed: int = 7) -> list[Any]:
         else:
             rec["urls"] = urls
         out.append(rec)
-        if i % 37 == 5:
+        if i % 37 == 5 and not plain:
             out.append(dict(rec))  # the same record again
         if sc["bad_records"] and i % 29 == 7:
             out.append(rng.choice(['{"broken', "[1, 2]", '{"question": "q", "answer": 3, "urls": []}',
@@ -158,10 +161,17 @@ def records(name: str, seed: int = 7) -> list[Any]:
 def write_scenario(name: str, d: Path) -> tuple[Path, dict[str, Any]]:
     """Write scenario ``name``'s log (and its domain list) into ``d``: ``(log, BlackboxOptions fields)``."""
     d.mkdir(parents=True, exist_ok=True)
-    log = d / f"{name}.jsonl"
-    with log.open("w", encoding="utf-8") as fh:
-        for r in records(name):
-            fh.write((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n")
+    if SCENARIOS[name].get("parquet"):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        log = d / f"{name}.parquet"
+        pq.write_table(pa.Table.from_pylist(records(name)), log, row_group_size=64)
+    else:
+        log = d / f"{name}.jsonl"
+        with log.open("w", encoding="utf-8") as fh:
+            for r in records(name):
+                fh.write((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n")
     (d / "domains.csv").write_text(
         "domain\nria.ru\nwww.bbc.com\nhttps://tass.com/\n", encoding="utf-8"
     )

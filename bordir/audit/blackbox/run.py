@@ -135,9 +135,9 @@ def _focus(data: Ingested, wanted: tuple[str, ...] | None) -> tuple[tuple[str, .
     claim = sorted(x for x in pc.unique(flat).to_pylist() if x is not None)
     if claim:
         return tuple(claim), "the claimants of the log's territorial questions"
-    codes, labels = data.url_table.country_codes()
-    vc = pd.Series(np.asarray(labels, dtype=object)[codes], dtype=object)
-    vc = vc[vc != UNATTRIBUTED].value_counts()
+    codes, labels = data.url_table.country_codes()  # (in the order they are first cited)
+    vc = pd.Series(np.bincount(codes, minlength=len(labels)), index=labels, dtype=np.int64)
+    vc = vc[vc.index != UNATTRIBUTED].sort_values(ascending=False, kind="stable")
     return tuple(vc.index[:5]), "the five most cited countries"
 
 

@@ -5,7 +5,7 @@ imports are its own) with ``--figures FILE``; the figures are gathered into
 one table: the figure, its target, the reference measured in the same run,
 the ratio and whether the target holds. A script that fails or times out is
 a row saying so, never a missing row. The whole run takes under 20 minutes on
-a 2-core machine (testgen_parsing reads 50 MB inputs), ``--quick`` under 3.
+a 2-core machine (testgen_parsing reads 50 MB inputs; audit_blackbox writes and audits 6M URLs), ``--quick`` under 3.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from _figures import Figure, format_table, load  # noqa: E402
 BENCHMARKS: list[tuple[str, int, int]] = [
     ("metrics", 240, 60),
     ("audit", 180, 45),
+    ("audit_blackbox", 600, 120),
     ("retrieval", 240, 40),
     ("index", 300, 60),
     ("generation", 240, 45),

@@ -7,8 +7,8 @@ intra-cluster correlation ``icc`` (0: URLs independent; 0.3: answers lean strong
 true share of the cell is the ratio of expected sums, ``p`` (the number of URLs is independent of
 ``q_g``). Prints:
 
-(a) the coverage of the 95 % cluster Wilson interval of a share (:mod:`bordir.audit.blackbox.wilson`,
-    with its floor), by clusters (5–400) and ``p`` (0.01–0.5), at ``icc`` 0.05 and 0.3; and how often
+(a) the coverage of the 95 % cluster Wilson interval of a share (:func:`bordir.stats.cluster_wilson.wilson_from_sums`,
+    with its floor and Student's t), by clusters (5–400) and ``p`` (0.01–0.5), at ``icc`` 0.05 and 0.3; and how often
     a cell had no URL of the category at all;
 (b) the coverage of the paired difference between two query languages on the same question
     groups (``p_a − p_b``; groups share a random effect, correlation within a group) for the
@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bordir.audit.blackbox.compare import CompareOptions, _one  # noqa: E402
-from bordir.audit.blackbox.wilson import wilson_from_sums  # noqa: E402
+from bordir.stats.cluster_wilson import wilson_from_sums  # noqa: E402
 
 
 def planted_cell(
@@ -61,6 +61,7 @@ def share_coverage(
             b.sum()[None],
             (b * b).sum()[None],
             np.array([g]),
+            small_sample=True,
         )
         hits += lo[0] <= p <= hi[0]
     return hits / reps, none / reps

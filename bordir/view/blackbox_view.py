@@ -5,7 +5,7 @@ Read through the files the audit wrote: ``audit.json`` (``"kind": "blackbox"``),
 (every attributed URL with its domain, country, language, lists and the rule that decided each).
 Behind each cell are the answers of its model and query language (all of them up to
 :data:`MAX_ANSWERS`; the page says how many there are), each with its URLs, their attribution and
-rules, the URLs counted in the cell's category marked. Every text goes into the page as JSON data
+rules, their titles and snippets, the URLs counted in the cell's category marked. Every text goes into the page as JSON data
 and is shown as text (never as HTML): a log's answers, titles and URLs are not the page's own.
 
 Example:
@@ -34,6 +34,8 @@ __all__ = ["blackbox_page", "is_blackbox", "MAX_ANSWERS", "BLACKBOX_FACETS"]
 MAX_ANSWERS = 200
 """Answers embedded per cell (the page says how many the cell has; ``citations.parquet`` holds every one)."""
 MAX_TEXT = 4000
+MAX_SNIPPET = 300
+"""Characters of a URL's title or snippet on the page."""
 BLACKBOX_FACETS: tuple[Facet, ...] = (
     Facet("status", "Status"),
     Facet("model", "Model"),
@@ -90,6 +92,14 @@ def _category_of(
     return False
 
 
+def _cut(v: Any, limit: int = MAX_SNIPPET) -> str | None:
+    """A URL's title or snippet for the page (None when the log has none), cut at ``limit`` characters."""
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return None
+    text = str(v)
+    return text[:limit] + ("…" if len(text) > limit else "")
+
+
 def _clean(v: Any) -> Any:
     """``v`` with the NaN pandas puts for a missing value turned into None (strict JSON)."""
     if isinstance(v, float) and not math.isfinite(v):
@@ -142,7 +152,8 @@ def blackbox_page(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
         for u in by_answer.get(i, []):
             urls.append({"url": u["url"], "domain": u["domain"], "country": u["country"] or "unattributed", "rule": u["country_rule"],
                          "kind": u["kind"] or "", "publisher": u["publisher"], "lang": u["lang"], "lang_rule": u["lang_rule"],
-                         "lists": [str(x) for x in u["lists"]] if u["lists"] is not None else [], "title": u["title"]})  # fmt: skip
+                         "lists": [str(x) for x in u["lists"]] if u["lists"] is not None else [], "title": _cut(u["title"]),
+                         "snippet": _cut(u["snippet"])})  # fmt: skip
         text = str(a["answer"] or "")
         page_answers.append({"id": str(a["id"]), "line": int(a["line"]), "question": a["question"], "query_lang": a["query_lang"],
                              "group": a["group"], "answer": text[:MAX_TEXT] + ("…" if len(text) > MAX_TEXT else ""),

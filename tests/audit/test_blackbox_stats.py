@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from bordir.audit.blackbox.run import BlackboxOptions, run_blackbox_audit
-from bordir.audit.blackbox.wilson import wilson_from_sums
 from bordir.stats import wilson_ratio
+from bordir.stats.cluster_wilson import wilson_from_sums
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from bordir.stats import correlation, influence, wilson_ratio
+from bordir.stats.cluster_wilson import wilson_from_sums
 
 
 @pytest.mark.parametrize("k,n", [(0, 10), (3, 10), (10, 10), (41, 120)])
@@ -46,3 +47,44 @@ def test_influence_is_the_linearisation_of_the_ratio():
     assert correlation(u, u) == pytest.approx(1.0) and correlation(u, -u) == pytest.approx(-1.0)
     assert correlation(u, np.zeros(g)) == 0.0
     assert (influence(np.zeros(2), np.zeros(2)) == 0).all()
+
+
+def test_clusters_that_all_hold_the_same_interior_mix_get_the_plain_wilson_interval_of_the_units():
+    """12 answers, each citing one Russian source of two: no spread between clusters, yet 24 units."""
+    stats = pytest.importorskip("scipy.stats")
+    one = np.ones(12)
+    est, lo, hi = wilson_ratio(one, 2 * one)
+    ref = stats.binomtest(12, 24).proportion_ci(method="wilson")
+    assert est == 0.5 and lo < 0.5 < hi  # not the point [0.5, 0.5]
+    assert (lo, hi) == pytest.approx((ref.low, ref.high), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_counts_never_get_an_interval_narrower_than_the_units_counted_as_independent(seed):
+    rng = np.random.default_rng(seed)
+    g = int(rng.integers(1, 40))
+    den = rng.integers(1, 8, g).astype(float)
+    num = (
+        np.floor(den * rng.random())
+        if seed % 2
+        else rng.binomial(den.astype(int), 0.3).astype(float)
+    )
+    _, lo, hi = wilson_ratio(num, den)
+    k, n = int(num.sum()), int(den.sum())
+    _, plo, phi = wilson_ratio(np.r_[np.ones(k), np.zeros(n - k)], np.ones(n))
+    assert lo <= plo + 1e-12 and hi >= phi - 1e-12
+    # the same interval from the sums (as an audit computes hundreds at once)
+    sums = [
+        np.array([v])
+        for v in (num.sum(), (num**2).sum(), (num * den).sum(), den.sum(), (den**2).sum(), g)
+    ]
+    _, slo, shi = wilson_from_sums(*sums)
+    assert (slo[0], shi[0]) == pytest.approx((lo, hi), abs=1e-9)
+
+
+def test_shares_that_are_not_counts_keep_their_cluster_variance():
+    """A territory's share averaged over runs may vary less than a binomial: no floor (unless asked)."""
+    num = np.array([0.5, 0.6, 0.5, 0.4] * 3)
+    _, lo, hi = wilson_ratio(num, np.ones(12))
+    _, flo, fhi = wilson_ratio(num, np.ones(12), floor=True)
+    assert hi - lo < 0.5 * (fhi - flo)

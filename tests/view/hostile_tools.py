@@ -1,4 +1,4 @@
-"""The hostile testbed, test-run and audit directories of the page-escaping test (see :mod:`tests.view.hostile`)."""
+"""The hostile testbed, test-run, audit and black-box audit directories of the page-escaping test (see :mod:`tests.view.hostile`)."""
 
 from __future__ import annotations
 
@@ -210,5 +210,63 @@ def build_audit(root: Path) -> Path:
         "audit", str(log), "--out", str(out), "--group-by", "model", "--resamples", "20",
         "--seed", "1", "--no-plots", "--no-language-match",
     )  # fmt: skip
+    cli("view", str(out))
+    return out
+
+
+# --- a black-box audit (answers and cited URLs) ---------------------------------------------------------
+
+
+@kind(
+    "blackbox-audit",
+    ("view", "served"),
+    Field("BQRY", "question", ("view", "served")),
+    Field("BANS", "answer", ("view", "served")),
+    Field("BMDL", "model", ("view", "served")),
+    Field("BIDX", "record id", ("view", "served")),
+    Field("BGRP", "question group", ("view", "served")),
+    Field("bqlg", "query language code (lower-cased as an unknown code)", ("view", "served")),
+    Field("BURP", "cited URL (its path, as given)", ("view", "served")),
+    Field("BTTL", "title of a cited URL", ("view", "served")),
+    Field("BSNP", "snippet of a cited URL", ("view", "served")),
+    Field("BJSU", "a javascript: URL (skipped as unsafe_scheme)", ()),
+    Field("BDTU", "a data: URL (skipped as unsafe_scheme)", ()),
+    Field("BTER", "territory (claimants.csv)", ()),
+    Field("bcll", "claimant language code", ()),
+    Field("LOGF", "log file name", ("view", "served")),
+    Field("DIRX", "directory name", ("view", "served")),
+)
+def build_blackbox_audit(root: Path) -> Path:
+    """``bordir audit`` (black box: answers and cited URLs) of a log whose every free field is hostile, and ``bordir view``."""
+    log = root / (hostile("LOGF", slash=False) + ".jsonl")
+    with log.open("w", encoding="utf-8") as f:
+        for i in range(36):
+            lang = ("ru", "uk", hostile("bqlg"))[i % 3]
+            urls = [
+                {"url": "https://example.com/" + hostile("BURP"), "title": hostile("BTTL"), "snippet": hostile("BSNP")},
+                {"url": "https://ria.ru/a", "title": None, "snippet": None},
+                {"url": hostile("BJSU"), "title": "t"},
+                {"url": "data:text/html,<script>alert('BDTU')</script>" + hostile("BDTU")},
+            ]  # fmt: skip
+            rec = {
+                "id": f"{i} {hostile('BIDX')}", "question": f"question {i // 3} {hostile('BQRY')}", "lang": lang,
+                "answer": f"answer {i} {hostile('BANS')}", "model": "openai-search/" + hostile("BMDL"),
+                "urls": urls, "group": f"g{i // 3} {hostile('BGRP')}", "territory": hostile("BTER"),
+                "claimants": ["RU", "UA"], "claimant_langs": ["ru", hostile("bcll")],
+            }  # fmt: skip
+            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    out = hostile_dir(root) / "bbaudit"
+    cli(
+        "audit",
+        str(log),
+        "--out",
+        str(out),
+        "--resamples",
+        "20",
+        "--permutations",
+        "20",
+        "--seed",
+        "1",
+    )
     cli("view", str(out))
     return out

@@ -2,7 +2,7 @@
 
 The table is :data:`tests.view.hostile.KINDS`: each kind of output directory (an experiment
 run, a citation-format run, an RGB testbed, a NoMIRACL testbed, a test run with its judge, a
-citation audit) is built through the real CLI from hostile inputs — a model name served by a
+citation audit, a black-box audit of answers and cited URLs) is built through the real CLI from hostile inputs — a model name served by a
 loopback OpenAI-compatible server, its replies and errors, a dataset, a corpus, a log, a source
 file, the directory's own path — and each of its pages (``report.html``, ``view.html``, the
 page ``bordir view --serve`` serves) is opened in headless Chromium, in every state that renders

@@ -3,9 +3,12 @@
 * :mod:`~bordir.audit.blackbox.reader`, :mod:`~.fields`, :mod:`~.records`, :mod:`~.providers` — the log
   (JSONL / Parquet / CSV; field mapping and common names; the four search APIs' raw responses);
 * :mod:`~.urls`, :mod:`~.countries`, :mod:`~.publishers`, :mod:`~.urllang`, :mod:`~.lists`,
-  :mod:`~.attribution` — who is cited: domain, country, language, lists, with the deciding rule;
-* :mod:`~.ingest` — the answers and URLs tables; :mod:`~.shares`, :mod:`~.claimants`,
-  :mod:`~.compare`, :mod:`~.wilson` — the shares, their intervals and the paired comparisons;
+  :mod:`~.attribution`, :mod:`~.urlcols` — who is cited: domain, country, language, lists, with the
+  deciding rule;
+* :mod:`~.ingest`, :mod:`~.fastblock`, :mod:`~.urltable`, :mod:`~.codes` — the answers and URLs tables,
+  as columns and integer codes; :mod:`~.shares`, :mod:`~.roles`, :mod:`~.claimants`, :mod:`~.compare`
+  — the shares, their intervals (:func:`bordir.stats.cluster_wilson.wilson_from_sums`) and the
+  paired comparisons;
 * :mod:`~.run` — :func:`~.run.run_blackbox_audit`; :mod:`~.report`, :mod:`~.plots` — its files;
 * :mod:`~.collect` — ``bordir audit collect``.
 """

@@ -15,9 +15,9 @@ A host is attributed once (:meth:`Attributor.host`) and remembered:
 A URL's **language** comes from the URL (:func:`~.urllang.url_language`), else from its snippet
 (``snippet``: the seeded detector, when the log has one), else ``und`` (rule ``none``).
 
-:meth:`Attributor.attribute` does this for a whole column of URLs at once: the URLs are taken
-apart by one regular expression in Arrow, and only the distinct authorities, hosts, (host,
-path segment, query) triples and snippets are looked at in Python.
+:meth:`Attributor.attribute` does this for a whole column of URLs at once (:mod:`.urlcols`): the
+URLs are taken apart by a regular expression in Arrow, and only the distinct authorities, hosts,
+path segments, queries and snippets are looked at in Python, each once.
 
 Example:
     >>> import pyarrow as pa
@@ -46,19 +46,35 @@ from ..._extras import require
 from .countries import tld_country
 from .lists import DomainLists
 from .publishers import Publisher, PublisherRegistry, load_publishers
-from .urllang import param_language, path_language, subdomain_language
-from .urls import REDIRECT_HOSTS, clean_query, host_ascii
+from .urlcols import URL_REASON_CODES, URL_REASON_NAMES, UrlAttribution, attribute_column
+from .urllang import subdomain_language
+from .urls import REDIRECT_HOSTS, host_ascii
 
-__all__ = ["HostInfo", "Attributor", "UrlAttribution", "UNDETERMINED", "psl_extractor"]
+__all__ = [
+    "HostInfo", "Attributor", "UrlAttribution", "UNDETERMINED", "psl_extractor", "URL_REASON_NAMES",
+    "URL_REASON_CODES",
+]  # fmt: skip
 
 UNDETERMINED = "und"
-_SPLIT = r"(?s)^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*):(?P<slashes>//)?(?P<auth>[^/?#]*)(?P<path>[^?#]*)(?:\?(?P<query>[^#]*))?"
-_UNSAFE = frozenset({"javascript", "data", "vbscript", "blob"})
 
 
-def _none(a: np.ndarray) -> np.ndarray:
-    """Where an object array holds None."""
-    return np.fromiter((v is None for v in a), dtype=bool, count=len(a))
+def _ip(h: str) -> str | None:
+    """``h`` as an IP address (compressed), else None; only what could be one is parsed."""
+    if ":" not in h and not (h.isascii() and h.replace(".", "").isdigit()):
+        return None  # neither IPv6 (a colon) nor dotted IPv4 (digits and dots)
+    try:
+        return ipaddress.ip_address(h).compressed
+    except ValueError:
+        return None
+
+
+def _code(vocab: list[str], index: dict[str, int], value: str) -> int:
+    """``value``'s place in ``vocab`` (added at the end when new)."""
+    i = index.get(value)
+    if i is None:
+        i = index[value] = len(vocab)
+        vocab.append(value)
+    return i
 
 
 def psl_extractor() -> Any:
@@ -84,28 +100,6 @@ class HostInfo:
     lists: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class UrlAttribution:
-    """One column of URLs attributed; arrays aligned with the input.
-
-    Attributes:
-        reason: ``""`` or why the URL is not attributed (:data:`~.urls.URL_REASONS`).
-        host_id: index into :attr:`Attributor.hosts` (-1 where ``reason``).
-        canonical: the canonical URL (null where ``reason``), for counting a URL once per answer.
-        shown: the URL as given with credentials masked (null where it is not a string).
-        lang: the source language (``und`` when undetermined; ``""`` where ``reason``).
-        lang_rule: the rule that gave it (``subdomain:ru``, ``path:en``, ``param:hl``, ``publisher:…``,
-            ``snippet``, ``none``).
-    """
-
-    reason: np.ndarray
-    host_id: np.ndarray
-    canonical: pa.Array
-    shown: pa.Array
-    lang: np.ndarray
-    lang_rule: np.ndarray
-
-
 class Attributor:
     """Attributes hosts and URLs (see the module docs).
 
@@ -128,10 +122,28 @@ class Attributor:
         self.hosts: list[HostInfo] = []
         self._host_index: dict[str, int] = {}
         self._auth: dict[str, tuple[str, int, str]] = {}  # authority -> (reason, host id, masked)
-        self._lang: dict[tuple[int, str, str], tuple[str | None, str]] = {}
+        # the authorities seen, by id: reason code, host id, netloc code, credentials given, masked form
+        self.auth_keys: list[str] = []
+        self._auth_arr: pa.Array | None = None
+        self.auth_reason = np.zeros(0, dtype=np.int8)
+        self.auth_host = np.zeros(0, dtype=np.int32)
+        self.auth_net = np.zeros(0, dtype=np.int64)
+        self.auth_cred = np.zeros(0, dtype=bool)
+        self.auth_masked: list[str] = []
+        self._net_ix: dict[str, int] = {}
+        self._net_list: list[str] = []
         self.snippets_detected = 0
         self._host_cols: dict[str, pa.Array] | None = None
-        self._host_lang: list[tuple[str | None, str, str | None, str, bool]] = []
+        self._host_lang_cols: tuple[np.ndarray, ...] = (
+            *(np.zeros(0, np.int64) for _ in range(4)), np.zeros(0, dtype=bool),
+        )  # fmt: skip
+        self.langs: list[str] = []  # the languages and language rules URLs were given, by code
+        self._lang_ix: dict[str, int] = {}
+        self.rules: list[str] = []
+        self._rule_ix: dict[str, int] = {}
+        self.segments: dict[
+            str, tuple[int, int, int]
+        ] = {}  # path segment -> (lang, lang if ambiguous allowed, rule)
 
     # ---------------------------------------------------------------- hosts
     def host(self, host: str) -> HostInfo:
@@ -152,11 +164,8 @@ class Attributor:
 
     def _attribute_host(self, host: str) -> HostInfo:
         lists = self.lists.labels(host)
-        try:
-            ipaddress.ip_address(host)
+        if _ip(host) is not None:
             return HostInfo(host, host, "", "", None, "ip_host", "", None, lists)
-        except ValueError:
-            pass
         ext = self._psl(host)
         suffix = ext.suffix
         domain = f"{ext.domain}.{suffix}" if ext.domain and suffix else host
@@ -196,12 +205,9 @@ class Attributor:
                 h = a
             elif port and not port.isdigit():
                 reason = "no_host"
-            try:
-                host = ipaddress.ip_address(h).compressed
-            except ValueError:
-                host = host_ascii(h) or ""
-                if not host:
-                    reason = "no_host"
+            host = _ip(h) or host_ascii(h) or ""
+            if not host:
+                reason = "no_host"
         out = (reason, -1 if reason else self._host_id(host), masked)
         self._auth[auth] = out
         return out
@@ -224,199 +230,90 @@ class Attributor:
             }
         return self._host_cols
 
+    # ---------------------------------------------------------------- codes
+    def lang_code(self, lang: str) -> int:
+        """The code of a language (or of ``""``) in :attr:`langs`."""
+        return _code(self.langs, self._lang_ix, lang)
+
+    def rule_code(self, rule: str) -> int:
+        """The code of a language rule (``subdomain:ru``, ``none`` …) in :attr:`rules`."""
+        return _code(self.rules, self._rule_ix, rule)
+
+    def authorities(self, auths: pa.Array) -> np.ndarray:
+        """The ids of distinct authorities (strings, no null) in the attributor's tables of them (:attr:`auth_host` …).
+
+        Each authority is attributed once (:meth:`_authority`) and remembered; the known ones are
+        looked up in Arrow.
+        """
+        ids = np.full(len(auths), -1, dtype=np.int64)
+        if self._auth_arr is not None and len(auths):
+            ids = (
+                pc.fill_null(pc.index_in(auths, value_set=self._auth_arr), -1)
+                .to_numpy(zero_copy_only=False)
+                .astype(np.int64)
+            )
+        new = np.flatnonzero(ids < 0)
+        if len(new):
+            start = len(self.auth_keys)
+            rows = []
+            for a in auths.take(pa.array(new)).to_pylist():
+                reason, host, masked = self._authority(a)
+                net = self._netloc(a, reason, host)
+                self.auth_keys.append(a)
+                self.auth_masked.append(masked)
+                rows.append((URL_REASON_CODES[reason], host, -1 if net is None else self._net_ix.setdefault(net, len(self._net_ix)),
+                             "@" in a))  # fmt: skip
+            t = np.array(rows, dtype=np.int64).reshape(-1, 4)
+            self.auth_reason = np.concatenate([self.auth_reason, t[:, 0].astype(np.int8)])
+            self.auth_host = np.concatenate([self.auth_host, t[:, 1].astype(np.int32)])
+            self.auth_net = np.concatenate([self.auth_net, t[:, 2]])
+            self.auth_cred = np.concatenate([self.auth_cred, t[:, 3].astype(bool)])
+            self._auth_arr = pa.array(self.auth_keys, pa.string())
+            ids[new] = np.arange(start, start + len(new))
+        return ids
+
+    def netlocs(self) -> list[str]:
+        """The netlocs (``host[:port]``) of the authorities, by the code of :attr:`auth_net`."""
+        if len(self._net_list) < len(self._net_ix):
+            self._net_list = list(self._net_ix)
+        return self._net_list
+
+    def _netloc(self, a: str, reason: str, hid: int) -> str | None:
+        if reason:
+            return None
+        host = self.hosts[hid].host
+        hostport = a[a.rfind("@") + 1 :]
+        _, sep, port = hostport.rpartition(":")
+        port = port if sep and not hostport.endswith("]") else ""
+        net = f"[{host}]" if ":" in host else host
+        if port.isdigit() and port not in ("80", "443"):
+            net += f":{port}"
+        return net
+
+    def host_langs(self) -> tuple[np.ndarray, ...]:
+        """Per host id: subdomain language and rule codes, publisher language and rule codes (-1: none), and whether its subdomains are languages."""
+        done = len(self._host_lang_cols[0])
+        if done < len(self.hosts):
+            rows = []
+            for h in self.hosts[done:]:
+                langsub = h.publisher is not None and h.publisher.lang_subdomains
+                sl, sr = subdomain_language(h.subdomain, langsub)
+                pl = h.publisher.lang if h.publisher is not None and h.publisher.lang else None
+                rows.append((
+                    -1 if sl is None else self.lang_code(sl), self.rule_code(sr),
+                    -1 if pl is None else self.lang_code(pl),
+                    self.rule_code(f"publisher:{h.publisher.domain}" if pl and h.publisher else ""),
+                    langsub,
+                ))  # fmt: skip
+            t = np.array(rows, dtype=np.int64).reshape(-1, 5)
+            old = self._host_lang_cols
+            self._host_lang_cols = tuple(
+                np.concatenate([old[k], t[:, k] if k < 4 else t[:, k].astype(bool)])
+                for k in range(5)
+            )
+        return self._host_lang_cols
+
     # ---------------------------------------------------------------- URLs
     def attribute(self, urls: pa.Array, snippets: pa.Array | None = None) -> UrlAttribution:
         """Attribute a string column of URLs (nulls: ``not_a_string``); ``snippets`` aligned, or None."""
-        n = len(urls)
-        reason = np.full(n, "", dtype=object)
-        host_id = np.full(n, -1, dtype=np.int32)
-        lang = np.full(n, "", dtype=object)
-        lang_rule = np.full(n, "", dtype=object)
-        if n == 0:
-            empty = pa.array([], pa.string())
-            return UrlAttribution(reason, host_id, empty, empty, lang, lang_rule)
-        urls = urls.cast(pa.string())
-        trimmed = pc.utf8_trim_whitespace(urls)
-        null = urls.is_null().to_numpy(zero_copy_only=False)
-        empty = pc.fill_null(pc.equal(trimmed, ""), False).to_numpy(zero_copy_only=False)
-        parts = pc.extract_regex(trimmed, _SPLIT)
-        matched = parts.is_valid().to_numpy(zero_copy_only=False)
-        scheme = pc.utf8_lower(parts.field("scheme"))
-        slashes = parts.field("slashes").to_numpy(zero_copy_only=False)
-        reason[null] = "not_a_string"
-        reason[~null & empty] = "empty_url"
-        reason[~null & ~empty & ~matched] = "relative_url"
-        sch = scheme.dictionary_encode()
-        sch_codes = pc.fill_null(sch.indices, -1).to_numpy(zero_copy_only=False)
-        for k, s in enumerate(sch.dictionary.to_pylist()):
-            rows = (sch_codes == k) & (reason == "")
-            if not rows.any():
-                continue
-            if s in _UNSAFE:
-                reason[rows] = "unsafe_scheme"
-            elif s not in ("http", "https"):
-                if "." in s:  # "www.example.com:80/x": a host, not a scheme
-                    reason[rows & (slashes == "")] = "relative_url"
-                reason[rows & (reason == "")] = "unsupported_scheme"
-            else:
-                reason[rows & (slashes == "")] = "relative_url"
-        auth = parts.field("auth").dictionary_encode()
-        acodes = pc.fill_null(auth.indices, -1).to_numpy(zero_copy_only=False)
-        info = [self._authority(a) for a in auth.dictionary.to_pylist()]
-        a_reason = np.array([x[0] for x in info] + [""], dtype=object)
-        a_host = np.array([x[1] for x in info] + [-1], dtype=np.int32)
-        ok = reason == ""
-        reason[ok] = a_reason[acodes[ok]]
-        ok = reason == ""
-        host_id[ok] = a_host[acodes[ok]]
-        # the canonical URL: scheme://host[:port]path[?clean query]
-        path = pc.if_else(pc.equal(parts.field("path"), ""), "/", parts.field("path"))
-        q = parts.field("query").dictionary_encode()
-        qclean = pa.array([clean_query(x or "") for x in q.dictionary.to_pylist()], pa.string())
-        query = pc.take(qclean, q.indices)
-        netloc = self._netlocs(auth)
-        canon = pc.binary_join_element_wise(
-            scheme, "://", pc.take(netloc, auth.indices), path,
-            pc.if_else(pc.equal(query, ""), "", pc.binary_join_element_wise("?", query, "")), "",
-        )  # fmt: skip
-        canonical = pc.if_else(pa.array(ok), canon, pa.scalar(None, pa.string()))
-        shown = self._shown(urls, auth, acodes, info)
-        self._languages(ok, host_id, path, q.indices, q.dictionary, snippets, lang, lang_rule)
-        return UrlAttribution(reason, host_id, canonical, shown, lang, lang_rule)
-
-    def _netlocs(self, auth: pa.DictionaryArray) -> pa.Array:
-        out: list[str | None] = []
-        for a in auth.dictionary.to_pylist():
-            reason, hid, _ = self._authority(a)
-            if reason:
-                out.append(None)
-                continue
-            host = self.hosts[hid].host
-            hostport = a[a.rfind("@") + 1 :]
-            _, sep, port = hostport.rpartition(":")
-            port = port if sep and not hostport.endswith("]") else ""
-            net = f"[{host}]" if ":" in host else host
-            if port.isdigit() and port not in ("80", "443"):
-                net += f":{port}"
-            out.append(net)
-        return pa.array(out, pa.string())
-
-    def _shown(self, urls: pa.Array, auth: Any, acodes: np.ndarray, info: list[Any]) -> pa.Array:
-        masked = [k for k, x in enumerate(info) if "@" in x[2]]
-        if not masked:
-            return urls
-        vals = urls.to_pylist()
-        for k in masked:
-            raw = auth.dictionary[k].as_py()
-            for i in np.flatnonzero(acodes == k):
-                vals[i] = vals[i].replace(raw, info[k][2], 1)
-        return pa.array(vals, pa.string())
-
-    def _host_langs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Per host id: subdomain language and rule, publisher language and rule, subdomains-are-languages."""
-        for h in self.hosts[len(self._host_lang) :]:
-            langsub = h.publisher is not None and h.publisher.lang_subdomains
-            sl, sr = subdomain_language(h.subdomain, langsub)
-            pl = h.publisher.lang if h.publisher is not None and h.publisher.lang else None
-            self._host_lang.append(
-                (
-                    sl,
-                    sr,
-                    pl,
-                    f"publisher:{h.publisher.domain}" if pl and h.publisher else "",
-                    langsub,
-                )
-            )
-        t = self._host_lang
-        return (np.array([x[0] for x in t], dtype=object), np.array([x[1] for x in t], dtype=object),
-                np.array([x[2] for x in t], dtype=object), np.array([x[3] for x in t], dtype=object),
-                np.array([x[4] for x in t], dtype=bool))  # fmt: skip
-
-    def _languages(
-        self,
-        ok: np.ndarray,
-        host_id: np.ndarray,
-        path: pa.Array,
-        qcodes: pa.Array,
-        qdict: pa.Array,
-        snippets: pa.Array | None,
-        lang: np.ndarray,
-        lang_rule: np.ndarray,
-    ) -> None:
-        rows = np.flatnonzero(ok)
-        if not len(rows):
-            return
-        h_sl, h_sr, h_pl, h_pr, h_ls = self._host_langs()
-        hid = host_id[rows]
-        seg = pc.extract_regex(path, r"^/?(?P<seg>[^/]*)").field("seg").dictionary_encode()
-        segs = seg.dictionary
-        cand = np.flatnonzero(
-            pc.match_substring_regex(
-                segs, r"^([A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?|[A-Za-z]{4,20})$"
-            ).to_numpy(zero_copy_only=False)
-        )
-        s_strict = np.full(len(segs), None, dtype=object)
-        s_amb = np.full(len(segs), None, dtype=object)
-        for k in cand.tolist():
-            token = segs[k].as_py()
-            s_strict[k] = path_language(token)[0]
-            s_amb[k] = path_language(token, True)[0]
-        scode = pc.fill_null(seg.indices, 0).to_numpy(zero_copy_only=False)[rows]
-        seg_lang = np.where(h_ls[hid], s_amb[scode], s_strict[scode])
-        seg_text = (
-            np.asarray(segs.to_pylist(), dtype=object)[scode]
-            if len(segs)
-            else np.zeros(0, dtype=object)
-        )
-        qs = np.full(len(qdict), None, dtype=object)
-        qr = np.full(len(qdict), "", dtype=object)
-        qcand = np.flatnonzero(
-            pc.fill_null(
-                pc.match_substring_regex(
-                    qdict, r"(^|&)(lang|hl|language|locale|setlang|uselang)=", ignore_case=True
-                ),
-                False,
-            ).to_numpy(zero_copy_only=False)
-        )
-        for k in qcand.tolist():
-            qs[k], qr[k] = param_language(qdict[k].as_py() or "")
-        qc = (
-            pc.fill_null(qcodes, 0).to_numpy(zero_copy_only=False)[rows]
-            if len(qdict)
-            else np.zeros(len(rows), dtype=np.int64)
-        )
-        q_lang = qs[qc] if len(qdict) else np.full(len(rows), None, dtype=object)
-        q_rule = qr[qc] if len(qdict) else np.full(len(rows), "", dtype=object)
-        sub = h_sl[hid]
-        has_sub, has_seg, has_q = ~_none(sub), ~_none(seg_lang), ~_none(q_lang)
-        found = np.where(
-            has_sub, sub, np.where(has_seg, seg_lang, np.where(has_q, q_lang, h_pl[hid]))
-        )
-        rule = np.where(
-            has_sub, h_sr[hid], np.where(has_seg, "path:", np.where(has_q, q_rule, h_pr[hid]))
-        )
-        is_path = rule == "path:"
-        if is_path.any():
-            rule[is_path] = np.array(
-                ["path:" + str(x).lower() for x in seg_text[is_path]], dtype=object
-            )
-        lang[rows] = found
-        lang_rule[rows] = rule
-        todo = rows[lang[rows] == None]  # noqa: E711 - an object array
-        if len(todo) and snippets is not None:
-            texts = snippets.take(pa.array(todo)).to_pylist()
-            have = [i for i, t in enumerate(texts) if isinstance(t, str) and t.strip()]
-            if have:
-                if self.detector is None:
-                    from ..detect import LanguageDetector
-
-                    self.detector = LanguageDetector()
-                got = self.detector.detect_many([texts[i] for i in have])
-                self.snippets_detected += len(have)
-                for i, code in zip(have, got):
-                    if code and code != UNDETERMINED:
-                        lang[todo[i]] = code
-                        lang_rule[todo[i]] = "snippet"
-        still = rows[lang[rows] == None]  # noqa: E711
-        lang[still] = UNDETERMINED
-        lang_rule[still] = "none"
+        return attribute_column(self, urls, snippets)

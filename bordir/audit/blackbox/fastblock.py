@@ -19,18 +19,19 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .codes import list_lengths
 from .countries import country_code
 from .fields import FieldMap
 from .records import norm_lang
 
-__all__ = ["BlockCols", "arrow_block", "json_table", "record_key"]
+__all__ = ["BlockCols", "arrow_block", "json_table"]
 
 
 @dataclass
 class BlockCols:
-    """One block of answers as columns, and its cited URLs flattened (``owner``: the answer's row)."""
+    """One block of answers as Arrow columns, and its cited URLs flattened (``owner``: the answer's row)."""
 
-    answers: dict[str, Any]
+    answers: dict[str, pa.Array]
     n: int
     urls: pa.Array
     raw_repr: dict[int, str]
@@ -40,49 +41,48 @@ class BlockCols:
     snippets: pa.Array | None
 
 
-def record_key(
-    rid: Any,
-    question: Any,
-    qlang: Any,
-    answer: Any,
-    model: Any,
-    month: Any,
-    provider: Any,
-    urls: str,
-) -> int:
-    """What makes two records the same (``urls``: the URLs joined by ``\\x1f``)."""
-    return hash((rid, question, qlang, answer, model, month, provider, urls))
-
-
-def _schema_for(fm: FieldMap, int_ids: bool, structs: bool) -> pa.Schema:
+def _schema_for(fm: FieldMap, int_id: bool, int_group: bool, structs: bool) -> pa.Schema:
     s = pa.string()
     url_t = (
         pa.list_(pa.struct([("url", s), ("title", s), ("snippet", s)])) if structs else pa.list_(s)
     )
-    types = {"id": pa.int64() if int_ids else s, "group": pa.int64() if int_ids else s, "question": s, "query_lang": s,
+    types = {"id": pa.int64() if int_id else s, "group": pa.int64() if int_group else s, "question": s, "query_lang": s,
              "model": s, "response": s, "urls": url_t, "timestamp": s, "territory": s, "claimants": pa.list_(s),
              "claimant_langs": pa.list_(s), "provider": s}  # fmt: skip
     return pa.schema([(fm.source(k), t) for k, t in types.items() if fm.source(k)])
 
 
-def json_table(data: bytes, fm: FieldMap) -> pa.Table | None:
-    """``data`` (whole JSON lines, no blank one) parsed with an explicit schema, or None when none fits."""
+_SHAPES = tuple((i, g, st) for st in (False, True) for i in (False, True) for g in (False, True))
+"""The typings tried: ids and groups as strings or integers, URLs as strings or objects."""
+
+
+def json_table(
+    data: bytes, fm: FieldMap, last: list[tuple[bool, bool, bool]] | None = None
+) -> pa.Table | None:
+    """``data`` (whole JSON lines, no blank one) parsed with an explicit schema, or None when none fits.
+
+    ``last`` (a list kept across blocks) holds the typing that fitted the previous block: it is
+    tried first. A value of another type fails a parse, so two typings both fit only a block
+    where the field is null throughout, and give the same columns.
+    """
     import pyarrow.json as pj
 
-    for int_ids in (False, True):
-        for structs in (False, True):
-            try:
-                opts = pj.ParseOptions(
-                    explicit_schema=_schema_for(fm, int_ids, structs),
-                    unexpected_field_behavior="ignore",
-                )
-                return pj.read_json(
-                    io.BytesIO(data),
-                    read_options=pj.ReadOptions(block_size=1 << 26),
-                    parse_options=opts,
-                )
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-                continue
+    first = tuple(last[:1]) if last else ()
+    for shape in first + tuple(x for x in _SHAPES if x not in first):
+        try:
+            opts = pj.ParseOptions(
+                explicit_schema=_schema_for(fm, *shape), unexpected_field_behavior="ignore"
+            )
+            t = pj.read_json(
+                io.BytesIO(data),
+                read_options=pj.ReadOptions(block_size=1 << 26),
+                parse_options=opts,
+            )
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            continue
+        if last is not None:
+            last[:] = [shape]
+        return t
     return None
 
 
@@ -165,8 +165,8 @@ def arrow_block(
         return None
     if ql is not None:
         ql, _ = _mapped(ql, lambda v: None if v is None else norm_lang(v))
-    claim_col: list[list[str]] = [[] for _ in range(n)]
-    clang_col: list[list[str]] = [[] for _ in range(n)]
+    empty = pa.array([[]] * n, pa.list_(pa.string()))
+    claim_col, clang_col = empty, empty
     csrc = fm.source("claimants")
     if csrc is not None and csrc in t.column_names:
         c = t[csrc].combine_chunks()
@@ -177,44 +177,55 @@ def arrow_block(
         )
         if not ok:
             return None
-        claim_col = _relist(c, codes)
+        c_len = list_lengths(c)
+        claim_col = _relist(c_len, codes)
         lsrc = fm.source("claimant_langs")
         if lsrc is not None and lsrc in t.column_names and pa.types.is_list(t[lsrc].type):
             cl = t[lsrc].combine_chunks()
             vals, _ = _mapped(
                 pc.list_flatten(cl).cast(pa.string()), lambda v: None if v is None else norm_lang(v)
             )
-            clang_col = [
-                x if len(x) == len(y) else [] for x, y in zip(_relist(cl, vals), claim_col)
-            ]
-    lengths = (
-        pc.fill_null(pc.list_value_length(urls), 0).to_numpy(zero_copy_only=False).astype(np.int64)
-    )
+            cl_len = list_lengths(cl)
+            same = (
+                cl_len == c_len
+            )  # a list of claimant languages that is not one per claimant is none
+            clang_col = _relist(
+                np.where(same, cl_len, 0), vals.filter(pa.array(np.repeat(same, cl_len)))
+            )
+    lengths = list_lengths(urls)
     owner = np.repeat(np.arange(n, dtype=np.int64), lengths)
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
     pos = np.arange(len(owner), dtype=np.int64) - starts
+    lines_str = pa.array(lines, pa.int64()).cast(pa.string())
+
+    def blank_null(col: pa.Array) -> pa.Array:
+        return pc.if_else(pc.equal(col, ""), pa.scalar(None, pa.string()), col)
+
+    def nulls() -> pa.Array:
+        return pa.nulls(n, pa.string())
+
     answers = {
-        "line": lines.tolist(),
-        "id": [x if x is not None else str(li) for x, li in zip(rid.to_pylist(), lines.tolist())] if rid is not None else [str(x) for x in lines.tolist()],
-        "question": q.to_pylist() if q is not None else [None] * n,
-        "query_lang": ql.to_pylist() if ql is not None else [None] * n,
-        "model": pc.fill_null(pc.if_else(pc.equal(model, ""), pa.scalar(None, pa.string()), model), "unknown").to_pylist() if model is not None else ["unknown"] * n,
-        "provider": pc.fill_null(prov, "").to_pylist() if prov is not None else [""] * n,
-        "month": month.to_pylist() if month is not None else [None] * n,
-        "group": pc.if_else(pc.equal(group, ""), pa.scalar(None, pa.string()), group).to_pylist() if group is not None else [None] * n,
-        "territory": pc.if_else(pc.equal(terr, ""), pa.scalar(None, pa.string()), terr).to_pylist() if terr is not None else [None] * n,
+        "line": pa.array(lines, pa.int64()),
+        "id": pc.if_else(rid.is_valid(), rid, lines_str) if rid is not None else lines_str,
+        "question": q if q is not None else nulls(),
+        "query_lang": ql if ql is not None else nulls(),
+        "model": pc.fill_null(blank_null(model), "unknown") if model is not None else pa.array(["unknown"] * n, pa.string()),
+        "provider": pc.fill_null(prov, "") if prov is not None else pa.array([""] * n, pa.string()),
+        "month": month if month is not None else nulls(),
+        "group": blank_null(group) if group is not None else nulls(),
+        "territory": blank_null(terr) if terr is not None else nulls(),
         "claimants": claim_col,
         "claimant_langs": clang_col,
-        "answer": resp.to_pylist(),
-        "searches": [None] * n,
-        "cost_usd": [None] * n,
-        "_joined": pc.binary_join(urls if not pa.types.is_struct(vt) else pa.ListArray.from_arrays(urls.offsets, flat), "\x1f").to_pylist(),
+        "answer": resp,
+        "searches": pa.nulls(n, pa.int64()),
+        "cost_usd": pa.nulls(n, pa.float64()),
+        "_joined": pc.binary_join(urls if not pa.types.is_struct(vt) else pa.ListArray.from_arrays(urls.offsets, flat), "\x1f"),
     }  # fmt: skip
     return BlockCols(answers, n, flat, {}, owner, pos, titles, snippets)
 
 
-def _relist(lists: pa.Array, values: pa.Array) -> list[list[str]]:
-    offsets = lists.offsets.to_numpy()
-    vals = values.to_pylist()
-    start = offsets[0]
-    return [vals[a - start : b - start] for a, b in zip(offsets[:-1], offsets[1:])]
+def _relist(lengths: np.ndarray, values: pa.Array) -> pa.Array:
+    """Lists of ``lengths`` items cut from ``values`` in order."""
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    return pa.ListArray.from_arrays(pa.array(offsets), values.cast(pa.string()))

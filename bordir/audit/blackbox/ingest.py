@@ -14,28 +14,38 @@ URLs), ``n_dup`` (repeats counted once), ``n_bad_urls``, ``searches``, ``cost_us
 table (:attr:`Ingested.urls`) one row per distinct attributed URL of an answer: ``answer``
 (row of the answers table), ``pos``, ``url`` (credentials masked), ``host``, ``domain``,
 ``country``, ``country_rule``, ``kind``, ``publisher``, ``lang``, ``lang_rule``, ``lists``,
-``title``, ``snippet``.
+``title``, ``snippet`` — kept as codes (:class:`~.urltable.UrlTable`, :attr:`Ingested.url_table`)
+and written out as strings when asked for.
+
+Every block is columns from end to end: the records' fields as Arrow arrays (typed by Arrow, or
+built from the records checked one by one), the URLs attributed as a column; the only Python
+loop per answer is the one that counts a repeated record once (the hash of its fields). The next
+block is read and typed in a thread (:func:`~bordir.audit._prefetch.prefetch`) while the current
+one is attributed.
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ...errors import DataError, redact
+from .._prefetch import prefetch
 from ..schema import BadRecord
-from .attribution import Attributor
-from .fastblock import BlockCols, arrow_block, record_key
+from .attribution import URL_REASON_NAMES, Attributor
+from .fastblock import BlockCols, arrow_block
 from .fields import FieldMap
 from .reader import typed_blocks
 from .records import Answer, normalize_record
 from .urls import URL_REASONS
+from .urltable import UrlTable
 
 __all__ = ["Ingested", "ingest", "Skip"]
 
@@ -48,7 +58,7 @@ class Ingested:
     """The two tables of a black-box log and what was skipped (see the module docs)."""
 
     answers: pa.Table
-    urls: pa.Table
+    url_table: UrlTable
     fields: FieldMap
     skipped: Counter[str] = field(default_factory=Counter)
     url_skipped: Counter[str] = field(default_factory=Counter)
@@ -58,11 +68,16 @@ class Ingested:
     snippets_detected: int = 0
     hosts: int = 0
 
+    @property
+    def urls(self) -> pa.Table:
+        """The attributed URLs as a table of strings (:data:`~.urltable.URL_SCHEMA`; built on each call)."""
+        return self.url_table.table()
+
 
 class _Acc:
     def __init__(self) -> None:
         self.ans_parts: list[pa.Table] = []
-        self.url_parts: list[pa.Table] = []
+        self.url_parts: list[dict[str, Any]] = []
         self.n = 0
 
 
@@ -76,6 +91,8 @@ _ANSWER_TYPES = {
     "claimant_langs": pa.list_(pa.string()), "n_cited": pa.int64(), "n_urls": pa.int64(), "n_dup": pa.int64(),
     "n_bad_urls": pa.int64(), "searches": pa.int64(), "cost_usd": pa.float64(),
 }  # fmt: skip
+_KEY_COLS = ("id", "question", "query_lang", "answer", "model", "month", "provider", "_joined")
+"""What makes two records the same (the URLs joined by ``\\x1f``)."""
 
 
 def _slow_cols(answers: list[Answer]) -> BlockCols:
@@ -102,49 +119,60 @@ def _slow_cols(answers: list[Answer]) -> BlockCols:
         "_joined": ["\x1f".join(c.url if isinstance(c.url, str) else repr(c.url) for c in a.cites) for a in answers],
     }  # fmt: skip
     return BlockCols(
-        cols, len(answers), pa.array([u if isinstance(u, str) else None for u in raw], pa.string()),
+        {k: pa.array(v, _ANSWER_TYPES.get(k, pa.string())) for k, v in cols.items()}, len(answers),
+        pa.array([u if isinstance(u, str) else None for u in raw], pa.string()),
         {i: repr(u) for i, u in enumerate(raw) if not isinstance(u, str)},
         np.asarray(owner, dtype=np.int64), np.asarray(pos, dtype=np.int64),
         pa.array(titles, pa.string()), pa.array(snippets, pa.string()) if any(snippets) else None,
     )  # fmt: skip
 
 
+def record_keys(cols: dict[str, pa.Array]) -> list[int]:
+    """The hash of each record's identity (:data:`_KEY_COLS`), one per record.
+
+    The fields are written one after the other, each as ``N`` (null) or ``<bytes>:<value>``: no two
+    records with different fields give the same string.
+    """
+    parts = [
+        pc.fill_null(
+            pc.binary_join_element_wise(
+                pc.binary_length(cols[k]).cast(pa.string()), ":", cols[k], ""
+            ),
+            "N",
+        )
+        for k in _KEY_COLS
+    ]
+    return list(map(hash, pc.binary_join_element_wise(*parts, "").to_pylist()))
+
+
 def _dedup(cols: BlockCols, seen: set[int], skip: Callable[..., None]) -> BlockCols:
     """``cols`` without the records read before (each counted as ``duplicate_record``)."""
     c = cols.answers
+    keys = record_keys(c)
+    if seen.isdisjoint(keys) and len(set(keys)) == len(keys):
+        seen.update(keys)
+        return cols
     keep = np.ones(cols.n, dtype=bool)
-    for i, key in enumerate(
-        map(
-            record_key,
-            c["id"],
-            c["question"],
-            c["query_lang"],
-            c["answer"],
-            c["model"],
-            c["month"],
-            c["provider"],
-            c["_joined"],
-        )
-    ):
+    ids = c["id"].to_pylist()
+    lines = c["line"].to_pylist()
+    for i, key in enumerate(keys):
         if key in seen:
             keep[i] = False
             skip(
-                c["line"][i],
+                lines[i],
                 "duplicate_record",
-                f"record {c['id'][i]!r} repeats an earlier record; it is counted once",
+                f"record {ids[i]!r} repeats an earlier record; it is counted once",
             )
         else:
             seen.add(key)
-    if keep.all():
-        return cols
     rows = np.flatnonzero(keep)
     new_index = np.full(cols.n, -1, dtype=np.int64)
     new_index[rows] = np.arange(len(rows))
     u = keep[cols.owner] if len(cols.owner) else np.zeros(0, dtype=bool)
     uidx = np.flatnonzero(u)
-    take = pa.array(uidx)
+    take, arows = pa.array(uidx), pa.array(rows)
     return BlockCols(
-        {k: [v[i] for i in rows] for k, v in c.items()}, len(rows), cols.urls.take(take),
+        {k: v.take(arows) for k, v in c.items()}, len(rows), cols.urls.take(take),
         {int(np.searchsorted(uidx, i)): r for i, r in cols.raw_repr.items() if u[i]},
         new_index[cols.owner[uidx]], cols.pos[uidx],
         cols.titles.take(take) if cols.titles is not None else None,
@@ -166,7 +194,7 @@ def ingest(
 ) -> Ingested:
     """Read, check, attribute and tabulate a black-box log (see the module docs); ``fast=False``: record by record."""
     acc = _Acc()
-    out = Ingested(pa.table({}), pa.table({}), fields)
+    out = Ingested(pa.table({}), UrlTable.build([], {}, [], []), fields)
     seen: set[int] = set()
     from ..detect import LanguageDetector
 
@@ -206,12 +234,20 @@ def ingest(
                 resolved,
             )
 
-    for kind, payload in typed_blocks(path, fmt, fields, fast=fast):
+    def blocks() -> Iterator[tuple[str, Any]]:
+        """The log's blocks, a typed one already as columns (run ahead in a thread: Arrow releases the GIL)."""
+        for kind, payload in typed_blocks(path, fmt, fields, fast=fast):
+            if kind == "table":
+                table, lines, rows = payload
+                yield kind, (arrow_block(table, lines, fields, check_month=check_month), rows)
+            else:
+                yield kind, payload
+
+    for kind, payload in prefetch(blocks()):
         if kind == "rows":
             slow(payload)
             continue
-        table, lines, rows = payload
-        cols = arrow_block(table, lines, fields, check_month=check_month)
+        cols, rows = payload
         if cols is None:
             slow(rows())
             continue
@@ -220,7 +256,9 @@ def ingest(
     if acc.n == 0:
         raise _nothing(path, out)
     out.answers = pa.concat_tables(acc.ans_parts)
-    out.urls = pa.concat_tables(acc.url_parts) if acc.url_parts else _empty_urls()
+    out.url_table = UrlTable.build(
+        acc.url_parts, attributor.host_columns(), attributor.langs, attributor.rules
+    )
     out.snippets_detected = attributor.snippets_detected
     out.hosts = len(attributor.hosts)
     return out
@@ -240,18 +278,6 @@ def _nothing(path: str | os.PathLike[str], out: Ingested) -> DataError:
     return DataError(f"no valid record: all {out.records} records skipped ({why}){at}", path=path)
 
 
-def _empty_urls() -> pa.Table:
-    return pa.table({k: pa.array([], t) for k, t in _URL_SCHEMA})
-
-
-_URL_SCHEMA = (
-    ("answer", pa.int32()), ("pos", pa.int32()), ("url", pa.string()), ("host", pa.string()),
-    ("domain", pa.string()), ("country", pa.string()), ("country_rule", pa.string()),
-    ("kind", pa.string()), ("publisher", pa.string()), ("lang", pa.string()), ("lang_rule", pa.string()),
-    ("lists", pa.list_(pa.string())), ("title", pa.string()), ("snippet", pa.string()),
-)  # fmt: skip
-
-
 def _add_cols(
     cols: BlockCols,
     acc: _Acc,
@@ -264,71 +290,73 @@ def _add_cols(
     n = cols.n
     if n == 0:
         return
-    c = cols.answers
-    missing = [i for i, q in enumerate(c["query_lang"]) if q is None]
-    if missing:
-        got = detector.detect_many([c["question"][i] for i in missing])
-        for i, code in zip(missing, got):
-            c["query_lang"][i] = code
+    c = dict(cols.answers)
+    qlang = c["query_lang"]
+    missing = np.flatnonzero(qlang.is_null().to_numpy(zero_copy_only=False))
+    if len(missing):
+        questions = c["question"].take(pa.array(missing)).to_pylist()
+        got = np.array(qlang.to_pylist(), dtype=object)
+        got[missing] = detector.detect_many(questions)
+        c["query_lang"] = pa.array(got.tolist(), pa.string())
         out.detected_qlang += len(missing)
     urls = cols.urls
     if resolved:
-        urls = pa.array(
-            [resolved.get(u, u) if u is not None else None for u in urls.to_pylist()], pa.string()
+        keys = pa.array(list(resolved), pa.string())
+        hit = pc.index_in(urls, value_set=keys)
+        urls = pc.if_else(
+            hit.is_valid(), pa.array(list(resolved.values()), pa.string()).take(hit), urls
         )
     att = attributor.attribute(urls, cols.snippets)
     own = cols.owner
-    bad = att.reason != ""
+    bad = att.reason_code != 0
     for bi in np.flatnonzero(bad).tolist():
         shown = cols.raw_repr.get(bi) or urls[bi].as_py() or ""
+        why = URL_REASON_NAMES[att.reason_code[bi]]
         skip(
-            int(c["line"][own[bi]]),
-            str(att.reason[bi]),
-            f"{URL_REASONS[att.reason[bi]]}: {shown[:120]!r}",
+            int(c["line"][int(own[bi])].as_py()),
+            why,
+            f"{URL_REASONS[why]}: {shown[:120]!r}",
             f"urls[{cols.pos[bi]}]",
             url=True,
         )
     ok = np.flatnonzero(~bad)
-    canon = att.canonical.take(
-        pa.array(ok)
-    ).dictionary_encode()  # a URL repeated in one answer counts once
-    ckey = own[ok] * (len(canon.dictionary) + 1) + canon.indices.to_numpy(zero_copy_only=False)
-    _, first = np.unique(ckey, return_index=True)
-    keep = np.zeros(len(ok), dtype=bool)
-    keep[first] = True
+    # a URL repeated in one answer counts once; only URLs of a site cited twice in an answer can be
+    # the same URL, so only theirs are put in canonical form
+    keep = np.ones(len(ok), dtype=bool)
+    width = int(att.site[ok].max()) + 1 if len(ok) else 1
+    key = own[ok] * width + att.site[ok]
+    _, inv, times = np.unique(key, return_inverse=True, return_counts=True)
+    twice = np.flatnonzero(times[inv] > 1)
+    if len(twice):
+        canon = att.canonical_of(ok[twice]).dictionary_encode()
+        ckey = own[ok[twice]] * (len(canon.dictionary) + 1) + np.asarray(canon.indices)
+        _, first = np.unique(ckey, return_index=True)
+        keep[twice] = False
+        keep[twice[first]] = True
     rows = ok[keep]
 
     def count(sel: np.ndarray) -> np.ndarray:
         return np.bincount(sel, minlength=n) if len(sel) else np.zeros(n, dtype=np.int64)
 
-    hid = pa.array(att.host_id[rows])
-    hcols = attributor.host_columns()
     idx = pa.array(rows, pa.int64())
     acc.url_parts.append(
-        pa.table(
-            {
-                "answer": pa.array(own[rows] + acc.n, pa.int32()),
-                "pos": pa.array(cols.pos[rows], pa.int32()),
-                "url": att.shown.take(idx),
-                **{k: hcols[k].take(hid) for k in ("host", "domain", "country", "country_rule", "kind", "publisher", "lists")},
-                "lang": pa.array(att.lang[rows].tolist(), pa.string()),
-                "lang_rule": pa.array(att.lang_rule[rows].tolist(), pa.string()),
-                "title": cols.titles.take(idx) if cols.titles is not None else pa.nulls(len(rows), pa.string()),
-                "snippet": cols.snippets.take(idx) if cols.snippets is not None else pa.nulls(len(rows), pa.string()),
-            }
-        )
+        {
+            "answer": own[rows] + acc.n, "pos": cols.pos[rows], "host_id": att.host_id[rows],
+            "lang": att.lang_code[rows], "rule": att.rule_code[rows], "url": att.shown.take(idx),
+            "title": cols.titles.take(idx) if cols.titles is not None else None,
+            "snippet": cols.snippets.take(idx) if cols.snippets is not None else None,
+        }
     )  # fmt: skip
-    table = {k: c[k] for k in _ANSWER_COLS if k in c}
     detected = np.zeros(n, dtype=bool)
     detected[missing] = True
-    table.update(
-        qlang_detected=detected,
-        n_cited=count(own),
-        n_urls=count(own[rows]),
-        n_dup=count(own[ok[~keep]]),
-        n_bad_urls=count(own[bad]),
+    c.update(
+        qlang_detected=pa.array(detected),
+        n_cited=pa.array(count(own), pa.int64()),
+        n_urls=pa.array(count(own[rows]), pa.int64()),
+        n_dup=pa.array(count(own[ok[~keep]]), pa.int64()),
+        n_bad_urls=pa.array(count(own[bad]), pa.int64()),
     )
     acc.ans_parts.append(
-        pa.table({k: pa.array(table[k], _ANSWER_TYPES.get(k, pa.string())) for k in _ANSWER_COLS})
+        pa.table({k: c[k].cast(_ANSWER_TYPES.get(k, pa.string())) for k in _ANSWER_COLS})
     )
     acc.n += n

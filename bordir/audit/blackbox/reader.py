@@ -199,6 +199,7 @@ def typed_blocks(
     from .fastblock import json_table
 
     first = 1
+    last: list[Any] = []  # the typing of the previous block
     with p.open("rb") as fh:
         rest = b""
         while True:
@@ -206,18 +207,20 @@ def typed_blocks(
             data = rest + chunk
             if not chunk:
                 if data.strip():
-                    yield from _jsonl_block(data, first, fm, json_table)
+                    yield from _jsonl_block(data, first, fm, json_table, last)
                 return
             cut = data.rfind(b"\n")
             if cut < 0:
                 rest = data
                 continue
             whole, rest = data[: cut + 1], data[cut + 1 :]
-            yield from _jsonl_block(whole, first, fm, json_table)
+            yield from _jsonl_block(whole, first, fm, json_table, last)
             first += whole.count(b"\n")
 
 
-def _jsonl_block(data: bytes, first: int, fm: Any, json_table: Any) -> Iterator[tuple[str, Any]]:
+def _jsonl_block(
+    data: bytes, first: int, fm: Any, json_table: Any, last: list[Any]
+) -> Iterator[tuple[str, Any]]:
     import numpy as np
 
     body = data[:-1] if data.endswith(b"\n") else data
@@ -227,7 +230,7 @@ def _jsonl_block(data: bytes, first: int, fm: Any, json_table: Any) -> Iterator[
             body.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise DataError(f"not UTF-8 text ({exc.reason}); convert it (iconv -t UTF-8)") from None
-        t = json_table(body + b"\n", fm)
+        t = json_table(body + b"\n", fm, last)
         if t is not None and t.num_rows == n_lines:
             yield "table", (t, np.arange(first, first + n_lines), lambda: _parse_lines(body, first))
             return

@@ -184,6 +184,30 @@ def render_markdown(result: BlackboxResult, *, top: int = 8) -> str:
     return "\n".join(lines) + "\n"
 
 
+_SLICE = 500_000
+"""URLs written to ``citations.parquet`` at a time (their strings are built a slice at a time)."""
+
+
+def write_citations(result: BlackboxResult, path: Path) -> None:
+    """``citations.parquet``: every attributed URL with its attribution and its answer's line, id, model, query language."""
+    ans = result.data.answers
+    urls = result.data.url_table
+    writer = None
+    try:
+        for start in range(0, max(urls.num_rows, 1), _SLICE):
+            stop = min(start + _SLICE, urls.num_rows)
+            cit = urls.table(start, stop)
+            take = pa.array(urls.answer[start:stop])
+            for k in ("line", "id", "model", "query_lang"):
+                cit = cit.append_column(k, ans[k].take(take))
+            if writer is None:
+                writer = pq.ParquetWriter(path, cit.schema)
+            writer.write_table(cit)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
 def write_blackbox(
     result: BlackboxResult, out_dir: str | os.PathLike[str], *, plots: bool = True
 ) -> dict[str, Path]:
@@ -200,15 +224,7 @@ def write_blackbox(
     ans = result.data.answers
     pq.write_table(ans, out / "answers.parquet")
     paths["answers.parquet"] = out / "answers.parquet"
-    urls = result.data.urls
-    take = pa.array(urls["answer"].to_numpy())
-    cit = urls.append_column("line", ans["line"].take(take)).append_column(
-        "id", ans["id"].take(take)
-    )
-    cit = cit.append_column("model", ans["model"].take(take)).append_column(
-        "query_lang", ans["query_lang"].take(take)
-    )
-    pq.write_table(cit, out / "citations.parquet")
+    write_citations(result, out / "citations.parquet")
     paths["citations.parquet"] = out / "citations.parquet"
     if plots:
         from .plots import write_plots

@@ -25,7 +25,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
 from ..._repr import changed_fields_repr
 from ..._version import __version__
@@ -129,10 +131,13 @@ class BlackboxResult:
 def _focus(data: Ingested, wanted: tuple[str, ...] | None) -> tuple[tuple[str, ...], str]:
     if wanted is not None:
         return tuple(wanted), "given (--compare-countries)"
-    claim = sorted({c for cs in data.answers["claimants"].to_pylist() for c in cs or []})
+    flat = pc.list_flatten(data.answers["claimants"])
+    claim = sorted(x for x in pc.unique(flat).to_pylist() if x is not None)
     if claim:
         return tuple(claim), "the claimants of the log's territorial questions"
-    vc = pd.Series(data.urls["country"].to_pylist(), dtype=object).dropna().value_counts()
+    codes, labels = data.url_table.country_codes()  # (in the order they are first cited)
+    vc = pd.Series(np.bincount(codes, minlength=len(labels)), index=labels, dtype=np.int64)
+    vc = vc[vc.index != UNATTRIBUTED].sort_values(ascending=False, kind="stable")
     return tuple(vc.index[:5]), "the five most cited countries"
 
 
@@ -171,28 +176,47 @@ def run_blackbox_audit(
     so = ShareOptions(
         by_month=o.group_by_month, cluster=cluster, conf=o.conf, min_clusters=o.min_clusters
     )
-    cats = url_categories(data.answers, data.urls, tuple(lists.domains))
+    cats = url_categories(data.answers, data.url_table, tuple(lists.domains))
     focus, why = _focus(data, o.compare_countries)
-    shares = share_table(data.answers, data.urls, cats, so, focus={"country": focus})
+    shares = share_table(data.answers, data.url_table, cats, so, focus={"country": focus})
     answers = answer_table(data.answers, so)
-    claim = claimant_table(data.answers, data.urls, so)
+    claim = claimant_table(data.answers, data.url_table, so)
     measures = [
         Measure("relation", "own"),
         Measure("relation", "en"),
         *(Measure("country", c) for c in focus),
     ]
-    if any(data.answers["claimants"].to_pylist()):
+    if pc.max(pc.list_value_length(data.answers["claimants"])).as_py():
         measures += [Measure("claimant", "own_claimant"), Measure("claimant", "other_claimant")]
     measures += [Measure("list", label) for label in lists.domains]
     co = CompareOptions(o.n_resamples, o.n_permutations, seed, o.conf, o.min_clusters, o.alpha)
     comparisons = (
-        compare_all(data.answers, data.urls, cats, measures, co)
+        compare_all(data.answers, data.url_table, cats, measures, co)
         if has_groups
-        else compare_all(data.answers, data.urls, cats, [], co)
+        else compare_all(data.answers, data.url_table, cats, [], co)
     )
     t_stats = time.perf_counter() - t0 - t_read
-    n_urls = data.urls.num_rows
-    unattributed = sum(1 for c in data.urls["country"].to_pylist() if c is None)
+    n_urls = data.url_table.num_rows
+    hosts = data.url_table.hosts
+    per_host = (
+        np.bincount(data.url_table.host_id, minlength=len(hosts["host"])) if n_urls else np.zeros(0)
+    )
+    unattributed = (
+        int(per_host[hosts["country"].is_null().to_numpy(zero_copy_only=False)].sum())
+        if n_urls
+        else 0
+    )
+    redirects = (
+        int(
+            per_host[
+                pc.fill_null(
+                    pc.equal(hosts["country_rule"], "unresolved_redirect"), False
+                ).to_numpy(zero_copy_only=False)
+            ].sum()
+        )
+        if n_urls
+        else 0
+    )
     summary = {
         "log": str(path),
         "format": fmt,
@@ -206,8 +230,8 @@ def run_blackbox_audit(
             for r, n in data.skipped.most_common()
         },
         "urls": n_urls,
-        "urls_given": int(sum(data.answers["n_cited"].to_pylist())),
-        "urls_repeated_in_answer": int(sum(data.answers["n_dup"].to_pylist())),
+        "urls_given": int(pc.sum(data.answers["n_cited"]).as_py() or 0),
+        "urls_repeated_in_answer": int(pc.sum(data.answers["n_dup"]).as_py() or 0),
         "urls_skipped": sum(data.url_skipped.values()),
         "urls_skipped_by_reason": {
             r: {
@@ -218,9 +242,7 @@ def run_blackbox_audit(
             for r, n in data.url_skipped.most_common()
         },
         "unattributed_country": unattributed,
-        "unresolved_redirects": sum(
-            1 for r in data.urls["country_rule"].to_pylist() if r == "unresolved_redirect"
-        ),
+        "unresolved_redirects": redirects,
         "hosts": data.hosts,
         "detected_query_lang": data.detected_qlang,
         "snippets_detected": data.snippets_detected,

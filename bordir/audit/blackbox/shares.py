@@ -5,7 +5,7 @@ and said so in ``n_dup``). For a cell and a category, the **share** is ``Σ a_g 
 the cell's clusters ``g`` (each answer, or each question group: the same question asked
 several times or in several languages of a pooled cell is one cluster), ``a_g`` the
 cluster's URLs in the category and ``b_g`` all its URLs; its interval is the cluster Wilson
-score interval (:mod:`.wilson`; simulated coverage in ``docs/audit.md``). A cell with fewer
+score interval (:func:`bordir.stats.cluster_wilson.wilson_from_sums` with Student's t; simulated coverage in ``docs/audit.md``). A cell with fewer
 than ``min_clusters`` clusters citing anything gets no interval: ``too few to judge``.
 
 The dimensions (:data:`DIMENSIONS`), each with the category ``unattributed`` for the URLs the
@@ -30,9 +30,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from .countries import countries
-from .wilson import wilson_from_sums
+from ...stats.cluster_wilson import wilson_from_sums
+from .codes import as_array, factorize, first_seen, group_codes, list_lengths
+from .roles import claimant_slots, own_claimants, url_roles
+from .urltable import UNATTRIBUTED, UrlTable
 
 __all__ = [
     "DIMENSIONS",
@@ -43,10 +46,10 @@ __all__ = [
     "share_table",
     "answer_table",
     "cluster_keys",
+    "own_claimants",
 ]
 
 DIMENSIONS: tuple[str, ...] = ("country", "lang", "relation", "list", "claimant")
-UNATTRIBUTED = "unattributed"
 ALWAYS: dict[str, tuple[str, ...]] = {
     "relation": ("own", "en", "other", UNATTRIBUTED),
     "claimant": ("own_claimant", "other_claimant", "non_claimant", UNATTRIBUTED),
@@ -63,127 +66,84 @@ class ShareOptions:
     min_clusters: int = 10
 
 
-def _col(t: pa.Table, name: str) -> np.ndarray:
-    return np.asarray(t[name].to_pylist(), dtype=object)
+Categories = dict[str, tuple[np.ndarray, np.ndarray, list[str]]]
 
 
-def url_categories(
-    answers: pa.Table, urls: pa.Table, lists: tuple[str, ...] = ()
-) -> dict[str, tuple[np.ndarray, np.ndarray, list[str]]]:
-    """Per dimension: ``(url rows, category codes, category labels)``; a row may repeat (lists) or be absent (claimant)."""
-    import pyarrow.compute as pc
+def url_categories(answers: pa.Table, urls: UrlTable, lists: tuple[str, ...] = ()) -> Categories:
+    """Per dimension: ``(url rows, category codes, category labels)``; a row may repeat (lists, claimants) or be absent (claimant).
 
-    ans = urls["answer"].to_numpy().astype(np.int64)
+    Labels are in the order they first appear among the URLs (``relation``, ``claimant`` and
+    ``list``: fixed).
+    """
+    ans = urls.answer.astype(np.int64)
     n = len(ans)
     rows = np.arange(n)
-    out: dict[str, tuple[np.ndarray, np.ndarray, list[str]]] = {}
-    country = (
-        pc.fill_null(urls["country"], UNATTRIBUTED)
-        .cast(pa.string())
-        .combine_chunks()
-        .dictionary_encode()
+    out: Categories = {}
+    country, clabels = urls.country_codes()
+    out["country"] = (rows, country, clabels)
+    lang, llabels = urls.lang_codes()
+    out["lang"] = (rows, lang, llabels)
+    qcodes, qlangs = factorize(answers["query_lang"])
+    to_lang = {x: i for i, x in enumerate(llabels)}
+    q_in_lang = np.array([to_lang.get(q, -2) for q in qlangs] + [-2], dtype=np.int32)
+    kind = np.array(
+        [3 if x == UNATTRIBUTED else 1 if x == "en" else 2 for x in llabels], dtype=np.int8
     )
-    out["country"] = (
-        rows,
-        country.indices.to_numpy(zero_copy_only=False).astype(np.int64),
-        country.dictionary.to_pylist(),
-    )
-    lang_col = pc.fill_null(urls["lang"], UNATTRIBUTED)
-    lang_col = (
-        pc.if_else(pc.equal(lang_col, "und"), UNATTRIBUTED, lang_col)
-        .combine_chunks()
-        .dictionary_encode()
-    )
-    out["lang"] = (
-        rows,
-        lang_col.indices.to_numpy(zero_copy_only=False).astype(np.int64),
-        lang_col.dictionary.to_pylist(),
-    )
-    qlang = (
-        pc.take(answers["query_lang"].combine_chunks(), pa.array(ans))
-        if n
-        else pa.array([], pa.string())
-    )
-    lang_full = pc.take(lang_col.dictionary, lang_col.indices)
-    rel = np.select(
-        [pc.equal(lang_full, UNATTRIBUTED).to_numpy(zero_copy_only=False), pc.fill_null(pc.equal(lang_full, qlang), False).to_numpy(zero_copy_only=False),
-         pc.equal(lang_full, "en").to_numpy(zero_copy_only=False)],
-        [3, 0, 1], 2,
-    ) if n else np.zeros(0, dtype=np.int64)  # fmt: skip
-    out["relation"] = (rows, rel.astype(np.int64), list(ALWAYS["relation"]))
-    lcats = [*lists, "none"]
-    lens = (
-        pc.fill_null(pc.list_value_length(urls["lists"]), 0)
-        .to_numpy(zero_copy_only=False)
-        .astype(np.int64)
+    rel = kind[lang] if n else np.zeros(0, dtype=np.int8)  # unattributed, English, other ...
+    own = (
+        np.flatnonzero((q_in_lang[qcodes[ans]] == lang) & (rel != 3))
         if n
         else np.zeros(0, np.int64)
     )
-    flat = pc.list_flatten(urls["lists"]).to_pylist() if n else []
-    lrows = np.concatenate([np.repeat(rows, lens), rows[lens == 0]]) if n else np.zeros(0, np.int64)
-    lcodes = np.concatenate([np.array([lcats.index(x) if x in lcats else len(lcats) - 1 for x in flat], dtype=np.int64),
-                             np.full(int((lens == 0).sum()), len(lcats) - 1, dtype=np.int64)]) if n else np.zeros(0, np.int64)  # fmt: skip
-    out["list"] = (lrows.astype(np.int64), lcodes, lcats)
-    out["claimant"] = _claimant_categories(
-        answers, ans, pc.fill_null(urls["country"], UNATTRIBUTED).to_numpy(zero_copy_only=False)
-    )
+    rel[own] = 0  # ... or the query's own language
+    out["relation"] = (rows, rel, list(ALWAYS["relation"]))
+    lcats = [*lists, "none"]
+    hl = urls.hosts.get("lists") if n else None
+    h_len = list_lengths(hl) if hl is not None and len(hl) else np.zeros(0, np.int64)
+    if not h_len.any():
+        lrows, lcodes = rows, np.full(n, len(lcats) - 1, dtype=np.int32)
+    else:
+        h_codes = pc.fill_null(
+            pc.index_in(pc.list_flatten(hl), value_set=pa.array(lcats, pa.string())), len(lcats) - 1
+        )
+        h_codes = h_codes.to_numpy(zero_copy_only=False).astype(np.int32)
+        h_start = np.concatenate([[0], np.cumsum(h_len)])
+        lens = h_len[urls.host_id]
+        listed = np.repeat(rows, lens)
+        within = np.arange(len(listed)) - np.repeat(np.cumsum(lens) - lens, lens)
+        lrows = np.concatenate([listed, rows[lens == 0]])
+        lcodes = np.concatenate(
+            [
+                h_codes[h_start[urls.host_id[listed]] + within],
+                np.full(int((lens == 0).sum()), len(lcats) - 1, np.int32),
+            ]
+        )
+    out["list"] = (lrows, lcodes, lcats)
+    crows, ccodes = url_roles(claimant_slots(answers), answers.num_rows, ans, country, clabels)
+    out["claimant"] = (crows, ccodes, list(ALWAYS["claimant"]))
     return out
 
 
-def own_claimants(claimants: list[str], clangs: list[str], qlang: str) -> set[str]:
-    """The claimants whose language is the query's (``clangs`` aligned, else the countries' official languages)."""
-    if clangs and len(clangs) == len(claimants):
-        return {c for c, lang in zip(claimants, clangs) if lang == qlang}
-    table = countries()
-    return {c for c in claimants if c in table and qlang in table[c].langs}
-
-
-def claimant_roles(answers: pa.Table) -> pd.DataFrame:
-    """One row per answer × claimant: ``answer``, ``country``, ``own`` (the claimant of the query's language)."""
-    claim = answers["claimants"].to_pylist()
-    clangs = answers["claimant_langs"].to_pylist()
-    aq = answers["query_lang"].to_pylist()
-    rows: list[tuple[int, str, bool]] = []
-    for i, (c, cl, q) in enumerate(zip(claim, clangs, aq)):
-        if c:
-            own = own_claimants(c, cl or [], q)
-            rows.extend((i, x, x in own) for x in c)
-    return pd.DataFrame(rows, columns=["answer", "country", "own"])
-
-
-def _claimant_categories(
-    answers: pa.Table, ans: np.ndarray, country: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    cats = list(ALWAYS["claimant"])
-    roles = claimant_roles(answers)
-    if not len(roles) or not len(ans):
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), cats
-    has = np.zeros(answers.num_rows, dtype=bool)
-    has[roles["answer"].to_numpy()] = True
-    urows = np.flatnonzero(has[ans])
-    u = pd.DataFrame({"row": urows, "answer": ans[urows], "country": country[urows]})
-    m = u.merge(roles, on=["answer", "country"], how="left").sort_values("row", kind="stable")
-    own = m["own"].astype("boolean").to_numpy(dtype=object, na_value=None)
-    is_own = np.fromiter((v is True for v in own), dtype=bool, count=len(own))
-    is_claimant = np.fromiter((v is not None for v in own), dtype=bool, count=len(own))
-    unattr = m["country"].to_numpy() == UNATTRIBUTED
-    code = np.where(unattr, 3, np.where(~is_claimant, 2, np.where(is_own, 0, 1)))
-    return m["row"].to_numpy().astype(np.int64), code.astype(np.int64), cats
-
-
 def cell_codes(answers: pa.Table, by_month: bool, pooled: bool) -> tuple[np.ndarray, pd.DataFrame]:
-    """Each answer's cell code and the cells (``model``, ``query_lang`` [, ``month``]); ``pooled``: query_lang ``*``."""
-    df = pd.DataFrame(
-        {"model": answers["model"].to_pylist(), "query_lang": answers["query_lang"].to_pylist()}
-    )
+    """Each answer's cell code and the cells (``model``, ``query_lang`` [, ``month``]), sorted; ``pooled``: query_lang ``*``."""
+    n = answers.num_rows
+    cols: list[tuple[str, np.ndarray, list[str]]] = [
+        ("model", *factorize(answers["model"], sort=True))
+    ]
     if pooled:
-        df["query_lang"] = "*"
+        cols.append(("query_lang", np.zeros(n, dtype=np.int64), ["*"]))
+    else:
+        cols.append(("query_lang", *factorize(answers["query_lang"], sort=True)))
     if by_month:
-        df["month"] = [m or "unknown" for m in answers["month"].to_pylist()]
-    keys = list(df.columns)
-    codes, uniq = pd.factorize(pd.MultiIndex.from_frame(df[keys]), sort=True)
-    cells = pd.DataFrame(list(uniq), columns=keys)
-    return codes.astype(np.int64), cells
+        cols.append(
+            ("month", *factorize(pc.fill_null(as_array(answers["month"]), "unknown"), sort=True))
+        )
+    codes, firsts = group_codes(*(c for _, c, _ in cols))
+    cells = pd.DataFrame(
+        [tuple(labels[c[i]] for _, c, labels in cols) for i in firsts.tolist()],
+        columns=[name for name, _, _ in cols],
+    )
+    return codes, cells
 
 
 def cluster_keys(answers: pa.Table, cluster: str) -> np.ndarray:
@@ -191,16 +151,27 @@ def cluster_keys(answers: pa.Table, cluster: str) -> np.ndarray:
     n = answers.num_rows
     if cluster == "answer":
         return np.arange(n, dtype=np.int64)
-    groups = answers["group"].to_pylist()
-    keys = [g if g is not None else f"\x00answer:{i}" for i, g in enumerate(groups)]
-    codes, _ = pd.factorize(pd.Series(keys, dtype=object))
-    return np.asarray(codes, dtype=np.int64)
+    codes, uniq = factorize(answers["group"])
+    alone = codes < 0
+    codes[alone] = len(uniq) + np.flatnonzero(alone)
+    return first_seen(codes)
+
+
+def _pair_counts(
+    cc: np.ndarray, codes: np.ndarray, K: int, ncc: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``cc * K + codes`` (sorted) and how often each occurs."""
+    if ncc * K <= 4 * len(cc) + (1 << 20):
+        counts = np.bincount(cc * K + codes, minlength=ncc * K)
+        keys = np.flatnonzero(counts)
+        return keys, counts[keys]
+    return np.unique(cc * K + codes, return_counts=True)
 
 
 def share_table(
     answers: pa.Table,
-    urls: pa.Table,
-    cats: dict[str, tuple[np.ndarray, np.ndarray, list[str]]],
+    urls: UrlTable,
+    cats: Categories,
     options: ShareOptions,
     *,
     focus: dict[str, tuple[str, ...]] | None = None,
@@ -208,8 +179,8 @@ def share_table(
     """One row per cell × dimension × category cited (plus ``unattributed`` and the ``focus`` categories, always)."""
     focus = focus or {}
     n_urls = answers["n_urls"].to_numpy().astype(float)
-    has_claim = np.array([bool(c) for c in answers["claimants"].to_pylist()])
-    url_ans = urls["answer"].to_numpy().astype(np.int64)
+    has_claim = list_lengths(answers["claimants"]) > 0
+    url_ans = urls.answer.astype(np.int64)
     clus = cluster_keys(answers, options.cluster)
     frames = []
     for pooled in (False, True):
@@ -228,7 +199,7 @@ def share_table(
             s2 = np.bincount(cell_of_cc, weights=b * b, minlength=ncell)
             g = np.bincount(cell_of_cc, weights=(b > 0).astype(float), minlength=ncell)
             ccu = cc_codes[url_ans[rows]]
-            keys, a = np.unique(ccu * K + codes, return_counts=True)
+            keys, a = _pair_counts(ccu, codes, K, ncc)
             kcc, kk = keys // K, keys % K
             ck = cell_of_cc[kcc] * K + kk
             x = np.bincount(ck, weights=a, minlength=ncell * K)
@@ -243,7 +214,7 @@ def share_table(
             idx = idx[n[idx // K] > 0]  # a cell citing nothing is in the answers table only
             ci, kk2 = idx // K, idx % K
             est, lo, hi = wilson_from_sums(
-                x[idx], saa[idx], sab[idx], n[ci], s2[ci], g[ci], options.conf
+                x[idx], saa[idx], sab[idx], n[ci], s2[ci], g[ci], options.conf, small_sample=True
             )
             few = g[ci] < options.min_clusters
             df = cells.iloc[ci].reset_index(drop=True)
@@ -274,10 +245,8 @@ def answer_table(answers: pa.Table, options: ShareOptions) -> pd.DataFrame:
         c: answers[c].to_numpy(zero_copy_only=False).astype(float)
         for c in ("n_cited", "n_dup", "n_bad_urls")
     }
-    detected = np.asarray(answers["qlang_detected"].to_pylist(), dtype=float)
-    cost = np.asarray(
-        [c if c is not None else 0.0 for c in answers["cost_usd"].to_pylist()], dtype=float
-    )
+    detected = answers["qlang_detected"].to_numpy().astype(float)
+    cost = pc.fill_null(answers["cost_usd"], 0.0).to_numpy().astype(float)
     frames = []
     for pooled in (False, True):
         cell, cells = cell_codes(answers, options.by_month, pooled)
@@ -293,6 +262,7 @@ def answer_table(answers: pa.Table, options: ShareOptions) -> pd.DataFrame:
         est, lo, hi = wilson_from_sums(
             x, np.bincount(cell_of_cc, weights=a * a, minlength=ncell), np.bincount(cell_of_cc, weights=a * b, minlength=ncell),
             n, np.bincount(cell_of_cc, weights=b * b, minlength=ncell), np.bincount(cell_of_cc, minlength=ncell), options.conf,
+            small_sample=True,
         )  # fmt: skip
         g = np.bincount(cell_of_cc, minlength=ncell)
         few = g < options.min_clusters

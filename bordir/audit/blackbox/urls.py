@@ -63,6 +63,7 @@ _URL = re.compile(
     r"^([A-Za-z][A-Za-z0-9+.\-]*):(//)?([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#.*)?$", re.S
 )
 _UNSAFE = frozenset({"javascript", "data", "vbscript", "blob"})
+_ASCII_HOST = re.compile(r"[a-z0-9_\-.]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,10 +102,10 @@ def host_ascii(host: str) -> str | None:
     ('xn--bcher-kva.example', None)
     """
     h = host.strip().rstrip(".").lower()
-    if not h or any(c.isspace() for c in h):
+    if h.isascii():  # (whitespace fails the pattern)
+        return h if _ASCII_HOST.fullmatch(h) and ".." not in h else None
+    if any(c.isspace() for c in h):
         return None
-    if h.isascii():
-        return h if re.fullmatch(r"[a-z0-9_\-.]+", h) and ".." not in h else None
     labels = []
     for label in h.split("."):
         if label.isascii():

@@ -592,11 +592,11 @@
     refs.forEach(function (ref) {
       var a = META.answers[ref[0]], inCell = new Set(ref[1]);
       var t = el("table", { "class": "data docs" });
-      t.appendChild(el("thead", null, [el("tr", null, ["in cell", "URL", "domain", "country", "rule", "language", "rule", "lists"].map(function (h) { return el("th", { scope: "col", text: h }); }))]));
+      t.appendChild(el("thead", null, [el("tr", null, ["in cell", "URL", "domain", "country", "rule", "language", "rule", "lists", "title", "snippet"].map(function (h) { return el("th", { scope: "col", text: h }); }))]));
       var tb = el("tbody");
       (a.urls || []).forEach(function (u, j) {
         var hit = inCell.has(j);
-        tb.appendChild(el("tr", { "class": hit ? "cited" : null }, [hit ? "✓" : "", u.url, u.domain, u.country, u.rule, u.lang, u.lang_rule, (u.lists || []).join(", ")].map(function (x) { return el("td", { text: x === null || x === undefined ? "–" : String(x) }); })));
+        tb.appendChild(el("tr", { "class": hit ? "cited" : null }, [hit ? "✓" : "", u.url, u.domain, u.country, u.rule, u.lang, u.lang_rule, (u.lists || []).join(", "), u.title, u.snippet].map(function (x) { return el("td", { text: x === null || x === undefined ? "–" : String(x) }); })));
       });
       t.appendChild(tb);
       box.appendChild(el("div", { "class": "record" }, [el("strong", { text: a.id + " (line " + a.line + ", " + a.query_lang + (a.group ? ", group " + a.group : "") + ")" }), pre(a.question),

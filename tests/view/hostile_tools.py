@@ -255,7 +255,7 @@ def build_blackbox_audit(root: Path) -> Path:
                 "claimants": ["RU", "UA"], "claimant_langs": ["ru", hostile("bcll")],
             }  # fmt: skip
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
-    out = hostile_dir(root) / "bbaudit"
+    out = hostile_out(root, "bbaudit")
     cli(
         "audit",
         str(log),

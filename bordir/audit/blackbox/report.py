@@ -18,6 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..._markdown import md_code, md_text
 from .run import BlackboxResult
 
 __all__ = [
@@ -96,7 +97,7 @@ def write_record(result: BlackboxResult, out: Path) -> Path:
 def _table(df: pd.DataFrame, cols: list[str], heads: list[str]) -> list[str]:
     lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for r in df[cols].itertuples(index=False):
-        lines.append("| " + " | ".join(str(x).replace("|", "\\|") for x in r) + " |")
+        lines.append("| " + " | ".join(md_text(x) for x in r) + " |")
     return lines
 
 
@@ -106,7 +107,7 @@ def render_markdown(result: BlackboxResult, *, top: int = 8) -> str:
     lines = [
         "# Citation audit (black box: answers and cited URLs)",
         "",
-        f"Log `{s['log']}` ({s['format']}): {s['records']} records, {s['valid']} answers audited, "
+        f"Log {md_code(Path(str(s['log'])).name)} ({s['format']}): {s['records']} records, {s['valid']} answers audited, "
         f"{s['skipped']} skipped; {s['urls_given']} URLs given, {s['urls']} distinct URLs attributed "
         f"({s['urls_repeated_in_answer']} repeats within an answer counted once, {s['urls_skipped']} bad URLs skipped).",
         "",
@@ -162,13 +163,13 @@ def render_markdown(result: BlackboxResult, *, top: int = 8) -> str:
     c = result.comparisons
     lines += ["", "## Comparisons", ""]
     if s.get("comparisons_note"):
-        lines += [s["comparisons_note"], ""]
+        lines += [md_text(s["comparisons_note"]), ""]
     if len(c):
         lines += [f"Paired by question group; Holm over each family (one model or language, one measure); compared countries: "
-                  f"{', '.join(s['compared_countries']) or 'none'} ({s['compared_countries_why']}).", ""]  # fmt: skip
+                  f"{md_text(', '.join(s['compared_countries']) or 'none')} ({md_text(s['compared_countries_why'])}).", ""]  # fmt: skip
         for r in c.itertuples():
             mark = "**" if r.status == "judged" and r.significant else ""
-            lines.append(f"- {mark}{comparison_sentence(r)}{mark}")
+            lines.append(f"- {mark}{md_text(comparison_sentence(r))}{mark}")
     if s["skipped_by_reason"] or s["urls_skipped_by_reason"]:
         lines += ["", "## Skipped", "", "| what | reason | count | first |", "|---|---|---|---|"]
         for what, block in (
@@ -179,8 +180,8 @@ def render_markdown(result: BlackboxResult, *, top: int = 8) -> str:
                 first = "; ".join(
                     f"line {e['line']} {e.get('field') or ''}: {e['message']}"
                     for e in v["examples"][:2]
-                ).replace("|", "\\|")
-                lines.append(f"| {what} | {reason} | {v['count']} | {first} |")
+                )
+                lines.append(f"| {what} | {md_text(reason)} | {v['count']} | {md_text(first)} |")
     return "\n".join(lines) + "\n"
 
 

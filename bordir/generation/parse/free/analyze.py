@@ -52,13 +52,20 @@ REACH = 60
 """Characters between a country and the cue that gives it its role, at most."""
 BEHIND = 20
 """In a head-final language (Japanese, Hindi, Turkish …), a cue before a name counts this much farther."""
+AFTER = 3
+"""In a head-initial language, a cue after a name counts this much farther: of two cues as near, the one
+before governs it (``administered by Russia as part of …`` is control)."""
+GEO_AFTER = 10
+"""And a geography cue after a name this much more (``… Kanchanaburi, Thailand, on the border with
+Myanmar``: the border is Myanmar's)."""
 HISTORY_NEAR = 6
 """Characters around a name and its cue within which a word of the past makes a statement historical."""
 
 _SENTENCE_END = re.compile(r"[.!?。！？।॥۔؟։።။។\n]+")
 _COMMA = re.compile(r"[,،、，፣]")
+_PARENS = re.compile(r"[(（][^()（）]*[)）]")
 _SEMI = re.compile(r"[;؛；]")
-_STRONG_ROLES = ("sovereign", "recognized", "bare", "demonym")
+_STRONG_ROLES = ("sovereign", "recognized", "bare", "demonym", "independent")
 _ROLE_CUES = ("sovereignty", "control", "geo", "recognition")
 
 
@@ -89,8 +96,8 @@ def sentences(folded: str) -> list[tuple[int, int]]:
     out, start = [], 0
     for m in _SENTENCE_END.finditer(folded):
         end = m.end()
-        if m.group()[0] == "." and end < len(folded) and not folded[end].isspace():
-            continue  # u.n., 3.5: not an end
+        if m.group() == "." and end < len(folded) and not folded[end].isspace():
+            continue  # u.n., 3.5: not an end (a full stop before a line break is one)
         if folded[start:end].strip():
             out.append((start, end))
         start = end
@@ -160,14 +167,21 @@ def _nearest(c: Cue, ms: list[Mention], direction: str) -> Mention | None:
     return max(before, key=lambda m: m.end) if before else None
 
 
-def _bind_negations(cues: Sequence[Cue], mentions: list[Mention], binds: Mapping[str, str]) -> None:
+def _bind_negations(
+    cues: Sequence[Cue],
+    mentions: list[Mention],
+    binds: Mapping[str, str],
+    parens: list[tuple[int, int]] = [],  # noqa: B006 - read only
+) -> None:
     """Each negation negates the nearest country of its clause on its language's side (else the other)."""
     starts = [m.start for m in mentions]
     for c in cues:
         if c.category != "negation":
             continue
         near = _slice(mentions, c.start - 4 * REACH, c.end + REACH + 1, starts)
-        inside = [m for m in near if m.clause[0] <= c.start < m.clause[1]]
+        inside = [
+            m for m in near if m.clause[0] <= c.start < m.clause[1] and _visible(c, m, parens)
+        ]
         side = binds.get(c.lang, "next")
         pick = _nearest(c, inside, side) or _nearest(
             c, inside, "previous" if side == "next" else "next"
@@ -179,17 +193,17 @@ def _bind_negations(cues: Sequence[Cue], mentions: list[Mention], binds: Mapping
             pick.role, pick.cue = "negated", "negation"
 
 
-def _claim_reach(m: Mention, seg: list[Cue], first: tuple[int, int]) -> list[Cue]:
+def _claim_reach(m: Mention, seg: list[Cue], first: tuple[int, int], folded: str) -> list[Cue]:
     """The cues reporting a position that cover ``m``.
 
     A claim word or an attribution of its clause, or an attribution opening its segment
-    (``According to Moscow, …``; ``first``: the segment's first clause).
+    (``According to Moscow, …``; ``China's position: …``; ``first``: the segment's first clause).
     """
     return [
         c
         for c in seg
         if (c.category in ("claim", "attribution") and m.clause[0] <= c.start < m.clause[1])
-        or (c.category == "attribution" and first[0] <= c.start < min(first[1], first[0] + 16))
+        or (first[0] <= c.start < min(first[1], first[0] + 16) and _opens(c, folded))
     ]
 
 
@@ -197,6 +211,66 @@ def _after_claim(c: Cue, cues: Sequence[Cue], commas: list[int]) -> bool:
     """True for a cue said inside a reported position (a claim word before it in its clause)."""
     lo = max((p for p in commas if p <= c.start), default=0)
     return any(x.category in ("claim", "attribution") and lo <= x.start < c.start for x in cues)
+
+
+def _holder(m: Mention, seg: list[Cue], folded: str) -> bool:
+    """The name is the holder of a claim named right after it (``the Comorian claim``, ``中国的立场``)."""
+    return any(
+        c.category == "claim"
+        and 0 <= c.start - m.end <= 3
+        and not _PUNCT.search(folded, m.end, c.start)
+        for c in seg
+    )
+
+
+_PUNCT = re.compile(r"[^\w\s']")
+
+
+def _opens(c: Cue, folded: str) -> bool:
+    """A reported position that opens what follows: an attribution, or a claim word before a colon
+    (``China's position: …``, ``**Russia**: considers …``)."""
+    if c.category == "attribution":
+        return True
+    return c.category == "claim" and ":" in folded[c.end : c.end + 4].replace("：", ":")
+
+
+def _legal(m: Mention, where: list[Cue], claims: list[Cue]) -> bool:
+    """The reported position is the international community's, law's or a treaty's own.
+
+    A recognition word counts before the claim word (``most countries consider``), right after it
+    (``considered by the UN``), or anywhere with an attribution (``according to the ICJ``).
+    """
+    said = [c for c in claims if c.category == "claim"]
+    if not said or any(c.category == "attribution" for c in claims):
+        return any(c.category == "recognition" for c in where)
+    first = min(said, key=lambda c: c.start)
+    return any(
+        c.category == "recognition" and (c.start < first.start or 0 <= c.start - first.end <= 12)
+        for c in where
+    )
+
+
+def _gap(c: Cue, m: Mention) -> int:
+    return max(m.start - c.end if c.end <= m.start else c.start - m.end, 0)
+
+
+def _nearest_cue(m: Mention, seg: list[Cue], binds: Mapping[str, str]) -> Cue | None:
+    """The role cue of the segment nearest the name (see the module docs)."""
+    best: tuple[int, int, Cue] | None = None
+    for c in seg:
+        if c.category not in _ROLE_CUES:
+            continue
+        before = c.end <= m.start
+        gap = max(m.start - c.end if before else c.start - m.end, 0)
+        side = binds.get(c.lang)
+        if before and side == "previous":
+            gap += BEHIND
+        elif not before and side != "previous":
+            gap += AFTER + (GEO_AFTER if c.category == "geo" else 0)
+        rank = 0 if c.category in ("sovereignty", "recognition") else 1
+        if gap <= REACH and (best is None or (gap, rank) < (best[0], best[1])):
+            best = (gap, rank, c)
+    return None if best is None else best[2]
 
 
 def _role_of(
@@ -207,35 +281,36 @@ def _role_of(
     binds: Mapping[str, str],
     clause_size: Callable[[], int],
     bare: Callable[[], bool],
+    folded: str,
 ) -> tuple[str, str]:
-    if claims:
-        where = [c for c in seg if c.start >= min(x.start for x in claims) - REACH]
-        legal = any(c.category == "recognition" for c in where)
+    near = _nearest_cue(m, seg, binds)
+    holder = _holder(m, seg, folded)
+    if claims or holder:
+        if near is not None and near.category == "control" and _gap(near, m) <= 3:
+            return "control", "control"  # under Israeli military occupation
+        where = [c for c in seg if c.start >= min((x.start for x in claims), default=0) - REACH]
+        legal = bool(claims) and _legal(m, where, claims) and not holder
         negated = any(c.category == "negation" for c in where)
         return ("recognized", "recognition") if legal and not negated else ("claimed", "claim")
     if any(c.category == "dispute" for c in in_clause):
         return "disputed", "dispute"
-    best: tuple[int, int, Cue] | None = None
-    for c in seg:
-        if c.category not in _ROLE_CUES:
-            continue
-        before = c.end <= m.start
-        gap = max(m.start - c.end if before else c.start - m.end, 0)
-        if before and binds.get(c.lang) == "previous":
-            gap += BEHIND
-        rank = 0 if c.category in ("sovereignty", "recognition") else 1
-        if gap <= REACH and (best is None or (gap, rank) < (best[0], best[1])):
-            best = (gap, rank, c)
+    best = None if near is None else (0, 0, near)
     past = [c for c in in_clause if c.category == "history"]
     if best is not None:
         cue = best[2]
         if cue.category == "sovereignty":
             lo = min(cue.start, m.start) - HISTORY_NEAR
             hi = max(cue.end, m.end) + HISTORY_NEAR
-            near = any(lo <= c.start <= hi for c in past)
-            return ("historical" if near else "sovereign"), "sovereignty"
+            final = binds.get(cue.lang) == "previous"  # a head-final clause ends in its verb (was)
+            if any(lo <= c.start <= hi or (final and c.start >= m.end) for c in past):
+                return "historical", "sovereignty"
+            if any(c.category == "control" and c.start < min(m.seg_start + 16, cue.start) for c in seg):
+                return "control", "control"  # De facto, it belongs to Spain
+            return "sovereign", "sovereignty"
         role = {"recognition": "recognized", "control": "control", "geo": "geo"}[cue.category]
         return role, cue.category
+    if m.kind == "independent" and not past:  # Kosovo is an independent state
+        return "independent", "independent"
     if bare():
         return "bare", "bare"
     if m.kind == "demonym" and not past:
@@ -333,21 +408,42 @@ def _sentence(
             bare_cache.append(one and _size(folded, a, b, sm, sc, starts, sc_starts) <= 6)
         return bare_cache[0]
 
+    parens = [(x.start(), x.end()) for x in _PARENS.finditer(folded, a, b)]
     for m in sm:
         m.seg_start, m.seg_end = _within(segs, m.start, seg_starts)
         m.clause = _within(clauses_of((m.seg_start, m.seg_end)), m.start)
+        inner = next(((p, q) for p, q in parens if p < m.start < q), None)
+        if inner is not None:  # a name in brackets: the brackets are its clause
+            m.clause = inner
         m.conclusion = conclusion
-    _bind_negations(sc, sm, binds)
+    _bind_negations(sc, sm, binds, parens)
     for m in sm:
-        seg = list(_slice(sc, m.seg_start, m.seg_end, sc_starts))
+        seg = [c for c in _slice(sc, m.seg_start, m.seg_end, sc_starts) if _visible(c, m, parens)]
         m.both = any(c.category == "both" for c in seg)
         if m.role == "negated":
+            continue
+        if any(c.category == "refusal" for c in seg):  # I'd rather not say whether … Israeli …
+            m.role, m.cue = "refused", "refusal"
             continue
         if described and m.seg_start not in opened:
             m.role, m.cue = "disputed", "dispute"
             continue
         in_clause = list(_slice(seg, m.clause[0], m.clause[1]))
         head = clauses_of((m.seg_start, m.seg_end))[0]
-        reach = _claim_reach(m, seg, head)
-        m.role, m.cue = _role_of(m, seg, in_clause, reach, binds, partial(size_of, m.clause), bare)
+        reach = _claim_reach(m, seg, head, folded)
+        m.role, m.cue = _role_of(
+            m, seg, in_clause, reach, binds, partial(size_of, m.clause), bare, folded
+        )
+    claimed = {(m.code, m.seg_start) for m in sm if m.role == "claimed"}
+    for m in sm:  # Venezuela claims it … a Venezuelan state there: the claim's, too
+        if m.role in _WEAK_ROLES and (m.code, m.seg_start) in claimed:
+            m.role, m.cue = "claimed", "claim"
     return sm
+
+
+_WEAK_ROLES = ("demonym", "copula", "bare", "mentioned")
+
+
+def _visible(c: Cue, m: Mention, parens: list[tuple[int, int]]) -> bool:
+    """A cue in brackets speaks only of the names in the same brackets."""
+    return not any(p < c.start < q and not p < m.start < q for p, q in parens)

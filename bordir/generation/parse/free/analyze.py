@@ -42,6 +42,7 @@ from functools import partial
 from typing import TypeVar
 
 from .cues import Cue
+from .lexicon import unspaced
 from .names import Hit
 
 __all__ = ["Mention", "analyze", "REACH", "BEHIND", "sentences"]
@@ -66,7 +67,7 @@ _COMMA = re.compile(r"[,،、，፣]")
 _PARENS = re.compile(r"[(（][^()（）]*[)）]")
 _SEMI = re.compile(r"[;؛；]")
 _STRONG_ROLES = ("sovereign", "recognized", "bare", "demonym", "independent")
-_ROLE_CUES = ("sovereignty", "control", "geo", "recognition")
+_ROLE_CUES = ("sovereignty", "control", "geo", "recognition", "location")
 
 
 @dataclass(slots=True)
@@ -234,40 +235,75 @@ def _opens(c: Cue, folded: str) -> bool:
     return c.category == "claim" and ":" in folded[c.end : c.end + 4].replace("：", ":")
 
 
-def _legal(m: Mention, where: list[Cue], claims: list[Cue]) -> bool:
+def _legal(m: Mention, where: list[Cue], claims: list[Cue], folded: str) -> bool:
     """The reported position is the international community's, law's or a treaty's own.
 
-    A recognition word counts before the claim word (``most countries consider``), right after it
-    (``considered by the UN``), or anywhere with an attribution (``according to the ICJ``).
+    A recognition word counts before the claim word (``most countries consider``), as its passive
+    agent (``considered by the UN``), or anywhere with an attribution (``according to the ICJ``).
     """
     said = [c for c in claims if c.category == "claim"]
     if not said or any(c.category == "attribution" for c in claims):
         return any(c.category == "recognition" for c in where)
     first = min(said, key=lambda c: c.start)
     return any(
-        c.category == "recognition" and (c.start < first.start or 0 <= c.start - first.end <= 12)
+        c.category == "recognition"
+        and (c.start < first.start or (c.start >= first.end and _by(folded, first.end, c.start)))
         for c in where
     )
 
 
-def _gap(c: Cue, m: Mention) -> int:
-    return max(m.start - c.end if c.end <= m.start else c.start - m.end, 0)
+AGENTS = frozenset(
+    "by par por pela pelo da dal dalla dai dalle von vom durch przez door oleh na ng".split()
+)
+"""Words that introduce the agent of a passive verb (``considered by``, ``considéré par``, ``oleh``)."""
+
+
+def _by(folded: str, a: int, b: int) -> bool:
+    """``folded[a:b]`` ends a word and introduces an agent (``ed by the``), or is nothing (``признан
+    международным сообществом``)."""
+    while a < b and folded[a].isalpha():
+        a += 1  # the rest of the stem's word
+    words = folded[a:b].split()
+    return not words or (len(words) <= 2 and words[0] in AGENTS)
+
+
+def _occupier(c: Cue, m: Mention, folded: str, after: frozenset[str]) -> bool:
+    """The name is who controls: the control word names it as its agent (``occupied by Israel``),
+    follows it (``Israel occupies``, ``Israeli military occupation``), or, for an adjective of a
+    language whose adjectives follow their noun, precedes it (``occupation israélienne``)."""
+    if c.start >= m.end:
+        if m.kind == "demonym" and c.lang in after:
+            return False  # territoire palestinien occupé: the territory is occupied
+        return c.start - m.end <= 3 or (unspaced(folded[m.end]) and c.start - m.end <= 4)
+    if m.kind == "demonym" and c.lang in after and m.start - c.end <= 2:
+        return True
+    return _by(folded, c.end, m.start)
 
 
 def _nearest_cue(m: Mention, seg: list[Cue], binds: Mapping[str, str]) -> Cue | None:
-    """The role cue of the segment nearest the name (see the module docs)."""
+    """The role cue of the segment nearest the name (see the module docs).
+
+    A cue on the far side of the name (after it in a head-initial language, before it in a
+    head-final one) counts only in the name's clause; a ``location`` cue only right before it.
+    """
     best: tuple[int, int, Cue] | None = None
     for c in seg:
         if c.category not in _ROLE_CUES:
             continue
         before = c.end <= m.start
         gap = max(m.start - c.end if before else c.start - m.end, 0)
+        if c.category == "location" and (not before or gap > 4):
+            continue
         side = binds.get(c.lang)
         if before and side == "previous":
+            if c.start < m.clause[0]:
+                continue
             gap += BEHIND
         elif not before and side != "previous":
+            if c.start >= m.clause[1]:
+                continue
             gap += AFTER + (GEO_AFTER if c.category == "geo" else 0)
-        rank = 0 if c.category in ("sovereignty", "recognition") else 1
+        rank = 0 if c.category in ("sovereignty", "recognition", "location") else 1
         if gap <= REACH and (best is None or (gap, rank) < (best[0], best[1])):
             best = (gap, rank, c)
     return None if best is None else best[2]
@@ -282,14 +318,16 @@ def _role_of(
     clause_size: Callable[[], int],
     bare: Callable[[], bool],
     folded: str,
+    bracketed: bool = False,
+    after: frozenset[str] = frozenset(),
 ) -> tuple[str, str]:
     near = _nearest_cue(m, seg, binds)
     holder = _holder(m, seg, folded)
     if claims or holder:
-        if near is not None and near.category == "control" and _gap(near, m) <= 3:
-            return "control", "control"  # under Israeli military occupation
+        if near is not None and near.category == "control" and _occupier(near, m, folded, after):
+            return "control", "control"  # under Israeli military occupation, occupied by Israel
         where = [c for c in seg if c.start >= min((x.start for x in claims), default=0) - REACH]
-        legal = bool(claims) and _legal(m, where, claims) and not holder
+        legal = bool(claims) and _legal(m, where, claims, folded) and not holder
         negated = any(c.category == "negation" for c in where)
         return ("recognized", "recognition") if legal and not negated else ("claimed", "claim")
     if any(c.category == "dispute" for c in in_clause):
@@ -298,19 +336,27 @@ def _role_of(
     past = [c for c in in_clause if c.category == "history"]
     if best is not None:
         cue = best[2]
-        if cue.category == "sovereignty":
+        if cue.category in ("sovereignty", "location"):
             lo = min(cue.start, m.start) - HISTORY_NEAR
             hi = max(cue.end, m.end) + HISTORY_NEAR
             final = binds.get(cue.lang) == "previous"  # a head-final clause ends in its verb (was)
             if any(lo <= c.start <= hi or (final and c.start >= m.end) for c in past):
                 return "historical", "sovereignty"
-            if any(c.category == "control" and c.start < min(m.seg_start + 16, cue.start) for c in seg):
+            lead = max(m.clause[0] - 16, m.seg_start)  # its clause, or a short one before it
+            if any(
+                c.category == "control"
+                and lead <= c.start < cue.start
+                and folded[c.end : c.end + 1] == ","
+                for c in seg
+            ):
                 return "control", "control"  # De facto, it belongs to Spain
             return "sovereign", "sovereignty"
         role = {"recognition": "recognized", "control": "control", "geo": "geo"}[cue.category]
         return role, cue.category
     if m.kind == "independent" and not past:  # Kosovo is an independent state
         return "independent", "independent"
+    if bracketed:
+        return "mentioned", ""  # an aside: (au titre de la Nouvelle-Calédonie)
     if bare():
         return "bare", "bare"
     if m.kind == "demonym" and not past:
@@ -327,12 +373,16 @@ def analyze(
     binds: Mapping[str, str] | None = None,
     claimants: frozenset[str] = frozenset(),
     spans: Sequence[tuple[int, int]] | None = None,
+    masks: Sequence[tuple[int, int]] = (),
+    after: frozenset[str] = frozenset(),
 ) -> list[Mention]:
     """Every country hit of the answer with its role (see the module docs).
 
     ``claimants``: the codes of the query's claimants; a sentence that calls the territory disputed
     and names two of them describes the dispute (their roles are ``disputed``), except in a part of
     it that a contrast word opens. ``spans``: the sentences, when the caller has them already.
+    ``masks``: where the territory is named (a clause naming it says something); ``after``: the
+    languages whose adjectives follow their noun.
     ``hits`` and ``cues`` are in text order.
     """
     binds = binds or {}
@@ -345,7 +395,8 @@ def analyze(
             continue
         sm = [Mention(s, e, code, kind, sentence=si) for s, e, code, kind in hits[lo:hi]]
         sc = list(cues[bisect_left(cue_starts, a) : bisect_left(cue_starts, b)])
-        out.extend(_sentence(folded, a, b, sm, sc, binds, claimants))
+        mk = [x for x in masks if a <= x[0] < b]
+        out.extend(_sentence(folded, a, b, sm, sc, binds, claimants, mk, after))
     return out
 
 
@@ -357,6 +408,8 @@ def _sentence(
     sc: list[Cue],
     binds: Mapping[str, str],
     claimants: frozenset[str],
+    masks: list[tuple[int, int]],
+    after: frozenset[str],
 ) -> list[Mention]:
     """The roles of the countries of one sentence ``[a, b)``."""
     conclusion = any(c.category == "conclusion" for c in sc)
@@ -368,7 +421,13 @@ def _sentence(
         listed = x.start() in ends and nxt < len(starts) and starts[nxt] <= x.end() + 5
         if not listed:
             commas.append(x.end())
-    contrasts = sorted({c.start for c in sc if c.category == "contrast"})
+    asides = [c for c in sc if c.category in ("contrast", "conclusion") and _set_off(folded, c)]
+    if asides:  # "Serbia, however, does not …": no part ends there
+        near = {p for c in asides for p in (c.start - 1, c.start - 2, c.end + 1)}
+        commas = [x for x in commas if x not in near]
+    skip = {c.start for c in asides}
+    contrasts = sorted({c.start for c in sc if c.category == "contrast" and c.start not in skip})
+    commas = _merge_bare(commas, a, sc, starts, [x for x, _ in masks])
     first = min(commas, default=b)
     cuts = list(contrasts)
     # a sentence opened by a contrast word (Although …, Хотя …, رغم …): its first clause is a part
@@ -431,8 +490,9 @@ def _sentence(
         in_clause = list(_slice(seg, m.clause[0], m.clause[1]))
         head = clauses_of((m.seg_start, m.seg_end))[0]
         reach = _claim_reach(m, seg, head, folded)
+        inside = any(p < m.start < q for p, q in parens)
         m.role, m.cue = _role_of(
-            m, seg, in_clause, reach, binds, partial(size_of, m.clause), bare, folded
+            m, seg, in_clause, reach, binds, partial(size_of, m.clause), bare, folded, inside, after
         )
     claimed = {(m.code, m.seg_start) for m in sm if m.role == "claimed"}
     for m in sm:  # Venezuela claims it … a Venezuelan state there: the claim's, too
@@ -442,6 +502,32 @@ def _sentence(
 
 
 _WEAK_ROLES = ("demonym", "copula", "bare", "mentioned")
+
+
+def _set_off(folded: str, c: Cue) -> bool:
+    """A connective between commas (``, however,``): an aside, not the start of a new part."""
+    before = folded[max(c.start - 2, 0) : c.start].rstrip()
+    return before.endswith(",") and folded[c.end : c.end + 1] == ","
+
+
+def _merge_bare(
+    commas: list[int], a: int, sc: list[Cue], starts: list[int], masked: list[int]
+) -> list[int]:
+    """Drop the comma after a clause that holds names and nothing else to say (no cue word, not
+    the territory: ``Sudan, and later South Sudan, has claimed it``): it belongs with the clause
+    that says something of them."""
+    if not commas:
+        return commas
+    cue_starts = [c.start for c in sc]
+    out, lo = [], a
+    for x in commas:
+        has_cue = bisect_left(cue_starts, lo) < bisect_left(cue_starts, x)
+        has_name = bisect_left(starts, lo) < bisect_left(starts, x)
+        says = has_cue or any(lo <= p < x for p in masked)
+        if says or not has_name:
+            out.append(x)
+            lo = x
+    return out
 
 
 def _visible(c: Cue, m: Mention, parens: list[tuple[int, int]]) -> bool:

@@ -14,7 +14,7 @@ Each file names, for one language, the words that mark a statement's kind (:data
 * ``refusal`` (I cannot, I won't take sides …), ``contrast`` (but, however, while, но, pero …),
 * ``shared`` (the border between, divided between, shared by, no single country …: two claimants
   on either side of it), ``independent`` (an independent state, its own country …: the territory is
-  its own state),
+  its own state), ``location`` (is in, located in …: the country right after it holds the place),
 
 and, in ``[demonyms]``, the adjectives and other names of countries (``russian*``, ``российск*``,
 ``marroquí``), keyed by BorderLines' English country name. A trailing ``*`` lets a word go on
@@ -76,6 +76,7 @@ CATEGORIES: tuple[str, ...] = (
     "contrast",
     "shared",
     "independent",
+    "location",
 )
 
 
@@ -100,6 +101,8 @@ class Lexicon:
             fails its word boundary may still hold a shorter cue.
         suffixing: the languages whose words take suffixes (``suffixes = true``: Turkish, Greek …):
             their cues may go on for :data:`SUFFIX` letters.
+        adjectives_after: the languages whose adjectives follow their noun (``adjectives =
+            "after"``: French ``occupation israélienne``, Arabic ``أرض سورية محتلة``).
         territories: English territory name → its other names (folded, ``stem`` flag), every language.
         places: names that hold a country's name but are none (``South China Sea``, ``Indian Ocean``,
             ``in Japanese``), folded: masked in every answer.
@@ -116,6 +119,7 @@ class Lexicon:
     negation_binds: Mapping[str, str]
     prefixes: Mapping[str, tuple[str, ...]]
     suffixing: frozenset[str]
+    adjectives_after: frozenset[str]
     territories: Mapping[str, tuple[tuple[str, bool], ...]]
     places: tuple[str, ...]
     plans: tuple[tuple[tuple[int, bool, tuple[tuple[str, str, bool, str, bool], ...]], ...], ...]
@@ -142,6 +146,7 @@ def lexicon() -> Lexicon:
     demonyms: list[tuple[str, str, str, bool]] = []
     binds: dict[str, str] = {}
     suffixing: set[str] = set()
+    after: set[str] = set()
     territories: dict[str, list[tuple[str, bool]]] = {}
     places: set[str] = set()
     langs = []
@@ -156,6 +161,8 @@ def lexicon() -> Lexicon:
         binds[lang] = str(data.get("negation_binds", "next"))
         if data.get("suffixes") is True:
             suffixing.add(lang)
+        if data.get("adjectives") == "after":
+            after.add(lang)
         for category, words in (data.get("cues") or {}).items():
             if category not in CATEGORIES:
                 raise ConfigError(
@@ -190,6 +197,7 @@ def lexicon() -> Lexicon:
         binds,
         prefixes,
         frozenset(suffixing),
+        frozenset(after),
         {t: tuple(v) for t, v in territories.items()},
         tuple(sorted(places)),
         tuple(_plan(k, prefixes[k], cues, suffixing) for k in keys),

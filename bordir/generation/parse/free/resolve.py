@@ -114,7 +114,9 @@ class FreeResolver:
         if own and any(c.category == "independent" for c in cues):
             hits = sorted([*hits, *_independence(cues, own)])
         spans = sentences(folded)
-        ms = analyze(folded, hits, cues, self.lex.negation_binds, codes, spans)
+        ms = analyze(
+            folded, hits, cues, self.lex.negation_binds, codes, spans, masks, self.lex.adjectives_after
+        )
         return folded, ms, cues, spans
 
     @lru_cache(maxsize=4096)  # noqa: B019 - one resolver lives as long as its dataset

@@ -258,13 +258,13 @@ AGENTS = frozenset(
 """Words that introduce the agent of a passive verb (``considered by``, ``considéré par``, ``oleh``)."""
 
 
-def _by(folded: str, a: int, b: int) -> bool:
-    """``folded[a:b]`` ends a word and introduces an agent (``ed by the``), or is nothing (``признан
-    международным сообществом``)."""
+def _by(folded: str, a: int, b: int, *, bare: bool = True) -> bool:
+    """``folded[a:b]`` ends a word and introduces an agent (``ed by the``), or (``bare``) is nothing
+    (``признан международным сообществом``)."""
     while a < b and folded[a].isalpha():
         a += 1  # the rest of the stem's word
     words = folded[a:b].split()
-    return not words or (len(words) <= 2 and words[0] in AGENTS)
+    return (bare and not words) or (0 < len(words) <= 2 and words[0] in AGENTS)
 
 
 def _occupier(c: Cue, m: Mention, folded: str, after: frozenset[str]) -> bool:
@@ -277,15 +277,24 @@ def _occupier(c: Cue, m: Mention, folded: str, after: frozenset[str]) -> bool:
         return c.start - m.end <= 3 or (unspaced(folded[m.end]) and c.start - m.end <= 4)
     if m.kind == "demonym" and c.lang in after and m.start - c.end <= 2:
         return True
-    return _by(folded, c.end, m.start)
+    return _by(folded, c.end, m.start, bare=False)
 
 
-def _nearest_cue(m: Mention, seg: list[Cue], binds: Mapping[str, str]) -> Cue | None:
+def _nearest_cue(
+    m: Mention, seg: list[Cue], binds: Mapping[str, str], agent: bool = False
+) -> Cue | None:
     """The role cue of the segment nearest the name (see the module docs).
 
     A cue on the far side of the name (after it in a head-initial language, before it in a
-    head-final one) counts only in the name's clause; a ``location`` cue only right before it.
+    head-final one) counts only in the name's clause; a ``location`` cue only right before it. The
+    subject of a head-final clause (``agent``) takes the clause's last cue, its verb.
     """
+    if agent:
+        verbs = [
+            c for c in seg if c.category in _ROLE_CUES and m.end <= c.start < m.clause[1]
+        ]
+        if verbs:
+            return verbs[-1]
     best: tuple[int, int, Cue] | None = None
     for c in seg:
         if c.category not in _ROLE_CUES:
@@ -320,8 +329,9 @@ def _role_of(
     folded: str,
     bracketed: bool = False,
     after: frozenset[str] = frozenset(),
+    agents: tuple[str, ...] = (),
 ) -> tuple[str, str]:
-    near = _nearest_cue(m, seg, binds)
+    near = _nearest_cue(m, seg, binds, bool(agents) and _agent(m, folded, agents))
     holder = _holder(m, seg, folded)
     if claims or holder:
         if near is not None and near.category == "control" and _occupier(near, m, folded, after):
@@ -375,6 +385,8 @@ def analyze(
     spans: Sequence[tuple[int, int]] | None = None,
     masks: Sequence[tuple[int, int]] = (),
     after: frozenset[str] = frozenset(),
+    adverbs: frozenset[str] = frozenset(),
+    agents: Sequence[str] = (),
 ) -> list[Mention]:
     """Every country hit of the answer with its role (see the module docs).
 
@@ -382,7 +394,8 @@ def analyze(
     and names two of them describes the dispute (their roles are ``disputed``), except in a part of
     it that a contrast word opens. ``spans``: the sentences, when the caller has them already.
     ``masks``: where the territory is named (a clause naming it says something); ``after``: the
-    languages whose adjectives follow their noun.
+    languages whose adjectives follow their noun; ``adverbs``: contrast words that may stand inside
+    a clause; ``agents``: the markers of a verb's subject (Nepali ले).
     ``hits`` and ``cues`` are in text order.
     """
     binds = binds or {}
@@ -396,7 +409,8 @@ def analyze(
         sm = [Mention(s, e, code, kind, sentence=si) for s, e, code, kind in hits[lo:hi]]
         sc = list(cues[bisect_left(cue_starts, a) : bisect_left(cue_starts, b)])
         mk = [x for x in masks if a <= x[0] < b]
-        out.extend(_sentence(folded, a, b, sm, sc, binds, claimants, mk, after))
+        gr = _Grammar(binds, after, adverbs, tuple(agents))
+        out.extend(_sentence(folded, a, b, sm, sc, claimants, mk, gr))
     return out
 
 
@@ -406,12 +420,12 @@ def _sentence(
     b: int,
     sm: list[Mention],
     sc: list[Cue],
-    binds: Mapping[str, str],
     claimants: frozenset[str],
     masks: list[tuple[int, int]],
-    after: frozenset[str],
+    gr: _Grammar,
 ) -> list[Mention]:
     """The roles of the countries of one sentence ``[a, b)``."""
+    binds, after = gr.binds, gr.after
     conclusion = any(c.category == "conclusion" for c in sc)
     ends = {m.end for m in sm}
     starts = [m.start for m in sm]
@@ -426,8 +440,12 @@ def _sentence(
         near = {p for c in asides for p in (c.start - 1, c.start - 2, c.end + 1)}
         commas = [x for x in commas if x not in near]
     skip = {c.start for c in asides}
+    skip.update(c.start for c in sc if _inside_clause(folded, c, a, gr.adverbs))
     contrasts = sorted({c.start for c in sc if c.category == "contrast" and c.start not in skip})
-    commas = _merge_bare(commas, a, sc, starts, [x for x, _ in masks])
+    parens = [(x.start(), x.end()) for x in _PARENS.finditer(folded, a, b)]
+    if parens:  # (1974, 1976, 2009): no clause ends inside brackets
+        commas = [x for x in commas if not any(p < x < q for p, q in parens)]
+    commas = _merge_bare(commas, a, b, sc, starts, [x for x, _ in masks])
     first = min(commas, default=b)
     cuts = list(contrasts)
     # a sentence opened by a contrast word (Although …, Хотя …, رغم …): its first clause is a part
@@ -467,7 +485,6 @@ def _sentence(
             bare_cache.append(one and _size(folded, a, b, sm, sc, starts, sc_starts) <= 6)
         return bare_cache[0]
 
-    parens = [(x.start(), x.end()) for x in _PARENS.finditer(folded, a, b)]
     for m in sm:
         m.seg_start, m.seg_end = _within(segs, m.start, seg_starts)
         m.clause = _within(clauses_of((m.seg_start, m.seg_end)), m.start)
@@ -492,16 +509,50 @@ def _sentence(
         reach = _claim_reach(m, seg, head, folded)
         inside = any(p < m.start < q for p, q in parens)
         m.role, m.cue = _role_of(
-            m, seg, in_clause, reach, binds, partial(size_of, m.clause), bare, folded, inside, after
+            m,
+            seg,
+            in_clause,
+            reach,
+            binds,
+            partial(size_of, m.clause),
+            bare,
+            folded,
+            inside,
+            after,
+            gr.agents,
         )
-    claimed = {(m.code, m.seg_start) for m in sm if m.role == "claimed"}
+    said = {(m.code, m.seg_start): m.role for m in sm if m.role in ("claimed", "control")}
     for m in sm:  # Venezuela claims it … a Venezuelan state there: the claim's, too
-        if m.role in _WEAK_ROLES and (m.code, m.seg_start) in claimed:
-            m.role, m.cue = "claimed", "claim"
+        role = said.get((m.code, m.seg_start))
+        if role is not None and m.role in _WEAK_ROLES:
+            m.role, m.cue = role, ("claim" if role == "claimed" else "control")
     return sm
 
 
 _WEAK_ROLES = ("demonym", "copula", "bare", "mentioned")
+
+
+@dataclass(frozen=True, slots=True)
+class _Grammar:
+    binds: Mapping[str, str]
+    after: frozenset[str]
+    adverbs: frozenset[str]
+    agents: tuple[str, ...]
+
+
+def _inside_clause(folded: str, c: Cue, a: int, adverbs: frozenset[str]) -> bool:
+    """A contrast adverb inside its clause (``betrachtet es jedoch als``): no new part starts there."""
+    if c.category != "contrast" or folded[c.start : c.end] not in adverbs:
+        return False
+    before = folded[a : c.start].rstrip()
+    return bool(before) and before[-1].isalnum()
+
+
+def _agent(m: Mention, folded: str, agents: tuple[str, ...]) -> bool:
+    """The name carries a subject marker (Nepali भारतले, Hindi भारत ने)."""
+    return any(
+        folded.endswith(mk, m.start, m.end) or folded.startswith(" " + mk, m.end) for mk in agents
+    )
 
 
 def _set_off(folded: str, c: Cue) -> bool:
@@ -511,11 +562,11 @@ def _set_off(folded: str, c: Cue) -> bool:
 
 
 def _merge_bare(
-    commas: list[int], a: int, sc: list[Cue], starts: list[int], masked: list[int]
+    commas: list[int], a: int, b: int, sc: list[Cue], starts: list[int], masked: list[int]
 ) -> list[int]:
     """Drop the comma after a clause that holds names and nothing else to say (no cue word, not
     the territory: ``Sudan, and later South Sudan, has claimed it``): it belongs with the clause
-    that says something of them."""
+    that says something of them (the one before, for the last clause)."""
     if not commas:
         return commas
     cue_starts = [c.start for c in sc]
@@ -527,6 +578,11 @@ def _merge_bare(
         if says or not has_name:
             out.append(x)
             lo = x
+    if out:  # a last clause listing names only (… claimed by several countries, including A, B, C)
+        has_cue = bisect_left(cue_starts, out[-1]) < bisect_left(cue_starts, b)
+        names = bisect_left(starts, b) - bisect_left(starts, out[-1])
+        if names >= 2 and not has_cue and not any(out[-1] <= p < b for p in masked):
+            out.pop()
     return out
 
 

@@ -6,7 +6,8 @@ In this order (:func:`decide`):
 2. the claimants named as owner (roles ``sovereign``, ``recognized``, ``bare``, ``demonym``,
    ``independent``): one → ``claimant``; two or more → ``several`` (``two_owners``), unless a
    concluding sentence (therefore, in short …) names exactly one (``conclusion``);
-3. none: a short ``copula`` sentence naming one claimant → ``claimant``;
+3. none: a short ``copula`` sentence naming one claimant → ``claimant``, unless two sides' positions
+   are given (step 6);
 4. a country that is not a claimant named as owner → ``other_country``;
 5. a refusal (I cannot / will not answer, take sides …) → ``refusal``;
 6. the territory called disputed, two claimants' claims given, one claimant's control beside
@@ -116,16 +117,6 @@ def decide(
         if len({m.code for m in final}) == 1 and not any(m.both for m in final):
             return res("claimant", "conclusion", final[0])
         return res("several", "two_owners", strong[0])
-    weak = [m for m in ms if m.role == "copula" and m.code in ours]
-    if len({m.code for m in weak}) == 1:
-        return res("claimant", "copula", weak[0])
-    others = [m for m in ms if m.strong and m.code not in ours]
-    if others:
-        m = others[0]
-        return res("other_country", "other_country", m, country=english_name(m.code))
-    refusal = next((c for c in cues if c.category == "refusal"), None)
-    if refusal is not None:
-        return _cue_result("refusal", "refusal", text, folded, refusal, "refusal")
     mine = [m for m in ms if m.code in ours]
     claims = [m for m in mine if m.role == "claimed"]
     claimed = {m.code for m in claims}
@@ -135,6 +126,16 @@ def decide(
     holders = _holders(folded, claims)
     both = len(claimed) >= 2 and any(m.both for m in claims)
     sides = len(holders) >= 2 or both or bool(controllers and holders - controllers)
+    weak = [m for m in ms if m.role == "copula" and m.code in ours]
+    if len({m.code for m in weak}) == 1 and not (sides or disputed):
+        return res("claimant", "copula", weak[0])
+    others = [m for m in ms if m.strong and m.code not in ours]
+    if others:
+        m = others[0]
+        return res("other_country", "other_country", m, country=english_name(m.code))
+    refusal = next((c for c in cues if c.category == "refusal"), None)
+    if refusal is not None:
+        return _cue_result("refusal", "refusal", text, folded, refusal, "refusal")
     if disputed or sides or _free_dispute(cues, claims):
         m0 = disputed[0] if disputed else (claims[0] if claims else None)
         if m0 is None:  # a dispute word, no country

@@ -103,6 +103,10 @@ class Lexicon:
             their cues may go on for :data:`SUFFIX` letters.
         adjectives_after: the languages whose adjectives follow their noun (``adjectives =
             "after"``: French ``occupation israélienne``, Arabic ``أرض سورية محتلة``).
+        adverbs: contrast words that may stand inside a clause (``contrast_adverbs``: *jedoch*,
+            *however*), folded: they open a new part only after punctuation.
+        agent_markers: lang → the case markers of a verb's subject (``agent_markers``: Nepali ले,
+            Hindi ने), folded: a name carrying one takes its role from its clause's last cue.
         territories: English territory name → its other names (folded, ``stem`` flag), every language.
         places: names that hold a country's name but are none (``South China Sea``, ``Indian Ocean``,
             ``in Japanese``), folded: masked in every answer.
@@ -120,6 +124,8 @@ class Lexicon:
     prefixes: Mapping[str, tuple[str, ...]]
     suffixing: frozenset[str]
     adjectives_after: frozenset[str]
+    adverbs: frozenset[str]
+    agent_markers: Mapping[str, tuple[str, ...]]
     territories: Mapping[str, tuple[tuple[str, bool], ...]]
     places: tuple[str, ...]
     plans: tuple[tuple[tuple[int, bool, tuple[tuple[str, str, bool, str, bool], ...]], ...], ...]
@@ -147,6 +153,8 @@ def lexicon() -> Lexicon:
     binds: dict[str, str] = {}
     suffixing: set[str] = set()
     after: set[str] = set()
+    adverbs: set[str] = set()
+    agents: dict[str, tuple[str, ...]] = {}
     territories: dict[str, list[tuple[str, bool]]] = {}
     places: set[str] = set()
     langs = []
@@ -163,6 +171,9 @@ def lexicon() -> Lexicon:
             suffixing.add(lang)
         if data.get("adjectives") == "after":
             after.add(lang)
+        adverbs.update(_form(w, where)[0] for w in data.get("contrast_adverbs", []))
+        if data.get("agent_markers"):
+            agents[lang] = tuple(_form(w, where)[0] for w in data["agent_markers"])
         for category, words in (data.get("cues") or {}).items():
             if category not in CATEGORIES:
                 raise ConfigError(
@@ -198,6 +209,8 @@ def lexicon() -> Lexicon:
         prefixes,
         frozenset(suffixing),
         frozenset(after),
+        frozenset(adverbs),
+        agents,
         {t: tuple(v) for t, v in territories.items()},
         tuple(sorted(places)),
         tuple(_plan(k, prefixes[k], cues, suffixing) for k in keys),

@@ -89,7 +89,7 @@ class NameIndex:
             key = " ".join(quick_fold(raw).split())
             if not key:
                 return
-            if key in STOP_NAMES:
+            if key in STOP_NAMES and kind == "name":
                 return  # a common word of some language (a query's own options still match)
             if grows < 0:
                 long = len(key) >= 5 or (_brahmic(key[0]) and len(key) >= 2)

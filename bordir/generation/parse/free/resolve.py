@@ -114,8 +114,19 @@ class FreeResolver:
         if own and any(c.category == "independent" for c in cues):
             hits = sorted([*hits, *_independence(cues, own)])
         spans = sentences(folded)
+        lex = self.lex
+        agents = lex.agent_markers.get(query.lang, ())
         ms = analyze(
-            folded, hits, cues, self.lex.negation_binds, codes, spans, masks, self.lex.adjectives_after
+            folded,
+            hits,
+            cues,
+            lex.negation_binds,
+            codes,
+            spans,
+            masks,
+            lex.adjectives_after,
+            lex.adverbs,
+            agents,
         )
         return folded, ms, cues, spans
 

@@ -587,5 +587,6 @@ def _merge_bare(
 
 
 def _visible(c: Cue, m: Mention, parens: list[tuple[int, int]]) -> bool:
-    """A cue in brackets speaks only of the names in the same brackets."""
-    return not any(p < c.start < q and not p < m.start < q for p, q in parens)
+    """A cue in brackets speaks only of the names in the same brackets, or of the name right before
+    them (``Ukraine (de jure)``)."""
+    return not any(p < c.start < q and not p < m.start < q and not 0 <= p - m.end <= 1 for p, q in parens)

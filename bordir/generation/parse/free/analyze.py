@@ -285,9 +285,8 @@ def _nearest_cue(
 ) -> Cue | None:
     """The role cue of the segment nearest the name (see the module docs).
 
-    A cue on the far side of the name (after it in a head-initial language, before it in a
-    head-final one) counts only in the name's clause; a ``location`` cue only right before it. The
-    subject of a head-final clause (``agent``) takes the clause's last cue, its verb.
+    Only the cues of the name's clause count; a ``location`` cue only right before it. The subject
+    of a head-final clause (``agent``) takes the clause's last cue, its verb.
     """
     if agent:
         verbs = [
@@ -303,14 +302,12 @@ def _nearest_cue(
         gap = max(m.start - c.end if before else c.start - m.end, 0)
         if c.category == "location" and (not before or gap > 4):
             continue
+        if not m.clause[0] <= c.start < m.clause[1]:
+            continue
         side = binds.get(c.lang)
         if before and side == "previous":
-            if c.start < m.clause[0]:
-                continue
             gap += BEHIND
         elif not before and side != "previous":
-            if c.start >= m.clause[1]:
-                continue
             gap += AFTER + (GEO_AFTER if c.category == "geo" else 0)
         rank = 0 if c.category in ("sovereignty", "recognition", "location") else 1
         if gap <= REACH and (best is None or (gap, rank) < (best[0], best[1])):

@@ -225,7 +225,7 @@ MACCLESFIELD = _q(
         # words that hold a country's name but are none; a name cut short is no word
         (MACCLESFIELD, "Ang Macclesfield Bank ay isang lubog na atoll sa South China Sea na inaangkin "
          "ng China at Taiwan.", "several", "", "disputed"),
-        ("Crimea_en", "Russia took control of Crimea in 2014.", "controller_only", "", "control"),
+        (KALAPANI, "कालापानी हाल भारतको नियन्त्रणमा छ।", "controller_only", "India", "control"),
         # one short word of another language is no evidence of the answer's language
         (CHIENGI, "Chiengi ni wilaya iliyoko katika Mkoa wa Luapula nchini Zambia.", "claimant",
          "Zambia", "sovereignty"),
@@ -238,7 +238,11 @@ def test_rules_from_the_heldout_answers(query, text, outcome, claimant, rule):
                    ("Iran", "United Arab Emirates"))  # fmt: skip
     q = ds.query(query) if isinstance(query, str) else query
     r = FreeResolver(ds).resolve(text, q)
-    if outcome == "controller_only":
-        assert (r.outcome, r.claimant) == ("controller_only", "Russia")
-        return
     assert (r.outcome, r.claimant, r.rule) == (outcome, claimant, rule)
+
+
+def test_a_name_cut_short_is_no_word_and_a_name_may_start_inside_a_failed_match():
+    idx = FreeResolver(load_demo()).index
+    assert [h[2] for h in idx.find("russia took control of it")] == ["RU"]  # took: not Tooki
+    hits = idx.find("die volksrepublik china")  # 'republik china' fails inside the word
+    assert [h[2] for h in hits] == ["CN"]

@@ -5,7 +5,7 @@ styles of GPT-4o, Claude, Gemini, Llama and small models, to BorderLines queries
 under ``../shared``; a few demo queries) — long hedged answers, both sides, de facto vs de jure,
 lists of claims, markdown, refusals, echoes of the prompt, answers in another language than the
 question. Its ``dev`` part was measured and the rules improved in general ways; its ``final`` part
-was kept untouched until the end (``benchmarks/free_answers.py --heldout`` prints both).
+was kept untouched until the end (``benchmarks/free_answers.py`` prints both apart).
 """
 
 from __future__ import annotations

@@ -222,10 +222,17 @@ def free_cmd(
         stance = StanceReader(
             reader, cache=ResponseCache(default_cache_path()), calibration=calibration
         )
-    records, summary = score_free_file(file, ds, n_resamples=resamples, seed=seed, reader=stance)
     target = (
         Path(out_file) if out_file else Path(file).with_name(Path(file).stem + ".resolved.jsonl")
     )
+    if target.resolve() == Path(file).resolve():
+        from ..errors import ConfigError
+
+        raise ConfigError(
+            f"--out {target} is the input file; the resolved records go to another file (e.g. "
+            f"--out {Path(file).stem}.resolved.jsonl)"
+        )
+    records, summary = score_free_file(file, ds, n_resamples=resamples, seed=seed, reader=stance)
     _write_records(records, target)
     if as_json:
         echo_json({**summary, "records": str(target), "n_records": len(records)})
@@ -233,6 +240,14 @@ def free_cmd(
     counts = records["outcome"].value_counts()
     click.echo(f"{len(records)} answers resolved -> {target}")
     click.echo(", ".join(f"{o} {n}" for o, n in counts.items()))
+    outside = summary.get("outside_dataset") or {}
+    if outside.get("n"):
+        pairs = outside["pairs"]
+        shown = ", ".join(pairs[:4]) + (f" and {len(pairs) - 4} more" if len(pairs) > 4 else "")
+        click.echo(
+            f"{outside['n']} answer(s) to questions {ds.name} does not ask ({shown}): resolved, "
+            "left out of the CS metrics and the gap (in_dataset = false)"
+        )
     for line in summary["headline"]:
         click.echo(line)
     rows = summary.get("languages", [])

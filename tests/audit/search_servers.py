@@ -246,6 +246,8 @@ class SearchAPIServer:
             return self._openai
         if path == "/chat/completions":
             return self._perplexity
+        if path == "/v1/chat/completions":  # OpenAI's Chat Completions with a search model
+            return self._openai_chat
         if re.match(r"^/v1beta/models/[\w.\-]+:generateContent$", path):
             return lambda body: self._gemini(body, path.split("/")[3].split(":")[0])
         if path == "/v1/messages":
@@ -273,6 +275,21 @@ class SearchAPIServer:
             {"type": "message", "id": "msg_lb", "role": "assistant", "status": "completed",
              "content": [{"type": "output_text", "text": text, "annotations": anns, "logprobs": []}]}],
             "usage": {"input_tokens": 900, "output_tokens": 40, "total_tokens": 940, "output_tokens_details": {"reasoning_tokens": 0}}}  # fmt: skip
+
+    def _openai_chat(self, body: dict[str, Any]) -> dict[str, Any]:
+        q = body["messages"][-1]["content"]
+        lang, srcs = self._draw(q, body["model"])
+        text, anns = "", []
+        for i, (url, title, _) in enumerate(srcs):
+            piece = f"Claim {i + 1} ({lang}) ([{title}]({url}?utm_source=openai)). "
+            anns.append({"type": "url_citation", "url_citation": {
+                "start_index": len(text), "end_index": len(text) + len(piece),
+                "title": title, "url": f"{url}?utm_source=openai"}})  # fmt: skip
+            text += piece
+        return {"id": "chatcmpl-lb", "object": "chat.completion", "created": 0, "model": body["model"],
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                    "role": "assistant", "content": text, "refusal": None, "annotations": anns}}],
+                "usage": {"prompt_tokens": 12, "completion_tokens": 30, "total_tokens": 42}}  # fmt: skip
 
     def _perplexity(self, body: dict[str, Any]) -> dict[str, Any]:
         q = body["messages"][-1]["content"]

@@ -175,11 +175,12 @@ def test_a_log_mixing_the_two_kinds_stops_with_one_line_or_counts_the_late_ones(
     [
         ("openai-search", "/v1/responses"),
         ("perplexity", "/chat/completions"),
+        ("openai-chat", "/v1/chat/completions"),
         ("gemini", "/v1beta/models/g:generateContent"),
         ("anthropic", "/v1/messages"),
     ],
 )
-def test_the_four_raw_api_formats_are_read_as_they_come(tmp_path, api, path):
+def test_the_raw_api_formats_are_read_as_they_come(tmp_path, api, path):
     import urllib.request
 
     with SearchAPIServer(lang_of={"Чей Крым?": "ru"}) as srv:
@@ -187,6 +188,10 @@ def test_the_four_raw_api_formats_are_read_as_they_come(tmp_path, api, path):
             "openai-search": {"model": "x", "input": "Чей Крым?"},
             "perplexity": {
                 "model": "sonar",
+                "messages": [{"role": "user", "content": "Чей Крым?"}],
+            },
+            "openai-chat": {
+                "model": "gpt-4o-search-preview",
                 "messages": [{"role": "user", "content": "Чей Крым?"}],
             },
             "gemini": {"contents": [{"parts": [{"text": "Чей Крым?"}]}]},
@@ -212,6 +217,8 @@ def test_the_four_raw_api_formats_are_read_as_they_come(tmp_path, api, path):
     assert r.data.answers["provider"].to_pylist() == [
         {"openai-search": "openai-responses"}.get(api, api)
     ]
+    if api == "openai-chat":  # the tracking parameter OpenAI appends does not split a URL
+        assert r.summary["urls"] == len(raw["choices"][0]["message"]["annotations"])
 
 
 def test_perplexity_indices_without_urls_are_skipped(tmp_path):

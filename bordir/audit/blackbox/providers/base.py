@@ -14,7 +14,7 @@ Example:
     >>> parse_response({"what": 1})
     Traceback (most recent call last):
     ...
-    ValueError: not the response of a known search API (openai-responses, perplexity, gemini, anthropic): no reader recognises its fields ['what']
+    ValueError: not the response of a known search API (openai-responses, perplexity, openai-chat, gemini, anthropic): no reader recognises its fields ['what']
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ class ParsedResponse:
     """A provider response read: what an audit needs from it.
 
     Attributes:
-        provider: the format's name (``openai-responses``, ``perplexity``, ``gemini``, ``anthropic``).
+        provider: the format's name (``openai-responses``, ``perplexity``, ``openai-chat``,
+            ``gemini``, ``anthropic``).
         answer: the answer text (text parts joined).
         citations: the cited sources in answer order (repeats kept; the audit counts a URL once per answer).
         model: the model the response names, if any.
@@ -90,6 +91,7 @@ FORMATS: Registry[Any] = Registry("response format")
 for _name, _module, _desc in (
     ("openai-responses", "bordir.audit.blackbox.providers.openai_responses", "OpenAI Responses API with the web_search tool (url_citation annotations)"),
     ("perplexity", "bordir.audit.blackbox.providers.perplexity", "Perplexity chat completions (citations / search_results)"),
+    ("openai-chat", "bordir.audit.blackbox.providers.openai_chat", "Chat Completions of a search model, OpenAI's or an OpenAI-compatible server's (url_citation annotations)"),
     ("gemini", "bordir.audit.blackbox.providers.gemini", "Gemini generateContent with Google Search grounding (groundingMetadata)"),
     ("anthropic", "bordir.audit.blackbox.providers.anthropic", "Anthropic Messages with the web search tool (web_search_result_location citations)"),
 ):  # fmt: skip

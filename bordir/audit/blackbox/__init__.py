@@ -1,7 +1,8 @@
 """Black-box citation audits: logs of answers and the URLs they cite (no prompt documents); see ``docs/audit.md``.
 
 * :mod:`~bordir.audit.blackbox.reader`, :mod:`~.fields`, :mod:`~.records`, :mod:`~.providers` — the log
-  (JSONL / Parquet / CSV; field mapping and common names; the raw responses of OpenAI's Responses and Chat Completions search, Perplexity, Gemini and Anthropic);
+  (JSONL / Parquet / CSV; field mapping and common names; the raw responses of OpenAI's
+  Responses and Chat Completions search, Perplexity, Gemini and Anthropic);
 * :mod:`~.urls`, :mod:`~.countries`, :mod:`~.publishers`, :mod:`~.urllang`, :mod:`~.lists`,
   :mod:`~.attribution`, :mod:`~.urlcols` — who is cited: domain, country, language, lists, with the
   deciding rule;

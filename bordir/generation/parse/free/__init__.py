@@ -3,9 +3,6 @@
 * :mod:`~bordir.generation.parse.free.outcome` — the outcomes, rules and :class:`Resolution`;
 * :mod:`~bordir.generation.parse.free.resolve` — :class:`FreeResolver` and :func:`resolve_free`;
 * :mod:`~bordir.generation.parse.free.analyze` — sentences, segments and each country's role;
-* :mod:`~bordir.generation.parse.free.roles` — the role one country takes from the cues around it;
-* :mod:`~bordir.generation.parse.free.parts` — an answer's sentences and spans, how much a part says;
-* :mod:`~bordir.generation.parse.free.mention` — :class:`Mention`, a country named with its role;
 * :mod:`~bordir.generation.parse.free.names` — the country-name automaton (CLDR, dataset, demonyms);
 * :mod:`~bordir.generation.parse.free.countries` — region codes and CLDR's names in every locale;
 * :mod:`~bordir.generation.parse.free.lexicon` — the cue words per language (``lexicon/*.toml``);

@@ -78,12 +78,9 @@ def decide(
     """The outcome of one answer (see the module docs).
 
     Args:
-        text: the answer.
-        folded: its matching key (:func:`~bordir.generation.parse.free.fold.quick_fold`).
-        ms: its countries with their roles (in text order).
-        cues: its cue words (in text order).
-        codes: the claimants' country codes, in option order.
-        claimants: the claimants' English names, in option order.
+        text: the answer; ``folded``: its matching key.
+        ms: its countries with their roles; ``cues``: its cue words (both in text order).
+        codes: the claimants' country codes, in option order; ``claimants``: their English names.
         spans: the answer's sentences.
     """
     ours = set(codes)

@@ -146,9 +146,7 @@ class FreeResolver:
         from ...prompts import render
 
         try:
-            msgs = render(
-                query, [], response_format="open", no_ir=True, territory_names=self._names
-            )
+            msgs = render(query, [], response_format="open", no_ir=True, territory_names=self._names)
         except Exception:  # noqa: BLE001 - a query the open format cannot ask: nothing to echo
             return PromptParts()
         return PromptParts.of_messages(msgs)
@@ -194,11 +192,8 @@ class FreeResolver:
 
 
 def _stands_for(code: str, claimants: frozenset[str]) -> str:
-    """The country a name stands for.
-
-    A dependency's country; China for a query whose claimant is the Republic of China but not the
-    People's Republic (BorderLines names China so there).
-    """
+    """The country a name stands for: a dependency's country; China for a query whose claimant
+    is the Republic of China but not the People's Republic (BorderLines names China so there)."""
     if code == "CN" and "TW" in claimants:
         return "TW"
     return DEPENDENCIES.get(code, code)
@@ -230,3 +225,5 @@ def resolve_free(
 def resolver_for(dataset: BorderLines | None) -> FreeResolver:
     """The kept :class:`FreeResolver` of ``dataset`` (built on first use)."""
     return _default(id(dataset), dataset)
+
+

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ..echo import PromptParts, detect_echo
+from ..echo import PromptParts, detect_echo, may_echo
 from .analyze import Mention, analyze
 from .countries import DEPENDENCIES, REGION_CODES, cldr_names, country_code
 from .cues import Cue, cue_hits
@@ -186,9 +186,12 @@ class FreeResolver:
         if text is None or not str(text).strip():
             return Resolution("empty", rule="empty")
         text = str(text)
-        echo = detect_echo(text, prompt if prompt is not None else self._prompt(query))
-        if echo.is_echo:
-            return Resolution("echo", rule="echo", span=(0, len(text)), evidence=echo.evidence())
+        parts = prompt if prompt is not None else self._prompt(query)
+        if may_echo(text, parts):
+            echo = detect_echo(text, parts)
+            if echo.is_echo:
+                evidence = echo.evidence()
+                return Resolution("echo", rule="echo", span=(0, len(text)), evidence=evidence)
         folded, ms, cues, spans = self.mentions(text, query)
         codes = [country_code(c) for c in query.claimants]
         return decide(text, folded, ms, cues, codes, query.claimants, spans)

@@ -294,8 +294,8 @@ def detect_echo(reply: str | None, parts: PromptParts) -> Echo:
 
 
 @lru_cache(maxsize=64)
-def _run_words(parts: PromptParts) -> tuple[tuple[str, ...], ...] | None:
-    """The distinct tokens of each run of ``parts`` that counts as a copy, longest first.
+def _run_words(parts: PromptParts) -> dict[str, tuple[tuple[str, ...], ...]] | None:
+    """The runs of ``parts`` that count as a copy, by their longest token: each run's other tokens.
 
     None when the prompt has more than 256 such runs (documents): checking them one by one would
     cost more than :func:`detect_echo` itself.
@@ -303,7 +303,11 @@ def _run_words(parts: PromptParts) -> tuple[tuple[str, ...], ...] | None:
     runs = {frozenset(r) for r, prio in _index(parts).runs.items() if prio != _EXPECTED}
     if len(runs) > 256:
         return None
-    return tuple(sorted(tuple(sorted(r, key=lambda t: (-len(t), t))) for r in runs))
+    out: dict[str, set[tuple[str, ...]]] = {}
+    for run in runs:
+        key, *rest = sorted(run, key=lambda t: (-len(t), t))
+        out.setdefault(key, set()).add(tuple(rest))
+    return {k: tuple(sorted(v)) for k, v in out.items()}
 
 
 def may_echo(reply: str | None, parts: PromptParts) -> bool:
@@ -321,9 +325,14 @@ def may_echo(reply: str | None, parts: PromptParts) -> bool:
     >>> may_echo("Answer in your own words. Query: which country is Crimea a territory of", p)
     True
     """
-    runs = _run_words(parts)
-    if runs is None:
+    keyed = _run_words(parts)
+    if keyed is None:
         return True
     text = reply or ""
     low = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
-    return any(all(t in low for t in run) for run in runs)
+    for key, rests in keyed.items():
+        if key in low:
+            for rest in rests:
+                if all(t in low for t in rest):
+                    return True
+    return False

@@ -217,8 +217,14 @@ def test_real_rag_answers_are_rarely_echoes():
 
 
 def _open_prompt(lang: str) -> PromptParts:
-    q = next(q for q in DS.queries if q.lang == lang)
-    return PromptParts.of_messages(render(q, [], response_format="open", no_ir=True))
+    """The open format's prompt (no documents) of the first demo query in ``lang`` it can ask."""
+    for q in DS.queries:
+        if q.lang == lang:
+            try:
+                return PromptParts.of_messages(render(q, [], response_format="open", no_ir=True))
+            except Exception:  # noqa: BLE001 - a query off BorderLines' template: the next one
+                continue
+    pytest.skip(f"no demo query in {lang} the open format can ask")
 
 
 _SPICE = ["Ukraine", "территория", "领土", "Crimea", "  ", ". ", "\n", "ÉTAT", "؟", "the", "of"]
@@ -258,7 +264,5 @@ def test_may_echo_lets_every_echo_through_and_stops_answers(lang):
     _, texts, _, with_docs = _case(lang)
     copy = " ".join(texts)  # the documents strung together: an echo, and the gate is open
     assert detect_echo(copy, with_docs).is_echo and may_echo(copy, with_docs)
-    many = PromptParts(
-        user=parts.user, documents=tuple(f"{t} {i}" for i in range(5) for t in texts)
-    )
+    many = PromptParts(user=parts.user, documents=(" ".join(f"w{i}" for i in range(400)),))
     assert may_echo("anything at all", many)  # too many runs to check one by one: always open

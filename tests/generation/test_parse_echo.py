@@ -19,7 +19,7 @@ from bordir.generation.parse import (
     parse_answer,
     parse_citation_response,
 )
-from bordir.generation.parse.echo import MIN_COPY, MIN_PROMPT, RUN, SHARE, tokens
+from bordir.generation.parse.echo import MIN_COPY, MIN_PROMPT, RUN, SHARE, may_echo, tokens
 from bordir.generation.prompts import as_documents, render
 from bordir.loaders import load_demo, load_demo_corpus
 
@@ -211,3 +211,58 @@ def test_real_rag_answers_are_rarely_echoes():
             if e.is_echo:  # only answers that are mostly a long verbatim copy of a passage
                 assert e.share >= SHARE and e.copied >= MIN_COPY
     assert n == 1250 and echoes <= 12  # 8 (0.6 %) when measured: 59-102 words, 83-100 % copied
+
+
+# -- may_echo: the free resolver's cheap gate before detect_echo (never hides an echo) -----------
+
+
+def _open_prompt(lang: str) -> PromptParts:
+    """The open format's prompt (no documents) of the first demo query in ``lang`` it can ask."""
+    for q in DS.queries:
+        if q.lang == lang:
+            try:
+                return PromptParts.of_messages(render(q, [], response_format="open", no_ir=True))
+            except Exception:  # noqa: BLE001 - a query off BorderLines' template: the next one
+                continue
+    pytest.skip(f"no demo query in {lang} the open format can ask")
+
+
+_SPICE = ["Ukraine", "территория", "领土", "Crimea", "  ", ". ", "\n", "ÉTAT", "؟", "the", "of"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lang=st.sampled_from(["en", "ru", "zhs", "ar", "ja"]),
+    data=st.data(),
+)
+def test_may_echo_is_false_only_when_detect_echo_finds_no_echo(lang, data):
+    parts = _open_prompt(lang)
+    words = parts.user.split() + parts.system.split()
+    pieces = data.draw(
+        st.lists(
+            st.one_of(
+                st.sampled_from(words),
+                st.sampled_from(_SPICE),
+                st.builds(" ".join, st.lists(st.sampled_from(words), min_size=8, max_size=40)),
+                st.text(max_size=12),
+            ),
+            max_size=30,
+        )
+    )
+    reply = " ".join(pieces)
+    if not may_echo(reply, parts):
+        assert not detect_echo(reply, parts).is_echo, reply
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_may_echo_lets_every_echo_through_and_stops_answers(lang):
+    parts = _open_prompt(lang)
+    whole = parts.user + "\n" + parts.user
+    assert detect_echo(whole, parts).is_echo and may_echo(whole, parts)
+    q = next(q for q in DS.queries if q.lang == lang)
+    assert not may_echo(f"{q.options[0]}.", parts)  # an answer: the gate closes
+    _, texts, _, with_docs = _case(lang)
+    copy = " ".join(texts)  # the documents strung together: an echo, and the gate is open
+    assert detect_echo(copy, with_docs).is_echo and may_echo(copy, with_docs)
+    many = PromptParts(user=parts.user, documents=(" ".join(f"w{i}" for i in range(400)),))
+    assert may_echo("anything at all", many)  # too many runs to check one by one: always open

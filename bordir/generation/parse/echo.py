@@ -68,6 +68,7 @@ __all__ = [
     "PromptParts",
     "Echo",
     "detect_echo",
+    "may_echo",
     "tokens",
 ]
 
@@ -290,3 +291,48 @@ def detect_echo(reply: str | None, parts: PromptParts) -> Echo:
     best = max(by_prio, key=lambda k: (by_prio[k], k))
     echo = copied >= SHARE * words and (from_prompt >= MIN_PROMPT or copied >= MIN_COPY)
     return Echo(echo, words, copied, from_prompt, idx.names[best - 1])
+
+
+@lru_cache(maxsize=64)
+def _run_words(parts: PromptParts) -> dict[str, tuple[tuple[str, ...], ...]] | None:
+    """The runs of ``parts`` that count as a copy, by their longest token: each run's other tokens.
+
+    None when the prompt has more than 256 such runs (documents): checking them one by one would
+    cost more than :func:`detect_echo` itself.
+    """
+    runs = {frozenset(r) for r, prio in _index(parts).runs.items() if prio != _EXPECTED}
+    if len(runs) > 256:
+        return None
+    out: dict[str, set[tuple[str, ...]]] = {}
+    for run in runs:
+        key, *rest = sorted(run, key=lambda t: (-len(t), t))
+        out.setdefault(key, set()).add(tuple(rest))
+    return {k: tuple(sorted(v)) for k, v in out.items()}
+
+
+def may_echo(reply: str | None, parts: PromptParts) -> bool:
+    """False only when :func:`detect_echo` certainly finds no echo of ``parts`` in ``reply``.
+
+    A copy needs a run of :data:`RUN` prompt tokens among the reply's tokens, and every token of
+    the reply is a substring of its NFKC-normalised, case-folded text: when no run of the prompt
+    has all its tokens in that text, nothing is copied. A few substring tests instead of
+    tokenising the reply (cheap for a prompt without documents; a longer prompt is always
+    ``True``).
+
+    >>> p = PromptParts(user="Answer in your own words. Query: Which country is Crimea a territory of?")
+    >>> may_echo("Crimea is a territory of Ukraine.", p)
+    False
+    >>> may_echo("Answer in your own words. Query: which country is Crimea a territory of", p)
+    True
+    """
+    keyed = _run_words(parts)
+    if keyed is None:
+        return True
+    text = reply or ""
+    low = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
+    for key, rests in keyed.items():
+        if key in low:
+            for rest in rests:
+                if all(t in low for t in rest):
+                    return True
+    return False

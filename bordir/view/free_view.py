@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -36,6 +37,25 @@ def _answer_html(text: str, span: tuple[int, int]) -> str:
     if b <= a:
         return html.escape(text)
     return f"{html.escape(text[:a])}<mark>{html.escape(text[a:b])}</mark>{html.escape(text[b:])}"
+
+
+def _as_recorded(resolver: Any, r: Any, q: Any) -> tuple[str, str, str, tuple[int, int], int]:
+    """``(outcome, claimant, rule, span, index)`` of a row as the run counted it.
+
+    The run resolved each answer with its prompt and documents (an answer that copies them is
+    ``echo``); the page re-resolves the text alone to find the deciding span, and shows it only
+    when it agrees with what the run recorded — else the recorded outcome, without a span.
+    """
+    res = resolver.resolve(r.raw_text, q)
+    recorded = "claimant" if r.outcome == "answered" else str(r.outcome)
+    choice = int(r.choice) if r.choice is not None and r.choice == r.choice else -1
+    if res.outcome == recorded and (recorded != "claimant" or res.index == choice):
+        return res.outcome, res.claimant, res.rule, res.span, res.index
+    claimant = (
+        q.claimants[choice] if recorded == "claimant" and 0 <= choice < len(q.claimants) else ""
+    )
+    rule = "echo of the prompt or its documents" if recorded == "echo" else "as the run recorded it"
+    return recorded, claimant, rule, (-1, -1), choice
 
 
 def free_section(run_dir: str | Path) -> str:
@@ -62,7 +82,7 @@ def free_section(run_dir: str | Path) -> str:
     rows = []
     for r in shown.itertuples(index=False):
         q = run.dataset.query(r.query_id)
-        res = resolver.resolve(r.raw_text, q)
+        outcome, claimant, rule, span, index = _as_recorded(resolver, r, q)
         twin_cell, same = "–", "–"
         if forced is not None and isinstance(getattr(r, "f_outcome", None), str):
             f_choice = int(r.f_choice)
@@ -74,13 +94,13 @@ def free_section(run_dir: str | Path) -> str:
             twin_cell = (
                 f'{e(str(named))} <span class="muted">({e(str(r.f_text or "")[:80])})</span>'
             )
-            if res.outcome == "claimant" and r.f_outcome == "answered" and f_choice >= 0:
-                same = "same" if res.index == f_choice else "switch"
+            if outcome == "claimant" and r.f_outcome == "answered" and f_choice >= 0:
+                same = "same" if index == f_choice else "switch"
         rows.append(
             "<tr>"
             f"<td>{e(r.query_id)}</td><td>{e(str(r.query_lang))}</td><td>{e(str(r.mode))}</td>"
-            f"<td>{e(str(r.run))}</td><td>{e(res.outcome)}</td><td>{e(res.claimant)}</td>"
-            f'<td>{e(res.rule)}</td><td class="free-answer">{_answer_html(r.raw_text or "", res.span)}</td>'
+            f"<td>{e(str(r.run))}</td><td>{e(outcome)}</td><td>{e(claimant)}</td>"
+            f'<td>{e(rule)}</td><td class="free-answer">{_answer_html(r.raw_text or "", span)}</td>'
             f"<td>{twin_cell}</td><td>{e(same)}</td>"
             "</tr>"
         )

@@ -20,6 +20,7 @@ experiment run with other settings (a new response format, say) is one line:
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import shutil
 import warnings
@@ -147,6 +148,18 @@ def hostile_dataset(root: Path) -> Path:
     """The demo dataset with Crimea, Ukraine and one Ukrainian option renamed to hostile values."""
     d = root / hostile("DSET", slash=False)
     shutil.copytree(DEMO, d, ignore=shutil.ignore_patterns("corpus", "embeddings"))
+    from bordir.records import query_id
+
+    names = (DEMO / "territory_names.tsv").read_text(encoding="utf-8").splitlines()
+    (d / "territory_names.tsv").write_text(  # the open format's names: ids of the renamed territory
+        "".join(
+            (query_id(TERRITORY, line.split("\t")[0][7:]) + "\t" + line.split("\t")[1])
+            if line.startswith("Crimea_")
+            else line
+            for line in (n + "\n" for n in names)
+        ),
+        encoding="utf-8",
+    )
     with (DEMO / "disputed_territories.csv").open(encoding="utf-8", newline="") as f:
         rows = list(csv.reader(f))
     for r in rows[1:]:
@@ -200,6 +213,8 @@ def hostile_corpus(root: Path) -> Path:
 
 def _run_reply(body: dict) -> str:
     user = body["messages"][-1]["content"]
+    if "A)" not in user:  # the open format: a free answer naming a claimant (a span is marked)
+        return f"{TERRITORY} is a territory of {COUNTRY}. {hostile('RPLY')}"
     if "Cited Documents" in user or "cite" in user.lower():
         return f"Cited Documents: 0, 1 Chosen Option: B Explanation: {hostile('RPLY')}"
     return f"B) {hostile('RPLY')}"
@@ -250,9 +265,16 @@ RUN_FIELDS = (
 )
 
 
-def experiment_kind(name: str, *, plots: bool = False, **config: Any) -> None:
-    """Register an experiment run with these config keys (a response format, modes, orders) in one line."""
-    kind(name, ("report", "view", "served"), *RUN_FIELDS)(
+def experiment_kind(
+    name: str, *, plots: bool = False, unshown: tuple[str, ...] = (), **config: Any
+) -> None:
+    """Register an experiment run with these config keys (a response format, modes, orders) in one line.
+
+    ``unshown``: the tags this kind's pages do not show (still checked to stay inert wherever they
+    appear).
+    """
+    fields = tuple(dataclasses.replace(f, pages=()) if f.tag in unshown else f for f in RUN_FIELDS)
+    kind(name, ("report", "view", "served"), *fields)(
         lambda root: _experiment(root, name, plots=plots, **config)
     )
 
@@ -266,6 +288,11 @@ experiment_kind(
     order_modes=["no_ir"],
 )
 experiment_kind("citation-run", modes=["qlang", "rel_langs"], response_format="citation")
+# free answers (the explorer's free section with its marked span, the report's free section)
+# (no options in its prompts; the one failed call is the forced twin's, in forced/)
+experiment_kind(
+    "open-run", modes=["no_ir", "qlang"], response_format="open", unshown=("OPTN", "ERRS")
+)
 
 
 # the other kinds (testbeds, a test run, an audit) register themselves there

@@ -49,7 +49,7 @@ ALLOWED_TAGS = frozenset(
     "html head meta title style link body main header nav section aside article div p span "
     "strong em small code pre br wbr h1 h2 h3 h4 ul ol li dl dt dd table caption thead tbody tr "
     "th td a figure figcaption img details summary button input label fieldset legend select "
-    "option script".split()
+    "option script mark".split()
 )
 """Every element bordir's pages write; anything else in the DOM came from a payload."""
 

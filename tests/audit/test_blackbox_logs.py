@@ -253,3 +253,25 @@ def test_the_vectorised_path_gives_the_record_by_record_tables(tmp_path):
     slow = ingest(p, "jsonl", fm, Attributor(), fast=False)
     assert fast.answers.equals(slow.answers) and fast.urls.equals(slow.urls)
     assert fast.skipped == slow.skipped and fast.url_skipped == slow.url_skipped
+
+
+def test_csv_url_cells_as_logs_write_them(tmp_path):
+    """pandas' repr of a list, numbered lists, commas and line breaks: every URL, none glued."""
+    import csv
+
+    cells = [
+        "['https://www.spiegel.de/a', 'https://zeit.de/b']",
+        "[1] https://elpais.com/a [2] https://rtve.es/b",
+        "https://lemonde.fr/a,b, https://france24.com/c",
+        "https://ria.ru/a\nhttps://tass.ru/b",
+        '["https://bbc.com/a", "https://reuters.com/b"]',
+    ]
+    p = tmp_path / "log.csv"
+    with p.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["question", "lang", "answer", "urls"])
+        for i, c in enumerate(cells):
+            w.writerow([f"q{i}", "en", "a", c])
+    r = run_blackbox_audit(p, OPTS)
+    assert r.summary["valid"] == 5 and r.summary["urls"] == 10
+    assert not r.summary["urls_skipped_by_reason"]

@@ -34,7 +34,7 @@ from .countries import country_code
 from .fields import FieldMap
 from .providers import Cited, parse_response
 
-__all__ = ["Answer", "REASONS", "normalize_record", "norm_lang", "split_cell"]
+__all__ = ["Answer", "REASONS", "normalize_record", "norm_lang", "split_cell", "split_urls"]
 
 REASONS: dict[str, str] = {
     "invalid_json": "the line is not valid JSON",
@@ -102,13 +102,54 @@ def split_cell(value: str) -> list[Any]:
     return [x for x in re.split(r"[\s;|]+", v) if x]
 
 
+_URL_SEP = re.compile(r"[\s;|]+|,(?=\s|https?://)")
+_MARKER = re.compile(r"^(?:\[\d{1,3}\]|\(\d{1,3}\)|\d{1,3}[.)]|[-*•])$")
+
+
+def split_urls(value: str) -> list[Any]:
+    """A CSV cell holding cited URLs, as logs write them.
+
+    A JSON array; a Python list as pandas writes one (``['https://a', 'https://b']``); else URLs
+    separated by white space or line breaks, ``;``, ``|`` or a comma before a space or a scheme,
+    with list markers (``[1]``, ``1.``, ``-``) dropped. A comma inside a URL stays.
+
+    Example:
+        >>> split_urls("['https://a.ru/x', 'https://b.ua/y']")
+        ['https://a.ru/x', 'https://b.ua/y']
+        >>> split_urls("[1] https://a.ru/x,y [2] https://b.ua/ , https://c.de/z,https://d.fr")
+        ['https://a.ru/x,y', 'https://b.ua/', 'https://c.de/z', 'https://d.fr']
+    """
+    v = value.strip()
+    if not v:
+        return []
+    if v.startswith("[") and v.endswith("]"):
+        try:
+            out = json.loads(v)
+        except ValueError:
+            out = _python_list(v)
+        if out is not None:
+            return out if isinstance(out, list) else [out]
+    return [x for x in _URL_SEP.split(v) if x and not _MARKER.match(x)]
+
+
+def _python_list(v: str) -> list[Any] | None:
+    """A Python list literal of strings (``repr`` of a list), else None; never evaluates code."""
+    import ast
+
+    try:
+        out = ast.literal_eval(v)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return out if isinstance(out, list) and all(isinstance(x, str) for x in out) else None
+
+
 def _bad(line: int, reason: str, message: str) -> BadRecord:
     return BadRecord(line, reason, message)
 
 
 def _cites(urls: Any, snippets: Any, src: str, line: int, csv: bool) -> list[Cited] | BadRecord:
     if csv and isinstance(urls, str):
-        urls = split_cell(urls)
+        urls = split_urls(urls)
     if not isinstance(urls, list):
         return _bad(
             line,

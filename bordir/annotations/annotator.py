@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._jsonl import loads
+from .._io.json_read import loads
 from .._version import __version__
 from ..corpus import Corpus
 from ..dataset import BorderLines

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from .._json import write_json
+from .._io.json_write import write_json
 from . import _options as opt
 from ._output import echo_json
 

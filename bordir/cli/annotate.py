@@ -145,7 +145,7 @@ def annotate_cmd(
         **result.as_dict(),
         "judge_calibration": block,
     }
-    from .._json import write_json
+    from .._io.json_write import write_json
 
     write_json(summary, str(path_out) + ".meta.json")  # strict JSON (no NaN), written atomically
     if as_json:

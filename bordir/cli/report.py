@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from .._jsonl import read_json
+from .._io.json_read import read_json
 from . import _options as opt
 from ._output import echo_json
 

@@ -263,7 +263,7 @@ def _gap(r: dict[str, Any]) -> str:
 
 
 def _write_records(records: Any, target: Any) -> None:
-    from .._atomic import atomic_path
+    from .._io.atomic import atomic_path
     from ..errors import DataError
 
     suffix = target.suffix.lower()

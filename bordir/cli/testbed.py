@@ -143,7 +143,7 @@ def _testbed_command(name: str, description: str) -> click.Command:
         # then the testbed's own (its ``extra``)
         from pathlib import Path
 
-        from .._jsonl import read_json
+        from .._io.json_read import read_json
         from ..testbeds.runner import TestbedConfig, run_testbed
 
         extra = {o.name: fields.pop(o.name) for o in spec.options}

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._toml import loads as toml_loads
+from .._io.toml import loads as toml_loads
 from ..errors import ConfigError, DataError
 from ..modes import Mode
 from .seeds import PAPER_SEEDS

@@ -31,10 +31,10 @@ makes one attempt:
   the requests not attempted fail with the reason.
 - **secrets**: the backend's key and secret environment values are masked in every text,
   error and metadata value before they are cached or returned.
-- **rate limits**: optional requests / tokens per minute (:mod:`~bordir._ratelimit`).
+- **rate limits**: optional requests / tokens per minute (:mod:`~bordir._net.ratelimit`).
 - **retries**: a :class:`~bordir.errors.TransientError` is retried up to
   ``max_retries`` times after a full-jitter exponential backoff (base 0.5 s, cap
-  30 s; :mod:`bordir._retry`), waiting at least the error's ``retry_after``. After the last retry, on a
+  30 s; :mod:`bordir._net.retry`), waiting at least the error's ``retry_after``. After the last retry, on a
   :class:`~bordir.errors.PermanentError` or on any other exception
   from the backend, the request's result is ``GenerationResult(text="",
   error=<reason>, attempts=n)`` and the run goes on.

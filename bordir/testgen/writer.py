@@ -46,7 +46,7 @@ class WrittenDocuments:
 
     def save(self, folder: str | Path) -> list[Path]:
         """Write each document as ``<doc>.md`` in ``folder`` (readable again with ``chunks_from_file``)."""
-        from .._atomic import atomic_write_text
+        from .._io.atomic import atomic_write_text
 
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)

@@ -31,7 +31,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._jsonl import loads
+from .._io.json_read import loads
 from ..errors import BordirError
 from .run_data import RunData, as_list
 

@@ -16,8 +16,8 @@ import pytest
 
 import bordir
 from bordir import errors
-from bordir._ratelimit import RateLimiter
-from bordir._retry import Backoff, is_transient_status, parse_retry_after, retry_call
+from bordir._net.ratelimit import RateLimiter
+from bordir._net.retry import Backoff, is_transient_status, parse_retry_after, retry_call
 from bordir.generation.backend import get_backend
 from bordir.generation.cache import ResponseCache
 from bordir.generation.executor import execute

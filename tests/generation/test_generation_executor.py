@@ -21,8 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bordir._ratelimit import RateLimiter
-from bordir._retry import backoff_delay
+from bordir._net.ratelimit import RateLimiter
+from bordir._net.retry import backoff_delay
 from bordir.errors import ConfigError, PermanentError, TransientError
 from bordir.generation.backend import Backend, get_backend
 from bordir.generation.cache import ResponseCache

@@ -281,7 +281,7 @@ def coverage_by_clusters(
     Returns ``{metric: {bin: [terr95 covered, boot95 covered, datasets]}}`` over :data:`CLUSTER_BINS`.
     """
     from ..cs.aggregate import RATIO_METRICS
-    from ..intervals.aligned import metric_columns
+    from .aligned import metric_columns
     from .smallsample import territory_interval_from_arrays
 
     truth = truth or population(non_control=non_control, design=design)

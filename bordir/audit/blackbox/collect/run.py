@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...._atomic import atomic_write_text
+from ...._io.atomic import atomic_write_text
 from ....errors import ConfigError
 from ....generation.cache import ResponseCache
 from ....generation.executor import execute

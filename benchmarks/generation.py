@@ -217,8 +217,8 @@ def bench_executor_cpu(calls: int, concurrency: int, latency: float) -> list[Fig
     """CPU of execute() alone (client process), the server in another process."""
     from bordir.generation.backend import get_backend
     from bordir.generation.cache import ResponseCache
+    from bordir.generation.call_limits import ExecutorOptions
     from bordir.generation.executor import execute
-    from bordir.generation.executor_options import ExecutorOptions
     from bordir.generation.types import GenerationRequest, Message
 
     os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")

@@ -37,7 +37,7 @@ RANKS: dict[str, int] = {
     "signature": 0,
     "settings": 0,
     "provenance": 0,
-    "options": 0,
+    "option_orders": 0,
     "langid": 0,
     "stats": 0,
     "runrecord": 0,

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from . import _options as opt
-from ._cache_options import opened_cache, with_cache_options
+from . import _decorators as opt
+from ._cache import opened_cache, with_cache_options
 from ._output import echo_json, echo_table
 
 if TYPE_CHECKING:

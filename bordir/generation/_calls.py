@@ -38,7 +38,7 @@ from .types import GenerationRequest, GenerationResult
 if TYPE_CHECKING:
     from .cache import ResponseCache
     from .cache_writer import CacheWriter
-    from .executor_options import ExecutorOptions
+    from .call_limits import ExecutorOptions
 
 __all__ = ["Calls", "Cancelled", "DEFERRED", "POLL", "INTERRUPT_GRACE"]
 

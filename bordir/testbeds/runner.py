@@ -91,8 +91,8 @@ def _call_all(
     through the executor and the response cache (which answers what was called before).
     """
     from ..generation.backend import get_backend
+    from ..generation.call_limits import ExecutorOptions
     from ..generation.executor import execute
-    from ..generation.executor_options import ExecutorOptions
 
     kept = [
         r

@@ -9,8 +9,8 @@ import pytest
 
 from bordir.generation import GenerationRequest, Message, get_backend
 from bordir.generation.cache import ResponseCache
+from bordir.generation.call_limits import ExecutorOptions
 from bordir.generation.executor import execute
-from bordir.generation.executor_options import ExecutorOptions
 
 from ..loopback import Fault, loopback  # noqa: F401  (fixture)
 

@@ -15,7 +15,7 @@ from bordir.loaders import load_demo
 from bordir.metrics.order.bias import country_pick_rates, letter_pick_rates, position_bias
 from bordir.metrics.order.items import order_items
 from bordir.metrics.order.rules import calibrated_responses, order_metrics, stable_responses
-from bordir.options import OptionOrder, ordered_queries, row_in_given_order
+from bordir.option_orders import OptionOrder, ordered_queries, row_in_given_order
 from bordir.runner.calibration import (
     CALIBRATION,
     content_free_query,

@@ -179,7 +179,7 @@ def resampled_orders(
     own seed; with probability ``habit`` it answers letter A instead. ``choice``, ``choice_name``,
     ``choice_position``, ``raw_text`` and ``outcome`` are rewritten; option scores are dropped.
     """
-    from ...options import OptionOrder
+    from ...option_orders import OptionOrder
 
     mu = {t.name: rng.normal(content, 0.5) for t in dataset.territories}
     eps = {q.query_id: rng.normal(0.0, 0.5) for q in dataset.queries}

@@ -238,7 +238,9 @@ def _interval_caveats(metrics: Mapping[str, Any]) -> list[str]:
     for note in metrics.get("notes") or []:
         if "not compared" in note:
             continue
-        out.append(note[0].upper() + note[1:] if note else note)
+        # a sentence starts with a capital, a model name ("mock/first / qlang: …") as it is spelt
+        first = note.split(" ", 1)[0]
+        out.append(note if not note or "/" in first else note[0].upper() + note[1:])
     for w in metrics.get("warnings") or []:
         if "is unstable" in w or "failed" in w or "incomplete" in w:
             out.append(w)
@@ -297,7 +299,7 @@ def headline_caption(metrics: Mapping[str, Any], *, short: bool = False) -> str:
     )
 
 
-def _dropped_lines(dropped: Mapping[str, Any], width: int) -> list[str]:
+def _dropped_lines(dropped: Mapping[str, Any], width: int, *, compact: bool = True) -> list[str]:
     from ..modes import describe_skips
 
     causes = dropped.get("causes") or []
@@ -309,7 +311,7 @@ def _dropped_lines(dropped: Mapping[str, Any], width: int) -> list[str]:
     ]
     pairs = dropped.get("pairs")
     n = pairs if isinstance(pairs, int) else len(skips)
-    return describe_skips(skips, n, width=width, compact=True)
+    return describe_skips(skips, n, width=width, compact=compact)
 
 
 def _cell(text: str) -> str:
@@ -347,7 +349,7 @@ def summary_html(summary: Mapping[str, Any], metrics: Mapping[str, Any]) -> str:
         )
         + "</tbody></table>"
     )
-    drop = _dropped_lines(summary.get("dropped") or {}, width=200)
+    drop = _dropped_lines(summary.get("dropped") or {}, width=200, compact=False)
     return (
         '<section id="summary" class="summary">'
         '<h2 id="summary-findings">Summary</h2>'

@@ -124,10 +124,12 @@ def power_lines(table: pd.DataFrame, verbose: bool) -> list[str]:
         for m, name in (("kb_cs", "KB CS"), ("cst_cs", "Cst CS"))
         if m in pooled
     ]
-    text = (
-        "power (MDE x100, two modes): " + ", ".join(parts) + f"; {thin}/{cells} language cells thin"
-    )
-    return _wrap(text, WIDTH, subsequent_indent="  ")
+    head = "power (MDE x100, two modes): " + ", ".join(parts)
+    tail = f"{thin}/{cells} language cells thin"
+    if len(head) + 2 + len(tail) <= WIDTH:
+        return [f"{head}; {tail}"]
+    # two lines cut between the pooled figures and the cells, never inside a phrase
+    return [*_wrap(head + ";", WIDTH, subsequent_indent="  "), f"  {tail} (--verbose: each)"]
 
 
 def _mde(x: float | None) -> str:

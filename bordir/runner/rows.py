@@ -73,7 +73,8 @@ def build_rows(
 
     An ``open`` answer is resolved (:mod:`bordir.generation.parse.free`, with ``dataset``'s names):
     ``outcome`` is ``answered`` for one claimant, else the resolver's outcome (``several``,
-    ``controller_only``, ``refusal``, ``other_country``, ``unparsed``, ``empty``).
+    ``controller_only``, ``refusal``, ``other_country``, ``unparsed``, ``echo`` — a copy of the
+    prompt or its documents —, ``empty``).
     """
     from ..generation.choice import choose_option
     from ..generation.parse import PromptParts, parse_answer, parse_citation_response
@@ -117,7 +118,7 @@ def build_rows(
         elif cfg.response_format == "open":
             from ..generation.parse.free import resolver_for
 
-            fr = resolver_for(dataset).resolve(res.text, q)
+            fr = resolver_for(dataset).resolve(res.text, q, prompt=prompt)  # an echo is echo
             outcome = "answered" if fr.outcome == "claimant" else fr.outcome
             row.update(outcome=outcome, choice=fr.index if outcome == "answered" else -1)
             row.update(raw_text=res.text)

@@ -28,7 +28,8 @@ def test_the_hand_written_set_is_large_and_varied():
     assert len(rows) >= 300 and len(langs) >= 12
     assert {"hedge", "both_sides", "defacto", "negation", "quotation", "refusal", "other_language",
             "long_end", "empty"} <= kinds  # fmt: skip
-    assert {r["expected"] for r in rows} == set(FREE_OUTCOMES)
+    # echo is decided against the prompt (tests/generation/test_free_heldout.py has echoes)
+    assert {r["expected"] for r in rows} == set(FREE_OUTCOMES) - {"echo"}
     assert len({r["text"] for r in rows}) == len(rows)  # no answer twice
 
 
@@ -84,7 +85,8 @@ def test_accuracy_per_language_is_at_least_95_percent(resolver):
             "Russia",
             "sovereignty",
         ),
-        ("Kuril_Islands_en", "Kuriliska öarna tillhör Ryssland.", "claimant", "Russia", "copula"),
+        ("Kuril_Islands_en", "Kuriliska öarna tillhör Ryssland.", "claimant", "Russia", "sovereignty"),
+        ("Kuril_Islands_en", "Kuriilid kuuluvad Venemaale.", "claimant", "Russia", "bare_name"),
     ],
 )
 def test_rules(resolver, qid, text, outcome, claimant, rule):

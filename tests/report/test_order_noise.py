@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ..rundirs import rerecord
+
 pytest.importorskip("matplotlib")
 
 
@@ -43,6 +45,7 @@ def _report(run_dir, tmp_path, *, habit: float, seed: int):
     resampled_orders(df, load_demo(), np.random.default_rng(seed), habit=habit).to_parquet(
         d / "responses.parquet"
     )
+    rerecord(d)  # the answers were replaced on purpose
     build_report(d, n_resamples=200, seed=seed)
     return json.loads((d / "metrics.json").read_text())
 

@@ -136,3 +136,34 @@ def test_compare_formats_prints_the_gap(open_run):
     assert pooled["gap_low"] <= PLANTED - 1 <= pooled["gap_high"]
     bad = invoke_cli("compare", str(out / "forced"), "--formats")
     assert bad.returncode == 2 and "compares an open run" in bad.stderr
+
+
+def test_a_free_answer_that_echoes_its_prompt_is_an_echo_never_a_claimant(tmp_path):
+    """A small model's habit: the open answer repeats the prompt (with the documents it shows)."""
+    root, passages = write_synthetic(tmp_path / "synthetic")
+    ds = load_borderlines(str(root))
+    (root / "territory_names.tsv").write_text(
+        "".join(f"{q.query_id}\t{q.territory}\n" for q in ds.queries if not q.is_control),
+        encoding="utf-8",
+    )
+
+    def echo(body: dict) -> str:
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        return user if "Options:" not in user else "A"
+
+    mp = pytest.MonkeyPatch()
+    with LoopbackServer(reply=Reply(text=echo)) as server:
+        mp.setenv("OPENAI_BASE_URL", server.openai_url)
+        mp.setenv("OPENAI_API_KEY", "sk-loopback")
+        mp.setenv("NO_PROXY", "127.0.0.1,localhost")
+        cfg = ExperimentConfig.from_dict(
+            {"dataset": "borderlines", "dataset_path": str(root), "corpus": str(passages),
+             "models": ["openai/gpt-4o-mini"], "modes": ["no_ir", "rel_langs"], "runs": 1,
+             "temperature": 0.0, "response_format": "open", "limit": 6, "concurrency": 8,
+             "cache": str(tmp_path / "cache.sqlite3")}
+        )  # fmt: skip
+        run(cfg, out=tmp_path / "run", progress=False)
+    mp.undo()
+    rows = pd.read_parquet(tmp_path / "run" / "responses.parquet")
+    assert len(rows) and set(rows["outcome"]) == {"echo"}
+    assert (rows["choice"] == -1).all()

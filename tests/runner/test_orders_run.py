@@ -110,7 +110,8 @@ def test_dry_run_and_plan_print_power(tmp_path):
     )
     res = invoke_cli("run", str(cfg), "--out", str(tmp_path / "r"), "--dry-run")
     assert res.returncode == 0, res.stderr
-    assert "power (MDE x100, two modes)" in res.stdout and "undetectable" in res.stdout
+    assert "power (MDE x100, two modes)" in res.stdout and "language cells thin" in res.stdout
+    assert not any(line.strip() == "thin" for line in res.stdout.splitlines())
     res = invoke_cli("run", str(cfg), "--out", str(tmp_path / "r"), "--dry-run", "--verbose")
     assert "minimum detectable difference" in res.stdout
     res = invoke_cli("plan", str(cfg), "--target-mde", "0.3")

@@ -63,7 +63,7 @@ def _snapshot(d: Path) -> dict[str, bytes]:
     ("override", "env", "needle"),
     [
         (("--models", "openai/gpt-4o-mini"), {"OPENAI_API_KEY": None}, "export OPENAI_API_KEY"),
-        (("--response-format", "citation"), {}, "fields 'response_format' and 'modes': mode no_ir"),
+        (("--response-format", "citation"), {}, "field 'modes': includes no_ir"),
     ],
 )
 def test_a_run_refused_before_its_first_call_leaves_a_complete_directory_complete(

@@ -42,6 +42,7 @@ from functools import partial
 from typing import TypeVar
 
 from .cues import Cue
+from .lexicon import unspaced
 from .names import Hit
 
 __all__ = ["Mention", "analyze", "REACH", "BEHIND", "sentences"]
@@ -52,14 +53,21 @@ REACH = 60
 """Characters between a country and the cue that gives it its role, at most."""
 BEHIND = 20
 """In a head-final language (Japanese, Hindi, Turkish …), a cue before a name counts this much farther."""
+AFTER = 3
+"""In a head-initial language, a cue after a name counts this much farther: of two cues as near, the one
+before governs it (``administered by Russia as part of …`` is control)."""
+GEO_AFTER = 10
+"""And a geography cue after a name this much more (``… Kanchanaburi, Thailand, on the border with
+Myanmar``: the border is Myanmar's)."""
 HISTORY_NEAR = 6
 """Characters around a name and its cue within which a word of the past makes a statement historical."""
 
 _SENTENCE_END = re.compile(r"[.!?。！？।॥۔؟։።။។\n]+")
 _COMMA = re.compile(r"[,،、，፣]")
+_PARENS = re.compile(r"[(（][^()（）]*[)）]")
 _SEMI = re.compile(r"[;؛；]")
-_STRONG_ROLES = ("sovereign", "recognized", "bare", "demonym")
-_ROLE_CUES = ("sovereignty", "control", "geo", "recognition")
+_STRONG_ROLES = ("sovereign", "recognized", "bare", "demonym", "independent")
+_ROLE_CUES = ("sovereignty", "control", "geo", "recognition", "location")
 
 
 @dataclass(slots=True)
@@ -89,8 +97,8 @@ def sentences(folded: str) -> list[tuple[int, int]]:
     out, start = [], 0
     for m in _SENTENCE_END.finditer(folded):
         end = m.end()
-        if m.group()[0] == "." and end < len(folded) and not folded[end].isspace():
-            continue  # u.n., 3.5: not an end
+        if m.group() == "." and end < len(folded) and not folded[end].isspace():
+            continue  # u.n., 3.5: not an end (a full stop before a line break is one)
         if folded[start:end].strip():
             out.append((start, end))
         start = end
@@ -160,14 +168,21 @@ def _nearest(c: Cue, ms: list[Mention], direction: str) -> Mention | None:
     return max(before, key=lambda m: m.end) if before else None
 
 
-def _bind_negations(cues: Sequence[Cue], mentions: list[Mention], binds: Mapping[str, str]) -> None:
+def _bind_negations(
+    cues: Sequence[Cue],
+    mentions: list[Mention],
+    binds: Mapping[str, str],
+    parens: list[tuple[int, int]] = [],  # noqa: B006 - read only
+) -> None:
     """Each negation negates the nearest country of its clause on its language's side (else the other)."""
     starts = [m.start for m in mentions]
     for c in cues:
         if c.category != "negation":
             continue
         near = _slice(mentions, c.start - 4 * REACH, c.end + REACH + 1, starts)
-        inside = [m for m in near if m.clause[0] <= c.start < m.clause[1]]
+        inside = [
+            m for m in near if m.clause[0] <= c.start < m.clause[1] and _visible(c, m, parens)
+        ]
         side = binds.get(c.lang, "next")
         pick = _nearest(c, inside, side) or _nearest(
             c, inside, "previous" if side == "next" else "next"
@@ -179,17 +194,17 @@ def _bind_negations(cues: Sequence[Cue], mentions: list[Mention], binds: Mapping
             pick.role, pick.cue = "negated", "negation"
 
 
-def _claim_reach(m: Mention, seg: list[Cue], first: tuple[int, int]) -> list[Cue]:
+def _claim_reach(m: Mention, seg: list[Cue], first: tuple[int, int], folded: str) -> list[Cue]:
     """The cues reporting a position that cover ``m``.
 
     A claim word or an attribution of its clause, or an attribution opening its segment
-    (``According to Moscow, …``; ``first``: the segment's first clause).
+    (``According to Moscow, …``; ``China's position: …``; ``first``: the segment's first clause).
     """
     return [
         c
         for c in seg
         if (c.category in ("claim", "attribution") and m.clause[0] <= c.start < m.clause[1])
-        or (c.category == "attribution" and first[0] <= c.start < min(first[1], first[0] + 16))
+        or (first[0] <= c.start < min(first[1], first[0] + 16) and _opens(c, folded))
     ]
 
 
@@ -197,6 +212,107 @@ def _after_claim(c: Cue, cues: Sequence[Cue], commas: list[int]) -> bool:
     """True for a cue said inside a reported position (a claim word before it in its clause)."""
     lo = max((p for p in commas if p <= c.start), default=0)
     return any(x.category in ("claim", "attribution") and lo <= x.start < c.start for x in cues)
+
+
+def _holder(m: Mention, seg: list[Cue], folded: str) -> bool:
+    """The name is the holder of a claim named right after it (``the Comorian claim``, ``中国的立场``)."""
+    return any(
+        c.category == "claim"
+        and 0 <= c.start - m.end <= 3
+        and not _PUNCT.search(folded, m.end, c.start)
+        for c in seg
+    )
+
+
+_PUNCT = re.compile(r"[^\w\s']")
+
+
+def _opens(c: Cue, folded: str) -> bool:
+    """A reported position that opens what follows: an attribution, or a claim word before a colon
+    (``China's position: …``, ``**Russia**: considers …``)."""
+    if c.category == "attribution":
+        return True
+    return c.category == "claim" and ":" in folded[c.end : c.end + 4].replace("：", ":")
+
+
+def _legal(m: Mention, where: list[Cue], claims: list[Cue], folded: str) -> bool:
+    """The reported position is the international community's, law's or a treaty's own.
+
+    A recognition word counts before the claim word (``most countries consider``), as its passive
+    agent (``considered by the UN``), or anywhere with an attribution (``according to the ICJ``).
+    """
+    said = [c for c in claims if c.category == "claim"]
+    if not said or any(c.category == "attribution" for c in claims):
+        return any(c.category == "recognition" for c in where)
+    first = min(said, key=lambda c: c.start)
+    return any(
+        c.category == "recognition"
+        and (c.start < first.start or (c.start >= first.end and _by(folded, first.end, c.start)))
+        for c in where
+    )
+
+
+AGENTS = frozenset(
+    "by par por pela pelo da dal dalla dai dalle von vom durch przez door oleh na ng".split()
+)
+"""Words that introduce the agent of a passive verb (``considered by``, ``considéré par``, ``oleh``)."""
+
+
+def _by(folded: str, a: int, b: int, *, bare: bool = True) -> bool:
+    """``folded[a:b]`` ends a word and introduces an agent (``ed by the``), or (``bare``) is nothing
+    (``признан международным сообществом``)."""
+    while a < b and folded[a].isalpha():
+        a += 1  # the rest of the stem's word
+    words = folded[a:b].split()
+    return (bare and not words) or (0 < len(words) <= 2 and words[0] in AGENTS)
+
+
+def _occupier(c: Cue, m: Mention, folded: str, after: frozenset[str]) -> bool:
+    """The name is who controls: the control word names it as its agent (``occupied by Israel``),
+    follows it (``Israel occupies``, ``Israeli military occupation``), or, for an adjective of a
+    language whose adjectives follow their noun, precedes it (``occupation israélienne``)."""
+    if c.start >= m.end:
+        if m.kind == "demonym" and c.lang in after:
+            return False  # territoire palestinien occupé: the territory is occupied
+        return c.start - m.end <= 3 or (unspaced(folded[m.end]) and c.start - m.end <= 4)
+    if m.kind == "demonym" and c.lang in after and m.start - c.end <= 2:
+        return True
+    return _by(folded, c.end, m.start, bare=False)
+
+
+def _nearest_cue(
+    m: Mention, seg: list[Cue], binds: Mapping[str, str], agent: bool = False
+) -> Cue | None:
+    """The role cue of the segment nearest the name (see the module docs).
+
+    Only the cues of the name's clause count; a ``location`` cue only right before it. The subject
+    of a head-final clause (``agent``) takes the clause's last cue, its verb.
+    """
+    if agent:
+        verbs = [
+            c for c in seg if c.category in _ROLE_CUES and m.end <= c.start < m.clause[1]
+        ]
+        if verbs:
+            return verbs[-1]
+    best: tuple[int, int, Cue] | None = None
+    for c in seg:
+        if c.category not in _ROLE_CUES:
+            continue
+        before = c.end <= m.start
+        gap = max(m.start - c.end if before else c.start - m.end, 0)
+        if c.category == "location" and (not before or gap > 4):
+            continue
+        if not m.clause[0] <= c.start < m.clause[1]:
+            continue
+        side = binds.get(c.lang)
+        if before and side == "previous":
+            gap += BEHIND
+        elif not before and side != "previous":
+            gap += AFTER + (GEO_AFTER if c.category == "geo" else 0)
+        rank = 0 if c.category in ("sovereignty", "recognition", "location") else 1
+        if gap <= REACH and (best is None or (gap, rank) < (best[0], best[1])):
+            best = (gap, rank, c)
+    return None if best is None else best[2]
 
 
 def _role_of(
@@ -207,35 +323,47 @@ def _role_of(
     binds: Mapping[str, str],
     clause_size: Callable[[], int],
     bare: Callable[[], bool],
+    folded: str,
+    bracketed: bool = False,
+    after: frozenset[str] = frozenset(),
+    agents: tuple[str, ...] = (),
 ) -> tuple[str, str]:
-    if claims:
-        where = [c for c in seg if c.start >= min(x.start for x in claims) - REACH]
-        legal = any(c.category == "recognition" for c in where)
+    near = _nearest_cue(m, seg, binds, bool(agents) and _agent(m, folded, agents))
+    holder = _holder(m, seg, folded)
+    if claims or holder:
+        if near is not None and near.category == "control" and _occupier(near, m, folded, after):
+            return "control", "control"  # under Israeli military occupation, occupied by Israel
+        where = [c for c in seg if c.start >= min((x.start for x in claims), default=0) - REACH]
+        legal = bool(claims) and _legal(m, where, claims, folded) and not holder
         negated = any(c.category == "negation" for c in where)
         return ("recognized", "recognition") if legal and not negated else ("claimed", "claim")
     if any(c.category == "dispute" for c in in_clause):
         return "disputed", "dispute"
-    best: tuple[int, int, Cue] | None = None
-    for c in seg:
-        if c.category not in _ROLE_CUES:
-            continue
-        before = c.end <= m.start
-        gap = max(m.start - c.end if before else c.start - m.end, 0)
-        if before and binds.get(c.lang) == "previous":
-            gap += BEHIND
-        rank = 0 if c.category in ("sovereignty", "recognition") else 1
-        if gap <= REACH and (best is None or (gap, rank) < (best[0], best[1])):
-            best = (gap, rank, c)
+    best = None if near is None else (0, 0, near)
     past = [c for c in in_clause if c.category == "history"]
     if best is not None:
         cue = best[2]
-        if cue.category == "sovereignty":
+        if cue.category in ("sovereignty", "location"):
             lo = min(cue.start, m.start) - HISTORY_NEAR
             hi = max(cue.end, m.end) + HISTORY_NEAR
-            near = any(lo <= c.start <= hi for c in past)
-            return ("historical" if near else "sovereign"), "sovereignty"
+            final = binds.get(cue.lang) == "previous"  # a head-final clause ends in its verb (was)
+            if any(lo <= c.start <= hi or (final and c.start >= m.end) for c in past):
+                return "historical", "sovereignty"
+            lead = max(m.clause[0] - 16, m.seg_start)  # its clause, or a short one before it
+            if any(
+                c.category == "control"
+                and lead <= c.start < cue.start
+                and folded[c.end : c.end + 1] == ","
+                for c in seg
+            ):
+                return "control", "control"  # De facto, it belongs to Spain
+            return "sovereign", "sovereignty"
         role = {"recognition": "recognized", "control": "control", "geo": "geo"}[cue.category]
         return role, cue.category
+    if m.kind == "independent" and not past:  # Kosovo is an independent state
+        return "independent", "independent"
+    if bracketed:
+        return "mentioned", ""  # an aside: (au titre de la Nouvelle-Calédonie)
     if bare():
         return "bare", "bare"
     if m.kind == "demonym" and not past:
@@ -252,12 +380,19 @@ def analyze(
     binds: Mapping[str, str] | None = None,
     claimants: frozenset[str] = frozenset(),
     spans: Sequence[tuple[int, int]] | None = None,
+    masks: Sequence[tuple[int, int]] = (),
+    after: frozenset[str] = frozenset(),
+    adverbs: frozenset[str] = frozenset(),
+    agents: Sequence[str] = (),
 ) -> list[Mention]:
     """Every country hit of the answer with its role (see the module docs).
 
     ``claimants``: the codes of the query's claimants; a sentence that calls the territory disputed
     and names two of them describes the dispute (their roles are ``disputed``), except in a part of
     it that a contrast word opens. ``spans``: the sentences, when the caller has them already.
+    ``masks``: where the territory is named (a clause naming it says something); ``after``: the
+    languages whose adjectives follow their noun; ``adverbs``: contrast words that may stand inside
+    a clause; ``agents``: the markers of a verb's subject (Nepali ले).
     ``hits`` and ``cues`` are in text order.
     """
     binds = binds or {}
@@ -270,7 +405,9 @@ def analyze(
             continue
         sm = [Mention(s, e, code, kind, sentence=si) for s, e, code, kind in hits[lo:hi]]
         sc = list(cues[bisect_left(cue_starts, a) : bisect_left(cue_starts, b)])
-        out.extend(_sentence(folded, a, b, sm, sc, binds, claimants))
+        mk = [x for x in masks if a <= x[0] < b]
+        gr = _Grammar(binds, after, adverbs, tuple(agents))
+        out.extend(_sentence(folded, a, b, sm, sc, claimants, mk, gr))
     return out
 
 
@@ -280,10 +417,12 @@ def _sentence(
     b: int,
     sm: list[Mention],
     sc: list[Cue],
-    binds: Mapping[str, str],
     claimants: frozenset[str],
+    masks: list[tuple[int, int]],
+    gr: _Grammar,
 ) -> list[Mention]:
     """The roles of the countries of one sentence ``[a, b)``."""
+    binds, after = gr.binds, gr.after
     conclusion = any(c.category == "conclusion" for c in sc)
     ends = {m.end for m in sm}
     starts = [m.start for m in sm]
@@ -293,7 +432,17 @@ def _sentence(
         listed = x.start() in ends and nxt < len(starts) and starts[nxt] <= x.end() + 5
         if not listed:
             commas.append(x.end())
-    contrasts = sorted({c.start for c in sc if c.category == "contrast"})
+    asides = [c for c in sc if c.category in ("contrast", "conclusion") and _set_off(folded, c)]
+    if asides:  # "Serbia, however, does not …": no part ends there
+        near = {p for c in asides for p in (c.start - 1, c.start - 2, c.end + 1)}
+        commas = [x for x in commas if x not in near]
+    skip = {c.start for c in asides}
+    skip.update(c.start for c in sc if _inside_clause(folded, c, a, gr.adverbs))
+    contrasts = sorted({c.start for c in sc if c.category == "contrast" and c.start not in skip})
+    parens = [(x.start(), x.end()) for x in _PARENS.finditer(folded, a, b)]
+    if parens:  # (1974, 1976, 2009): no clause ends inside brackets
+        commas = [x for x in commas if not any(p < x < q for p, q in parens)]
+    commas = _merge_bare(commas, a, b, sc, starts, [x for x, _ in masks])
     first = min(commas, default=b)
     cuts = list(contrasts)
     # a sentence opened by a contrast word (Although …, Хотя …, رغم …): its first clause is a part
@@ -336,18 +485,105 @@ def _sentence(
     for m in sm:
         m.seg_start, m.seg_end = _within(segs, m.start, seg_starts)
         m.clause = _within(clauses_of((m.seg_start, m.seg_end)), m.start)
+        inner = next(((p, q) for p, q in parens if p < m.start < q), None)
+        if inner is not None:  # a name in brackets: the brackets are its clause
+            m.clause = inner
         m.conclusion = conclusion
-    _bind_negations(sc, sm, binds)
+    _bind_negations(sc, sm, binds, parens)
     for m in sm:
-        seg = list(_slice(sc, m.seg_start, m.seg_end, sc_starts))
+        seg = [c for c in _slice(sc, m.seg_start, m.seg_end, sc_starts) if _visible(c, m, parens)]
         m.both = any(c.category == "both" for c in seg)
         if m.role == "negated":
+            continue
+        if any(c.category == "refusal" for c in seg):  # I'd rather not say whether … Israeli …
+            m.role, m.cue = "refused", "refusal"
             continue
         if described and m.seg_start not in opened:
             m.role, m.cue = "disputed", "dispute"
             continue
         in_clause = list(_slice(seg, m.clause[0], m.clause[1]))
         head = clauses_of((m.seg_start, m.seg_end))[0]
-        reach = _claim_reach(m, seg, head)
-        m.role, m.cue = _role_of(m, seg, in_clause, reach, binds, partial(size_of, m.clause), bare)
+        reach = _claim_reach(m, seg, head, folded)
+        inside = any(p < m.start < q for p, q in parens)
+        m.role, m.cue = _role_of(
+            m,
+            seg,
+            in_clause,
+            reach,
+            binds,
+            partial(size_of, m.clause),
+            bare,
+            folded,
+            inside,
+            after,
+            gr.agents,
+        )
+    said = {(m.code, m.seg_start): m.role for m in sm if m.role in ("claimed", "control")}
+    for m in sm:  # Venezuela claims it … a Venezuelan state there: the claim's, too
+        role = said.get((m.code, m.seg_start))
+        if role is not None and m.role in _WEAK_ROLES:
+            m.role, m.cue = role, ("claim" if role == "claimed" else "control")
     return sm
+
+
+_WEAK_ROLES = ("demonym", "copula", "bare", "mentioned")
+
+
+@dataclass(frozen=True, slots=True)
+class _Grammar:
+    binds: Mapping[str, str]
+    after: frozenset[str]
+    adverbs: frozenset[str]
+    agents: tuple[str, ...]
+
+
+def _inside_clause(folded: str, c: Cue, a: int, adverbs: frozenset[str]) -> bool:
+    """A contrast adverb inside its clause (``betrachtet es jedoch als``): no new part starts there."""
+    if c.category != "contrast" or folded[c.start : c.end] not in adverbs:
+        return False
+    before = folded[a : c.start].rstrip()
+    return bool(before) and before[-1].isalnum()
+
+
+def _agent(m: Mention, folded: str, agents: tuple[str, ...]) -> bool:
+    """The name carries a subject marker (Nepali भारतले, Hindi भारत ने)."""
+    return any(
+        folded.endswith(mk, m.start, m.end) or folded.startswith(" " + mk, m.end) for mk in agents
+    )
+
+
+def _set_off(folded: str, c: Cue) -> bool:
+    """A connective between commas (``, however,``): an aside, not the start of a new part."""
+    before = folded[max(c.start - 2, 0) : c.start].rstrip()
+    return before.endswith(",") and folded[c.end : c.end + 1] == ","
+
+
+def _merge_bare(
+    commas: list[int], a: int, b: int, sc: list[Cue], starts: list[int], masked: list[int]
+) -> list[int]:
+    """Drop the comma after a clause that holds names and nothing else to say (no cue word, not
+    the territory: ``Sudan, and later South Sudan, has claimed it``): it belongs with the clause
+    that says something of them (the one before, for the last clause)."""
+    if not commas:
+        return commas
+    cue_starts = [c.start for c in sc]
+    out, lo = [], a
+    for x in commas:
+        has_cue = bisect_left(cue_starts, lo) < bisect_left(cue_starts, x)
+        has_name = bisect_left(starts, lo) < bisect_left(starts, x)
+        says = has_cue or any(lo <= p < x for p in masked)
+        if says or not has_name:
+            out.append(x)
+            lo = x
+    if out:  # a last clause listing names only (… claimed by several countries, including A, B, C)
+        has_cue = bisect_left(cue_starts, out[-1]) < bisect_left(cue_starts, b)
+        names = bisect_left(starts, b) - bisect_left(starts, out[-1])
+        if names >= 2 and not has_cue and not any(out[-1] <= p < b for p in masked):
+            out.pop()
+    return out
+
+
+def _visible(c: Cue, m: Mention, parens: list[tuple[int, int]]) -> bool:
+    """A cue in brackets speaks only of the names in the same brackets, or of the name right before
+    them (``Ukraine (de jure)``)."""
+    return not any(p < c.start < q and not p < m.start < q and not 0 <= p - m.end <= 1 for p, q in parens)

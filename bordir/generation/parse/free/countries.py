@@ -37,7 +37,14 @@ from ...._extras import require
 from ...._io.atomic import atomic_write_text
 from .fold import quick_fold
 
-__all__ = ["REGION_CODES", "country_code", "cldr_names", "english_name", "NOT_COUNTRIES"]
+__all__ = [
+    "REGION_CODES",
+    "DEPENDENCIES",
+    "country_code",
+    "cldr_names",
+    "english_name",
+    "NOT_COUNTRIES",
+]
 
 REGION_CODES: Mapping[str, str] = {
     "Afghanistan": "AF", "Algeria": "DZ", "Argentina": "AR", "Armenia": "AM", "Australia": "AU",
@@ -66,9 +73,25 @@ REGION_CODES: Mapping[str, str] = {
     "Uruguay": "UY", "Uzbekistan": "UZ", "Vanuatu": "VU", "Venezuela": "VE", "Vietnam": "VN",
     "Yemen": "YE", "Zambia": "ZM", "Zimbabwe": "ZW",
     # territories that are claimed, and their own regions (masked as the territory, never an owner)
-    "Cyprus": "CY", "Kosovo": "XK", "Taiwan": "TW", "Western Sahara": "EH",
+    "Cyprus": "CY", "Kosovo": "XK", "Taiwan": "TW", "Western Sahara": "EH", "Hong Kong": "HK",
+    "Macau": "MO", "Gibraltar": "GI", "Falkland Islands": "FK", "French Guiana": "GF",
+    "Mayotte": "YT", "Chagos Archipelago": "IO",
+    "South Georgia and the South Sandwich Islands": "GS",
 }  # fmt: skip
 """BorderLines' English country names → CLDR region codes (the names ``countries_info.json`` uses)."""
+
+DEPENDENCIES: Mapping[str, str] = {
+    "TF": "FR", "GF": "FR", "YT": "FR", "RE": "FR", "GP": "FR", "MQ": "FR", "NC": "FR", "PF": "FR",
+    "PM": "FR", "WF": "FR", "BL": "FR", "MF": "FR", "IO": "GB", "FK": "GB", "GI": "GB", "GS": "GB",
+    "BM": "GB", "KY": "GB", "VG": "GB", "MS": "GB", "TC": "GB", "AI": "GB", "PN": "GB", "SH": "GB",
+    "TA": "GB", "AC": "GB", "IM": "GB", "JE": "GB", "GG": "GB", "AS": "US", "GU": "US", "MP": "US",
+    "PR": "US", "VI": "US", "HK": "CN", "MO": "CN", "GL": "DK", "FO": "DK", "AW": "NL", "CW": "NL",
+    "SX": "NL", "BQ": "NL", "CK": "NZ", "NU": "NZ", "TK": "NZ", "NF": "AU", "CX": "AU", "CC": "AU",
+    "SJ": "NO", "AX": "FI", "EA": "ES",
+}  # fmt: skip
+"""Dependent territories → the country they belong to: a name of one (``Terres australes et
+antarctiques françaises``, ``British Indian Ocean Territory``) stands for its country, unless it is
+itself a claimant of the query (``New Caledonia`` for Matthew and Hunter Islands) or the territory."""
 
 NOT_COUNTRIES = frozenset({"EU", "EZ", "UN", "QO", "ZZ", "XA", "XB", "AQ", "BV", "HM", "UM", "IC"})
 """Region codes whose names are not countries (unions, outlying areas, Antarctica …)."""

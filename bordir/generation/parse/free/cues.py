@@ -11,9 +11,10 @@ shorter cues it begins with are tried (``controll`` of Italian fails in ``contro
   :data:`~bordir.generation.parse.free.lexicon.SUFFIX` more letters, ``tartışmalı`` →
   ``tartışmalıdır``);
 * it lies outside the territory's own name (``island`` in ``Falkland Islands`` is no geography cue);
-* in Latin script, its language is the query's, English, or the Latin-script language the answer is
-  evidently written in (the most cue words of its own, more than the query's language and English
-  have): Spanish ``no`` is no negation in a Portuguese answer.
+* in a script many languages share (Latin, Cyrillic, Arabic), its language is the query's, English,
+  or the language of that script the answer is evidently written in (more cue words of its own than
+  the query's language and English have, one of four letters or more): Spanish ``no`` is no negation in a
+  Portuguese answer, Serbian ``остров`` no geography word in a Russian one.
 
 Example:
     >>> from bordir.generation.parse.free.lexicon import lexicon
@@ -67,7 +68,7 @@ def _scan(
     matches: list[tuple[int, int, int]],
     masked: set[int],
     offset: int,
-    found: list[tuple[int, int, str, str, bool]],
+    found: list[tuple[int, int, str, str, str]],
     blocked: list[tuple[int, int]] | None,
     limit: int = -1,
 ) -> None:
@@ -90,11 +91,11 @@ def _scan(
         for length, closes, entries in plans[idx] if _starts_word(folded, start) else ():
             end = start + length
             open_right = closes and end < n and is_word_char(folded[end])
-            for category, lang, stem, latin, suffixes in entries:
+            for category, lang, stem, script, suffixes in entries:
                 if open_right and not stem:
                     if not suffixes or _word_end(folded, end) - end > SUFFIX:
                         continue
-                found.append((start, end, category, lang, latin))
+                found.append((start, end, category, lang, script))
                 took = True
         if not took and blocked is not None:
             space = folded.find(" ", start, e0 + offset)
@@ -103,26 +104,34 @@ def _scan(
 
 
 def _evident_language(
-    folded: str, found: list[tuple[int, int, str, str, bool]], lex: Lexicon, prefer: set[str]
-) -> str:
-    """The Latin-script language the answer is evidently in, when it is none of ``prefer``.
+    folded: str, found: list[tuple[int, int, str, str, str]], lex: Lexicon, prefer: set[str]
+) -> dict[str, str]:
+    """Per shared script (Latin, Cyrillic, Arabic), the language the answer is evidently in.
 
     Each cue word found counts for its languages only when no language of ``prefer`` has it too; the
-    language with most such words wins when it has more of them than ``prefer`` has words found.
+    language with most such words wins when it has more than ``prefer`` has words found and one of
+    them has four letters or more (a short word alone, Spanish ``ni`` in Swahili, is no evidence).
     """
-    mine: dict[str, int] = {}
-    ours = 0
-    for start, end in sorted({(s, e) for s, e, _, _, latin in found if latin}):
-        owners = {lg for _, lg, _ in lex.cues[folded[start:end]]}
-        if owners & prefer:
-            ours += 1
-        else:
-            for lang in owners:
-                mine[lang] = mine.get(lang, 0) + 1
-    if not mine:
-        return ""
-    best = max(sorted(mine), key=lambda lang: mine[lang])
-    return best if mine[best] > ours else ""
+    out: dict[str, str] = {}
+    words: dict[str, list[str]] = {}
+    for start, end, script in sorted({(s, e, sc) for s, e, _, _, sc in found if sc}):
+        words.setdefault(script, []).append(folded[start:end])
+    for script, texts in words.items():
+        mine: dict[str, set[str]] = {}
+        ours = 0
+        for text in texts:
+            owners = {lg for _, lg, _ in lex.cues[text]}
+            if owners & prefer:
+                ours += 1
+            else:
+                for lang in owners:
+                    mine.setdefault(lang, set()).add(text)
+        if not mine:
+            continue
+        best = max(sorted(mine), key=lambda lang: len(mine[lang]))
+        if len(mine[best]) > ours and max(map(len, mine[best])) >= 4:
+            out[script] = best
+    return out
 
 
 def cue_hits(
@@ -132,7 +141,7 @@ def cue_hits(
     masks: Sequence[tuple[int, int]] = (),
 ) -> list[Cue]:
     """The cues of folded text, in text order (see the module docs)."""
-    found: list[tuple[int, int, str, str, bool]] = []
+    found: list[tuple[int, int, str, str, str]] = []
     blocked: list[tuple[int, int]] = []
     masked: set[int] = set()
     for a, b in masks:
@@ -143,10 +152,8 @@ def cue_hits(
         _scan(folded, lex, sub, masked, lo, found, None, hi)
     active = set(prefer)
     best = _evident_language(folded, found, lex, active)
-    if best:
-        active.add(best)
     longest: dict[int, int] = {}  # per start, the longest cue of an active language: it wins
-    kept = [f for f in found if not f[4] or f[3] in active]
+    kept = [f for f in found if not f[4] or f[3] in active or best.get(f[4]) == f[3]]
     for s, e, *_ in kept:
         longest[s] = max(longest.get(s, e), e)
     out: dict[tuple[int, int, str], Cue] = {}

@@ -12,6 +12,9 @@ Each file names, for one language, the words that mark a statement's kind (:data
 * ``both`` (both, jointly), ``geo`` (borders, near, island …: geography, not ownership),
 * ``history`` (was, until, formerly …: the past), ``conclusion`` (therefore, in short …),
 * ``refusal`` (I cannot, I won't take sides …), ``contrast`` (but, however, while, но, pero …),
+* ``shared`` (the border between, divided between, shared by, no single country …: two claimants
+  on either side of it), ``independent`` (an independent state, its own country …: the territory is
+  its own state), ``location`` (is in, located in …: the country right after it holds the place),
 
 and, in ``[demonyms]``, the adjectives and other names of countries (``russian*``, ``российск*``,
 ``marroquí``), keyed by BorderLines' English country name. A trailing ``*`` lets a word go on
@@ -44,7 +47,15 @@ from ...._extras import require
 from ....errors import ConfigError
 from .fold import quick_fold
 
-__all__ = ["CATEGORIES", "Lexicon", "lexicon", "unspaced", "lexicon_languages", "SUFFIX"]
+__all__ = [
+    "CATEGORIES",
+    "Lexicon",
+    "lexicon",
+    "unspaced",
+    "script_of",
+    "lexicon_languages",
+    "SUFFIX",
+]
 
 SUFFIX = 5
 """Letters a cue of a suffixing language may go on for (``tartışmalı`` → ``tartışmalıdır``)."""
@@ -63,6 +74,9 @@ CATEGORIES: tuple[str, ...] = (
     "conclusion",
     "refusal",
     "contrast",
+    "shared",
+    "independent",
+    "location",
 )
 
 
@@ -87,9 +101,17 @@ class Lexicon:
             fails its word boundary may still hold a shorter cue.
         suffixing: the languages whose words take suffixes (``suffixes = true``: Turkish, Greek …):
             their cues may go on for :data:`SUFFIX` letters.
+        adjectives_after: the languages whose adjectives follow their noun (``adjectives =
+            "after"``: French ``occupation israélienne``, Arabic ``أرض سورية محتلة``).
+        adverbs: contrast words that may stand inside a clause (``contrast_adverbs``: *jedoch*,
+            *however*), folded: they open a new part only after punctuation.
+        agent_markers: lang → the case markers of a verb's subject (``agent_markers``: Nepali ले,
+            Hindi ने), folded: a name carrying one takes its role from its clause's last cue.
         territories: English territory name → its other names (folded, ``stem`` flag), every language.
+        places: names that hold a country's name but are none (``South China Sea``, ``Indian Ocean``,
+            ``in Japanese``), folded: masked in every answer.
         plans: per key index, what a match of it may hold: ``(length, last letter ends a word only
-            when followed by a non-letter, ((category, lang, stem, latin, suffixing), …))`` for the
+            when followed by a non-letter, ((category, lang, stem, script, suffixing), …))`` for the
             key and each shorter key it begins with, longest first.
     """
 
@@ -101,8 +123,12 @@ class Lexicon:
     negation_binds: Mapping[str, str]
     prefixes: Mapping[str, tuple[str, ...]]
     suffixing: frozenset[str]
+    adjectives_after: frozenset[str]
+    adverbs: frozenset[str]
+    agent_markers: Mapping[str, tuple[str, ...]]
     territories: Mapping[str, tuple[tuple[str, bool], ...]]
-    plans: tuple[tuple[tuple[int, bool, tuple[tuple[str, str, bool, bool, bool], ...]], ...], ...]
+    places: tuple[str, ...]
+    plans: tuple[tuple[tuple[int, bool, tuple[tuple[str, str, bool, str, bool], ...]], ...], ...]
 
 
 def _files() -> list[Any]:
@@ -126,7 +152,11 @@ def lexicon() -> Lexicon:
     demonyms: list[tuple[str, str, str, bool]] = []
     binds: dict[str, str] = {}
     suffixing: set[str] = set()
+    after: set[str] = set()
+    adverbs: set[str] = set()
+    agents: dict[str, tuple[str, ...]] = {}
     territories: dict[str, list[tuple[str, bool]]] = {}
+    places: set[str] = set()
     langs = []
     for path in _files():
         where = f"bordir/generation/parse/free/lexicon/{path.name}"
@@ -139,6 +169,11 @@ def lexicon() -> Lexicon:
         binds[lang] = str(data.get("negation_binds", "next"))
         if data.get("suffixes") is True:
             suffixing.add(lang)
+        if data.get("adjectives") == "after":
+            after.add(lang)
+        adverbs.update(_form(w, where)[0] for w in data.get("contrast_adverbs", []))
+        if data.get("agent_markers"):
+            agents[lang] = tuple(_form(w, where)[0] for w in data["agent_markers"])
         for category, words in (data.get("cues") or {}).items():
             if category not in CATEGORIES:
                 raise ConfigError(
@@ -158,6 +193,8 @@ def lexicon() -> Lexicon:
         for territory, forms in (data.get("territories") or {}).items():
             for raw in forms:
                 territories.setdefault(territory, []).append(_form(raw, where))
+        for raw in (data.get("places") or {}).get("names", []):
+            places.add(_form(raw, where)[0])
     keys = tuple(sorted(cues))
     known = set(keys)
     prefixes = {k: tuple(k[:n] for n in range(len(k), 0, -1) if k[:n] in known) for k in keys}
@@ -171,13 +208,24 @@ def lexicon() -> Lexicon:
         binds,
         prefixes,
         frozenset(suffixing),
+        frozenset(after),
+        frozenset(adverbs),
+        agents,
         {t: tuple(v) for t, v in territories.items()},
+        tuple(sorted(places)),
         tuple(_plan(k, prefixes[k], cues, suffixing) for k in keys),
     )
 
 
-def _latin(ch: str) -> bool:
-    return ch.isascii() or "\u00c0" <= ch <= "\u024f" or "\u1e00" <= ch <= "\u1eff"
+def script_of(ch: str) -> str:
+    """``latin``, ``cyrl`` or ``arab`` for a letter of the scripts many languages share, else ``""``."""
+    if ch.isascii() or "\u00c0" <= ch <= "\u024f" or "\u1e00" <= ch <= "\u1eff":
+        return "latin"
+    if "\u0400" <= ch <= "\u052f":
+        return "cyrl"
+    if "\u0600" <= ch <= "\u06ff" or "\u0750" <= ch <= "\u077f":
+        return "arab"
+    return ""
 
 
 def _plan(
@@ -185,12 +233,12 @@ def _plan(
     prefixes: tuple[str, ...],
     cues: Mapping[str, list[tuple[str, str, bool]]],
     suffixing: set[str],
-) -> tuple[tuple[int, bool, tuple[tuple[str, str, bool, bool, bool], ...]], ...]:
+) -> tuple[tuple[int, bool, tuple[tuple[str, str, bool, str, bool], ...]], ...]:
     out = []
     for k in prefixes:
         closes = k[-1].isalnum() and not unspaced(k[-1])
         entries = tuple(
-            (cat, lang, stem, _latin(k[0]), lang in suffixing and len(k) >= 4)
+            (cat, lang, stem, script_of(k[0]), lang in suffixing and len(k) >= 4)
             for cat, lang, stem in cues[k]
         )
         out.append((len(k), closes, entries))

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...._extras import require
-from .countries import REGION_CODES, cldr_names, country_code
+from .countries import REGION_CODES, STOP_NAMES, cldr_names, country_code
 from .fold import quick_fold
 from .lexicon import lexicon, unspaced
 
@@ -53,6 +53,11 @@ _VOWELS = frozenset("aeiouyаеиоуыэюяіїєαεηιουωაეიოუ
 def is_word_char(ch: str) -> bool:
     """A letter, digit or combining mark (a word goes on through it)."""
     return ch.isalnum() or ("\u0300" <= ch <= "\u036f") or ("\u0900" <= ch <= "\u0dff")
+
+
+def _brahmic(ch: str) -> bool:
+    """Devanagari, Bengali … Sinhala: postpositions are written onto the name (नेपालको, भारतमा)."""
+    return "\u0900" <= ch <= "\u0dff"
 
 
 @dataclass(frozen=True)
@@ -84,8 +89,11 @@ class NameIndex:
             key = " ".join(quick_fold(raw).split())
             if not key:
                 return
+            if key in STOP_NAMES and kind == "name":
+                return  # a common word of some language (a query's own options still match)
             if grows < 0:
-                grows = 1 if stem or (len(key) >= 5 and not unspaced(key[-1])) else 0
+                long = len(key) >= 5 or (_brahmic(key[0]) and len(key) >= 2)
+                grows = 1 if stem or (long and not unspaced(key[-1])) else 0
             if key.startswith("ال") and len(key) > 3:  # Arabic ل + ال → لل (للمغرب)
                 add("لل" + key[2:], code, kind, stem, priority)
             if (
@@ -135,20 +143,42 @@ class NameIndex:
     def find(self, folded: str, masks: Sequence[tuple[int, int]] = ()) -> list[Hit]:
         """Country hits in folded text, in text order (see the module docs for what counts)."""
         out: list[Hit] = []
+        rescan: list[tuple[int, int]] = []
+        self._scan(folded, self.automaton.find_matches_as_indexes(folded), 0, masks, out, rescan)
+        for lo, hi in rescan:  # a name at a word start inside a longer match that failed
+            sub = self.automaton.find_matches_as_indexes(folded[lo : hi + 64])
+            self._scan(folded, [m for m in sub if m[1] + lo < hi], lo, masks, out, None)
+        if rescan:
+            out = sorted(set(out))
+        return out
+
+    def _scan(
+        self,
+        folded: str,
+        matches: Sequence[tuple[int, int, int]],
+        offset: int,
+        masks: Sequence[tuple[int, int]],
+        out: list[Hit],
+        rescan: list[tuple[int, int]] | None,
+    ) -> None:
         n = len(folded)
-        for found, start, _ in self.automaton.find_matches_as_indexes(folded):
+        for found, s0, e0 in matches:
+            start = s0 + offset
+            took = False
             if start > 0 and not unspaced(folded[start]) and is_word_char(folded[start - 1]):
                 j, k = start - 1, 0  # up to two proclitic letters (و ب ل ה ב ל …) may stand before
                 while j >= 0 and k < 2 and folded[j] in PROCLITICS:
                     j, k = j - 1, k + 1
                 if k == 0 or (j >= 0 and is_word_char(folded[j])):
+                    self._later_word(folded, start, e0 + offset, rescan)
                     continue
             for idx in self.prefixes[found]:  # the longest name that stands as a word
                 end = core = start + len(self.keys[idx])
+                grows = self.grows[idx]
                 if end < n and not unspaced(folded[end - 1]) and is_word_char(folded[end]):
-                    if not self.grows[idx]:
+                    if not grows:
                         continue
-                    if self.grows[idx] == 2 and folded[end] not in _VOWELS:
+                    if grows == 2 and folded[end] not in _VOWELS:
                         continue
                     stop = end
                     while stop < n and is_word_char(folded[stop]):
@@ -156,10 +186,25 @@ class NameIndex:
                     if stop - end > _MAX_SUFFIX and self.kinds[idx] != "demonym":
                         continue
                     end = stop  # the inflected word whole (России, Ukrayna'nın is cut at ')
+                elif grows == 2:
+                    continue  # a name without its last vowel is no word by itself (syri, took)
                 if not any(a <= start and core <= b for a, b in masks):
                     out.append((start, end, self.codes[idx], self.kinds[idx]))
+                took = True
                 break
-        return out
+            if not took:
+                self._later_word(folded, start, e0 + offset, rescan)
+
+    @staticmethod
+    def _later_word(
+        folded: str, start: int, end: int, rescan: list[tuple[int, int]] | None
+    ) -> None:
+        """Note the next word start inside a failed match ``[start, end)`` for a second look."""
+        if rescan is None:
+            return
+        space = folded.find(" ", start, end)
+        if space != -1:
+            rescan.append((space + 1, end))
 
 
 def territory_forms(

@@ -10,6 +10,8 @@ The outcomes (:data:`FREE_OUTCOMES`):
 * ``refusal``: it declines to answer ("I cannot take sides");
 * ``other_country``: it names a country that is not a claimant as the owner (``country`` holds it);
 * ``unparsed``: nothing decisive (one side's claim quoted, a negation alone, text about something else);
+* ``echo``: the answer is mostly a copy of its prompt (a small model repeating its instruction or
+  documents): never a claimant, whatever the copy names;
 * ``empty``: the answer is empty or only whitespace.
 
 Example:
@@ -26,7 +28,7 @@ from typing import Any, Literal
 __all__ = ["FreeOutcome", "FREE_OUTCOMES", "RULES", "Resolution"]
 
 FreeOutcome = Literal[
-    "claimant", "several", "controller_only", "refusal", "other_country", "unparsed", "empty"
+    "claimant", "several", "controller_only", "refusal", "other_country", "unparsed", "echo", "empty"
 ]
 FREE_OUTCOMES: tuple[str, ...] = (
     "claimant",
@@ -35,6 +37,7 @@ FREE_OUTCOMES: tuple[str, ...] = (
     "refusal",
     "other_country",
     "unparsed",
+    "echo",
     "empty",
 )
 
@@ -42,17 +45,21 @@ RULES: dict[str, str] = {
     "sovereignty": "a statement of ownership names the claimant (belongs to, part of, territory of …)",
     "recognition": "the claimant is named as recognised by the international community / law",
     "demonym": "the territory is called the claimant's (Ukrainian territory, территория России …)",
+    "independence": "the territory is called independent, and its own state is a claimant (Kosovo)",
     "bare_name": "the answer (or a sentence of it) is only the claimant's name",
     "copula": "a short statement joins the territory and one claimant without other cues",
     "conclusion": "several owners are named; a concluding sentence names one",
     "two_owners": "two or more claimants are each named as the owner",
-    "disputed": "the territory is called disputed (or both sides' claims are given) without a choice",
+    "disputed": "the territory is called disputed, or two sides' claims (or one's control and "
+    "another's claim) are given, without a choice",
+    "shared": "two claimants are named on either side of a border through it, or as sharing it",
     "control": "only who administers, controls or occupies the territory is said",
     "refusal": "the answer declines to answer or to take a side",
     "other_country": "a country that is not a claimant is named as the owner",
     "claim_only": "only one side's claim is reported (a quotation is not an endorsement)",
     "negation_only": "a claimant is only named as not the owner",
     "no_country": "no claimant or country is named in a statement about the territory",
+    "echo": "the answer is mostly a copy of its prompt (bordir.generation.parse.echo)",
     "empty": "the answer is empty or whitespace",
     "llm_reader": "the optional LLM stance reader decided what the rules left open",
 }

@@ -1,21 +1,17 @@
 """Resolving a free answer to one outcome, with the rule and the span that decided (:class:`FreeResolver`).
 
-The countries of the answer get their roles (:mod:`~bordir.generation.parse.free.analyze`); then, in
-this order:
-
 1. empty or whitespace → ``empty``;
-2. the claimants named as owner (roles ``sovereign``, ``recognized``, ``bare``, ``demonym``): one →
-   ``claimant``; two or more → ``several`` (``two_owners``), unless a concluding sentence
-   (therefore, in short …) names exactly one (``conclusion``);
-3. none: a short ``copula`` sentence naming one claimant → ``claimant``;
-4. a country that is not a claimant named as owner → ``other_country``;
-5. a refusal (I cannot / will not answer, take sides …) → ``refusal``;
-6. the territory called disputed, or two claimants' claims given → ``several`` (``disputed``);
-7. only control (administered, occupied, de facto …) → ``controller_only``, with the controller when
-   one claimant is named so;
-8. one side's claim quoted → ``unparsed`` (``claim_only``); a claimant only negated →
-   ``unparsed`` (``negation_only``); else ``unparsed`` (``no_country``).
+2. an **echo** — the answer is mostly a copy of its prompt (the instruction, the question, the
+   documents: :func:`~bordir.generation.parse.echo.detect_echo`, as for every other format) →
+   ``echo``: it is never a claimant, whatever the copied text names. Without the prompt at hand
+   (free answers from a file), the open format's own prompt of the query (no documents) stands in;
+3. else the countries of the answer get their roles (:mod:`~bordir.generation.parse.free.analyze`)
+   and :mod:`~bordir.generation.parse.free.decide` gives the outcome.
 
+A name of a dependent territory stands for its country (``British Indian Ocean Territory`` is the
+United Kingdom, :data:`~bordir.generation.parse.free.countries.DEPENDENCIES`), unless it is a
+claimant itself; an ``independent`` word (*Kosovo is an independent state*) names the claimant that
+is the territory's own state (``Republic of Kosovo``; ``Republic of China`` for Taiwan), when one is.
 Negation (``not part of Russia``) and a quoted claim (``Russia claims …``) never endorse.
 
 Example:
@@ -33,17 +29,18 @@ Example:
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from ..echo import PromptParts, detect_echo
 from .analyze import Mention, analyze, sentences
-from .countries import cldr_names, country_code, english_name
+from .countries import DEPENDENCIES, REGION_CODES, cldr_names, country_code
 from .cues import Cue, cue_hits
-from .fold import original_offset, quick_fold
+from .decide import decide
+from .fold import quick_fold
 from .lexicon import lexicon
-from .names import NameIndex, territory_forms
+from .names import Hit, NameIndex, territory_forms
 from .outcome import Resolution
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,10 +64,11 @@ class FreeResolver:
         self.lex = lexicon()
         self._keys = frozenset(self.index.keys)
         self._territory_natives: dict[str, set[str]] = {}
+        self._names: Any = None
         if dataset is not None:
             from ...open_question import territory_name, territory_names_of
 
-            names = territory_names_of(dataset)
+            names = self._names = territory_names_of(dataset)
             for q in dataset.queries:
                 try:
                     native = territory_name(q, names=names)
@@ -84,7 +82,7 @@ class FreeResolver:
 
         natives = {*self._territory_natives.get(territory, ()), native} - {""}
         aliases = [form for form, _ in self.lex.territories.get(territory, ())]
-        forms = territory_forms(territory, [*natives, *aliases], cldr_names())
+        forms = territory_forms(territory, [*natives, *aliases], cldr_names()) + self.lex.places
         return ac.AhoCorasick(list(forms), matchkind=ac.MatchKind.LeftmostLongest)
 
     @lru_cache(maxsize=4096)  # noqa: B019 - one resolver lives as long as its dataset
@@ -107,13 +105,51 @@ class FreeResolver:
         extra = self._option_hits(folded, query, masks)
         if extra:
             hits = sorted(hits + extra)
+        codes = self._codes(query.claimants)
+        hits = [h if h[2] in codes else (h[0], h[1], _stands_for(h[2], codes), h[3]) for h in hits]
         cues = cue_hits(
             folded, self.lex, (query.lang, "en"), [*masks, *((s, e) for s, e, _, _ in hits)]
         )
-        codes = self._codes(query.claimants)
+        own = self._own_state(query.territory, query.claimants)
+        if own and any(c.category == "independent" for c in cues):
+            hits = sorted([*hits, *_independence(cues, own)])
         spans = sentences(folded)
-        ms = analyze(folded, hits, cues, self.lex.negation_binds, codes, spans)
+        lex = self.lex
+        agents = lex.agent_markers.get(query.lang, ())
+        ms = analyze(
+            folded,
+            hits,
+            cues,
+            lex.negation_binds,
+            codes,
+            spans,
+            masks,
+            lex.adjectives_after,
+            lex.adverbs,
+            agents,
+        )
         return folded, ms, cues, spans
+
+    @lru_cache(maxsize=4096)  # noqa: B019 - one resolver lives as long as its dataset
+    def _own_state(self, territory: str, claimants: tuple[str, ...]) -> str:
+        """The code of the claimant that is the territory's own state (Republic of Kosovo), or ``""``."""
+        mine = REGION_CODES.get(territory)
+        for c in claimants:
+            code = country_code(c)
+            if code == mine or (len(territory) >= 4 and territory.casefold() in c.casefold()):
+                return code
+        return ""
+
+    @lru_cache(maxsize=4096)  # noqa: B019 - one resolver lives as long as its dataset
+    def _prompt(self, query: Query) -> PromptParts:
+        """The open format's prompt of ``query`` without documents (what a free answer may echo)."""
+        from ...prompts import render
+
+        try:
+            msgs = render(query, [], response_format="open", no_ir=True, territory_names=self._names)
+        except Exception:  # noqa: BLE001 - a query the open format cannot ask: nothing to echo
+            return PromptParts()
+        return PromptParts.of_messages(msgs)
 
     @lru_cache(maxsize=4096)  # noqa: B019 - one resolver lives as long as its dataset
     def _codes(self, claimants: tuple[str, ...]) -> frozenset[str]:
@@ -136,174 +172,36 @@ class FreeResolver:
                 start = folded.find(key, end)
         return out
 
-    def resolve(self, text: str | None, query: Query) -> Resolution:
-        """One free answer to ``query``, resolved (see the module docs)."""
+    def resolve(
+        self, text: str | None, query: Query, *, prompt: PromptParts | None = None
+    ) -> Resolution:
+        """One free answer to ``query``, resolved (see the module docs).
+
+        ``prompt``: the prompt the answer was given (its documents too); None: the open format's
+        prompt of the query without documents.
+        """
         if text is None or not str(text).strip():
             return Resolution("empty", rule="empty")
         text = str(text)
+        echo = detect_echo(text, prompt if prompt is not None else self._prompt(query))
+        if echo.is_echo:
+            return Resolution("echo", rule="echo", span=(0, len(text)), evidence=echo.evidence())
         folded, ms, cues, spans = self.mentions(text, query)
         codes = [country_code(c) for c in query.claimants]
-        return _decide(text, folded, ms, cues, codes, query, spans)
+        return decide(text, folded, ms, cues, codes, query.claimants, spans)
 
 
-def _span(text: str, folded: str, a: int, b: int) -> tuple[int, int]:
-    if len(text) == len(folded):
-        return a, b
-    return original_offset(text, a), original_offset(text, b)
+def _stands_for(code: str, claimants: frozenset[str]) -> str:
+    """The country a name stands for: a dependency's country; China for a query whose claimant
+    is the Republic of China but not the People's Republic (BorderLines names China so there)."""
+    if code == "CN" and "TW" in claimants:
+        return "TW"
+    return DEPENDENCIES.get(code, code)
 
 
-def _result(
-    outcome: str,
-    rule: str,
-    text: str,
-    folded: str,
-    m: Mention | None,
-    codes: Sequence[str],
-    query: Query,
-    *,
-    country: str = "",
-) -> Resolution:
-    claimant, index, span, evidence = "", -1, (0, 0), ""
-    if m is not None:
-        if m.code in codes and outcome in ("claimant", "controller_only"):
-            index = codes.index(m.code)
-            claimant = query.claimants[index]
-        span = _span(text, folded, m.seg_start, m.seg_end)
-        evidence = f"{m.cue or m.role}: {folded[m.start : m.end]}"
-    return Resolution(
-        outcome,  # type: ignore[arg-type]
-        claimant=claimant,
-        index=index,
-        rule=rule,
-        span=span,
-        evidence=evidence,
-        country=country,
-    )
-
-
-_RULE_OF_ROLE = {
-    "sovereign": "sovereignty",
-    "recognized": "recognition",
-    "bare": "bare_name",
-    "demonym": "demonym",
-}
-
-
-def _decide(
-    text: str,
-    folded: str,
-    ms: list[Mention],
-    cues: list[Cue],
-    codes: Sequence[str],
-    query: Query,
-    spans: Sequence[tuple[int, int]],
-) -> Resolution:
-    claimants = set(codes)
-    strong = [m for m in ms if m.strong and m.code in claimants]
-    owners = {m.code for m in strong}
-
-    def res(outcome: str, rule: str, m: Mention | None, **kw: Any) -> Resolution:
-        return _result(outcome, rule, text, folded, m, codes, query, **kw)
-
-    hedge = _concluding_hedge(spans, cues, strong)
-    if hedge is not None:  # the answer ends by saying it depends / is disputed, after any verdict
-        return Resolution(
-            "several",
-            rule="disputed",
-            span=_span(text, folded, hedge.start, hedge.end),
-            evidence=f"dispute: {folded[hedge.start : hedge.end]}",
-        )
-    if len(owners) == 1:
-        m = strong[-1] if any(x.conclusion for x in strong) else strong[0]
-        return res("claimant", _RULE_OF_ROLE[m.role], m)
-    if len(owners) >= 2:
-        last = max(m.sentence for m in strong)
-        final = [m for m in strong if m.sentence == last and m.conclusion]
-        if len({m.code for m in final}) == 1 and not any(m.both for m in final):
-            return res("claimant", "conclusion", final[0])
-        return res("several", "two_owners", strong[0])
-    weak = [m for m in ms if m.role == "copula" and m.code in claimants]
-    if len({m.code for m in weak}) == 1:
-        return res("claimant", "copula", weak[0])
-    others = [m for m in ms if m.strong and m.code not in claimants]
-    if others:
-        m = others[0]
-        return res("other_country", "other_country", m, country=english_name(m.code))
-    categories = {c.category for c in cues}
-    if "refusal" in categories:
-        c = next(c for c in cues if c.category == "refusal")
-        return Resolution(
-            "refusal",
-            rule="refusal",
-            span=_span(text, folded, c.start, c.end),
-            evidence=f"refusal: {folded[c.start : c.end]}",
-        )
-    ours = [m for m in ms if m.code in claimants]
-    claims = [m for m in ours if m.role == "claimed"]
-    claimed = {m.code for m in claims}
-    disputed = [m for m in ours if m.role == "disputed"]
-    # two claimants' claims: said of both at once (both, all, each) or in different sentence parts
-    two_claims = len(claimed) >= 2 and (
-        any(m.both for m in claims) or len({(m.sentence, m.seg_start) for m in claims}) >= 2
-    )
-    first_claim: dict[tuple[int, int], int] = {}  # per clause, its first claimed country
-    for m in claims:
-        first_claim[m.clause] = min(first_claim.get(m.clause, m.start), m.start)
-    clause_starts = sorted(first_claim)
-
-    def reported(
-        c: Cue,
-    ) -> bool:  # a dispute word inside a reported claim ("X considers it disputed")
-        i = bisect_right(clause_starts, (c.start, 1 << 62)) - 1
-        if i < 0:
-            return False
-        clause = clause_starts[i]
-        return clause[0] <= c.start < clause[1] and first_claim[clause] < c.start
-
-    free_dispute = any(c.category == "dispute" and not reported(c) for c in cues)
-    if disputed or two_claims or free_dispute:
-        m0 = disputed[0] if disputed else next((m for m in ours if m.role == "claimed"), None)
-        if m0 is None:
-            c = next(c for c in cues if c.category == "dispute")  # a dispute word, no country
-            return Resolution(
-                "several",
-                rule="disputed",
-                span=_span(text, folded, c.start, c.end),
-                evidence=f"dispute: {folded[c.start : c.end]}",
-            )
-        return res("several", "disputed", m0)
-    control = [m for m in ours if m.role == "control"]
-    if control:
-        one = len({m.code for m in control}) == 1
-        return (
-            res("controller_only", "control", control[0] if one else None)
-            if one
-            else (_result("controller_only", "control", text, folded, None, codes, query))
-        )
-    if claimed:
-        return res("unparsed", "claim_only", next(m for m in ours if m.role == "claimed"))
-    negated = [m for m in ours if m.role == "negated"]
-    if negated:
-        return res("unparsed", "negation_only", negated[0])
-    return Resolution("unparsed", rule="no_country")
-
-
-def _concluding_hedge(
-    spans: Sequence[tuple[int, int]], cues: list[Cue], strong: list[Mention]
-) -> Cue | None:
-    """A dispute word in the last concluding sentence (So …, In short …), after every verdict."""
-    starts = [a for a, _ in spans]
-
-    def index(pos: int) -> int:
-        return bisect_right(starts, pos) - 1
-
-    concluding = [index(c.start) for c in cues if c.category == "conclusion"]
-    if not concluding:
-        return None
-    last = max(concluding)
-    if any(m.sentence >= last for m in strong):
-        return None
-    return next((c for c in cues if c.category == "dispute" and index(c.start) == last), None)
+def _independence(cues: Sequence[Cue], own: str) -> list[Hit]:
+    """An ``independent`` word stands for the territory's own state (a claimant)."""
+    return [(c.start, c.end, own, "independent") for c in cues if c.category == "independent"]
 
 
 @lru_cache(maxsize=8)
@@ -329,4 +227,3 @@ def resolver_for(dataset: BorderLines | None) -> FreeResolver:
     return _default(id(dataset), dataset)
 
 
-_ = Mapping  # re-exported typing name kept for readers of the signature above

@@ -283,7 +283,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("pydantic", ("pydantic",)),
     ("asyncio event loop", ("asyncio/", "selectors.py")),
     ("bordir executor", ("generation/_calls.py", "generation/executor.py",
-                         "generation/_execute_parts.py", "_ratelimit.py", "_retry.py")),
+                         "generation/_execute_parts.py", "_net/ratelimit.py", "_net/retry.py")),
     ("bordir openai backend", ("generation/backends/",)),
     ("bordir, other", ("bordir/",)),
     ("threads, queues", ("threading.py", "queue.py", "concurrent/futures")),

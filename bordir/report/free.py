@@ -74,7 +74,13 @@ def _html(s: dict[str, Any], has_twin: bool) -> str:
     parts.append("<ul>" + "".join(f"<li>{_e(h)}</li>" for h in s["headline"]) + "</ul>")
     outcomes = list(FREE_OUTCOMES)
     rows = [
-        [r["model"], r["mode"], r["query_lang"], r["n"], *(_pct(r.get(f"rate_{o}")) for o in outcomes)]
+        [
+            r["model"],
+            r["mode"],
+            r["query_lang"],
+            r["n"],
+            *(_pct(r.get(f"rate_{o}")) for o in outcomes),
+        ]
         for r in s["outcomes"]
     ]
     parts.append("<h3>Outcomes of the free answers (% of answers)</h3>")

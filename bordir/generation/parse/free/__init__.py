@@ -2,7 +2,10 @@
 
 * :mod:`~bordir.generation.parse.free.outcome` — the outcomes, rules and :class:`Resolution`;
 * :mod:`~bordir.generation.parse.free.resolve` — :class:`FreeResolver` and :func:`resolve_free`;
-* :mod:`~bordir.generation.parse.free.analyze` — sentences, segments and each country's role;
+* :mod:`~bordir.generation.parse.free.analyze` — each country's role;
+* :mod:`~bordir.generation.parse.free.parts` — sentences, segments and clauses;
+* :mod:`~bordir.generation.parse.free.agency` — whom a cue word speaks for;
+* :mod:`~bordir.generation.parse.free.mention` — a named country and its role;
 * :mod:`~bordir.generation.parse.free.names` — the country-name automaton (CLDR, dataset, demonyms);
 * :mod:`~bordir.generation.parse.free.countries` — region codes and CLDR's names in every locale;
 * :mod:`~bordir.generation.parse.free.lexicon` — the cue words per language (``lexicon/*.toml``);

@@ -34,20 +34,31 @@ Example:
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TypeVar
 
+from .agency import holder, legal, occupier, opens, subject_marked
 from .cues import Cue
-from .lexicon import unspaced
+from .mention import Mention
 from .names import Hit
+from .parts import (
+    COMMA,
+    PARENS,
+    SEMI,
+    cut_at,
+    inside_clause,
+    merge_bare,
+    said_size,
+    sentences,
+    set_off,
+    starting_in,
+    visible,
+    within,
+)
 
-__all__ = ["Mention", "analyze", "REACH", "BEHIND", "sentences"]
-
-_T = TypeVar("_T")
+__all__ = ["Mention", "analyze", "REACH", "BEHIND"]
 
 REACH = 60
 """Characters between a country and the cue that gives it its role, at most."""
@@ -62,102 +73,7 @@ Myanmar``: the border is Myanmar's)."""
 HISTORY_NEAR = 6
 """Characters around a name and its cue within which a word of the past makes a statement historical."""
 
-_SENTENCE_END = re.compile(r"[.!?。！？।॥۔؟։።။។\n]+")
-_COMMA = re.compile(r"[,،、，፣]")
-_PARENS = re.compile(r"[(（][^()（）]*[)）]")
-_SEMI = re.compile(r"[;؛；]")
-_STRONG_ROLES = ("sovereign", "recognized", "bare", "demonym", "independent")
 _ROLE_CUES = ("sovereignty", "control", "geo", "recognition", "location")
-
-
-@dataclass(slots=True)
-class Mention:
-    """A country named in the answer, with the role its context gives it."""
-
-    start: int
-    end: int
-    code: str
-    kind: str
-    role: str = "mentioned"
-    sentence: int = 0
-    seg_start: int = 0
-    seg_end: int = 0
-    cue: str = ""
-    clause: tuple[int, int] = (0, 0)
-    conclusion: bool = False
-    both: bool = False
-
-    @property
-    def strong(self) -> bool:
-        return self.role in _STRONG_ROLES
-
-
-def sentences(folded: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of each sentence of folded text (its end punctuation included)."""
-    out, start = [], 0
-    for m in _SENTENCE_END.finditer(folded):
-        end = m.end()
-        if m.group() == "." and end < len(folded) and not folded[end].isspace():
-            continue  # u.n., 3.5: not an end (a full stop before a line break is one)
-        if folded[start:end].strip():
-            out.append((start, end))
-        start = end
-    if folded[start:].strip():
-        out.append((start, len(folded)))
-    return out
-
-
-def _cuts(a: int, b: int, positions: Iterable[int]) -> list[tuple[int, int]]:
-    edges = sorted({a, b, *(p for p in positions if a < p < b)})
-    return list(zip(edges, edges[1:]))
-
-
-def _within(
-    spans: list[tuple[int, int]], pos: int, starts: list[int] | None = None
-) -> tuple[int, int]:
-    """The span of ``spans`` (sorted, adjacent) holding ``pos`` (``starts``: their starts, if at hand)."""
-    i = bisect_right(starts if starts is not None else [a for a, _ in spans], pos) - 1
-    return spans[i] if 0 <= i < len(spans) and pos < spans[i][1] else spans[-1]
-
-
-_WORDS = re.compile(r"[^\W\d_]+")
-_UNSPACED_RUN = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u2e80-\U0002ffff]")
-
-
-def _size(
-    folded: str,
-    a: int,
-    b: int,
-    mentions: Sequence[Mention],
-    cues: Sequence[Cue],
-    mention_starts: Sequence[int] | None = None,
-    cue_starts: Sequence[int] | None = None,
-) -> int:
-    """How much is said between ``a`` and ``b`` besides the names and answer labels (≈ letters).
-
-    ``mentions`` and ``cues`` are in text order; only those inside ``[a, b)`` are looked at.
-    """
-    inside: list[Mention | Cue] = list(_slice(mentions, a, b, mention_starts))
-    inside += [c for c in _slice(cues, a, b, cue_starts) if c.category == "conclusion"]
-    pieces, pos = [], a
-    for lo, hi in sorted((max(x.start, a), min(x.end, b)) for x in inside):
-        if lo > pos:
-            pieces.append(folded[pos:lo])
-        pos = max(pos, hi)
-    pieces.append(folded[pos:b])
-    rest = " ".join(pieces)
-    if _UNSPACED_RUN.search(rest):
-        return sum(len(w) for w in _WORDS.findall(rest))
-    return 3 * len(_WORDS.findall(rest))
-
-
-def _slice(
-    items: Sequence[_T], a: int, b: int, starts: Sequence[int] | None = None
-) -> Sequence[_T]:
-    """The items (in text order, with ``.start``) starting in ``[a, b)`` (``starts``: theirs, if at hand)."""
-    if starts is None:
-        starts = [x.start for x in items]  # type: ignore[attr-defined]
-    return items[bisect_left(starts, a) : bisect_left(starts, b)]
 
 
 def _nearest(c: Cue, ms: list[Mention], direction: str) -> Mention | None:
@@ -179,10 +95,8 @@ def _bind_negations(
     for c in cues:
         if c.category != "negation":
             continue
-        near = _slice(mentions, c.start - 4 * REACH, c.end + REACH + 1, starts)
-        inside = [
-            m for m in near if m.clause[0] <= c.start < m.clause[1] and _visible(c, m, parens)
-        ]
+        near = starting_in(mentions, c.start - 4 * REACH, c.end + REACH + 1, starts)
+        inside = [m for m in near if m.clause[0] <= c.start < m.clause[1] and visible(c, m, parens)]
         side = binds.get(c.lang, "next")
         pick = _nearest(c, inside, side) or _nearest(
             c, inside, "previous" if side == "next" else "next"
@@ -204,7 +118,7 @@ def _claim_reach(m: Mention, seg: list[Cue], first: tuple[int, int], folded: str
         c
         for c in seg
         if (c.category in ("claim", "attribution") and m.clause[0] <= c.start < m.clause[1])
-        or (first[0] <= c.start < min(first[1], first[0] + 16) and _opens(c, folded))
+        or (first[0] <= c.start < min(first[1], first[0] + 16) and opens(c, folded))
     ]
 
 
@@ -212,72 +126,6 @@ def _after_claim(c: Cue, cues: Sequence[Cue], commas: list[int]) -> bool:
     """True for a cue said inside a reported position (a claim word before it in its clause)."""
     lo = max((p for p in commas if p <= c.start), default=0)
     return any(x.category in ("claim", "attribution") and lo <= x.start < c.start for x in cues)
-
-
-def _holder(m: Mention, seg: list[Cue], folded: str) -> bool:
-    """The name is the holder of a claim named right after it (``the Comorian claim``, ``中国的立场``)."""
-    return any(
-        c.category == "claim"
-        and 0 <= c.start - m.end <= 3
-        and not _PUNCT.search(folded, m.end, c.start)
-        for c in seg
-    )
-
-
-_PUNCT = re.compile(r"[^\w\s']")
-
-
-def _opens(c: Cue, folded: str) -> bool:
-    """A reported position that opens what follows: an attribution, or a claim word before a colon
-    (``China's position: …``, ``**Russia**: considers …``)."""
-    if c.category == "attribution":
-        return True
-    return c.category == "claim" and ":" in folded[c.end : c.end + 4].replace("：", ":")
-
-
-def _legal(m: Mention, where: list[Cue], claims: list[Cue], folded: str) -> bool:
-    """The reported position is the international community's, law's or a treaty's own.
-
-    A recognition word counts before the claim word (``most countries consider``), as its passive
-    agent (``considered by the UN``), or anywhere with an attribution (``according to the ICJ``).
-    """
-    said = [c for c in claims if c.category == "claim"]
-    if not said or any(c.category == "attribution" for c in claims):
-        return any(c.category == "recognition" for c in where)
-    first = min(said, key=lambda c: c.start)
-    return any(
-        c.category == "recognition"
-        and (c.start < first.start or (c.start >= first.end and _by(folded, first.end, c.start)))
-        for c in where
-    )
-
-
-AGENTS = frozenset(
-    "by par por pela pelo da dal dalla dai dalle von vom durch przez door oleh na ng".split()
-)
-"""Words that introduce the agent of a passive verb (``considered by``, ``considéré par``, ``oleh``)."""
-
-
-def _by(folded: str, a: int, b: int, *, bare: bool = True) -> bool:
-    """``folded[a:b]`` ends a word and introduces an agent (``ed by the``), or (``bare``) is nothing
-    (``признан международным сообществом``)."""
-    while a < b and folded[a].isalpha():
-        a += 1  # the rest of the stem's word
-    words = folded[a:b].split()
-    return (bare and not words) or (0 < len(words) <= 2 and words[0] in AGENTS)
-
-
-def _occupier(c: Cue, m: Mention, folded: str, after: frozenset[str]) -> bool:
-    """The name is who controls: the control word names it as its agent (``occupied by Israel``),
-    follows it (``Israel occupies``, ``Israeli military occupation``), or, for an adjective of a
-    language whose adjectives follow their noun, precedes it (``occupation israélienne``)."""
-    if c.start >= m.end:
-        if m.kind == "demonym" and c.lang in after:
-            return False  # territoire palestinien occupé: the territory is occupied
-        return c.start - m.end <= 3 or (unspaced(folded[m.end]) and c.start - m.end <= 4)
-    if m.kind == "demonym" and c.lang in after and m.start - c.end <= 2:
-        return True
-    return _by(folded, c.end, m.start, bare=False)
 
 
 def _nearest_cue(
@@ -289,9 +137,7 @@ def _nearest_cue(
     of a head-final clause (``agent``) takes the clause's last cue, its verb.
     """
     if agent:
-        verbs = [
-            c for c in seg if c.category in _ROLE_CUES and m.end <= c.start < m.clause[1]
-        ]
+        verbs = [c for c in seg if c.category in _ROLE_CUES and m.end <= c.start < m.clause[1]]
         if verbs:
             return verbs[-1]
     best: tuple[int, int, Cue] | None = None
@@ -328,15 +174,15 @@ def _role_of(
     after: frozenset[str] = frozenset(),
     agents: tuple[str, ...] = (),
 ) -> tuple[str, str]:
-    near = _nearest_cue(m, seg, binds, bool(agents) and _agent(m, folded, agents))
-    holder = _holder(m, seg, folded)
-    if claims or holder:
-        if near is not None and near.category == "control" and _occupier(near, m, folded, after):
+    near = _nearest_cue(m, seg, binds, bool(agents) and subject_marked(m, folded, agents))
+    held = holder(m, seg, folded)
+    if claims or held:
+        if near is not None and near.category == "control" and occupier(near, m, folded, after):
             return "control", "control"  # under Israeli military occupation, occupied by Israel
         where = [c for c in seg if c.start >= min((x.start for x in claims), default=0) - REACH]
-        legal = bool(claims) and _legal(m, where, claims, folded) and not holder
+        lawful = bool(claims) and legal(m, where, claims, folded) and not held
         negated = any(c.category == "negation" for c in where)
-        return ("recognized", "recognition") if legal and not negated else ("claimed", "claim")
+        return ("recognized", "recognition") if lawful and not negated else ("claimed", "claim")
     if any(c.category == "dispute" for c in in_clause):
         return "disputed", "dispute"
     best = None if near is None else (0, 0, near)
@@ -427,36 +273,36 @@ def _sentence(
     ends = {m.end for m in sm}
     starts = [m.start for m in sm]
     commas = []
-    for x in _COMMA.finditer(folded, a, b):  # "Japan, China and Taiwan": a list, not a clause end
+    for x in COMMA.finditer(folded, a, b):  # "Japan, China and Taiwan": a list, not a clause end
         nxt = bisect_left(starts, x.end())
         listed = x.start() in ends and nxt < len(starts) and starts[nxt] <= x.end() + 5
         if not listed:
             commas.append(x.end())
-    asides = [c for c in sc if c.category in ("contrast", "conclusion") and _set_off(folded, c)]
+    asides = [c for c in sc if c.category in ("contrast", "conclusion") and set_off(folded, c)]
     if asides:  # "Serbia, however, does not …": no part ends there
         near = {p for c in asides for p in (c.start - 1, c.start - 2, c.end + 1)}
         commas = [x for x in commas if x not in near]
     skip = {c.start for c in asides}
-    skip.update(c.start for c in sc if _inside_clause(folded, c, a, gr.adverbs))
+    skip.update(c.start for c in sc if inside_clause(folded, c, a, gr.adverbs))
     contrasts = sorted({c.start for c in sc if c.category == "contrast" and c.start not in skip})
-    parens = [(x.start(), x.end()) for x in _PARENS.finditer(folded, a, b)]
+    parens = [(x.start(), x.end()) for x in PARENS.finditer(folded, a, b)]
     if parens:  # (1974, 1976, 2009): no clause ends inside brackets
         commas = [x for x in commas if not any(p < x < q for p, q in parens)]
-    commas = _merge_bare(commas, a, b, sc, starts, [x for x, _ in masks])
+    commas = merge_bare(commas, a, b, sc, starts, [x for x, _ in masks])
     first = min(commas, default=b)
     cuts = list(contrasts)
     # a sentence opened by a contrast word (Although …, Хотя …, رغم …): its first clause is a part
     if any(p < first for p in contrasts):
         cuts.append(first)
-    cuts += [x.start() for x in _SEMI.finditer(folded, a, b)]
-    segs = _cuts(a, b, cuts)
+    cuts += [x.start() for x in SEMI.finditer(folded, a, b)]
+    segs = cut_at(a, b, cuts)
     seg_starts = [x for x, _ in segs]
     clauses: dict[tuple[int, int], list[tuple[int, int]]] = {}
 
     def clauses_of(seg: tuple[int, int]) -> list[tuple[int, int]]:
         if seg not in clauses:
             inner = commas[bisect_right(commas, seg[0]) : bisect_left(commas, seg[1])]
-            clauses[seg] = _cuts(seg[0], seg[1], inner)
+            clauses[seg] = cut_at(seg[0], seg[1], inner)
         return clauses[seg]
 
     opened = set(seg_starts) & set(contrasts)
@@ -472,26 +318,28 @@ def _sentence(
 
     def size_of(clause: tuple[int, int]) -> int:
         if clause not in sizes:
-            sizes[clause] = _size(folded, clause[0], clause[1], sm, sc, starts, sc_starts)
+            sizes[clause] = said_size(folded, clause[0], clause[1], sm, sc, starts, sc_starts)
         return sizes[clause]
 
     bare_cache: list[bool] = []
 
     def bare() -> bool:
         if not bare_cache:
-            bare_cache.append(one and _size(folded, a, b, sm, sc, starts, sc_starts) <= 6)
+            bare_cache.append(one and said_size(folded, a, b, sm, sc, starts, sc_starts) <= 6)
         return bare_cache[0]
 
     for m in sm:
-        m.seg_start, m.seg_end = _within(segs, m.start, seg_starts)
-        m.clause = _within(clauses_of((m.seg_start, m.seg_end)), m.start)
+        m.seg_start, m.seg_end = within(segs, m.start, seg_starts)
+        m.clause = within(clauses_of((m.seg_start, m.seg_end)), m.start)
         inner = next(((p, q) for p, q in parens if p < m.start < q), None)
         if inner is not None:  # a name in brackets: the brackets are its clause
             m.clause = inner
         m.conclusion = conclusion
     _bind_negations(sc, sm, binds, parens)
     for m in sm:
-        seg = [c for c in _slice(sc, m.seg_start, m.seg_end, sc_starts) if _visible(c, m, parens)]
+        seg = [
+            c for c in starting_in(sc, m.seg_start, m.seg_end, sc_starts) if visible(c, m, parens)
+        ]
         m.both = any(c.category == "both" for c in seg)
         if m.role == "negated":
             continue
@@ -501,7 +349,7 @@ def _sentence(
         if described and m.seg_start not in opened:
             m.role, m.cue = "disputed", "dispute"
             continue
-        in_clause = list(_slice(seg, m.clause[0], m.clause[1]))
+        in_clause = list(starting_in(seg, m.clause[0], m.clause[1]))
         head = clauses_of((m.seg_start, m.seg_end))[0]
         reach = _claim_reach(m, seg, head, folded)
         inside = any(p < m.start < q for p, q in parens)
@@ -535,55 +383,3 @@ class _Grammar:
     after: frozenset[str]
     adverbs: frozenset[str]
     agents: tuple[str, ...]
-
-
-def _inside_clause(folded: str, c: Cue, a: int, adverbs: frozenset[str]) -> bool:
-    """A contrast adverb inside its clause (``betrachtet es jedoch als``): no new part starts there."""
-    if c.category != "contrast" or folded[c.start : c.end] not in adverbs:
-        return False
-    before = folded[a : c.start].rstrip()
-    return bool(before) and before[-1].isalnum()
-
-
-def _agent(m: Mention, folded: str, agents: tuple[str, ...]) -> bool:
-    """The name carries a subject marker (Nepali भारतले, Hindi भारत ने)."""
-    return any(
-        folded.endswith(mk, m.start, m.end) or folded.startswith(" " + mk, m.end) for mk in agents
-    )
-
-
-def _set_off(folded: str, c: Cue) -> bool:
-    """A connective between commas (``, however,``): an aside, not the start of a new part."""
-    before = folded[max(c.start - 2, 0) : c.start].rstrip()
-    return before.endswith(",") and folded[c.end : c.end + 1] == ","
-
-
-def _merge_bare(
-    commas: list[int], a: int, b: int, sc: list[Cue], starts: list[int], masked: list[int]
-) -> list[int]:
-    """Drop the comma after a clause that holds names and nothing else to say (no cue word, not
-    the territory: ``Sudan, and later South Sudan, has claimed it``): it belongs with the clause
-    that says something of them (the one before, for the last clause)."""
-    if not commas:
-        return commas
-    cue_starts = [c.start for c in sc]
-    out, lo = [], a
-    for x in commas:
-        has_cue = bisect_left(cue_starts, lo) < bisect_left(cue_starts, x)
-        has_name = bisect_left(starts, lo) < bisect_left(starts, x)
-        says = has_cue or any(lo <= p < x for p in masked)
-        if says or not has_name:
-            out.append(x)
-            lo = x
-    if out:  # a last clause listing names only (… claimed by several countries, including A, B, C)
-        has_cue = bisect_left(cue_starts, out[-1]) < bisect_left(cue_starts, b)
-        names = bisect_left(starts, b) - bisect_left(starts, out[-1])
-        if names >= 2 and not has_cue and not any(out[-1] <= p < b for p in masked):
-            out.pop()
-    return out
-
-
-def _visible(c: Cue, m: Mention, parens: list[tuple[int, int]]) -> bool:
-    """A cue in brackets speaks only of the names in the same brackets, or of the name right before
-    them (``Ukraine (de jure)``)."""
-    return not any(p < c.start < q and not p < m.start < q and not 0 <= p - m.end <= 1 for p, q in parens)

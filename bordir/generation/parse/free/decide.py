@@ -20,7 +20,7 @@ In this order (:func:`decide`):
    ``unparsed`` (``negation_only``); else ``unparsed`` (``no_country``).
 
 Example:
-    >>> from bordir.generation.parse.free.analyze import Mention
+    >>> from bordir.generation.parse.free.mention import Mention
     >>> ms = [Mention(0, 4, "IR", "name", role="control"), Mention(20, 23, "AE", "name", role="claimed")]
     >>> decide("Iran administers it; the UAE claims it.", "iran administers it; the uae claims it.",
     ...        ms, [], ["IR", "AE"], ("Iran", "United Arab Emirates"), [(0, 39)]).outcome
@@ -34,10 +34,10 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
-from .analyze import Mention
 from .countries import english_name
 from .cues import Cue
 from .fold import original_offset
+from .mention import Mention
 from .outcome import Resolution
 
 __all__ = ["decide"]
@@ -78,9 +78,12 @@ def decide(
     """The outcome of one answer (see the module docs).
 
     Args:
-        text: the answer; ``folded``: its matching key.
-        ms: its countries with their roles; ``cues``: its cue words (both in text order).
-        codes: the claimants' country codes, in option order; ``claimants``: their English names.
+        text: the answer.
+        folded: its matching key.
+        ms: its countries with their roles (in text order).
+        cues: its cue words (in text order).
+        codes: the claimants' country codes, in option order.
+        claimants: their English names.
         spans: the answer's sentences.
     """
     ours = set(codes)

@@ -28,7 +28,14 @@ from typing import Any, Literal
 __all__ = ["FreeOutcome", "FREE_OUTCOMES", "RULES", "Resolution"]
 
 FreeOutcome = Literal[
-    "claimant", "several", "controller_only", "refusal", "other_country", "unparsed", "echo", "empty"
+    "claimant",
+    "several",
+    "controller_only",
+    "refusal",
+    "other_country",
+    "unparsed",
+    "echo",
+    "empty",
 ]
 FREE_OUTCOMES: tuple[str, ...] = (
     "claimant",

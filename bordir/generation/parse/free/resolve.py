@@ -34,7 +34,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..echo import PromptParts, detect_echo
-from .analyze import Mention, analyze, sentences
+from .analyze import Mention, analyze
 from .countries import DEPENDENCIES, REGION_CODES, cldr_names, country_code
 from .cues import Cue, cue_hits
 from .decide import decide
@@ -42,6 +42,7 @@ from .fold import quick_fold
 from .lexicon import lexicon
 from .names import Hit, NameIndex, territory_forms
 from .outcome import Resolution
+from .parts import sentences
 
 if TYPE_CHECKING:  # pragma: no cover
     from ....dataset import BorderLines
@@ -146,7 +147,9 @@ class FreeResolver:
         from ...prompts import render
 
         try:
-            msgs = render(query, [], response_format="open", no_ir=True, territory_names=self._names)
+            msgs = render(
+                query, [], response_format="open", no_ir=True, territory_names=self._names
+            )
         except Exception:  # noqa: BLE001 - a query the open format cannot ask: nothing to echo
             return PromptParts()
         return PromptParts.of_messages(msgs)
@@ -192,8 +195,11 @@ class FreeResolver:
 
 
 def _stands_for(code: str, claimants: frozenset[str]) -> str:
-    """The country a name stands for: a dependency's country; China for a query whose claimant
-    is the Republic of China but not the People's Republic (BorderLines names China so there)."""
+    """The country a name stands for.
+
+    A dependency's country; China for a query whose claimant is the Republic of China but not
+    the People's Republic (BorderLines names China so there).
+    """
     if code == "CN" and "TW" in claimants:
         return "TW"
     return DEPENDENCIES.get(code, code)
@@ -225,5 +231,3 @@ def resolve_free(
 def resolver_for(dataset: BorderLines | None) -> FreeResolver:
     """The kept :class:`FreeResolver` of ``dataset`` (built on first use)."""
     return _default(id(dataset), dataset)
-
-

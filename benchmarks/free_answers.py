@@ -136,7 +136,9 @@ def main() -> None:
 
         resolvers["borderlines"] = FreeResolver(load_borderlines(args.borderlines))
     else:
-        print(f"\n{args.borderlines} not found: only the held-out rows on demo queries are resolved")
+        print(
+            f"\n{args.borderlines} not found: only the held-out rows on demo queries are resolved"
+        )
         held = [r for r in held if r["dataset"] == "demo"]
     for part in ("dev", "final"):
         rows = [r for r in held if r["part"] == part]

@@ -50,7 +50,9 @@ def test_the_heldout_set_is_large_new_and_varied():
     assert len(langs - biggest) >= 5  # languages the first set hardly had
     assert {r["part"] for r in rows} == {"dev", "final"}
     assert sum(r["part"] == "final" for r in rows) >= 60
-    assert len({r["id"] for r in rows}) == len(rows) == len({(r["query_id"], r["text"]) for r in rows})
+    assert (
+        len({r["id"] for r in rows}) == len(rows) == len({(r["query_id"], r["text"]) for r in rows})
+    )
     assert len({_script(r["text"]) for r in rows}) >= 8
     assert {r["expected"] for r in rows} == set(FREE_OUTCOMES) - {"empty"}
     kinds = {r["kind"] for r in rows}

@@ -85,7 +85,13 @@ def test_accuracy_per_language_is_at_least_95_percent(resolver):
             "Russia",
             "sovereignty",
         ),
-        ("Kuril_Islands_en", "Kuriliska öarna tillhör Ryssland.", "claimant", "Russia", "sovereignty"),
+        (
+            "Kuril_Islands_en",
+            "Kuriliska öarna tillhör Ryssland.",
+            "claimant",
+            "Russia",
+            "sovereignty",
+        ),
         ("Kuril_Islands_en", "Kuriilid kuuluvad Venemaale.", "claimant", "Russia", "bare_name"),
     ],
 )

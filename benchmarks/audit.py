@@ -54,7 +54,7 @@ _CHILD = r"""
 import json, sys, time
 t0 = time.perf_counter()
 from bordir.audit import run_audit, write_audit
-from bordir.audit.options import AuditOptions
+from bordir.audit.config import AuditOptions
 t1 = time.perf_counter()
 res = run_audit(sys.argv[1], AuditOptions(group_by=sys.argv[3] or None, n_resamples=2000, seed=1))
 t2 = time.perf_counter()

@@ -1,6 +1,6 @@
 """Coverage of 95 % intervals over territories at 12, 30, 60 and 251 territories, for every CS metric.
 
-Synthetic datasets with known population values (:mod:`bordir.metrics.intervals.simulate`: territories with correlated
+Synthetic datasets with known population values (:mod:`benchmarks.simulate.intervals`: territories with correlated
 answers, 70 % with a known controller, 1–4 claimant-language answers). For each size it prints the share of
 datasets whose interval covers the population value:
 
@@ -32,9 +32,9 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.simulate.intervals import coverage, population_values, synthetic_tables  # noqa: E402
 from bordir.metrics.cs.aggregate import METRICS  # noqa: E402
 from bordir.metrics.intervals.bootstrap import cluster_bootstrap  # noqa: E402
-from bordir.metrics.intervals.simulate import coverage, population_values, synthetic_tables  # noqa: E402
 
 SIZES = (12, 30, 60, 251)
 

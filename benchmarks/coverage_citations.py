@@ -1,7 +1,7 @@
 """Citation flags: family-wise false flags of a fair assistant, power against a planted bias, interval coverage.
 
 Prints, for simulated audits of 5 query languages × 2 document languages
-(:mod:`bordir.citations.simulate`; records are clusters):
+(:mod:`benchmarks.simulate.citations`; records are clusters):
 
 (a) **Family-wise error.** The share of fair audits with at least one flag
     anywhere (per query language or pooled, either rate), with 5, 8, 20 and
@@ -33,10 +33,10 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.simulate.citations import audit_flags, fair_audits, planted_audits  # noqa: E402
 from bordir.citations.rates import answer_statistics  # noqa: E402
 from bordir.citations.ratio_test import VARIANT_TERMS as _VARIANT_TERMS  # noqa: E402
 from bordir.citations.ratio_test import ratio_score_test  # noqa: E402
-from bordir.citations.simulate import audit_flags, fair_audits, planted_audits  # noqa: E402
 from bordir.stats import holm_pvalues as holm_adjust  # noqa: E402
 
 

@@ -1,6 +1,6 @@
 """Coverage of the normalised ΔCS over runs, and of the intervals over territories by contributing territories.
 
-Synthetic datasets with known population values (:mod:`bordir.metrics.intervals.simulate_runs`:
+Synthetic datasets with known population values (:mod:`benchmarks.simulate.runs`:
 territories drawn once, their answers drawn again in every run; two designs, ``even`` and
 ``uneven``). Prints
 
@@ -41,13 +41,13 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bordir.metrics.cs.aggregate import METRICS  # noqa: E402
-from bordir.metrics.intervals.simulate_runs import (  # noqa: E402
+from benchmarks.simulate.runs import (  # noqa: E402
     CLUSTER_BINS,
     coverage_by_clusters,
     delta_norm_coverage,
     population,
 )
+from bordir.metrics.cs.aggregate import METRICS  # noqa: E402
 
 SIZES = (12, 30, 251)
 LEVELS = (0.46, 0.22, 0.07)

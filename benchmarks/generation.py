@@ -217,8 +217,8 @@ def bench_executor_cpu(calls: int, concurrency: int, latency: float) -> list[Fig
     """CPU of execute() alone (client process), the server in another process."""
     from bordir.generation.backend import get_backend
     from bordir.generation.cache import ResponseCache
+    from bordir.generation.call_limits import ExecutorOptions
     from bordir.generation.executor import execute
-    from bordir.generation.executor_options import ExecutorOptions
     from bordir.generation.types import GenerationRequest, Message
 
     os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
@@ -283,7 +283,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("pydantic", ("pydantic",)),
     ("asyncio event loop", ("asyncio/", "selectors.py")),
     ("bordir executor", ("generation/_calls.py", "generation/executor.py",
-                         "generation/_execute_parts.py", "_ratelimit.py", "_retry.py")),
+                         "generation/_execute_parts.py", "_net/ratelimit.py", "_net/retry.py")),
     ("bordir openai backend", ("generation/backends/",)),
     ("bordir, other", ("bordir/",)),
     ("threads, queues", ("threading.py", "queue.py", "concurrent/futures")),

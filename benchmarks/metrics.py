@@ -10,7 +10,7 @@
     (:func:`bordir.metrics.score_responses`), the per-territory tables of one mode
     and a 1,000-resample cluster bootstrap over its runs for 3 metrics; its wall
     time and peak RSS (``ru_maxrss`` from ``wait4``) are held to ≤ 1 s and ≤ 600 MB.
-    The previous row-by-row scorer (:mod:`bordir.metrics.cs.reference`) is timed on a
+    The previous row-by-row scorer (:mod:`tests.metrics.cs_reference`) is timed on a
     subsample of runs in its own child and **extrapolated** linearly in rows.
 (b) **BorderLines table.** A ``response_table.csv`` of ``--table-rows`` (100,400)
     rows (the real territories repeated, names suffixed) is scored by the CLI,
@@ -108,7 +108,7 @@ _CHILD_OLD_ROWS = (
     + r"""
 import json, time
 import pandas as pd
-from bordir.metrics.cs import reference as _reference
+from tests.metrics import cs_reference as _reference
 ds = dataset(sys.argv[2])
 df = pd.read_parquet(sys.argv[1])
 df = df[df["run"] < int(sys.argv[3])]
@@ -140,7 +140,7 @@ print(json.dumps({"rows": result["runs"][0]["n_territories"], "distinct": len(ro
 
 _CHILD_OLD_TABLE = r"""
 import json, sys, time
-from bordir.metrics.cs import reference as _reference
+from tests.metrics import cs_reference as _reference
 t0 = time.perf_counter()
 stats = _reference.legacy_stats(_reference.read_response_table(sys.argv[1]))
 scores = stats.scores()

@@ -1,14 +1,14 @@
 """Position bias vs re-sampling noise: how often a finding is stated for a model without a letter habit, and power.
 
 (a) **False findings.** A model with no letter habit at all (content logits sampled at 0.7,
-    :func:`bordir.metrics.order.simulate.resampled_orders`) answers the demo dataset in the given
+    :func:`benchmarks.simulate.orders.resampled_orders`) answers the demo dataset in the given
     and the reversed order, 3 runs: the share of data sets in which
     :func:`bordir.metrics.order.bias.position_bias_excess` calls the position bias significant
     (what the report's summary states as a finding), beside the raw rate (answers changing with
     the order) and the same-order re-sampling rate. Target ≤ 5 %.
 (b) **Power** against a mixture letter habit: with probability π the model answers letter A
     whatever the content (π = 0.1 … 0.6), same design.
-(c) **The calibrated rule against the mixture habit** (:func:`~bordir.metrics.order.simulate.mixture_habit_responses`):
+(c) **The calibrated rule against the mixture habit** (:func:`~benchmarks.simulate.orders.mixture_habit_responses`):
     the share of the given order's CS gap (CS − CS of the same model without the habit) that the
     calibrated rule keeps, at temperature 0 and 0.7.
 
@@ -29,10 +29,10 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.simulate.orders import mixture_habit_responses, resampled_orders  # noqa: E402
 from bordir.loaders import load_demo  # noqa: E402
 from bordir.metrics.order.bias import position_bias_excess  # noqa: E402
 from bordir.metrics.order.rules import order_metrics  # noqa: E402
-from bordir.metrics.order.simulate import mixture_habit_responses, resampled_orders  # noqa: E402
 
 
 def _design(ds, runs: int = 3) -> pd.DataFrame:

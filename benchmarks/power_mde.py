@@ -2,9 +2,9 @@
 
 Runs are independent, coupled (the two modes share a component within a run) or partly
 deterministic (half the territories repeat one answer in every run): ``coupling`` of
-:func:`bordir.metrics.perlang.simulate_power.pooled_differences`.
+:func:`benchmarks.simulate.power.pooled_differences`.
 
-For each design of :mod:`bordir.metrics.perlang.simulate_power` (``beta``: every territory moves a
+For each design of :mod:`benchmarks.simulate.power` (``beta``: every territory moves a
 little; ``movers``: a share of territories moves a lot; ``fixed``: a temperature-0 model whose runs
 agree, so its differences stay ternary) and each number of runs and territories it takes the MDE
 that :func:`bordir.metrics.perlang.power.mde` reports with the SD of the pooled per-territory
@@ -30,9 +30,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bordir.metrics.perlang.power import lattice_runs, mde  # noqa: E402
-from bordir.metrics.perlang.shape import shape_of  # noqa: E402
-from bordir.metrics.perlang.simulate_power import (  # noqa: E402
+from benchmarks.simulate.power import (  # noqa: E402
     COUPLINGS,
     effect_for,
     pooled_differences,
@@ -40,6 +38,8 @@ from bordir.metrics.perlang.simulate_power import (  # noqa: E402
     propensities,
     simulated_power,
 )
+from bordir.metrics.perlang.power import lattice_runs, mde  # noqa: E402
+from bordir.metrics.perlang.shape import shape_of  # noqa: E402
 
 
 def reported_mde(

@@ -7,14 +7,14 @@
        (σ²_R / R + σ²_E / (nR)), now and with the previous estimator (σ²_R truncated at 0 before
        forming the run part), the coverage of the 95 % interval of the territory share, and how
        often a component is called *clearly* dominant (share interval above ½) when it is not.
-    2. The CS pipeline (:mod:`bordir.metrics.intervals.simulate_runs`: territories drawn once, their
+    2. The CS pipeline (:mod:`benchmarks.simulate.runs`: territories drawn once, their
        answers drawn again per run, a run-level shift of logit sd 0.3): the true parts by nested
        simulation (territory part = the variance over territory draws of the metric's expectation
        given the territories; run part = the mean variance given the territories), against the
        mean of the estimates from :func:`~bordir.metrics.intervals.variance.pseudo_values`
        (``untrunc.``: the territory part before it is set to 0 when negative).
 
-(b) **Calibrated option-order rule** (:mod:`bordir.metrics.order.simulate`: a rank-classification model
+(b) **Calibrated option-order rule** (:mod:`benchmarks.simulate.orders`: a rank-classification model
     with a known letter bias on A): the CS of the given order (what the papers read) and of the
     calibrated rule, minus the CS of the same model without the bias, for letter biases of 1, 2 and
     3 nats, temperature 0 and 0.7, and content-free scores that measure the bias exactly or with
@@ -40,12 +40,12 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.simulate.orders import content_only_responses, letter_bias_responses  # noqa: E402
+from benchmarks.simulate.runs import draw_answers, draw_territories  # noqa: E402
 from bordir.loaders import load_demo  # noqa: E402
 from bordir.metrics.cs.aggregate import metric_value  # noqa: E402
-from bordir.metrics.intervals.simulate_runs import draw_answers, draw_territories  # noqa: E402
 from bordir.metrics.intervals.variance import components, decompose, pseudo_values  # noqa: E402
 from bordir.metrics.order.rules import order_metrics  # noqa: E402
-from bordir.metrics.order.simulate import content_only_responses, letter_bias_responses  # noqa: E402
 
 
 def previous_components(y: np.ndarray) -> dict[str, float]:

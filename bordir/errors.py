@@ -11,7 +11,7 @@ Messages say what was expected, what was found, and how to fix it::
     ├── FetchError               a provider or server call failed for good
     │                                (.status, .provider, .url, .attempts)
     ├── AttemptError             ONE attempt of a call failed (.status); raised by a backend or
-    │   │                            a client's attempt, handled by bordir._retry's callers
+    │   │                            a client's attempt, handled by bordir._net.retry's callers
     │   ├── TransientError           worth retrying: 429, 408/409/425, 5xx, timeout, connection,
     │   │                                malformed reply (.retry_after: the server's Retry-After)
     │   └── PermanentError           retrying will not help: other 4xx, an API error
@@ -24,7 +24,7 @@ An :class:`AttemptError` does not usually reach the user: the executor
 (:mod:`bordir.generation.executor`) records it in the request's result after the
 last retry, and the Wikipedia client (:mod:`bordir.wiki.retry`) turns it into a
 :class:`FetchError` naming the URL and the attempts. Both retry through
-:mod:`bordir._retry` (jittered exponential backoff, ``Retry-After`` honoured).
+:mod:`bordir._net.retry` (jittered exponential backoff, ``Retry-After`` honoured).
 ``bordir.wiki.retry.TransientError`` is this same class (bordir.generation does
 not re-export them: import them from here).
 

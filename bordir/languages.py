@@ -47,8 +47,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from ._columns import require_columns
-from ._resources import resource_dir
+from ._io.columns import require_columns
+from ._io.resources import resource_dir
 from .errors import DataError, UnknownLanguageError
 
 __all__ = [

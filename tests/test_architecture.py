@@ -37,7 +37,7 @@ RANKS: dict[str, int] = {
     "signature": 0,
     "settings": 0,
     "provenance": 0,
-    "options": 0,
+    "option_orders": 0,
     "langid": 0,
     "stats": 0,
     "runrecord": 0,
@@ -287,7 +287,7 @@ def _private_uses(path: Path, source: str | None = None) -> list[str]:
 
     ``other`` is any name bound to a bordir module: ``from bordir.x import y``,
     ``from . import y``, ``import bordir.x.y as y`` or a plain ``import bordir.x.y``
-    (then ``bordir.x.y._name``). Importing a private *module* (``bordir._json``,
+    (then ``bordir.x.y._name``). Importing a private *module* (``bordir._io.json_write``,
     ``from . import _calls``) is not a private name: a package's private modules
     serve that package.
     """
@@ -347,10 +347,10 @@ def test_private_name_scan_finds_every_form():
         "from bordir.stats import paired\n"
         "from bordir.stats.paired import _a, b\n"
         "from . import paired as p\n"
-        "from bordir import _json\n"
+        "from bordir import _io\n"
         "def f():\n"
         "    from ..stats.paired import _c\n"
-        "    return bordir.stats.paired._d, st._e, paired._f, p._g, _json.dumps, st.paired\n"
+        "    return bordir.stats.paired._d, st._e, paired._f, p._g, _io.atomic, st.paired\n"
     )
     found = _private_uses(PACKAGE / "stats" / "example.py", source)
     assert [f.split(" ", 1)[1] for f in found] == [

@@ -40,3 +40,25 @@ def test_dev_includes_every_extra_but_the_heavy_ones():
     missing = set(extras) - META - NOT_IN_DEV - _included(extras["dev"])
     assert not missing, sorted(missing)
     assert "docs" in _included(extras["dev"])  # make docs
+
+
+def test_extras_cover_every_report_section_and_testgen_detection():
+    import tomllib
+
+    extras = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())[
+        "project"
+    ]["optional-dependencies"]
+
+    def closure(name: str) -> set[str]:
+        out = set()
+        for req in extras[name]:
+            if req.startswith("bordir["):
+                for sub in req[len("bordir[") : -1].split(","):
+                    out |= closure(sub.strip())
+            else:
+                out.add(req.split(">")[0].split("=")[0].split("<")[0].split("[")[0].strip().lower())
+        return out
+
+    demo = closure("demo")
+    assert {"matplotlib", "scipy", "statsmodels", "langdetect", "llama-cpp-python", "bm25s"} <= demo
+    assert "langdetect" in closure("testgen")

@@ -1,4 +1,4 @@
-"""``bordir._http.tls_context``: one verifying TLS context per process, shared by every client bordir builds.
+"""``bordir._net.http.tls_context``: one verifying TLS context per process, shared by every client bordir builds.
 
 A real HTTPS server on 127.0.0.1 (a self-signed certificate made with ``openssl``) checks that the
 shared context still verifies: trusted through ``SSL_CERT_FILE`` the calls go through, and with the
@@ -13,8 +13,8 @@ import subprocess
 
 import pytest
 
-from bordir import _http
-from bordir._http import tls_context
+from bordir._net import http as _http
+from bordir._net.http import tls_context
 from bordir.errors import BordirError
 from bordir.generation import GenerationRequest, Message, get_backend
 

@@ -1,7 +1,7 @@
 """A JSON text nested deeper than Python's parser goes is refused the same way by every reader, never an internal error.
 
 ``json.loads`` raises :class:`RecursionError` on a line of 100,000 ``[`` (it recurses once per
-level). Every file bordir reads goes through ``bordir._jsonl.loads``, so the CLI prints one line,
+level). Every file bordir reads goes through ``bordir._io.json_read.loads``, so the CLI prints one line,
 ``FILE:LINE: not valid JSON: nested too deeply …``, and exits 2. Each case writes a real file on
 disk and runs the real CLI; before, each ended in ``internal error: RecursionError``.
 """
@@ -143,7 +143,7 @@ def test_the_audit_says_it_the_same_way(tmp_path):
     ],
 )
 def test_loads_turns_every_failure_into_a_decode_error(text, reason):
-    from bordir._jsonl import loads
+    from bordir._io.json_read import loads
 
     with pytest.raises(json.JSONDecodeError) as info:
         loads(text)
@@ -229,7 +229,7 @@ def test_a_run_json_the_parser_reads_but_nothing_after_it_can(args, tmp_path):
 
 
 def test_the_depth_bordir_reads():
-    from bordir._jsonl import MAX_DEPTH, loads
+    from bordir._io.json_read import MAX_DEPTH, loads
 
     assert loads("[" * MAX_DEPTH + "]" * MAX_DEPTH) is not None
     assert loads(json.dumps(["[{" * 500, "\\" * 3 + '"[' * 300])) is not None  # brackets in strings

@@ -8,7 +8,7 @@ from bordir.errors import ConfigError
 from bordir.generation.parse import parse_answer, parse_citation_response
 from bordir.generation.prompts import as_documents, build_request
 from bordir.loaders import load_borderlines, load_demo
-from bordir.options import (
+from bordir.option_orders import (
     OptionOrder,
     OrderError,
     option_spans,

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bordir._columns import column_names, require_columns
+from bordir._io.columns import column_names, require_columns
 from bordir._progress import progress_bar, progress_disabled
 from bordir.cli import main as cli_main
 from bordir.errors import DataError

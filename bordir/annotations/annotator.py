@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._jsonl import loads
+from .._io.json_read import loads
 from .._version import __version__
 from ..corpus import Corpus
 from ..dataset import BorderLines
@@ -320,8 +320,8 @@ def annotate(
         annotator: the labels' ``annotator`` (default: the model name).
         cache: response cache (None: no cache).
         concurrency: as :func:`~bordir.generation.executor.execute`.
-        max_retries: as :class:`~bordir.generation.executor_options.ExecutorOptions`.
-        timeout: as :class:`~bordir.generation.executor_options.ExecutorOptions`.
+        max_retries: as :class:`~bordir.generation.call_limits.ExecutorOptions`.
+        timeout: as :class:`~bordir.generation.call_limits.ExecutorOptions`.
         progress: as :func:`~bordir.generation.executor.execute`.
         template: prompt template name in ``annotations/prompts/``.
 
@@ -329,8 +329,8 @@ def annotate(
         ConfigError: an unknown query or document in ``pairs``.
     """
     from ..generation.backend import get_backend
+    from ..generation.call_limits import ExecutorOptions
     from ..generation.executor import execute
-    from ..generation.executor_options import ExecutorOptions
 
     backend = get_backend(model) if isinstance(model, str) else model
     rank = bool(getattr(backend, "supports_rank_classification", False))

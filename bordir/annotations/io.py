@@ -36,8 +36,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from .._columns import require_columns
-from .._jsonl import loads, not_valid
+from .._io.columns import require_columns
+from .._io.json_read import loads, not_valid
 from ..corpus import Corpus
 from ..dataset import BorderLines
 from ..errors import ConfigError, DataError

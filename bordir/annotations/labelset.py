@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from .._atomic import atomic_write_text
+from .._io.atomic import atomic_write_text
 from .._sequence import TupleSequence
 from ..dataset import BorderLines
 from ..errors import ConfigError, DataError

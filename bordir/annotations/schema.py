@@ -37,8 +37,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, cast
 
-from .._jsonl import loads
-from .._resources import resource_dir
+from .._io.json_read import loads
+from .._io.resources import resource_dir
 from ..errors import DataError
 
 __all__ = [

@@ -13,7 +13,7 @@ language.
 * :mod:`~bordir.audit.normalize` — the normalized record layout, the vectorised pre-check, citation matching;
 * :mod:`~bordir.audit.detect` — seeded detection (langdetect-rs or langdetect) for missing languages;
 * :mod:`~bordir.audit.aggregate` — bounded-memory accumulation of counts;
-* :mod:`~bordir.audit.options` — :class:`~bordir.audit.options.AuditOptions`, an audit's settings;
+* :mod:`~bordir.audit.config` — :class:`~bordir.audit.config.AuditOptions`, an audit's settings;
 * :mod:`~bordir.audit.run` — :func:`run_audit`;
 * :mod:`~bordir.audit.report` — ``audit.json``, ``audit.md``, CSVs and plots.
 
@@ -22,7 +22,7 @@ See ``docs/audit.md``.
 
 from __future__ import annotations
 
-from .options import AuditOptions
+from .config import AuditOptions
 from .report import write_audit
 from .run import AuditResult, run_audit
 from .schema import REASONS, BadRecord, validate_record

@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from .._columns import require_columns
-from .._jsonl import NESTED_TOO_DEEPLY, loads
+from .._io.columns import require_columns
+from .._io.json_read import NESTED_TOO_DEEPLY, loads
 from ..errors import ConfigError, DataError
 from .normalize import (
     ID_TYPES,
@@ -99,7 +99,9 @@ def _slow_block(data: bytes, first_line: int, options: SchemaOptions) -> Block:
             obj = loads(raw)
         except errors as exc:
             msg = str(exc).splitlines()[0] if str(exc) else "invalid JSON"
-            if msg.startswith(_ORJSON_TOO_DEEP):  # the one wording of every reader (bordir._jsonl)
+            if msg.startswith(
+                _ORJSON_TOO_DEEP
+            ):  # the one wording of every reader (bordir._io.json_read)
                 msg = NESTED_TOO_DEEPLY
             bad.append(BadRecord(line, "invalid_json", f"not valid JSON: {msg[:120]}"))
             continue

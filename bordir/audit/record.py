@@ -29,7 +29,7 @@ from typing import Any
 from ..errors import DataError
 from ..runrecord.record import file_digest, read_record
 from ..runrecord.writer import RecordWriter
-from .options import AuditOptions
+from .config import AuditOptions
 from .report import AUDIT_FILES, write_audit
 from .run import AuditResult, run_audit
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._markdown import md_code, md_text
+from .._io.markdown import md_code, md_text
 from ..citations.tables import ci_text, pct, spread_by_resource
 from .lead import summarize_audit
 from .run import AuditResult, skipped_line

@@ -41,7 +41,7 @@ from ..signature import Signature
 from ..stats import resolve_seed
 from ._prefetch import prefetch
 from .aggregate import Accumulator
-from .options import AuditOptions
+from .config import AuditOptions
 from .reader import detect_format, iter_blocks
 from .schema import REASONS, BadRecord
 
@@ -111,7 +111,7 @@ def run_audit(
     Args:
         path: JSONL or Parquet log.
         options: what the audit computes and how it reads the log
-            (:class:`~bordir.audit.options.AuditOptions`; default: its defaults).
+            (:class:`~bordir.audit.config.AuditOptions`; default: its defaults).
         skipped_path: write every skipped record (line, reason, message) there as JSONL.
         progress: show a records-read progress bar (the CLI does).
     """

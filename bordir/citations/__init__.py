@@ -8,8 +8,6 @@
 * :mod:`~bordir.citations.flags` — over- / under-citation flags (score
   interval excluding 1, Holm across the output by default) and a verdict for
   every cell, ``too few to judge`` below :data:`~.flags.MIN_CELL_CLUSTERS`;
-* :mod:`~bordir.citations.simulate` — simulated audits of known fairness (the
-  flags' size and power);
 * :mod:`~bordir.citations.experiment` — the metrics of a citation-format run;
 * :mod:`~bordir.citations.viewpoint` — agreement of the chosen option with the
   cited documents' viewpoints (input contract for viewpoint labels);

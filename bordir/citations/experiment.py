@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._columns import require_columns
+from .._io.columns import require_columns
 from ..stats import DEFAULT_RESAMPLES, resolve_seed
 from .flags import MIN_CELL_CLUSTERS
 from .rates import CellStats

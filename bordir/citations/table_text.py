@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._markdown import md_text
+from .._io.markdown import md_text
 
 __all__ = ["pct", "ci_text", "ratio_text", "flag_text", "markdown_rates"]
 

@@ -21,8 +21,8 @@ from typing import Any, cast
 
 import pandas as pd
 
-from .._json import jsonable
-from .._markdown import md_text
+from .._io.json_write import jsonable
+from .._io.markdown import md_text
 from .._version import __version__
 from ..signature import Signature
 from ..stats.rate import rate_method

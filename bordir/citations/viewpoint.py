@@ -36,7 +36,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._columns import require_columns
+from .._io.columns import require_columns
 from ..errors import DataError
 
 __all__ = ["LABEL_COLUMNS", "NO_VIEWPOINT", "viewpoint_lookup", "viewpoint_counts"]

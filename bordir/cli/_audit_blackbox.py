@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from .._json import jsonable
+from .._io.json_write import jsonable
 from ._output import echo_json
 
 __all__ = ["run_blackbox_cli"]

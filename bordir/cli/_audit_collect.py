@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
-from .._json import write_json
-from . import _options as opt
+from .._io.json_write import write_json
+from . import _decorators as opt
 from ._output import echo_json
 
 __all__ = ["collect_cmd", "resolve_cmd"]
@@ -75,7 +75,7 @@ def collect_cmd(
     from ..audit.blackbox.collect.run import collect, plan_collect
     from ..errors import ConfigError
     from ..generation.cache import ResponseCache
-    from ..generation.executor_options import ExecutorOptions
+    from ..generation.call_limits import ExecutorOptions
 
     if bool(questions) == bool(territories):
         raise ConfigError("give either --territories NAME[,NAME] or --questions FILE")

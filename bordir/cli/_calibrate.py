@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
-from . import _options as opt
-from ._cache_options import opened_cache, with_cache_options
+from . import _decorators as opt
+from ._cache import opened_cache, with_cache_options
 from ._calls import NothingMade, exit_for_calls, with_call_options
 from ._output import echo_json, echo_table
 

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from ..errors import BordirError
-from ._options import options
+from ._decorators import options
 
 __all__ = ["with_call_options", "call_options", "exit_for_calls", "seconds", "NothingMade"]
 

@@ -24,7 +24,7 @@ def compare_formats(
     as_json: bool,
 ) -> None:
     """Print :func:`bordir.metrics.free.gap.language_gap` of ``run_dir`` and its ``forced/`` twin."""
-    from .._json import jsonable
+    from .._io.json_write import jsonable
     from ..errors import DataError
     from ..experiment.rundir import read_run_dir
     from ..experiment.twin import FORCED_DIR, twin_dir

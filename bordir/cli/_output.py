@@ -12,7 +12,7 @@ import click
 
 def _fallback(obj: Any) -> Any:
     """What ``json`` cannot encode: arrays and pandas values as lists / numbers, anything else as text."""
-    from .._json import jsonable
+    from .._io.json_write import jsonable
 
     if hasattr(obj, "tolist"):  # numpy arrays and scalars, pandas series
         return jsonable(obj.tolist())
@@ -22,7 +22,7 @@ def _fallback(obj: Any) -> Any:
 
 
 def echo_json(obj: Any) -> None:
-    """Print ``obj`` as strict JSON (through :func:`bordir._json.jsonable`: NaN and ±inf are ``null``).
+    """Print ``obj`` as strict JSON (through :func:`bordir._io.json_write.jsonable`: NaN and ±inf are ``null``).
 
     Example:
         >>> echo_json({"a": float("nan"), "b": [float("inf"), 1]})
@@ -34,7 +34,7 @@ def echo_json(obj: Any) -> None:
           ]
         }
     """
-    from .._json import jsonable
+    from .._io.json_write import jsonable
 
     click.echo(
         json.dumps(jsonable(obj), ensure_ascii=False, indent=2, allow_nan=False, default=_fallback)
@@ -42,8 +42,8 @@ def echo_json(obj: Any) -> None:
 
 
 def echo_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    """Print a plain aligned text table (width in terminal columns: :func:`bordir._texttable.text_table`)."""
-    from .._texttable import text_table
+    """Print a plain aligned text table (width in terminal columns: :func:`bordir._io.texttable.text_table`)."""
+    from .._io.texttable import text_table
 
     for line in text_table(headers, rows):
         click.echo(line)

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from . import _options as opt
-from ._cache_options import opened_cache, with_cache_options
+from . import _decorators as opt
+from ._cache import opened_cache, with_cache_options
 from ._output import echo_json, echo_table
 
 if TYPE_CHECKING:
@@ -145,7 +145,7 @@ def annotate_cmd(
         **result.as_dict(),
         "judge_calibration": block,
     }
-    from .._json import write_json
+    from .._io.json_write import write_json
 
     write_json(summary, str(path_out) + ".meta.json")  # strict JSON (no NaN), written atomically
     if as_json:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from . import _options as opt
+from . import _decorators as opt
 from ._output import echo_json, echo_table
 
 if TYPE_CHECKING:

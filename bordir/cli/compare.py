@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from . import _options as opt
+from . import _decorators as opt
 from ._output import echo_table
 
 
@@ -112,7 +112,7 @@ def compare_cmd(
     permutation p-value and its Holm adjustment across the groups, and from 30 paired territories the
     95% paired cluster-bootstrap interval. Groups with too few territories are listed, not tested.
     """
-    from .._json import jsonable
+    from .._io.json_write import jsonable
     from ..errors import ConfigError
     from ..experiment.rundir import read_run_dir
     from ..metrics.intervals.paired_rule import MIN_INTERVAL_TERRITORIES, resolve_min_territories

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from . import _options as opt
+from . import _decorators as opt
 
 if TYPE_CHECKING:
     from ..experiment.config import ExperimentConfig

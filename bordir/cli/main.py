@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from .._version import __version__
-from . import _options as opt
+from . import _decorators as opt
 from ._commands import COMMANDS
 from ._lazy import LazyGroup
 from ._output import echo_json, echo_table

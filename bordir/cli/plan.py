@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import _options as opt
+from . import _decorators as opt
 
 
 @click.command("plan")

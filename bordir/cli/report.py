@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from .._jsonl import read_json
-from . import _options as opt
+from .._io.json_read import read_json
+from . import _decorators as opt
 from ._output import echo_json
 
 _REFERENCE = "delta_cs_norm"  # normalized ΔCS, shown for reference only

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from . import _options as opt
+from . import _decorators as opt
 from ._output import echo_json, echo_table
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from . import _options as opt
+from . import _decorators as opt
 
 if TYPE_CHECKING:
     from ..experiment.config import ExperimentConfig
@@ -190,7 +190,7 @@ def _run_suite(
         raise ConfigError(
             "--submit batch / --collect take one experiment; pick a run of the suite with --only NAME"
         )
-    from .._texttable import clip
+    from .._io.texttable import clip
 
     title = suite.meta.get("name") or Path(suite.path).stem
     click.echo(

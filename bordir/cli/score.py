@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from . import _options as opt
+from . import _decorators as opt
 from ._output import echo_json, echo_table
 
 
@@ -278,7 +278,7 @@ def _gap(r: dict[str, Any]) -> str:
 
 
 def _write_records(records: Any, target: Any) -> None:
-    from .._atomic import atomic_path
+    from .._io.atomic import atomic_path
     from ..errors import DataError
 
     suffix = target.suffix.lower()

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from . import _options as opt
+from . import _decorators as opt
 from ._output import echo_json, echo_table
 
 
@@ -143,7 +143,7 @@ def _testbed_command(name: str, description: str) -> click.Command:
         # then the testbed's own (its ``extra``)
         from pathlib import Path
 
-        from .._jsonl import read_json
+        from .._io.json_read import read_json
         from ..testbeds.runner import TestbedConfig, run_testbed
 
         extra = {o.name: fields.pop(o.name) for o in spec.options}

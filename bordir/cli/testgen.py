@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from . import _options as opt
-from ._cache_options import response_cache, with_cache_options
+from . import _decorators as opt
+from ._cache import response_cache, with_cache_options
 from ._calls import NothingMade, call_options, exit_for_calls, with_call_options
 from ._output import echo_json, echo_table
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from . import _options as opt
-from ._cache_options import opened_cache, with_cache_options
+from . import _decorators as opt
+from ._cache import opened_cache, with_cache_options
 from ._calls import NothingMade, call_options, exit_for_calls, with_call_options
 from ._output import echo_json, echo_table
 

@@ -19,14 +19,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .._resources import package_data
+from .._io.resources import package_data
 from ..errors import DataError
 from .base import Corpus
 
 __all__ = ["load_corpus", "corpus_kind"]
 
 DEMO_PASSAGES = ("data", "demo", "corpus", "passages.jsonl")
-"""Where the bundled demo corpus lives inside the package (:func:`bordir._resources.package_data`)."""
+"""Where the bundled demo corpus lives inside the package (:func:`bordir._io.resources.package_data`)."""
 
 _FORMATS = (
     "'demo', a corpus directory (manifest.json, from `bordir corpus fetch`), a BordIRLines raw Wikipedia "

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._jsonl import read_json
+from .._io.json_read import read_json
 from ..errors import DataError
 from ..records import Passage
 from .base import Corpus

@@ -4,7 +4,7 @@ A passages part has the fixed columns ``doc_id, lang, territory, title,
 section, text`` (strings) plus one string column per meta key (provenance such
 as ``page_id``, ``revision_id``, ``fetched_at``; null where a passage lacks
 it). A pools part has ``territory, lang, doc_id``. Parts are written through
-:func:`bordir._atomic.atomic_write_parquet` and their SHA-256 is checked on read.
+:func:`bordir._io.atomic.atomic_write_parquet` and their SHA-256 is checked on read.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._atomic import atomic_write_parquet
+from .._io.atomic import atomic_write_parquet
 from ..errors import DataError
 from ..records import Passage
 from .pooled import PoolRow
@@ -98,7 +98,7 @@ def sha256_file(path: Path) -> str:
 
 
 def write_parquet(table: pa.Table, path: Path) -> str:
-    """Write ``table`` to ``path`` atomically (:mod:`bordir._atomic`); return its SHA-256."""
+    """Write ``table`` to ``path`` atomically (:mod:`bordir._io.atomic`); return its SHA-256."""
     atomic_write_parquet(path, table, compression="zstd")
     return sha256_file(path)
 

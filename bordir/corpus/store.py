@@ -37,8 +37,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from .._atomic import atomic_write_text
-from .._pid import pid_alive
+from .._io.atomic import atomic_write_text
+from .._io.pid import pid_alive
 from .._version import __version__
 from ..errors import ConfigError, DataError
 from ..records import Passage

@@ -56,13 +56,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._toml import loads as toml_loads
+from .._io.toml import loads as toml_loads
 from ..errors import ConfigError, DataError
 from ..modes import Mode
 from .seeds import PAPER_SEEDS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..generation.executor_options import ExecutorOptions
+    from ..generation.call_limits import ExecutorOptions
 
 __all__ = [
     "Experiment",
@@ -124,7 +124,7 @@ class Experiment:
     """Relevance labels for the filter (.jsonl/.csv); default: the shipped gold labels when dataset is demo."""
     option_orders: str = "given"
     """given | reversed | cyclic | all (comma-separated for a union): the option orders each query is asked in
-    (bordir.options; the given order always first)."""
+    (bordir.option_orders; the given order always first)."""
     order_modes: tuple[str, ...] = ()
     """The modes asked in the orders beyond the given one (empty: every mode)."""
     calibrate: bool = True
@@ -169,7 +169,7 @@ class Operational:
             >>> Operational(concurrency=2, timeout=30.0).executor_options()
             ExecutorOptions(concurrency=2, timeout=30.0)
         """
-        from ..generation.executor_options import ExecutorOptions
+        from ..generation.call_limits import ExecutorOptions
 
         return ExecutorOptions.given(  # unset values keep the executor's defaults
             concurrency=self.concurrency,

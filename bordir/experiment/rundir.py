@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import pandas as pd
 
-from .._jsonl import read_json
+from .._io.json_read import read_json
 from ..errors import BordirError, ConfigError, DataError
 from ..metrics.responses import SCORING_COLUMNS, validate_responses
 from ..metrics.summary.scored import info_section

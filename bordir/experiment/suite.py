@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._toml import loads as toml_loads
+from .._io.toml import loads as toml_loads
 from ..errors import ConfigError, DataError
 from .config import ExperimentConfig, load_config
 

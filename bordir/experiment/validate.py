@@ -160,7 +160,7 @@ def _special(f: Field, v: Any, where: str, bad: Bad) -> Any:
     name = f.name
     try:
         if name == "option_orders":
-            from ..options import parse_schemes
+            from ..option_orders import parse_schemes
 
             return parse_schemes(v)
         if name == "relevance_filter":

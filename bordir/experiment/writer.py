@@ -12,7 +12,7 @@ kind (``bordir run``, ``Run.save``, the batch collector), used as a context mana
    incomplete ``run.json``. :func:`bordir.experiment.rundir.read_run_dir` refuses an
    incomplete directory.
 3. **Atomic writes.** ``hits.parquet``, ``responses.parquet`` and ``run.json`` go through
-   :mod:`bordir._atomic` (unique temporary names, fsync, rename).
+   :mod:`bordir._io.atomic` (unique temporary names, fsync, rename).
 4. **Complete last.** :meth:`RunDirWriter.finish` writes the final ``run.json`` and the
    complete record (counts, the digests of the three files, the dataset and corpus hashes).
 """
@@ -26,8 +26,8 @@ from typing import Any
 
 import pandas as pd
 
-from .._atomic import atomic_write_parquet, atomic_write_text
-from .._json import jsonable
+from .._io.atomic import atomic_write_parquet, atomic_write_text
+from .._io.json_write import jsonable
 from ..errors import DataError
 from ..runrecord.lock import LOCK_FILE
 from ..runrecord.record import RunRecord

@@ -25,8 +25,8 @@ import time
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
-from .._ratelimit import RateLimiter
-from .._retry import Backoff
+from .._net.ratelimit import RateLimiter
+from .._net.retry import Backoff
 from ..errors import PermanentError, TransientError
 from ._execute_parts import describe, scrub
 from ._steps import Cancelled, Step, Steps, attempt_limit
@@ -38,7 +38,7 @@ from .types import GenerationRequest, GenerationResult
 if TYPE_CHECKING:
     from .cache import ResponseCache
     from .cache_writer import CacheWriter
-    from .executor_options import ExecutorOptions
+    from .call_limits import ExecutorOptions
 
 __all__ = ["Calls", "Cancelled", "DEFERRED", "POLL", "INTERRUPT_GRACE"]
 

@@ -56,7 +56,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, overload
 
-from .._pid import pid_alive
+from .._io.pid import pid_alive
 from ..errors import ConfigError, DataError
 from ..settings import CACHE
 from .types import GenerationRequest, GenerationResult

@@ -31,10 +31,10 @@ makes one attempt:
   the requests not attempted fail with the reason.
 - **secrets**: the backend's key and secret environment values are masked in every text,
   error and metadata value before they are cached or returned.
-- **rate limits**: optional requests / tokens per minute (:mod:`~bordir._ratelimit`).
+- **rate limits**: optional requests / tokens per minute (:mod:`~bordir._net.ratelimit`).
 - **retries**: a :class:`~bordir.errors.TransientError` is retried up to
   ``max_retries`` times after a full-jitter exponential backoff (base 0.5 s, cap
-  30 s; :mod:`bordir._retry`), waiting at least the error's ``retry_after``. After the last retry, on a
+  30 s; :mod:`bordir._net.retry`), waiting at least the error's ``retry_after``. After the last retry, on a
   :class:`~bordir.errors.PermanentError` or on any other exception
   from the backend, the request's result is ``GenerationResult(text="",
   error=<reason>, attempts=n)`` and the run goes on.
@@ -68,7 +68,7 @@ from ..errors import ConfigError, redactor
 from ._calls import DEFERRED, POLL, Calls
 from ._execute_parts import progress_bar, scrub, worker_count
 from .backend import Backend
-from .executor_options import ExecutorOptions
+from .call_limits import ExecutorOptions
 from .types import GenerationRequest, GenerationResult
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def execute(
         backend: the backend (one attempt per ``generate``).
         requests: the requests; their ``model`` must be the backend's.
         options: concurrency, rate limits, retries and time limits
-            (:class:`~bordir.generation.executor_options.ExecutorOptions`; default: its defaults).
+            (:class:`~bordir.generation.call_limits.ExecutorOptions`; default: its defaults).
         cache: a response cache: hits make no call, successes are stored as they finish,
             and each key is claimed before it is called, so two processes sharing the
             file never pay for the same call (the second waits for the first's result).

@@ -125,7 +125,7 @@ def check_open_languages(langs: list[str] | tuple[str, ...], *, where: str = "")
 
 def _options_region(query: Query) -> tuple[int, int] | None:
     """``(start, end)`` of the option list in the query text (from ``A)`` to the last option's name)."""
-    from ..options import OrderError, option_spans
+    from ..option_orders import OrderError, option_spans
 
     try:
         spans = option_spans(query)

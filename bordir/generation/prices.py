@@ -25,7 +25,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from .._toml import loads as toml_loads
+from .._io.toml import loads as toml_loads
 from ..errors import ConfigError, DataError
 from ..settings import PRICES
 

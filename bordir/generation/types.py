@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._jsonl import loads
+from .._io.json_read import loads
 
 __all__ = ["Message", "Document", "GenerationRequest", "GenerationResult", "ResponseFormat"]
 

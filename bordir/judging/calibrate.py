@@ -218,8 +218,8 @@ def calibrate_judge(
         DataError: malformed data, or an empty split (file, line and field named).
     """
     from ..generation.backend import get_backend
+    from ..generation.call_limits import ExecutorOptions
     from ..generation.executor import execute
-    from ..generation.executor_options import ExecutorOptions
     from ..provenance import now_iso
 
     t = get_task(task)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._json import write_json
+from .._io.json_write import write_json
 from ..errors import ConfigError, DataError
 from ..signature import Signature
 
@@ -109,7 +109,7 @@ class Calibration:
         Raises:
             DataError: the file is missing, not JSON, not a calibration file, or lacks a field.
         """
-        from .._jsonl import read_json
+        from .._io.json_read import read_json
 
         p = Path(path)
         data = read_json(p, missing="expected a calibration file (bordir judge calibrate --out)")

@@ -47,7 +47,7 @@ FIELDS = ("lang", "question", "context", "answer", "sentence", "label", "annotat
 
 def _rows(path: Path, data: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
     if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
-        from .._jsonl import iter_json_objects
+        from .._io.json_read import iter_json_objects
 
         yield from iter_json_objects(path)
         return

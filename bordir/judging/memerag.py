@@ -167,7 +167,7 @@ def _context(rec: dict[str, Any], path: Path, line: int) -> tuple[str, ...]:
 
 
 def _read_file(path: Path, lang: str) -> Iterable[JudgeItem]:
-    from .._jsonl import iter_json_objects
+    from .._io.json_read import iter_json_objects
 
     for line, rec in iter_json_objects(path):
         qid = rec.get("query_id")

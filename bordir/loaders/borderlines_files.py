@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import languages
-from .._jsonl import loads, not_valid
+from .._io.json_read import loads, not_valid
 from ..dataset import BorderLines
 from ..errors import DataError, refuse_nul, undecodable
 from ..records import Country, Territory

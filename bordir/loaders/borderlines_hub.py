@@ -27,7 +27,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .._extras import require
-from .._jsonl import loads
+from .._io.json_read import loads
 from ..dataset import BorderLines
 from ..errors import DataError
 from ..records import Territory

@@ -18,7 +18,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from .._resources import package_data
+from .._io.resources import package_data
 from ..corpus.base import Corpus
 from ..corpus.load import load_corpus
 from ..dataset import BorderLines

@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from .._jsonl import json_object_lines, not_valid
+from .._io.json_read import json_object_lines, not_valid
 from ..errors import DataError
 
 __all__ = [

@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
-from .._columns import require_columns
+from .._io.columns import require_columns
 from ..errors import ConfigError, DataError
 from ..policies import PARSE_POLICIES
 from .codes import ResponseCodes, categorical_codes, is_str_categorical, response_codes

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from .._fork import Pending, start
-from .._json import write_json
+from .._io.json_write import write_json
 from ..experiment.rundir import RunDir, read_run_dir
 from ..metrics.summary.build import build_metrics
 from ..stats import DEFAULT_RESAMPLES

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .._json import jsonable
+from .._io.json_write import jsonable
 from ..citations.tables import pct
 from ..experiment.rundir import RESPONSES_FILE, RunDir
 from ..stats.rate import format_rate

@@ -300,7 +300,7 @@ def write_html(
 ) -> Path:
     """Write :func:`render_html` to ``path`` atomically."""
     path = Path(path)
-    from .._atomic import atomic_write_text
+    from .._io.atomic import atomic_write_text
 
     atomic_write_text(path, render_html(metrics, tables, plots, sections))
     return path

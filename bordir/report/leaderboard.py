@@ -29,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._jsonl import read_json
+from .._io.json_read import read_json
 from ..errors import ConfigError, DataError
 
 __all__ = ["leaderboard", "LEADERBOARD_COLUMNS"]

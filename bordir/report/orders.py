@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._json import jsonable
+from .._io.json_write import jsonable
 from ..citations.tables import ci_text, pct
 from ..experiment.rundir import RESPONSES_FILE, RunDir
 from ..metrics.registry import metric_label

@@ -29,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._json import jsonable
+from .._io.json_write import jsonable
 from ..experiment.rundir import RunDir
 from ..metrics.intervals.paired_rule import MIN_INTERVAL_TERRITORIES
 from ..metrics.perlang.compare import DEFAULT_MIN_TERRITORIES, compare_items

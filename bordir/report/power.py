@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._json import jsonable
+from .._io.json_write import jsonable
 from ..citations.tables import pct
 from ..experiment.rundir import RunDir
 from ..metrics.registry import METRIC_REGISTRY, metric_label

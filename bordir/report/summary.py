@@ -29,7 +29,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._texttable import clip, text_table
+from .._io.texttable import clip, text_table
 
 __all__ = ["report_summary", "summary_html", "summary_lines", "headline_rows", "headline_caption"]
 

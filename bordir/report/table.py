@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .._markdown import md_text
+from .._io.markdown import md_text
 from .._version import __version__
 
 __all__ = ["Table", "write_tables", "latex_escape", "fmt_value", "fmt_ci", "fmt_mean_ci", "fmt_p"]

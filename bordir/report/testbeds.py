@@ -28,8 +28,8 @@ from typing import Any, cast
 
 import pandas as pd
 
-from .._atomic import atomic_write_text
-from .._jsonl import read_json
+from .._io.atomic import atomic_write_text
+from .._io.json_read import read_json
 from ..errors import DataError
 from ..stats.rate import format_rate_dict
 from ..testbeds.config import TESTBED_JSON

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._json import jsonable
+from .._io.json_write import jsonable
 from ..citations.tables import ci_text, pct
 from ..experiment.rundir import RunDir
 from .orders import Section

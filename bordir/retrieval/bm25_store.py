@@ -31,8 +31,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, cast
 
-from .._atomic import atomic_replace_dir, atomic_write_text
-from .._jsonl import loads
+from .._io.atomic import atomic_replace_dir, atomic_write_text
+from .._io.json_read import loads
 from .._version import __version__
 
 __all__ = [

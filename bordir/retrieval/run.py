@@ -49,9 +49,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .._atomic import atomic_write_parquet
-from .._columns import require_columns
-from .._jsonl import loads, not_valid
+from .._io.atomic import atomic_write_parquet
+from .._io.columns import require_columns
+from .._io.json_read import loads, not_valid
 from ..corpus import Corpus
 from ..dataset import BorderLines
 from ..errors import ConfigError, DataError

@@ -39,7 +39,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..options import OptionOrder, permute_query
+from ..option_orders import OptionOrder, permute_query
 from ..records import Country, Query
 
 __all__ = [
@@ -117,7 +117,7 @@ def run_calibration(
 
     Args:
         backend: a rank-classification backend (``supports_rank_classification``).
-        triples: ``(given query, order, permuted query)`` as :func:`~bordir.options.ordered_queries`
+        triples: ``(given query, order, permuted query)`` as :func:`~bordir.option_orders.ordered_queries`
             returns them.
         model: the model name the requests carry (the backend's).
         system: the system prompt of the run's requests.
@@ -130,8 +130,8 @@ def run_calibration(
     Returns:
         A table with :data:`CALIBRATION_COLUMNS`; ``cf_logprobs`` in the given option order (None on failure).
     """
+    from ..generation.call_limits import ExecutorOptions
     from ..generation.executor import execute
-    from ..generation.executor_options import ExecutorOptions
 
     seen: dict[tuple[str, str], tuple[Query, OptionOrder]] = {}
     for q, order, _ in triples:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._texttable import text_table
+from .._io.texttable import text_table
 from ..modes import SKIP_NO_TERRITORY, count_skips, describe_skips, short_cause
 
 __all__ = [

@@ -262,7 +262,7 @@ def query_orders(cfg: ExperimentConfig, q: Query, mode: Mode) -> list[tuple[Any,
 
     A query whose text cannot be permuted (no BorderLines or demo query) is asked in the given order only.
     """
-    from ..options import OptionOrder, OrderError, orders_for, permute_query
+    from ..option_orders import OptionOrder, OrderError, orders_for, permute_query
 
     given = OptionOrder.identity(len(q.options))
     if cfg.option_orders == "given" or (cfg.order_modes and mode.value not in cfg.order_modes):

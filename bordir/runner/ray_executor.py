@@ -38,7 +38,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
-from .._ray import connect, connected
+from .._net.ray import connect, connected
 from ..errors import BordirError, ConfigError
 from ..experiment.config import ExperimentConfig
 from .executors import EXECUTORS, GridCall
@@ -153,7 +153,7 @@ def execute_on_ray(
         cache_path: the response cache file every task opens (shared).
         backends: ``{model: backend}`` to send to the tasks (they must pickle);
             default: each task builds its own from the model name.
-        address: the cluster (see :func:`bordir._ray.connect`).
+        address: the cluster (see :func:`bordir._net.ray.connect`).
         parts_dir: where the parts are written (default: a temporary directory,
             removed at the end).
         on_batch: called with the rows assembled so far after each shard.
@@ -199,7 +199,7 @@ def execute_on_ray(
                 data, res = ray.get(ready[0])
             except ray.exceptions.RayError as exc:
                 raise _shard_error(ray, name, exc) from None
-            from .._atomic import atomic_write_bytes
+            from .._io.atomic import atomic_write_bytes
 
             done[name] = (atomic_write_bytes(parts / f"{name}.parquet", data), res)
             bar.update(1)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from .._json import jsonable
+from .._io.json_write import jsonable
 from ..errors import ConfigError
 from ..experiment.config import ExperimentConfig
 from ..metrics.summary.tidy import RUN_RESAMPLES

@@ -143,7 +143,7 @@ def build_rows(
 
 def in_given_order(row: dict[str, Any], it: GridItem) -> dict[str, Any]:
     """``choice`` and ``option_logprobs`` back in the given option order; ``option_order``, ``choice_position``."""
-    from ..options import OptionOrder, row_in_given_order
+    from ..option_orders import OptionOrder, row_in_given_order
 
     order = it.order if it.order is not None else OptionOrder.identity(len(it.query.options))
     return row_in_given_order(row, order)

@@ -225,7 +225,7 @@ def _calibrate(
     usage: list[Any],
 ) -> dict[str, list[float] | None]:
     """Content-free option scores per query (given order), for contextual calibration (runner.calibration)."""
-    from ..options import OptionOrder
+    from ..option_orders import OptionOrder
     from .calibration import run_calibration
 
     triples = [(q, OptionOrder.identity(len(q.options)), q) for q in prep.queries]

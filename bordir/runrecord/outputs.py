@@ -47,8 +47,8 @@ import shutil
 from pathlib import Path
 from typing import IO, Any
 
-from .._atomic import atomic_write_text
-from .._jsonl import loads
+from .._io.atomic import atomic_write_text
+from .._io.json_read import loads
 from ..errors import DataError
 from .lock import DirLock
 from .record import KINDS, RECORD_FILE, RunRecord, file_digest, read_record, record_digest

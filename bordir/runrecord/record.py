@@ -114,7 +114,7 @@ class RunRecord:
 
     def to_json(self) -> str:
         """The file's text (strict JSON, keys in field order)."""
-        from .._json import jsonable
+        from .._io.json_write import jsonable
 
         return json.dumps(jsonable(asdict(self)), ensure_ascii=False, indent=2, allow_nan=False)
 
@@ -166,7 +166,7 @@ def read_record(path: str | os.PathLike[str]) -> RunRecord:
     Raises:
         DataError: no directory, no ``record.json``, or a malformed one (one line naming the file).
     """
-    from .._jsonl import read_json
+    from .._io.json_read import read_json
 
     d = Path(path)
     if not d.is_dir():

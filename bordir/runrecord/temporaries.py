@@ -1,7 +1,7 @@
 """Temporary files and folders in a run directory, and removing those of writers that died.
 
 Every temporary thing a writer puts in a run directory is hidden and ends in ``.tmp``: a
-file being written atomically (:mod:`bordir._atomic`: ``.NAME.xxxxxxxx.tmp``) and the
+file being written atomically (:mod:`bordir._io.atomic`: ``.NAME.xxxxxxxx.tmp``) and the
 folders of the output protocol (``.bordir-stage.PID.xxxx.tmp``, ``.bordir-trash.PID.xxxx.tmp``,
 ``.bordir-previous.PID.xxxx.tmp``), whose name holds the writer's pid. A process killed with
 ``kill -9`` leaves them behind; the next write removes them (:func:`remove_stale`).
@@ -24,7 +24,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .._pid import pid_alive
+from .._io.pid import pid_alive
 
 __all__ = ["temp_dir", "remove_stale"]
 

@@ -44,7 +44,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._atomic import atomic_write_text
+from .._io.atomic import atomic_write_text
 from ..errors import DataError
 from .lock import DirLock
 from .record import KINDS, RECORD_FILE, RunRecord, files_digest, read_record

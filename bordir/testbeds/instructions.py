@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .._jsonl import iter_json_objects
+from .._io.json_read import iter_json_objects
 from ..errors import ConfigError, DataError
 
 __all__ = [

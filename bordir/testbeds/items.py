@@ -29,7 +29,7 @@ from typing import Any, cast
 
 import pandas as pd
 
-from .._jsonl import loads
+from .._io.json_read import loads
 from .construct import Instance
 from .echoes import instance_prompt
 from .instructions import get_instruction

@@ -50,7 +50,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._jsonl import loads
+from .._io.json_read import loads
 from ..errors import ConfigError
 from ..signature import Signature
 from ..stats import (

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from .._jsonl import iter_json_objects
+from .._io.json_read import iter_json_objects
 from ..errors import ConfigError, DataError
 from ..signature import Signature
 from ..stats.rate import rate_interval

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .._jsonl import iter_json_objects, string_list
+from .._io.json_read import iter_json_objects, string_list
 from ..errors import ConfigError, DataError
 
 __all__ = [

@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._atomic import atomic_write_text
+from .._io.atomic import atomic_write_text
 from .construct import Instance
 from .prompt import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 

@@ -38,9 +38,9 @@ from typing import Any
 
 import pandas as pd
 
-from .._atomic import atomic_write_parquet, atomic_write_text
-from .._json import write_json
-from .._jsonl import loads
+from .._io.atomic import atomic_write_parquet, atomic_write_text
+from .._io.json_read import loads
+from .._io.json_write import write_json
 from .._version import __version__
 from ..signature import Signature
 from ..stats import resolve_seed
@@ -91,8 +91,8 @@ def _call_all(
     through the executor and the response cache (which answers what was called before).
     """
     from ..generation.backend import get_backend
+    from ..generation.call_limits import ExecutorOptions
     from ..generation.executor import execute
-    from ..generation.executor_options import ExecutorOptions
 
     kept = [
         r

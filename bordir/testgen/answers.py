@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .._jsonl import iter_json_objects, read_json, string_list
+from .._io.json_read import iter_json_objects, read_json, string_list
 
 __all__ = ["read_answers"]
 

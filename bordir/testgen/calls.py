@@ -42,8 +42,8 @@ def execute_named(
         progress: show a progress bar.
         desc: the progress bar's label.
     """
+    from ..generation.call_limits import ExecutorOptions
     from ..generation.executor import execute
-    from ..generation.executor_options import ExecutorOptions
 
     def name(request: GenerationRequest) -> str:
         key = request.cache_key()

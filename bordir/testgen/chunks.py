@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
-from .._jsonl import iter_json_objects
+from .._io.json_read import iter_json_objects
 from ..errors import ConfigError, DataError
 
 __all__ = [
@@ -202,7 +202,7 @@ def make_chunks(
 
 def write_chunks(chunks: Sequence[Chunk], path: str | Path) -> Path:
     """Write chunks as JSONL (atomically)."""
-    from .._atomic import atomic_write_text
+    from .._io.atomic import atomic_write_text
 
     lines = [json.dumps(c.to_dict(), ensure_ascii=False, sort_keys=True) for c in chunks]
     return atomic_write_text(Path(path), "\n".join(lines) + ("\n" if lines else ""))

@@ -364,7 +364,7 @@ def _answer(
     **calls: Any,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Every call of the run, then ``answers.jsonl`` and ``run.json``: ``(rows, run.json)``."""
-    from .._atomic import atomic_write_text
+    from .._io.atomic import atomic_write_text
 
     results: list[Any] = [None] * len(items)
     for model, idx in by_backend.items():

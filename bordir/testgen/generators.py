@@ -327,8 +327,8 @@ class LLMGenerator(Generator):
         )
 
     def make(self, jobs: Sequence[Job]) -> list[Result]:
+        from ..generation.call_limits import ExecutorOptions
         from ..generation.executor import execute
-        from ..generation.executor_options import ExecutorOptions
 
         requests = []
         names: dict[str, str] = {}  # cache key -> what a warning calls the request

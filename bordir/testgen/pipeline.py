@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._atomic import atomic_write_text
-from .._json import jsonable
+from .._io.atomic import atomic_write_text
+from .._io.json_write import jsonable
 from .._version import __version__
 from ..errors import DataError
 from ..signature import Signature

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._jsonl import iter_json_objects, read_json
+from .._io.json_read import iter_json_objects, read_json
 from ..errors import DataError
 
 __all__ = [
@@ -197,7 +197,7 @@ def _paths(path: str | Path) -> tuple[Path, Path, Path]:
 
 def write_suite(suite: TestSuite, path: str | Path) -> Path:
     """Write ``path`` (tests JSONL), ``<path>.meta.json`` and ``<stem>.chunks.jsonl`` atomically."""
-    from .._atomic import atomic_write_text
+    from .._io.atomic import atomic_write_text
     from .chunks import write_chunks
 
     tests_path, meta_path, chunks_path = _paths(path)

@@ -46,7 +46,7 @@ class WrittenDocuments:
 
     def save(self, folder: str | Path) -> list[Path]:
         """Write each document as ``<doc>.md`` in ``folder`` (readable again with ``chunks_from_file``)."""
-        from .._atomic import atomic_write_text
+        from .._io.atomic import atomic_write_text
 
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
@@ -95,15 +95,15 @@ def write_documents(
         max_tokens: the chunk size with ``by="tokens"``.
         progress: show a progress bar.
         timeout: seconds one call may take, as
-            :class:`~bordir.generation.executor_options.ExecutorOptions` (None: the executor's default).
+            :class:`~bordir.generation.call_limits.ExecutorOptions` (None: the executor's default).
         max_retries: retries of a transient failure (None: the executor's default).
 
     Raises:
         ConfigError: no topics, or ``copies``/``length`` below 1.
     """
     from ..generation.backend import get_backend
+    from ..generation.call_limits import ExecutorOptions
     from ..generation.executor import execute
-    from ..generation.executor_options import ExecutorOptions
     from ..generation.types import GenerationRequest, Message
 
     if not topics or copies < 1 or length < 1:

@@ -19,7 +19,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import _jsonl
+from .._io import json_read
 from ..errors import DataError, undecodable
 
 __all__ = ["read_json", "read_jsonl", "read_parquet", "parquet_schema", "require_columns"]
@@ -27,7 +27,7 @@ __all__ = ["read_json", "read_jsonl", "read_parquet", "parquet_schema", "require
 
 def read_json(path: Path, *, hint: str) -> Any:
     """``path`` parsed as JSON; a missing, undecodable or malformed file is a :class:`DataError`."""
-    return _jsonl.read_json(path, missing=hint, hint=hint)
+    return json_read.read_json(path, missing=hint, hint=hint)
 
 
 def read_jsonl(path: Path, *, hint: str) -> list[dict[str, Any]]:
@@ -42,10 +42,10 @@ def read_jsonl(path: Path, *, hint: str) -> list[dict[str, Any]]:
         raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
     return [
         rec
-        for _, rec in _jsonl.json_object_lines(
+        for _, rec in json_read.json_object_lines(
             enumerate(text.splitlines(), 1),
             path,
-            invalid=lambda exc: f"{_jsonl.not_valid(exc)}; {hint}",
+            invalid=lambda exc: f"{json_read.not_valid(exc)}; {hint}",
             not_object=lambda _: f"expected a JSON object per line; {hint}",
         )
     ]

@@ -126,7 +126,7 @@ def embed_json(data: Any, *, default: Callable[[Any], Any] | None = None) -> str
             data, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=default
         )
     except ValueError:  # NaN or ±inf somewhere (rare: walk the data only then)
-        from .._json import jsonable
+        from .._io.json_write import jsonable
 
         text = json.dumps(
             jsonable(data),

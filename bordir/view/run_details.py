@@ -10,7 +10,7 @@ latency and the row's signature.
 The run does not record the cache key, so it is **recomputed**: the request is
 rebuilt from the dataset, the corpus and the config with the runner's own
 builder (:func:`bordir.generation.prompts.build_request`, the query permuted by
-:func:`bordir.options.permute_query` for another option order), and
+:func:`bordir.option_orders.permute_query` for another option order), and
 
 * its messages must equal the recorded prompt; otherwise no key is shown and the
   page warns that the rebuilt prompt differs (the dataset, corpus or templates
@@ -31,7 +31,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._jsonl import loads
+from .._io.json_read import loads
 from ..errors import BordirError
 from .run_data import RunData, as_list
 
@@ -126,7 +126,7 @@ class RunDetails:
     # --- the request ---------------------------------------------------------------------
     def _query(self, qid: str, order: str) -> tuple[Any, Any, Any]:
         """``(given query, option order, query as asked)``."""
-        from ..options import OptionOrder, permute_query
+        from ..option_orders import OptionOrder, permute_query
 
         q = self.data.dataset.query(qid)
         o = OptionOrder.parse(order, len(q.options))

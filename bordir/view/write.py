@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .._atomic import atomic_write_text
+from .._io.atomic import atomic_write_text
 from ..errors import ConfigError
 from ..runrecord.lock import DirLock
 from ..runrecord.record import RunRecord, read_record, require_complete

@@ -30,9 +30,9 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, cast
 
 from .._extras import require
-from .._http import tls_context
-from .._jsonl import loads
-from .._retry import parse_retry_after
+from .._io.json_read import loads
+from .._net.http import tls_context
+from .._net.retry import parse_retry_after
 from ..errors import transport_attempt_error
 from .articles import PageInfo, RawArticle, now_iso
 from .endpoint import (
@@ -325,7 +325,7 @@ def _first_page(data: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _retry_after(value: str | None) -> float | None:
-    """Seconds from a ``Retry-After`` header (delta-seconds or an HTTP date; :func:`bordir._retry.parse_retry_after`).
+    """Seconds from a ``Retry-After`` header (delta-seconds or an HTTP date; :func:`bordir._net.retry.parse_retry_after`).
 
     >>> _retry_after("3"), _retry_after(None), _retry_after("soon")
     (3.0, None, None)

@@ -17,7 +17,7 @@ from functools import cache
 from typing import Any, cast
 
 from .._extras import require
-from .._http import tls_context
+from .._net.http import tls_context
 from .._version import __version__
 from ..errors import ConfigError
 from ..settings import WIKI_CONTACT

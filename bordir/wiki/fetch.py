@@ -28,7 +28,7 @@ progress. Settings that change the text (``as_of``, ``endpoint``, ``min_chars``)
 must match the stored ones.
 
 This module holds the orchestration (:func:`fetch_corpus`); what is asked for is
-in :mod:`~bordir.wiki.fetch_options`, one pool is built by
+in :mod:`~bordir.wiki.fetch_spec`, one pool is built by
 :mod:`~bordir.wiki.pool`, and the report is :mod:`~bordir.wiki.fetch_report`.
 """
 
@@ -48,8 +48,8 @@ from ..langid.engine import SEED
 from ..languages import registry
 from ..records import Territory
 from .client import DEFAULT_ENDPOINT, WikiClient
-from .fetch_options import RESULT_PARAMETERS, SOURCE, LangSpec, normalize_as_of
 from .fetch_report import FetchReport, summary_rows
+from .fetch_spec import RESULT_PARAMETERS, SOURCE, LangSpec, normalize_as_of
 from .paragraphs import MIN_CHARS, wikitext_parser
 from .pool import PoolFetcher, utc_now
 from .retry import RetryPolicy

@@ -4,11 +4,11 @@ Both HTTP paths (``wikipedia-api`` for current pages, ``httpx`` for revisions)
 go through one :class:`Throttle`, so they share its limit:
 
 - **rate limit**: at most ``rpm`` requests per minute (a token bucket, bordir's
-  :class:`~bordir._ratelimit.RateLimiter`), requests made one after
+  :class:`~bordir._net.ratelimit.RateLimiter`), requests made one after
   another (Wikimedia asks API clients not to make parallel requests);
 - **retries**: HTTP 429, 5xx, timeouts and connection failures are retried up to
   ``max_retries`` times after a full-jitter exponential backoff
-  (:func:`bordir._retry.retry_call` and :class:`~bordir._retry.Backoff`: base ``base`` seconds,
+  (:func:`bordir._net.retry.retry_call` and :class:`~bordir._net.retry.Backoff`: base ``base`` seconds,
   ceiling ``cap``), never sooner than the server's ``Retry-After``;
 - other 4xx answers are not retried; after the last retry a
   :class:`FetchError` names the URL, the status and the attempts.
@@ -37,8 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from .._ratelimit import RateLimiter
-from .._retry import Backoff, retry_call
+from .._net.ratelimit import RateLimiter
+from .._net.retry import Backoff, retry_call
 from ..errors import ConfigError, FetchError, PermanentError, TransientError
 
 __all__ = ["RetryPolicy", "Throttle", "FetchError", "TransientError", "PermanentError"]

@@ -25,8 +25,8 @@ import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from .._columns import require_columns
-from .._resources import package_data
+from .._io.columns import require_columns
+from .._io.resources import package_data
 from ..errors import DataError
 from ..records import Territory
 

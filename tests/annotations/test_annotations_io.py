@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bordir._resources import resource_dir
+from bordir._io.resources import resource_dir
 from bordir.annotations import Label, LabelSet, load_gold, load_labels, write_labels
 from bordir.annotations.io import gold_path
 from bordir.annotations.manifest import manifest_problems

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from bordir.audit import run_audit
-from bordir.audit.options import AuditOptions
+from bordir.audit.config import AuditOptions
 
 QLANGS = ("en", "sw", "fr")
 DLANGS = ("en", "sw", "fr")

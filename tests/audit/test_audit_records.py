@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from bordir.audit import aggregate as aggregate_mod
 from bordir.audit import run_audit, validate_record
-from bordir.audit.options import AuditOptions
+from bordir.audit.config import AuditOptions
 from bordir.errors import DataError
 
 from .test_audit_planted import make_records, write_jsonl

@@ -1,6 +1,6 @@
 """Citation flags hold their family-wise error rate in small cells, and still find a planted bias.
 
-Simulated audits (:mod:`bordir.citations.simulate`): 5 query languages × 2 document languages, records as
+Simulated audits (:mod:`benchmarks.simulate.citations`): 5 query languages × 2 document languages, records as
 clusters. A fair assistant must get at least one flag (anywhere in the audit) in at most 5 % of audits with 5, 8,
 20 and 400 records per query language, with the default minimum cell size and with the minimum lowered to 2 (the
 score test alone). The full-size version with the previous rule for comparison is
@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from benchmarks.simulate.citations import audit_flags, fair_audits, planted_audits
 from bordir.citations import CellStats
 from bordir.citations.flags import MIN_CELL_CLUSTERS, TOO_FEW
-from bordir.citations.simulate import audit_flags, fair_audits, planted_audits
 from bordir.citations.tables import build_tables
 
 

@@ -63,7 +63,7 @@ def test_help_lists_every_command_as_click_does_without_importing_them():
         "bordir.cli.main",
         "bordir.cli._commands",
         "bordir.cli._lazy",
-        "bordir.cli._options",
+        "bordir.cli._decorators",
         "bordir.cli._choices",
         "bordir.cli._output",
     }

@@ -1,4 +1,5 @@
-"""Issue 11.5: `bordir list backends|retrievers|modes|metrics|datasets`, each from its registry."""
+"""Issue 11.5 and 25.6: `bordir list backends|retrievers|modes|metrics|datasets|prompts|systems|
+strategies|testbeds`, each from its registry."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import json
 import pytest
 
 from bordir.cli import main as cli_main
+
+from ..conftest import invoke_cli
 
 
 def _rows(capsys, what: str) -> list[dict]:
@@ -51,3 +54,18 @@ def test_tables(capsys, what):
     assert cli_main(["list", what]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].startswith("name") and out.strip().endswith(what)
+
+
+@pytest.mark.parametrize(
+    ("what", "names"),
+    [
+        ("prompts", {"direct", "citation"}),
+        ("systems", {"vanilla", "un", "nationalist"}),
+        ("strategies", {"complex", "negative", "coverage", "baseline"}),
+        ("testbeds", {"noise", "rejection", "integration", "counterfactual"}),
+    ],
+)
+def test_bordir_list_prompts_systems_strategies_testbeds(what, names):
+    out = invoke_cli("list", what, "--json")
+    assert out.returncode == 0, out.stderr
+    assert names <= {r["name"] for r in json.loads(out.stdout)}

@@ -170,3 +170,19 @@ def test_cli_run_and_bad_config(tmp_path):
     bad.write_text("[experiment]\ntemperature = -1\n")
     r = invoke_cli("run", str(bad), "--out", str(tmp_path / "o2"))
     assert r.returncode == 2 and "Traceback" not in r.stderr and "temperature" in r.stderr
+
+
+def test_limit_keeps_the_first_territories_and_is_in_the_signature(tmp_path):
+    import bordir
+    from bordir.loaders.demo import load_demo
+
+    run = bordir.run({"models": ["mock/first"], "modes": ["no_ir"], "runs": 1, "limit": 2},
+                     cache=tmp_path / "c.sqlite3", progress=False)  # fmt: skip
+    first = {t.name for t in load_demo().territories[:2]}
+    assert set(run.responses["territory"]) == first
+    assert run.responses["signature"].str.contains("|limit:2|").all()
+    with pytest.raises(ConfigError, match="field 'limit'"):
+        ExperimentConfig.from_dict({"limit": 0})
+    full = bordir.run({"models": ["mock/first"], "modes": ["no_ir"], "runs": 1},
+                      cache=tmp_path / "c.sqlite3", progress=False)  # fmt: skip
+    assert not full.responses["signature"].str.contains("limit:").any()

@@ -150,7 +150,7 @@ import sys, time
 from bordir.generation.backend import get_backend
 from bordir.generation.cache import ResponseCache
 from bordir.generation.executor import execute
-from bordir.generation.executor_options import ExecutorOptions
+from bordir.generation.call_limits import ExecutorOptions
 from bordir.generation.types import GenerationRequest, Message
 
 url, cache_path, start, n = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])

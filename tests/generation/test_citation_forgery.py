@@ -16,8 +16,8 @@ import re
 import pytest
 
 from bordir.generation.backend import get_backend
+from bordir.generation.call_limits import ExecutorOptions
 from bordir.generation.executor import execute
-from bordir.generation.executor_options import ExecutorOptions
 from bordir.generation.parse import extract_citations, parse_citation_response
 from bordir.generation.prompts import as_documents, build_request, neutralize_document_text, render
 from bordir.loaders import load_demo

@@ -3,7 +3,7 @@
 A real ``bordir run`` subprocess against a loopback server that never answers
 (every request held far longer than the run): with the defaults, every attempt is
 cut at the attempt timeout, and after
-:data:`~bordir.generation.executor_options.DEFAULT_MAX_CONSECUTIVE_FAILURES`
+:data:`~bordir.generation.call_limits.DEFAULT_MAX_CONSECUTIVE_FAILURES`
 timed-out attempts in a row the rest of the (model, mode) is not attempted. Here the
 timeout is shortened to 0.5 s (``--timeout``) so that the test takes seconds; the
 consecutive-failure stop is the default one. Before: no stop (every request was
@@ -23,7 +23,7 @@ import time
 
 import pytest
 
-from bordir.generation.executor_options import (
+from bordir.generation.call_limits import (
     DEFAULT_MAX_CONSECUTIVE_FAILURES,
     DEFAULT_TIMEOUT,
     ExecutorOptions,

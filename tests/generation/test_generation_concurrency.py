@@ -16,12 +16,12 @@ import pytest
 
 import bordir
 from bordir import errors
-from bordir._ratelimit import RateLimiter
-from bordir._retry import Backoff, is_transient_status, parse_retry_after, retry_call
+from bordir._net.ratelimit import RateLimiter
+from bordir._net.retry import Backoff, is_transient_status, parse_retry_after, retry_call
 from bordir.generation.backend import get_backend
 from bordir.generation.cache import ResponseCache
+from bordir.generation.call_limits import ExecutorOptions
 from bordir.generation.executor import execute
-from bordir.generation.executor_options import ExecutorOptions
 from bordir.generation.types import GenerationRequest, Message
 
 from ..conftest import REPO

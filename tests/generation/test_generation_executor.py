@@ -21,14 +21,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bordir._ratelimit import RateLimiter
-from bordir._retry import backoff_delay
+from bordir._net.ratelimit import RateLimiter
+from bordir._net.retry import backoff_delay
 from bordir.errors import ConfigError, PermanentError, TransientError
 from bordir.generation.backend import Backend, get_backend
 from bordir.generation.cache import ResponseCache
+from bordir.generation.call_limits import ExecutorOptions
 from bordir.generation.cost import estimate_call_tokens
 from bordir.generation.executor import execute
-from bordir.generation.executor_options import ExecutorOptions
 from bordir.generation.types import GenerationRequest, GenerationResult, Message
 
 from ..conftest import REPO
@@ -475,7 +475,7 @@ _KILLED_RUN = textwrap.dedent("""
     from bordir.generation.backend import Backend
     from bordir.generation.cache import ResponseCache
     from bordir.generation.executor import execute
-    from bordir.generation.executor_options import ExecutorOptions
+    from bordir.generation.call_limits import ExecutorOptions
     from bordir.generation.types import GenerationRequest, GenerationResult, Message
 
     class Slow(Backend):

@@ -5,12 +5,15 @@ Every call ends either answered or recorded as failed with its reason; the run g
 
 from __future__ import annotations
 
+import socket
+import time
+
 import pytest
 
 from bordir.generation import GenerationRequest, Message, get_backend
 from bordir.generation.cache import ResponseCache
+from bordir.generation.call_limits import ExecutorOptions
 from bordir.generation.executor import execute
-from bordir.generation.executor_options import ExecutorOptions
 
 from ..loopback import Fault, loopback  # noqa: F401  (fixture)
 
@@ -90,3 +93,33 @@ def test_client_error_is_permanent_and_not_retried(loopback, backend):
     )
     assert not results[0].ok and results[0].attempts == 1 and "permanent" in results[0].error
     assert results[1].ok
+
+
+def test_a_dns_failure_is_not_retried(monkeypatch):
+    pytest.importorskip("openai")
+    from bordir.generation import get_backend
+    from bordir.generation.executor import execute
+    from bordir.generation.types import GenerationRequest, Message
+
+    calls = []
+    real = socket.getaddrinfo
+
+    def fake(host, *a, **k):
+        if "invalid" in str(host):
+            calls.append(host)
+            raise socket.gaierror(-2, "Name or service not known")
+        return real(host, *a, **k)
+
+    monkeypatch.setattr(socket, "getaddrinfo", fake)
+    monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", "sk-test-not-a-real-key")
+    backend = get_backend("openai-compatible/x", base_url="http://bordir-test.invalid/v1")
+    req = GenerationRequest(model="openai-compatible/x", messages=(Message("user", "hi"),))
+    t0 = time.perf_counter()
+    (res,) = execute(backend, [req], progress=False)
+    assert (
+        not res.ok
+        and "cannot resolve the host name (DNS)" in res.error
+        and "not retried" in res.error
+    )
+    assert time.perf_counter() - t0 < 5  # before: six attempts over about 18 s
+    assert len(calls) <= 2  # the client's own connect attempt, once (no backoff schedule)

@@ -5,7 +5,7 @@ Real calls through the ``openai-compatible`` and ``cohere`` backends to a loopba
 held longer than the attempt timeout (a hang), a malformed body. Before, the per-call timeout
 spanned all of a call's attempts, so one hung attempt used it up and failed the call: the
 first two tests failed (``timeout of 1 s reached after 1 attempts``). The timeouts are
-made small through :class:`~bordir.generation.executor_options.ExecutorOptions`, so the
+made small through :class:`~bordir.generation.call_limits.ExecutorOptions`, so the
 tests take seconds.
 """
 
@@ -16,8 +16,8 @@ import time
 import pytest
 
 from bordir.generation import GenerationRequest, Message, get_backend
+from bordir.generation.call_limits import ExecutorOptions
 from bordir.generation.executor import execute
-from bordir.generation.executor_options import ExecutorOptions
 
 from ..loopback import Fault, LoopbackServer
 

@@ -12,8 +12,8 @@ import pytest
 
 from bordir.errors import DataError, FetchError, TransientError, redact, register_secret
 from bordir.generation.backend import Backend, get_backend
+from bordir.generation.call_limits import ExecutorOptions
 from bordir.generation.executor import execute
-from bordir.generation.executor_options import ExecutorOptions
 from bordir.generation.types import GenerationRequest, GenerationResult, Message
 from bordir.loaders import load_borderlines_files
 from bordir.loaders.demo import demo_dir

@@ -10,7 +10,7 @@ from bordir.errors import DataError, UnknownLanguageError
 from bordir.loaders import load_borderlines_files, load_demo
 from bordir.loaders.demo import demo_dir
 
-from ..conftest import run_cli
+from ..conftest import invoke_cli, run_cli
 
 REFERENCE_COUNTS = {
     "zht": 81,
@@ -210,3 +210,49 @@ def test_info_carries_a_signature(real):
         and "repair:no" in sig
         and sig.endswith(f"version:{__import__('bordir').__version__}")
     )
+
+
+def test_the_github_repository_layout_is_read(shared_borderlines, tmp_path):
+    """translate/ and prompts/, zh-CN / zh-TW codes, the repository's countries_info.json fields."""
+    from bordir.loaders.borderlines_files import load_borderlines_files
+
+    src, dst = shared_borderlines, tmp_path / "borderlines"
+    (dst / "translate" / "prompts_mc_q").mkdir(parents=True)
+    (dst / "translate" / "terms").mkdir()
+    (dst / "prompts").mkdir()
+    shutil.copyfile(src / "disputed_territories.csv", dst / "disputed_territories.csv")
+    google = {"zhs": "zh-CN", "zht": "zh-TW"}
+    fields = {"Lang_Code": "code", "Lang_Name": "name", "Lang_Name_Native": "name_native",
+              "Religion": "religion", "Population": "population"}  # fmt: skip
+    countries = {}
+    for name, rec in json.loads((src / "countries_info.json").read_text(encoding="utf-8")).items():
+        row = {fields.get(k, k): v for k, v in rec.items()}
+        row["code"] = google.get(row["code"], row["code"])
+        countries["Suriname" if name == "SuriLang_Name" else name] = row
+    (dst / "countries_info.json").write_text(
+        json.dumps(countries, ensure_ascii=False), encoding="utf-8"
+    )
+    for f in (src / "prompts_mc_q").iterdir():
+        kind, lang = f.name.split(".", 1)
+        shutil.copyfile(f, dst / "translate" / "prompts_mc_q" / f"{kind}.{google.get(lang, lang)}")
+    for f in (src / "terms").iterdir():
+        lang = f.name.split(".")[1]
+        if lang == "bn":  # a language without its line indices, as in the repository
+            continue
+        shutil.copyfile(f, dst / "translate" / "terms" / f"line_inds.{google.get(lang, lang)}.txt")
+    shutil.copyfile(src / "prompts_q_mc.en-control.txt", dst / "prompts" / "prompts_q_mc.txt")
+    shutil.copyfile(src / "choices.en-control.txt", dst / "prompts" / "choices.txt")
+    repo = load_borderlines_files(dst)
+    flat = load_borderlines_files(src, repair=True)
+    assert "zhs" in repo.query_langs and "zh-CN" not in repo.query_langs
+    assert (
+        repo.claimant_langs("Senkaku Islands")
+        == flat.claimant_langs("Senkaku Islands")
+        == ("zht", "zhs", "ja")
+    )
+    assert any("line_inds.bn.txt is missing" in w for w in repo.warnings)
+    a = {q.query_id: (q.text, q.options) for q in flat.queries}
+    b = {q.query_id: (q.text, q.options) for q in repo.queries}
+    assert set(a) - set(b) == {"Naf_River_bn"} and all(a[k] == b[k] for k in b)
+    out = invoke_cli("data", "info", "borderlines", "--path", str(dst), "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["queries"] == 719

@@ -1,7 +1,7 @@
 """Coverage of intervals over territories at small territory counts (fast version of
 ``benchmarks/coverage_bootstrap.py``).
 
-On synthetic datasets with known population values (:mod:`bordir.metrics.intervals.simulate`), the small-sample interval
+On synthetic datasets with known population values (:mod:`benchmarks.simulate.intervals`), the small-sample interval
 (``terr95``: cluster Wilson, MOVER for ΔCS) keeps its 95 % coverage at 12 and 30 territories, where the percentile
 cluster bootstrap does not; every interval at 12 territories carries the few-territories warning.
 """
@@ -12,14 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bordir.metrics.cs.aggregate import METRICS
-from bordir.metrics.intervals.bootstrap import cluster_bootstrap, refusal
-from bordir.metrics.intervals.simulate import (
+from benchmarks.simulate.intervals import (
     _boot_values,
     coverage,
     population_values,
     synthetic_tables,
 )
+from bordir.metrics.cs.aggregate import METRICS
+from bordir.metrics.intervals.bootstrap import cluster_bootstrap, refusal
 
 
 @pytest.fixture(scope="module")

@@ -190,7 +190,7 @@ def test_score_borderlines_table_says_it_skipped_undefined_runs(tmp_path):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    from bordir._json import write_json
+    from bordir._io.json_write import write_json
     from bordir.experiment.rundir import read_run_dir
     from bordir.metrics.summary.build import build_metrics
     from bordir.report.tables import build_tables

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from benchmarks.simulate.runs import delta_norm_coverage, population
 from bordir.metrics.intervals.bootstrap import cluster_bootstrap
-from bordir.metrics.intervals.simulate_runs import delta_norm_coverage, population
 from bordir.metrics.intervals.territory import territory_interval
 
 N = 12

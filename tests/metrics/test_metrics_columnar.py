@@ -1,6 +1,6 @@
 """Differential tests: the vectorised CS engine against the row-by-row scorer it replaced.
 
-The reference (:mod:`bordir.metrics.cs.reference`) loops over territories and calls
+The reference (:mod:`tests.metrics.cs_reference`) loops over territories and calls
 ``territory_stats``; the engine (:mod:`bordir.metrics.cs.tables`,
 :mod:`bordir.metrics.legacy.response_table`) computes the same tables with numpy group-bys. Both
 must give identical per-territory tables, per-answer items and scores, on random
@@ -21,12 +21,13 @@ from hypothesis import strategies as st
 
 from bordir.dataset import BorderLines
 from bordir.metrics import score_responses, territory_tables
-from bordir.metrics.cs import reference as _reference
 from bordir.metrics.cs.scoring import SCORE_COLUMNS
 from bordir.metrics.legacy.response_table import read_response_table, score_legacy_tables
 from bordir.metrics.legacy.territories import legacy_stats
 from bordir.metrics.responses import SCORING_COLUMNS
 from bordir.records import Country, Query, Territory
+
+from . import cs_reference as _reference
 
 OUTCOMES = ["answered", "answered", "refused", "unparsed", "multiple", "failed"]
 NAMES = ["Spain", "Morocco", "United Kingdom", "Russia", "Ukraine", "None", "Japan", "Chile"]

@@ -455,7 +455,7 @@ def test_scoring_a_table_from_the_cli_needs_no_pandas(tmp_path):
         "from bordir.cli.score import borderlines_table\n"
         "from bordir.metrics.legacy.response_table import score_legacy_tables\n"
         f"r = score_legacy_tables([{str(p)!r}], clip=True)\n"
-        "from bordir._json import jsonable\n"
+        "from bordir._io.json_write import jsonable\n"
         "json.dumps(jsonable(r))\n"
         "print(sorted(m for m in ('pandas', 'scipy', 'pyarrow') if m in sys.modules))\n"
     )

@@ -15,7 +15,7 @@ from bordir.loaders import load_demo
 from bordir.metrics.order.bias import country_pick_rates, letter_pick_rates, position_bias
 from bordir.metrics.order.items import order_items
 from bordir.metrics.order.rules import calibrated_responses, order_metrics, stable_responses
-from bordir.options import OptionOrder, ordered_queries, row_in_given_order
+from bordir.option_orders import OptionOrder, ordered_queries, row_in_given_order
 from bordir.runner.calibration import (
     CALIBRATION,
     content_free_query,
@@ -185,12 +185,12 @@ def test_run_calibration_goes_through_the_executor():
 
 
 def test_calibrated_rule_recovers_the_cs_of_a_model_with_a_known_letter_bias():
-    """Issue 28.9: a rank-classification model with 2 nats on letter A (bordir.metrics.order.simulate). With
+    """Issue 28.9: a rank-classification model with 2 nats on letter A (benchmarks.simulate.orders). With
     content-free scores that measure the bias exactly, the calibrated rule gives the CS of the same model
     without the bias (the same choices: lp − lp_cf is the content plus a constant); the given order is off
     by 15–20 points at temperature 0.7. With noisy content-free scores (sd 0.5 nats per option) the
     calibrated CS moves back toward the truth only partly (benchmarks/recovery_variance_order.py)."""
-    from bordir.metrics.order.simulate import content_only_responses, letter_bias_responses
+    from benchmarks.simulate.orders import content_only_responses, letter_bias_responses
 
     def cs(resp, rule, temp):
         m = order_metrics(resp, DS, rules=(rule,), temperature=temp)
@@ -271,10 +271,10 @@ def test_the_item_table_of_planted_orders_equals_the_group_by_group_one():
 
 def test_calibrated_rule_against_a_mixture_letter_habit():
     """Issue 50.1: a model that answers A with probability π whatever the content
-    (bordir.metrics.order.simulate.mixture_habit_responses). The calibrated rule removes the habit at
+    (benchmarks.simulate.orders.mixture_habit_responses). The calibrated rule removes the habit at
     temperature 0 (argmax of lp − lp_cf is the content's), and only partly at 0.7: a third to two
     thirds of the given order's KB CS gap remains, as the config field and the report caption say."""
-    from bordir.metrics.order.simulate import mixture_habit_responses
+    from benchmarks.simulate.orders import mixture_habit_responses
 
     def cs(resp, rule, temp):
         m = order_metrics(resp, DS, rules=(rule,), temperature=temp)

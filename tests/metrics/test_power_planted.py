@@ -176,7 +176,7 @@ def test_analytic_branch_above_400_agrees_with_the_exact_power():
 def test_power_at_the_reported_mde_is_eighty_percent(design, runs, n):
     """Measured (1,000 datasets, benchmarks/power_mde.py): 76.8–83.7 % in every cell. 300 datasets give a
     Monte Carlo SE of 2.3 points: the band 0.80 ± 0.07 is 3 SE wide."""
-    from bordir.metrics.perlang.simulate_power import power_check
+    from benchmarks.simulate.power import power_check
 
     r = power_check(
         np.random.default_rng(runs * 100 + n),

@@ -12,14 +12,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bordir.metrics.perlang.power import mde, power_at
-from bordir.metrics.perlang.shape import NORMAL, shape_of, spread_factor
-from bordir.metrics.perlang.simulate_power import (
+from benchmarks.simulate.power import (
     effect_for,
     pooled_differences,
     power_check,
     propensities,
 )
+from bordir.metrics.perlang.power import mde, power_at
+from bordir.metrics.perlang.shape import NORMAL, shape_of, spread_factor
 
 
 def test_normal_differences_leave_the_model_as_it_was():

@@ -2,7 +2,7 @@
 
 A run on the demo dataset, asked in the given and the reversed order, 3 runs at temperature 0.7,
 whose answers are then those of a model with **no letter habit at all** (content logits sampled
-at 0.7, :func:`bordir.metrics.order.simulate.resampled_orders`): its answers change with the
+at 0.7, :func:`benchmarks.simulate.orders.resampled_orders`): its answers change with the
 order about as often as between two runs in one order. The report's summary must not state a
 position bias (nor a favoured letter) as a finding; it says both rates instead. A model with a
 strong mixture habit (answers A in 70 % of calls) must be found.
@@ -35,8 +35,8 @@ def run_dir(tmp_path_factory):
 def _report(run_dir, tmp_path, *, habit: float, seed: int):
     import shutil
 
+    from benchmarks.simulate.orders import resampled_orders
     from bordir.loaders import load_demo
-    from bordir.metrics.order.simulate import resampled_orders
     from bordir.report import build_report
 
     d = tmp_path / f"run-{habit}-{seed}"

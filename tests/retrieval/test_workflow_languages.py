@@ -124,7 +124,7 @@ def test_generated_table_is_reproducible(tmp_path):
     pytest.importorskip("Stemmer")
     import importlib.util
 
-    from bordir._resources import resource_dir
+    from bordir._io.resources import resource_dir
 
     spec = importlib.util.spec_from_file_location(
         "gen", resource_dir("languages").parent / "languages" / "generate.py"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bordir.experiment.config import load_config
+from bordir.experiment.config import ExperimentConfig, load_config
 from bordir.loaders.demo import demo_dir
 from bordir.modes import SKIP_NO_TERRITORY, swap_skip_reason
 from bordir.runner.dry_run import ASSUMED_PASSAGE_CHARS, dry_run
@@ -187,3 +187,23 @@ def test_the_paper_suites_dry_runs_fit_25_lines_and_say_what_is_partial(
     else:  # one mode (no_ir) and every pair served
         assert all("partial" not in l for l in totals)
         assert sum(l.startswith("power: one mode (no_ir)") for l in out) == 4
+
+
+def test_a_dry_run_reads_the_cache_and_never_creates_one(tmp_path, monkeypatch):
+    """`--dry-run` calls nothing and writes nothing: without a cache file it creates none (it made
+    an empty ``$BORDIR_CACHE/responses.sqlite3``, the user's ``~/.cache/bordir`` by default); with
+    one, the calls it holds count as cached."""
+    import bordir
+    from bordir.runner.dry_run import dry_run
+
+    monkeypatch.setenv("BORDIR_CACHE", str(tmp_path / "default"))
+    cfg = ExperimentConfig.from_dict(
+        {"models": ["mock/first"], "modes": ["no_ir"], "runs": 1, "langs": ["uk"]}
+    )
+    cold = dry_run(cfg)
+    assert int(cold["calls"].sum()) > 0 and int(cold["cached"].sum()) == 0
+    assert not (tmp_path / "default").exists()
+    bordir.run(cfg, progress=False)  # the default cache, now created by a real run
+    warm = dry_run(cfg)
+    assert int(warm["cached"].sum()) == int(cold["calls"].sum())
+    assert (tmp_path / "default" / "responses.sqlite3").is_file()

@@ -245,7 +245,7 @@ def test_ray_embedding_equals_local(cluster, tmp_path):
 
 
 def test_missing_ray_names_the_extra(monkeypatch):
-    from bordir._ray import connect
+    from bordir._net.ray import connect
 
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(MissingExtraError, match=r"pip install 'bordir\[ray\]'"):

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bordir.audit.options import AuditOptions
+from bordir.audit.config import AuditOptions
 from bordir.audit.run import run_audit
 from bordir.citations.rates import CellStats
 from bordir.citations.tables import build_tables

@@ -1,6 +1,9 @@
-"""An unknown language code given to testgen or judge: one line naming the option (or FILE:LANG), the known codes and the close ones; exit 2."""
+"""testgen's document languages: each file read in its own language, FILE:LANG naming one; an unknown code given to
+testgen or judge is one line naming the option (or FILE:LANG), the known codes and the close ones; exit 2."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -45,3 +48,42 @@ def test_an_unknown_judge_prompt_language_names_the_option(tmp_path):
     assert r.stderr.strip().count("\n") == 0
     assert "--prompt-langs 'rus'" in r.stderr and "de, en, es, fr, ru" in r.stderr
     assert "did you mean 'ru'" in r.stderr
+
+
+ES = (
+    "# Guía\n\nLa península de Crimea está situada en el mar Negro. Su estatus es objeto de una "
+    "disputa entre Rusia y Ucrania desde 2014.\n\nLa ciudad de Sebastopol alberga una base naval "
+    "y muchos países no reconocen la anexión de la península.\n"
+)
+
+EN = (
+    "# Guide\n\nThe Crimean peninsula lies in the Black Sea. Its status has been disputed between "
+    "Russia and Ukraine since 2014.\n\nThe city of Sevastopol hosts a naval base, and most countries "
+    "do not recognise the annexation of the peninsula.\n"
+)
+
+
+def test_testgen_reads_each_file_in_its_own_language(tmp_path):
+    pytest.importorskip("langdetect")
+    (tmp_path / "guia.md").write_text(ES, encoding="utf-8")
+    (tmp_path / "guide.md").write_text(EN, encoding="utf-8")
+    out = invoke_cli("testgen", str(tmp_path / "guia.md"), str(tmp_path / "guide.md"), "--n", "4",
+                     "--out", str(tmp_path / "s.jsonl"))  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    langs = {
+        json.loads(l)["doc"]: json.loads(l)["lang"]
+        for l in (tmp_path / "s.chunks.jsonl").read_text(encoding="utf-8").splitlines()
+    }
+    assert langs == {"guia": "es", "guide": "en"}  # before: both "en" (one --lang for every file)
+
+
+def test_testgen_file_colon_lang_names_a_file_language(tmp_path):
+    from bordir.testgen.sources import load_chunks, split_lang
+
+    (tmp_path / "notas.md").write_text(ES, encoding="utf-8")
+    assert split_lang(f"{tmp_path}/notas.md:es") == (f"{tmp_path}/notas.md", "es")
+    assert split_lang("demo") == ("demo", None)
+    chunks = load_chunks([f"{tmp_path / 'notas.md'}:es", "demo"], langs=["en"])
+    assert {c.lang for c in chunks if c.doc == "notas"} == {"es"}
+    # --lang still sets every file's language that names none
+    assert {c.lang for c in load_chunks([tmp_path / "notas.md"], lang="fr")} == {"fr"}

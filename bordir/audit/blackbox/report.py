@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..._markdown import md_code, md_text
+from ..._io.markdown import md_code, md_text
 from .run import BlackboxResult
 
 __all__ = [

@@ -11,7 +11,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from ..._jsonl import read_json
+from ..._io.json_read import read_json
 from ...errors import ConfigError, DataError
 from ...records import Passage
 from ..base import Corpus

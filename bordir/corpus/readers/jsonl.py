@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..._jsonl import iter_json_objects
+from ..._io.json_read import iter_json_objects
 from ...errors import DataError
 from ..base import Corpus
 from ._rows import RowChecker

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..._columns import require_columns
+from ..._io.columns import require_columns
 from ...errors import DataError, undecodable
 from ..base import Corpus
 from ._rows import REQUIRED, RowChecker

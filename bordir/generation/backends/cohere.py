@@ -29,9 +29,10 @@ import re
 import time
 from typing import Any
 
-from ... import _http
 from ..._extras import require
-from ..._http import (
+from ..._io.json_read import NESTED_TOO_DEEPLY
+from ..._net import http as _http
+from ..._net.http import (
     attempt_seconds,
     env_key,
     env_key_source,
@@ -39,8 +40,7 @@ from ..._http import (
     reject_key_options,
     short_body,
 )
-from ..._jsonl import NESTED_TOO_DEEPLY
-from ..._retry import is_transient_status, status_error
+from ..._net.retry import is_transient_status, status_error
 from ...errors import PermanentError, TransientError, redact
 from ..backend import Backend, backend
 from ..types import GenerationRequest, GenerationResult

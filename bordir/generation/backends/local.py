@@ -66,9 +66,9 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..._atomic import atomic_path
 from ..._extras import require
 from ..._fork import cpus
+from ..._io.atomic import atomic_path
 from ...errors import ConfigError, PermanentError
 from ..backend import Backend, backend
 from ..choice import choose_option

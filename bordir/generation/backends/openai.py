@@ -67,7 +67,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..._extras import require
-from ..._http import (
+from ..._io.json_read import loads
+from ..._net.http import (
     attempt_seconds,
     env_key,
     env_key_source,
@@ -76,8 +77,7 @@ from ..._http import (
     short_body,
     tls_context,
 )
-from ..._jsonl import loads
-from ..._retry import is_transient_status, status_error
+from ..._net.retry import is_transient_status, status_error
 from ...errors import ConfigError, PermanentError, TransientError, redact
 from ..backend import Backend, backend
 from ..types import GenerationRequest, GenerationResult

@@ -80,7 +80,7 @@ def parse_output_line(
         to_result: turns a chat-completion body into a result (the online backend's conversion);
             called only for a 200 response.
     """
-    from ..._http import short_body
+    from ..._net.http import short_body
 
     key = custom_ids.get(str(line.get("custom_id")))
     response = line.get("response")

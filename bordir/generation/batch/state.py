@@ -1,6 +1,6 @@
 """The batch-state file of a run directory: which batches were submitted, what each holds, what came back.
 
-``OUT/batch/state.json`` (written atomically through :mod:`bordir._atomic`, so a
+``OUT/batch/state.json`` (written atomically through :mod:`bordir._io.atomic`, so a
 process killed mid-write leaves the previous state) lists every batch submitted
 for the run: its provider id, model, input file id, status, request counts, the
 ``custom_id`` → cache-key map of its lines, and once collected the keys that
@@ -40,8 +40,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ..._atomic import atomic_write_text
-from ..._jsonl import loads
+from ..._io.atomic import atomic_write_text
+from ..._io.json_read import loads
 from ...errors import DataError
 from ..types import GenerationResult
 

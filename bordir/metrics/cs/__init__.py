@@ -18,8 +18,8 @@ One concept per module:
 * :mod:`~bordir.metrics.cs.table` — ``TerritoryStats`` of one (model, mode, run);
 * :mod:`~bordir.metrics.cs.tables` — ``territory_tables``: every (model, mode,
   run) of a responses table at once, with the vectorised engine
-  (:mod:`~bordir.metrics.cs.columnar`; :mod:`~bordir.metrics.cs.reference` is the
-  row-by-row scorer it replaced, kept as its reference);
+  (:mod:`~bordir.metrics.cs.columnar`; ``tests/metrics/cs_reference.py`` is the
+  row-by-row scorer it replaced, kept as the tests' reference);
 * :mod:`~bordir.metrics.cs.scoring` — tidy scores per (model, mode, run) and over runs;
 * :mod:`~bordir.metrics.cs.breakdown` — CS per query language, outcome rates;
 * :mod:`~bordir.metrics.cs.response_countries` — how many countries a territory's answers name.

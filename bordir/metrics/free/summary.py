@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..._json import jsonable
+from ..._io.json_write import jsonable
 from ...errors import ConfigError
 from ...signature import Signature
 from ...stats import holm_adjust, resolve_seed

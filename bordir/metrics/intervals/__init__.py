@@ -14,7 +14,6 @@
   on the same territories, paired bootstrap CI and swap permutation test;
 * :mod:`~bordir.metrics.intervals.aligned` — per-territory tables of several runs on one territory axis;
 * :mod:`~bordir.metrics.intervals.variance` — where the variance comes from (runs, territories, judges);
-* :mod:`~bordir.metrics.intervals.simulate` — synthetic tables with known values: the coverage of the intervals.
 
 Randomness comes from ``np.random.default_rng(seed)``; the seed defaults to
 12345, is overridden by ``BORDIR_SEED`` (:func:`bordir.stats.resolve_seed`), and

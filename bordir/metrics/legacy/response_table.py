@@ -64,7 +64,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..._columns import require_columns
+from ..._io.columns import require_columns
 from ...errors import DataError, undecodable
 from ...records import UNKNOWN
 from ...signature import Signature

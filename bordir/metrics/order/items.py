@@ -31,7 +31,7 @@ def given_order(responses: pd.DataFrame) -> pd.DataFrame:
 
 
 def _perm(name: str, n: int) -> tuple[int, ...]:
-    from ...options import OptionOrder
+    from ...option_orders import OptionOrder
 
     return OptionOrder.parse(name, n).perm
 

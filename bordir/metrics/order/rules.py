@@ -1,7 +1,7 @@
 """Option-order metrics: position bias, pick rates by letter and country, order-debiased and calibrated CS.
 
 Input: a responses table asked in several option orders (column ``option_order``,
-see :mod:`bordir.options`), ``choice`` always the *given* index of the
+see :mod:`bordir.option_orders`), ``choice`` always the *given* index of the
 picked claimant (so it names the same country in every order) and
 ``choice_position`` the letter picked (0 = A; derived from ``option_order`` when
 absent).

@@ -41,8 +41,8 @@ The MDE is the δ at which that power reaches 0.8 (bisection on δ, to 1e-4).
 For one run above :data:`EXACT_MAX` this replaces the plain normal
 approximation, which ignored the discreteness (76.5 % power at its MDE); it
 agrees with the exact power to within 1.5 points there (the MDE at 401 territories is the exact one at 400 to within 0.002).
-:mod:`~bordir.metrics.perlang.simulate_power` checks the power at the reported
-MDE by simulation (``benchmarks/power_mde.py``).
+``benchmarks/power_mde.py`` checks the power at the reported MDE by simulation
+(``benchmarks/simulate/power.py``).
 
 Cells with fewer than :data:`THIN` territories are marked *thin* (most
 BorderLines query languages have fewer than 10).

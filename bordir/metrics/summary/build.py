@@ -33,7 +33,7 @@ ratio of the counts pooled over runs) with ``terr95`` and ``boot95``. Small-samp
 real control query (the English control queries are skipped, see
 :func:`bordir.retrieval.swap_skip_reason`), so its KB CS is ``null`` with a
 note. The dict is strict JSON: undefined values are ``None``, never NaN
-(:func:`bordir._json.jsonable`).
+(:func:`bordir._io.json_write.jsonable`).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from typing import Any, cast
 
 import pandas as pd
 
-from ..._json import jsonable
+from ..._io.json_write import jsonable
 from ..._version import __version__
 from ...errors import ConfigError
 from ...provenance import now_iso

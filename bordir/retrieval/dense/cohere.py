@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ..._extras import require
-from ..._http import short_body
+from ..._net.http import short_body
 from ...errors import ConfigError, FetchError, describe_transport_error, register_secret
 from ..base import register
 from .api import APIEmbeddings, InputType

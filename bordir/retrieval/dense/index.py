@@ -57,9 +57,9 @@ from typing import Any
 
 import numpy as np
 
-from ..._atomic import atomic_replace_dir, atomic_write_text
 from ..._extras import require
-from ..._jsonl import loads
+from ..._io.atomic import atomic_replace_dir, atomic_write_text
+from ..._io.json_read import loads
 from ...errors import ConfigError, DataError
 from ..bm25_store import lang_stem
 from .store import l2_normalise

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._jsonl import loads
+from ..._io.json_read import loads
 from ...corpus import Corpus
 from ...errors import ConfigError, DataError
 from ...records import Passage

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from ..._extras import require
-from ..._http import short_body
+from ..._net.http import short_body
 from ...errors import ConfigError, FetchError, describe_transport_error, register_secret
 from ..base import register
 from .api import APIEmbeddings, InputType

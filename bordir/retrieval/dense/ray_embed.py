@@ -79,9 +79,9 @@ def embed_texts_on_ray(
             pickled to the actors (its model loads in each actor, once).
         batch_size: texts per ``embed_documents`` call.
         concurrency: actors (default: the cluster's CPUs).
-        address: the cluster (see :func:`bordir._ray.connect`).
+        address: the cluster (see :func:`bordir._net.ray.connect`).
     """
-    from ..._ray import connect
+    from ..._net.ray import connect
 
     ray, started = connect(address)
     try:

@@ -17,7 +17,7 @@ The ``.npz`` holds the
 ``float32`` L2-normalised matrix (row ``i`` is passage ``i`` of the corpus), the
 ``(lang, doc_id)`` keys and the embedder's parameters; it is self-contained, the
 JSON is only a readable copy. Both are written atomically through
-:mod:`bordir._atomic` (a unique temporary file in the same directory, then
+:mod:`bordir._io.atomic` (a unique temporary file in the same directory, then
 :func:`os.replace`), so an interrupted run never
 leaves a half-written cache. A cache whose keys, dimensions or parameters do
 not match is recomputed with an :class:`EmbeddingCacheWarning`.
@@ -48,8 +48,8 @@ from typing import Any, Protocol, cast
 
 import numpy as np
 
-from ..._atomic import atomic_path, atomic_write_text
-from ..._jsonl import loads
+from ..._io.atomic import atomic_path, atomic_write_text
+from ..._io.json_read import loads
 from ..._version import __version__
 from ...corpus import Corpus
 from ...errors import BordirError, ConfigError

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..._jsonl import loads
+from ..._io.json_read import loads
 from ...errors import ConfigError, redactor
 from ...generation.batch.provider import BatchError, batch_provider
 from ...generation.batch.requests import parse_output_line

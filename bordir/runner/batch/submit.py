@@ -199,7 +199,7 @@ def adopt_uploads(state: BatchState, backends: Mapping[str, Any], cache: Any = N
 
 
 def _submit(cfg: Any, out: Path, prep: Any, backends: dict[str, Any]) -> SubmitReport:
-    from ..._atomic import atomic_write_bytes
+    from ..._io.atomic import atomic_write_bytes
     from ...generation.backend import get_backend
     from ...generation.cache import ResponseCache
 

@@ -46,7 +46,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..._atomic import atomic_write_text
+from ..._io.atomic import atomic_write_text
 from ...errors import ConfigError
 from ...generation.types import GenerationRequest, Message
 from ...loaders.catalog import load_dataset

@@ -45,7 +45,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..._atomic import atomic_write_text
+from ..._io.atomic import atomic_write_text
 from ...errors import ConfigError, DataError
 from ...signature import Signature
 from .evaluation import ACCURACY, ERROR_NAME, confusion_metric, evaluation_header, evaluation_row

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..._jsonl import iter_json_objects
+from ..._io.json_read import iter_json_objects
 from ...errors import ConfigError, DataError
 from ...loaders.nomiracl import LANGUAGES, SPLITS, SUBSETS, bordir_code, nomiracl_code
 from ...loaders.nomiracl_files import blank, some_ids

@@ -5,7 +5,7 @@ whose cache key holds the model, the question and the sample number, so:
 
 * **resumable, nothing paid twice**: answers are stored in the response cache the moment they
   arrive; a re-run (after a crash, Ctrl-C, a cost cap) calls only what is missing;
-* **rate limits, retries, time limits**: the executor's (:class:`~bordir.generation.executor_options.ExecutorOptions`);
+* **rate limits, retries, time limits**: the executor's (:class:`~bordir.generation.call_limits.ExecutorOptions`);
 * **cost cap**: the calls go in chunks; before each chunk, the money spent (the provider's own
   figure when it gives one, else tokens × price + searches × fee: :data:`SEARCH_PRICES`) plus the
   chunk's worst case must stay under ``max_cost``, else the run stops and says what is left;
@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...._atomic import atomic_write_text
+from ...._io.atomic import atomic_write_text
 from ....errors import ConfigError
 from ....generation.cache import ResponseCache
+from ....generation.call_limits import ExecutorOptions
 from ....generation.executor import execute
-from ....generation.executor_options import ExecutorOptions
 from ....generation.types import GenerationRequest, GenerationResult, Message
 from ..providers import parse_response
 from .apis import search_backend

@@ -33,8 +33,8 @@ import json
 from collections.abc import Mapping
 from functools import cache, lru_cache
 
-from ...._atomic import atomic_write_text
 from ...._extras import require
+from ...._io.atomic import atomic_write_text
 from .fold import quick_fold
 
 __all__ = [

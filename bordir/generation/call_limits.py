@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._ratelimit import RateLimiter
+from .._net.ratelimit import RateLimiter
 from .._repr import changed_fields_repr
 from ._execute_parts import check_options
 
@@ -93,7 +93,7 @@ class ExecutorOptions:
             with ``not attempted: stopped after N consecutive failures`` (a dead server costs N
             requests, not all of them). Default :data:`DEFAULT_MAX_CONSECUTIVE_FAILURES` (10);
             None: never stop.
-        limiter: a :class:`~bordir._ratelimit.RateLimiter` shared between calls (instead of
+        limiter: a :class:`~bordir._net.ratelimit.RateLimiter` shared between calls (instead of
             ``rpm`` / ``tpm``).
         jitter_seed: seed of the backoff jitter (for reproducible tests).
         sleep: how backoff waits (default: an interruptible wait; inject a fake in tests).

@@ -47,7 +47,7 @@ def jsonable(obj: Any) -> Any:
 def write_json(obj: Any, path: str | os.PathLike[str]) -> Path:
     """Write strict JSON (``allow_nan=False``) atomically."""
     path = Path(path)
-    from ._atomic import atomic_write_text
+    from .atomic import atomic_write_text
 
     return atomic_write_text(
         path, json.dumps(jsonable(obj), ensure_ascii=False, indent=2, allow_nan=False) + "\n"

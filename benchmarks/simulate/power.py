@@ -46,9 +46,9 @@ from typing import Any, cast
 
 import numpy as np
 
-from ...stats.permutation import flip_matrix, sign_flip_pvalue
-from .power import ALPHA, POWER, mde
-from .shape import MIN_SHAPE_N, shape_of
+from bordir.metrics.perlang.power import ALPHA, POWER, mde
+from bordir.metrics.perlang.shape import MIN_SHAPE_N, shape_of
+from bordir.stats.permutation import flip_matrix, sign_flip_pvalue
 
 __all__ = [
     "DESIGNS",

@@ -1,5 +1,5 @@
-"""Issue 25.1, 25.5 and 25.6: no silent default corpus; every dropped pair counted with its cause;
-terminal summaries that fit; progress in a log; --limit, `bordir runs`, `bordir list`.
+"""Issue 25.1 and 25.5: no silent default corpus; the real grid's dry run and `bordir run` count
+every dropped (query, mode) pair with its cause, in a summary that fits and in the report's top.
 
 The BorderLines data is a small BorderLines-layout directory the tests write (the demo's files),
 and the real files in ../shared/data/borderlines when they are there (skipped otherwise).
@@ -8,10 +8,7 @@ and the real files in ../shared/data/borderlines when they are there (skipped ot
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +18,7 @@ from bordir.experiment.config import ExperimentConfig, load_config
 from bordir.loaders.demo import demo_dir
 from bordir.modes import SKIP_NO_TERRITORY, Mode
 
+from ..cli.test_summaries_fit import _assert_fits
 from ..conftest import invoke_cli
 
 IR_MODES = [m.value for m in Mode if m is not Mode.NO_IR]
@@ -197,16 +195,6 @@ def test_the_real_grid_on_the_demo_corpus_counts_694_territories_per_mode(
 # --- 25.1 / 25.5: the run's summary and the report's top -----------------------------------
 
 
-def _assert_fits(text: str, lines: int = 25, width: int = 100) -> list[str]:
-    out = [l for l in text.splitlines()]
-    while out and not out[0].strip():
-        out.pop(0)
-    assert len(out) <= lines, f"{len(out)} lines:\n" + text
-    too_wide = [l for l in out if len(l) > width]
-    assert not too_wide, too_wide
-    return out
-
-
 @pytest.mark.slow  # a whole run, report, testbed or audit
 def test_bordir_run_ends_with_a_summary_that_fits_and_counts_the_drops(
     small, crimea_corpus, tmp_path
@@ -232,164 +220,3 @@ def test_bordir_run_ends_with_a_summary_that_fits_and_counts_the_drops(
     html = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
     assert html.index('id="summary"') < html.index('id="tables"')
     assert "the corpus has no passage about this territory" in html.split('id="tables"')[0]
-
-
-@pytest.mark.slow  # a whole run, report, testbed or audit
-def test_the_report_summary_fits_the_terminal(demo_run_mock, tmp_path):
-    from bordir.cli.report import print_summary  # noqa: F401 - the printer bordir demo uses
-    from bordir.report.summary import summary_lines
-
-    saved = tmp_path / "run"
-    demo_run_mock.save(saved)
-    out = invoke_cli("report", str(saved), "--resamples", "50", "--no-plots")
-    assert out.returncode == 0, out.stderr
-    _assert_fits(out.stdout)
-    metrics = json.loads((saved / "metrics.json").read_text(encoding="utf-8"))
-    assert metrics["summary"]["cannot_judge"]  # 12 territories: intervals under-cover
-    assert all(len(l) <= 100 for l in summary_lines(metrics))
-
-
-@pytest.mark.slow  # a whole run, report, testbed or audit
-def test_testbed_and_audit_summaries_fit(tmp_path):
-    out = invoke_cli("testbed", "noise", "--data", "demo", "--model", "mock/first", "--out",
-                     str(tmp_path / "tb"), "--no-progress", "--resamples", "50")  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    _assert_fits(out.stdout)
-    from ..audit.test_audit_planted import make_records, write_jsonl
-
-    logs = write_jsonl(make_records(600, seed=2, biased={"sw": "*"}), tmp_path / "logs.jsonl")
-    out = invoke_cli("audit", str(logs), "--out", str(tmp_path / "aud"), "--no-plots",
-                     "--resamples", "200")  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    _assert_fits(out.stdout)
-
-
-def test_the_documented_demo_output_fits():
-    """The demo's summary as docs/experiments.md shows it (the docs test compares it with a fresh run)."""
-    from ..docblocks import REPO, blocks
-
-    demo = [
-        b for b in blocks(REPO / "docs" / "experiments.md") if b.body.startswith("$ bordir demo\n")
-    ]
-    assert demo, "docs/experiments.md shows the output of `bordir demo`"
-    body = demo[0].body.split("\n", 1)[1]
-    _assert_fits(body)
-
-
-# --- 25.5: progress in a log ------------------------------------------------------------------
-
-
-@pytest.mark.slow
-def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path):
-    cfg = _toml(
-        tmp_path / "exp.toml", models=["mock/first"], runs=3, cache=str(tmp_path / "c.sqlite3")
-    )
-    # a line at most every 5 % of the work once 0.05 s have passed, or after 0.3 s without 5 %
-    env = {**os.environ, "BORDIR_PROGRESS_EVERY": "0.05"}
-    env.pop("BORDIR_PROGRESS", None)
-    r = subprocess.run(
-        [sys.executable, "-m", "bordir", "run", str(cfg), "--out", str(tmp_path / "run")],
-        capture_output=True, text=True, env=env, timeout=600,
-    )  # fmt: skip
-    assert r.returncode == 0, r.stderr
-    lines = [l for l in r.stderr.splitlines() if "ETA" in l or "elapsed" in l]
-    assert lines, r.stderr[-2000:]
-    assert any("%" in l and "ETA" in l for l in lines)
-    assert "\r" not in r.stderr  # plain lines, no terminal bar
-    per_bar: dict[str, int] = {}
-    for l in lines:
-        per_bar[l.split(":")[0]] = per_bar.get(l.split(":")[0], 0) + 1
-    # one every 5 % of the work and a last one (22), and one after each 0.3 s without 5 %: the
-    # model's one bar over every mode (492 calls, about 0.5 s) leaves room for ten on a busy machine
-    assert max(per_bar.values()) <= 32, per_bar
-
-
-def test_short_work_in_a_log_prints_nothing(monkeypatch, capsys):
-    from bordir._progress import LineProgress, progress_bar
-
-    monkeypatch.delenv("BORDIR_PROGRESS", raising=False)
-    bar = progress_bar(None, total=10, desc="short")
-    assert isinstance(bar, LineProgress)
-    for _ in range(10):
-        bar.update(1)
-    bar.close()
-    assert capsys.readouterr().err == ""
-
-
-# --- 25.6: --limit, bordir runs, bordir list --------------------------------------------------
-
-
-def test_limit_keeps_the_first_territories_and_is_in_the_signature(tmp_path):
-    import bordir
-    from bordir.loaders.demo import load_demo
-
-    run = bordir.run({"models": ["mock/first"], "modes": ["no_ir"], "runs": 1, "limit": 2},
-                     cache=tmp_path / "c.sqlite3", progress=False)  # fmt: skip
-    first = {t.name for t in load_demo().territories[:2]}
-    assert set(run.responses["territory"]) == first
-    assert run.responses["signature"].str.contains("|limit:2|").all()
-    with pytest.raises(ConfigError, match="field 'limit'"):
-        ExperimentConfig.from_dict({"limit": 0})
-    full = bordir.run({"models": ["mock/first"], "modes": ["no_ir"], "runs": 1},
-                      cache=tmp_path / "c.sqlite3", progress=False)  # fmt: skip
-    assert not full.responses["signature"].str.contains("limit:").any()
-
-
-@pytest.mark.slow  # a whole run, report, testbed or audit
-def test_bordir_runs_is_a_leaderboard(demo_run_mock, tmp_path):
-    a, b = tmp_path / "a", tmp_path / "b"
-    demo_run_mock.save(a)
-    demo_run_mock.save(b)
-    out = invoke_cli("runs", str(a), str(b), "--sort", "cst_cs")
-    assert out.returncode == 0, out.stderr
-    head = out.stdout.splitlines()[0].split()
-    assert head[:4] == ["run", "model", "mode", "runs"] and "ΔCS" in head
-    rows = [l for l in out.stdout.splitlines()[2:] if l.startswith((str(a), str(b)))]
-    assert len(rows) == 2 * 3  # two directories × three modes
-    import re
-
-    cells = [re.split(r"\s{2,}", l.strip()) for l in rows]
-    col = re.split(r"\s{2,}", out.stdout.splitlines()[0].strip()).index("Cst CS")
-    cst = [float(c[col].split()[0]) for c in cells]
-    assert cst == sorted(cst, reverse=True)  # --sort cst_cs: highest first
-    js = invoke_cli("runs", str(a), "--json")
-    doc = json.loads(js.stdout)
-    assert {r["metric"] for r in doc} == {"kb_cs", "cst_cs", "delta_cs"}
-    assert all(r["signature"] and r["run"] == str(a) for r in doc)
-    bad = invoke_cli("runs", str(tmp_path / "nothing"))
-    assert bad.returncode == 2
-
-
-@pytest.mark.parametrize(
-    ("what", "names"),
-    [
-        ("prompts", {"direct", "citation"}),
-        ("systems", {"vanilla", "un", "nationalist"}),
-        ("strategies", {"complex", "negative", "coverage", "baseline"}),
-        ("testbeds", {"noise", "rejection", "integration", "counterfactual"}),
-    ],
-)
-def test_bordir_list_prompts_systems_strategies_testbeds(what, names):
-    out = invoke_cli("list", what, "--json")
-    assert out.returncode == 0, out.stderr
-    assert names <= {r["name"] for r in json.loads(out.stdout)}
-
-
-def test_a_dry_run_reads_the_cache_and_never_creates_one(tmp_path, monkeypatch):
-    """`--dry-run` calls nothing and writes nothing: without a cache file it creates none (it made
-    an empty ``$BORDIR_CACHE/responses.sqlite3``, the user's ``~/.cache/bordir`` by default); with
-    one, the calls it holds count as cached."""
-    import bordir
-    from bordir.runner.dry_run import dry_run
-
-    monkeypatch.setenv("BORDIR_CACHE", str(tmp_path / "default"))
-    cfg = ExperimentConfig.from_dict(
-        {"models": ["mock/first"], "modes": ["no_ir"], "runs": 1, "langs": ["uk"]}
-    )
-    cold = dry_run(cfg)
-    assert int(cold["calls"].sum()) > 0 and int(cold["cached"].sum()) == 0
-    assert not (tmp_path / "default").exists()
-    bordir.run(cfg, progress=False)  # the default cache, now created by a real run
-    warm = dry_run(cfg)
-    assert int(warm["cached"].sum()) == int(cold["calls"].sum())
-    assert (tmp_path / "default" / "responses.sqlite3").is_file()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_PKG = Path(__file__).resolve().parent
+_PKG = Path(__file__).resolve().parent.parent  # bordir/
 
 
 def resource_dir(name: str) -> Path:

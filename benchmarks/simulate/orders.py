@@ -40,10 +40,10 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
-from ...generation.choice import choose_option
+from bordir.generation.choice import choose_option
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...dataset import BorderLines
+    from bordir.dataset import BorderLines
 
 __all__ = [
     "letter_bias_responses",
@@ -179,7 +179,7 @@ def resampled_orders(
     own seed; with probability ``habit`` it answers letter A instead. ``choice``, ``choice_name``,
     ``choice_position``, ``raw_text`` and ``outcome`` are rewritten; option scores are dropped.
     """
-    from ...options import OptionOrder
+    from bordir.option_orders import OptionOrder
 
     mu = {t.name: rng.normal(content, 0.5) for t in dataset.territories}
     eps = {q.query_id: rng.normal(0.0, 0.5) for q in dataset.queries}

@@ -17,8 +17,8 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from ._extras import require
-from .errors import ConfigError
+from .._extras import require
+from ..errors import ConfigError
 
 __all__ = ["connect", "connected", "probe", "PROBE_TIMEOUT"]
 

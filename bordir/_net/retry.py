@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import TypeVar
 
-from .errors import PermanentError, TransientError
+from ..errors import PermanentError, TransientError
 
 __all__ = [
     "BACKOFF_BASE",

@@ -32,7 +32,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from .errors import DataError, undecodable
+from ..errors import DataError, undecodable
 
 __all__ = [
     "NESTED_TOO_DEEPLY",

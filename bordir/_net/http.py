@@ -1,7 +1,7 @@
 """Helpers of bordir's API clients: API keys from the environment, request options, error bodies, TLS.
 
 Shared by the LLM backends (:mod:`bordir.generation.backends`) and the embedding
-APIs (:mod:`bordir.retrieval.dense`); retries are :mod:`bordir._retry`'s, masking
+APIs (:mod:`bordir.retrieval.dense`); retries are :mod:`bordir._net.retry`'s, masking
 secrets :func:`bordir.errors.redact`'s.
 
 Example:
@@ -19,8 +19,8 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._jsonl import loads
-from .errors import ConfigError
+from .._io.json_read import loads
+from ..errors import ConfigError
 
 __all__ = [
     "attempt_seconds",

@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from ..cs.aggregate import METRICS, RATIO_METRICS, metric_value
-from .smallsample import territory_interval_from_arrays
+from bordir.metrics.cs.aggregate import METRICS, RATIO_METRICS, metric_value
+from bordir.metrics.intervals.smallsample import territory_interval_from_arrays
 
 __all__ = ["answer_columns", "delta_log_scale", "synthetic_tables", "population_values", "coverage"]
 
@@ -152,7 +152,7 @@ def coverage(
     (and the bootstrap when more than the upper tail of its resamples is infinite or undefined,
     :func:`~bordir.metrics.intervals.bootstrap.refusal`).
     """
-    from .bootstrap import refusal
+    from bordir.metrics.intervals.bootstrap import refusal
 
     truth = truth or population_values(low_non_control=low_non_control)
     hits: dict[str, dict[str, Any]] = {

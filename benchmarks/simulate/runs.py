@@ -39,8 +39,9 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..cs.aggregate import METRICS, metric_value
-from .simulate import answer_columns, delta_log_scale
+from bordir.metrics.cs.aggregate import METRICS, metric_value
+
+from .intervals import answer_columns, delta_log_scale
 
 __all__ = [
     "DESIGNS",
@@ -191,9 +192,9 @@ def delta_norm_coverage(
       run's Non-control CS* is 0), every interval given;
     * ``terr95`` — the small-sample log-MOVER interval on the runs pooled per territory, with its refusals.
     """
-    from ..cs.aggregate import RATIO_METRICS
-    from .bootstrap import refusal
-    from .smallsample import territory_interval_from_arrays
+    from bordir.metrics.cs.aggregate import RATIO_METRICS
+    from bordir.metrics.intervals.bootstrap import refusal
+    from bordir.metrics.intervals.smallsample import territory_interval_from_arrays
 
     if truth is None:
         truth = population(non_control=non_control, design=design)["delta_cs_norm"]
@@ -280,9 +281,9 @@ def coverage_by_clusters(
     :data:`~bordir.metrics.intervals.smallsample.MIN_INTERVAL_CLUSTERS` (that is what this measures).
     Returns ``{metric: {bin: [terr95 covered, boot95 covered, datasets]}}`` over :data:`CLUSTER_BINS`.
     """
-    from ..cs.aggregate import RATIO_METRICS
-    from ..intervals.aligned import metric_columns
-    from .smallsample import territory_interval_from_arrays
+    from bordir.metrics.cs.aggregate import RATIO_METRICS
+    from bordir.metrics.intervals.aligned import metric_columns
+    from bordir.metrics.intervals.smallsample import territory_interval_from_arrays
 
     truth = truth or population(non_control=non_control, design=design)
     cols = {

@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .errors import DataError
+from ..errors import DataError
 
 __all__ = ["column_names", "missing_columns", "require_columns"]
 

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..responses import (
+from bordir.metrics.cs.table import TerritoryStats, build_stats
+from bordir.metrics.cs.territory import fix_responses_d, territory_stats
+from bordir.metrics.responses import (
     GROUP_KEYS,
     Policy,
     TableKey,
@@ -28,11 +30,9 @@ from ..responses import (
     check_policy,
     validate_responses,
 )
-from .table import TerritoryStats, build_stats
-from .territory import fix_responses_d, territory_stats
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...dataset import BorderLines
+    from bordir.dataset import BorderLines
 
 __all__ = ["territory_tables", "legacy_stats", "read_response_table"]
 

@@ -38,9 +38,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .flags import MIN_CELL_CLUSTERS, TOO_FEW, assign_flags
-from .rates import answer_statistics
-from .ratio_test import VARIANT_TERMS, ratio_score_test
+from bordir.citations.flags import MIN_CELL_CLUSTERS, TOO_FEW, assign_flags
+from bordir.citations.rates import answer_statistics
+from bordir.citations.ratio_test import VARIANT_TERMS, ratio_score_test
 
 __all__ = ["DOC_LANGS", "fair_audits", "planted_audits", "audit_flags"]
 

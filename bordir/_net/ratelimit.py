@@ -28,7 +28,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 __all__ = ["RateLimiter"]
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ._options import options
+from ._decorators import options
 
 if TYPE_CHECKING:
     from ..generation.cache import ResponseCache

@@ -70,7 +70,7 @@ def read_free_answers(path: str | Path) -> pd.DataFrame:
         )
     suffix = p.suffix.lower()
     if suffix in (".jsonl", ".json", ".ndjson"):
-        from ..._jsonl import iter_json_objects
+        from ..._io.json_read import iter_json_objects
 
         return pd.DataFrame([{**obj, "_line": n} for n, obj in iter_json_objects(p)])
     if suffix == ".csv":

@@ -118,3 +118,21 @@ def test_no_old_name_is_left():
 def test_metrics_md_states_the_sign_rule():
     text = (REPO / "docs" / "metrics.md").read_text(encoding="utf-8")
     assert "Sign rule" in text and "B − A" in text
+
+
+def test_one_percentage_formatter():
+    """Every percentage bordir prints goes through bordir._io.percent (issue 49.5: no copies)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "bordir"
+    copies = []
+    for p in sorted(root.rglob("*.py")):
+        if p.relative_to(root).as_posix() == "_io/percent.py":
+            continue
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name.lstrip("_") in ("pct", "percent"):
+                body = ast.unparse(node)
+                if "_io.percent" not in body and "_pct(" not in body:
+                    copies.append(f"{p.relative_to(root)}:{node.lineno}")
+    assert not copies, copies

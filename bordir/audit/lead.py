@@ -23,14 +23,12 @@ from typing import Any
 
 import pandas as pd
 
+from .._io.percent import pct as _pct
+
 __all__ = ["summarize_audit", "MAX_FINDINGS"]
 
 MAX_FINDINGS = 6
 """Flagged cells listed at most (the Flags section has all)."""
-
-
-def _pct(x: Any) -> str:
-    return "n/a" if x is None or pd.isna(x) else f"{100 * float(x):.1f}"
 
 
 def _num(x: Any) -> str:

@@ -8,15 +8,14 @@ from typing import Any
 import pandas as pd
 
 from .._io.markdown import md_text
+from .._io.percent import pct as _pct
 
 __all__ = ["pct", "ci_text", "ratio_text", "flag_text", "markdown_rates"]
 
 
 def pct(x: float | None, digits: int = 1) -> str:
-    """A fraction as a percentage string (``n/a`` when undefined)."""
-    return (
-        "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{digits}f}"
-    )
+    """A fraction as a percentage string (``n/a`` when undefined): :func:`bordir._io.percent.pct`."""
+    return _pct(x, digits=digits)
 
 
 def ci_text(lo: float | None, hi: float | None, *, scale: float = 100.0, digits: int = 1) -> str:

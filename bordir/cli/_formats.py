@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import click
 
+from .._io.percent import pct
 from ._output import echo_table
 
-
-def _pct(x: object, signed: bool = False) -> str:
-    if x is None or (isinstance(x, float) and x != x):
-        return "-"
-    return f"{100 * float(x):+.1f}" if signed else f"{100 * float(x):.1f}"  # type: ignore[arg-type]
+_pct = partial(pct, missing="-")
 
 
 def compare_formats(

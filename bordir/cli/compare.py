@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import json
 import math
+from functools import partial
 from typing import Any
 
 import click
 
+from .._io.percent import pct
 from . import _decorators as opt
 from ._output import echo_table
+
+_pct = partial(pct, missing="-")
 
 
 def _pair(value: str, what: str) -> tuple[str, str]:
@@ -27,12 +31,6 @@ def _pair(value: str, what: str) -> tuple[str, str]:
             f"expected two {what} separated by a comma (e.g. qlang,rel_langs), found {value!r}"
         )
     return parts[0], parts[1]
-
-
-def _pct(x: Any, signed: bool = False) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    return f"{100 * x:+.1f}" if signed else f"{100 * x:.1f}"
 
 
 def _power(p10: Any, p20: Any) -> str:

@@ -64,8 +64,10 @@ def plan_cmd(
         echo_json({"signature": str(sig), "plan": table.to_dict(orient="records")})
         return
 
+    from .._io.percent import pct as _pct
+
     def pct(x: float | None) -> str:
-        return "undetectable" if x is None else f"{100 * x:.1f}"
+        return _pct(x, missing="undetectable")
 
     rows = [
         (

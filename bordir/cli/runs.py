@@ -7,16 +7,13 @@ from typing import Any
 
 import click
 
+from .._io.percent import pct as _pct
 from . import _decorators as opt
 from ._output import echo_json, echo_table
 
 
 def _missing(x: Any) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
-
-
-def _pct(x: Any) -> str:
-    return "n/a" if _missing(x) else f"{100 * x:.1f}"
 
 
 @click.command("runs")

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import click
 
+from .._io.percent import pct
 from . import _decorators as opt
 from ._output import echo_json, echo_table
+
+_pct = partial(pct, digits=3, missing="-")
 
 
 def _ci_variants() -> tuple[str, ...]:
@@ -32,10 +36,6 @@ def _labels() -> dict[str, str]:
 @click.group("score")
 def score_group() -> None:
     """Score responses (BorderLines / BordIRLines concurrence scores)."""
-
-
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.3f}"
 
 
 def _rc(mean: float | None, sd: float | None) -> str:

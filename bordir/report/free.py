@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from .._io.percent import pct
 from ..experiment.rundir import RunDir, read_run_dir
 from ..experiment.twin import twin_dir
 from ..generation.parse.free.outcome import FREE_OUTCOMES
+
+_pct = partial(pct, missing="–")
 
 __all__ = ["FreeReport", "free_report", "free_findings"]
 
@@ -35,12 +39,6 @@ class FreeReport:
 
 def _e(x: Any) -> str:
     return html.escape(str(x))
-
-
-def _pct(x: Any, signed: bool = False) -> str:
-    if x is None or (isinstance(x, float) and x != x):
-        return "–"
-    return f"{100 * x:+.1f}" if signed else f"{100 * x:.1f}"
 
 
 def _table(headers: list[str], rows: list[list[Any]]) -> str:

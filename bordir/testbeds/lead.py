@@ -24,18 +24,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._io.percent import pct as _pct
+
 __all__ = ["summarize_testbed", "ALPHA", "MAX_FINDINGS"]
 
 ALPHA = 0.05
 """The family-wise level a finding's Holm-adjusted p is below."""
 MAX_FINDINGS = 6
 """Findings listed at most (the comparisons table has all)."""
-
-
-def _pct(x: Any, signed: bool = False) -> str:
-    if x is None or x != x:
-        return "n/a"
-    return f"{100 * x:+.1f}" if signed else f"{100 * x:.1f}"
 
 
 def _ci(ci: Any, signed: bool = False) -> str:

@@ -18,15 +18,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._io.percent import pct as _pct
+
 __all__ = ["summarize_test_run", "RELIABLE_ALPHA"]
 
 RELIABLE_ALPHA = 0.667
 """Krippendorff's α of the judge's repeats below which its verdicts are called unreliable (the usual
 lowest bound for tentative conclusions)."""
-
-
-def _pct(x: Any) -> str:
-    return "n/a" if x is None or x != x else f"{100 * float(x):.1f}"
 
 
 def summarize_test_run(summary: Mapping[str, Any] | None) -> dict[str, list[str]]:

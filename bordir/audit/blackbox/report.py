@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..._io.markdown import md_code, md_text
+from ..._io.percent import pct
 from .run import BlackboxResult
+
+_pct = partial(pct, missing="–")
 
 __all__ = [
     "write_blackbox",
@@ -38,10 +42,6 @@ BLACKBOX_FILES: tuple[str, ...] = (
 
 BLACKBOX_OUTPUTS = (*BLACKBOX_FILES, "plots", "skipped.jsonl")
 """What a black-box audit writes into its directory (moved aside together when audited again)."""
-
-
-def _pct(x: Any) -> str:
-    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}"
 
 
 def _ci(lo: Any, hi: Any) -> str:

@@ -15,12 +15,7 @@ from . import _decorators as opt
 from ._output import echo_json, echo_table
 
 if TYPE_CHECKING:
-    import pandas as pd
-
-
-def _ratio(r: Any) -> str:
-    lo, hi = r.ratio_low, r.ratio_high
-    return f"{r.ratio:.2f} [{lo:.2f}, {hi:.2f}]"
+    pass
 
 
 class _DefaultGroup(click.Group):
@@ -232,85 +227,29 @@ def logs_cmd(
             }
         )
         return
+    from ..audit.terminal import FLAGGED_HEADERS, answer_notes, flag_rule, flagged_rows
     from ._output import WIDTH, echo_lines, split_line
 
     click.echo(skipped_line(result.summary))
     shown = flagged.head(MAX_FLAGGED)
     if len(flagged):
-        echo_table(
-            ["group", "query", "docs", "rate", "incl. %", "cited %", "ratio [95% CI]", "flag"],
-            [
-                (
-                    r.group,
-                    r.query_lang,
-                    r.doc_lang,
-                    r.rate,
-                    f"{100 * r.inclusion_rate_citing:.1f}",
-                    f"{100 * r.citation_rate:.1f}",
-                    _ratio(r),
-                    r.flag,
-                )
-                for r in shown.itertuples()
-            ],
-        )
+        echo_table(list(FLAGGED_HEADERS), flagged_rows(shown))
         if len(flagged) > len(shown):
             click.echo(f"… {len(flagged) - len(shown)} more flagged cells in audit.md")
     else:
         click.echo("no cell flagged")
-    s = result.tables.settings
-    tested = s["flags"]["tested_cells"]["rates"]
-    for line in split_line(
-        f"{len(flagged)} flagged of {tested} cells tested (query '*': every query language pooled): "
-        "the ratio's interval lies above (over) or below (under) 1 and its Holm-adjusted p < 0.05; "
-        f"a zero-width interval never flags; clusters = {s['cluster']}, {s['n_resamples']} resamples, "
-        f"seed {s['seed']} (the full rule: audit.md)",
-        width=WIDTH,
-        sep=" ",
-        indent="",
-    ):
-        click.echo(line)
-    _mismatch_line(result.tables.answers)
+    for text in [
+        flag_rule(len(flagged), result.tables.settings),
+        *answer_notes(result.tables.answers),
+    ]:
+        for line in split_line(text, width=WIDTH, sep=" ", indent=""):
+            click.echo(line)
     echo_lines(f"signature: {result.signature}")
     click.echo(f"report: {out / 'audit.md'}")
 
 
 MAX_FLAGGED = 12
 """Flagged cells the terminal table shows at most (audit.md lists every one)."""
-
-
-def _mismatch_line(answers: pd.DataFrame) -> None:
-    """Echoes, and the response-language mismatch rate (response language != query language), every query language pooled."""
-    from ._output import split_line
-
-    pooled = answers[answers["query_lang"] == "*"]
-    for r in pooled.itertuples():
-        if getattr(r, "n_echo", 0):
-            click.echo(
-                f"echoes ({r.group}): {r.n_echo} of {r.n_answers} answers mostly copy their query or "
-                "documents: left out of the rates and the language match"
-            )
-    if "language_match_rate" not in answers.columns:
-        return
-    for r in pooled.itertuples():
-        short = int(getattr(r, "n_lang_short", 0) or 0)
-        skipped = (
-            f"; {short} answers too short to detect their language were skipped (audit.md)"
-            if short
-            else ""
-        )
-        if r.n_lang_checked:
-            lo, hi = 1 - r.language_match_rate_high, 1 - r.language_match_rate_low
-            text = (
-                f"language mismatch ({r.group}): {100 * (1 - r.language_match_rate):.1f}% "
-                f"[{100 * lo:.1f}, {100 * hi:.1f}] of {r.n_lang_checked} answers not in the query's "
-                f"language{skipped}"
-            )
-        elif short:
-            text = f"language match ({r.group}): not checked{skipped}"
-        else:
-            continue
-        for line in split_line(text, sep=" ", indent=""):
-            click.echo(line)
 
 
 def _attach() -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -187,13 +188,15 @@ def judge_run(
                 "ci": ci,
             },
         )
-        summary = _judge(
-            d, answers, meta, suite, judges, prompt_langs, repeats, label_judges,
-            precision_n, precision_seed, ci, (calibration, correct),
-            dict(temperature=temperature, seed=seed, cache=cache, concurrency=concurrency,
-                 progress=progress, keyword_source=keyword_source, timeout=timeout,
-                 max_retries=max_retries),
+        spec = JudgeSpec(
+            judges=tuple(judges), prompt_langs=tuple(prompt_langs), repeats=repeats,
+            label_judges=tuple(label_judges), precision_n=precision_n,
+            precision_seed=precision_seed, ci=ci, calibration=calibration, correct=correct,
+            calls=dict(temperature=temperature, seed=seed, cache=cache, concurrency=concurrency,
+                       progress=progress, keyword_source=keyword_source, timeout=timeout,
+                       max_retries=max_retries),
         )  # fmt: skip
+        summary = _judge(d, answers, meta, suite, spec)
         w.finish(
             files=JUDGE_FILES,
             signature=summary["signature"],
@@ -206,20 +209,28 @@ JUDGE_FILES = ("judgments.jsonl", "verdicts.csv", "fail_rates.csv", "paired.csv"
 """What ``bordir judge`` writes into a test run's directory (its stage of the run's record)."""
 
 
+@dataclass(frozen=True)
+class JudgeSpec:
+    """What :func:`judge_run` asks of the judges, handed whole to the step that judges.
+
+    ``calls`` are the keywords every judge call takes (:func:`~bordir.testgen.judge.judge_answers`:
+    temperature, seed, cache, concurrency, progress, keyword source, timeout, retries).
+    """
+
+    judges: tuple[Any, ...]
+    prompt_langs: tuple[str, ...]
+    repeats: int
+    label_judges: tuple[Any, ...]
+    precision_n: int | None
+    precision_seed: int
+    ci: str
+    calibration: Any
+    correct: bool
+    calls: dict[str, Any] = field(default_factory=dict)
+
+
 def _judge(
-    d: Path,
-    answers: list[dict[str, Any]],
-    meta: dict[str, Any],
-    suite: TestSuite,
-    judges: Sequence[Any],
-    prompt_langs: Sequence[str],
-    repeats: int,
-    label_judges: Sequence[Any],
-    precision_n: int | None,
-    precision_seed: int,
-    ci: str,
-    calibrated: tuple[Any, bool],
-    common: dict[str, Any],
+    d: Path, answers: list[dict[str, Any]], meta: dict[str, Any], suite: TestSuite, spec: JudgeSpec
 ) -> dict[str, Any]:
     """Judge every answer and write :data:`JUDGE_FILES`; returns the summary."""
     from .calibration import judge_calibration
@@ -228,9 +239,10 @@ def _judge(
     from .precision import label_by_majority, oracle_precision, sample_failures
     from .reliability import final_verdicts, invariance, judge_agreement, repeat_agreement
 
-    keyword_source = common["keyword_source"]
+    judges, prompt_langs, repeats, ci = spec.judges, spec.prompt_langs, spec.repeats, spec.ci
+    keyword_source = spec.calls["keyword_source"]
     judgments = judge_answers(
-        answers, suite, judges=judges, prompt_langs=prompt_langs, repeats=repeats, **common
+        answers, suite, judges=judges, prompt_langs=prompt_langs, repeats=repeats, **spec.calls
     )
     atomic_write_text(
         d / "judgments.jsonl",
@@ -290,10 +302,10 @@ def _judge(
     }
     summary["judge_calibration"] = judge_calibration(
         judgments,
-        calibrated[0],
+        spec.calibration,
         judges=[_judge_name(j) for j in judges],
         prompt_lang=primary,
-        correct=calibrated[1],
+        correct=spec.correct,
     )
     if table["config"].nunique() > 1:
         paired = paired_configs(table)
@@ -301,13 +313,13 @@ def _judge(
         summary["paired"] = paired[paired["lang"] == "all"].to_dict("records")
     if len(prompt_langs) > 1:
         summary["invariance"] = invariance(judgments)
-    if label_judges:
+    if spec.label_judges:
         failed = [u for u, f in final.items() if f["verdict"] == "fail"]
-        sample = sample_failures(failed, precision_n, seed=precision_seed)
+        sample = sample_failures(failed, spec.precision_n, seed=spec.precision_seed)
         sampled = {u for u in sample}
         rows = [a for a in answers if (a["config"], a["test_id"]) in sampled]
         label_rows = judge_answers(
-            rows, suite, judges=label_judges, prompt_langs=(primary,), repeats=1, **common
+            rows, suite, judges=spec.label_judges, prompt_langs=(primary,), repeats=1, **spec.calls
         )
         labels = label_by_majority(sample, label_rows, prompt_lang=primary)
         source = "majority:" + "+".join(sorted({r["judge"] for r in label_rows}))

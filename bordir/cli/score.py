@@ -11,7 +11,8 @@ from .._io.percent import pct
 from . import _decorators as opt
 from ._output import echo_json, echo_table
 
-_pct = partial(pct, digits=3, missing="-")
+_pct = partial(pct, digits=3, missing="-")  # CS values as BorderLines' scorer prints them
+_pct1 = partial(pct, missing="-")  # rates of free answers
 
 
 def _ci_variants() -> tuple[str, ...]:
@@ -253,12 +254,12 @@ def free_cmd(
     rows = summary.get("languages", [])
     if rows:
         echo_table(
-            ["model", "mode", "lang", "switch", "named", "agree forced", "agree free", "gap [95% CI]",
+            ["model", "mode", "lang", "switch %", "named %", "agree forced %", "agree free %", "gap [95% CI]",
              "p_holm", "status", "territories", "power 10/20"],
             [
                 [
-                    r["model"], r["mode"], r["query_lang"], _pct(r["switch_rate"]),
-                    _pct(r["free_named_rate"]), _pct(r["agree_forced"]), _pct(r["agree_free"]),
+                    r["model"], r["mode"], r["query_lang"], _pct1(r["switch_rate"]),
+                    _pct1(r["free_named_rate"]), _pct1(r["agree_forced"]), _pct1(r["agree_free"]),
                     _gap(r), "-" if r["p_holm"] is None else f"{r['p_holm']:.4f}", r["status"],
                     r["n_territories"], f"{100 * r['power_10']:.0f}/{100 * r['power_20']:.0f}",
                 ]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar, Self
 
@@ -49,6 +50,7 @@ class JSONHandler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # else headers and body in two writes wait ~40 ms for an ACK
     timeout = 30  # idle keep-alive connections end after this
     content_type = "application/json"
+    due = 0.0  # time.monotonic() before which no answer leaves (a server's latency sets it)
 
     def log_message(self, *args: object) -> None:  # keep test output quiet
         pass
@@ -89,14 +91,28 @@ class JSONHandler(BaseHTTPRequestHandler):
         data: bytes,
         headers: dict[str, str] | None = None,
         content_type: str | None = None,
+        *,
+        trickle: float = 0.0,
     ) -> bool:
-        """Answer ``data``; False when the client had already gone (the connection then closes)."""
+        """Answer ``data`` at :attr:`due`; False when the client had gone (the connection closes).
+
+        ``trickle``: send the head at once, then the body one byte every ``trickle`` seconds.
+        """
+        wait = self.due - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        head = self.head(status, len(data), headers, content_type or self.content_type)
         try:
-            self.wfile.write(
-                self.head(status, len(data), headers, content_type or self.content_type) + data
-            )
-            self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+            if not trickle:
+                self.wfile.write(head + data)
+                self.wfile.flush()
+                return True
+            self.wfile.write(head)
+            for i in range(len(data)):
+                time.sleep(trickle)
+                self.wfile.write(data[i : i + 1])
+                self.wfile.flush()
+        except OSError:  # the client gave up (a broken pipe, a reset connection)
             self.close_connection = True
             return False
         return True

@@ -122,34 +122,6 @@ Handler = Callable[["LoopbackServer", dict], tuple[int, Any, dict[str, str]]]
 
 class _RequestHandler(JSONHandler):
     owner: LoopbackServer
-    _due = 0.0  # time.monotonic() at which the answer being built is sent
-
-    def send_bytes(
-        self,
-        status: int,
-        data: bytes,
-        headers: dict[str, str] | None = None,
-        content_type: str | None = None,
-        *,
-        trickle: float = 0.0,
-    ) -> bool:
-        wait = self._due - time.monotonic()
-        if wait > 0:
-            time.sleep(wait)
-        if not trickle:
-            return super().send_bytes(status, data, headers, content_type)
-        try:  # Fault.trickle: the head at once, then the body one byte every `trickle` seconds
-            self.wfile.write(
-                self.head(status, len(data), headers, content_type or self.content_type)
-            )
-            for i in range(len(data)):
-                time.sleep(trickle)
-                self.wfile.write(data[i : i + 1])
-                self.wfile.flush()
-        except OSError:  # the client gave up
-            self.close_connection = True
-            return False
-        return True
 
     def do_GET(self) -> None:
         if self.path == "/_stats":
@@ -174,7 +146,7 @@ class _RequestHandler(JSONHandler):
             return
         # the answer is built at once and sent `latency` seconds after the request arrived, so
         # that the server's own work does not add to the latency a benchmark sets
-        self._due = time.monotonic() + self.owner.latency
+        self.due = time.monotonic() + self.owner.latency
         self.owner._enter()
         try:
             self._answer()
@@ -198,7 +170,7 @@ class _RequestHandler(JSONHandler):
                 self.send_bytes(200, fault.body.encode("utf-8"))
                 return
             if fault.kind == "delay":
-                self._due += fault.seconds
+                self.due += fault.seconds
         if handler is None:
             self.no_route()
             return

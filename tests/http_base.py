@@ -18,10 +18,11 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar, Self
 
-__all__ = ["JSONHandler", "LocalHTTPServer", "json_bytes", "no_proxy"]
+__all__ = ["JSONHandler", "LocalHTTPServer", "json_bytes", "no_proxy", "server_fixture"]
 
 
 def json_bytes(payload: Any) -> bytes:
@@ -33,6 +34,21 @@ def no_proxy(monkeypatch: Any) -> None:
     """Let HTTP clients reach 127.0.0.1 directly, whatever proxy the environment names."""
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+
+
+def server_fixture(name: str, make: Callable[[], LocalHTTPServer]) -> Callable[..., Any]:
+    """A pytest fixture ``name``: ``make()`` started, stopped after the test, proxies bypassed.
+
+    Raises ImportError without pytest (the benchmarks run the servers without it).
+    """
+    import pytest
+
+    def fixture(monkeypatch: Any) -> Iterator[LocalHTTPServer]:
+        no_proxy(monkeypatch)
+        with make() as server:
+            yield server
+
+    return pytest.fixture(name=name)(fixture)
 
 
 class _Server(ThreadingHTTPServer):

@@ -40,9 +40,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 if __package__:
-    from .http_base import JSONHandler, LocalHTTPServer, json_bytes, no_proxy
+    from .http_base import JSONHandler, LocalHTTPServer, json_bytes, server_fixture
 else:  # ``python tests/loopback.py`` (the benchmarks): tests/ is the first entry of sys.path
-    from http_base import JSONHandler, LocalHTTPServer, json_bytes, no_proxy
+    from http_base import JSONHandler, LocalHTTPServer, json_bytes, server_fixture
 
 __all__ = ["Fault", "Recorded", "LoopbackServer", "Reply"]
 
@@ -363,18 +363,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 try:  # the fixture, for test modules: ``from .loopback import loopback``
-    import pytest
+    loopback = server_fixture("loopback", LoopbackServer)
 except ImportError:  # pragma: no cover - benchmarks run without pytest
-    pytest = None
-
-if pytest is not None:
-
-    @pytest.fixture
-    def loopback(monkeypatch):
-        """A started :class:`LoopbackServer`, stopped after the test; proxies bypassed for 127.0.0.1."""
-        no_proxy(monkeypatch)
-        with LoopbackServer() as server:
-            yield server
+    pass
 
 
 if __name__ == "__main__":

@@ -31,12 +31,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
 
-from .http_base import JSONHandler, LocalHTTPServer, no_proxy
+from .http_base import JSONHandler, LocalHTTPServer, server_fixture
 
 __all__ = [
     "Page",
@@ -561,16 +560,6 @@ class MediaWikiServer(LocalHTTPServer):
         return out
 
 
-try:  # the fixture, for test modules: ``from .mediawiki_server import mediawiki``
-    import pytest
-except ImportError:  # pragma: no cover
-    pytest = None
-
-if pytest is not None:
-
-    @pytest.fixture
-    def mediawiki(monkeypatch) -> Callable[[], MediaWikiServer]:
-        """A started :class:`MediaWikiServer` with the fixture wiki; proxies bypassed for 127.0.0.1."""
-        no_proxy(monkeypatch)
-        with MediaWikiServer() as server:
-            yield server
+mediawiki = server_fixture("mediawiki", MediaWikiServer)
+"""The fixture, for test modules (``from .mediawiki_server import mediawiki``): a started
+:class:`MediaWikiServer` with the fixture wiki."""

@@ -1,12 +1,14 @@
-"""The common part of the HTTP servers the tests run on 127.0.0.1 (neither file imports bordir).
+"""The common part of the HTTP servers the tests run on 127.0.0.1 (this file does not import bordir).
 
-:class:`LocalHTTPServer` binds a threaded HTTP server to 127.0.0.1 on a free port (HTTPS when given
-a server-side ``ssl.SSLContext``), serves it from a daemon thread between :meth:`~LocalHTTPServer.start`
-(or ``with``) and :meth:`~LocalHTTPServer.stop`, and gives its ``port`` and ``url``. A server names
-its :class:`JSONHandler` subclass in ``handler``; each request's handler reaches the server that
+:class:`LocalHTTPServer` binds a threaded HTTP server to 127.0.0.1 on a free port (HTTPS when
+given a server-side ``ssl.SSLContext``), serves it from a daemon thread between ``start()`` (or
+``with``) and ``stop()``, and gives its ``port`` and ``url``. A server names its
+:class:`JSONHandler` subclass in ``handler``; each request's handler reaches the server that
 started it as ``self.owner``. :class:`JSONHandler` speaks HTTP/1.1 with keep-alive, reads a
 request's (JSON) body, writes an answer (status, ``Content-Type``, ``Content-Length``, headers,
-body) in one write, keeps test output quiet and takes a client that hung up as a closed connection.
+body) in one write, not before its ``due`` time and, when asked, one byte of the body at a time
+(``trickle``), keeps test output quiet and takes a client that hung up as a closed connection.
+:func:`server_fixture` makes a server a pytest fixture.
 
 The servers built on it: :mod:`tests.loopback` (OpenAI / Cohere chat, faults),
 :mod:`tests.mediawiki_server` (MediaWiki API), :mod:`tests.batch_server` (OpenAI Files and Batch

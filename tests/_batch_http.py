@@ -4,7 +4,7 @@
 ``GET /v1/batches`` (the list, newest first), ``GET /v1/batches/{id}``,
 (a creation whose answer is lost: :attr:`BatchServer.after_create`),
 ``POST /v1/batches/{id}/cancel`` and ``POST /v1/chat/completions``.
-This file does not import bordir.
+The HTTP plumbing is :mod:`tests.http_base`. This file does not import bordir.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import time
 import uuid
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
+
+from .http_base import JSONHandler
 
 if TYPE_CHECKING:
     from .batch_server import BatchServer
@@ -45,28 +46,12 @@ def _multipart(content_type: str, raw: bytes) -> dict[str, tuple[str, bytes]]:
     return out
 
 
-class Handler(BaseHTTPRequestHandler):
-    server_obj: BatchServer
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True
-    timeout = 30
+class Handler(JSONHandler):
+    owner: BatchServer
 
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def _send(self, status: int, payload: Any = None, *, raw: bytes | None = None) -> None:
-        data = raw if raw is not None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
-        self.send_response(status)
-        self.send_header(
-            "Content-Type", "application/octet-stream" if raw is not None else "application/json"
-        )
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def _error(self, status: int, message: str) -> None:
+    def _error(self, status: int, message: str) -> bool:
         """An OpenAI error body; the message echoes the caller's key (clients must redact it)."""
-        self._send(
+        return self.send_json(
             status,
             {
                 "error": {
@@ -81,20 +66,20 @@ class Handler(BaseHTTPRequestHandler):
     def _key(self) -> str:
         return self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
 
-    def do_GET(self) -> None:
-        s = self.server_obj
+    def do_GET(self) -> bool | None:
+        s = self.owner
         with s._lock:
             s.log.append(("GET", self.path))
             if m := re.fullmatch(r"/v1/files/([\w-]+)/content", self.path):
                 f = s.files.get(m.group(1))
                 if f is None:
                     return self._error(404, f"No such File object: {m.group(1)}")
-                return self._send(200, raw=f["data"])
+                return self.send_bytes(200, f["data"], content_type="application/octet-stream")
             if m := re.fullmatch(r"/v1/files/([\w-]+)", self.path):
                 f = s.files.get(m.group(1))
                 if f is None:
                     return self._error(404, f"No such File object: {m.group(1)}")
-                return self._send(200, f["meta"])
+                return self.send_json(200, f["meta"])
             url = urlsplit(self.path)
             if url.path == "/v1/batches":  # newest first, cursor pagination (limit, after)
                 q = parse_qs(url.query)
@@ -104,7 +89,7 @@ class Handler(BaseHTTPRequestHandler):
                     items = items[ids.index(q["after"][0]) + 1 :] if q["after"][0] in ids else []
                 limit = int(q.get("limit", ["20"])[0])
                 page = [b.payload() for b in items[:limit]]
-                return self._send(
+                return self.send_json(
                     200,
                     {
                         "object": "list",
@@ -119,12 +104,12 @@ class Handler(BaseHTTPRequestHandler):
                 if b is None:
                     return self._error(404, f"No batch found with id '{m.group(1)}'.")
                 s._advance(b)
-                return self._send(200, b.payload())
-        self._error(404, f"no route GET {self.path}")
+                return self.send_json(200, b.payload())
+        return self._error(404, f"no route GET {self.path}")
 
-    def do_POST(self) -> None:
-        s = self.server_obj
-        raw = self.rfile.read(int(self.headers.get("Content-Length", "0") or 0))
+    def do_POST(self) -> bool | None:
+        s = self.owner
+        raw = self.read_body()
         with s._lock:
             s.log.append(("POST", self.path))
             if self.path == "/v1/files":
@@ -145,11 +130,11 @@ class Handler(BaseHTTPRequestHandler):
                     for ln in lines
                 ):
                     return self._error(400, "duplicate custom_id or bad method/url in the file")
-                return self._send(200, s._new_file(data, "batch", name or "input.jsonl"))
+                return self.send_json(200, s._new_file(data, "batch", name or "input.jsonl"))
             body = json.loads(raw or b"{}")
             if self.path == "/v1/chat/completions":
                 s.chat_calls += 1
-                return self._send(200, s.chat(body))
+                return self.send_json(200, s.chat(body))
             if self.path == "/v1/batches":
                 fid = body.get("input_file_id")
                 if fid not in s.files:
@@ -177,7 +162,7 @@ class Handler(BaseHTTPRequestHandler):
                     return None
                 if lost is not None:  # created, then a proxy answers with this status
                     return self._error(int(lost), "Bad gateway")
-                return self._send(200, b.payload())
+                return self.send_json(200, b.payload())
             if m := re.fullmatch(r"/v1/batches/([\w-]+)/cancel", self.path):
                 b = s.batches.get(m.group(1))
                 if b is None:
@@ -185,5 +170,5 @@ class Handler(BaseHTTPRequestHandler):
                 if b.status in ("validating", "in_progress", "finalizing"):
                     b.status = "cancelling"
                     b.times["cancelling"] = int(time.time())
-                return self._send(200, b.payload())
-        self._error(404, f"no route POST {self.path}")
+                return self.send_json(200, b.payload())
+        return self._error(404, f"no route POST {self.path}")

@@ -29,7 +29,8 @@ int it returns), ``expire_after``
 (process only that many lines, then expire), ``fail_validation`` (the batch goes to ``failed``
 with ``errors``), ``steps`` (retrievals before the batch completes).
 
-The routes themselves are in :mod:`tests._batch_http`. Neither file imports bordir.
+The routes themselves are in :mod:`tests._batch_http`, the HTTP plumbing in :mod:`tests.http_base`.
+Neither file imports bordir.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ._batch_http import Handler, lines_of
-from .loopback import Reply, _Server, chat_completion
+from .http_base import LocalHTTPServer
+from .loopback import Reply, chat_completion
 
 __all__ = ["BatchServer"]
 
@@ -92,7 +94,7 @@ class _Batch:
         }
 
 
-class BatchServer:
+class BatchServer(LocalHTTPServer):
     """Files + batches + chat completions on 127.0.0.1 (random port); a context manager.
 
     Args:
@@ -105,6 +107,9 @@ class BatchServer:
         seed: seeds the shuffling of the result files' lines.
     """
 
+    handler = Handler
+    name = "batch"
+
     def __init__(
         self,
         *,
@@ -115,6 +120,7 @@ class BatchServer:
         steps: int = 3,
         seed: int = 0,
     ) -> None:
+        super().__init__()
         self.reply = reply or Reply()
         self.fail = fail
         self.expire_after = expire_after
@@ -128,41 +134,11 @@ class BatchServer:
         self.batch_lines = 0  # batch lines answered (successfully or not)
         self.after_create: deque[str | int] = deque()  # lost answers to the next creations
         self._lock = threading.Lock()
-        self._httpd: _Server | None = None
 
-    # -- addresses and lifecycle -----------------------------------------------------------
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "the server is not started"
-        return int(self._httpd.server_address[1])
-
+    # -- addresses ---------------------------------------------------------------------------
     @property
     def openai_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def start(self) -> BatchServer:
-        owner = self
-
-        class _H(Handler):
-            server_obj = owner
-
-        self._httpd = _Server(("127.0.0.1", 0), _H)
-        threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> BatchServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        return self.url + "/v1"
 
     # -- inspection ------------------------------------------------------------------------
     def submitted_lines(self) -> list[dict]:

@@ -18,7 +18,8 @@ most (``in_flight``, ``max_in_flight``) and the monotonic times of the first
 arrival and the last answer (``first_at``, ``last_at``), all also attributes
 of the server, so a server running in another process (``python
 tests/loopback.py --latency 0.1``, which prints ``PORT <n>``) can be checked
-too; ``POST /_reset`` clears them.
+too; ``POST /_reset`` clears them. The HTTP plumbing (thread, port, JSON answers) is
+:mod:`tests.http_base`.
 
 Use the ``loopback`` pytest fixture (see ``conftest.py`` of the tests that use it)
 or the context manager::
@@ -30,15 +31,18 @@ or the context manager::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+if __package__:
+    from .http_base import JSONHandler, LocalHTTPServer, json_bytes, server_fixture
+else:  # ``python tests/loopback.py`` (the benchmarks): tests/ is the first entry of sys.path
+    from http_base import JSONHandler, LocalHTTPServer, json_bytes, server_fixture
 
 __all__ = ["Fault", "Recorded", "LoopbackServer", "Reply"]
 
@@ -116,14 +120,84 @@ class Reply:
 Handler = Callable[["LoopbackServer", dict], tuple[int, Any, dict[str, str]]]
 
 
-class LoopbackServer:
+class _RequestHandler(JSONHandler):
+    owner: LoopbackServer
+
+    def do_GET(self) -> None:
+        if self.path == "/_stats":
+            self.send_json(
+                200,
+                {
+                    "count": self.owner.count,
+                    "in_flight": self.owner.in_flight,
+                    "max_in_flight": self.owner.max_in_flight,
+                    "first_at": self.owner.first_at,
+                    "last_at": self.owner.last_at,
+                },
+            )
+        else:
+            self.no_route()
+
+    def do_POST(self) -> None:
+        if self.path == "/_reset":
+            self.read_body()
+            self.owner.reset()
+            self.send_json(200, {"ok": True})
+            return
+        # the answer is built at once and sent `latency` seconds after the request arrived, so
+        # that the server's own work does not add to the latency a benchmark sets
+        self.due = time.monotonic() + self.owner.latency
+        self.owner._enter()
+        try:
+            self._answer()
+        finally:
+            self.owner._leave()
+
+    def _answer(self) -> None:
+        body = self.read_json()
+        headers = self.header_dict()
+        fault = self.owner._record(Recorded("POST", self.path, headers, body, time.time()))
+        handler = self.owner._routes.get(("POST", self.path))
+        if fault is not None:
+            if fault.kind == "status":
+                message = fault.body or {429: "rate limit exceeded", 500: "internal error"}.get(
+                    fault.code, "error"
+                )
+                payload = _error_payload(self.path, message, fault.code)
+                self.send_json(fault.code, payload, dict(fault.headers))
+                return
+            if fault.kind == "malformed":
+                self.send_bytes(200, fault.body.encode("utf-8"))
+                return
+            if fault.kind == "delay":
+                self.due += fault.seconds
+        if handler is None:
+            self.no_route()
+            return
+        status, payload, extra_headers = handler(self.owner, body)
+        rec = Recorded("POST", self.path, headers, body, time.time())
+        gap = fault.seconds if fault is not None and fault.kind == "trickle" else 0.0
+        if (
+            self.send_bytes(status, json_bytes(payload), extra_headers, trickle=gap)
+            and status == 200
+        ):
+            with self.owner._lock:
+                self.owner.answered.append(rec)
+            if self.owner.on_answer is not None:
+                self.owner.on_answer(rec)
+
+
+class LoopbackServer(LocalHTTPServer):
     """A threaded HTTP server on 127.0.0.1 with a random port; start/stop or use as a context manager."""
+
+    handler = _RequestHandler
+    name = "loopback"
 
     def __init__(
         self, *, latency: float = 0.0, reply: Reply | None = None, tls: Any = None
     ) -> None:
         """``tls``: an ``ssl.SSLContext`` (server side) to serve HTTPS instead of HTTP."""
-        self.tls = tls
+        super().__init__(tls=tls)
         self.latency = latency
         self.reply = reply or Reply()
         self.requests: list[Recorded] = []
@@ -138,8 +212,6 @@ class LoopbackServer:
             ("POST", "/v1/chat/completions"): _openai_chat,
             ("POST", "/v2/chat"): _cohere_chat,
         }
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
         self.record_bodies = True
         self.answered: list[Recorded] = []  # the 200 answers written to the client, in order
         self.on_answer: Callable[[Recorded], object] | None = None  # called after each of them
@@ -184,49 +256,8 @@ class LoopbackServer:
 
     # -- addresses -------------------------------------------------------------------
     @property
-    def port(self) -> int:
-        assert self._httpd is not None, "the server is not started"
-        return int(self._httpd.server_address[1])
-
-    @property
-    def url(self) -> str:
-        return f"{'https' if self.tls is not None else 'http'}://127.0.0.1:{self.port}"
-
-    @property
     def openai_url(self) -> str:
         return self.url + "/v1"
-
-    # -- lifecycle -------------------------------------------------------------------
-    def start(self) -> LoopbackServer:
-        server = self
-
-        class _Handler(_RequestHandler):
-            owner = server
-
-        httpd = _Server(("127.0.0.1", 0), _Handler)
-        if self.tls is not None:
-            httpd.socket = self.tls.wrap_socket(httpd.socket, server_side=True)
-        self._httpd = httpd
-        self._thread = threading.Thread(
-            target=httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name=f"loopback-{self.port}",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> LoopbackServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # -- called by the handler -------------------------------------------------------
     def _record(self, rec: Recorded) -> Fault | None:
@@ -235,139 +266,6 @@ class LoopbackServer:
             if self.record_bodies:
                 self.requests.append(rec)
             return self._faults.popleft() if self._faults else None
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    request_queue_size = 256
-    allow_reuse_address = True
-
-
-class _RequestHandler(BaseHTTPRequestHandler):
-    owner: LoopbackServer
-    protocol_version = "HTTP/1.1"  # keep-alive, as real APIs do
-    disable_nagle_algorithm = (
-        True  # else headers and body in two writes wait ~40 ms for a delayed ACK
-    )
-    timeout = 30  # idle keep-alive connections end after this
-    _due = 0.0  # time.monotonic() at which the answer being built is sent
-
-    def log_message(self, *args: object) -> None:  # keep test output quiet
-        pass
-
-    def _send(
-        self,
-        status: int,
-        payload: Any,
-        headers: dict[str, str] | None = None,
-        *,
-        raw: bytes | None = None,
-        trickle: float = 0.0,
-    ) -> bool:
-        data = raw if raw is not None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
-        wait = self._due - time.monotonic()
-        if wait > 0:
-            time.sleep(wait)
-        if trickle:
-            return self._trickle(status, data, headers or {}, trickle)
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for k, v in (headers or {}).items():
-                self.send_header(k, v)
-            self._headers_buffer.append(b"\r\n")  # end_headers() without its flush: one write below
-            head = b"".join(self._headers_buffer)
-            self._headers_buffer = []
-            self.wfile.write(head + data)
-            self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
-            self.close_connection = True
-            return False
-        return True
-
-    def _trickle(self, status: int, data: bytes, headers: dict[str, str], gap: float) -> bool:
-        """The head at once, then the body one byte every ``gap`` seconds (Fault.trickle)."""
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for k, v in headers.items():
-                self.send_header(k, v)
-            self.end_headers()
-            for i in range(len(data)):
-                time.sleep(gap)
-                self.wfile.write(data[i : i + 1])
-                self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError, OSError):  # the client gave up
-            self.close_connection = True
-            return False
-        return True
-
-    def do_GET(self) -> None:
-        if self.path == "/_stats":
-            self._send(
-                200,
-                {
-                    "count": self.owner.count,
-                    "in_flight": self.owner.in_flight,
-                    "max_in_flight": self.owner.max_in_flight,
-                    "first_at": self.owner.first_at,
-                    "last_at": self.owner.last_at,
-                },
-            )
-        else:
-            self._send(404, {"error": {"message": f"no route GET {self.path}"}})
-
-    def do_POST(self) -> None:
-        if self.path == "/_reset":
-            self.rfile.read(int(self.headers.get("Content-Length", "0") or 0))
-            self.owner.reset()
-            self._send(200, {"ok": True})
-            return
-        # the answer is built at once and sent `latency` seconds after the request arrived, so
-        # that the server's own work does not add to the latency a benchmark sets
-        self._due = time.monotonic() + self.owner.latency
-        self.owner._enter()
-        try:
-            self._answer()
-        finally:
-            self.owner._leave()
-
-    def _answer(self) -> None:
-        raw = self.rfile.read(int(self.headers.get("Content-Length", "0") or 0))
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
-            body = raw.decode("utf-8", errors="replace")
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        fault = self.owner._record(Recorded("POST", self.path, headers, body, time.time()))
-        handler = self.owner._routes.get(("POST", self.path))
-        if fault is not None:
-            if fault.kind == "status":
-                message = fault.body or {429: "rate limit exceeded", 500: "internal error"}.get(
-                    fault.code, "error"
-                )
-                payload = _error_payload(self.path, message, fault.code)
-                self._send(fault.code, payload, dict(fault.headers))
-                return
-            if fault.kind == "malformed":
-                self._send(200, None, raw=fault.body.encode("utf-8"))
-                return
-            if fault.kind == "delay":
-                self._due += fault.seconds
-        if handler is None:
-            self._send(404, {"error": {"message": f"no route POST {self.path}"}})
-            return
-        status, payload, extra_headers = handler(self.owner, body)
-        rec = Recorded("POST", self.path, headers, body, time.time())
-        gap = fault.seconds if fault is not None and fault.kind == "trickle" else 0.0
-        if self._send(status, payload, extra_headers, trickle=gap) and status == 200:
-            with self.owner._lock:
-                self.owner.answered.append(rec)
-            if self.owner.on_answer is not None:
-                self.owner.on_answer(rec)
 
 
 def _error_payload(path: str, message: str, status: int) -> dict:
@@ -465,19 +363,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 try:  # the fixture, for test modules: ``from .loopback import loopback``
-    import pytest
+    loopback = server_fixture("loopback", LoopbackServer)
 except ImportError:  # pragma: no cover - benchmarks run without pytest
-    pytest = None
-
-if pytest is not None:
-
-    @pytest.fixture
-    def loopback(monkeypatch):
-        """A started :class:`LoopbackServer`, stopped after the test; proxies bypassed for 127.0.0.1."""
-        monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-        monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-        with LoopbackServer() as server:
-            yield server
+    pass
 
 
 if __name__ == "__main__":

@@ -24,18 +24,18 @@ revisions before and after 2023-05-15 (uk "Крим" was created after it).
 Faults: :meth:`MediaWikiServer.push` queues faults (each taken by the next
 matching request); :meth:`MediaWikiServer.fail_all` makes every request fail
 until :meth:`heal`. Every request is recorded (edition, params, headers).
+The HTTP plumbing (thread, port, JSON answers) is :mod:`tests.http_base`.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
+
+from .http_base import JSONHandler, LocalHTTPServer, server_fixture
 
 __all__ = [
     "Page",
@@ -390,21 +390,49 @@ def _norm(title: str) -> str:
     return t[:1].upper() + t[1:] if t else t
 
 
-class MediaWikiServer:
+class _Handler(JSONHandler):
+    owner: MediaWikiServer
+    content_type = "application/json; charset=utf-8"
+
+    def do_GET(self) -> None:
+        owner = self.owner
+        parts = urlsplit(self.path)
+        segs = parts.path.strip("/").split("/")
+        params = dict(parse_qsl(parts.query, keep_blank_values=True))
+        headers = self.header_dict()
+        if len(segs) != 3 or segs[1:] != ["w", "api.php"]:
+            self.send_json(404, {"error": {"code": "notfound", "info": self.path}})
+            return
+        edition = segs[0]
+        fault = owner._take_fault(edition, params)
+        if fault is not None:
+            status, payload = fault.code, {"error": {"code": "http", "info": f"HTTP {fault.code}"}}
+            extra = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
+        else:
+            status, payload, extra = owner.answer(edition, params)
+        with owner._lock:
+            owner.requests.append(Request(edition, params, headers, status, time.time()))
+        self.send_json(status, payload, extra)
+
+
+class MediaWikiServer(LocalHTTPServer):
     """A threaded MediaWiki API server on 127.0.0.1 (random port); start/stop or use as a context manager."""
+
+    handler = _Handler
+    name = "mediawiki"
 
     def __init__(
         self,
         pages: dict[tuple[str, str], Page] | None = None,
         redirects: dict[tuple[str, str], str] | None = None,
     ) -> None:
+        super().__init__()
         self.pages = dict(PAGES if pages is None else pages)
         self.redirects = dict(REDIRECTS if redirects is None else redirects)
         self.requests: list[Request] = []
         self._faults: list[Fault] = []
         self._fail_all: int | None = None
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
 
     # -- programming -----------------------------------------------------------------------
     def push(self, *faults: Fault) -> None:
@@ -433,39 +461,9 @@ class MediaWikiServer:
 
     # -- addresses -------------------------------------------------------------------------
     @property
-    def url(self) -> str:
-        assert self._httpd is not None, "the server is not started"
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
-
-    @property
     def endpoint(self) -> str:
         """The endpoint template for bordir: ``http://127.0.0.1:<port>/{edition}/w/api.php``."""
         return self.url + "/{edition}/w/api.php"
-
-    # -- lifecycle -------------------------------------------------------------------------
-    def start(self) -> MediaWikiServer:
-        owner = self
-
-        class Handler(_Handler):
-            server_owner = owner
-
-        self._httpd = _Server(("127.0.0.1", 0), Handler)
-        threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> MediaWikiServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # -- answering -------------------------------------------------------------------------
     def _take_fault(self, edition: str, params: dict[str, str]) -> Fault | None:
@@ -562,66 +560,6 @@ class MediaWikiServer:
         return out
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    allow_reuse_address = True
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server_owner: MediaWikiServer
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True
-    timeout = 30
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def _send(self, status: int, payload: Any, headers: dict[str, str]) -> None:
-        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            for k, v in headers.items():
-                self.send_header(k, v)
-            self.end_headers()
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
-
-    def do_GET(self) -> None:
-        owner = self.server_owner
-        parts = urlsplit(self.path)
-        segs = parts.path.strip("/").split("/")
-        params = dict(parse_qsl(parts.query, keep_blank_values=True))
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        if len(segs) != 3 or segs[1:] != ["w", "api.php"]:
-            self._send(404, {"error": {"code": "notfound", "info": self.path}}, {})
-            return
-        edition = segs[0]
-        fault = owner._take_fault(edition, params)
-        if fault is not None:
-            status, payload = fault.code, {"error": {"code": "http", "info": f"HTTP {fault.code}"}}
-            extra = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
-        else:
-            status, payload, extra = owner.answer(edition, params)
-        with owner._lock:
-            owner.requests.append(Request(edition, params, headers, status, time.time()))
-        self._send(status, payload, extra)
-
-
-try:  # the fixture, for test modules: ``from .mediawiki_server import mediawiki``
-    import pytest
-except ImportError:  # pragma: no cover
-    pytest = None
-
-if pytest is not None:
-
-    @pytest.fixture
-    def mediawiki(monkeypatch) -> Callable[[], MediaWikiServer]:
-        """A started :class:`MediaWikiServer` with the fixture wiki; proxies bypassed for 127.0.0.1."""
-        monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-        monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-        with MediaWikiServer() as server:
-            yield server
+mediawiki = server_fixture("mediawiki", MediaWikiServer)
+"""The fixture, for test modules (``from .mediawiki_server import mediawiki``): a started
+:class:`MediaWikiServer` with the fixture wiki."""

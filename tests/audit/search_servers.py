@@ -14,17 +14,18 @@ Every answer cites 2–5 sources drawn (seeded by the request body and how often
 pools whose weights depend on the question's language: a planted bias whose expected shares are
 known (:func:`expected_country_share`). ``fail_next(code, n)`` makes the next ``n`` API requests
 fail with ``code`` (429 carries ``Retry-After: 0``). Only requests from 127.0.0.1 are served.
+The HTTP plumbing (thread, port, JSON answers) is :mod:`tests.http_base`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import re
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from ..http_base import JSONHandler, LocalHTTPServer
 
 __all__ = ["SearchAPIServer", "POOLS", "LANG_COUNTRY", "expected_country_share", "OWN_WEIGHT"]
 
@@ -140,89 +141,52 @@ def _pick(lang: str, rng: random.Random, n: int) -> list[tuple[str, str, str]]:
     return out
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JSONHandler):
     owner: SearchAPIServer
-    protocol_version = "HTTP/1.1"
 
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        for k, v in (headers or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self) -> None:
+    def do_GET(self) -> bool | None:
         if self.client_address[0] != "127.0.0.1":
-            return self._send(403, {"error": "local only"})
+            return self.send_json(403, {"error": "local only"})
         m = re.match(r"^/grounding-api-redirect/(\w+)$", self.path)
         target = self.owner.tokens.get(m.group(1)) if m else None
         if target is None:
-            return self._send(404, {"error": "no such redirect"})
+            return self.send_json(404, {"error": "no such redirect"})
         self.send_response(302)
         self.send_header("Location", target)
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def do_POST(self) -> None:
-        raw = self.rfile.read(int(self.headers.get("Content-Length", "0") or 0))
+    def do_POST(self) -> bool | None:
+        body = self.read_json()
         if self.client_address[0] != "127.0.0.1":
-            return self._send(403, {"error": "local only"})
-        body = json.loads(raw or b"{}")
+            return self.send_json(403, {"error": "local only"})
         with self.owner.lock:
-            self.owner.requests.append(
-                (self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-            )
+            self.owner.requests.append((self.path, self.header_dict(), body))
             fail = self.owner.failures.pop(0) if self.owner.failures else None
         if fail is not None:
-            return self._send(fail, {"error": {"message": "slow down" if fail == 429 else "server error"}},
-                              {"Retry-After": "0"} if fail == 429 else None)  # fmt: skip
+            message = "slow down" if fail == 429 else "server error"
+            retry = {"Retry-After": "0"} if fail == 429 else None
+            return self.send_json(fail, {"error": {"message": message}}, retry)
         route = self.owner.route(self.path)
         if route is None:
-            return self._send(404, {"error": {"message": f"no route POST {self.path}"}})
-        self._send(200, route(body))
+            return self.no_route()
+        return self.send_json(200, route(body))
 
 
-class SearchAPIServer:
+class SearchAPIServer(LocalHTTPServer):
     """The four APIs on one 127.0.0.1 port (see the module docs); a context manager."""
 
+    handler = _Handler
+    name = "search-api"
+
     def __init__(self, *, lang_of: dict[str, str] | None = None) -> None:
+        super().__init__()
         self.lang_of = lang_of or {}  # question text -> language (else: every question is 'en')
         self.requests: list[tuple[str, dict[str, str], Any]] = []
         self.failures: list[int] = []
         self.tokens: dict[str, str] = {}
         self.lock = threading.Lock()
         self._seen: dict[str, int] = {}
-        self._httpd: ThreadingHTTPServer | None = None
-
-    def __enter__(self) -> SearchAPIServer:
-        owner = self
-
-        class H(_Handler):
-            pass
-
-        H.owner = owner
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self._httpd.daemon_threads = True
-        threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-
-    @property
-    def url(self) -> str:
-        assert self._httpd is not None
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
     def fail_next(self, code: int, n: int = 1) -> None:
         with self.lock:

@@ -249,7 +249,16 @@ def _exit_status(summary: dict[str, Any], run_dir: str) -> None:
     asked, failed = int(calls.get("requests", 0)), int(calls.get("failed", 0))
     if not summary.get("decided"):
         if not asked:
-            why = "every answer of the run failed in testrun (nothing to judge)"
+            kinds = summary.get("judgment_outcomes") or {}
+            parts = [
+                f"{kinds[k]} {label}"
+                for k, label in (
+                    ("echo", "echo their prompt or documents"),
+                    ("no_answer", "failed in testrun"),
+                )
+                if kinds.get(k)
+            ]
+            why = f"no answer to judge ({'; '.join(parts) or 'the run has no answers'})"
         elif failed == asked:
             why = f"all {failed} judge calls failed (the first: {calls.get('first')})"
         else:

@@ -111,3 +111,15 @@ def test_testrun_on_an_empty_tests_file_exits_2(server, tmp_path):
     r = _testrun(tmp_path, tests)
     assert r.returncode == 2, (r.stdout, r.stderr)  # before: wrote 0 answers, exit 0
     assert r.stderr.count("\n") == 1 and "no tests" in r.stderr and str(tests) in r.stderr
+
+
+def test_a_run_of_echoes_says_the_answers_are_echoes_not_failures(tmp_path):
+    """A model that repeats its prompt: nothing to judge, and the reason is the echoes."""
+    tests = tmp_path / "tests.jsonl"
+    assert invoke_cli("testgen", "demo", "--n", "6", "--out", str(tests)).returncode == 0
+    run = tmp_path / "tr"
+    r = invoke_cli("testrun", str(tests), "--config", "backend=mock/echo", "--out", str(run))
+    assert r.returncode == 0, r.stderr
+    r = invoke_cli("judge", str(run), "--judge", "mock/first")
+    assert r.returncode == 2
+    assert "echo their prompt or documents" in r.stderr and "failed in testrun" not in r.stderr

@@ -8,59 +8,23 @@ the real files in ../shared/data/borderlines when they are there (skipped otherw
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from bordir.experiment.config import ExperimentConfig, load_config
-from bordir.loaders.demo import demo_dir
 from bordir.modes import SKIP_NO_TERRITORY, swap_skip_reason
 from bordir.runner.dry_run import ASSUMED_PASSAGE_CHARS, dry_run
 
 from ..conftest import invoke_cli
+from .conftest import experiment_toml
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "data" / "borderlines"
 
 
-@pytest.fixture(scope="module")
-def small(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("bl") / "borderlines"
-    shutil.copytree(
-        demo_dir(), root, ignore=shutil.ignore_patterns("corpus", "embeddings", "README.md")
-    )
-    return root
-
-
-@pytest.fixture(scope="module")
-def crimea_corpus(tmp_path_factory) -> Path:
-    from bordir.corpus import load_corpus
-
-    path = tmp_path_factory.mktemp("corpus") / "crimea.jsonl"
-    rows = [
-        {
-            "doc_id": p.doc_id,
-            "lang": p.lang,
-            "territory": p.territory,
-            "title": p.title,
-            "text": p.text,
-        }
-        for p in load_corpus("demo")
-        if p.territory == "Crimea"
-    ]
-    path.write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-    )
-    return path
-
-
-def _toml(path: Path, **fields) -> Path:
-    lines = ["[experiment]", *(f"{k} = {json.dumps(v)}" for k, v in fields.items())]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+_toml = experiment_toml
 
 
 def _dry(*args: str) -> list[str]:

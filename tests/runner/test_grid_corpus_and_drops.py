@@ -8,61 +8,21 @@ and the real files in ../shared/data/borderlines when they are there (skipped ot
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 
 from bordir.errors import ConfigError, DataError
 from bordir.experiment.config import ExperimentConfig, load_config
-from bordir.loaders.demo import demo_dir
 from bordir.modes import SKIP_NO_TERRITORY, Mode
 
 from ..cli.test_summaries_fit import _assert_fits
 from ..conftest import invoke_cli
+from .conftest import experiment_toml
 
 IR_MODES = [m.value for m in Mode if m is not Mode.NO_IR]
 
 
-@pytest.fixture(scope="module")
-def small(tmp_path_factory) -> Path:
-    """A BorderLines-layout directory (the demo's 12 territories, without a corpus of its own)."""
-    root = tmp_path_factory.mktemp("bl") / "borderlines"
-    shutil.copytree(
-        demo_dir(), root, ignore=shutil.ignore_patterns("corpus", "embeddings", "README.md")
-    )
-    return root
-
-
-@pytest.fixture(scope="module")
-def crimea_corpus(tmp_path_factory) -> Path:
-    """A passages file with the demo's Crimea passages only."""
-    from bordir.corpus import load_corpus
-
-    path = tmp_path_factory.mktemp("corpus") / "crimea.jsonl"
-    rows = [
-        {
-            "doc_id": p.doc_id,
-            "lang": p.lang,
-            "territory": p.territory,
-            "title": p.title,
-            "text": p.text,
-        }
-        for p in load_corpus("demo")
-        if p.territory == "Crimea"
-    ]
-    path.write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-    )
-    return path
-
-
-def _toml(path: Path, **fields) -> Path:
-    lines = ["[experiment]"]
-    for k, v in fields.items():
-        lines.append(f"{k} = {json.dumps(v)}")
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+_toml = experiment_toml
 
 
 # --- 25.1: no silent default corpus ----------------------------------------------------------

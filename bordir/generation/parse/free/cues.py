@@ -139,7 +139,9 @@ def _scan(
                 blocked.append((space + 1, e0 + offset))
 
 
-def _evident_language(found: list[_Found], lex: Lexicon, prefer: set[str]) -> dict[str, str]:
+def _evident_language(
+    found: list[_Found], lex: Lexicon, prefer: set[str], once: bool = True
+) -> dict[str, str]:
     """Per shared script (Latin, Cyrillic, Arabic), the language the answer is evidently in.
 
     Each cue word found counts for its languages only when no language of ``prefer`` has it too; the
@@ -148,14 +150,19 @@ def _evident_language(found: list[_Found], lex: Lexicon, prefer: set[str]) -> di
     """
     out: dict[str, str] = {}
     words: dict[str, list[str]] = {}
-    for _, _, script, text in sorted({(s, e, g.script, g.text) for s, e, g in found if g.script}):
-        words.setdefault(script, []).append(text)
+    if once:  # one scan: each (start, end) once
+        for _, _, g in found:
+            if g.script:
+                words.setdefault(g.script, []).append(g.text)
+    else:
+        for _, _, script, text in sorted({(s, e, g.script, g.text) for s, e, g in found if g.script}):
+            words.setdefault(script, []).append(text)
     for script, texts in words.items():
         mine: dict[str, set[str]] = {}
         ours = 0
         for text in texts:
             owners = lex.owners[text]
-            if owners & prefer:
+            if not owners.isdisjoint(prefer):
                 ours += 1
             else:
                 for lang in owners:
@@ -185,7 +192,7 @@ def cue_hits(
     active = set(prefer)
     kept: list[tuple[int, int, Sequence[tuple[str, str]]]]
     if any(g.script and not g.langs <= active for _, _, g in found):  # another language's word
-        best = _evident_language(found, lex, active)
+        best = _evident_language(found, lex, active, not blocked)
         kept = []
         for s, e, g in found:
             if not g.script or g.langs <= active:

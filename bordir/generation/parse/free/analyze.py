@@ -344,7 +344,8 @@ def _sentence(
 
     for m in sm:
         m.seg_start, m.seg_end = segs[0] if len(segs) == 1 else within(segs, m.start, seg_starts)
-        m.clause = within(clauses_of((m.seg_start, m.seg_end)), m.start)
+        inner_clauses = clauses_of((m.seg_start, m.seg_end))
+        m.clause = inner_clauses[0] if len(inner_clauses) == 1 else within(inner_clauses, m.start)
         if parens:
             inner = next(((p, q) for p, q in parens if p < m.start < q), None)
             if inner is not None:  # a name in brackets: the brackets are its clause

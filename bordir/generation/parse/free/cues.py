@@ -155,7 +155,9 @@ def _evident_language(
             if g.script:
                 words.setdefault(g.script, []).append(g.text)
     else:
-        for _, _, script, text in sorted({(s, e, g.script, g.text) for s, e, g in found if g.script}):
+        for _, _, script, text in sorted(
+            {(s, e, g.script, g.text) for s, e, g in found if g.script}
+        ):
             words.setdefault(script, []).append(text)
     for script, texts in words.items():
         mine: dict[str, set[str]] = {}

@@ -243,17 +243,23 @@ def analyze(
     """
     binds = binds or {}
     out: list[Mention] = []
-    hit_starts = [h[0] for h in hits]
+    spans = spans if spans is not None else sentences(folded)
+    if not hits:
+        return out
+    gr = _Grammar(binds, after, adverbs, tuple(agents))
+    span_starts = [a for a, _ in spans]
     cue_starts = [c.start for c in cues]
-    for si, (a, b) in enumerate(spans if spans is not None else sentences(folded)):
-        lo, hi = bisect_left(hit_starts, a), bisect_left(hit_starts, b)
-        if lo == hi:
-            continue
-        sm = [Mention(s, e, code, kind, sentence=si) for s, e, code, kind in hits[lo:hi]]
-        sc = list(cues[bisect_left(cue_starts, a) : bisect_left(cue_starts, b)])
+    by_sentence: dict[int, list[Hit]] = {}  # only the sentences naming a country are read
+    for h in hits:
+        si = bisect_right(span_starts, h[0]) - 1
+        if si >= 0 and h[0] < spans[si][1]:
+            by_sentence.setdefault(si, []).append(h)
+    for si, found in by_sentence.items():
+        a, b = spans[si]
+        sm = [Mention(s, e, code, kind, sentence=si) for s, e, code, kind in found]
+        sc = cues[bisect_left(cue_starts, a) : bisect_left(cue_starts, b)]
         mk = [x for x in masks if a <= x[0] < b]
-        gr = _Grammar(binds, after, adverbs, tuple(agents))
-        out.extend(_sentence(folded, a, b, sm, sc, claimants, mk, gr))
+        out.extend(_sentence(folded, a, b, sm, list(sc), claimants, mk, gr))
     return out
 
 
@@ -269,7 +275,8 @@ def _sentence(
 ) -> list[Mention]:
     """The roles of the countries of one sentence ``[a, b)``."""
     binds, after = gr.binds, gr.after
-    conclusion = any(c.category == "conclusion" for c in sc)
+    kinds = {c.category for c in sc}
+    conclusion = "conclusion" in kinds
     ends = {m.end for m in sm}
     starts = [m.start for m in sm]
     commas = []
@@ -278,13 +285,18 @@ def _sentence(
         listed = x.start() in ends and nxt < len(starts) and starts[nxt] <= x.end() + 5
         if not listed:
             commas.append(x.end())
-    asides = [c for c in sc if c.category in ("contrast", "conclusion") and set_off(folded, c)]
-    if asides:  # "Serbia, however, does not …": no part ends there
-        near = {p for c in asides for p in (c.start - 1, c.start - 2, c.end + 1)}
-        commas = [x for x in commas if x not in near]
-    skip = {c.start for c in asides}
-    skip.update(c.start for c in sc if inside_clause(folded, c, a, gr.adverbs))
-    contrasts = sorted({c.start for c in sc if c.category == "contrast" and c.start not in skip})
+    contrasts: list[int] = []
+    asides: list[Cue] = []
+    if "contrast" in kinds or "conclusion" in kinds:
+        asides = [c for c in sc if c.category in ("contrast", "conclusion") and set_off(folded, c)]
+        if asides:  # "Serbia, however, does not …": no part ends there
+            near = {p for c in asides for p in (c.start - 1, c.start - 2, c.end + 1)}
+            commas = [x for x in commas if x not in near]
+        skip = {c.start for c in asides}
+        skip.update(c.start for c in sc if inside_clause(folded, c, a, gr.adverbs))
+        contrasts = sorted(
+            {c.start for c in sc if c.category == "contrast" and c.start not in skip}
+        )
     parens = [(x.start(), x.end()) for x in PARENS.finditer(folded, a, b)]
     if parens:  # (1974, 1976, 2009): no clause ends inside brackets
         commas = [x for x in commas if not any(p < x < q for p, q in parens)]
@@ -295,22 +307,24 @@ def _sentence(
     if any(p < first for p in contrasts):
         cuts.append(first)
     cuts += [x.start() for x in SEMI.finditer(folded, a, b)]
-    segs = cut_at(a, b, cuts)
+    segs = cut_at(a, b, cuts) if cuts else [(a, b)]
     seg_starts = [x for x, _ in segs]
     clauses: dict[tuple[int, int], list[tuple[int, int]]] = {}
 
     def clauses_of(seg: tuple[int, int]) -> list[tuple[int, int]]:
         if seg not in clauses:
             inner = commas[bisect_right(commas, seg[0]) : bisect_left(commas, seg[1])]
-            clauses[seg] = cut_at(seg[0], seg[1], inner)
+            clauses[seg] = cut_at(seg[0], seg[1], inner) if inner else [seg]
         return clauses[seg]
 
     opened = set(seg_starts) & set(contrasts)
     if any(p < first for p in contrasts):
         opened.add(a)
     named = {m.code for m in sm} & claimants
-    described = len(named) >= 2 and any(
-        c.category == "dispute" and not _after_claim(c, sc, commas) for c in sc
+    described = (
+        len(named) >= 2
+        and "dispute" in kinds
+        and any(c.category == "dispute" and not _after_claim(c, sc, commas) for c in sc)
     )
     one = len({x.code for x in sm}) == 1
     sc_starts = [c.start for c in sc]
@@ -329,21 +343,25 @@ def _sentence(
         return bare_cache[0]
 
     for m in sm:
-        m.seg_start, m.seg_end = within(segs, m.start, seg_starts)
-        m.clause = within(clauses_of((m.seg_start, m.seg_end)), m.start)
-        inner = next(((p, q) for p, q in parens if p < m.start < q), None)
-        if inner is not None:  # a name in brackets: the brackets are its clause
-            m.clause = inner
+        m.seg_start, m.seg_end = segs[0] if len(segs) == 1 else within(segs, m.start, seg_starts)
+        inner_clauses = clauses_of((m.seg_start, m.seg_end))
+        m.clause = inner_clauses[0] if len(inner_clauses) == 1 else within(inner_clauses, m.start)
+        if parens:
+            inner = next(((p, q) for p, q in parens if p < m.start < q), None)
+            if inner is not None:  # a name in brackets: the brackets are its clause
+                m.clause = inner
         m.conclusion = conclusion
-    _bind_negations(sc, sm, binds, parens)
+    if "negation" in kinds:
+        _bind_negations(sc, sm, binds, parens)
     for m in sm:
-        seg = [
-            c for c in starting_in(sc, m.seg_start, m.seg_end, sc_starts) if visible(c, m, parens)
-        ]
-        m.both = any(c.category == "both" for c in seg)
+        seg = list(starting_in(sc, m.seg_start, m.seg_end, sc_starts))
+        if parens:
+            seg = [c for c in seg if visible(c, m, parens)]
+        here = {c.category for c in seg}
+        m.both = "both" in here
         if m.role == "negated":
             continue
-        if any(c.category == "refusal" for c in seg):  # I'd rather not say whether … Israeli …
+        if "refusal" in here:  # I'd rather not say whether … Israeli …
             m.role, m.cue = "refused", "refusal"
             continue
         if described and m.seg_start not in opened:
@@ -352,7 +370,7 @@ def _sentence(
         in_clause = list(starting_in(seg, m.clause[0], m.clause[1]))
         head = clauses_of((m.seg_start, m.seg_end))[0]
         reach = _claim_reach(m, seg, head, folded)
-        inside = any(p < m.start < q for p, q in parens)
+        inside = bool(parens) and any(p < m.start < q for p, q in parens)
         m.role, m.cue = _role_of(
             m,
             seg,
@@ -367,10 +385,11 @@ def _sentence(
             gr.agents,
         )
     said = {(m.code, m.seg_start): m.role for m in sm if m.role in ("claimed", "control")}
-    for m in sm:  # Venezuela claims it … a Venezuelan state there: the claim's, too
-        role = said.get((m.code, m.seg_start))
-        if role is not None and m.role in _WEAK_ROLES:
-            m.role, m.cue = role, ("claim" if role == "claimed" else "control")
+    if said:
+        for m in sm:  # Venezuela claims it … a Venezuelan state there: the claim's, too
+            role = said.get((m.code, m.seg_start))
+            if role is not None and m.role in _WEAK_ROLES:
+                m.role, m.cue = role, ("claim" if role == "claimed" else "control")
     return sm
 
 

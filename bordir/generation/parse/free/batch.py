@@ -95,7 +95,8 @@ def resolve_many(
         start(_part, res, texts[a:b], queries[a:b], parallel=None)
         for a, b in zip(bounds[1:-1], bounds[2:])
     ]
-    out = [_unpack(p) for p in _part(res, texts[: bounds[1]], queries[: bounds[1]])]
+    resolve = res.resolve
+    out = [resolve(t, q) for t, q in zip(texts[: bounds[1]], queries[: bounds[1]])]
     for job in pending:
         out.extend(_unpack(p) for p in job.result())
     return out

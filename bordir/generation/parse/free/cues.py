@@ -24,18 +24,21 @@ Example:
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
-from .lexicon import SUFFIX, Lexicon, unspaced
+from .lexicon import SUFFIX, CueSet, Lexicon, unspaced
 from .names import PROCLITICS, is_word_char
 
 __all__ = ["Cue", "cue_hits"]
 
+_Found = tuple[int, int, CueSet]
+"""A match that holds cues: ``(start, end, what it may hold)``."""
 
-@dataclass(frozen=True, slots=True)
-class Cue:
-    """A cue word found in folded text."""
+
+class Cue(NamedTuple):
+    """A cue word found in folded text (a named tuple: one is built per cue of every answer)."""
 
     start: int
     end: int
@@ -62,40 +65,73 @@ def _starts_word(folded: str, start: int) -> bool:
     return k > 0 and (j < 0 or not is_word_char(folded[j]))
 
 
+def _merged(masks: Sequence[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """``masks`` as sorted, disjoint spans: their starts and their ends (a position test is a bisect)."""
+    starts: list[int] = []
+    ends: list[int] = []
+    for a, b in sorted(masks):
+        if a >= b:
+            continue
+        if ends and a <= ends[-1]:
+            ends[-1] = max(ends[-1], b)
+        else:
+            starts.append(a)
+            ends.append(b)
+    return starts, ends
+
+
 def _scan(
     folded: str,
     lex: Lexicon,
     matches: list[tuple[int, int, int]],
-    masked: set[int],
+    masked: tuple[list[int], list[int]],
     offset: int,
-    found: list[tuple[int, int, str, str, str]],
+    found: list[_Found],
     blocked: list[tuple[int, int]] | None,
     limit: int = -1,
 ) -> None:
-    """Add the cues of automaton ``matches`` (see the module docs for what counts)."""
+    """Add the cues of automaton ``matches`` (see the module docs for what counts).
+
+    Per match, the common cases are decided inline (a match inside a word of a spaced script, a
+    match after a space): the rules are those of :func:`_starts_word` and :func:`is_word_char`.
+    """
     n = len(folded)
     plans = lex.plans
+    first_unspaced = lex.first_unspaced
+    mask_starts, mask_ends = masked
     for idx, s0, e0 in matches:
         start = s0 + offset
-        if 0 <= limit <= start or start in masked:
+        if 0 <= limit <= start:
             continue
+        if mask_starts:
+            i = bisect_right(mask_starts, start) - 1
+            if i >= 0 and start < mask_ends[i]:
+                continue
         if start:
-            prev = folded[
-                start - 1
-            ]  # the common case first: a match inside a word of a spaced script
-            if prev.isalnum() and prev not in PROCLITICS and not unspaced(folded[start]):
+            prev = folded[start - 1]
+            # the common case first: a match inside a word of a spaced script
+            if prev.isalnum() and prev not in PROCLITICS and not first_unspaced[idx]:
                 if blocked is not None and " " in folded[start : e0 + offset]:
                     blocked.append((folded.find(" ", start) + 1, e0 + offset))
                 continue
+            if prev != " " and not _starts_word(folded, start):
+                if blocked is not None:
+                    space = folded.find(" ", start, e0 + offset)
+                    if space != -1:
+                        blocked.append((space + 1, e0 + offset))
+                continue
         took = False
-        for length, closes, entries in plans[idx] if _starts_word(folded, start) else ():
+        for length, closes, every, short, stems in plans[idx]:
             end = start + length
-            open_right = closes and end < n and is_word_char(folded[end])
-            for category, lang, stem, script, suffixes in entries:
-                if open_right and not stem:
-                    if not suffixes or _word_end(folded, end) - end > SUFFIX:
-                        continue
-                found.append((start, end, category, lang, script))
+            held = every
+            if closes and end < n:
+                ch = folded[end]
+                if ch.isalnum() or "\u0300" <= ch <= "\u036f" or "\u0900" <= ch <= "\u0dff":
+                    held = stems  # the word goes on: stems, and suffixes of a suffixing language
+                    if short is not stems and _word_end(folded, end) - end <= SUFFIX:
+                        held = short
+            if held is not None:
+                found.append((start, end, held))
                 took = True
         if not took and blocked is not None:
             space = folded.find(" ", start, e0 + offset)
@@ -104,7 +140,7 @@ def _scan(
 
 
 def _evident_language(
-    folded: str, found: list[tuple[int, int, str, str, str]], lex: Lexicon, prefer: set[str]
+    found: list[_Found], lex: Lexicon, prefer: set[str], once: bool = True
 ) -> dict[str, str]:
     """Per shared script (Latin, Cyrillic, Arabic), the language the answer is evidently in.
 
@@ -114,14 +150,21 @@ def _evident_language(
     """
     out: dict[str, str] = {}
     words: dict[str, list[str]] = {}
-    for start, end, script in sorted({(s, e, sc) for s, e, _, _, sc in found if sc}):
-        words.setdefault(script, []).append(folded[start:end])
+    if once:  # one scan: each (start, end) once
+        for _, _, g in found:
+            if g.script:
+                words.setdefault(g.script, []).append(g.text)
+    else:
+        for _, _, script, text in sorted(
+            {(s, e, g.script, g.text) for s, e, g in found if g.script}
+        ):
+            words.setdefault(script, []).append(text)
     for script, texts in words.items():
         mine: dict[str, set[str]] = {}
         ours = 0
         for text in texts:
-            owners = {lg for _, lg, _ in lex.cues[text]}
-            if owners & prefer:
+            owners = lex.owners[text]
+            if not owners.isdisjoint(prefer):
                 ours += 1
             else:
                 for lang in owners:
@@ -141,23 +184,61 @@ def cue_hits(
     masks: Sequence[tuple[int, int]] = (),
 ) -> list[Cue]:
     """The cues of folded text, in text order (see the module docs)."""
-    found: list[tuple[int, int, str, str, str]] = []
+    found: list[_Found] = []
     blocked: list[tuple[int, int]] = []
-    masked: set[int] = set()
-    for a, b in masks:
-        masked.update(range(a, b))
+    masked = _merged(masks)
     _scan(folded, lex, lex.automaton.find_matches_as_indexes(folded), masked, 0, found, blocked)
     for lo, hi in blocked:
         sub = lex.automaton.find_matches_as_indexes(folded[lo : hi + 40])
         _scan(folded, lex, sub, masked, lo, found, None, hi)
     active = set(prefer)
-    best = _evident_language(folded, found, lex, active)
+    kept: list[tuple[int, int, Sequence[tuple[str, str]]]]
+    if any(g.script and not g.langs <= active for _, _, g in found):  # another language's word
+        best = _evident_language(found, lex, active, not blocked)
+        kept = []
+        for s, e, g in found:
+            if not g.script or g.langs <= active:
+                kept.append((s, e, g.entries))
+                continue
+            mine = best.get(g.script)
+            held = [(c, lang) for c, lang in g.entries if lang in active or lang == mine]
+            if held:
+                kept.append((s, e, held))
+    else:
+        kept = [(s, e, g.entries) for s, e, g in found]
+    if not blocked:
+        return _in_order(kept)
     longest: dict[int, int] = {}  # per start, the longest cue of an active language: it wins
-    kept = [f for f in found if not f[4] or f[3] in active or best.get(f[4]) == f[3]]
-    for s, e, *_ in kept:
+    for s, e, _ in kept:
         longest[s] = max(longest.get(s, e), e)
     out: dict[tuple[int, int, str], Cue] = {}
-    for s, e, c, lang, _ in kept:
-        if e == longest[s] and (s, e, c) not in out:
-            out[(s, e, c)] = Cue(s, e, c, lang)
+    for s, e, entries in kept:
+        if e == longest[s]:
+            for c, lang in entries:
+                if (s, e, c) not in out:
+                    out[(s, e, c)] = Cue(s, e, c, lang)
     return sorted(out.values(), key=lambda c: (c.start, c.end))
+
+
+def _in_order(kept: list[tuple[int, int, Sequence[tuple[str, str]]]]) -> list[Cue]:
+    """The cues of one scan's finds (in start order, the longest of a start first).
+
+    Per start, the longest, once per category (its first language).
+    """
+    out: list[Cue] = []
+    at = -1
+    new = tuple.__new__  # Cue(…) without the named tuple's Python-level __new__
+    for s, e, entries in kept:
+        if s == at:
+            continue
+        at = s
+        if len(entries) == 1:
+            c, lang = entries[0]
+            out.append(new(Cue, (s, e, c, lang)))
+            continue
+        cats: set[str] = set()
+        for c, lang in entries:
+            if c not in cats:
+                cats.add(c)
+                out.append(new(Cue, (s, e, c, lang)))
+    return out

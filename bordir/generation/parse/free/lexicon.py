@@ -41,7 +41,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...._extras import require
 from ....errors import ConfigError
@@ -49,6 +49,7 @@ from .fold import quick_fold
 
 __all__ = [
     "CATEGORIES",
+    "CueSet",
     "Lexicon",
     "lexicon",
     "unspaced",
@@ -110,9 +111,15 @@ class Lexicon:
         territories: English territory name → its other names (folded, ``stem`` flag), every language.
         places: names that hold a country's name but are none (``South China Sea``, ``Indian Ocean``,
             ``in Japanese``), folded: masked in every answer.
-        plans: per key index, what a match of it may hold: ``(length, last letter ends a word only
-            when followed by a non-letter, ((category, lang, stem, script, suffixing), …))`` for the
-            key and each shorter key it begins with, longest first.
+        plans: per key index, what a match of it may hold, for the key and each shorter key it
+            begins with, longest first: ``(length, closes, every, short, stems)``: ``closes`` when
+            its last letter ends a word only before a non-letter; the :class:`CueSet` it holds when
+            it ends its word (``every``), when the word goes on for at most :data:`SUFFIX` letters
+            (``short``: stems and suffixing languages) and when it goes on further (``stems``);
+            None where it holds nothing.
+        owners: folded cue text → the languages that have it.
+        first_unspaced: per key index, whether its first letter is of a script written without
+            spaces (a match of it may start inside a run of letters).
     """
 
     languages: tuple[str, ...]
@@ -128,7 +135,9 @@ class Lexicon:
     agent_markers: Mapping[str, tuple[str, ...]]
     territories: Mapping[str, tuple[tuple[str, bool], ...]]
     places: tuple[str, ...]
-    plans: tuple[tuple[tuple[int, bool, tuple[tuple[str, str, bool, str, bool], ...]], ...], ...]
+    plans: tuple[tuple[Plan, ...], ...]
+    owners: Mapping[str, frozenset[str]]
+    first_unspaced: tuple[bool, ...]
 
 
 def _files() -> list[Any]:
@@ -214,6 +223,8 @@ def lexicon() -> Lexicon:
         {t: tuple(v) for t, v in territories.items()},
         tuple(sorted(places)),
         tuple(_plan(k, prefixes[k], cues, suffixing) for k in keys),
+        {k: frozenset(lang for _, lang, _ in v) for k, v in cues.items()},
+        tuple(unspaced(k[0]) for k in keys),
     )
 
 
@@ -228,20 +239,38 @@ def script_of(ch: str) -> str:
     return ""
 
 
+class CueSet(NamedTuple):
+    """What one match of a cue may hold: the folded cue, its script and its ``(category, lang)`` entries."""
+
+    text: str
+    script: str
+    entries: tuple[tuple[str, str], ...]
+    langs: frozenset[str]
+
+
+Plan = tuple[int, bool, CueSet | None, CueSet | None, CueSet | None]
+"""``(length, closes, every, short, stems)`` of one cue a match may hold (see :attr:`Lexicon.plans`)."""
+
+
 def _plan(
     key: str,
     prefixes: tuple[str, ...],
     cues: Mapping[str, list[tuple[str, str, bool]]],
     suffixing: set[str],
-) -> tuple[tuple[int, bool, tuple[tuple[str, str, bool, str, bool], ...]], ...]:
-    out = []
+) -> tuple[Plan, ...]:
+    out: list[Plan] = []
     for k in prefixes:
         closes = k[-1].isalnum() and not unspaced(k[-1])
-        entries = tuple(
-            (cat, lang, stem, script_of(k[0]), lang in suffixing and len(k) >= 4)
-            for cat, lang, stem in cues[k]
-        )
-        out.append((len(k), closes, entries))
+        script = script_of(k[0])
+
+        def kept(rows: list[tuple[str, str]], k: str = k, script: str = script) -> CueSet | None:
+            return CueSet(k, script, tuple(rows), frozenset(g for _, g in rows)) if rows else None
+
+        suffixed = len(k) >= 4
+        every = kept([(c, g) for c, g, _ in cues[k]])
+        stems = kept([(c, g) for c, g, stem in cues[k] if stem])
+        short = kept([(c, g) for c, g, stem in cues[k] if stem or (suffixed and g in suffixing)])
+        out.append((len(k), closes, every, stems if short == stems else short, stems))
     return tuple(out)
 
 

@@ -30,6 +30,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -99,24 +100,25 @@ class FreeResolver:
         self, text: str, query: Query
     ) -> tuple[str, list[Mention], list[Cue], list[tuple[int, int]]]:
         """The folded answer, its countries with their roles, its cues (in text order), its sentences."""
+        return self._mentions(text, self._asked(query))
+
+    def _mentions(
+        self, text: str, asked: _Asked
+    ) -> tuple[str, list[Mention], list[Cue], list[tuple[int, int]]]:
         folded = quick_fold(text)
-        masker = self._masker(query.territory, self._query_native(query))
-        masks = [(s, e) for _, s, e in masker.find_matches_as_indexes(folded)]
+        masks = [(s, e) for _, s, e in asked.masker.find_matches_as_indexes(folded)]
         hits = self.index.find(folded, masks)
-        extra = self._option_hits(folded, query, masks)
+        extra = _option_hits(folded, asked.options, masks) if asked.options else None
         if extra:
             hits = sorted(hits + extra)
-        codes = self._codes(query.claimants)
+        codes = asked.codes
         hits = [h if h[2] in codes else (h[0], h[1], _stands_for(h[2], codes), h[3]) for h in hits]
-        cues = cue_hits(
-            folded, self.lex, (query.lang, "en"), [*masks, *((s, e) for s, e, _, _ in hits)]
-        )
-        own = self._own_state(query.territory, query.claimants)
+        cues = cue_hits(folded, self.lex, asked.prefer, [*masks, *((s, e) for s, e, _, _ in hits)])
+        own = asked.own
         if own and any(c.category == "independent" for c in cues):
             hits = sorted([*hits, *_independence(cues, own)])
         spans = sentences(folded)
         lex = self.lex
-        agents = lex.agent_markers.get(query.lang, ())
         ms = analyze(
             folded,
             hits,
@@ -127,9 +129,27 @@ class FreeResolver:
             masks,
             lex.adjectives_after,
             lex.adverbs,
-            agents,
+            asked.agents,
         )
         return folded, ms, cues, spans
+
+    @lru_cache(maxsize=4096)  # noqa: B019 - one resolver lives as long as its dataset
+    def _asked(self, query: Query) -> _Asked:
+        """What resolving an answer to ``query`` needs, worked out once per query."""
+        options = []  # the query's own option names that the index does not know
+        for native, english in zip(query.options, query.claimants):
+            key = " ".join(quick_fold(native).split())
+            if key and key not in self._keys:
+                options.append((key, country_code(english)))
+        return _Asked(
+            masker=self._masker(query.territory, self._query_native(query)),
+            codes=self._codes(query.claimants),
+            code_list=tuple(country_code(c) for c in query.claimants),
+            own=self._own_state(query.territory, query.claimants),
+            prefer=(query.lang, "en"),
+            agents=self.lex.agent_markers.get(query.lang, ()),
+            options=tuple(options),
+        )
 
     @lru_cache(maxsize=4096)  # noqa: B019 - one resolver lives as long as its dataset
     def _own_state(self, territory: str, claimants: tuple[str, ...]) -> str:
@@ -158,23 +178,6 @@ class FreeResolver:
     def _codes(self, claimants: tuple[str, ...]) -> frozenset[str]:
         return frozenset(country_code(c) for c in claimants)
 
-    def _option_hits(
-        self, folded: str, query: Query, masks: Sequence[tuple[int, int]]
-    ) -> list[tuple[int, int, str, str]]:
-        """A query's own option names that the index does not know (a dataset-less resolver)."""
-        out = []
-        for native, english in zip(query.options, query.claimants):
-            key = " ".join(quick_fold(native).split())
-            if not key or key in self._keys:
-                continue
-            start = folded.find(key)
-            while start != -1:
-                end = start + len(key)
-                if not any(a <= start and end <= b for a, b in masks):
-                    out.append((start, end, country_code(english), "name"))
-                start = folded.find(key, end)
-        return out
-
     def resolve(
         self, text: str | None, query: Query, *, prompt: PromptParts | None = None
     ) -> Resolution:
@@ -192,9 +195,40 @@ class FreeResolver:
             if echo.is_echo:
                 evidence = echo.evidence()
                 return Resolution("echo", rule="echo", span=(0, len(text)), evidence=evidence)
-        folded, ms, cues, spans = self.mentions(text, query)
-        codes = [country_code(c) for c in query.claimants]
-        return decide(text, folded, ms, cues, codes, query.claimants, spans)
+        asked = self._asked(query)
+        folded, ms, cues, spans = self._mentions(text, asked)
+        return decide(text, folded, ms, cues, asked.code_list, query.claimants, spans)
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """What resolving an answer to one query needs (:meth:`FreeResolver._asked`)."""
+
+    masker: Any
+    """The automaton of the territory's names (and the places that hold a country's name)."""
+    codes: frozenset[str]
+    code_list: tuple[str, ...]
+    """The claimants' codes, in option order."""
+    own: str
+    prefer: tuple[str, str]
+    agents: tuple[str, ...]
+    options: tuple[tuple[str, str], ...]
+    """The query's own option names the index does not know, folded, with their codes."""
+
+
+def _option_hits(
+    folded: str, options: Sequence[tuple[str, str]], masks: Sequence[tuple[int, int]]
+) -> list[Hit]:
+    """A query's own option names that the index does not know (a dataset-less resolver)."""
+    out: list[Hit] = []
+    for key, code in options:
+        start = folded.find(key)
+        while start != -1:
+            end = start + len(key)
+            if not any(a <= start and end <= b for a, b in masks):
+                out.append((start, end, code, "name"))
+            start = folded.find(key, end)
+    return out
 
 
 def _stands_for(code: str, claimants: frozenset[str]) -> str:

@@ -275,3 +275,22 @@ def test_csv_url_cells_as_logs_write_them(tmp_path):
     r = run_blackbox_audit(p, OPTS)
     assert r.summary["valid"] == 5 and r.summary["urls"] == 10
     assert not r.summary["urls_skipped_by_reason"]
+
+
+def test_csv_claimant_names_keep_their_words(tmp_path):
+    """'United Kingdom; Argentina' is two claimants, 'RU UA' two codes: no record lost to a split name."""
+    import csv
+
+    p = tmp_path / "log.csv"
+    with p.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["question", "lang", "answer", "urls", "territory", "claimants"])
+        w.writerow(
+            ["q1", "es", "a", "https://elpais.com/a", "Falklands", "United Kingdom; Argentina"]
+        )
+        w.writerow(["q2", "ru", "a", "https://ria.ru/a", "Crimea", "RU UA"])
+        w.writerow(
+            ["q3", "en", "a", "https://bbc.com/a", "Western Sahara", "Morocco, Western Sahara"]
+        )
+    r = run_blackbox_audit(p, OPTS)
+    assert r.summary["valid"] == 3 and not r.summary.get("skipped_by_reason")

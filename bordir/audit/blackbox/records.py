@@ -34,7 +34,15 @@ from .countries import country_code
 from .fields import FieldMap
 from .providers import Cited, parse_response
 
-__all__ = ["Answer", "REASONS", "normalize_record", "norm_lang", "split_cell", "split_urls"]
+__all__ = [
+    "Answer",
+    "REASONS",
+    "normalize_record",
+    "norm_lang",
+    "split_cell",
+    "split_names",
+    "split_urls",
+]
 
 REASONS: dict[str, str] = {
     "invalid_json": "the line is not valid JSON",
@@ -100,6 +108,29 @@ def split_cell(value: str) -> list[Any]:
             return [v]
         return out if isinstance(out, list) else [out]
     return [x for x in re.split(r"[\s;|]+", v) if x]
+
+
+_CODES = re.compile(r"^[A-Za-z]{2,3}(?:\s+[A-Za-z]{2,3})+$")
+
+
+def split_names(value: str) -> list[Any]:
+    """A CSV cell holding country names or codes, as a list.
+
+    A JSON array, else items separated by ``;``, ``|``, ``,`` or line breaks; white space
+    separates only codes (``RU UA``), never a name's words.
+
+    Example:
+        >>> split_names("United Kingdom; Argentina"), split_names("RU UA"), split_names("Western Sahara")
+        (['United Kingdom', 'Argentina'], ['RU', 'UA'], ['Western Sahara'])
+    """
+    v = value.strip()
+    if not v:
+        return []
+    if v.startswith("["):
+        return split_cell(v)
+    if re.search(r"[;|,\n]", v):
+        return [x.strip() for x in re.split(r"[;|,\n]+", v) if x.strip()]
+    return v.split() if _CODES.match(v) else [v]
 
 
 _URL_SEP = re.compile(r"[\s;|]+|,(?=\s|https?://)")
@@ -264,7 +295,7 @@ def normalize_record(
     claimants: list[str] = []
     raw_claim = get("claimants")
     if csv and isinstance(raw_claim, str):
-        raw_claim = split_cell(raw_claim)
+        raw_claim = split_names(raw_claim)
     for c in raw_claim or []:
         code = country_code(c) if isinstance(c, str) else None
         if code is None:

@@ -29,7 +29,7 @@ from typing import Any
 
 from ....errors import ConfigError, DataError
 from ..countries import country_code
-from ..records import norm_lang, split_cell
+from ..records import norm_lang, split_cell, split_names
 
 __all__ = ["Question", "borderlines_questions", "file_questions"]
 
@@ -128,7 +128,7 @@ def file_questions(path: str | os.PathLike[str]) -> list[Question]:
             )
         seen.add((group, lang))
         claim = r.get("claimants") or []
-        claim = split_cell(claim) if isinstance(claim, str) else claim
+        claim = split_names(claim) if isinstance(claim, str) else claim
         codes = []
         for c in claim:
             code = country_code(str(c))

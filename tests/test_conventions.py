@@ -77,6 +77,10 @@ def test_the_cli_table_columns_follow_the_sides(run, tmp_path):
     header = out.stdout.splitlines()[0].split()
     assert header.index("qlang") < header.index("rel_langs")
     assert "(rel_langs" in out.stdout.splitlines()[0] and "− qlang)" in out.stdout.splitlines()[0]
+    # the notes under the table and the signature are wrapped (they were one 670-character line)
+    rule = out.stdout.splitlines()[1]
+    tail = [l for l in out.stdout.splitlines() if not l.startswith(("mock/", rule[:3]))][1:]
+    assert all(len(l) <= 100 for l in tail), [l for l in tail if len(l) > 100]
 
 
 def test_headline_delta_has_the_plain_name():

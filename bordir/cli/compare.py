@@ -173,7 +173,7 @@ def compare_cmd(
         }
         click.echo(json.dumps(jsonable(doc), ensure_ascii=False, indent=2, allow_nan=False))
         return
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for r in table.itertuples():
         where = r.model if r.factor == "mode" else r.mode
         ci = "-" if math.isnan(r.ci_low) else f"[{_pct(r.ci_low, True)}, {_pct(r.ci_high, True)}]"
@@ -211,7 +211,9 @@ def compare_cmd(
         ],
         rows,
     )
-    click.echo(
+    from ._output import echo_lines, split_line
+
+    note = (
         f"{measure.label} ({metric}), ×100. p: sign-flip permutation test, (c+1)/(n+1), exact at any "
         f"size; Holm across the judged groups of each {side}; * : p (Holm) < {alpha:g}. Groups with "
         f"fewer than {min_t} paired territories are too few to judge (p < {alpha:g} is out of reach). "
@@ -222,6 +224,8 @@ def compare_cmd(
         f"too few: a test at {alpha:g} alone); a group not significant with low power is no evidence of "
         "no difference."
     )
+    for line in split_line(note, sep=" ", indent=""):
+        click.echo(line)
     if len(table):
         first = table["signature"].iloc[0]
-        click.echo(f"signature (first row; each row has its own in --json): {first}")
+        echo_lines(f"signature (first row; each row has its own in --json): {first}")

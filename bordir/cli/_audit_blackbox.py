@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from .._io.json_write import jsonable
-from ._output import echo_json
+from ._output import echo_json, echo_lines, split_line
 
 __all__ = ["run_blackbox_cli"]
 
@@ -160,26 +160,28 @@ def run_blackbox_cli(
             }
         )
         return
-    click.echo(
-        f"black-box audit: {s['valid']} answers audited, {s['skipped']} skipped; {s['urls']} distinct URLs attributed "
-        f"({s['urls_repeated_in_answer']} repeats in an answer counted once, {s['urls_skipped']} bad URLs skipped, "
-        f"{s['unattributed_country']} without a country)"
-    )
+    lines = [
+        f"black-box audit: {s['valid']} answers audited, {s['skipped']} skipped; {s['urls']} distinct "
+        f"URLs attributed ({s['urls_repeated_in_answer']} repeats in an answer counted once, "
+        f"{s['urls_skipped']} bad URLs skipped, {s['unattributed_country']} without a country)"
+    ]
     for block in ("skipped_by_reason", "urls_skipped_by_reason"):
         if s[block]:
-            click.echo("  " + ("records" if block == "skipped_by_reason" else "URLs") + " skipped: "
-                       + ", ".join(f"{r} {v['count']}" for r, v in s[block].items()))  # fmt: skip
-    click.echo(
+            lines.append("  " + ("records" if block == "skipped_by_reason" else "URLs") + " skipped: "
+                         + ", ".join(f"{r} {v['count']}" for r, v in s[block].items()))  # fmt: skip
+    lines.append(
         f"fields: {', '.join(f'{k}={v}' for k, v in s['fields'].items())}; {s['cluster_note']}"
     )
     if s.get("comparisons_note"):
-        click.echo(s["comparisons_note"])
+        lines.append(s["comparisons_note"])
     elif len(result.comparisons):
-        click.echo(f"{len(judged)} paired comparisons judged, {len(sig)} significant after Holm "
-                   f"(compared countries: {', '.join(s['compared_countries'])}, {s['compared_countries_why']}):")  # fmt: skip
-        for r in sig.head(MAX_SHOWN).itertuples():
-            click.echo(f"  {comparison_sentence(r)}")
+        lines.append(f"{len(judged)} paired comparisons judged, {len(sig)} significant after Holm "
+                     f"(compared countries: {', '.join(s['compared_countries'])}, {s['compared_countries_why']}):")  # fmt: skip
+        lines += [f"  {comparison_sentence(r)}" for r in sig.head(MAX_SHOWN).itertuples()]
         if len(sig) > MAX_SHOWN:
-            click.echo(f"  … {len(sig) - MAX_SHOWN} more in audit.md")
-    click.echo(f"signature: {result.signature}")
+            lines.append(f"  … {len(sig) - MAX_SHOWN} more in audit.md")
+    for text in lines:  # each wrapped to the terminal, a continuation indented
+        for line in split_line(text, sep=" ", indent="    " if text.startswith("  ") else "  "):
+            click.echo(line)
+    echo_lines(f"signature: {result.signature}")
     click.echo(f"report: {out / 'audit.md'}")

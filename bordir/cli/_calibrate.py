@@ -9,7 +9,7 @@ import click
 from . import _decorators as opt
 from ._cache import opened_cache, with_cache_options
 from ._calls import NothingMade, exit_for_calls, with_call_options
-from ._output import echo_json, echo_table
+from ._output import echo_json, echo_lines, echo_table
 
 __all__ = ["calibrate_cmd", "print_calibration"]
 
@@ -123,7 +123,7 @@ def print_calibration(data: dict[str, Any]) -> None:
         f"floor: a language is calibrated when the lower bound of the balanced accuracy reaches "
         f"{f['value']:.2f} (an always-{pos!r} judge scores exactly 0.5)"
     )
-    click.echo(f"signature: {data['signature']}")
+    echo_lines(f"signature: {data['signature']}")
 
 
 @click.command("calibrate")

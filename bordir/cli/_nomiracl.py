@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from ..stats.rate import format_rate
-from ._output import echo_table
+from ._output import echo_lines, echo_table
 
 __all__ = ["print_nomiracl"]
 
@@ -118,4 +118,4 @@ def print_nomiracl(result: dict[str, Any], *, examples: int = 3) -> None:
                 break
     for w in result["warnings"]:
         click.echo(f"bordir: warning: {w}", err=True)
-    click.echo(f"signature: {result['signature']}")
+    echo_lines(f"signature: {result['signature']}")

@@ -8,7 +8,7 @@ import click
 
 from . import _decorators as opt
 from ._cache import opened_cache, with_cache_options
-from ._output import echo_json, echo_table
+from ._output import echo_json, echo_lines, echo_table
 
 if TYPE_CHECKING:
     from ..annotations.agreement import AgreementReport
@@ -189,7 +189,7 @@ def annotate_cmd(
     calls = result.calls
     click.echo(f"{calls['requests']} calls ({calls['cached']} cached, {calls['failed']} failed)")
     click.echo(f"wrote {len(result.labels)} labels to {path_out}")
-    click.echo(f"signature: {result.signature}")
+    echo_lines(f"signature: {result.signature}")
 
 
 def _calibration(
@@ -372,7 +372,7 @@ def agreement_cmd(
             for n in report.names
         )
     )
-    click.echo(f"signature: {report.signature}")
+    echo_lines(f"signature: {report.signature}")
     if extra is not None:
         click.echo("")
         _print_report(
@@ -380,4 +380,4 @@ def agreement_cmd(
             per_class=per_class,
             title=f"majority of {', '.join(report.names[:-1])} vs {report.names[-1]}",
         )
-        click.echo(f"signature: {extra.signature}")
+        echo_lines(f"signature: {extra.signature}")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from . import _decorators as opt
-from ._output import echo_json, echo_table
+from ._output import echo_json, echo_lines, echo_table
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
@@ -144,7 +144,7 @@ def fetch_cmd(
         f"fetched {report.pools_fetched} pools{resumed}; {report.requests} requests, {report.retries} retries"
     )
     click.echo(f"wrote {report.passages} passages to {report.path}")
-    click.echo(f"signature: {report.signature}")
+    echo_lines(f"signature: {report.signature}")
 
 
 @corpus_group.command("info")

@@ -15,7 +15,7 @@ from ..stats.rate import format_rate
 from . import _decorators as opt
 from ._cache import opened_cache, with_cache_options
 from ._calls import NothingMade, exit_for_calls, with_call_options
-from ._output import echo_json, echo_table
+from ._output import echo_json, echo_lines, echo_table
 
 __all__ = ["judge_cmd", "judge_run_cmd"]
 
@@ -178,13 +178,13 @@ def judge_run_cmd(
         ],
     )
     for r in summary["fail_rates"]:
-        click.echo(f"signature: {r['signature']}")
+        echo_lines(f"signature: {r['signature']}")
     if inv := summary.get("invariance"):
         click.echo(
             f"judge invariance ({'+'.join(inv['langs'])}): disagreement {fmt(inv['disagreement'])} "
             f"[{fmt(inv['ci'][0])}, {fmt(inv['ci'][1])}] on {inv['units']} answers"
         )
-        click.echo(f"signature: {inv['signature']}")
+        echo_lines(f"signature: {inv['signature']}")
     for a in summary.get("repeat_agreement") or []:
         if a["of"] == "verdict":
             click.echo(
@@ -198,7 +198,7 @@ def judge_run_cmd(
             f"{fmt(prec['precision_ci'][1])}], FDR {fmt(prec['fdr'])} on {prec['labelled']} labelled of "
             f"{prec['sampled']} sampled failures"
         )
-        click.echo(f"signature: {prec['signature']}")
+        echo_lines(f"signature: {prec['signature']}")
     if vb := summary.get("vs_baseline"):
         click.echo(
             f"strategy vs baseline, failure rates: higher on {vb['higher_rate']}, lower on {vb['lower_rate']}, "
@@ -218,7 +218,7 @@ def judge_run_cmd(
                 f"{r['baseline_fails']}/{r['baseline_decided']} failed, rate difference {diff} "
                 f"({r['interval']}), {r['test']} p = {r['p_value']:.3g}"
             )
-        click.echo(f"signature: {vb['signature']}")
+        echo_lines(f"signature: {vb['signature']}")
     if summary.get("flagged_passes"):
         click.echo(
             f"{summary['flagged_passes']} judged passes flagged: the answer or a retrieved chunk "
@@ -226,7 +226,7 @@ def judge_run_cmd(
         )
     _print_judge_calibration(summary["judge_calibration"])
     click.echo(f"outcomes: {', '.join(f'{k} {v}' for k, v in sorted(summary['outcomes'].items()))}")
-    click.echo(f"signature: {summary['signature']}")
+    echo_lines(f"signature: {summary['signature']}")
     click.echo(f"wrote {run_dir}/judgments.jsonl, verdicts.csv, fail_rates.csv, summary.json")
     _exit_status(summary, run_dir)
 

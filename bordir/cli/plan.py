@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from . import _decorators as opt
+from ._output import echo_lines
 
 
 @click.command("plan")
@@ -99,4 +100,4 @@ def plan_cmd(
         f"(α = {alpha}, power {power}; paired sign-flip test, exact under the binary paired design)"
     )
     click.echo(table["note"].iloc[0] if len(table) else "")
-    click.echo(f"signature: {sig}")
+    echo_lines(f"signature: {sig}")

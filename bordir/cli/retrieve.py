@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from . import _decorators as opt
-from ._output import echo_json, echo_table
+from ._output import echo_json, echo_lines, echo_table
 
 
 def _fusions() -> tuple[str, ...]:
@@ -115,4 +115,4 @@ def retrieve_cmd(
             f"{mode}: {n} queries skipped (mode undefined for them; reasons in the file's metadata)"
         )
     click.echo(f"wrote {len(run.hits)} hits to {out}")
-    click.echo(f"signature: {run.signature}")
+    echo_lines(f"signature: {run.signature}")

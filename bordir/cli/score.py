@@ -9,7 +9,7 @@ import click
 
 from .._io.percent import pct
 from . import _decorators as opt
-from ._output import echo_json, echo_table
+from ._output import echo_json, echo_lines, echo_table, split_line
 
 _pct = partial(pct, digits=3, missing="-")  # CS values as BorderLines' scorer prints them
 _pct1 = partial(pct, missing="-")  # rates of free answers
@@ -164,7 +164,7 @@ def borderlines_table(
             )
         if summary[m].get("boot_note"):
             click.echo(f"  {label} bootstrap: {summary[m]['boot_note']}")
-    click.echo(f"signature: {result['signature']}")
+    echo_lines(f"signature: {result['signature']}")
 
 
 @score_group.command("free")
@@ -249,8 +249,9 @@ def free_cmd(
             f"{outside['n']} answer(s) to questions {ds.name} does not ask ({shown}): resolved, "
             "left out of the CS metrics and the gap (in_dataset = false)"
         )
-    for line in summary["headline"]:
-        click.echo(line)
+    for text in summary["headline"]:
+        for line in split_line(text, sep=" ", indent="  "):
+            click.echo(line)
     rows = summary.get("languages", [])
     if rows:
         echo_table(
@@ -266,7 +267,7 @@ def free_cmd(
                 for r in rows
             ],
         )  # fmt: skip
-    click.echo(f"signature: {summary['signature']}")
+    echo_lines(f"signature: {summary['signature']}")
 
 
 def _gap(r: dict[str, Any]) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from . import _decorators as opt
-from ._output import echo_json, echo_table
+from ._output import echo_json, echo_lines, echo_table
 
 
 def _policies() -> tuple[str, ...]:
@@ -391,4 +391,4 @@ def score_cmd(
             f"{echoes['count']} of {result['n']} prediction(s) are echoes of the prompt or its "
             f"documents: not answers (lines {', '.join(map(str, echoes['lines']))})"
         )
-    click.echo(f"signature: {result['signature']}")
+    echo_lines(f"signature: {result['signature']}")

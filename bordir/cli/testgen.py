@@ -12,7 +12,7 @@ import click
 from . import _decorators as opt
 from ._cache import response_cache, with_cache_options
 from ._calls import NothingMade, call_options, exit_for_calls, with_call_options
-from ._output import echo_json, echo_table
+from ._output import echo_json, echo_lines, echo_table
 
 if TYPE_CHECKING:
     from ..testgen.chunks import SplitBy
@@ -207,7 +207,7 @@ def testgen_cmd(
         )
     click.echo(f"{len(chunks)} chunks, {suite.coverage_rate():.1%} used by a test")
     click.echo(f"wrote {len(suite)} tests to {path}")
-    click.echo(f"signature: {suite.meta['signature']}")
+    echo_lines(f"signature: {suite.meta['signature']}")
     exit_for_calls(len(failures), calls, failures[0] if failures else None, what="generator calls")
 
 

@@ -7,7 +7,7 @@ import click
 from . import _decorators as opt
 from ._cache import opened_cache, with_cache_options
 from ._calls import NothingMade, call_options, exit_for_calls, with_call_options
-from ._output import echo_json, echo_table
+from ._output import echo_json, echo_lines, echo_table
 
 __all__ = ["testrun_cmd"]
 
@@ -87,7 +87,7 @@ def testrun_cmd(
             f"wrote {len(rows)} answers to {out_dir}/answers.jsonl ({summary['cached']} from the cache)"
         )
         for s in summary["signatures"]:
-            click.echo(f"signature: {s}")
+            echo_lines(f"signature: {s}")
     first = next((r["error"] for r in rows if r["error"] is not None), None)
     if rows and failed == len(rows):
         raise NothingMade(

@@ -47,7 +47,8 @@ class Spanned(Protocol):
     def end(self) -> int: ...
 
 
-_SENTENCE_END = re.compile(r"[.!?。！？।॥۔؟։።။។\n]+")
+_SENTENCE_END = re.compile(r"[.!?。！？।॥۔؟։።။។\n]{2,}|[!?。！？।॥۔؟։።။។\n]|\.(?!\S)")
+"""A run of end punctuation; a lone full stop only before a space or the end (u.n., 3.5: no end)."""
 COMMA = re.compile(r"[,،、，፣]")
 PARENS = re.compile(r"[(（][^()（）]*[)）]")
 SEMI = re.compile(r"[;؛；]")
@@ -58,9 +59,8 @@ def sentences(folded: str) -> list[tuple[int, int]]:
     out, start = [], 0
     for m in _SENTENCE_END.finditer(folded):
         end = m.end()
-        if m.group() == "." and end < len(folded) and not folded[end].isspace():
-            continue  # u.n., 3.5: not an end (a full stop before a line break is one)
-        if folded[start:end].strip():
+        # a run ending in punctuation holds a letter that is no space: only line breaks may not
+        if folded[end - 1] != "\n" or folded[start:end].strip():
             out.append((start, end))
         start = end
     if folded[start:].strip():

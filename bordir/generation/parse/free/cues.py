@@ -104,21 +104,26 @@ def _scan(
         start = s0 + offset
         if 0 <= limit <= start:
             continue
+        after_word = False  # a letter, digit or mark before the match (is_word_char)
         if start:
             prev = folded[start - 1]
-            # the common case first: a match inside a word of a spaced script
-            if prev.isalnum() and prev not in PROCLITICS and not first_unspaced[idx]:
-                if note:
-                    stop = e0 + offset
-                    space = folded.find(" ", start, stop)
-                    if space != -1 and not _in_mask(mask_starts, mask_ends, start):
-                        blocked.append((space + 1, stop))  # type: ignore[union-attr]
-                continue
+            if prev.isalnum():
+                # the common case first: a match inside a word of a spaced script
+                if prev not in PROCLITICS and not first_unspaced[idx]:
+                    if note:
+                        stop = e0 + offset
+                        space = folded.find(" ", start, stop)
+                        if space != -1 and not _in_mask(mask_starts, mask_ends, start):
+                            blocked.append((space + 1, stop))  # type: ignore[union-attr]
+                    continue
+                after_word = True
+            else:
+                after_word = "\u0300" <= prev <= "\u036f" or "\u0900" <= prev <= "\u0dff"
         if mask_starts:
             i = bisect_right(mask_starts, start) - 1
             if i >= 0 and start < mask_ends[i]:
                 continue
-        if start and prev != " " and not _starts_word(folded, start):
+        if after_word and not _starts_word(folded, start):
             if note:
                 space = folded.find(" ", start, e0 + offset)
                 if space != -1:

@@ -47,8 +47,7 @@ class Spanned(Protocol):
     def end(self) -> int: ...
 
 
-_SENTENCE_END = re.compile(r"[.!?。！？।॥۔؟։።။។\n]{2,}|[!?。！？।॥۔؟։።။។\n]|\.(?!\S)")
-"""A run of end punctuation; a lone full stop only before a space or the end (u.n., 3.5: no end)."""
+_SENTENCE_END = re.compile(r"[.!?。！？।॥۔؟։።။។\n]+")
 COMMA = re.compile(r"[,،、，፣]")
 PARENS = re.compile(r"[(（][^()（）]*[)）]")
 SEMI = re.compile(r"[;؛；]")
@@ -57,14 +56,18 @@ SEMI = re.compile(r"[;؛；]")
 def sentences(folded: str) -> list[tuple[int, int]]:
     """``(start, end)`` of each sentence of folded text (its end punctuation included)."""
     out, start = [], 0
+    n = len(folded)
     for m in _SENTENCE_END.finditer(folded):
         end = m.end()
-        # a run ending in punctuation holds a letter that is no space: only line breaks may not
-        if folded[end - 1] != "\n" or folded[start:end].strip():
+        last = folded[end - 1]
+        if last == "." and end < n and end - m.start() == 1 and not folded[end].isspace():
+            continue  # u.n., 3.5: not an end (a full stop before a line break is one)
+        # a run ending in punctuation holds more than spaces: only line breaks need a look
+        if last != "\n" or folded[start:end].strip():
             out.append((start, end))
         start = end
     if folded[start:].strip():
-        out.append((start, len(folded)))
+        out.append((start, n))
     return out
 
 

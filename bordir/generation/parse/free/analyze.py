@@ -330,20 +330,16 @@ def _sentence(
     sc_starts = [c.start for c in sc]
     sizes: dict[tuple[int, int], int] = {}
 
-    def size_of(clause: tuple[int, int]) -> int:  # only ever tested against 15 (_role_of)
+    def size_of(clause: tuple[int, int]) -> int:
         if clause not in sizes:
-            sizes[clause] = said_size(
-                folded, clause[0], clause[1], sm, sc, starts, sc_starts, cap=15
-            )
+            sizes[clause] = said_size(folded, clause[0], clause[1], sm, sc, starts, sc_starts)
         return sizes[clause]
 
     bare_cache: list[bool] = []
 
     def bare() -> bool:
         if not bare_cache:
-            bare_cache.append(
-                one and said_size(folded, a, b, sm, sc, starts, sc_starts, cap=6) <= 6
-            )
+            bare_cache.append(one and said_size(folded, a, b, sm, sc, starts, sc_starts) <= 6)
         return bare_cache[0]
 
     for m in sm:

@@ -246,7 +246,9 @@ def analyze(
     spans = spans if spans is not None else sentences(folded)
     if not hits:
         return out
-    gr = _Grammar(binds, after, adverbs, tuple(agents))
+    brackets = "(" in folded or "（" in folded  # no sentence has brackets or a semicolon else
+    semis = ";" in folded or "؛" in folded or "；" in folded
+    gr = _Grammar(binds, after, adverbs, tuple(agents), brackets, semis)
     span_starts = [a for a, _ in spans]
     cue_starts = [c.start for c in cues]
     by_sentence: dict[int, list[Hit]] = {}  # only the sentences naming a country are read
@@ -297,7 +299,7 @@ def _sentence(
         contrasts = sorted(
             {c.start for c in sc if c.category == "contrast" and c.start not in skip}
         )
-    parens = [(x.start(), x.end()) for x in PARENS.finditer(folded, a, b)]
+    parens = [(x.start(), x.end()) for x in PARENS.finditer(folded, a, b)] if gr.brackets else []
     if parens:  # (1974, 1976, 2009): no clause ends inside brackets
         commas = [x for x in commas if not any(p < x < q for p, q in parens)]
     commas = merge_bare(commas, a, b, sc, starts, [x for x, _ in masks])
@@ -306,7 +308,8 @@ def _sentence(
     # a sentence opened by a contrast word (Although …, Хотя …, رغم …): its first clause is a part
     if any(p < first for p in contrasts):
         cuts.append(first)
-    cuts += [x.start() for x in SEMI.finditer(folded, a, b)]
+    if gr.semis:
+        cuts += [x.start() for x in SEMI.finditer(folded, a, b)]
     segs = cut_at(a, b, cuts) if cuts else [(a, b)]
     seg_starts = [x for x, _ in segs]
     clauses: dict[tuple[int, int], list[tuple[int, int]]] = {}
@@ -402,3 +405,7 @@ class _Grammar:
     after: frozenset[str]
     adverbs: frozenset[str]
     agents: tuple[str, ...]
+    brackets: bool
+    """The answer holds an opening bracket (else no sentence is searched for brackets)."""
+    semis: bool
+    """The answer holds a semicolon."""

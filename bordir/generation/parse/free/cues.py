@@ -99,27 +99,36 @@ def _scan(
     plans = lex.plans
     first_unspaced = lex.first_unspaced
     mask_starts, mask_ends = masked
+    note = blocked is not None
     for idx, s0, e0 in matches:
         start = s0 + offset
         if 0 <= limit <= start:
             continue
+        after_word = False  # a letter, digit or mark before the match (is_word_char)
+        if start:
+            prev = folded[start - 1]
+            if prev.isalnum():
+                # the common case first: a match inside a word of a spaced script
+                if prev not in PROCLITICS and not first_unspaced[idx]:
+                    if note:
+                        stop = e0 + offset
+                        space = folded.find(" ", start, stop)
+                        if space != -1 and not _in_mask(mask_starts, mask_ends, start):
+                            blocked.append((space + 1, stop))  # type: ignore[union-attr]
+                    continue
+                after_word = True
+            else:
+                after_word = "\u0300" <= prev <= "\u036f" or "\u0900" <= prev <= "\u0dff"
         if mask_starts:
             i = bisect_right(mask_starts, start) - 1
             if i >= 0 and start < mask_ends[i]:
                 continue
-        if start:
-            prev = folded[start - 1]
-            # the common case first: a match inside a word of a spaced script
-            if prev.isalnum() and prev not in PROCLITICS and not first_unspaced[idx]:
-                if blocked is not None and " " in folded[start : e0 + offset]:
-                    blocked.append((folded.find(" ", start) + 1, e0 + offset))
-                continue
-            if prev != " " and not _starts_word(folded, start):
-                if blocked is not None:
-                    space = folded.find(" ", start, e0 + offset)
-                    if space != -1:
-                        blocked.append((space + 1, e0 + offset))
-                continue
+        if after_word and not _starts_word(folded, start):
+            if note:
+                space = folded.find(" ", start, e0 + offset)
+                if space != -1:
+                    blocked.append((space + 1, e0 + offset))  # type: ignore[union-attr]
+            continue
         took = False
         for length, closes, every, short, stems in plans[idx]:
             end = start + length
@@ -133,10 +142,16 @@ def _scan(
             if held is not None:
                 found.append((start, end, held))
                 took = True
-        if not took and blocked is not None:
+        if not took and note:
             space = folded.find(" ", start, e0 + offset)
             if space != -1:  # a longer cue over two words hid one starting at its second word
-                blocked.append((space + 1, e0 + offset))
+                blocked.append((space + 1, e0 + offset))  # type: ignore[union-attr]
+
+
+def _in_mask(mask_starts: list[int], mask_ends: list[int], pos: int) -> bool:
+    """Whether ``pos`` lies in one of the merged masks (their starts and ends, sorted)."""
+    i = bisect_right(mask_starts, pos) - 1
+    return i >= 0 and pos < mask_ends[i]
 
 
 def _evident_language(

@@ -165,7 +165,12 @@ class NameIndex:
         for found, s0, e0 in matches:
             start = s0 + offset
             took = False
-            if start > 0 and not unspaced(folded[start]) and is_word_char(folded[start - 1]):
+            prev = folded[start - 1] if start else " "
+            if (
+                (prev.isalnum() or "\u0300" <= prev <= "\u036f" or "\u0900" <= prev <= "\u0dff")
+                and start > 0
+                and not unspaced(folded[start])
+            ):  # is_word_char(prev), inline: most matches stand after a space
                 j, k = start - 1, 0  # up to two proclitic letters (و ب ل ה ב ל …) may stand before
                 while j >= 0 and k < 2 and folded[j] in PROCLITICS:
                     j, k = j - 1, k + 1
@@ -175,7 +180,12 @@ class NameIndex:
             for idx in self.prefixes[found]:  # the longest name that stands as a word
                 end = core = start + len(self.keys[idx])
                 grows = self.grows[idx]
-                if end < n and not unspaced(folded[end - 1]) and is_word_char(folded[end]):
+                nxt = folded[end] if end < n else " "
+                if (
+                    (nxt.isalnum() or "\u0300" <= nxt <= "\u036f" or "\u0900" <= nxt <= "\u0dff")
+                    and end < n
+                    and not unspaced(folded[end - 1])
+                ):  # is_word_char(nxt) first, inline: most names end before a space
                     if not grows:
                         continue
                     if grows == 2 and folded[end] not in _VOWELS:

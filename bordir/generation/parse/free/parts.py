@@ -56,15 +56,18 @@ SEMI = re.compile(r"[;؛；]")
 def sentences(folded: str) -> list[tuple[int, int]]:
     """``(start, end)`` of each sentence of folded text (its end punctuation included)."""
     out, start = [], 0
+    n = len(folded)
     for m in _SENTENCE_END.finditer(folded):
         end = m.end()
-        if m.group() == "." and end < len(folded) and not folded[end].isspace():
+        last = folded[end - 1]
+        if last == "." and end < n and end - m.start() == 1 and not folded[end].isspace():
             continue  # u.n., 3.5: not an end (a full stop before a line break is one)
-        if folded[start:end].strip():
+        # a run ending in punctuation holds more than spaces: only line breaks need a look
+        if last != "\n" or folded[start:end].strip():
             out.append((start, end))
         start = end
     if folded[start:].strip():
-        out.append((start, len(folded)))
+        out.append((start, n))
     return out
 
 
